@@ -1,0 +1,113 @@
+"""The LLM backend interface: messages in, text and/or tool calls out."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+from tools import ToolCall, ToolResult
+
+
+class Role(StrEnum):
+    """Who wrote a message."""
+
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class ToolMode(StrEnum):
+    """How tool calls travel between the agent and the model.
+
+    NATIVE: the OpenAI ``tools`` / ``tool_calls`` fields.
+    CONTRACT: the catalog and a JSON contract in the system prompt; calls parsed from text.
+    AUTO: native, falling back to contract when the server or the model does not cope.
+    """
+
+    NATIVE = "native"
+    CONTRACT = "contract"
+    AUTO = "auto"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    """One message of a conversation.
+
+    Attributes:
+        role: Who wrote it.
+        content: Its text.
+        tool_calls: Calls an assistant message made natively.
+        tool_call_id: For a ``TOOL`` message, the id of the call it answers.
+        results: The structured results a ``TOOL`` message (native) or a results message
+            (contract) carries, so in-process backends need not re-parse ``content``.
+    """
+
+    role: Role
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    results: tuple[ToolResult, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens a completion consumed."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LLMResponse:
+    """What one completion returned.
+
+    Attributes:
+        text: The assistant's text (may contain tool-call blocks in contract mode).
+        tool_calls: Calls returned natively (``tool_calls``), already decoded.
+        usage: Tokens used.
+    """
+
+    text: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+
+
+class LLMBackend(Protocol):
+    """A chat model. Implementations: OpenAI-compatible HTTP, the offline planner, scripted."""
+
+    @property
+    def mode(self) -> ToolMode:
+        """How this backend currently wants tools: ``NATIVE`` or ``CONTRACT`` (never ``AUTO``
+        once it has decided; ``AUTO`` backends report ``NATIVE`` until they fall back)."""
+        ...
+
+    async def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> LLMResponse:
+        """Return the model's next message for ``messages``.
+
+        Args:
+            messages: The conversation, system prompt first.
+            tools: OpenAI-format tool definitions when the agent uses native calling.
+        """
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections."""
+        ...

@@ -1,0 +1,88 @@
+"""What the scheduler needs from the layers above it, as small protocols.
+
+The composition root passes implementations in: the Telegram or terminal ``Notifier``, the
+``DialogAgent`` as ``AgentRunner``, the web-search tool as ``Searcher``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import StrEnum
+from typing import Protocol
+
+
+class DeliveryKind(StrEnum):
+    """What a delivered message is."""
+
+    REMINDER = "reminder"  # a reminder's own text; interfaces add Snooze/Done buttons
+    RESULT = "result"  # the outcome of an agent task, web search or API call
+    NOTICE = "notice"  # a message about the task itself (disabled after failures, ...)
+
+
+class DeliveryStatus(StrEnum):
+    """How a delivery attempt ended."""
+
+    DELIVERED = "delivered"
+    FAILED = "failed"  # could not deliver now (network, rate limit); may be retried
+    BLOCKED = "blocked"  # the recipient cannot be reached at all (blocked the bot)
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """A message the scheduler wants a user to receive.
+
+    Attributes:
+        task_id: The task that produced it.
+        run_id: The ledger row of the run, or ``None`` for notices outside a run.
+        owner_id: The user who owns the task.
+        chat_id: Where to deliver it.
+        kind: What the message is.
+        text: The message, plain text.
+        late_by: How late a run fired after downtime, or ``None`` when on time.
+    """
+
+    task_id: str
+    run_id: int | None
+    owner_id: str
+    chat_id: str
+    kind: DeliveryKind
+    text: str
+    late_by: timedelta | None = None
+
+
+class Notifier(Protocol):
+    """Delivers scheduler messages to users."""
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        """Deliver ``delivery`` and say how it went; never raises for delivery failures."""
+        ...
+
+
+class AgentRunner(Protocol):
+    """Runs the agent on a prompt in a fresh context (agent tasks)."""
+
+    async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
+        """Return the agent's final answer to ``prompt`` on behalf of ``owner_id``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One web search result."""
+
+    title: str
+    link: str
+    snippet: str = ""
+
+
+class Searcher(Protocol):
+    """Searches the web (web_search tasks)."""
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        """Return up to ``limit`` results for ``query``.
+
+        Raises:
+            TaskError: with a clear message when search is not configured or fails.
+        """
+        ...
