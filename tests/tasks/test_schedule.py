@@ -1,0 +1,309 @@
+"""Schedule values: next fire times, the DST policy, descriptions and the JSON form."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tasks.errors import ScheduleError
+from tasks.schedule import (
+    CronSchedule,
+    IntervalSchedule,
+    OnceSchedule,
+    Schedule,
+    schedule_from_json,
+)
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NEW_YORK = ZoneInfo("America/New_York")
+
+
+def local(
+    tz: ZoneInfo,
+    year: int,
+    month: int,
+    day: int,
+    hour: int = 0,
+    minute: int = 0,
+    second: int = 0,
+    *,
+    fold: int = 0,
+) -> datetime:
+    """An aware local time."""
+    return datetime(year, month, day, hour, minute, second, tzinfo=tz, fold=fold)
+
+
+def fires(schedule: Schedule, start: datetime, count: int) -> list[datetime]:
+    """The next ``count`` fires after ``start``, as local times in the schedule's zone."""
+    result: list[datetime] = []
+    moment: datetime | None = start
+    for _ in range(count):
+        assert moment is not None
+        moment = schedule.next_after(moment)
+        assert moment is not None
+        assert moment.tzinfo is UTC
+        result.append(moment.astimezone(schedule.tz))
+    return result
+
+
+def test_once_fires_only_before_its_instant() -> None:
+    at = local(BERLIN, 2026, 11, 23, 14, 35)
+    once = OnceSchedule(at=at, tz=BERLIN)
+    assert once.kind == "once"
+    assert once.next_after(at - timedelta(seconds=1)) == at
+    assert once.next_after(at) is None
+    assert once.describe() == "once at 2026-11-23 14:35 (Europe/Berlin)"
+
+
+def test_once_describe_shows_seconds_when_not_zero() -> None:
+    once = OnceSchedule(at=local(BERLIN, 2026, 11, 23, 14, 35, 30), tz=BERLIN)
+    assert once.describe() == "once at 2026-11-23 14:35:30 (Europe/Berlin)"
+
+
+def test_interval_counts_elapsed_time_across_dst() -> None:
+    anchor = local(BERLIN, 2026, 3, 29, 1, 0)
+    hourly = IntervalSchedule(every=timedelta(hours=1), anchor=anchor, tz=BERLIN)
+    assert hourly.kind == "recurring"
+    assert hourly.next_after(anchor - timedelta(days=1)) == anchor
+    got = fires(hourly, anchor, 3)
+    assert [t.strftime("%H:%M%z") for t in got] == ["03:00+0200", "04:00+0200", "05:00+0200"]
+    assert hourly.describe() == "every 1 hour (Europe/Berlin)"
+
+
+@pytest.mark.parametrize(
+    ("every", "words"),
+    [
+        (timedelta(minutes=15), "every 15 minutes"),
+        (timedelta(hours=2), "every 2 hours"),
+        (timedelta(days=1), "every 1 day"),
+        (timedelta(weeks=2), "every 2 weeks"),
+        (timedelta(seconds=90), "every 90 seconds"),
+    ],
+)
+def test_interval_describe(every: timedelta, words: str) -> None:
+    anchor = local(BERLIN, 2026, 1, 1, 0, 0)
+    schedule = IntervalSchedule(every=every, anchor=anchor, tz=BERLIN)
+    assert schedule.describe() == f"{words} (Europe/Berlin)"
+
+
+def test_interval_between_fires_and_on_a_fire() -> None:
+    anchor = local(NEW_YORK, 2026, 1, 1, 12, 0)
+    every = IntervalSchedule(every=timedelta(minutes=15), anchor=anchor, tz=NEW_YORK)
+    assert every.next_after(anchor) == anchor + timedelta(minutes=15)
+    assert every.next_after(anchor + timedelta(minutes=16)) == anchor + timedelta(minutes=30)
+
+
+def test_daily_0900_holds_wall_clock_across_both_berlin_changes() -> None:
+    daily = CronSchedule("0 9 * * *", BERLIN)
+    spring = fires(daily, local(BERLIN, 2026, 3, 28, 10, 0), 2)
+    autumn = fires(daily, local(BERLIN, 2026, 10, 24, 10, 0), 2)
+    assert [t.strftime("%m-%d %H:%M%z") for t in spring + autumn] == [
+        "03-29 09:00+0200",
+        "03-30 09:00+0200",
+        "10-25 09:00+0100",
+        "10-26 09:00+0100",
+    ]
+
+
+def test_daily_0900_holds_wall_clock_across_both_new_york_changes() -> None:
+    daily = CronSchedule("0 9 * * *", NEW_YORK)
+    spring = fires(daily, local(NEW_YORK, 2026, 3, 7, 10, 0), 2)
+    autumn = fires(daily, local(NEW_YORK, 2026, 10, 31, 10, 0), 2)
+    assert [t.strftime("%m-%d %H:%M%z") for t in spring + autumn] == [
+        "03-08 09:00-0400",
+        "03-09 09:00-0400",
+        "11-01 09:00-0500",
+        "11-02 09:00-0500",
+    ]
+
+
+SPRING_FORWARD = [(BERLIN, date(2026, 3, 29)), (NEW_YORK, date(2026, 3, 8))]
+# Berlin repeats 02:00-03:00 on 2026-10-25; New York repeats 01:00-02:00 on 2026-11-01.
+FALL_BACK = [(BERLIN, date(2026, 10, 25), 2), (NEW_YORK, date(2026, 11, 1), 1)]
+DAY = timedelta(days=1)
+
+
+@pytest.mark.parametrize(("tz", "night"), SPRING_FORWARD)
+def test_cron_0230_in_the_spring_gap_fires_once_shifted_by_the_gap(
+    tz: ZoneInfo, night: date
+) -> None:
+    nightly = CronSchedule("30 2 * * *", tz)
+    start = datetime.combine(night - DAY, time(0, 0), tzinfo=tz)
+    assert [(t.date(), t.strftime("%H:%M")) for t in fires(nightly, start, 3)] == [
+        (night - DAY, "02:30"),
+        (night, "03:30"),
+        (night + DAY, "02:30"),
+    ]
+
+
+@pytest.mark.parametrize(("tz", "night", "hour"), FALL_BACK)
+def test_cron_in_the_repeated_hour_fires_once_at_the_first(
+    tz: ZoneInfo, night: date, hour: int
+) -> None:
+    nightly = CronSchedule(f"30 {hour} * * *", tz)
+    start = datetime.combine(night - DAY, time(0, 0), tzinfo=tz)
+    got = fires(nightly, start, 3)
+    assert [(t.date(), t.hour, t.minute) for t in got] == [
+        (night - DAY, hour, 30),
+        (night, hour, 30),
+        (night + DAY, hour, 30),
+    ]
+    assert got[1].utcoffset() == got[0].utcoffset()  # summer time: the first of the two
+
+
+@pytest.mark.parametrize(("tz", "night", "hour"), FALL_BACK)
+def test_cron_0230_on_the_fall_back_night_fires_once(tz: ZoneInfo, night: date, hour: int) -> None:
+    nightly = CronSchedule("30 2 * * *", tz)
+    start = datetime.combine(night, time(0, 0), tzinfo=tz)
+    end = start + DAY
+    got = [t for t in fires(nightly, start, 2) if t < end]
+    assert [(t.date(), t.strftime("%H:%M")) for t in got] == [(night, "02:30")]
+
+
+def test_cron_gap_fire_found_from_inside_the_shifted_hour() -> None:
+    nightly = CronSchedule("30 2 * * *", BERLIN)
+    after_gap = local(BERLIN, 2026, 3, 29, 3, 10)
+    assert nightly.next_after(after_gap) == local(BERLIN, 2026, 3, 29, 3, 30)
+
+
+def test_cron_every_30_minutes_through_the_fall_back_hour_fires_each_time_once() -> None:
+    half_hourly = CronSchedule("*/30 * * * *", BERLIN)
+    got = fires(half_hourly, local(BERLIN, 2026, 10, 25, 1, 15), 5)
+    assert [t.strftime("%H:%M%z") for t in got] == [
+        "01:30+0200",
+        "02:00+0200",
+        "02:30+0200",
+        "03:00+0100",
+        "03:30+0100",
+    ]
+
+
+def test_cron_from_inside_the_second_pass_of_a_repeated_hour() -> None:
+    nightly = CronSchedule("45 2 * * *", BERLIN)
+    second_pass = local(BERLIN, 2026, 10, 25, 2, 10, fold=1)
+    assert nightly.next_after(second_pass) == local(BERLIN, 2026, 10, 26, 2, 45)
+
+
+def test_cron_every_15_minutes_through_the_gap_has_no_duplicates() -> None:
+    quarterly = CronSchedule("*/15 * * * *", NEW_YORK)
+    got = fires(quarterly, local(NEW_YORK, 2026, 3, 8, 1, 40), 6)
+    assert [t.strftime("%H:%M") for t in got] == [
+        "01:45",
+        "03:00",
+        "03:15",
+        "03:30",
+        "03:45",
+        "04:00",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("expression", "words"),
+    [
+        ("0 9 * * 1-5", "every weekday at 09:00"),
+        ("0 1 * * *", "every day at 01:00"),
+        ("0 10 * * mon", "every Monday at 10:00"),
+        ("0 7 * * 2,4", "every Tuesday and Thursday at 07:00"),
+        ("30 10 * * 0,6", "every Saturday and Sunday at 10:30"),
+        ("0 8 1 * *", "every month on the 1st at 08:00"),
+        ("0 8 L * *", "every month on the last day at 08:00"),
+        ("0 9,17 * * *", "every day at 09:00 and 17:00"),
+        ("0 9 25 12 *", "every year on the 25th of December at 09:00"),
+        ("*/15 * * * *", "on cron schedule '*/15 * * * *'"),
+    ],
+)
+def test_cron_describe(expression: str, words: str) -> None:
+    assert CronSchedule(expression, BERLIN).describe() == f"{words} (Europe/Berlin)"
+
+
+def test_cron_last_day_of_month_and_nth_weekday() -> None:
+    last = fires(CronSchedule("0 8 L * *", BERLIN), local(BERLIN, 2028, 1, 31, 9, 0), 2)
+    assert [t.date().isoformat() for t in last] == ["2028-02-29", "2028-03-31"]
+    second_friday = fires(CronSchedule("0 8 * * 5#2", BERLIN), local(BERLIN, 2026, 1, 1), 2)
+    assert [t.date().isoformat() for t in second_friday] == ["2026-01-09", "2026-02-13"]
+
+
+def test_cron_day_of_month_or_weekday_like_cron() -> None:
+    either = CronSchedule("0 9 13 * 5", BERLIN)
+    got = fires(either, local(BERLIN, 2026, 2, 1), 3)
+    assert [t.date().isoformat() for t in got] == ["2026-02-06", "2026-02-13", "2026-02-20"]
+
+
+def test_cron_feb_29_is_found_years_ahead() -> None:
+    leap = CronSchedule("0 0 29 2 *", BERLIN)
+    assert fires(leap, local(BERLIN, 2028, 3, 1), 1)[0].date().isoformat() == "2032-02-29"
+
+
+@pytest.mark.parametrize(
+    ("expression", "fragment"),
+    [
+        ("0 25 * * *", "is not valid"),
+        ("61 * * * *", "is not valid"),
+        ("0 9 * *", "has 4 fields"),
+        ("0 9 * * * 2026", "has 6 fields"),
+        ("0 9 15W * *", "is not supported"),
+        ("H 9 * * *", "is not supported"),
+        ("0 0 31 2 *", "never fires"),
+        ("", "has 0 fields"),
+    ],
+)
+def test_cron_refuses_bad_expressions(expression: str, fragment: str) -> None:
+    with pytest.raises(ScheduleError, match=fragment) as caught:
+        CronSchedule(expression, BERLIN)
+    assert "e.g." in str(caught.value)
+
+
+def test_constructors_refuse_naive_times_and_empty_intervals() -> None:
+    naive = datetime(2026, 1, 1, 9, 0)
+    with pytest.raises(ScheduleError, match="time-zone-aware"):
+        OnceSchedule(at=naive, tz=BERLIN)
+    aware = naive.replace(tzinfo=BERLIN)
+    with pytest.raises(ScheduleError, match="longer than zero"):
+        IntervalSchedule(every=timedelta(0), anchor=aware, tz=BERLIN)
+    with pytest.raises(ScheduleError, match="longer than zero"):
+        IntervalSchedule(every=timedelta(minutes=-5), anchor=aware, tz=BERLIN)
+    with pytest.raises(ScheduleError, match="time-zone-aware"):
+        OnceSchedule(at=aware, tz=BERLIN).next_after(naive)
+
+
+ROUND_TRIP: list[Schedule] = [
+    OnceSchedule(at=local(BERLIN, 2026, 11, 23, 14, 35), tz=BERLIN),
+    OnceSchedule(at=local(BERLIN, 2026, 10, 25, 2, 30, fold=1), tz=BERLIN),
+    IntervalSchedule(every=timedelta(minutes=15), anchor=local(NEW_YORK, 2026, 1, 1), tz=NEW_YORK),
+    IntervalSchedule(every=timedelta(seconds=1.5), anchor=local(BERLIN, 2026, 1, 1), tz=BERLIN),
+    CronSchedule("0 9 * * 1-5", NEW_YORK),
+]
+
+
+@pytest.mark.parametrize("schedule", ROUND_TRIP, ids=lambda s: s.to_json())
+def test_json_round_trip(schedule: Schedule) -> None:
+    text = schedule.to_json()
+    back = schedule_from_json(text)
+    assert back == schedule
+    assert back.describe() == schedule.describe()
+    probe = datetime(2026, 6, 1, tzinfo=UTC)
+    assert back.next_after(probe) == schedule.next_after(probe)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not json",
+        "[]",
+        '{"type": "once", "at": "2026-01-01T00:00:00+00:00", "tz": "UTC"}',
+        '{"v": 2, "type": "once", "at": "2026-01-01T00:00:00+00:00", "tz": "UTC"}',
+        '{"v": 1, "type": "weekly", "tz": "UTC"}',
+        '{"v": 1, "type": "once", "at": "2026-01-01T00:00:00", "tz": "UTC"}',
+        '{"v": 1, "type": "once", "at": "2026-01-01T00:00:00+00:00", "tz": "Mars/Olympus"}',
+        '{"v": 1, "type": "interval", "every_seconds": "60", "anchor": "x", "tz": "UTC"}',
+        '{"v": 1, "type": "interval", "every_seconds": 0,'
+        ' "anchor": "2026-01-01T00:00:00+00:00", "tz": "UTC"}',
+        '{"v": 1, "type": "cron", "expression": "99 * * * *", "tz": "UTC"}',
+        '{"v": 1, "type": "cron", "tz": "UTC"}',
+    ],
+)
+def test_json_refuses_bad_or_unknown_versions(text: str) -> None:
+    with pytest.raises(ScheduleError):
+        schedule_from_json(text)
