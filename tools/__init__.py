@@ -1,0 +1,48 @@
+"""The tool framework: turn typed Python functions into tools an LLM can call, find tool
+calls in whatever a model writes, validate them, and run them safely."""
+
+from tools.approvals import ApprovalStore, InMemoryApprovalStore
+from tools.binding import Tool, render_output
+from tools.calls import (
+    ApprovalRequest,
+    ApprovalStatus,
+    RiskLevel,
+    ToolCall,
+    ToolResult,
+    ToolStatus,
+)
+from tools.context import ToolContext
+from tools.decorator import DEFAULT_TIMEOUT, ToolSpec, is_tool, normalize_name, tool
+from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotFoundError
+from tools.executor import ToolExecutor
+from tools.registry import ToolRegistry
+from tools.telemetry import ToolStats
+from tools.validation import ValidationResult, validate_tool_call
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "ApprovalError",
+    "ApprovalRequest",
+    "ApprovalStatus",
+    "ApprovalStore",
+    "InMemoryApprovalStore",
+    "RiskLevel",
+    "Tool",
+    "ToolCall",
+    "ToolContext",
+    "ToolDefinitionError",
+    "ToolError",
+    "ToolExecutor",
+    "ToolNotFoundError",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSpec",
+    "ToolStats",
+    "ToolStatus",
+    "ValidationResult",
+    "is_tool",
+    "normalize_name",
+    "render_output",
+    "tool",
+    "validate_tool_call",
+]

@@ -1,0 +1,287 @@
+"""``Tool``: a tool specification bound to its instance, ready to describe and to call."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError, to_jsonable_python
+
+from tools.calls import RiskLevel
+from tools.context import ToolContext
+from tools.decorator import Formatter, ToolSpec, spec_of
+from tools.errors import ToolDefinitionError, ToolError
+from tools.schema import JsonSchema
+
+DynamicKey = tuple[str, str, str]
+"""``(tool name, parameter name, path inside the parameter's schema)``."""
+
+_PER_USER_NOTE = "(allowed values are computed for each user)"
+
+
+class ArgumentConversionError(ToolError):
+    """Arguments passed the schema but not the conversion to the function's Python types."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool ready for use: its specification, bound to an instance for methods."""
+
+    spec: ToolSpec
+    instance: object | None = None
+
+    @classmethod
+    def from_function(cls, func: Callable[..., Any], instance: object | None = None) -> Tool:
+        """Build a tool from a function or method marked with ``@tool``.
+
+        Raises:
+            ToolDefinitionError: when ``func`` is a method but no instance was given.
+        """
+        spec = spec_of(func)
+        if spec.is_method and instance is None:
+            raise ToolDefinitionError(
+                f"tool {spec.name!r} is a method; register an instance of its class instead"
+            )
+        return cls(spec=spec, instance=instance if spec.is_method else None)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return self.spec.aliases
+
+    @property
+    def description(self) -> str:
+        return self.spec.description
+
+    @property
+    def risk_level(self) -> RiskLevel:
+        return self.spec.options.risk_level
+
+    @property
+    def timeout(self) -> float:
+        return self.spec.options.timeout
+
+    @property
+    def function(self) -> Callable[..., Any]:
+        """The callable to invoke: the function, or the method bound to its instance."""
+        if self.instance is not None:
+            bound: Callable[..., Any] = self.spec.func.__get__(self.instance)
+            return bound
+        return self.spec.func
+
+    # -- describing ---------------------------------------------------------------------
+
+    def schema(self, ctx: ToolContext | None = None) -> JsonSchema:
+        """Return the parameters' JSON Schema with dynamic values resolved for ``ctx``.
+
+        Without a context, dynamic values are left out and the parameter's description says
+        that its allowed values are computed per user.
+
+        Raises:
+            ToolError: when a dynamic value is asynchronous and ``ctx`` was not prepared.
+        """
+        properties: dict[str, Any] = {}
+        for name, prop in self.spec.parameters["properties"].items():
+            properties[name] = self._resolve(prop, ctx, name, "")
+        return {**self.spec.parameters, "properties": properties}
+
+    async def prepare(self, ctx: ToolContext) -> dict[DynamicKey, Any]:
+        """Evaluate every dynamic value (awaiting asynchronous ones) for ``ctx``."""
+        resolved: dict[DynamicKey, Any] = {}
+        for key, provider in self._providers():
+            value = provider(ctx)
+            if inspect.isawaitable(value):
+                value = await value
+            resolved[key] = value
+        return resolved
+
+    def _providers(self) -> list[tuple[DynamicKey, Callable[[ToolContext], Any]]]:
+        found: list[tuple[DynamicKey, Callable[[ToolContext], Any]]] = []
+
+        def walk(node: Any, param: str, path: str) -> None:
+            if isinstance(node, dict):
+                for key, value in node.items():
+                    walk(value, param, f"{path}/{key}")
+            elif isinstance(node, list):
+                for index, value in enumerate(node):
+                    walk(value, param, f"{path}/{index}")
+            elif callable(node):
+                found.append(((self.name, param, path), self._bind_provider(node)))
+
+        for name, prop in self.spec.parameters["properties"].items():
+            walk(prop, name, "")
+        return found
+
+    def _bind_provider(self, provider: Callable[..., Any]) -> Callable[[ToolContext], Any]:
+        if self.instance is not None and inspect.isfunction(provider):
+            params = list(inspect.signature(provider).parameters)
+            if params and params[0] == "self":
+                bound: Callable[[ToolContext], Any] = provider.__get__(self.instance)
+                return bound
+        return provider
+
+    def _resolve(self, node: Any, ctx: ToolContext | None, param: str, path: str) -> Any:
+        if isinstance(node, dict):
+            out: dict[str, Any] = {}
+            dropped = False
+            for key, value in node.items():
+                resolved = self._resolve(value, ctx, param, f"{path}/{key}")
+                if resolved is _DROP or (key == "enum" and resolved == []):
+                    dropped = True
+                    continue
+                out[key] = resolved
+            if dropped:
+                note = _PER_USER_NOTE if ctx is None else "(no values are available right now)"
+                out["description"] = f"{out.get('description', '')} {note}".strip()
+            return out
+        if isinstance(node, list):
+            return [self._resolve(v, ctx, param, f"{path}/{i}") for i, v in enumerate(node)]
+        if callable(node):
+            return self._dynamic_value(node, ctx, (self.name, param, path))
+        return node
+
+    def _dynamic_value(
+        self, provider: Callable[..., Any], ctx: ToolContext | None, key: DynamicKey
+    ) -> Any:
+        if ctx is None:
+            return _DROP
+        if key in ctx.resolved:
+            return ctx.resolved[key]
+        value = self._bind_provider(provider)(ctx)
+        if inspect.isawaitable(value):
+            if inspect.iscoroutine(value):
+                value.close()
+            raise ToolError(
+                f"tool {self.name!r}: the dynamic value at {param_path(key)} is asynchronous; "
+                "call `await registry.prepare(ctx)` before rendering"
+            )
+        return value
+
+    # -- safety -------------------------------------------------------------------------
+
+    def needs_approval(self, arguments: dict[str, Any], ctx: ToolContext) -> bool:
+        """Return whether a call with ``arguments`` must be approved by a person first."""
+        rule = self.spec.options.requires_approval
+        if isinstance(rule, bool):
+            return rule
+        return bool(rule(arguments, ctx))
+
+    # -- calling ------------------------------------------------------------------------
+
+    async def invoke(self, arguments: dict[str, Any], ctx: ToolContext) -> Any:
+        """Run the tool with already validated ``arguments``.
+
+        ``preprocess`` runs first, the arguments are converted to the function's Python types,
+        the function runs (a sync function in a worker thread), then ``postprocess``.
+
+        Raises:
+            ArgumentConversionError: when an argument cannot be converted.
+            Exception: whatever the tool itself raises.
+        """
+        options = self.spec.options
+        if options.preprocess is not None:
+            arguments = options.preprocess(dict(arguments))
+        kwargs = self._convert(arguments)
+        if self.spec.context_param is not None:
+            kwargs[self.spec.context_param] = ctx
+        function = self.function
+        if self.spec.is_async:
+            result = await function(**kwargs)
+        else:
+            result = await asyncio.to_thread(function, **kwargs)
+            if inspect.isawaitable(result):
+                result = await result
+        if options.postprocess is not None:
+            result = options.postprocess(result)
+        return result
+
+    def _convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {}
+        for param in self.spec.params:
+            if param.name not in arguments:
+                continue
+            try:
+                kwargs[param.name] = self.spec.adapter(param).validate_python(arguments[param.name])
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                raise ArgumentConversionError(
+                    f"tool {self.name!r}, argument {param.name!r}: {first['msg']} "
+                    f"(received {arguments[param.name]!r})"
+                ) from None
+        return kwargs
+
+    # -- formatting ---------------------------------------------------------------------
+
+    def format_for_model(self, output: Any) -> str:
+        """Render ``output`` for the model (``llm_format`` or compact JSON / ``str``)."""
+        return render_output(output, self.spec.options.llm_format)
+
+    def format_for_person(self, output: Any) -> str:
+        """Render ``output`` for a person (``gui_format``, else the model's rendering)."""
+        formatter = self.spec.options.gui_format
+        if formatter is None:
+            return self.format_for_model(output)
+        return render_output(output, formatter)
+
+
+class _Drop:
+    """Marks a dynamic value left out of a schema rendered without context."""
+
+
+_DROP = _Drop()
+
+
+def param_path(key: DynamicKey) -> str:
+    """Describe a dynamic key as ``parameter/path`` for messages."""
+    return f"{key[1]}{key[2]}"
+
+
+def as_plain(output: Any) -> Any:
+    """Return ``output`` as JSON-like data (dataclasses and pydantic models become dicts)."""
+    if isinstance(output, BaseModel):
+        return output.model_dump(mode="json")
+    if dataclasses.is_dataclass(output) and not isinstance(output, type):
+        return dataclasses.asdict(output)
+    return output
+
+
+def compact_json(value: Any) -> str:
+    """Serialise ``value`` as compact JSON, keeping non-ASCII text readable."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=_jsonable)
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        return to_jsonable_python(value)
+    except PydanticSerializationError:
+        return str(value)
+
+
+def render_output(output: Any, formatter: Formatter) -> str:
+    """Render a tool's output with ``formatter`` (see ``Formatter``).
+
+    A format string is applied to the output's fields (a dict, dataclass or model) and may
+    also use ``{result}`` for the whole output; if it does not fit the output, the default
+    rendering is used so the model still sees the result.
+    """
+    if callable(formatter):
+        return str(formatter(output))
+    plain = as_plain(output)
+    if isinstance(formatter, str):
+        fields = plain if isinstance(plain, dict) else {}
+        try:
+            return formatter.format_map({"result": output, **fields})
+        except (KeyError, IndexError, ValueError, AttributeError, TypeError):
+            pass
+    if isinstance(plain, dict | list | tuple):
+        return compact_json(plain)
+    return str(plain)

@@ -1,0 +1,275 @@
+"""``ToolExecutor``: validate and run tool calls safely, with an approval gate."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, TypeVar
+
+from tools.approvals import ApprovalStore, InMemoryApprovalStore
+from tools.binding import ArgumentConversionError, Tool
+from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
+from tools.context import ToolContext
+from tools.errors import ApprovalError
+from tools.registry import ToolRegistry
+from tools.telemetry import Telemetry, ToolStats
+from tools.validation import validate_tool_call
+
+if TYPE_CHECKING:
+    from tools.parser import ToolParser
+
+logger = logging.getLogger(__name__)
+S = TypeVar("S")
+
+BeforeHook = Callable[[ToolCall, ToolContext], Awaitable[None] | None]
+AfterHook = Callable[[ToolResult, ToolContext], Awaitable[None] | None]
+
+UNKNOWN_TOOL = "(unknown tool)"
+"""The telemetry row that counts calls of names no tool has."""
+DEFAULT_APPROVAL_TTL = timedelta(minutes=30)
+DEFAULT_MAX_OUTPUT_CHARS = 12_000
+
+
+class ToolExecutor:
+    """Runs tool calls: validation, approval gate, timeout, formatting and telemetry.
+
+    Every outcome is a ``ToolResult``: an unknown tool, invalid arguments, a timeout or an
+    exception inside the tool is a result the model can read, never a crash. Sync tools run
+    in worker threads so they never block the event loop. (A sync tool that overruns its
+    timeout cannot be killed: its thread finishes in the background and its result is
+    discarded.)
+    """
+
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        *,
+        approvals: ApprovalStore | None = None,
+        parser: ToolParser | None = None,
+        clock: Callable[[], datetime] | None = None,
+        approval_ttl: timedelta = DEFAULT_APPROVAL_TTL,
+        max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+        before: Sequence[BeforeHook] = (),
+        after: Sequence[AfterHook] = (),
+    ) -> None:
+        self.registry = registry
+        self.approvals: ApprovalStore = (
+            approvals if approvals is not None else InMemoryApprovalStore()
+        )
+        self._parser = parser
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._approval_ttl = approval_ttl
+        self._max_output_chars = max_output_chars
+        self._before = list(before)
+        self._after = list(after)
+        self._telemetry = Telemetry()
+
+    # -- running calls --------------------------------------------------------------------
+
+    async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        """Validate ``call`` and run it, or stop at the approval gate."""
+        ctx = await self.registry.prepare(ctx)
+        return await self._execute_prepared(call, ctx)
+
+    async def execute_all(self, calls: Sequence[ToolCall], ctx: ToolContext) -> list[ToolResult]:
+        """Run independent ``calls`` concurrently; results come back in call order."""
+        if not calls:
+            return []
+        ctx = await self.registry.prepare(ctx)
+        return list(await asyncio.gather(*(self._execute_prepared(c, ctx) for c in calls)))
+
+    async def execute_from_text(self, text: str, ctx: ToolContext) -> list[ToolResult]:
+        """Find the tool calls in a model's ``text`` and run them."""
+        parser = self._parser
+        if parser is None:
+            from tools.parser import ToolParser
+
+            parser = self._parser = ToolParser(tool_names=self.registry.all_names())
+        return await self.execute_all(parser.extract_calls(text), ctx)
+
+    async def _execute_prepared(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+        await _run_hooks(self._before, call, ctx)
+        verdict = validate_tool_call(call, self.registry, ctx)
+        if verdict.tool is None or not verdict.is_valid:
+            result = ToolResult(
+                call=call,
+                status=ToolStatus.INVALID,
+                text=verdict.message(),
+                error=verdict.message(),
+            )
+        elif verdict.tool.needs_approval(verdict.arguments, ctx):
+            result = await self._request_approval(verdict.tool, call, verdict.arguments, ctx)
+        else:
+            result = await self._run(verdict.tool, call, verdict.arguments, ctx)
+        self._telemetry.record(
+            verdict.tool.name if verdict.tool else UNKNOWN_TOOL, result.status, result.duration
+        )
+        await _run_hooks(self._after, result, ctx)
+        return result
+
+    async def _run(
+        self, tool: Tool, call: ToolCall, arguments: dict[str, object], ctx: ToolContext
+    ) -> ToolResult:
+        started = time.perf_counter()
+        try:
+            output = await asyncio.wait_for(tool.invoke(dict(arguments), ctx), tool.timeout)
+        except TimeoutError:
+            message = f"tool {tool.name!r} did not finish within {tool.timeout:g} s and was stopped"
+            return self._failure(call, ToolStatus.TIMEOUT, message, started)
+        except ArgumentConversionError as exc:
+            return self._failure(call, ToolStatus.INVALID, str(exc), started)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            logger.exception("tool %r failed (call %s)", tool.name, call.id)
+            message = f"tool {tool.name!r} failed: {_short_error(exc)}"
+            return self._failure(call, ToolStatus.ERROR, message, started)
+        duration = time.perf_counter() - started
+        text = self._cap(tool.format_for_model(output))
+        logger.info("tool %r ok in %.1f ms (call %s)", tool.name, duration * 1000, call.id)
+        return ToolResult(
+            call=call,
+            status=ToolStatus.OK,
+            output=output,
+            text=text,
+            display=self._cap(tool.format_for_person(output)),
+            duration=duration,
+        )
+
+    def _failure(
+        self, call: ToolCall, status: ToolStatus, message: str, started: float
+    ) -> ToolResult:
+        logger.info("%s (call %s)", message, call.id)
+        return ToolResult(
+            call=call,
+            status=status,
+            text=message,
+            display=message,
+            error=message,
+            duration=time.perf_counter() - started,
+        )
+
+    def _cap(self, text: str) -> str:
+        if len(text) <= self._max_output_chars:
+            return text
+        cut = self._max_output_chars
+        return f"{text[:cut]}\n[... output truncated: {len(text) - cut} more characters]"
+
+    # -- approvals ----------------------------------------------------------------------
+
+    async def _request_approval(
+        self, tool: Tool, call: ToolCall, arguments: dict[str, object], ctx: ToolContext
+    ) -> ToolResult:
+        now = self._clock()
+        request = ApprovalRequest(
+            id="ap" + secrets.token_hex(4),
+            tool_name=tool.name,
+            arguments=dict(arguments),
+            user_id=ctx.user_id,
+            chat_id=ctx.chat_id,
+            created_at=now,
+            expires_at=now + self._approval_ttl,
+            call_id=call.id,
+            risk_level=tool.risk_level,
+        )
+        await self.approvals.save_approval(request)
+        text = (
+            f"The call to {tool.name!r} needs the user's approval (request {request.id}); "
+            "it runs only if the user approves it."
+        )
+        return ToolResult(
+            call=call, status=ToolStatus.PENDING_APPROVAL, text=text, display=text, approval=request
+        )
+
+    async def approve(self, request_id: str, by: str, ctx: ToolContext | None = None) -> ToolResult:
+        """Run exactly the approved call, once, for the user who asked.
+
+        Raises:
+            ApprovalError: when the request is unknown, not ``by``'s, expired or decided.
+        """
+        request = await self._decide(request_id, by, ApprovalStatus.APPROVED)
+        tool = self.registry.get(request.tool_name)
+        call = ToolCall(
+            tool_name=request.tool_name,
+            arguments=dict(request.arguments),
+            id=request.call_id or request.id,
+        )
+        run_ctx = ctx or ToolContext(
+            user_id=request.user_id, chat_id=request.chat_id, now=self._clock()
+        )
+        result = await self._run(tool, call, dict(request.arguments), run_ctx)
+        self._telemetry.record(tool.name, result.status, result.duration)
+        await _run_hooks(self._after, result, run_ctx)
+        return replace(result, approval=replace(request, status=ApprovalStatus.APPROVED))
+
+    async def deny(self, request_id: str, by: str) -> ToolResult:
+        """Record that ``by`` refused the request; the call is not run.
+
+        Raises:
+            ApprovalError: when the request is unknown, not ``by``'s, expired or decided.
+        """
+        request = await self._decide(request_id, by, ApprovalStatus.DENIED)
+        call = ToolCall(
+            tool_name=request.tool_name,
+            arguments=dict(request.arguments),
+            id=request.call_id or request.id,
+        )
+        text = f"The user denied the call to {request.tool_name!r}; it was not run."
+        self._telemetry.record(request.tool_name, ToolStatus.DENIED, 0.0)
+        return ToolResult(
+            call=call, status=ToolStatus.DENIED, text=text, display=text, approval=request
+        )
+
+    async def _decide(self, request_id: str, by: str, status: ApprovalStatus) -> ApprovalRequest:
+        request = await self.approvals.get_approval(request_id)
+        if request is None or request.user_id != by:
+            # Someone else's request is reported exactly like a missing one: ids leak nothing.
+            raise ApprovalError(f"there is no approval request {request_id!r} of yours")
+        now = self._clock()
+        if request.status is ApprovalStatus.PENDING and request.is_expired(now):
+            await self.approvals.decide_approval(request_id, ApprovalStatus.EXPIRED, by, now)
+            raise ApprovalError(
+                f"approval request {request_id!r} expired at {request.expires_at:%H:%M} UTC; "
+                "ask again to get a new one"
+            )
+        decided = await self.approvals.decide_approval(request_id, status, by, now)
+        if decided is None:
+            current = await self.approvals.get_approval(request_id)
+            state = current.status.value if current else "gone"
+            raise ApprovalError(f"approval request {request_id!r} was already {state}")
+        return decided
+
+    # -- hooks and telemetry ----------------------------------------------------------------
+
+    def stats(self) -> dict[str, ToolStats]:
+        """Return call counts, error counts and latency percentiles per tool."""
+        return self._telemetry.stats()
+
+
+async def _run_hooks(
+    hooks: Sequence[Callable[[S, ToolContext], Awaitable[None] | None]],
+    subject: S,
+    ctx: ToolContext,
+) -> None:
+    for hook in hooks:
+        try:
+            outcome = hook(subject, ctx)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:
+            # A broken observer must not change the outcome of the call it observes.
+            logger.exception("tool hook %r failed", hook)
+
+
+def _short_error(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    name = type(exc).__name__
+    if len(text) > 300:
+        text = text[:297] + "..."
+    return f"{name}: {text}" if text else name

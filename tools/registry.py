@@ -1,0 +1,268 @@
+"""``ToolRegistry``: an explicit collection of tools and its exports for models and people."""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from tools.binding import Tool
+from tools.context import ToolContext
+from tools.decorator import is_tool, normalize_name
+from tools.errors import ToolDefinitionError, ToolNotFoundError
+from tools.schema import JsonSchema
+
+Registrable = Tool | Callable[..., Any] | object
+"""A ``Tool``, a function marked with ``@tool``, or an object whose methods are marked."""
+
+
+class ToolRegistry:
+    """Tools by name and alias; built from an explicit list, never from global state.
+
+    Example:
+        >>> registry = ToolRegistry([get_current_time, TaskTools(manager)])
+    """
+
+    def __init__(self, items: Iterable[Registrable] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        self._aliases: dict[str, str] = {}
+        for item in items:
+            self.add(item)
+
+    def add(self, item: Registrable) -> None:
+        """Register a tool, a marked function, or every marked method of an object.
+
+        Raises:
+            ValueError: when a name or alias is already taken (the message quotes it).
+            ToolDefinitionError: when ``item`` holds no tools or a tool is malformed.
+        """
+        for found in _tools_in(item):
+            self._add_tool(found)
+
+    def _add_tool(self, new: Tool) -> None:
+        for key in (new.name, *new.aliases):
+            if key in self._tools or key in self._aliases:
+                raise ValueError(f"duplicate tool name or alias {key!r}")
+        if len(set(new.aliases)) != len(new.aliases) or new.name in new.aliases:
+            raise ValueError(f"tool {new.name!r} lists an alias twice or as its own name")
+        self._tools[new.name] = new
+        for alias in new.aliases:
+            self._aliases[alias] = new.name
+
+    # -- lookup -------------------------------------------------------------------------
+
+    def find(self, name: str) -> Tool | None:
+        """Return the tool called ``name`` (or with that alias), or ``None``.
+
+        The name is normalised first, and a case-insensitive match is accepted.
+        """
+        key = normalize_name(name)
+        key = self._aliases.get(key, key)
+        found = self._tools.get(key)
+        if found is not None:
+            return found
+        lowered = key.lower()
+        for candidate in (*self._tools, *self._aliases):
+            if candidate.lower() == lowered:
+                return self._tools[self._aliases.get(candidate, candidate)]
+        return None
+
+    def get(self, name: str) -> Tool:
+        """Return the tool called ``name`` or with that alias.
+
+        Raises:
+            ToolNotFoundError: naming the closest tool and listing the available ones.
+        """
+        found = self.find(name)
+        if found is None:
+            raise ToolNotFoundError(self.unknown_tool_message(name))
+        return found
+
+    def closest(self, name: str) -> str | None:
+        """Return the registered name or alias closest to ``name``, if any is close."""
+        matches = difflib.get_close_matches(
+            normalize_name(name).lower(), [*self._tools, *self._aliases], n=1, cutoff=0.5
+        )
+        if not matches:
+            return None
+        return self._aliases.get(matches[0], matches[0])
+
+    def unknown_tool_message(self, name: str) -> str:
+        """Explain that ``name`` is not a tool, with the closest name and the available ones."""
+        hint = self.closest(name)
+        suggestion = f" Did you mean {hint!r}?" if hint else ""
+        return f"Unknown tool {name!r}.{suggestion} Available tools: {', '.join(self.names())}."
+
+    def names(self) -> list[str]:
+        """Return the tool names (not aliases), in registration order."""
+        return list(self._tools)
+
+    def all_names(self) -> list[str]:
+        """Return every name and alias a call may use."""
+        return [*self._tools, *self._aliases]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self.find(name) is not None
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(list(self._tools.values()))
+
+    # -- dynamic values -----------------------------------------------------------------
+
+    async def prepare(self, ctx: ToolContext) -> ToolContext:
+        """Return ``ctx`` carrying every dynamic schema value evaluated for it.
+
+        Asynchronous providers (a database query for this user's task ids) can only be
+        evaluated here; the synchronous exports then read the values from the context.
+        """
+        resolved: dict[tuple[str, str, str], Any] = {}
+        for each in self._tools.values():
+            resolved.update(await each.prepare(ctx))
+        return ctx.with_resolved(resolved) if resolved else ctx
+
+    # -- exports ------------------------------------------------------------------------
+
+    def to_openai_tools(self, ctx: ToolContext | None = None) -> list[dict[str, Any]]:
+        """Return the tools in OpenAI's ``tools`` format, dynamic values resolved for ``ctx``."""
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": each.name,
+                    "description": each.description,
+                    "parameters": each.schema(ctx),
+                },
+            }
+            for each in self._tools.values()
+        ]
+
+    def export_schema(self, ctx: ToolContext | None = None) -> dict[str, Any]:
+        """Return ``{"tools": [{"name", "description", "parameters"}]}``."""
+        return {
+            "tools": [
+                {"name": each.name, "description": each.description, "parameters": each.schema(ctx)}
+                for each in self._tools.values()
+            ]
+        }
+
+    def context_string(self, ctx: ToolContext | None = None) -> str:
+        """Return the catalog for a system prompt: one readable signature per tool.
+
+        Each tool shows its parameters with types, defaults and allowed values, then its
+        description and the parameters' descriptions.
+        """
+        blocks = []
+        for each in self._tools.values():
+            schema = each.schema(ctx)
+            properties: dict[str, JsonSchema] = schema["properties"]
+            required = set(schema["required"])
+            signature = ", ".join(
+                _signature_part(name, prop, name in required) for name, prop in properties.items()
+            )
+            lines = [f"- {each.name}({signature}): {each.description}"]
+            if each.aliases:
+                lines.append(f"    aliases: {', '.join(each.aliases)}")
+            lines.extend(
+                f"    {name}: {prop['description']}"
+                for name, prop in properties.items()
+                if prop.get("description")
+            )
+            blocks.append("\n".join(lines))
+        return "\n".join(blocks)
+
+    def to_markdown(self) -> str:
+        """Return a catalog document for people."""
+        parts = ["# Tools", ""]
+        for each in self._tools.values():
+            schema = each.schema(None)
+            required = set(schema["required"])
+            parts += [f"## `{each.name}`", "", each.description, ""]
+            facts = [f"risk: {each.risk_level.value}", f"timeout: {each.timeout:g} s"]
+            if each.spec.options.requires_approval is not False:
+                facts.append("may need approval")
+            if each.aliases:
+                facts.append("aliases: " + ", ".join(f"`{a}`" for a in each.aliases))
+            parts += ["*" + "; ".join(facts) + "*", ""]
+            if schema["properties"]:
+                parts += [
+                    "| parameter | type | required | default | description |",
+                    "|---|---|---|---|---|",
+                ]
+                for name, prop in schema["properties"].items():
+                    default = json.dumps(prop["default"]) if "default" in prop else ""
+                    cells = [
+                        f"`{name}`",
+                        _type_text(prop).replace("|", "\\|"),
+                        "yes" if name in required else "no",
+                        default.replace("|", "\\|"),
+                        str(prop.get("description", "")).replace("|", "\\|"),
+                    ]
+                    parts.append("| " + " | ".join(cells) + " |")
+                parts.append("")
+        return "\n".join(parts).rstrip() + "\n"
+
+
+def _tools_in(item: Registrable) -> list[Tool]:
+    if isinstance(item, Tool):
+        return [item]
+    if inspect.isfunction(item) or inspect.ismethod(item):
+        if not is_tool(item):
+            raise ToolDefinitionError(f"{item!r} is not marked with @tool")
+        func = item.__func__ if inspect.ismethod(item) else item
+        owner = item.__self__ if inspect.ismethod(item) else None
+        return [Tool.from_function(func, owner)]
+    found = [
+        Tool.from_function(member, item)
+        for _, member in inspect.getmembers(type(item), inspect.isfunction)
+        if is_tool(member)
+    ]
+    if not found:
+        raise ToolDefinitionError(f"{item!r} is neither a tool nor an object with @tool methods")
+    return sorted(found, key=lambda t: _definition_order(type(item), t))
+
+
+def _definition_order(cls: type, found: Tool) -> int:
+    for index, name in enumerate(_class_attribute_order(cls)):
+        if name == found.spec.func.__name__:
+            return index
+    return 0
+
+
+def _class_attribute_order(cls: type) -> list[str]:
+    names: list[str] = []
+    for klass in reversed(cls.__mro__):
+        names.extend(n for n in vars(klass) if n not in names)
+    return names
+
+
+def _signature_part(name: str, prop: JsonSchema, required: bool) -> str:
+    text = f"{name}: {_type_text(prop)}"
+    if "default" in prop:
+        text += f" = {json.dumps(prop['default'], ensure_ascii=False)}"
+    elif not required:
+        text += " (optional)"
+    return text
+
+
+def _type_text(prop: JsonSchema) -> str:
+    if "enum" in prop:
+        return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in prop["enum"])
+    if "anyOf" in prop:
+        return " | ".join(_type_text(p) for p in prop["anyOf"])
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return " | ".join(_type_text({**prop, "type": k}) for k in kind)
+    if kind == "array":
+        items = prop.get("items")
+        return f"list of {_type_text(items)}" if isinstance(items, dict) else "list"
+    if kind == "object":
+        values = prop.get("additionalProperties")
+        if isinstance(values, dict):
+            return f"object of {_type_text(values)}"
+        return "object"
+    return str(kind) if kind else "any"

@@ -1,0 +1,325 @@
+"""Check a tool call against its tool's schema, with messages a model can act on."""
+
+from __future__ import annotations
+
+import json
+import math
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.binding import Tool
+from tools.calls import ToolCall
+from tools.context import ToolContext
+from tools.errors import ToolError
+from tools.registry import ToolRegistry
+from tools.schema import JsonSchema
+
+_INT_TEXT = re.compile(r"^[+-]?\d{1,18}$")
+_MAX_SHOWN = 80
+
+
+@dataclass(frozen=True, slots=True)
+class ValidationResult:
+    """The verdict on one call.
+
+    Attributes:
+        call: The call that was checked.
+        tool: The tool it names, when that tool exists.
+        errors: What must be fixed, each naming the tool, argument, expectation and value.
+        warnings: What was accepted after a lossless fix (``"5"`` -> ``5``).
+        arguments: The cleaned arguments (coercions applied).
+    """
+
+    call: ToolCall
+    tool: Tool | None
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_valid(self) -> bool:
+        return self.tool is not None and not self.errors
+
+    def message(self) -> str:
+        """Return the errors as one text for the model, ending with what to do."""
+        if self.is_valid:
+            return "The call is valid."
+        lines = [f"- {e}" for e in self.errors]
+        return (
+            f"The call to {self.call.tool_name!r} was not run:\n"
+            + "\n".join(lines)
+            + "\nFix the call and send it again."
+        )
+
+
+def validate_tool_call(
+    call: ToolCall, registry: ToolRegistry, ctx: ToolContext | None = None
+) -> ValidationResult:
+    """Check ``call`` against the schema of the tool it names.
+
+    Dynamic values (such as the ids of this user's tasks) are checked when ``ctx`` is given
+    and has been prepared by ``registry.prepare``. This never raises for bad calls.
+    """
+    tool = registry.find(call.tool_name)
+    if tool is None:
+        return ValidationResult(
+            call=call, tool=None, errors=[registry.unknown_tool_message(call.tool_name)]
+        )
+    warnings: list[str] = []
+    try:
+        schema = tool.schema(ctx)
+    except ToolError:
+        schema = tool.schema(None)
+        warnings.append(f"tool {tool.name!r}: per-user allowed values were not checked")
+    arguments: object = call.arguments
+    if not isinstance(arguments, dict):
+        return ValidationResult(
+            call=call,
+            tool=tool,
+            errors=[
+                f"tool {tool.name!r}: arguments must be a JSON object of named values, "
+                f"received {_show(arguments)}"
+            ],
+        )
+    checker = _Checker(tool.name)
+    cleaned = checker.check_arguments(arguments, schema)
+    return ValidationResult(
+        call=call,
+        tool=tool,
+        errors=checker.errors,
+        warnings=warnings + checker.warnings,
+        arguments=cleaned,
+    )
+
+
+class _Checker:
+    """Walks a value and a schema, collecting errors and lossless fixes."""
+
+    def __init__(self, tool_name: str) -> None:
+        self.tool = tool_name
+        self.errors: list[str] = []
+        self.warnings: list[str] = []
+
+    def check_arguments(self, arguments: dict[str, Any], schema: JsonSchema) -> dict[str, Any]:
+        properties: dict[str, JsonSchema] = schema.get("properties", {})
+        cleaned: dict[str, Any] = {}
+        for name in schema.get("required", []):
+            if name not in arguments:
+                self._missing(name, properties.get(name, {}))
+        for name, value in arguments.items():
+            if name not in properties:
+                accepted = ", ".join(repr(p) for p in properties) or "none"
+                self.errors.append(
+                    f"tool {self.tool!r}: unknown argument {name!r}; accepted arguments: {accepted}"
+                )
+                continue
+            cleaned[name] = self.check(value, properties[name], name)
+        return cleaned
+
+    def _missing(self, name: str, prop: JsonSchema) -> None:
+        about = f" ({prop['description']})" if prop.get("description") else ""
+        self.errors.append(
+            f"tool {self.tool!r}: missing required argument {name!r}: expected "
+            f"{_expected(prop)}{about}"
+        )
+
+    def _fail(self, path: str, expected: str, value: Any) -> None:
+        self.errors.append(
+            f"tool {self.tool!r}, argument {path!r}: expected {expected}, received {_show(value)}"
+        )
+
+    def check(self, value: Any, schema: JsonSchema, path: str) -> Any:
+        """Return ``value`` (possibly coerced) and record what is wrong with it."""
+        if not isinstance(schema, dict) or not schema:
+            return value
+        if "anyOf" in schema:
+            return self._check_any_of(value, schema, path)
+        if "type" in schema:
+            ok, value = self._check_type(value, schema["type"], path)
+            if not ok:
+                return value
+        if "enum" in schema and value not in schema["enum"]:
+            allowed = ", ".join(_show(v) for v in schema["enum"])
+            self.errors.append(
+                f"tool {self.tool!r}, argument {path!r}: must be one of {allowed}; "
+                f"received {_show(value)}"
+            )
+            return value
+        self._check_bounds(value, schema, path)
+        if isinstance(value, list):
+            return self._check_items(value, schema, path)
+        if isinstance(value, dict) and ("properties" in schema or "additionalProperties" in schema):
+            return self._check_object(value, schema, path)
+        return value
+
+    def _check_any_of(self, value: Any, schema: JsonSchema, path: str) -> Any:
+        for option in schema["anyOf"]:
+            trial = _Checker(self.tool)
+            result = trial.check(value, option, path)
+            if not trial.errors:
+                self.warnings.extend(trial.warnings)
+                return result
+        self._fail(path, _expected(schema), value)
+        return value
+
+    def _check_type(self, value: Any, kind: str | list[str], path: str) -> tuple[bool, Any]:
+        kinds = [kind] if isinstance(kind, str) else list(kind)
+        if any(_is_type(value, k) for k in kinds):
+            return True, value
+        for k in kinds:
+            converted = _coerce(value, k)
+            if converted is not _NO:
+                self.warnings.append(
+                    f"tool {self.tool!r}, argument {path!r}: converted {_show(value)} "
+                    f"to {k} {_show(converted)}"
+                )
+                return True, converted
+        self._fail(path, " or ".join(kinds), value)
+        return False, value
+
+    def _check_bounds(self, value: Any, schema: JsonSchema, path: str) -> None:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            for key, test, words in _BOUNDS:
+                if key in schema and not test(value, schema[key]):
+                    self._fail(path, f"a number {words} {schema[key]}", value)
+        if isinstance(value, str):
+            if "minLength" in schema and len(value) < schema["minLength"]:
+                self._fail(path, f"text of at least {schema['minLength']} characters", value)
+            if "maxLength" in schema and len(value) > schema["maxLength"]:
+                self._fail(path, f"text of at most {schema['maxLength']} characters", value)
+            pattern = schema.get("pattern")
+            if isinstance(pattern, str) and re.search(pattern, value) is None:
+                self._fail(path, f"text matching {pattern!r}", value)
+        if isinstance(value, list):
+            if "minItems" in schema and len(value) < schema["minItems"]:
+                self._fail(path, f"a list of at least {schema['minItems']} items", value)
+            if "maxItems" in schema and len(value) > schema["maxItems"]:
+                self._fail(path, f"a list of at most {schema['maxItems']} items", value)
+
+    def _check_items(self, value: list[Any], schema: JsonSchema, path: str) -> list[Any]:
+        prefix = schema.get("prefixItems")
+        if isinstance(prefix, list):
+            return [
+                self.check(item, prefix[i], f"{path}[{i}]") if i < len(prefix) else item
+                for i, item in enumerate(value)
+            ]
+        items = schema.get("items")
+        if isinstance(items, dict):
+            return [self.check(item, items, f"{path}[{i}]") for i, item in enumerate(value)]
+        return value
+
+    def _check_object(self, value: dict[str, Any], schema: JsonSchema, path: str) -> Any:
+        properties: dict[str, JsonSchema] = schema.get("properties", {})
+        extra = schema.get("additionalProperties", True)
+        cleaned: dict[str, Any] = {}
+        for name in schema.get("required", []):
+            if name not in value:
+                self._fail(
+                    f"{path}.{name}", f"a value ({_expected(properties.get(name, {}))})", None
+                )
+        for key, item in value.items():
+            if key in properties:
+                cleaned[key] = self.check(item, properties[key], f"{path}.{key}")
+            elif extra is False:
+                accepted = ", ".join(repr(p) for p in properties) or "none"
+                self.errors.append(
+                    f"tool {self.tool!r}, argument {path!r}: unknown key {key!r}; "
+                    f"accepted keys: {accepted}"
+                )
+            elif isinstance(extra, dict):
+                cleaned[key] = self.check(item, extra, f"{path}.{key}")
+            else:
+                cleaned[key] = item
+        return cleaned
+
+
+_BOUNDS: tuple[tuple[str, Callable[[Any, Any], bool], str], ...] = (
+    ("minimum", operator.ge, "at least"),
+    ("maximum", operator.le, "at most"),
+    ("exclusiveMinimum", operator.gt, "more than"),
+    ("exclusiveMaximum", operator.lt, "less than"),
+)
+
+
+class _No:
+    """No lossless conversion exists."""
+
+
+_NO = _No()
+
+
+def _is_type(value: Any, kind: str) -> bool:
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "number":
+        return (
+            isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+        )
+    if kind == "boolean":
+        return isinstance(value, bool)
+    if kind == "null":
+        return value is None
+    if kind == "array":
+        return isinstance(value, list)
+    if kind == "object":
+        return isinstance(value, dict)
+    return False
+
+
+def _coerce(value: Any, kind: str) -> Any:
+    """Return ``value`` converted to ``kind`` when nothing is lost, else ``_NO``."""
+    if isinstance(value, bool):
+        return _NO
+    if kind == "integer":
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str) and _INT_TEXT.match(value.strip()):
+            return int(value.strip())
+    elif kind == "number" and isinstance(value, str):
+        try:
+            number = float(value.strip())
+        except ValueError:
+            return _NO
+        if math.isfinite(number):
+            return int(number) if _INT_TEXT.match(value.strip()) else number
+    elif kind == "boolean" and isinstance(value, str):
+        lowered = value.strip().lower()
+        if lowered in {"true", "false"}:
+            return lowered == "true"
+    elif kind == "string" and isinstance(value, int | float):
+        return str(value)
+    elif kind in {"array", "object"} and isinstance(value, str):
+        try:
+            decoded = json.loads(value)
+        except ValueError:
+            return _NO
+        if _is_type(decoded, kind):
+            return decoded
+    elif kind == "array" and isinstance(value, tuple):
+        return list(value)
+    return _NO
+
+
+def _expected(schema: JsonSchema) -> str:
+    if "enum" in schema:
+        return "one of " + ", ".join(_show(v) for v in schema["enum"])
+    if "anyOf" in schema:
+        return " or ".join(_expected(s) for s in schema["anyOf"])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return " or ".join(kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"a list of {_expected(schema['items'])}"
+    return str(kind) if kind else "a value"
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    if len(text) > _MAX_SHOWN:
+        text = text[: _MAX_SHOWN - 3] + "..."
+    return f"{text} ({type(value).__name__})" if not isinstance(value, str) else text
