@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from tools import ToolCall, ToolResult
 
@@ -76,13 +76,18 @@ class LLMResponse:
 
     Attributes:
         text: The assistant's text (may contain tool-call blocks in contract mode).
-        tool_calls: Calls returned natively (``tool_calls``), already decoded.
+        tool_calls: Calls returned natively (``tool_calls``), already decoded. A call whose
+            arguments were not valid JSON keeps ``arguments == {}`` and the provider's text
+            in ``raw_json``, so validation can tell the model what was wrong.
         usage: Tokens used.
+        finish_reason: Why the model stopped (``"stop"``, ``"length"``, ``"tool_calls"``),
+            when the backend knows.
     """
 
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     usage: Usage = field(default_factory=Usage)
+    finish_reason: str | None = None
 
 
 class LLMBackend(Protocol):
@@ -110,4 +115,17 @@ class LLMBackend(Protocol):
 
     async def aclose(self) -> None:
         """Release connections."""
+        ...
+
+
+@runtime_checkable
+class SupportsContractFallback(Protocol):
+    """A backend in ``AUTO`` mode that can be told to stop using native tool calls.
+
+    The agent calls it when a model answered a native-mode request by writing its calls as
+    text; from then on the backend reports ``ToolMode.CONTRACT``.
+    """
+
+    def fall_back_to_contract(self, reason: str) -> bool:
+        """Switch to the text contract if configured ``AUTO``; return whether it switched."""
         ...

@@ -1,0 +1,48 @@
+"""LLM backends: an OpenAI-compatible HTTP client, a scripted fake, and their interface."""
+
+from assistant.llm.base import (
+    ChatMessage,
+    LLMBackend,
+    LLMResponse,
+    Role,
+    SupportsContractFallback,
+    ToolMode,
+    Usage,
+)
+from assistant.llm.errors import (
+    LLMAuthError,
+    LLMConnectionError,
+    LLMError,
+    LLMNotFoundError,
+    LLMRateLimitError,
+    LLMRequestError,
+    LLMResponseError,
+    LLMServerError,
+    LLMTimeoutError,
+    ToolsUnsupportedError,
+)
+from assistant.llm.openai_compat import OpenAIBackend
+from assistant.llm.scripted import ScriptedBackend, ScriptedCall
+
+__all__ = [
+    "ChatMessage",
+    "LLMAuthError",
+    "LLMBackend",
+    "LLMConnectionError",
+    "LLMError",
+    "LLMNotFoundError",
+    "LLMRateLimitError",
+    "LLMRequestError",
+    "LLMResponse",
+    "LLMResponseError",
+    "LLMServerError",
+    "LLMTimeoutError",
+    "OpenAIBackend",
+    "Role",
+    "ScriptedBackend",
+    "ScriptedCall",
+    "SupportsContractFallback",
+    "ToolMode",
+    "ToolsUnsupportedError",
+    "Usage",
+]

@@ -1,0 +1,262 @@
+"""A backend for any server that speaks the OpenAI chat-completions API.
+
+OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio and OpenRouter all answer
+``POST {base_url}/chat/completions``. Provider JSON exists only in this module and in
+``assistant.llm.wire``; everything outside sees ``ChatMessage`` and ``LLMResponse``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from assistant.llm.base import ChatMessage, LLMResponse, ToolMode
+from assistant.llm.errors import (
+    LLMAuthError,
+    LLMConnectionError,
+    LLMError,
+    LLMNotFoundError,
+    LLMRateLimitError,
+    LLMRequestError,
+    LLMServerError,
+    LLMTimeoutError,
+    ToolsUnsupportedError,
+)
+from assistant.llm.wire import decode_completion, encode_messages, error_detail, mentions_tools
+
+logger = logging.getLogger(__name__)
+
+Sleep = Callable[[float], Awaitable[None]]
+
+_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+
+
+class OpenAIBackend:
+    """Chat completions over HTTP, with native or text-contract tool calling.
+
+    ``mode`` decides how tools travel: ``NATIVE`` sends ``tools`` and reads ``tool_calls``;
+    ``CONTRACT`` never sends ``tools`` (the agent puts the catalog in the system prompt);
+    ``AUTO`` starts native and switches to contract for good when the server rejects
+    ``tools`` (then ``complete`` raises ``ToolsUnsupportedError`` so the caller rebuilds the
+    round) or when the caller reports text calls through ``fall_back_to_contract``.
+
+    Retries 429 and 5xx up to ``max_retries`` times, waiting ``Retry-After`` when the server
+    sends it and an exponential backoff otherwise.
+    """
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        base_url: str = "https://api.openai.com/v1",
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        mode: ToolMode = ToolMode.AUTO,
+        max_retries: int = 3,
+        backoff: float = 0.5,
+        max_wait: float = 60.0,
+        temperature: float | None = None,
+        sleep: Sleep = asyncio.sleep,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        """Create a backend.
+
+        Args:
+            model: The model name the server knows (``ASSISTANT_LLM_MODEL``).
+            base_url: The API root, usually ending in ``/v1`` (``ASSISTANT_LLM_BASE_URL``).
+            api_key: Sent as a bearer token when set (``ASSISTANT_LLM_API_KEY``).
+            timeout: Seconds to wait for one completion.
+            mode: How tools travel; see the class docstring.
+            max_retries: Extra attempts after a 429 or 5xx answer.
+            backoff: First backoff in seconds; doubles per attempt.
+            max_wait: Upper bound of any single wait, ``Retry-After`` included.
+            temperature: Sampling temperature, or ``None`` for the server's default.
+            sleep: How to wait between attempts (tests pass a recorder).
+            transport: An httpx transport (tests may pass ``httpx.MockTransport``).
+        """
+        if not model.strip():
+            raise ValueError(f"model must name a model, got {model!r}; set ASSISTANT_LLM_MODEL")
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be 0 or more, got {max_retries!r}")
+        if timeout <= 0:
+            raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self._configured_mode = mode
+        self._mode = ToolMode.NATIVE if mode is ToolMode.AUTO else mode
+        self._max_retries = max_retries
+        self._backoff = backoff
+        self._max_wait = max_wait
+        self._temperature = temperature
+        self._sleep = sleep
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url, headers=headers, timeout=timeout, transport=transport
+        )
+
+    @property
+    def mode(self) -> ToolMode:
+        """``NATIVE`` or ``CONTRACT``: how the next request should carry tools."""
+        return self._mode
+
+    def fall_back_to_contract(self, reason: str) -> bool:
+        """Switch an ``AUTO`` backend to the text contract; return whether it switched."""
+        if self._configured_mode is not ToolMode.AUTO or self._mode is ToolMode.CONTRACT:
+            return False
+        logger.warning("model %r: switching to the text tool contract: %s", self.model, reason)
+        self._mode = ToolMode.CONTRACT
+        return True
+
+    async def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: Sequence[dict[str, Any]] | None = None,
+    ) -> LLMResponse:
+        """Return the model's next message for ``messages``.
+
+        Raises:
+            ToolsUnsupportedError: ``tools`` were given but this backend no longer sends them
+                (``AUTO`` after a fallback): rebuild the round for the contract and retry.
+            LLMError: every other failure, with a message that says what to fix.
+        """
+        native = bool(tools) and self._mode is ToolMode.NATIVE
+        if tools and not native:
+            raise ToolsUnsupportedError(
+                f"model {self.model!r} uses the text tool contract; resend without tools"
+            )
+        payload: dict[str, Any] = {
+            "model": self.model,
+            "messages": encode_messages(messages, native=self._mode is ToolMode.NATIVE),
+        }
+        if native and tools is not None:
+            payload["tools"] = list(tools)
+        if self._temperature is not None:
+            payload["temperature"] = self._temperature
+        response = await self._post(payload, sent_tools=native)
+        return decode_completion(response, where=self._where)
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        await self._client.aclose()
+
+    @property
+    def _where(self) -> str:
+        return f"the LLM server at {self.base_url!r}"
+
+    async def _post(self, payload: dict[str, Any], *, sent_tools: bool) -> httpx.Response:
+        """POST the completion request, retrying what is worth retrying."""
+        attempt = 0
+        while True:
+            response = await self._send(payload)
+            if response.is_success:
+                return response
+            detail = error_detail(response)
+            if sent_tools and mentions_tools(response.status_code, detail):
+                raise self._tools_rejected(response.status_code, detail)
+            if response.status_code in _RETRY_STATUSES and attempt < self._max_retries:
+                wait = self._wait_before_retry(response, attempt)
+                logger.warning(
+                    "%s answered HTTP %d; retry %d/%d in %.2fs",
+                    self._where,
+                    response.status_code,
+                    attempt + 1,
+                    self._max_retries,
+                    wait,
+                )
+                await self._sleep(wait)
+                attempt += 1
+                continue
+            raise self._status_error(response.status_code, detail, attempts=attempt + 1)
+
+    async def _send(self, payload: dict[str, Any]) -> httpx.Response:
+        """Send one request, translating transport failures into ``LLMError``."""
+        try:
+            return await self._client.post("/chat/completions", json=payload)
+        except httpx.TimeoutException as exc:
+            raise LLMTimeoutError(
+                f"{self._where} did not answer within {self._client.timeout.read}s "
+                f"({type(exc).__name__}); the model may be loading or overloaded, "
+                "try again or use a smaller model"
+            ) from exc
+        except httpx.ConnectError as exc:
+            raise LLMConnectionError(
+                f"cannot connect to {self._where}: {exc}; is the server running? "
+                "check ASSISTANT_LLM_BASE_URL"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise LLMConnectionError(
+                f"the request to {self._where} failed: {type(exc).__name__}: {exc}"
+            ) from exc
+
+    def _wait_before_retry(self, response: httpx.Response, attempt: int) -> float:
+        """Return how long to wait: ``Retry-After`` if given, else exponential backoff."""
+        hinted = parse_retry_after(response.headers.get("retry-after"), now=datetime.now(UTC))
+        wait = hinted if hinted is not None else self._backoff * (2**attempt)
+        return max(0.0, min(wait, self._max_wait))
+
+    def _tools_rejected(self, status: int, detail: str) -> LLMError:
+        """Return the error for a server that refused native ``tools``."""
+        if self.fall_back_to_contract(f"HTTP {status}: {detail}"):
+            return ToolsUnsupportedError(
+                f"{self._where} rejected native tool calling for model {self.model!r} "
+                f"(HTTP {status}: {detail}); switched to the text contract"
+            )
+        return LLMRequestError(
+            f"{self._where} rejected native tool calling for model {self.model!r} "
+            f"(HTTP {status}: {detail}); set ASSISTANT_LLM_MODE=contract or auto"
+        )
+
+    def _status_error(self, status: int, detail: str, *, attempts: int) -> LLMError:
+        """Return the error that explains a failed HTTP status."""
+        said = f"HTTP {status}: {detail}"
+        if status in (401, 403):
+            return LLMAuthError(
+                f"{self._where} refused the API key ({said}); "
+                "set ASSISTANT_LLM_API_KEY to a valid key for this server"
+            )
+        if status == 404:
+            return LLMNotFoundError(
+                f"{self._where} has no model {self.model!r} or no chat-completions endpoint "
+                f"({said}); check ASSISTANT_LLM_MODEL and ASSISTANT_LLM_BASE_URL "
+                "(it usually ends in /v1)"
+            )
+        if status == 429:
+            return LLMRateLimitError(
+                f"{self._where} is still rate limiting after {attempts} attempts ({said}); "
+                "wait a minute or raise your plan's limits"
+            )
+        if status >= 500:
+            return LLMServerError(
+                f"{self._where} kept failing after {attempts} attempts ({said}); try again later"
+            )
+        return LLMRequestError(f"{self._where} rejected the request ({said})")
+
+
+def parse_retry_after(value: str | None, *, now: datetime) -> float | None:
+    """Return the seconds a ``Retry-After`` header asks for, or ``None``.
+
+    Args:
+        value: The header: delay seconds (``"2"``, ``"1.5"``) or an HTTP date.
+        now: The current instant, to turn a date into a delay.
+    """
+    if value is None or not value.strip():
+        return None
+    text = value.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - now).total_seconds())

@@ -1,0 +1,378 @@
+"""The OpenAI-compatible backend against a real HTTP stand-in on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from assistant.llm import (
+    ChatMessage,
+    LLMAuthError,
+    LLMConnectionError,
+    LLMNotFoundError,
+    LLMRateLimitError,
+    LLMRequestError,
+    LLMResponseError,
+    LLMServerError,
+    LLMTimeoutError,
+    OpenAIBackend,
+    Role,
+    ToolMode,
+    ToolsUnsupportedError,
+)
+from assistant.llm.openai_compat import parse_retry_after
+from tests.assistant.openai_standin import OpenAIStandin, StandinReply, completion, error
+from tools import ToolCall, ToolResult, ToolStatus
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_current_time",
+            "description": "Return the current time.",
+            "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+        },
+    }
+]
+HELLO = [ChatMessage(Role.SYSTEM, "be brief"), ChatMessage(Role.USER, "what time is it?")]
+
+
+class SleepRecorder:
+    """Records backoff waits instead of sleeping."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+@pytest.fixture
+def standin() -> Iterator[OpenAIStandin]:
+    with OpenAIStandin() as server:
+        yield server
+
+
+@pytest.fixture
+def sleep() -> SleepRecorder:
+    return SleepRecorder()
+
+
+def make_backend(standin: OpenAIStandin, sleep: SleepRecorder, **options: Any) -> OpenAIBackend:
+    settings: dict[str, Any] = {
+        "model": "standin-model",
+        "base_url": standin.url,
+        "api_key": "sk-test",
+        "timeout": 5.0,
+        "sleep": sleep,
+    }
+    settings.update(options)
+    return OpenAIBackend(**settings)
+
+
+@pytest.fixture
+async def backend(standin: OpenAIStandin, sleep: SleepRecorder) -> AsyncIterator[OpenAIBackend]:
+    llm = make_backend(standin, sleep, mode=ToolMode.NATIVE)
+    yield llm
+    await llm.aclose()
+
+
+async def test_native_request_sends_tools_and_decodes_calls(
+    standin: OpenAIStandin, backend: OpenAIBackend
+) -> None:
+    standin.push(
+        completion(None, tool_calls=[("call_abc", "get_current_time", {"tz": "Europe/Berlin"})])
+    )
+
+    response = await backend.complete(HELLO, tools=TOOLS)
+
+    assert response.tool_calls == (
+        ToolCall(
+            "get_current_time",
+            {"tz": "Europe/Berlin"},
+            raw_json='{"tz": "Europe/Berlin"}',
+            id="call_abc",
+        ),
+    )
+    assert response.text == ""
+    assert response.usage.total_tokens == 18
+    sent = standin.requests[0]
+    assert sent.path == "/v1/chat/completions"
+    assert sent.headers["authorization"] == "Bearer sk-test"
+    assert sent.body["model"] == "standin-model"
+    assert sent.body["tools"] == TOOLS
+    assert sent.messages == [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "what time is it?"},
+    ]
+
+
+async def test_broken_native_arguments_are_kept_raw(
+    standin: OpenAIStandin, backend: OpenAIBackend
+) -> None:
+    standin.push(completion(None, tool_calls=[("c1", "get_current_time", '{"tz": "Eur')]))
+
+    response = await backend.complete(HELLO, tools=TOOLS)
+
+    assert response.tool_calls[0].arguments == {}
+    assert response.tool_calls[0].raw_json == '{"tz": "Eur'
+
+
+async def test_native_results_go_back_as_tool_messages(
+    standin: OpenAIStandin, backend: OpenAIBackend
+) -> None:
+    call = ToolCall("get_current_time", {}, id="call_1")
+    result = ToolResult(call=call, status=ToolStatus.OK, text="14:05")
+    history = [
+        *HELLO,
+        ChatMessage(Role.ASSISTANT, "", tool_calls=(call,)),
+        ChatMessage(Role.TOOL, "14:05", tool_call_id="call_1", results=(result,)),
+    ]
+    standin.push(completion("It is 14:05."))
+
+    response = await backend.complete(history, tools=TOOLS)
+
+    assert response.text == "It is 14:05."
+    assert standin.requests[0].messages[2:] == [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_current_time", "arguments": "{}"},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "call_1", "content": "14:05"},
+    ]
+
+
+async def test_contract_mode_never_sends_tools(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    backend = make_backend(standin, sleep, mode=ToolMode.CONTRACT)
+    call = ToolCall("get_current_time", {}, id="call_1")
+    result = ToolResult(call=call, status=ToolStatus.OK, text="14:05")
+    history = [
+        *HELLO,
+        ChatMessage(Role.ASSISTANT, "", tool_calls=(call,)),
+        ChatMessage(Role.TOOL, "14:05", tool_call_id="call_1", results=(result,)),
+    ]
+    standin.push(completion("It is 14:05."))
+
+    await backend.complete(history)
+    with pytest.raises(ToolsUnsupportedError):
+        await backend.complete(history, tools=TOOLS)
+    await backend.aclose()
+
+    assert backend.mode is ToolMode.CONTRACT
+    assert len(standin.requests) == 1
+    sent = standin.requests[0]
+    assert "tools" not in sent.body
+    assert sent.messages[2] == {
+        "role": "assistant",
+        "content": '```json\n{"tool": "get_current_time", "args": {}}\n```',
+    }
+    assert sent.messages[3] == {
+        "role": "user",
+        "content": "Tool results:\n- get_current_time [ok]: 14:05",
+    }
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (400, "registry.ollama.ai/library/gemma3:4b does not support tools"),
+        (500, "tools param requires --jinja flag"),
+        (500, "Unsupported param: tools"),
+    ],
+)
+async def test_auto_falls_back_when_the_server_rejects_tools(
+    standin: OpenAIStandin, sleep: SleepRecorder, status: int, message: str
+) -> None:
+    backend = make_backend(standin, sleep, mode=ToolMode.AUTO)
+    standin.push(error(status, message), completion("It is 14:05."))
+
+    with pytest.raises(ToolsUnsupportedError, match="switched to the text contract"):
+        await backend.complete(HELLO, tools=TOOLS)
+    assert backend.mode is ToolMode.CONTRACT
+    response = await backend.complete(HELLO)
+    await backend.aclose()
+
+    assert response.text == "It is 14:05."
+    assert sleep.waits == []
+    assert "tools" in standin.requests[0].body
+    assert "tools" not in standin.requests[1].body
+
+
+async def test_native_mode_explains_a_tools_rejection(
+    standin: OpenAIStandin, backend: OpenAIBackend
+) -> None:
+    standin.push(error(400, "llama3 does not support tools"))
+
+    with pytest.raises(LLMRequestError, match="ASSISTANT_LLM_MODE=contract") as caught:
+        await backend.complete(HELLO, tools=TOOLS)
+
+    assert not isinstance(caught.value, ToolsUnsupportedError)
+    assert backend.mode is ToolMode.NATIVE
+
+
+async def test_fall_back_to_contract_only_switches_auto(
+    standin: OpenAIStandin, sleep: SleepRecorder, backend: OpenAIBackend
+) -> None:
+    auto = make_backend(standin, sleep, mode=ToolMode.AUTO)
+
+    assert auto.fall_back_to_contract("wrote calls as text") is True
+    assert auto.fall_back_to_contract("again") is False
+    assert auto.mode is ToolMode.CONTRACT
+    assert backend.fall_back_to_contract("wrote calls as text") is False
+    assert backend.mode is ToolMode.NATIVE
+    await auto.aclose()
+
+
+@pytest.mark.parametrize("status", [401, 403])
+async def test_refused_key_names_the_setting(
+    standin: OpenAIStandin, backend: OpenAIBackend, status: int
+) -> None:
+    standin.push(error(status, "Incorrect API key provided: sk-test"))
+
+    with pytest.raises(LLMAuthError, match="ASSISTANT_LLM_API_KEY") as caught:
+        await backend.complete(HELLO)
+
+    assert "Incorrect API key provided" in str(caught.value)
+    assert len(standin.requests) == 1
+
+
+async def test_unknown_model_names_the_settings(
+    standin: OpenAIStandin, backend: OpenAIBackend
+) -> None:
+    standin.push(error(404, "The model `gpt-9` does not exist"))
+
+    with pytest.raises(LLMNotFoundError) as caught:
+        await backend.complete(HELLO)
+
+    assert "ASSISTANT_LLM_MODEL" in str(caught.value)
+    assert "ASSISTANT_LLM_BASE_URL" in str(caught.value)
+    assert "'standin-model'" in str(caught.value)
+
+
+async def test_429_waits_as_retry_after_says(
+    standin: OpenAIStandin, backend: OpenAIBackend, sleep: SleepRecorder
+) -> None:
+    standin.push(error(429, "slow down", Retry_After="2"), completion("fine"))
+
+    response = await backend.complete(HELLO)
+
+    assert response.text == "fine"
+    assert sleep.waits == [2.0]
+    assert len(standin.requests) == 2
+
+
+async def test_persistent_429_ends_in_a_clear_error(
+    standin: OpenAIStandin, backend: OpenAIBackend, sleep: SleepRecorder
+) -> None:
+    standin.push(*[error(429, "Rate limit reached for requests")] * 4)
+
+    with pytest.raises(LLMRateLimitError, match="after 4 attempts") as caught:
+        await backend.complete(HELLO)
+
+    assert "Rate limit reached for requests" in str(caught.value)
+    assert sleep.waits == [0.5, 1.0, 2.0]
+
+
+async def test_500_is_retried_with_backoff(
+    standin: OpenAIStandin, backend: OpenAIBackend, sleep: SleepRecorder
+) -> None:
+    standin.push(error(500, "boom"), error(503, "overloaded"), completion("fine"))
+
+    response = await backend.complete(HELLO)
+
+    assert response.text == "fine"
+    assert sleep.waits == [0.5, 1.0]
+
+
+async def test_persistent_500_ends_in_a_clear_error(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    backend = make_backend(standin, sleep, max_retries=1)
+    standin.push(error(500, "internal failure"), error(500, "internal failure"))
+
+    with pytest.raises(LLMServerError, match=r"HTTP 500: internal failure"):
+        await backend.complete(HELLO)
+    await backend.aclose()
+
+    assert len(standin.requests) == 2
+
+
+async def test_timeout_is_a_clear_error(standin: OpenAIStandin, sleep: SleepRecorder) -> None:
+    backend = make_backend(standin, sleep, timeout=0.2)
+    standin.push(StandinReply(hang=True))
+
+    with pytest.raises(LLMTimeoutError, match=r"did not answer within 0.2s"):
+        await backend.complete(HELLO)
+    await backend.aclose()
+
+
+async def test_malformed_body_is_quoted(standin: OpenAIStandin, backend: OpenAIBackend) -> None:
+    standin.push(StandinReply(body="<html>Bad Gateway</html>"))
+
+    with pytest.raises(LLMResponseError, match="not JSON: '<html>Bad Gateway</html>'"):
+        await backend.complete(HELLO)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"id": "x", "choices": []},
+        {"id": "x"},
+    ],
+)
+async def test_empty_choices_is_a_clear_error(
+    standin: OpenAIStandin, backend: OpenAIBackend, body: dict[str, Any]
+) -> None:
+    standin.push(StandinReply(body=body))
+
+    with pytest.raises(LLMResponseError, match="without any choices"):
+        await backend.complete(HELLO)
+
+
+async def test_error_inside_a_200_is_reported(
+    standin: OpenAIStandin, backend: OpenAIBackend
+) -> None:
+    standin.push(StandinReply(body={"error": {"message": "upstream provider failed"}}))
+
+    with pytest.raises(LLMResponseError, match="upstream provider failed"):
+        await backend.complete(HELLO)
+
+
+async def test_unreachable_server_names_the_base_url(sleep: SleepRecorder) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    backend = OpenAIBackend(model="m", base_url=f"http://127.0.0.1:{port}/v1", sleep=sleep)
+
+    with pytest.raises(LLMConnectionError, match="ASSISTANT_LLM_BASE_URL"):
+        await backend.complete(HELLO)
+    await backend.aclose()
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="ASSISTANT_LLM_MODEL"):
+        OpenAIBackend(model=" ")
+    with pytest.raises(ValueError, match="-1"):
+        OpenAIBackend(model="m", max_retries=-1)
+
+
+def test_retry_after_accepts_seconds_and_dates() -> None:
+    now = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
+
+    assert parse_retry_after("3", now=now) == 3.0
+    assert parse_retry_after("Wed, 01 Jan 2025 12:00:05 GMT", now=now) == 5.0
+    assert parse_retry_after("soon", now=now) is None
+    assert parse_retry_after(None, now=now) is None
