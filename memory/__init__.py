@@ -1,0 +1,27 @@
+"""Memory: conversations, notes with full-text search, users and approval requests in SQLite.
+
+The public surface is ``MemoryStore`` and the typed values it takes and returns.
+"""
+
+from memory.conversations import DEFAULT_MAX_CHARS
+from memory.errors import MemoryInputError, MemoryStoreError, StoreClosedError
+from memory.models import HitKind, MemoryHit, MessageRole, Note, StoredMessage, UserProfile
+from memory.schema import SCHEMA_VERSION
+from memory.store import MemoryStore
+from memory.users import validate_timezone
+
+__all__ = [
+    "DEFAULT_MAX_CHARS",
+    "SCHEMA_VERSION",
+    "HitKind",
+    "MemoryHit",
+    "MemoryInputError",
+    "MemoryStore",
+    "MemoryStoreError",
+    "MessageRole",
+    "Note",
+    "StoreClosedError",
+    "StoredMessage",
+    "UserProfile",
+    "validate_timezone",
+]

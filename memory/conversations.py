@@ -1,0 +1,195 @@
+"""Conversations per (user, chat): whole turns stored atomically, loaded within a budget."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memory._db import Clock, Database, from_db_time, to_db_time
+from memory._validate import require_id, require_limit
+from memory.errors import MemoryInputError
+from memory.fts import build_query
+from memory.models import MessageRole, StoredMessage
+from tools.calls import ToolCall
+
+DEFAULT_MAX_CHARS = 16_000
+"""How much history ``load`` returns by default (about 4,000 tokens)."""
+
+_ROLES = frozenset(role.value for role in MessageRole)
+
+_MESSAGE_COLUMNS = (
+    "m.id, m.turn_id, m.role, m.content, m.tool_calls, m.tool_call_id, m.name,"
+    " t.chat_id, t.created_at"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RankedMessage:
+    """A past message found by a search, with its relevance."""
+
+    id: int
+    chat_id: str
+    message: StoredMessage
+    score: float
+    matched_all: bool
+
+
+class ConversationRepository:
+    """Reads and writes ``conversation_turns`` and ``conversation_messages``."""
+
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self._db = db
+        self._clock = clock
+
+    async def append_turn(
+        self, user_id: str, chat_id: str, messages: Sequence[StoredMessage]
+    ) -> int:
+        """Store one turn's messages in one transaction and return the turn id."""
+        require_id(user_id, "user_id")
+        require_id(chat_id, "chat_id")
+        rows = [_encode(message) for message in _check_messages(messages)]
+        chars = sum(len(content) + len(calls) for _, content, calls, _, _ in rows)
+        created = to_db_time(self._clock())
+        async with self._db.transaction() as tx:
+            turn_id = await tx.insert(
+                "INSERT INTO conversation_turns (user_id, chat_id, chars, created_at)"
+                " VALUES (?, ?, ?, ?)",
+                (user_id, chat_id, chars, created),
+            )
+            await tx.execute_many(
+                "INSERT INTO conversation_messages"
+                " (turn_id, seq, role, content, tool_calls, tool_call_id, name)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(turn_id, seq, *row) for seq, row in enumerate(rows)],
+            )
+        return turn_id
+
+    async def load(
+        self, user_id: str, chat_id: str, *, max_chars: int, max_turns: int | None
+    ) -> list[StoredMessage]:
+        """Return the newest whole turns whose total size fits ``max_chars``, oldest first."""
+        require_id(user_id, "user_id")
+        require_id(chat_id, "chat_id")
+        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
+            raise MemoryInputError(f"max_chars must be an integer >= 0, got {max_chars!r}")
+        turn_limit = -1 if max_turns is None else require_limit(max_turns)
+        # Running totals from the newest turn backwards: the turns that fit are a suffix.
+        first = await self._db.fetch_one(
+            "SELECT MIN(id) AS first FROM ("
+            " SELECT id, SUM(chars) OVER (ORDER BY id DESC ROWS UNBOUNDED PRECEDING) AS total"
+            " FROM conversation_turns WHERE user_id = ? AND chat_id = ? AND archived = 0"
+            " ORDER BY id DESC LIMIT ?) WHERE total <= ?",
+            (user_id, chat_id, turn_limit, max_chars),
+        )
+        if first is None or first["first"] is None:
+            return []
+        rows = await self._db.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS} FROM conversation_messages AS m"
+            " JOIN conversation_turns AS t ON t.id = m.turn_id"
+            " WHERE t.user_id = ? AND t.chat_id = ? AND t.archived = 0 AND t.id >= ?"
+            " ORDER BY m.turn_id, m.seq",
+            (user_id, chat_id, int(first["first"])),
+        )
+        return [_decode(row) for row in rows]
+
+    async def clear(self, user_id: str, chat_id: str, *, forget: bool) -> int:
+        """Start a fresh conversation; with ``forget`` delete it. Return the turns affected."""
+        require_id(user_id, "user_id")
+        require_id(chat_id, "chat_id")
+        async with self._db.transaction() as tx:
+            if not forget:
+                return await tx.execute(
+                    "UPDATE conversation_turns SET archived = 1"
+                    " WHERE user_id = ? AND chat_id = ? AND archived = 0",
+                    (user_id, chat_id),
+                )
+            await tx.execute(
+                "DELETE FROM conversation_messages WHERE turn_id IN ("
+                " SELECT id FROM conversation_turns WHERE user_id = ? AND chat_id = ?)",
+                (user_id, chat_id),
+            )
+            return await tx.execute(
+                "DELETE FROM conversation_turns WHERE user_id = ? AND chat_id = ?",
+                (user_id, chat_id),
+            )
+
+    async def search(self, user_id: str, query: str, limit: int) -> list[RankedMessage]:
+        """Return the user's past user/assistant messages (every chat) matching ``query``."""
+        require_id(user_id, "user_id")
+        require_limit(limit)
+        fts = build_query(query)
+        if fts is None:
+            return []
+        found = await self._match(user_id, fts.all_terms, limit, matched_all=True)
+        if len(found) < limit and fts.any_terms is not None:
+            seen = {hit.id for hit in found}
+            more = await self._match(user_id, fts.any_terms, limit + len(seen), matched_all=False)
+            found += [hit for hit in more if hit.id not in seen]
+        return found[:limit]
+
+    async def _match(
+        self, user_id: str, match: str, limit: int, *, matched_all: bool
+    ) -> list[RankedMessage]:
+        rows = await self._db.fetch_all(
+            f"SELECT {_MESSAGE_COLUMNS}, bm25(conversation_messages_fts) AS score"
+            " FROM conversation_messages_fts"
+            " JOIN conversation_messages AS m ON m.id = conversation_messages_fts.rowid"
+            " JOIN conversation_turns AS t ON t.id = m.turn_id"
+            " WHERE conversation_messages_fts MATCH ? AND t.user_id = ?"
+            " ORDER BY score, m.id DESC LIMIT ?",
+            (match, user_id, limit),
+        )
+        return [
+            RankedMessage(
+                int(row["id"]), str(row["chat_id"]), _decode(row), -float(row["score"]), matched_all
+            )
+            for row in rows
+        ]
+
+
+def _check_messages(messages: Sequence[StoredMessage]) -> Sequence[StoredMessage]:
+    if not messages:
+        raise MemoryInputError("a turn needs at least one message, got none")
+    for message in messages:
+        if not isinstance(message, StoredMessage):
+            raise MemoryInputError(f"a turn holds StoredMessage values, got {message!r}")
+        if not isinstance(message.content, str):
+            raise MemoryInputError(f"message content must be a string, got {message.content!r}")
+        if message.role not in _ROLES:
+            raise MemoryInputError(
+                f"message role must be one of {sorted(_ROLES)}, got {message.role!r}"
+            )
+    return messages
+
+
+def _encode(message: StoredMessage) -> tuple[str, str, str, str | None, str | None]:
+    calls = [
+        {"id": c.id, "name": c.tool_name, "arguments": c.arguments} for c in message.tool_calls
+    ]
+    try:
+        calls_json = json.dumps(calls, ensure_ascii=False) if calls else ""
+    except (TypeError, ValueError) as exc:
+        raise MemoryInputError(
+            f"tool call arguments must be JSON values (strings, numbers, lists, objects): {exc}"
+        ) from exc
+    role = MessageRole(message.role).value
+    return role, message.content, calls_json, message.tool_call_id, message.name
+
+
+def _decode(row: sqlite3.Row) -> StoredMessage:
+    raw_calls: list[dict[str, Any]] = json.loads(row["tool_calls"]) if row["tool_calls"] else []
+    return StoredMessage(
+        role=MessageRole(row["role"]),
+        content=str(row["content"]),
+        tool_calls=tuple(
+            ToolCall(tool_name=str(c["name"]), arguments=dict(c["arguments"]), id=str(c["id"]))
+            for c in raw_calls
+        ),
+        tool_call_id=row["tool_call_id"],
+        name=row["name"],
+        turn_id=int(row["turn_id"]),
+        created_at=from_db_time(row["created_at"]),
+    )

@@ -1,0 +1,68 @@
+"""Turning what a person typed into FTS5 queries that can never be a syntax error.
+
+Every word becomes a quoted FTS5 string (the text between the quotes holds only letters
+and digits, so quotes, operators such as ``AND``/``NEAR`` and column filters are plain
+words). Two queries come out: one that needs every word (ranked first) and one that
+accepts any word, so "wifi password?" still finds "The wifi password is hunter2" and
+"what is the wifi password" does not need the word "what".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_WORD = re.compile(r"[^\W_]+")
+
+# Words that carry no meaning for recall; dropped unless nothing else is left.
+_STOP_WORDS_TEXT = """
+a about am an and any are as at be been but by can could did do does for from had has have how
+i in is it its me my of on or our please remember should so tell than that the their them there
+these they this those to was we were what when where which who whom why will with would you your
+"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+
+MAX_TERMS = 12
+MIN_PREFIX_CHARS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class FtsQuery:
+    """The FTS5 ``MATCH`` strings for one search.
+
+    Attributes:
+        all_terms: Matches rows that contain every term.
+        any_terms: Matches rows that contain at least one term; ``None`` with one term.
+    """
+
+    all_terms: str
+    any_terms: str | None
+
+
+def build_query(text: str) -> FtsQuery | None:
+    """Return the FTS5 queries for ``text``, or ``None`` when it holds no words at all."""
+    words = _distinct(_WORD.findall(text))
+    meaningful = [w for w in words if w.lower() not in STOP_WORDS] or words
+    terms = [_term(w) for w in meaningful[:MAX_TERMS]]
+    if not terms:
+        return None
+    return FtsQuery(
+        all_terms=" AND ".join(terms),
+        any_terms=" OR ".join(terms) if len(terms) > 1 else None,
+    )
+
+
+def _term(word: str) -> str:
+    # A word holds no '"', so quoting it cannot break out; '*' makes it a prefix.
+    return f'"{word}"*' if len(word) >= MIN_PREFIX_CHARS else f'"{word}"'
+
+
+def _distinct(words: list[str]) -> list[str]:
+    seen: set[str] = set()
+    kept: list[str] = []
+    for word in words:
+        key = word.lower()
+        if key not in seen:
+            seen.add(key)
+            kept.append(word)
+    return kept

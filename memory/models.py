@@ -1,0 +1,112 @@
+"""The typed values the memory store takes and returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from zoneinfo import ZoneInfo
+
+from tools.calls import ToolCall
+
+
+class MessageRole(StrEnum):
+    """Who wrote a stored message (the same values as the agent's roles)."""
+
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+
+
+class HitKind(StrEnum):
+    """Where a search hit came from."""
+
+    NOTE = "note"
+    MESSAGE = "message"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """One message of a conversation, as memory keeps it.
+
+    The agent converts its own message type to and from this one, so ``memory`` never
+    depends on the agent.
+
+    Attributes:
+        role: Who wrote it.
+        content: Its text.
+        tool_calls: Calls an assistant message made natively (id, name and arguments kept).
+        tool_call_id: For a ``TOOL`` message, the id of the call it answers.
+        name: For a ``TOOL`` message, the tool's name.
+        turn_id: The turn it belongs to; set by the store when loading (``None`` before).
+        created_at: When its turn was stored; set by the store when loading.
+    """
+
+    role: MessageRole
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+    turn_id: int | None = None
+    created_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A note a user asked the assistant to keep."""
+
+    id: int
+    user_id: str
+    content: str
+    tags: tuple[str, ...]
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryHit:
+    """One result of ``search_memory``: a note or a past message.
+
+    Attributes:
+        kind: Whether it is a note or a conversation message.
+        id: The note id or the message id.
+        text: The note's or the message's full text.
+        score: Relevance, higher is better (the negated FTS5 bm25 rank).
+        matched_all: Whether every search term occurs in it (such hits rank first).
+        created_at: When the note or the message was stored.
+        tags: The note's tags (empty for messages).
+        role: Who wrote the message (``None`` for notes).
+        chat_id: The chat the message was written in (``None`` for notes).
+    """
+
+    kind: HitKind
+    id: int
+    text: str
+    score: float
+    matched_all: bool
+    created_at: datetime
+    tags: tuple[str, ...] = ()
+    role: MessageRole | None = None
+    chat_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UserProfile:
+    """What memory knows about a user.
+
+    Attributes:
+        user_id: The user's id.
+        timezone: The IANA zone name the user chose, or ``None`` when never set.
+        settings: Free-form string settings.
+        created_at: When the user was first stored.
+    """
+
+    user_id: str
+    timezone: str | None
+    created_at: datetime
+    settings: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def zone(self) -> ZoneInfo | None:
+        """The user's zone as a ``ZoneInfo``, or ``None`` when never set."""
+        return ZoneInfo(self.timezone) if self.timezone is not None else None

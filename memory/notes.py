@@ -1,0 +1,153 @@
+"""Notes: short texts a user asked to keep, with tags and ranked full-text search."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+
+from memory._db import Clock, Database, from_db_time, to_db_time
+from memory._validate import require_id, require_limit
+from memory.errors import MemoryInputError
+from memory.fts import build_query
+from memory.models import Note
+
+MAX_NOTE_CHARS = 20_000
+MAX_TAGS = 20
+MAX_TAG_CHARS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class RankedNote:
+    """A note found by a search, with its relevance."""
+
+    note: Note
+    score: float
+    matched_all: bool
+
+
+class NoteRepository:
+    """Reads and writes the ``notes`` table, always scoped to one user."""
+
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self._db = db
+        self._clock = clock
+
+    async def add(self, user_id: str, content: str, tags: list[str] | None) -> Note:
+        """Store a note and return it with its id."""
+        require_id(user_id, "user_id")
+        text = _clean_content(content)
+        clean_tags = normalize_tags(tags)
+        created = self._clock()
+        async with self._db.transaction() as tx:
+            note_id = await tx.insert(
+                "INSERT INTO notes (user_id, content, tags, created_at) VALUES (?, ?, ?, ?)",
+                (user_id, text, json.dumps(clean_tags, ensure_ascii=False), to_db_time(created)),
+            )
+        return Note(note_id, user_id, text, clean_tags, from_db_time(to_db_time(created)))
+
+    async def newest(self, user_id: str, limit: int) -> list[Note]:
+        """Return the user's newest notes first."""
+        require_id(user_id, "user_id")
+        rows = await self._db.fetch_all(
+            "SELECT id, user_id, content, tags, created_at FROM notes"
+            " WHERE user_id = ? ORDER BY id DESC LIMIT ?",
+            (user_id, require_limit(limit)),
+        )
+        return [_note(row) for row in rows]
+
+    async def get(self, user_id: str, note_id: int) -> Note | None:
+        """Return the user's note with this id, or ``None``."""
+        require_id(user_id, "user_id")
+        row = await self._db.fetch_one(
+            "SELECT id, user_id, content, tags, created_at FROM notes WHERE id = ? AND user_id = ?",
+            (_note_id(note_id), user_id),
+        )
+        return _note(row) if row is not None else None
+
+    async def delete(self, user_id: str, note_id: int) -> bool:
+        """Delete the user's note; return whether there was one (another user's never is)."""
+        require_id(user_id, "user_id")
+        async with self._db.transaction() as tx:
+            changed = await tx.execute(
+                "DELETE FROM notes WHERE id = ? AND user_id = ?", (_note_id(note_id), user_id)
+            )
+        return changed > 0
+
+    async def search(self, user_id: str, query: str, limit: int) -> list[RankedNote]:
+        """Return the user's notes matching ``query``: all-words matches first, then by bm25."""
+        require_id(user_id, "user_id")
+        require_limit(limit)
+        fts = build_query(query)
+        if fts is None:
+            return []
+        found = await self._match(user_id, fts.all_terms, limit, matched_all=True)
+        if len(found) < limit and fts.any_terms is not None:
+            seen = {hit.note.id for hit in found}
+            more = await self._match(user_id, fts.any_terms, limit + len(seen), matched_all=False)
+            found += [hit for hit in more if hit.note.id not in seen]
+        return found[:limit]
+
+    async def _match(
+        self, user_id: str, match: str, limit: int, *, matched_all: bool
+    ) -> list[RankedNote]:
+        rows = await self._db.fetch_all(
+            "SELECT n.id, n.user_id, n.content, n.tags, n.created_at, bm25(notes_fts) AS score"
+            " FROM notes_fts JOIN notes AS n ON n.id = notes_fts.rowid"
+            " WHERE notes_fts MATCH ? AND n.user_id = ? ORDER BY score, n.id DESC LIMIT ?",
+            (match, user_id, limit),
+        )
+        return [RankedNote(_note(row), -float(row["score"]), matched_all) for row in rows]
+
+
+def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:
+    """Return tags stripped of blanks and a leading '#', lower-cased, without duplicates.
+
+    Raises:
+        MemoryInputError: when ``tags`` is not a list of strings or holds too many/long tags.
+    """
+    if tags is None:
+        return ()
+    given: object = tags  # models send a bare string where a list belongs
+    if not isinstance(given, list) or not all(isinstance(tag, str) for tag in given):
+        raise MemoryInputError(f"tags must be a list of strings such as ['home'], got {tags!r}")
+    kept: list[str] = []
+    for raw in tags:
+        tag = " ".join(raw.strip().lstrip("#").split()).lower()
+        if len(tag) > MAX_TAG_CHARS:
+            raise MemoryInputError(
+                f"the tag {raw!r} is longer than {MAX_TAG_CHARS} characters; use a short word"
+            )
+        if tag and tag not in kept:
+            kept.append(tag)
+    if len(kept) > MAX_TAGS:
+        raise MemoryInputError(f"a note takes at most {MAX_TAGS} tags, got {len(kept)}")
+    return tuple(kept)
+
+
+def _clean_content(content: str) -> str:
+    if not isinstance(content, str) or not content.strip():
+        raise MemoryInputError(f"a note needs some text, got {content!r}")
+    if len(content) > MAX_NOTE_CHARS:
+        raise MemoryInputError(
+            f"a note holds at most {MAX_NOTE_CHARS} characters, got {len(content)}; "
+            "split it into several notes"
+        )
+    return content
+
+
+def _note_id(note_id: int) -> int:
+    if isinstance(note_id, bool) or not isinstance(note_id, int):
+        raise MemoryInputError(f"a note id is an integer such as 12, got {note_id!r}")
+    return note_id
+
+
+def _note(row: sqlite3.Row) -> Note:
+    tags = json.loads(row["tags"])
+    return Note(
+        id=int(row["id"]),
+        user_id=str(row["user_id"]),
+        content=str(row["content"]),
+        tags=tuple(str(tag) for tag in tags),
+        created_at=from_db_time(row["created_at"]),
+    )

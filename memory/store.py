@@ -1,0 +1,286 @@
+"""``MemoryStore``: the one object the rest of the program uses to remember things."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from types import TracebackType
+
+from memory._db import Clock, Database, utc_now
+from memory.approvals import ApprovalRepository
+from memory.conversations import DEFAULT_MAX_CHARS, ConversationRepository
+from memory.errors import StoreClosedError
+from memory.models import HitKind, MemoryHit, Note, StoredMessage, UserProfile
+from memory.notes import NoteRepository
+from memory.schema import migrate
+from memory.users import UserRepository
+from tools.calls import ApprovalRequest, ApprovalStatus
+
+
+class MemoryStore:
+    """Conversations, notes, users and approval requests in one SQLite file.
+
+    The file may be shared with other stores (the task store opens its own connection):
+    the connection runs in WAL mode with a busy timeout, and writes are short transactions.
+    Everything a user owns is scoped by ``user_id``; no call returns another user's data.
+
+    Use ``store = await MemoryStore.open(path)`` ... ``await store.close()``, or
+    ``async with MemoryStore(path) as store:``. It implements ``tools.ApprovalStore``.
+
+    Args:
+        path: The database file; its directory is created when missing.
+        clock: Returns the current aware instant; stamps notes, turns and users.
+        busy_timeout: Seconds to wait for another connection's write lock.
+    """
+
+    def __init__(
+        self, path: str | Path, *, clock: Clock = utc_now, busy_timeout: float = 5.0
+    ) -> None:
+        self._path = Path(path)
+        self._clock = clock
+        self._busy_timeout = busy_timeout
+        self._db: Database | None = None
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls, path: str | Path, *, clock: Clock = utc_now, busy_timeout: float = 5.0
+    ) -> MemoryStore:
+        """Open (creating or migrating) the store at ``path``."""
+        store = cls(path, clock=clock, busy_timeout=busy_timeout)
+        await store.start()
+        return store
+
+    async def start(self) -> None:
+        """Connect and create or migrate the tables; starting twice is harmless.
+
+        Raises:
+            MemoryStoreError: when the file cannot be used (not SQLite, newer schema, ...).
+            StoreClosedError: when the store was already closed.
+        """
+        if self._closed:
+            raise StoreClosedError(f"the memory store on {str(self._path)!r} was closed")
+        if self._db is not None:
+            return
+        db = await Database.connect(self._path, busy_timeout=self._busy_timeout)
+        try:
+            await migrate(db)
+        except BaseException:
+            await db.close()
+            raise
+        self._db = db
+        self._notes = NoteRepository(db, self._clock)
+        self._conversations = ConversationRepository(db, self._clock)
+        self._users = UserRepository(db, self._clock)
+        self._approvals = ApprovalRepository(db)
+
+    async def close(self) -> None:
+        """Close the connection; closing twice is harmless, using it afterwards raises."""
+        self._closed = True
+        if self._db is not None:
+            await self._db.close()
+
+    async def __aenter__(self) -> MemoryStore:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._path
+
+    def _ready(self) -> None:
+        if self._db is None:
+            raise StoreClosedError(
+                f"the memory store on {str(self._path)!r} is not open; "
+                "use 'await MemoryStore.open(path)' or 'async with MemoryStore(path)'"
+            )
+
+    # Conversations
+
+    async def append_turn(
+        self, user_id: str, chat_id: str, messages: Sequence[StoredMessage]
+    ) -> int:
+        """Store one whole turn atomically (all its messages or none); return its id."""
+        self._ready()
+        return await self._conversations.append_turn(user_id, chat_id, messages)
+
+    async def load_conversation(
+        self,
+        user_id: str,
+        chat_id: str,
+        *,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        max_turns: int | None = None,
+    ) -> list[StoredMessage]:
+        """Return the newest whole turns of this chat, oldest first, within the budget.
+
+        Turns are never cut: the oldest are dropped until the rest fit ``max_chars`` (message
+        text plus native tool-call JSON) and ``max_turns``. A newest turn larger than the
+        budget alone leaves nothing to return.
+        """
+        self._ready()
+        return await self._conversations.load(
+            user_id, chat_id, max_chars=max_chars, max_turns=max_turns
+        )
+
+    async def clear_conversation(self, user_id: str, chat_id: str, *, forget: bool = False) -> int:
+        """Start a fresh conversation in this chat and return how many turns it held.
+
+        By default old turns stay searchable through ``search_memory``; ``forget=True``
+        deletes them.
+        """
+        self._ready()
+        return await self._conversations.clear(user_id, chat_id, forget=forget)
+
+    # Notes
+
+    async def add_note(self, user_id: str, content: str, tags: list[str] | None = None) -> Note:
+        """Store a note (tags lower-cased, de-duplicated) and return it with its id."""
+        self._ready()
+        return await self._notes.add(user_id, content, tags)
+
+    async def list_notes(self, user_id: str, limit: int = 20) -> list[Note]:
+        """Return the user's newest notes first."""
+        self._ready()
+        return await self._notes.newest(user_id, limit)
+
+    async def get_note(self, user_id: str, note_id: int) -> Note | None:
+        """Return the user's note with this id, or ``None``."""
+        self._ready()
+        return await self._notes.get(user_id, note_id)
+
+    async def delete_note(self, user_id: str, note_id: int) -> bool:
+        """Delete the user's note; return ``False`` when the user has no note with that id."""
+        self._ready()
+        return await self._notes.delete(user_id, note_id)
+
+    async def search_notes(self, user_id: str, query: str, limit: int = 5) -> list[Note]:
+        """Return the user's notes matching any free text, best first.
+
+        Notes holding every word rank first, then notes holding some; each group by bm25.
+        Words are quoted, so FTS5 syntax in ``query`` is just text and never an error.
+        """
+        self._ready()
+        return [hit.note for hit in await self._notes.search(user_id, query, limit)]
+
+    async def search_memory(self, user_id: str, query: str, limit: int = 5) -> list[MemoryHit]:
+        """Search the user's notes and past conversation messages (every chat), best first.
+
+        Hits holding every word come first; among equals, notes before messages, then by
+        bm25 score.
+        """
+        self._ready()
+        notes = await self._notes.search(user_id, query, limit)
+        messages = await self._conversations.search(user_id, query, limit)
+        hits = [
+            MemoryHit(
+                kind=HitKind.NOTE,
+                id=hit.note.id,
+                text=hit.note.content,
+                score=hit.score,
+                matched_all=hit.matched_all,
+                created_at=hit.note.created_at,
+                tags=hit.note.tags,
+            )
+            for hit in notes
+        ]
+        hits += [
+            MemoryHit(
+                kind=HitKind.MESSAGE,
+                id=hit.id,
+                text=hit.message.content,
+                score=hit.score,
+                matched_all=hit.matched_all,
+                created_at=hit.message.created_at or self._clock(),
+                role=hit.message.role,
+                chat_id=hit.chat_id,
+            )
+            for hit in messages
+        ]
+        hits.sort(key=lambda h: (h.matched_all, h.kind is HitKind.NOTE, h.score), reverse=True)
+        return hits[:limit]
+
+    # Users
+
+    async def get_user(self, user_id: str) -> UserProfile | None:
+        """Return what memory knows about the user, or ``None``."""
+        self._ready()
+        return await self._users.get(user_id)
+
+    async def set_timezone(self, user_id: str, timezone: str) -> UserProfile:
+        """Set the user's IANA time zone (creating the user) and return the profile.
+
+        Raises:
+            MemoryInputError: when ``timezone`` is not an IANA name, e.g. 'Europe/Berlin'.
+        """
+        self._ready()
+        await self._users.set_timezone(user_id, timezone)
+        return await self._profile(user_id)
+
+    async def set_setting(self, user_id: str, key: str, value: str) -> None:
+        """Store one string setting for the user (creating the user)."""
+        self._ready()
+        await self._users.set_setting(user_id, key, value)
+
+    async def get_setting(self, user_id: str, key: str, default: str | None = None) -> str | None:
+        """Return one setting of the user, or ``default``."""
+        self._ready()
+        found = await self._users.get_setting(user_id, key)
+        return default if found is None else found
+
+    async def delete_setting(self, user_id: str, key: str) -> bool:
+        """Remove one setting; return whether it was set."""
+        self._ready()
+        return await self._users.delete_setting(user_id, key)
+
+    async def _profile(self, user_id: str) -> UserProfile:
+        profile = await self._users.get(user_id)
+        if profile is None:
+            raise StoreClosedError(f"user {user_id!r} vanished right after being stored")
+        return profile
+
+    # Approvals (the tools.ApprovalStore protocol)
+
+    async def save_approval(self, request: ApprovalRequest) -> None:
+        """Insert or replace ``request`` (keyed by its id)."""
+        self._ready()
+        await self._approvals.save(request)
+
+    async def get_approval(self, request_id: str) -> ApprovalRequest | None:
+        """Return the request with this id, or ``None``."""
+        self._ready()
+        return await self._approvals.get(request_id)
+
+    async def decide_approval(
+        self, request_id: str, status: ApprovalStatus, by: str, at: datetime
+    ) -> ApprovalRequest | None:
+        """Atomically move a PENDING request to ``status``; ``None`` when it was not pending.
+
+        One UPDATE guarded by ``status = 'pending'`` decides, so of two racing deciders (even
+        in two processes) exactly one wins. Approving or denying after ``expires_at`` returns
+        ``None`` too.
+        """
+        self._ready()
+        return await self._approvals.decide(request_id, status, by, at)
+
+    async def list_approvals(
+        self, user_id: str, *, status: ApprovalStatus | None = ApprovalStatus.PENDING
+    ) -> list[ApprovalRequest]:
+        """Return the user's requests, newest first, optionally filtered by status."""
+        self._ready()
+        return await self._approvals.for_user(user_id, status)
+
+    async def expire_approvals(self, now: datetime) -> int:
+        """Mark pending requests whose ``expires_at`` is at or before ``now`` as EXPIRED."""
+        self._ready()
+        return await self._approvals.expire(now)

@@ -1,0 +1,121 @@
+"""Users: their IANA time zone and free-form string settings."""
+
+from __future__ import annotations
+
+import functools
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from memory._db import Clock, Database, from_db_time, to_db_time
+from memory._validate import require_id
+from memory.errors import MemoryInputError
+from memory.models import UserProfile
+
+MAX_SETTING_KEY_CHARS = 100
+MAX_SETTING_VALUE_CHARS = 10_000
+
+
+def validate_timezone(name: str) -> str:
+    """Return ``name`` when it is an IANA time zone this machine knows.
+
+    Raises:
+        MemoryInputError: quoting the name, with an example of one that works.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise MemoryInputError(f"a time zone is an IANA name such as 'Europe/Berlin', got {name!r}")
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
+        close = _known_zones_by_folded_name().get(name.strip().casefold())
+        hint = f" (did you mean {close!r}?)" if close else ""
+        raise MemoryInputError(
+            f"unknown time zone {name!r}{hint}; use an IANA name such as 'Europe/Berlin', "
+            "'America/New_York' or 'UTC'"
+        ) from exc
+    return name
+
+
+@functools.cache
+def _known_zones_by_folded_name() -> dict[str, str]:
+    return {zone.casefold(): zone for zone in available_timezones()}
+
+
+class UserRepository:
+    """Reads and writes ``users`` and ``user_settings``."""
+
+    def __init__(self, db: Database, clock: Clock) -> None:
+        self._db = db
+        self._clock = clock
+
+    async def get(self, user_id: str) -> UserProfile | None:
+        """Return the user's profile, or ``None`` when memory has never stored them."""
+        require_id(user_id, "user_id")
+        row = await self._db.fetch_one(
+            "SELECT user_id, timezone, created_at FROM users WHERE user_id = ?", (user_id,)
+        )
+        if row is None:
+            return None
+        settings = await self._db.fetch_all(
+            "SELECT key, value FROM user_settings WHERE user_id = ? ORDER BY key", (user_id,)
+        )
+        return UserProfile(
+            user_id=str(row["user_id"]),
+            timezone=row["timezone"],
+            created_at=from_db_time(row["created_at"]),
+            settings={str(s["key"]): str(s["value"]) for s in settings},
+        )
+
+    async def set_timezone(self, user_id: str, timezone: str) -> None:
+        """Store the user's zone after checking it is a real IANA name."""
+        require_id(user_id, "user_id")
+        zone = validate_timezone(timezone)
+        async with self._db.transaction() as tx:
+            await tx.execute(
+                "INSERT INTO users (user_id, timezone, created_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (user_id) DO UPDATE SET timezone = excluded.timezone",
+                (user_id, zone, to_db_time(self._clock())),
+            )
+
+    async def set_setting(self, user_id: str, key: str, value: str) -> None:
+        """Store one setting, replacing the old value."""
+        require_id(user_id, "user_id")
+        _check_setting(key, value)
+        async with self._db.transaction() as tx:
+            await tx.execute(
+                "INSERT OR IGNORE INTO users (user_id, timezone, created_at) VALUES (?, NULL, ?)",
+                (user_id, to_db_time(self._clock())),
+            )
+            await tx.execute(
+                "INSERT INTO user_settings (user_id, key, value) VALUES (?, ?, ?)"
+                " ON CONFLICT (user_id, key) DO UPDATE SET value = excluded.value",
+                (user_id, key, value),
+            )
+
+    async def get_setting(self, user_id: str, key: str) -> str | None:
+        """Return one setting, or ``None`` when it is not set."""
+        require_id(user_id, "user_id")
+        row = await self._db.fetch_one(
+            "SELECT value FROM user_settings WHERE user_id = ? AND key = ?", (user_id, key)
+        )
+        return None if row is None else str(row["value"])
+
+    async def delete_setting(self, user_id: str, key: str) -> bool:
+        """Remove one setting; return whether it was set."""
+        require_id(user_id, "user_id")
+        async with self._db.transaction() as tx:
+            changed = await tx.execute(
+                "DELETE FROM user_settings WHERE user_id = ? AND key = ?", (user_id, key)
+            )
+        return changed > 0
+
+
+def _check_setting(key: str, value: str) -> None:
+    if not isinstance(key, str) or not key.strip() or len(key) > MAX_SETTING_KEY_CHARS:
+        raise MemoryInputError(
+            f"a setting key is a non-empty string of at most {MAX_SETTING_KEY_CHARS} "
+            f"characters such as 'language', got {key!r}"
+        )
+    if not isinstance(value, str) or len(value) > MAX_SETTING_VALUE_CHARS:
+        raise MemoryInputError(
+            f"the setting {key!r} takes a string of at most {MAX_SETTING_VALUE_CHARS} "
+            f"characters, got {value!r:.80}"
+        )
