@@ -1,0 +1,271 @@
+import asyncio
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tools import (
+    ApprovalError,
+    ApprovalStatus,
+    InMemoryApprovalStore,
+    ToolCall,
+    ToolContext,
+    ToolExecutor,
+    ToolRegistry,
+    ToolStatus,
+    tool,
+)
+
+CTX = ToolContext(user_id="alice", chat_id="chat-1")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@dataclass
+class Weather:
+    city: str
+    degrees: int
+
+
+class Recorder:
+    """Tools with observable side effects."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str]] = []
+        self.threads: list[int] = []
+        self.gate = asyncio.Event()
+
+    @tool(requires_approval=lambda args, ctx: args.get("method", "GET") not in {"GET", "HEAD"})
+    def http(self, url: str, method: str = "GET") -> str:
+        """Make an HTTP request."""
+        self.requests.append((method, url))
+        self.threads.append(threading.get_ident())
+        return f"{method} {url} -> 200"
+
+    @tool(
+        llm_format="{city}: {degrees} C",
+        gui_format=lambda w: f"It is {w.degrees} degrees in {w.city}",
+    )
+    async def weather(self, city: str) -> Weather:
+        """Get the weather."""
+        return Weather(city, 21)
+
+    @tool(timeout=0.05)
+    async def hang(self) -> None:
+        """Never finish."""
+        await asyncio.Event().wait()
+
+    @tool
+    def explode(self) -> None:
+        """Fail."""
+        raise RuntimeError("disk on fire\nsecond line")
+
+    @tool
+    async def wait_for_gate(self) -> str:
+        """Wait until open_gate runs."""
+        await asyncio.wait_for(self.gate.wait(), 2)
+        return "passed"
+
+    @tool
+    async def open_gate(self) -> str:
+        """Open the gate."""
+        self.gate.set()
+        return "opened"
+
+    @tool(
+        preprocess=lambda args: {**args, "text": args["text"].strip()},
+        postprocess=lambda result: {"echo": result},
+    )
+    def echo(self, text: str) -> str:
+        """Echo text."""
+        return text
+
+    @tool
+    def big(self) -> str:
+        """Return a lot."""
+        return "x" * 100
+
+    @tool
+    def data(self) -> dict[str, Any]:
+        """Return data."""
+        return {"name": "Zoë", "items": [1, 2]}
+
+
+def make(clock: Clock | None = None, **kwargs: Any) -> tuple[ToolExecutor, Recorder]:
+    recorder = Recorder()
+    executor = ToolExecutor(ToolRegistry([recorder]), clock=clock or Clock(), **kwargs)
+    return executor, recorder
+
+
+async def test_sync_tool_runs_off_the_event_loop() -> None:
+    executor, recorder = make()
+    result = await executor.execute(ToolCall("http", {"url": "http://x"}), CTX)
+    assert result.status is ToolStatus.OK
+    assert result.output == "GET http://x -> 200"
+    assert result.text == "GET http://x -> 200"
+    assert recorder.threads[0] != threading.get_ident()
+    assert result.duration >= 0
+
+
+async def test_formats_for_model_and_person() -> None:
+    executor, _ = make()
+    result = await executor.execute(ToolCall("weather", {"city": "Oslo"}), CTX)
+    assert result.text == "Oslo: 21 C"
+    assert result.display == "It is 21 degrees in Oslo"
+    data = await executor.execute(ToolCall("data", {}), CTX)
+    assert data.text == '{"name":"Zoë","items":[1,2]}'
+
+
+async def test_pre_and_post_processing_hooks() -> None:
+    executor, _ = make()
+    result = await executor.execute(ToolCall("echo", {"text": "  hi  "}), CTX)
+    assert result.output == {"echo": "hi"}
+
+
+async def test_timeout_becomes_a_result() -> None:
+    executor, _ = make()
+    result = await executor.execute(ToolCall("hang", {}), CTX)
+    assert result.status is ToolStatus.TIMEOUT
+    assert result.error == "tool 'hang' did not finish within 0.05 s and was stopped"
+
+
+async def test_exception_becomes_a_short_error_and_the_traceback_is_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    executor, _ = make()
+    with caplog.at_level(logging.ERROR, logger="tools.executor"):
+        result = await executor.execute(ToolCall("explode", {}), CTX)
+    assert result.status is ToolStatus.ERROR
+    assert result.text == "tool 'explode' failed: RuntimeError: disk on fire"
+    assert "Traceback" in caplog.text
+    assert "second line" in caplog.text
+
+
+async def test_invalid_call_is_not_run() -> None:
+    executor, recorder = make()
+    result = await executor.execute(ToolCall("http", {"url": 5, "verb": "GET"}), CTX)
+    assert result.status is ToolStatus.INVALID
+    assert "unknown argument 'verb'" in result.text
+    assert recorder.requests == []
+    unknown = await executor.execute(ToolCall("htp", {}), CTX)
+    assert unknown.status is ToolStatus.INVALID
+    assert "Did you mean 'http'?" in unknown.text
+
+
+async def test_execute_all_runs_concurrently_and_keeps_call_order() -> None:
+    executor, _ = make()
+    calls = [ToolCall("wait_for_gate", {}), ToolCall("open_gate", {}), ToolCall("nope", {})]
+    results = await executor.execute_all(calls, CTX)
+    assert [r.call for r in results] == calls
+    assert [r.status for r in results] == [ToolStatus.OK, ToolStatus.OK, ToolStatus.INVALID]
+    assert results[0].output == "passed"
+
+
+async def test_output_is_capped_for_the_model() -> None:
+    executor, _ = make(max_output_chars=10)
+    result = await executor.execute(ToolCall("big", {}), CTX)
+    assert result.text == "x" * 10 + "\n[... output truncated: 90 more characters]"
+    assert result.output == "x" * 100
+
+
+async def test_approval_gate_holds_the_call_until_approved() -> None:
+    clock = Clock()
+    store = InMemoryApprovalStore()
+    executor, recorder = make(clock, approvals=store)
+    call = ToolCall("http", {"url": "http://lamp/off", "method": "POST"})
+    pending = await executor.execute(call, CTX)
+    assert pending.status is ToolStatus.PENDING_APPROVAL
+    assert recorder.requests == []
+    request = pending.approval
+    assert request is not None
+    assert request.tool_name == "http"
+    assert request.arguments == {"url": "http://lamp/off", "method": "POST"}
+    assert request.user_id == "alice"
+    assert request.expires_at == clock.now + timedelta(minutes=30)
+    assert await store.list_approvals("alice") == [request]
+
+    with pytest.raises(ApprovalError, match="no approval request"):
+        await executor.approve(request.id, by="mallory")
+    assert recorder.requests == []
+
+    done = await executor.approve(request.id, by="alice")
+    assert done.status is ToolStatus.OK
+    assert recorder.requests == [("POST", "http://lamp/off")]
+    assert done.call.id == call.id
+
+    with pytest.raises(ApprovalError, match="already approved"):
+        await executor.approve(request.id, by="alice")
+    assert recorder.requests == [("POST", "http://lamp/off")]
+
+
+async def test_get_needs_no_approval() -> None:
+    executor, recorder = make()
+    result = await executor.execute(ToolCall("http", {"url": "http://x", "method": "GET"}), CTX)
+    assert result.status is ToolStatus.OK
+    assert recorder.requests == [("GET", "http://x")]
+
+
+async def test_deny_records_the_refusal_and_runs_nothing() -> None:
+    store = InMemoryApprovalStore()
+    executor, recorder = make(approvals=store)
+    pending = await executor.execute(ToolCall("http", {"url": "u", "method": "DELETE"}), CTX)
+    assert pending.approval is not None
+    denied = await executor.deny(pending.approval.id, by="alice")
+    assert denied.status is ToolStatus.DENIED
+    assert denied.text == "The user denied the call to 'http'; it was not run."
+    stored = await store.get_approval(pending.approval.id)
+    assert stored is not None and stored.status is ApprovalStatus.DENIED
+    assert stored.decided_by == "alice"
+    assert recorder.requests == []
+
+
+async def test_expired_request_cannot_be_approved() -> None:
+    clock = Clock()
+    executor, recorder = make(clock)
+    pending = await executor.execute(ToolCall("http", {"url": "u", "method": "PUT"}), CTX)
+    assert pending.approval is not None
+    clock.now += timedelta(minutes=31)
+    with pytest.raises(ApprovalError, match="expired"):
+        await executor.approve(pending.approval.id, by="alice")
+    assert recorder.requests == []
+
+
+async def test_before_and_after_hooks_observe_every_call() -> None:
+    seen: list[str] = []
+
+    async def before(call: ToolCall, ctx: ToolContext) -> None:
+        seen.append(f"before {call.tool_name}")
+
+    def after(result: Any, ctx: ToolContext) -> None:
+        seen.append(f"after {result.status.value}")
+
+    def broken(result: Any, ctx: ToolContext) -> None:
+        raise ValueError("observer bug")
+
+    executor, _ = make(before=[before], after=[after, broken])
+    result = await executor.execute(ToolCall("big", {}), CTX)
+    assert result.status is ToolStatus.OK
+    assert seen == ["before big", "after ok"]
+
+
+async def test_stats_count_calls_errors_and_latency() -> None:
+    executor, _ = make()
+    for _ in range(3):
+        await executor.execute(ToolCall("big", {}), CTX)
+    await executor.execute(ToolCall("explode", {}), CTX)
+    await executor.execute(ToolCall("ghost", {}), CTX)
+    stats = executor.stats()
+    assert stats["big"].calls == 3
+    assert stats["big"].errors == 0
+    assert stats["big"].p99_ms >= stats["big"].p50_ms > 0
+    assert stats["explode"].errors == 1
+    assert stats["(unknown tool)"].calls == 1
