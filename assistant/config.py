@@ -1,0 +1,193 @@
+"""Settings, read once at the edge from the environment and ``.env`` into a frozen object."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from assistant.llm.base import ToolMode
+
+_TOKEN_SHAPE = re.compile(r"^\d{5,16}:[A-Za-z0-9_-]{30,64}$")
+
+
+class ConfigError(ValueError):
+    """A setting has a value the assistant cannot use; the message names the variable."""
+
+
+def _env(name: str) -> Any:
+    """An optional setting read from the variable ``name``."""
+    return Field(None, validation_alias=AliasChoices(name))
+
+
+def system_timezone() -> str:
+    """Return the machine's IANA zone name (``TZ``, ``/etc/localtime``), or ``"UTC"``."""
+    candidate = os.environ.get("TZ", "").lstrip(":")
+    if candidate and _is_zone(candidate):
+        return candidate
+    try:
+        target = Path("/etc/localtime").resolve()
+    except OSError:
+        return "UTC"
+    parts = target.parts
+    if "zoneinfo" in parts:
+        name = "/".join(parts[parts.index("zoneinfo") + 1 :])
+        if _is_zone(name):
+            return name
+    return "UTC"
+
+
+def _is_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return True
+
+
+def _split_list(value: object) -> object:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    """Every setting of the assistant; see the README for each variable."""
+
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", frozen=True
+    )
+
+    data_dir: Path = Field(Path("data"), validation_alias=AliasChoices("ASSISTANT_DATA_DIR"))
+    timezone: str = Field(
+        default_factory=system_timezone, validation_alias=AliasChoices("ASSISTANT_TIMEZONE")
+    )
+    llm_base_url: str | None = _env("ASSISTANT_LLM_BASE_URL")
+    llm_model: str = Field("gpt-4o-mini", validation_alias=AliasChoices("ASSISTANT_LLM_MODEL"))
+    llm_api_key: SecretStr | None = _env("ASSISTANT_LLM_API_KEY")
+    llm_mode: ToolMode = Field(ToolMode.AUTO, validation_alias=AliasChoices("ASSISTANT_LLM_MODE"))
+    llm_timeout: float = Field(
+        60.0, gt=0, le=600, validation_alias=AliasChoices("ASSISTANT_LLM_TIMEOUT")
+    )
+    max_rounds: int = Field(5, ge=1, le=20, validation_alias=AliasChoices("ASSISTANT_MAX_ROUNDS"))
+    system_prompt: str | None = _env("ASSISTANT_SYSTEM_PROMPT")
+    approval_ttl_minutes: float = Field(
+        30.0, gt=0, le=7 * 24 * 60, validation_alias=AliasChoices("ASSISTANT_APPROVAL_TTL_MINUTES")
+    )
+    http_allow_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, validation_alias=AliasChoices("ASSISTANT_HTTP_ALLOW_HOSTS")
+    )
+    custom_tools_dir: Path | None = _env("ASSISTANT_CUSTOM_TOOLS_DIR")
+    log_level: str = Field("WARNING", validation_alias=AliasChoices("ASSISTANT_LOG_LEVEL"))
+    serpapi_api_key: SecretStr | None = _env("SERPAPI_API_KEY")
+    telegram_bot_token: SecretStr | None = _env("TELEGRAM_BOT_TOKEN")
+    telegram_allowed_users: Annotated[list[int], NoDecode] = Field(
+        default_factory=list, validation_alias=AliasChoices("TELEGRAM_ALLOWED_USERS")
+    )
+    telegram_base_url: str = Field(
+        "https://api.telegram.org/bot", validation_alias=AliasChoices("TELEGRAM_BASE_URL")
+    )
+    telegram_webhook_url: str | None = _env("TELEGRAM_WEBHOOK_URL")
+    telegram_webhook_listen: str = Field(
+        "0.0.0.0:8443", validation_alias=AliasChoices("TELEGRAM_WEBHOOK_LISTEN")
+    )
+
+    @field_validator("http_allow_hosts", mode="before")
+    @classmethod
+    def _hosts(cls, value: object) -> object:
+        hosts = _split_list(value)
+        if isinstance(hosts, list):
+            return [str(h).lower() for h in hosts]
+        return hosts
+
+    @field_validator("telegram_allowed_users", mode="before")
+    @classmethod
+    def _users(cls, value: object) -> object:
+        return _split_list(value)
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        if not _is_zone(value):
+            raise ValueError(f"unknown time zone {value!r}; use an IANA name like 'Europe/Berlin'")
+        return value
+
+    @field_validator("llm_base_url", "system_prompt", "telegram_webhook_url", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError(f"{value!r} is not DEBUG, INFO, WARNING, ERROR or CRITICAL")
+        return level
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The configured zone as a ``ZoneInfo``."""
+        return ZoneInfo(self.timezone)
+
+    @property
+    def database_path(self) -> Path:
+        """The SQLite database file."""
+        return self.data_dir / "assistant.db"
+
+    @property
+    def tools_dir(self) -> Path:
+        """Where custom tools are loaded from."""
+        return self.custom_tools_dir or self.data_dir / "custom_tools"
+
+    def telegram_token(self) -> str:
+        """Return the bot token after checking its shape.
+
+        Raises:
+            ConfigError: when it is missing or does not look like ``123456:ABC...``.
+        """
+        if self.telegram_bot_token is None or not self.telegram_bot_token.get_secret_value():
+            raise ConfigError(
+                "TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather in Telegram and "
+                "set TELEGRAM_BOT_TOKEN=<the token it gives you> (in the environment or .env)"
+            )
+        token = self.telegram_bot_token.get_secret_value().strip()
+        if not _TOKEN_SHAPE.match(token):
+            raise ConfigError(
+                "TELEGRAM_BOT_TOKEN does not look like a bot token (expected digits, a colon, "
+                "then 30-64 letters, digits, '_' or '-', like '123456789:AAE...'); copy it "
+                "again from @BotFather"
+            )
+        return token
+
+
+_FIELD_TO_ENV = {
+    name: str(field.validation_alias.choices[0])
+    for name, field in Settings.model_fields.items()
+    if isinstance(field.validation_alias, AliasChoices)
+}
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings from the environment and ``.env``.
+
+    Raises:
+        ConfigError: naming each variable whose value is invalid and what it accepts.
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            where = str(error["loc"][0]) if error["loc"] else "?"
+            variable = _FIELD_TO_ENV.get(where, where)
+            received = error.get("input")
+            shown = "" if isinstance(received, dict) else f" (got {received!r})"
+            message = str(error["msg"]).removeprefix("Value error, ")
+            problems.append(f"{variable}: {message}{shown}")
+        raise ConfigError("invalid settings:\n  " + "\n  ".join(problems)) from None

@@ -1,0 +1,93 @@
+from pathlib import Path
+
+import pytest
+
+from assistant.config import ConfigError, load_settings
+from assistant.llm.base import ToolMode
+
+_VARIABLES = [
+    "ASSISTANT_DATA_DIR",
+    "ASSISTANT_TIMEZONE",
+    "ASSISTANT_LLM_BASE_URL",
+    "ASSISTANT_LLM_MODEL",
+    "ASSISTANT_LLM_API_KEY",
+    "ASSISTANT_LLM_MODE",
+    "ASSISTANT_MAX_ROUNDS",
+    "ASSISTANT_HTTP_ALLOW_HOSTS",
+    "TELEGRAM_BOT_TOKEN",
+    "TELEGRAM_ALLOWED_USERS",
+]
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in _VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no stray .env from the developer's checkout
+
+
+def test_defaults_work_with_an_empty_environment() -> None:
+    settings = load_settings()
+    assert settings.data_dir == Path("data")
+    assert settings.database_path == Path("data/assistant.db")
+    assert settings.llm_base_url is None
+    assert settings.llm_mode is ToolMode.AUTO
+    assert settings.max_rounds == 5
+    assert settings.http_allow_hosts == []
+    assert settings.telegram_allowed_users == []
+
+
+def test_values_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSISTANT_TIMEZONE", "Europe/Berlin")
+    monkeypatch.setenv("ASSISTANT_LLM_MODE", "contract")
+    monkeypatch.setenv("ASSISTANT_MAX_ROUNDS", "7")
+    monkeypatch.setenv("ASSISTANT_HTTP_ALLOW_HOSTS", "Home.lan, nas.local ,")
+    monkeypatch.setenv("TELEGRAM_ALLOWED_USERS", "12345, 678")
+    monkeypatch.setenv("ASSISTANT_LLM_BASE_URL", "  ")
+    settings = load_settings()
+    assert settings.zone.key == "Europe/Berlin"
+    assert settings.llm_mode is ToolMode.CONTRACT
+    assert settings.max_rounds == 7
+    assert settings.http_allow_hosts == ["home.lan", "nas.local"]
+    assert settings.telegram_allowed_users == [12345, 678]
+    assert settings.llm_base_url is None
+
+
+def test_dotenv_file_is_read(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("ASSISTANT_MAX_ROUNDS=3\n")
+    assert load_settings().max_rounds == 3
+
+
+def test_invalid_values_name_the_variable_and_what_it_accepts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ASSISTANT_TIMEZONE", "Mars/Olympus")
+    monkeypatch.setenv("ASSISTANT_MAX_ROUNDS", "0")
+    monkeypatch.setenv("ASSISTANT_LLM_MODE", "telepathy")
+    monkeypatch.setenv("TELEGRAM_ALLOWED_USERS", "me")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    message = str(info.value)
+    assert (
+        "ASSISTANT_TIMEZONE: unknown time zone 'Mars/Olympus'; use an IANA name like 'Europe/Berlin'"
+        in message
+    )
+    assert "ASSISTANT_MAX_ROUNDS: Input should be greater than or equal to 1 (got '0')" in message
+    assert (
+        "ASSISTANT_LLM_MODE: Input should be 'native', 'contract' or 'auto' (got 'telepathy')"
+        in message
+    )
+    assert "TELEGRAM_ALLOWED_USERS:" in message
+
+
+def test_telegram_token_is_checked_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(
+        ConfigError, match="TELEGRAM_BOT_TOKEN is not set: create a bot with @BotFather"
+    ):
+        load_settings().telegram_token()
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "not-a-token")
+    with pytest.raises(ConfigError, match="does not look like a bot token"):
+        load_settings().telegram_token()
+    token = "123456789:AAEhBOweik6ad9r_QXMENQjcrGbqCr4K-ra"
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", token)
+    assert load_settings().telegram_token() == token
