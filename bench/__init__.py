@@ -1,0 +1,1 @@
+"""Benchmarks: scripts that print figures (run with .venv/bin/python -m bench.NAME)."""
