@@ -1,0 +1,126 @@
+"""Which decoded JSON values are tool calls, in the key shapes real models write.
+
+Accepted shapes (``ARGS`` is a dict, a JSON string of a dict, ``null`` or ``""``)::
+
+    {"tool": NAME, "args" | "arguments" | "parameters" | "params" | "input": ARGS, ...}
+    {"name": NAME, "arguments" | "parameters" | "args" | "input": ARGS, ...}
+    {"type": "tool_call" | "function" | "tool_use", "name": NAME, ...}
+    {"function": {"name": NAME, "arguments": ARGS}, ...}          # OpenAI, Hermes
+    {"action": NAME, "action_input": ARGS}                       # ReAct-style agents
+    {"tool_calls": [CALL, ...]}                                  # a pasted OpenAI message
+
+Not calls: ``{"tool": "none"}``, ``{"type": "final", ...}``, ``{"action": "Final Answer"}``,
+and any other data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tools._jsonrepair import RepairError, parse_lenient
+
+_ARGUMENT_KEYS = ("args", "arguments", "parameters", "params", "input", "tool_input")
+_META_KEYS = frozenset(
+    {"tool", "tool_name", "id", "type", "reason", "reasoning", "thought", "explanation"}
+)
+_NO_TOOL = frozenset({"none", "null", "no_tool", "final", "final_answer", "final answer"})
+_NOT_CALL_TYPES = frozenset({"final", "final_answer", "answer", "message", "text", "response"})
+_CALL_TYPES = frozenset({"tool_call", "function", "function_call", "tool_use", "tool"})
+_MAX_NAME = 128
+
+
+@dataclass(frozen=True, slots=True)
+class CallShape:
+    """A tool name and its arguments, read from one decoded value."""
+
+    name: str
+    arguments: dict[str, Any]
+
+
+def read_calls(value: object) -> list[CallShape]:
+    """Return the calls that ``value`` (a decoded JSON value) describes, in order."""
+    if isinstance(value, list):
+        return [call for item in value for call in _calls_in_object(item)]
+    return _calls_in_object(value)
+
+
+def _calls_in_object(value: object) -> list[CallShape]:
+    if not isinstance(value, dict):
+        return []
+    nested = value.get("tool_calls")
+    if isinstance(nested, list) and "name" not in value and "tool" not in value:
+        return [call for item in nested for call in _calls_in_object(item)]
+    call = _call(value)
+    return [] if call is None else [call]
+
+
+def _call(obj: Mapping[str, Any]) -> CallShape | None:
+    kind = obj.get("type")
+    kind = kind.lower() if isinstance(kind, str) else None
+    if kind in _NOT_CALL_TYPES:
+        return None
+    function = obj.get("function")
+    if isinstance(function, dict):
+        return _make(function.get("name"), _first_present(function, obj), missing_ok=True)
+    if isinstance(function, str) and "name" not in obj:
+        return _make(function, _first_present(obj), missing_ok=True)
+    tool = obj.get("tool", obj.get("tool_name"))
+    if tool is not None:
+        if isinstance(tool, str) and tool.strip().lower() in _NO_TOOL:
+            return None
+        # Without an arguments key, only a dict with nothing but call keys is a call.
+        return _make(tool, _first_present(obj), missing_ok=obj.keys() <= _META_KEYS)
+    if "action" in obj and "action_input" in obj:
+        action = obj["action"]
+        if isinstance(action, str) and action.strip().lower() in _NO_TOOL:
+            return None
+        return _make(action, obj["action_input"], missing_ok=False)
+    if "name" in obj:
+        return _make(obj["name"], _first_present(obj), missing_ok=kind in _CALL_TYPES)
+    return None
+
+
+_MISSING: Any = object()
+
+
+def _first_present(*sources: Mapping[str, Any]) -> Any:
+    for source in sources:
+        for key in _ARGUMENT_KEYS:
+            if key in source:
+                return source[key]
+    return _MISSING
+
+
+def _make(name: object, raw_arguments: Any, *, missing_ok: bool) -> CallShape | None:
+    if not isinstance(name, str):
+        return None
+    name = name.strip()
+    if not name or len(name) > _MAX_NAME or any(char.isspace() for char in name):
+        return None
+    if raw_arguments is _MISSING:
+        return CallShape(name, {}) if missing_ok else None
+    arguments = _arguments(raw_arguments)
+    return None if arguments is None else CallShape(name, arguments)
+
+
+def _arguments(raw: object) -> dict[str, Any] | None:
+    """Return the arguments as a dict, decoding a JSON string; ``None`` if they are not one."""
+    if raw is None:
+        return {}
+    if isinstance(raw, str):
+        text = raw.strip()
+        if not text:
+            return {}
+        try:
+            raw = json.loads(text)
+        except (ValueError, RecursionError):
+            try:
+                raw, _ = parse_lenient(text, 0, len(text))
+            except RepairError:
+                return None
+    if isinstance(raw, dict):
+        return raw
+    return None

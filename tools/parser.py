@@ -1,0 +1,112 @@
+"""Find the tool calls in what a model wrote: :class:`ToolParser`.
+
+Models without native function calling write calls as text, in many dialects. The parser
+reads all of these, in the order they appear in the reply:
+
+- fenced blocks, ```` ```json ```` in any case or with no language tag, one call, several
+  calls (one per line, or as an array) per block, several blocks per reply;
+- bare JSON objects and arrays of calls inside prose;
+- ``<tool_call>{...}</tool_call>`` tags (Qwen, Hermes), ``[TOOL_CALLS][...]`` and
+  ``[TOOL_CALLS]name[ARGS]{...}`` (Mistral), ``<function=name>{...}</function>`` (Llama 3.1),
+  and Python-style ``[f(a=1), g()]`` lists (Llama 3.x pythonic; read with :mod:`ast`, never
+  evaluated), also bare ``f(a=1)`` inside a tag or a ``tool_code`` fence;
+- the key shapes listed in :mod:`tools._callshapes`, with arguments given as an object or as a
+  JSON string; ``{"tool": "none"}`` and ``{"type": "final", ...}`` are not calls;
+- damaged JSON: trailing or missing commas, single quotes, ``True``/``False``/``None``,
+  unquoted keys, and a reply cut off before its closing brackets.
+
+JSON that is data rather than a call yields nothing, and a broken call does not lose the good
+ones around it. Whatever the input, the parser does not raise, and its running time is linear
+in the length of the reply.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+
+from tools._scanner import Block, Scan
+from tools.calls import ToolCall
+
+__all__ = ["ToolParser"]
+
+_NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
+
+
+class ToolParser:
+    """Reads tool calls out of a model's text reply.
+
+    Args:
+        tool_names: Names (and aliases) of the tools the model may call. When given, a bare
+            JSON object or array in prose counts as a call only if it names one of them, so
+            data such as ``{"name": "Alice", "parameters": {...}}`` is not taken for a call.
+            Calls in fences, tags and ``[TOOL_CALLS]`` always count: validation then tells the
+            model about a tool that does not exist. Names are compared the way the registry
+            normalises them (characters other than letters, digits and ``_`` become ``_``).
+    """
+
+    def __init__(self, *, tool_names: Collection[str] | None = None) -> None:
+        self._known = None if tool_names is None else frozenset(map(_normalise, tool_names))
+        self._decoder = json.JSONDecoder(strict=False)
+
+    def extract_calls(self, text: str) -> list[ToolCall]:
+        """Return the calls in ``text``, in order.
+
+        Each call's ``span`` is the ``(start, end)`` of the text it was read from, and
+        ``raw_json`` is that text (``text[start:end]``).
+        """
+        return [
+            ToolCall(
+                tool_name=hit.shape.name,
+                arguments=hit.shape.arguments,
+                raw_json=text[hit.start : hit.end],
+                span=(hit.start, hit.end),
+            )
+            for block in self._blocks(text)
+            for hit in block.hits
+        ]
+
+    def strip_calls(self, text: str) -> str:
+        """Return ``text`` without the blocks that hold calls, whitespace tidied.
+
+        A whole fence, tag or ``[TOOL_CALLS]`` run goes when it holds a call; blank lines
+        left behind collapse to one and the result is stripped. Text without calls comes back
+        unchanged.
+        """
+        blocks = self._blocks(text)
+        if not blocks:
+            return text
+        kept: list[str] = []
+        cursor = 0
+        for block in blocks:
+            kept.append(text[cursor : block.start])
+            cursor = block.end
+        kept.append(text[cursor:])
+        joined = kept[0]
+        for piece in kept[1:]:
+            joined = _glue(joined, piece)
+        return joined.strip()
+
+    def _blocks(self, text: str) -> list[Block]:
+        return Scan(text, accepts=self._accepts, decoder=self._decoder).run()
+
+    def _accepts(self, name: str) -> bool:
+        return self._known is None or _normalise(name) in self._known
+
+
+def _normalise(name: str) -> str:
+    return _NOT_NAME_CHAR.sub("_", name)
+
+
+def _glue(left: str, right: str) -> str:
+    """Join the text around a removed block, keeping at most one blank line between them."""
+    left_text = left.rstrip()
+    right_text = right.lstrip()
+    if not left_text or not right_text:
+        return left_text + right_text
+    gap = left[len(left_text) :] + right[: len(right) - len(right_text)]
+    breaks = gap.count("\n")
+    if breaks == 0:
+        return left_text + (" " if gap else "") + right_text
+    return left_text + ("\n" if breaks == 1 else "\n\n") + right_text
