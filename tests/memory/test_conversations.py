@@ -1,0 +1,150 @@
+"""Conversations: whole turns stored atomically, loaded newest-first within a budget."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory import MemoryInputError, MemoryStore, MessageRole, StoredMessage
+from tests.memory.conftest import START
+from tools.calls import ToolCall
+
+USER = MessageRole.USER
+ASSISTANT = MessageRole.ASSISTANT
+
+
+def turn(question: str, answer: str) -> list[StoredMessage]:
+    return [StoredMessage(USER, question), StoredMessage(ASSISTANT, answer)]
+
+
+async def test_a_turn_with_tool_calls_round_trips(store: MemoryStore) -> None:
+    call = ToolCall("add_reminder", {"when": "in 5 minutes", "message": "tea"}, id="call_1")
+    messages = [
+        StoredMessage(USER, "remind me in 5 minutes: tea"),
+        StoredMessage(ASSISTANT, "", tool_calls=(call,)),
+        StoredMessage(MessageRole.TOOL, '{"id": "a1"}', tool_call_id="call_1", name="add_reminder"),
+        StoredMessage(ASSISTANT, "I'll remind you at 12:05."),
+    ]
+
+    turn_id = await store.append_turn("alice", "chat1", messages)
+    loaded = await store.load_conversation("alice", "chat1")
+
+    assert [(m.role, m.content, m.tool_call_id, m.name) for m in loaded] == [
+        (m.role, m.content, m.tool_call_id, m.name) for m in messages
+    ]
+    (loaded_call,) = loaded[1].tool_calls
+    assert (loaded_call.id, loaded_call.tool_name, loaded_call.arguments) == (
+        "call_1",
+        "add_reminder",
+        {"when": "in 5 minutes", "message": "tea"},
+    )
+    assert {m.turn_id for m in loaded} == {turn_id}
+    assert {m.created_at for m in loaded} == {START}
+
+
+async def test_turns_come_back_oldest_first_per_user_and_chat(store: MemoryStore) -> None:
+    await store.append_turn("alice", "chat1", turn("one", "1"))
+    await store.append_turn("alice", "chat2", turn("other chat", "x"))
+    await store.append_turn("bob", "chat1", turn("bob's", "y"))
+    await store.append_turn("alice", "chat1", turn("two", "2"))
+
+    loaded = await store.load_conversation("alice", "chat1")
+
+    assert [m.content for m in loaded] == ["one", "1", "two", "2"]
+    assert await store.load_conversation("carol", "chat1") == []
+
+
+async def test_the_budget_drops_whole_oldest_turns(store: MemoryStore) -> None:
+    for n in range(5):
+        await store.append_turn("alice", "c", turn(f"q{n}" + "x" * 6, f"a{n}"))  # 10 chars
+
+    contents = [m.content for m in await store.load_conversation("alice", "c", max_chars=25)]
+    assert contents == ["q3xxxxxx", "a3", "q4xxxxxx", "a4"]
+    exact = await store.load_conversation("alice", "c", max_chars=30)
+    assert len(exact) == 6
+    by_turns = await store.load_conversation("alice", "c", max_turns=1)
+    assert [m.content for m in by_turns] == ["q4xxxxxx", "a4"]
+
+
+async def test_a_newest_turn_larger_than_the_budget_leaves_nothing(store: MemoryStore) -> None:
+    await store.append_turn("alice", "c", turn("small", "ok"))
+    await store.append_turn("alice", "c", turn("x" * 100, "big"))
+
+    assert await store.load_conversation("alice", "c", max_chars=50) == []
+
+
+async def test_tool_call_arguments_count_towards_the_budget(store: MemoryStore) -> None:
+    call = ToolCall("save_note", {"content": "y" * 200}, id="c1")
+    await store.append_turn("alice", "c", [StoredMessage(ASSISTANT, "", tool_calls=(call,))])
+
+    assert await store.load_conversation("alice", "c", max_chars=200) == []
+    assert len(await store.load_conversation("alice", "c", max_chars=300)) == 1
+
+
+async def test_clear_starts_fresh_but_keeps_old_turns_searchable(store: MemoryStore) -> None:
+    await store.append_turn("alice", "c", turn("my locker is number 42", "noted"))
+
+    assert await store.clear_conversation("alice", "c") == 1
+    assert await store.load_conversation("alice", "c") == []
+    hits = await store.search_memory("alice", "locker")
+    assert [h.text for h in hits] == ["my locker is number 42"]
+
+    await store.append_turn("alice", "c", turn("new", "fresh"))
+    assert [m.content for m in await store.load_conversation("alice", "c")] == ["new", "fresh"]
+
+
+async def test_forget_deletes_the_conversation(store: MemoryStore) -> None:
+    await store.append_turn("alice", "c", turn("my locker is number 42", "noted"))
+    await store.append_turn("alice", "other", turn("locker in the other chat", "ok"))
+
+    assert await store.clear_conversation("alice", "c", forget=True) == 1
+    assert [h.chat_id for h in await store.search_memory("alice", "locker")] == ["other"]
+
+
+@pytest.mark.parametrize(
+    ("messages", "quoted"),
+    [
+        ([], "none"),
+        ([StoredMessage(USER, "ok"), StoredMessage("robot", "hi")], "'robot'"),  # type: ignore[arg-type]  # a bad role on purpose
+        (
+            [
+                StoredMessage(USER, "ok"),
+                StoredMessage(ASSISTANT, "", tool_calls=(ToolCall("t", {"x": {1, 2}}),)),
+            ],
+            "JSON",
+        ),
+    ],
+)
+async def test_a_bad_turn_stores_nothing(
+    store: MemoryStore, messages: list[StoredMessage], quoted: str
+) -> None:
+    with pytest.raises(MemoryInputError, match=quoted):
+        await store.append_turn("alice", "c", messages)
+
+    assert await store.load_conversation("alice", "c") == []
+
+
+async def test_metacharacters_round_trip_in_every_field(store: MemoryStore) -> None:
+    nasty = '\'; DROP TABLE conversation_messages; -- "x" NEAR(a b) 東京 🎉'
+    call = ToolCall(nasty, {nasty: [nasty, 1, None]}, id=nasty)
+    messages = [
+        StoredMessage(USER, nasty),
+        StoredMessage(ASSISTANT, nasty, tool_calls=(call,)),
+        StoredMessage(MessageRole.TOOL, nasty, tool_call_id=nasty, name=nasty),
+    ]
+
+    await store.append_turn(nasty, nasty, messages)
+    loaded = await store.load_conversation(nasty, nasty)
+
+    assert [(m.role, m.content, m.tool_call_id, m.name) for m in loaded] == [
+        (m.role, m.content, m.tool_call_id, m.name) for m in messages
+    ]
+    assert loaded[1].tool_calls[0].arguments == {nasty: [nasty, 1, None]}
+    assert loaded[1].tool_calls[0].id == nasty
+
+
+@pytest.mark.parametrize("bad", ["", "  "])
+async def test_empty_ids_are_refused(store: MemoryStore, bad: str) -> None:
+    with pytest.raises(MemoryInputError, match="user_id"):
+        await store.load_conversation(bad, "c")
+    with pytest.raises(MemoryInputError, match="chat_id"):
+        await store.append_turn("alice", bad, turn("a", "b"))

@@ -1,0 +1,151 @@
+"""Notes: storage, owner scoping, tags, and full-text search that never breaks on input."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memory import MemoryInputError, MemoryStore
+from tests.memory.conftest import START
+
+TRICKY_TEXTS = [
+    'it\'s a "quoted" note',
+    "semi; colons; everywhere;",
+    "'; DROP TABLE notes; --",
+    "Robert'); DELETE FROM notes WHERE ('1'='1",
+    "100% of _under_scores_ and \\backslashes\\",
+    'NEAR("a" "b") AND x OR y NOT z * ^ : + - ( )',
+    "unicode: Grüße, naïve café, 東京, emoji 🎉, RTL שלום",
+    "  leading and trailing spaces  ",
+    "line one\nline two\ttabbed",
+]
+
+
+async def test_add_list_and_get_round_trip(store: MemoryStore) -> None:
+    first = await store.add_note("alice", "buy milk", ["Shopping", "#home", "shopping", " "])
+    second = await store.add_note("alice", "call the bank")
+
+    assert first.tags == ("shopping", "home")
+    assert first.created_at == START
+    assert second.tags == ()
+    assert [n.id for n in await store.list_notes("alice")] == [second.id, first.id]
+    assert [n.content for n in await store.list_notes("alice", limit=1)] == ["call the bank"]
+    assert await store.get_note("alice", first.id) == first
+
+
+@pytest.mark.parametrize("text", TRICKY_TEXTS)
+async def test_sql_and_fts_metacharacters_round_trip(store: MemoryStore, text: str) -> None:
+    note = await store.add_note("alice", text, [text[:40]])
+
+    (stored,) = await store.list_notes("alice")
+    assert stored.content == text
+    assert stored == note
+    assert await store.search_notes("alice", text) == [note]
+
+
+async def test_a_user_never_sees_or_deletes_another_users_notes(store: MemoryStore) -> None:
+    secret = await store.add_note("alice", "alice's secret door code 4321")
+
+    assert await store.list_notes("bob") == []
+    assert await store.get_note("bob", secret.id) is None
+    assert await store.search_notes("bob", "door code") == []
+    assert await store.search_memory("bob", "door code") == []
+    assert await store.delete_note("bob", secret.id) is False
+    assert await store.list_notes("alice") == [secret]
+
+
+async def test_delete_removes_the_note_and_its_search_entry(store: MemoryStore) -> None:
+    note = await store.add_note("alice", "the garage code is 9999")
+
+    assert await store.delete_note("alice", note.id) is True
+    assert await store.delete_note("alice", note.id) is False
+    assert await store.search_notes("alice", "garage") == []
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "wifi password?",
+        "what is the wifi password",
+        "WIFI",
+        "passwords",
+        "wifi pass",
+        "home",
+        "the wifi password for my router",
+    ],
+)
+async def test_natural_questions_find_the_note(store: MemoryStore, query: str) -> None:
+    await store.add_note("alice", "The dentist is on Friday")
+    wifi = await store.add_note("alice", "The wifi password is hunter2", ["home"])
+
+    assert (await store.search_notes("alice", query))[0] == wifi
+
+
+async def test_notes_with_every_word_rank_before_notes_with_some(store: MemoryStore) -> None:
+    some = await store.add_note("alice", "password for the bank: swordfish")
+    every = await store.add_note("alice", "wifi password is hunter2")
+    other = await store.add_note("alice", "the wifi router is in the hall")
+
+    found = await store.search_notes("alice", "wifi password")
+
+    assert found[0] == every
+    assert set(found[1:]) == {some, other}
+    assert [n.id for n in await store.search_notes("alice", "wifi password", limit=1)] == [every.id]
+
+
+@pytest.mark.parametrize("query", ["", "   ", "???", "*", '"', "()", "-- ;"])
+async def test_queries_without_words_find_nothing(store: MemoryStore, query: str) -> None:
+    await store.add_note("alice", "anything at all")
+
+    assert await store.search_notes("alice", query) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "tags", "quoted"),
+    [
+        ("", None, "''"),
+        ("   \n", None, "'   \\n'"),
+        ("ok", "home", "'home'"),
+        ("ok", ["x" * 51], "'xxxxx"),
+    ],
+)
+async def test_bad_notes_are_refused_with_the_value_quoted(
+    store: MemoryStore, content: str, tags: object, quoted: str
+) -> None:
+    with pytest.raises(MemoryInputError, match=quoted.replace("\\", "\\\\")):
+        await store.add_note("alice", content, tags)  # type: ignore[arg-type]  # on purpose
+    assert await store.list_notes("alice") == []
+
+
+@pytest.mark.parametrize("limit", [0, -1, 1001])
+async def test_limits_out_of_range_are_refused(store: MemoryStore, limit: int) -> None:
+    with pytest.raises(MemoryInputError, match=f"got {limit}"):
+        await store.list_notes("alice", limit=limit)
+    with pytest.raises(MemoryInputError, match=f"got {limit}"):
+        await store.search_notes("alice", "x", limit=limit)
+
+
+FTS_TOKENS = (
+    "AND", "OR", "NOT", "NEAR", "NEAR(", '"', "*", "(", ")", ":", "^", "-", "+", "{", "}",
+    "content:", "tags:", "wifi", "pass", "'", ";", "--", "\\", "é", " ",
+)  # fmt: skip
+FTS_SOUP = st.lists(st.sampled_from(FTS_TOKENS), max_size=20).map("".join)
+
+
+@settings(
+    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(query=st.one_of(st.text(max_size=60), FTS_SOUP))
+def test_any_text_is_a_safe_query(tmp_path: Path, query: str) -> None:
+    async def search() -> None:
+        async with MemoryStore(tmp_path / "fuzz.db") as store:
+            if not await store.list_notes("alice"):
+                await store.add_note("alice", "The wifi password is hunter2")
+            await store.search_notes("alice", query)
+            await store.search_memory("alice", query)
+
+    asyncio.run(search())

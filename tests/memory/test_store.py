@@ -1,0 +1,156 @@
+"""MemoryStore as a whole: lifecycle, the shared file, schema versions and search_memory."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from memory import (
+    SCHEMA_VERSION,
+    HitKind,
+    MemoryStore,
+    MemoryStoreError,
+    MessageRole,
+    StoreClosedError,
+    StoredMessage,
+)
+from tests.memory.conftest import StepClock
+
+
+def read_sync(path: Path, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as conn:
+        return list(conn.execute(sql).fetchall())
+
+
+async def test_open_creates_the_file_in_wal_mode_with_a_schema_version(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "dir" / "assistant.db"
+    store = await MemoryStore.open(path)
+    await store.close()
+
+    assert read_sync(path, "PRAGMA journal_mode") == [("wal",)]
+    assert read_sync(path, "SELECT component, version FROM schema_versions") == [
+        ("memory", SCHEMA_VERSION)
+    ]
+
+
+async def test_data_survives_reopening(db_path: Path) -> None:
+    async with MemoryStore(db_path) as store:
+        await store.add_note("alice", "persisted")
+    async with MemoryStore(db_path) as store:
+        assert [n.content for n in await store.list_notes("alice")] == ["persisted"]
+
+
+async def test_other_components_rows_in_schema_versions_are_kept(db_path: Path) -> None:
+    db_path.parent.mkdir(parents=True)
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("CREATE TABLE schema_versions (component TEXT PRIMARY KEY, version INTEGER)")
+        conn.execute("INSERT INTO schema_versions VALUES ('tasks', 3)")
+
+    async with MemoryStore(db_path):
+        pass
+
+    assert sorted(read_sync(db_path, "SELECT * FROM schema_versions")) == [
+        ("memory", SCHEMA_VERSION),
+        ("tasks", 3),
+    ]
+
+
+async def test_a_newer_schema_is_refused(db_path: Path) -> None:
+    async with MemoryStore(db_path):
+        pass
+    with sqlite3.connect(db_path) as conn:
+        conn.execute("UPDATE schema_versions SET version = 99 WHERE component = 'memory'")
+
+    with pytest.raises(MemoryStoreError, match="version 99"):
+        await MemoryStore.open(db_path)
+
+
+async def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("this is not a database, " * 100)
+
+    with pytest.raises(MemoryStoreError, match=r"notes\.txt"):
+        await MemoryStore.open(path)
+
+
+async def test_using_a_store_that_is_not_open_raises(db_path: Path) -> None:
+    store = MemoryStore(db_path)
+    with pytest.raises(StoreClosedError, match="not open"):
+        await store.list_notes("alice")
+
+    await store.start()
+    await store.close()
+    await store.close()
+    with pytest.raises(StoreClosedError, match="closed"):
+        await store.add_note("alice", "late")
+    with pytest.raises(StoreClosedError, match="closed"):
+        await store.start()
+
+
+async def test_two_stores_on_one_file_see_each_others_writes(db_path: Path) -> None:
+    async with MemoryStore(db_path) as one, MemoryStore(db_path) as two:
+        note = await one.add_note("alice", "shared wifi password")
+        await two.set_timezone("alice", "Asia/Tokyo")
+
+        assert await two.search_notes("alice", "wifi") == [note]
+        profile = await one.get_user("alice")
+        assert profile is not None
+        assert profile.timezone == "Asia/Tokyo"
+
+
+async def test_concurrent_writers_on_two_connections_lose_nothing(db_path: Path) -> None:
+    async with MemoryStore(db_path) as one, MemoryStore(db_path) as two:
+
+        async def write(store: MemoryStore, who: str) -> None:
+            for n in range(25):
+                await store.add_note("alice", f"{who} note {n}")
+                await store.append_turn(
+                    "alice", who, [StoredMessage(MessageRole.USER, f"{who} message {n}")]
+                )
+
+        await asyncio.gather(write(one, "one"), write(two, "two"), write(one, "three"))
+
+        assert len(await one.list_notes("alice", limit=1000)) == 75
+        for chat in ("one", "two", "three"):
+            assert len(await two.load_conversation("alice", chat)) == 25
+
+
+async def test_search_memory_ranks_notes_and_messages(store: MemoryStore) -> None:
+    await store.append_turn(
+        "alice",
+        "c1",
+        [
+            StoredMessage(MessageRole.USER, "what is the wifi password?"),
+            StoredMessage(MessageRole.TOOL, "wifi password tool output", tool_call_id="x"),
+            StoredMessage(MessageRole.ASSISTANT, "I don't know the wifi yet"),
+        ],
+    )
+    note = await store.add_note("alice", "The wifi password is hunter2", ["home"])
+    await store.add_note("alice", "the bank password is swordfish")
+
+    hits = await store.search_memory("alice", "wifi password", limit=10)
+
+    assert [(h.kind, h.text, h.matched_all) for h in hits] == [
+        (HitKind.NOTE, note.content, True),
+        (HitKind.MESSAGE, "what is the wifi password?", True),
+        (HitKind.NOTE, "the bank password is swordfish", False),
+        (HitKind.MESSAGE, "I don't know the wifi yet", False),
+    ]
+    assert hits[0].id == note.id
+    assert hits[0].tags == ("home",)
+    assert hits[0].created_at == note.created_at
+    assert hits[1].role is MessageRole.USER
+    assert hits[1].chat_id == "c1"
+    assert all(h.score > 0 for h in hits)
+    assert len(await store.search_memory("alice", "wifi password", limit=2)) == 2
+
+
+async def test_the_clock_stamps_what_is_stored(db_path: Path, clock: StepClock) -> None:
+    async with MemoryStore(db_path, clock=clock) as store:
+        first = await store.add_note("alice", "a")
+        second = await store.add_note("alice", "b")
+
+    assert (second.created_at - first.created_at).total_seconds() == 1
