@@ -1,9 +1,10 @@
 """The scheduling package's exceptions.
 
-    TaskError                 base of everything this package raises on purpose
-    ├── ScheduleError         a schedule phrase or cron expression cannot be used
-    ├── TaskNotFoundError     no task with that id belongs to that owner
-    └── TaskStateError        the operation does not apply to the task as it is now
+TaskError                 base of everything this package raises on purpose
+├── ScheduleError         a schedule phrase or cron expression cannot be used
+├── TaskNotFoundError     no task with that id belongs to that owner
+├── TaskStateError        the operation does not apply to the task as it is now
+└── TaskDataError         a task's type, execution data or option cannot be used
 """
 
 from __future__ import annotations
@@ -23,3 +24,7 @@ class TaskNotFoundError(TaskError, LookupError):
 
 class TaskStateError(TaskError):
     """The operation does not apply to the task in its current state."""
+
+
+class TaskDataError(TaskError, ValueError):
+    """A task's type, execution data or option cannot be used; the message says what works."""

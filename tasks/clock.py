@@ -1,0 +1,128 @@
+"""Clocks: the scheduler asks a clock for the time and for sleeping, so tests control time.
+
+``SystemClock`` is real time. ``ManualClock`` is time a test moves by hand: ``sleep_until``
+returns when the test advances the clock past the deadline (or something wakes the sleeper),
+and ``sleep`` advances the clock by itself, so code that backs off between retries finishes
+at once while still observing the time it waited.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from datetime import UTC, datetime, timedelta
+from typing import Protocol
+
+
+def require_aware(instant: datetime, name: str = "instant") -> datetime:
+    """Return ``instant`` converted to UTC.
+
+    Raises:
+        ValueError: when ``instant`` has no time zone.
+    """
+    if instant.tzinfo is None or instant.utcoffset() is None:
+        raise ValueError(
+            f"{name} must carry a time zone, got the naive {instant.isoformat()!r}; "
+            "use e.g. datetime.now(UTC)"
+        )
+    return instant.astimezone(UTC)
+
+
+class Clock(Protocol):
+    """The scheduler's source of time."""
+
+    def now(self) -> datetime:
+        """Return the current instant, timezone-aware, in UTC."""
+        ...
+
+    async def sleep_until(self, deadline: datetime | None, wake: asyncio.Event) -> None:
+        """Return at ``deadline`` (never, when ``None``) or as soon as ``wake`` is set."""
+        ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` (a retry backoff)."""
+        ...
+
+
+class SystemClock:
+    """Real time from the operating system."""
+
+    def now(self) -> datetime:
+        """Return the current instant in UTC."""
+        return datetime.now(UTC)
+
+    async def sleep_until(self, deadline: datetime | None, wake: asyncio.Event) -> None:
+        """Wait on ``wake`` with a timeout that ends at ``deadline``."""
+        if deadline is None:
+            await wake.wait()
+            return
+        delay = (deadline - self.now()).total_seconds()
+        if delay <= 0 or wake.is_set():
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(delay):
+                await wake.wait()
+
+    async def sleep(self, seconds: float) -> None:
+        """Sleep for real."""
+        await asyncio.sleep(max(0.0, seconds))
+
+
+class ManualClock:
+    """A clock that only moves when told to (tests).
+
+    Args:
+        start: The initial instant; must be timezone-aware.
+    """
+
+    def __init__(self, start: datetime) -> None:
+        self._now = require_aware(start, "start")
+        self._moved = asyncio.Event()
+        self.slept: list[float] = []
+
+    def now(self) -> datetime:
+        """Return the clock's current instant."""
+        return self._now
+
+    def set(self, instant: datetime) -> None:
+        """Move the clock to ``instant`` and wake every sleeper whose deadline passed.
+
+        Raises:
+            ValueError: when ``instant`` is naive or earlier than the current time.
+        """
+        instant = require_aware(instant)
+        if instant < self._now:
+            raise ValueError(
+                f"a ManualClock only moves forward: {instant.isoformat()!r} is before "
+                f"{self._now.isoformat()!r}"
+            )
+        self._now = instant
+        moved, self._moved = self._moved, asyncio.Event()
+        moved.set()
+
+    def advance(self, delta: timedelta | float) -> datetime:
+        """Move the clock forward by ``delta`` (a timedelta or seconds) and return the new time."""
+        step = delta if isinstance(delta, timedelta) else timedelta(seconds=delta)
+        self.set(self._now + step)
+        return self._now
+
+    async def sleep_until(self, deadline: datetime | None, wake: asyncio.Event) -> None:
+        """Return once the clock reaches ``deadline`` or ``wake`` is set."""
+        while not wake.is_set() and (deadline is None or self._now < deadline):
+            moved = self._moved
+            waiters = {
+                asyncio.ensure_future(wake.wait()),
+                asyncio.ensure_future(moved.wait()),
+            }
+            try:
+                await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for waiter in waiters:
+                    waiter.cancel()
+
+    async def sleep(self, seconds: float) -> None:
+        """Record the wait, advance the clock by ``seconds`` and yield once to the loop."""
+        self.slept.append(seconds)
+        if seconds > 0:
+            self.advance(seconds)
+        await asyncio.sleep(0)

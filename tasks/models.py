@@ -1,0 +1,252 @@
+"""The scheduler's data: tasks, their runs in the ledger, and the enums that name their states.
+
+A task's life::
+
+    ACTIVE --claim (one-time)--> RUNNING --finish--> DONE
+    ACTIVE <--pause/resume--> PAUSED
+    ACTIVE --too many failures--> DISABLED --resume--> ACTIVE
+    any live state --cancel--> CANCELLED
+
+``enabled`` in the table is true exactly when the status is ACTIVE, and then ``next_run`` is set.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from tasks.execution import ExecutionData, TaskType
+from tasks.schedule import Schedule
+
+# No 0/o, 1/l/i: ids are typed by people from a phone screen.
+ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+ID_LENGTH = 6
+
+
+def new_task_id() -> str:
+    """Return a fresh short task id such as ``"k3m9xa"``."""
+    return "".join(secrets.choice(ID_ALPHABET) for _ in range(ID_LENGTH))
+
+
+class TaskStatus(StrEnum):
+    """Where a task stands."""
+
+    ACTIVE = "active"  # waiting for its next run
+    RUNNING = "running"  # a one-time task whose run is claimed and not finished
+    PAUSED = "paused"  # kept, not fired, until resumed
+    DISABLED = "disabled"  # stopped after failing too often, until resumed
+    DONE = "done"  # a one-time task that ran, or a schedule that has no further run
+    CANCELLED = "cancelled"
+
+    @property
+    def is_live(self) -> bool:
+        """Whether the task can still run (it is not done or cancelled)."""
+        return self not in (TaskStatus.DONE, TaskStatus.CANCELLED)
+
+
+class MisfirePolicy(StrEnum):
+    """What to do with a run that was missed by more than the grace period (downtime)."""
+
+    RUN_LATE = "run_late"  # run every missed run, marked late (recurring: catch up one by one)
+    COALESCE = "coalesce"  # run once for all missed runs, marked late, then continue
+    SKIP = "skip"  # record the missed runs as skipped and wait for the next one
+
+
+class MisfireAction(StrEnum):
+    """What the scheduler decided for one ledger row."""
+
+    ON_TIME = "on_time"
+    LATE = "late"  # ran later than the grace period allows
+    COALESCED = "coalesced"  # one run stands for several missed runs
+    SKIPPED = "skipped"  # missed runs not run at all
+    RETRY = "retry"  # a second attempt after the first one's process died
+    MANUAL = "manual"  # "run now"
+
+
+class RunStatus(StrEnum):
+    """How a run in the ledger stands or ended."""
+
+    CLAIMED = "claimed"  # claimed under a lease and not finished yet
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    UNDELIVERED = "undelivered"  # ran, but the chat could not be reached at all
+    SKIPPED = "skipped"  # a misfire decision: not run
+    ABANDONED = "abandoned"  # its lease ran out (the process died); retried as attempt 2
+
+    @property
+    def is_failure(self) -> bool:
+        """Whether this outcome counts towards disabling the task."""
+        return self is RunStatus.FAILED
+
+
+@dataclass(frozen=True, slots=True)
+class MisfireRule:
+    """A misfire policy and how late a run may start before the policy applies."""
+
+    policy: MisfirePolicy
+    grace: timedelta = timedelta(minutes=1)
+
+
+# The per-type defaults; a task may carry its own rule.
+DEFAULT_MISFIRE_RULES: dict[TaskType, MisfireRule] = {
+    TaskType.REMINDER: MisfireRule(MisfirePolicy.COALESCE),
+    TaskType.AGENT_TASK: MisfireRule(MisfirePolicy.COALESCE),
+    TaskType.WEB_SEARCH: MisfireRule(MisfirePolicy.COALESCE),
+    # "turn the lights off at 1am" must not happen at 9am after an outage.
+    TaskType.API_CALL: MisfireRule(MisfirePolicy.SKIP, grace=timedelta(minutes=10)),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDraft:
+    """A task to be stored; the store gives it its id.
+
+    Attributes:
+        owner_id: The user who owns it.
+        chat_id: Where its messages go.
+        task_type: What it does.
+        description: A short text for listings (a reminder's text).
+        schedule: When it fires.
+        execution: What it needs to run, validated for ``task_type``.
+        misfire: What to do when a run was missed.
+        created_at: When it was created (UTC).
+        next_run: Its first run (UTC).
+    """
+
+    owner_id: str
+    chat_id: str
+    task_type: TaskType
+    description: str
+    schedule: Schedule
+    execution: ExecutionData
+    misfire: MisfireRule
+    created_at: datetime
+    next_run: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A stored task, as read from the store.
+
+    Attributes:
+        id: Short id a person can type.
+        owner_id: The user who owns it.
+        chat_id: Where its messages go.
+        task_type: What it does.
+        description: A short text for listings.
+        schedule: When it fires.
+        execution: What it needs to run.
+        misfire: What to do when a run was missed.
+        status: Where it stands.
+        created_at: When it was created (UTC).
+        next_run: Its next run (UTC), or ``None`` when nothing is scheduled.
+        last_run: When a run of it last finished (UTC).
+        run_count: How many runs finished.
+        consecutive_failures: Failed runs in a row since the last success.
+        status_reason: Why it is paused or disabled, in plain words.
+    """
+
+    id: str
+    owner_id: str
+    chat_id: str
+    task_type: TaskType
+    description: str
+    schedule: Schedule
+    execution: ExecutionData
+    misfire: MisfireRule
+    status: TaskStatus
+    created_at: datetime
+    next_run: datetime | None = None
+    last_run: datetime | None = None
+    run_count: int = 0
+    consecutive_failures: int = 0
+    status_reason: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the timer will fire it."""
+        return self.status is TaskStatus.ACTIVE
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRun:
+    """One row of the run ledger.
+
+    Attributes:
+        id: The ledger row id.
+        task_id: The task it belongs to.
+        scheduled_for: The scheduled instant this run stands for (UTC).
+        claimed_at: When it was claimed.
+        status: How it stands or ended.
+        misfire: What the scheduler decided (on time, late, coalesced, skipped, ...).
+        attempt: 1, or 2 for the retry after a lease ran out.
+        missed: How many scheduled runs this row covers beyond itself (coalesced or skipped).
+        late_by: How late it started, when later than the grace period.
+        lease_until: Until when the claim holds while it runs.
+        started_at: When its runner started.
+        finished_at: When it finished.
+        result: A short account of what it did.
+        error: Why it failed.
+    """
+
+    id: int
+    task_id: str
+    scheduled_for: datetime
+    claimed_at: datetime
+    status: RunStatus
+    misfire: MisfireAction = MisfireAction.ON_TIME
+    attempt: int = 1
+    missed: int = 0
+    late_by: timedelta | None = None
+    lease_until: datetime | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    result: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """A run the caller now holds and must execute and finish."""
+
+    task: Task
+    run: TaskRun
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """How an executed run ended, to be written to the ledger."""
+
+    run_id: int
+    task_id: str
+    status: RunStatus
+    started_at: datetime
+    finished_at: datetime
+    result: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedRun:
+    """What finishing a run did to its task."""
+
+    run_id: int
+    task_id: str
+    task_status: TaskStatus | None
+    consecutive_failures: int
+    disabled: bool = False
+
+
+def format_lateness(late_by: timedelta) -> str:
+    """Say a lateness briefly: ``"2 h"``, ``"2 h 5 min"``, ``"45 min"``, ``"30 s"``."""
+    seconds = int(late_by.total_seconds())
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [(days, "d"), (hours, "h"), (minutes, "min")]
+    if not (days or hours):
+        parts.append((secs, "s"))
+    shown = [f"{value} {unit}" for value, unit in parts if value][:2]
+    return " ".join(shown) or "0 s"

@@ -1,0 +1,225 @@
+"""The task store interface: the single source of truth for tasks and their run ledger.
+
+Two implementations keep the same contract (one test suite runs against both):
+``SqliteTaskStore`` (the real one, one database file shared with other packages) and
+``MemoryTaskStore`` (tests, throwaway sessions). Every method that takes an ``owner_id`` treats
+a task of another owner exactly like a missing one.
+
+All instants are timezone-aware; the stores return them in UTC.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import Enum
+from types import TracebackType
+from typing import Final, Literal
+
+from tasks.errors import TaskNotFoundError, TaskStateError
+from tasks.models import (
+    Claim,
+    FinishedRun,
+    RunOutcome,
+    RunStatus,
+    Task,
+    TaskDraft,
+    TaskRun,
+    TaskStatus,
+)
+
+
+class _Unset(Enum):
+    UNSET = "unset"
+
+
+UNSET: Final = _Unset.UNSET
+"""Marks a ``TaskChange`` field that stays as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskChange:
+    """A change to a task's state, applied only if the task is in an allowed status.
+
+    Attributes:
+        status: The new status, or ``UNSET``.
+        next_run: The new next run (``None`` clears it), or ``UNSET``.
+        status_reason: The new reason text (``None`` clears it), or ``UNSET``.
+        reset_failures: Whether to set the consecutive failure count back to zero.
+    """
+
+    status: TaskStatus | Literal[_Unset.UNSET] = UNSET
+    next_run: datetime | Literal[_Unset.UNSET] | None = UNSET
+    status_reason: str | Literal[_Unset.UNSET] | None = UNSET
+    reset_failures: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class GivenUp:
+    """A run whose lease ran out on its second attempt: recorded as failed, not retried."""
+
+    task: Task
+    run: TaskRun
+
+
+LEASE_LOST_ERROR = "the run did not finish before its lease ran out (the process stopped)"
+
+
+class TaskStore(ABC):
+    """Where tasks and their runs are kept."""
+
+    async def __aenter__(self) -> TaskStore:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    @abstractmethod
+    async def open(self) -> None:
+        """Make the store ready (connect, create or migrate tables); calling it again is a no-op."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release the store's resources; calling it again is a no-op."""
+
+    @abstractmethod
+    async def add_task(self, draft: TaskDraft) -> Task:
+        """Store ``draft`` under a fresh short id and return the task."""
+
+    @abstractmethod
+    async def add_tasks(self, drafts: Sequence[TaskDraft]) -> list[str]:
+        """Store many drafts in one transaction and return their ids, in order."""
+
+    @abstractmethod
+    async def get_task(self, task_id: str, owner_id: str | None = None) -> Task | None:
+        """Return the task, or ``None`` if there is none (of that owner, when given)."""
+
+    @abstractmethod
+    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]:
+        """Return the owner's tasks by next run (live ones only, unless ``include_finished``)."""
+
+    @abstractmethod
+    async def active_task_ids(self, owner_id: str) -> list[str]:
+        """Return the ids of the owner's live tasks (not done, not cancelled), oldest first."""
+
+    @abstractmethod
+    async def update_task(
+        self,
+        task_id: str,
+        owner_id: str,
+        change: TaskChange,
+        *,
+        allowed_from: Collection[TaskStatus],
+        action: str,
+    ) -> Task:
+        """Apply ``change`` if the task's status is in ``allowed_from``; return the new task.
+
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+            TaskStateError: when its status is not in ``allowed_from``.
+        """
+
+    @abstractmethod
+    async def claim_due(self, now: datetime, *, limit: int, lease: timedelta) -> list[Claim]:
+        """Atomically claim up to ``limit`` tasks due at ``now``, earliest first.
+
+        In the same transaction for each task: apply the misfire plan, advance a recurring
+        task's ``next_run`` (or mark a one-time task RUNNING), and insert the ledger rows (the
+        claimed run under a lease until ``now + lease``, and a skipped row when runs are
+        skipped). Tasks whose plan runs nothing are not returned.
+        """
+
+    @abstractmethod
+    async def reclaim_expired(
+        self, now: datetime, *, limit: int, lease: timedelta
+    ) -> tuple[list[Claim], list[GivenUp]]:
+        """Handle claimed runs whose lease ran out before ``now``.
+
+        A first attempt is marked ABANDONED and claimed again as attempt 2 (returned as a
+        claim) unless its task was cancelled meanwhile; a second attempt is recorded as FAILED
+        (it counts as a failure, and a one-time task becomes DONE) and returned as given up.
+        """
+
+    @abstractmethod
+    async def claim_now(
+        self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
+    ) -> Claim:
+        """Claim a run of the task outside its schedule ("run now").
+
+        A one-time task is consumed (RUNNING, then DONE); a recurring task keeps its schedule.
+
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+            TaskStateError: when it is cancelled or already running.
+        """
+
+    @abstractmethod
+    async def next_wakeup(self) -> datetime | None:
+        """Return the earliest enabled ``next_run`` or lease expiry, or ``None``."""
+
+    @abstractmethod
+    async def finish_runs(
+        self, outcomes: Sequence[RunOutcome], *, max_failures: int
+    ) -> list[FinishedRun]:
+        """Record how runs ended, in one transaction, and update their tasks.
+
+        A success resets the task's consecutive failures, a failure adds one; a one-time
+        task that was RUNNING becomes DONE; a live recurring task that reaches
+        ``max_failures`` failures in a row becomes DISABLED. Returns one entry per outcome.
+        """
+
+    @abstractmethod
+    async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
+        """Pause every ACTIVE task of the owner with ``reason``; return their ids."""
+
+    @abstractmethod
+    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
+        """Return the task's ledger rows, newest first.
+
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+        """
+
+
+def not_found(task_id: str) -> TaskNotFoundError:
+    """The error for a task id the owner does not have."""
+    return TaskNotFoundError(
+        f"there is no task {task_id!r}; list your tasks to see their ids (six letters and digits)"
+    )
+
+
+def wrong_state(task: Task, action: str) -> TaskStateError:
+    """The error for an operation that does not apply to the task's status."""
+    status = task.status
+    if action.startswith(("pause", "resume")) and status in (TaskStatus.PAUSED, TaskStatus.ACTIVE):
+        hint = f"it is already {status.value}"
+    else:
+        hint = {
+            TaskStatus.CANCELLED: "it was cancelled; create a new task instead",
+            TaskStatus.DONE: "it already ran and has no further run; create a new task instead",
+            TaskStatus.RUNNING: "it is running right now; try again when it has finished",
+            TaskStatus.PAUSED: "it is paused; resume it first",
+            TaskStatus.DISABLED: "it was disabled after failing; resume it first",
+            TaskStatus.ACTIVE: "it is active",
+        }[status]
+    return TaskStateError(f"cannot {action} task {task.id!r}: {hint}")
+
+
+def failure_reason(failures: int, error: str | None) -> str:
+    """The reason stored on a task disabled after ``failures`` failures in a row."""
+    return f"failed {failures} times in a row; last error: {error or 'unknown'}"
+
+
+def failures_after(current: int, status: RunStatus) -> int:
+    """The consecutive failure count after a run that ended with ``status``."""
+    if status is RunStatus.SUCCEEDED:
+        return 0
+    return current + 1 if status.is_failure else current

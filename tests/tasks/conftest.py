@@ -1,0 +1,140 @@
+"""Fixtures for the scheduler tests: both stores, a manual clock, fakes for the protocols."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tasks.clock import ManualClock
+from tasks.execution import ReminderData, TaskType
+from tasks.memory_store import MemoryTaskStore
+from tasks.models import DEFAULT_MISFIRE_RULES, MisfireRule, TaskDraft
+from tasks.protocols import Delivery, DeliveryStatus, SearchHit
+from tasks.schedule import IntervalSchedule, OnceSchedule, Schedule
+from tasks.sqlite_store import SqliteTaskStore
+from tasks.store import TaskStore
+
+T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def once_at(at: datetime) -> OnceSchedule:
+    """A one-time schedule at ``at`` (Berlin zone)."""
+    return OnceSchedule(at=at, tz=BERLIN)
+
+
+def every(span: timedelta, anchor: datetime = T0) -> IntervalSchedule:
+    """An interval schedule anchored at ``anchor``."""
+    return IntervalSchedule(every=span, anchor=anchor, tz=BERLIN)
+
+
+def reminder_draft(
+    schedule: Schedule,
+    *,
+    owner: str = "alice",
+    message: str = "call mom",
+    misfire: MisfireRule | None = None,
+    created_at: datetime = T0,
+) -> TaskDraft:
+    """A reminder draft whose first run is the schedule's first fire after ``created_at``."""
+    first = schedule.next_after(created_at - timedelta(microseconds=1))
+    assert first is not None
+    return TaskDraft(
+        owner_id=owner,
+        chat_id=f"chat-{owner}",
+        task_type=TaskType.REMINDER,
+        description=message,
+        schedule=schedule,
+        execution=ReminderData(message=message),
+        misfire=misfire or DEFAULT_MISFIRE_RULES[TaskType.REMINDER],
+        created_at=created_at,
+        next_run=first,
+    )
+
+
+StoreFactory = Callable[[], TaskStore]
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> StoreFactory:
+    """Make stores of one kind; SQLite ones share one file in ``tmp_path``."""
+    if request.param == "memory":
+        shared = MemoryTaskStore()
+        return lambda: shared
+    return lambda: SqliteTaskStore(tmp_path / "assistant.db")
+
+
+@pytest.fixture
+async def store(store_factory: StoreFactory) -> AsyncIterator[TaskStore]:
+    """An open store of each kind."""
+    async with store_factory() as opened:
+        yield opened
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    """A manual clock at ``T0``."""
+    return ManualClock(T0)
+
+
+class RecordingNotifier:
+    """A notifier that records deliveries and answers with a scripted status."""
+
+    def __init__(self, status: DeliveryStatus = DeliveryStatus.DELIVERED) -> None:
+        self.status = status
+        self.statuses: list[DeliveryStatus] = []
+        self.deliveries: list[Delivery] = []
+        self.arrived = asyncio.Event()
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        """Record ``delivery``; answer with the next scripted status or the default."""
+        self.deliveries.append(delivery)
+        self.arrived.set()
+        return self.statuses.pop(0) if self.statuses else self.status
+
+    def texts(self) -> list[str]:
+        """The delivered texts, in order."""
+        return [d.text for d in self.deliveries]
+
+    async def wait_for(self, count: int) -> None:
+        """Wait (bounded by a generous safety timeout) until ``count`` deliveries arrived."""
+        async with asyncio.timeout(5):
+            while len(self.deliveries) < count:
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+class ScriptedAgent:
+    """An AgentRunner fake: answers from a function, records prompts."""
+
+    def __init__(self, answer: Callable[[str], str] = lambda prompt: f"answer to {prompt}"):
+        self.answer = answer
+        self.prompts: list[tuple[str, str, str]] = []
+        self.release: asyncio.Event | None = None
+        self.started = asyncio.Event()
+
+    async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
+        """Record the call, optionally wait for ``release``, then answer."""
+        self.prompts.append((prompt, owner_id, chat_id))
+        self.started.set()
+        if self.release is not None:
+            await self.release.wait()
+        return self.answer(prompt)
+
+
+class FakeSearcher:
+    """A Searcher fake returning canned hits."""
+
+    def __init__(self, hits: list[SearchHit]) -> None:
+        self.hits = hits
+        self.queries: list[tuple[str, int]] = []
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        """Return the first ``limit`` canned hits."""
+        self.queries.append((query, limit))
+        return self.hits[:limit]

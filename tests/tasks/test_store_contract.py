@@ -1,0 +1,371 @@
+"""One contract for every TaskStore: run against the in-memory and the SQLite store."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from tasks.errors import TaskNotFoundError, TaskStateError
+from tasks.models import (
+    MisfireAction,
+    MisfirePolicy,
+    MisfireRule,
+    RunOutcome,
+    RunStatus,
+    TaskStatus,
+)
+from tasks.store import UNSET, TaskChange, TaskStore
+from tests.tasks.conftest import T0, StoreFactory, every, once_at, reminder_draft
+
+LEASE = timedelta(minutes=2)
+MINUTE = timedelta(minutes=1)
+HOUR = timedelta(hours=1)
+
+
+async def test_added_task_reads_back_and_only_for_its_owner(store: TaskStore) -> None:
+    added = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+
+    assert len(added.id) == 6
+    assert added.status is TaskStatus.ACTIVE and added.enabled
+    assert await store.get_task(added.id, "alice") == added
+    assert await store.get_task(added.id) == added
+    assert await store.get_task(added.id, "mallory") is None
+    assert await store.get_task("zzzzzz", "alice") is None
+
+
+async def test_bulk_add_and_listing_order(store: TaskStore) -> None:
+    drafts = [reminder_draft(once_at(T0 + timedelta(minutes=m))) for m in (30, 10, 20)]
+    ids = await store.add_tasks(drafts)
+    await store.add_task(reminder_draft(once_at(T0 + HOUR), owner="bob"))
+
+    assert len(set(ids)) == 3
+    listed = await store.list_tasks("alice")
+    assert [t.id for t in listed] == [ids[1], ids[2], ids[0]]
+    assert await store.active_task_ids("alice") == sorted(ids)
+
+
+async def test_update_applies_only_from_allowed_states(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    pause = TaskChange(status=TaskStatus.PAUSED, status_reason="on holiday")
+
+    paused = await store.update_task(
+        task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+    )
+
+    assert paused.status is TaskStatus.PAUSED and paused.status_reason == "on holiday"
+    assert paused.next_run == task.next_run
+    assert await store.get_task(task.id) == paused
+    with pytest.raises(TaskStateError, match=rf"cannot pause task '{task.id}': it is already"):
+        await store.update_task(
+            task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+        )
+    with pytest.raises(TaskNotFoundError, match=repr(task.id)):
+        await store.update_task(
+            task.id, "mallory", pause, allowed_from=set(TaskStatus), action="pause"
+        )
+
+
+async def test_cancelled_and_done_tasks_leave_the_active_list(store: TaskStore) -> None:
+    kept = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    gone = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
+    await store.update_task(gone.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+
+    assert await store.active_task_ids("alice") == [kept.id]
+    assert [t.id for t in await store.list_tasks("alice")] == [kept.id]
+    everything = await store.list_tasks("alice", include_finished=True)
+    assert {t.id for t in everything} == {kept.id, gone.id}
+
+
+async def test_claim_marks_one_time_task_running_with_a_lease(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0 + MINUTE)))
+
+    assert await store.claim_due(T0, limit=10, lease=LEASE) == []
+    claims = await store.claim_due(T0 + MINUTE, limit=10, lease=LEASE)
+
+    assert len(claims) == 1
+    claim = claims[0]
+    assert claim.task.status is TaskStatus.RUNNING and claim.task.next_run is None
+    assert claim.run.status is RunStatus.CLAIMED
+    assert claim.run.scheduled_for == T0 + MINUTE
+    assert claim.run.lease_until == T0 + MINUTE + LEASE
+    assert claim.run.misfire is MisfireAction.ON_TIME and claim.run.late_by is None
+    assert (await store.get_task(task.id)) == claim.task
+    assert await store.claim_due(T0 + HOUR, limit=10, lease=LEASE) == []
+
+
+async def test_claim_advances_a_recurring_task(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(every(timedelta(minutes=15))))
+
+    claims = await store.claim_due(T0 + timedelta(seconds=1), limit=10, lease=LEASE)
+
+    assert [c.run.scheduled_for for c in claims] == [T0]
+    stored = await store.get_task(task.id)
+    assert stored is not None and stored.status is TaskStatus.ACTIVE
+    assert stored.next_run == T0 + timedelta(minutes=15)
+
+
+async def test_claim_respects_limit_and_order(store: TaskStore) -> None:
+    await store.add_tasks(
+        [reminder_draft(once_at(T0 + timedelta(seconds=s))) for s in (3, 1, 2, 30)]
+    )
+
+    first = await store.claim_due(T0 + timedelta(seconds=10), limit=2, lease=LEASE)
+    rest = await store.claim_due(T0 + timedelta(seconds=10), limit=10, lease=LEASE)
+
+    seconds = [(c.run.scheduled_for - T0).seconds for c in first + rest]
+    assert seconds == [1, 2, 3]
+    assert len({c.run.id for c in first + rest}) == 3
+
+
+async def test_missed_one_time_reminder_runs_late(store: TaskStore) -> None:
+    await store.add_task(reminder_draft(once_at(T0 + MINUTE)))
+
+    (claim,) = await store.claim_due(T0 + 2 * HOUR, limit=10, lease=LEASE)
+
+    assert claim.run.misfire is MisfireAction.LATE
+    assert claim.run.late_by == 2 * HOUR - MINUTE
+
+
+async def test_missed_recurring_runs_coalesce_into_one(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(every(HOUR)))
+
+    claims = await store.claim_due(T0 + 5 * HOUR + 10 * MINUTE, limit=10, lease=LEASE)
+
+    assert len(claims) == 1
+    run = claims[0].run
+    assert run.misfire is MisfireAction.COALESCED
+    assert run.scheduled_for == T0 + 5 * HOUR
+    assert run.missed == 5
+    assert run.late_by == 10 * MINUTE
+    assert claims[0].task.next_run == T0 + 6 * HOUR
+    assert [r.id for r in await store.history(task.id, "alice")] == [run.id]
+
+
+async def test_skip_policy_records_skipped_runs_in_the_ledger(store: TaskStore) -> None:
+    skip = MisfireRule(MisfirePolicy.SKIP, grace=MINUTE)
+    task = await store.add_task(reminder_draft(every(HOUR), misfire=skip))
+
+    claims = await store.claim_due(T0 + 3 * HOUR + 30 * MINUTE, limit=10, lease=LEASE)
+
+    assert claims == []
+    (row,) = await store.history(task.id, "alice")
+    assert row.status is RunStatus.SKIPPED and row.misfire is MisfireAction.SKIPPED
+    assert row.scheduled_for == T0 and row.missed == 3
+    stored = await store.get_task(task.id)
+    assert stored is not None and stored.next_run == T0 + 4 * HOUR
+
+
+async def test_skip_policy_still_runs_the_latest_within_grace(store: TaskStore) -> None:
+    skip = MisfireRule(MisfirePolicy.SKIP, grace=5 * MINUTE)
+    task = await store.add_task(reminder_draft(every(HOUR), misfire=skip))
+
+    (claim,) = await store.claim_due(T0 + 2 * HOUR + MINUTE, limit=10, lease=LEASE)
+
+    assert claim.run.scheduled_for == T0 + 2 * HOUR
+    assert claim.run.misfire is MisfireAction.ON_TIME
+    skipped, run = sorted(await store.history(task.id, "alice"), key=lambda r: r.id)
+    assert skipped.status is RunStatus.SKIPPED and skipped.missed == 1
+    assert run.id == claim.run.id
+
+
+async def test_skip_policy_drops_a_missed_one_time_task(store: TaskStore) -> None:
+    skip = MisfireRule(MisfirePolicy.SKIP, grace=MINUTE)
+    task = await store.add_task(reminder_draft(once_at(T0 + MINUTE), misfire=skip))
+
+    assert await store.claim_due(T0 + HOUR, limit=10, lease=LEASE) == []
+
+    stored = await store.get_task(task.id)
+    assert stored is not None and stored.status is TaskStatus.DONE
+    assert [r.status for r in await store.history(task.id, "alice")] == [RunStatus.SKIPPED]
+
+
+async def test_run_late_policy_catches_up_each_missed_run(store: TaskStore) -> None:
+    late = MisfireRule(MisfirePolicy.RUN_LATE, grace=MINUTE)
+    await store.add_task(reminder_draft(every(HOUR), misfire=late))
+    now = T0 + 2 * HOUR + 30 * MINUTE
+
+    fired = []
+    while claims := await store.claim_due(now, limit=10, lease=LEASE):
+        fired += [c.run.scheduled_for for c in claims]
+
+    assert fired == [T0, T0 + HOUR, T0 + 2 * HOUR]
+
+
+async def test_finishing_runs_counts_failures_and_disables(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(every(MINUTE)))
+    now = T0
+    disabled = []
+    for _ in range(3):
+        now += MINUTE
+        (claim,) = await store.claim_due(now, limit=10, lease=LEASE)
+        fail = RunOutcome(claim.run.id, task.id, RunStatus.FAILED, now, now, error="boom")
+        (finished,) = await store.finish_runs([fail], max_failures=3)
+        disabled.append(finished.disabled)
+
+    assert disabled == [False, False, True]
+    stored = await store.get_task(task.id)
+    assert stored is not None and stored.status is TaskStatus.DISABLED
+    assert stored.consecutive_failures == 3 and stored.run_count == 3
+    assert stored.status_reason == "failed 3 times in a row; last error: boom"
+    assert await store.claim_due(now + HOUR, limit=10, lease=LEASE) == []
+    (newest, *_) = await store.history(task.id, "alice")
+    assert newest.status is RunStatus.FAILED and newest.error == "boom"
+    assert newest.lease_until is None and newest.finished_at == now
+
+
+async def test_success_resets_failures_and_finishes_one_time_task(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0)))
+    (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
+    ok = RunOutcome(claim.run.id, task.id, RunStatus.SUCCEEDED, T0, T0, result="sent")
+
+    (finished,) = await store.finish_runs([ok], max_failures=5)
+
+    assert finished.task_status is TaskStatus.DONE and finished.consecutive_failures == 0
+    stored = await store.get_task(task.id)
+    assert stored is not None and stored.last_run == T0 and stored.run_count == 1
+    assert (await store.history(task.id, "alice"))[0].result == "sent"
+
+
+async def test_finish_does_not_revive_a_task_cancelled_during_its_run(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(every(HOUR)))
+    (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
+    cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
+    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+
+    fail = RunOutcome(claim.run.id, task.id, RunStatus.FAILED, T0, T0, error="boom")
+    (finished,) = await store.finish_runs([fail], max_failures=1)
+
+    assert finished.task_status is TaskStatus.CANCELLED and not finished.disabled
+    assert await store.claim_due(T0 + 9 * HOUR, limit=10, lease=LEASE) == []
+
+
+async def test_expired_lease_is_retried_once_then_failed(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0)))
+    (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
+
+    assert await store.reclaim_expired(T0 + MINUTE, limit=10, lease=LEASE) == ([], [])
+    assert await store.next_wakeup() == T0 + LEASE
+    retries, given_up = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
+
+    assert given_up == []
+    (retry,) = retries
+    assert retry.run.attempt == 2 and retry.run.misfire is MisfireAction.RETRY
+    assert retry.run.scheduled_for == claim.run.scheduled_for
+    retries, given_up = await store.reclaim_expired(T0 + 2 * LEASE, limit=10, lease=LEASE)
+
+    assert retries == []
+    (gave_up,) = given_up
+    assert gave_up.run.status is RunStatus.FAILED and gave_up.run.attempt == 2
+    assert gave_up.task.status is TaskStatus.DONE and gave_up.task.consecutive_failures == 1
+    statuses = [r.status for r in await store.history(task.id, "alice")]
+    assert statuses == [RunStatus.FAILED, RunStatus.ABANDONED]
+    assert await store.next_wakeup() is None
+
+
+async def test_expired_lease_of_a_cancelled_task_is_not_retried(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(every(HOUR)))
+    await store.claim_due(T0, limit=10, lease=LEASE)
+    cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
+    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+
+    retries, given_up = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
+
+    assert retries == [] and [g.task.id for g in given_up] == [task.id]
+
+
+async def test_claim_now_consumes_one_time_and_keeps_recurring(store: TaskStore) -> None:
+    once = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    recurring = await store.add_task(reminder_draft(every(HOUR, anchor=T0 + HOUR)))
+
+    now_once = await store.claim_now(once.id, "alice", T0, lease=LEASE)
+    now_recurring = await store.claim_now(recurring.id, "alice", T0, lease=LEASE)
+
+    assert now_once.task.status is TaskStatus.RUNNING and now_once.task.next_run is None
+    assert now_once.run.misfire is MisfireAction.MANUAL and now_once.run.scheduled_for == T0
+    assert now_recurring.task.next_run == T0 + HOUR
+    with pytest.raises(TaskStateError, match="running right now"):
+        await store.claim_now(once.id, "alice", T0, lease=LEASE)
+    with pytest.raises(TaskNotFoundError):
+        await store.claim_now(recurring.id, "bob", T0, lease=LEASE)
+
+
+async def test_next_wakeup_is_the_earliest_enabled_run(store: TaskStore) -> None:
+    assert await store.next_wakeup() is None
+    late = await store.add_task(reminder_draft(once_at(T0 + 2 * HOUR)))
+    early = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    assert await store.next_wakeup() == T0 + HOUR
+
+    pause = TaskChange(status=TaskStatus.PAUSED)
+    await store.update_task(early.id, "alice", pause, allowed_from=set(TaskStatus), action="x")
+
+    assert await store.next_wakeup() == late.next_run
+
+
+async def test_pause_owner_touches_only_that_owners_active_tasks(store: TaskStore) -> None:
+    a1 = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    a2 = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    b1 = await store.add_task(reminder_draft(once_at(T0 + HOUR), owner="bob"))
+
+    paused = await store.pause_owner("alice", "the chat blocked the bot")
+
+    assert sorted(paused) == sorted([a1.id, a2.id])
+    for task_id, status in ((a1.id, TaskStatus.PAUSED), (b1.id, TaskStatus.ACTIVE)):
+        stored = await store.get_task(task_id)
+        assert stored is not None and stored.status is status
+    stored = await store.get_task(a2.id)
+    assert stored is not None and stored.status_reason == "the chat blocked the bot"
+
+
+async def test_history_is_owner_scoped_and_newest_first(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(every(HOUR)))
+    for hours in range(3):
+        await store.claim_due(T0 + hours * HOUR, limit=10, lease=LEASE)
+
+    runs = await store.history(task.id, "alice")
+    assert [r.scheduled_for for r in runs] == [T0 + 2 * HOUR, T0 + HOUR, T0]
+    assert len(await store.history(task.id, "alice", limit=2)) == 2
+    with pytest.raises(TaskNotFoundError, match="no task"):
+        await store.history(task.id, "mallory")
+
+
+async def test_change_can_clear_and_keep_fields(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    snoozed = await store.update_task(
+        task.id,
+        "alice",
+        TaskChange(next_run=T0 + 2 * HOUR, status_reason=None, reset_failures=True),
+        allowed_from={TaskStatus.ACTIVE},
+        action="snooze",
+    )
+    assert snoozed.next_run == T0 + 2 * HOUR and snoozed.status is TaskStatus.ACTIVE
+    assert TaskChange().status is UNSET
+    assert await store.next_wakeup() == T0 + 2 * HOUR
+
+
+async def test_two_stores_racing_claim_each_run_exactly_once(
+    store_factory: StoreFactory,
+) -> None:
+    async with store_factory() as first, store_factory() as second:
+        ids = await first.add_tasks(
+            [reminder_draft(once_at(T0 + timedelta(seconds=s % 7))) for s in range(60)]
+        )
+        recurring = await second.add_task(reminder_draft(every(timedelta(seconds=2))))
+
+        async def drain(store: TaskStore) -> list[tuple[str, int]]:
+            got = []
+            for tick in range(12):
+                now = T0 + timedelta(seconds=tick)
+                while claims := await store.claim_due(now, limit=5, lease=LEASE):
+                    got += [(c.task.id, (c.run.scheduled_for - T0).seconds) for c in claims]
+                    await asyncio.sleep(0)
+            return got
+
+        a, b = await asyncio.gather(drain(first), drain(second))
+
+    fired = a + b
+    assert len(fired) == len(set(fired))
+    assert sorted(t for t, _ in fired if t != recurring.id) == sorted(ids)
+    assert sorted(s for t, s in fired if t == recurring.id) == [0, 2, 4, 6, 8, 10]
