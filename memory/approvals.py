@@ -10,7 +10,7 @@ from typing import Any
 from memory._db import Database, from_db_time, to_db_time
 from memory._validate import require_id
 from memory.errors import MemoryInputError, MemoryStoreError
-from tools.calls import ApprovalRequest, ApprovalStatus, RiskLevel
+from tools import ApprovalRequest, ApprovalStatus, RiskLevel
 
 _COLUMNS = (
     "id, user_id, chat_id, tool_name, arguments, call_id, risk_level, status,"

@@ -13,7 +13,7 @@ from memory._validate import require_id, require_limit
 from memory.errors import MemoryInputError
 from memory.fts import build_query
 from memory.models import MessageRole, StoredMessage
-from tools.calls import ToolCall
+from tools import ToolCall
 
 DEFAULT_MAX_CHARS = 16_000
 """How much history ``load`` returns by default (about 4,000 tokens)."""

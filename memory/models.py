@@ -7,7 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 from zoneinfo import ZoneInfo
 
-from tools.calls import ToolCall
+from tools import ToolCall
 
 
 class MessageRole(StrEnum):

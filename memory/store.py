@@ -15,7 +15,7 @@ from memory.models import HitKind, MemoryHit, Note, StoredMessage, UserProfile
 from memory.notes import NoteRepository
 from memory.schema import migrate
 from memory.users import UserRepository
-from tools.calls import ApprovalRequest, ApprovalStatus
+from tools import ApprovalRequest, ApprovalStatus
 
 
 class MemoryStore:

@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory import MemoryInputError, MemoryStore
-from tools.approvals import ApprovalStore, InMemoryApprovalStore
-from tools.calls import ApprovalRequest, ApprovalStatus, RiskLevel
+from tools import ApprovalRequest, ApprovalStatus, ApprovalStore, InMemoryApprovalStore, RiskLevel
 
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 NASTY = '\'; DROP TABLE approvals; -- "x" 東京 🎉'

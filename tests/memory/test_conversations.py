@@ -6,7 +6,7 @@ import pytest
 
 from memory import MemoryInputError, MemoryStore, MessageRole, StoredMessage
 from tests.memory.conftest import START
-from tools.calls import ToolCall
+from tools import ToolCall
 
 USER = MessageRole.USER
 ASSISTANT = MessageRole.ASSISTANT
