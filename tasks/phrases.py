@@ -1,0 +1,264 @@
+"""The words of the schedule language: durations, clock times, parts of the day, dates, names.
+
+Each reader takes normalised text (``normalize``) and returns typed pieces; ``tasks.parsing``
+assembles them into schedules.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import date, time, timedelta
+
+from tasks.errors import ScheduleError
+
+WEEKDAYS = {
+    "monday": 0, "mon": 0, "tuesday": 1, "tue": 1, "tues": 1, "wednesday": 2, "wed": 2,
+    "thursday": 3, "thu": 3, "thur": 3, "thurs": 3, "friday": 4, "fri": 4, "saturday": 5,
+    "sat": 5, "sunday": 6, "sun": 6,
+}  # fmt: skip
+MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4,
+    "apr": 4, "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
+    "september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
+    "december": 12, "dec": 12,
+}  # fmt: skip
+NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
+    "twenty": 20, "thirty": 30, "forty": 40, "forty-five": 45, "fifty": 50, "sixty": 60,
+    "ninety": 90,
+}  # fmt: skip
+_UNIT_SECONDS = {
+    "seconds": 1, "second": 1, "secs": 1, "sec": 1, "s": 1,
+    "minutes": 60, "minute": 60, "mins": 60, "min": 60, "m": 60,
+    "hours": 3600, "hour": 3600, "hrs": 3600, "hr": 3600, "h": 3600,
+    "days": 86400, "day": 86400, "d": 86400,
+    "weeks": 604800, "week": 604800, "wks": 604800, "wk": 604800, "w": 604800,
+}  # fmt: skip
+_DAY_SECONDS = 86400
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+_NUMBER = rf"(?:\d+(?:\.\d+)?|{_alternatives(NUMBER_WORDS)})"
+_UNIT = _alternatives(_UNIT_SECONDS)
+_TERM = rf"(?P<n>{_NUMBER})\s*(?P<u>{_UNIT})(?![a-z])"
+_TERM_PLAIN = rf"{_NUMBER}\s*(?:{_UNIT})(?![a-z])"
+DURATION = rf"{_TERM_PLAIN}(?:\s*{_TERM_PLAIN})*"
+_AND = re.compile(r"\band\b|,")
+_TERM_RE = re.compile(_TERM)
+_DURATION_RE = re.compile(DURATION)
+_SPELLED = (
+    (re.compile(r"\b(?:an|one) hour and a half\b"), "90 minutes"),
+    (re.compile(r"\b(?:a )?half (?:an |a )?hour\b"), "30 minutes"),
+    (re.compile(r"\b(?:a )?quarter (?:of )?(?:an |a )?hour\b"), "15 minutes"),
+    (re.compile(r"\bhalf a day\b"), "12 hours"),
+    (re.compile(r"\bhalf a minute\b"), "30 seconds"),
+)
+_AMPM = re.compile(r"\b([ap])\.\s?m\b\.?")
+_SPACES = re.compile(r"\s+")
+
+_CLOCK = re.compile(
+    r"(?:\bat\s+|@\s*)?(?<![\d:.])(?:"
+    r"(?P<h12>\d{1,2})(?:[:.](?P<m12>\d{2}))?\s*(?P<ampm>am|pm)(?![a-z])"
+    r"|(?P<h24>\d{1,2}):(?P<m24>\d{2})(?::(?P<s24>\d{2}))?(?![\d:])"
+    r"|(?P<word>noon|midday|midnight)(?![a-z])"
+    r"|(?P<oclock>\d{1,2})\s*o'?clock(?![a-z])"
+    r")"
+    r"|\bat\s+(?P<bare>\d{1,2})(?![\d:.a-z])"
+)
+_PERIOD = re.compile(r"\b(?:(?:in the|this)\s+)?(?P<p>morning|afternoon|evening|night|tonight)\b")
+PERIOD_DEFAULTS = {
+    "morning": time(9),
+    "afternoon": time(15),
+    "evening": time(19),
+    "night": time(20),
+    "tonight": time(20),
+}
+_DAY_OF_MONTH = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
+_MONTH_NAME = rf"(?P<month>{_alternatives(MONTHS)})\.?"
+_YEAR = r"(?:\s+(?P<year>\d{4}))?"
+_MONTH_DAY = re.compile(rf"{_MONTH_NAME}\s+{_DAY_OF_MONTH}{_YEAR}")
+_DAY_MONTH = re.compile(rf"{_DAY_OF_MONTH}\s+{_MONTH_NAME}{_YEAR}")
+_ISO_DATE = re.compile(r"(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})")
+
+
+def normalize(text: str) -> str:
+    """Lower-case, spell "a.m." as "am", drop commas and trailing punctuation, collapse spaces."""
+    lowered = _AMPM.sub(r"\1m", text.lower())
+    lowered = lowered.replace(",", " ").replace("’", "'")
+    for pattern, replacement in _SPELLED:
+        lowered = pattern.sub(replacement, lowered)
+    return _SPACES.sub(" ", lowered).strip(" .!?;:")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A length of time: whole days (added on the wall clock) plus elapsed time.
+
+    Attributes:
+        days: Whole days, from day and week units.
+        elapsed: Everything else, as real elapsed time.
+    """
+
+    days: int
+    elapsed: timedelta
+
+    @property
+    def total(self) -> timedelta:
+        """The whole span as elapsed time."""
+        return timedelta(days=self.days) + self.elapsed
+
+
+def read_duration(text: str) -> Span | None:
+    """Read ``text`` as a whole duration ("5m", "1 hour and 15 minutes"), or ``None``."""
+    text = _AND.sub(" ", text).strip()
+    if not _DURATION_RE.fullmatch(text):
+        return None
+    days = 0.0
+    seconds = 0.0
+    for term in _TERM_RE.finditer(text):
+        number = term["n"]
+        amount = float(NUMBER_WORDS.get(number, 0) or number)
+        unit = _UNIT_SECONDS[term["u"]]
+        if unit >= _DAY_SECONDS:
+            days += amount * unit / _DAY_SECONDS
+        else:
+            seconds += amount * unit
+    if not days.is_integer():
+        seconds += days * _DAY_SECONDS
+        days = 0.0
+    try:
+        return Span(days=int(days), elapsed=timedelta(seconds=seconds))
+    except OverflowError as exc:
+        raise ScheduleError(f"the duration {text!r} is too long") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class ClockTime:
+    """A clock time read from the text.
+
+    Attributes:
+        at: The time of day.
+        meridiem: Whether it said am/pm (or noon/midnight), so a part of the day cannot move it.
+    """
+
+    at: time
+    meridiem: bool
+
+
+def take_clock_times(text: str) -> tuple[list[ClockTime], str]:
+    """Take every clock time out of ``text``; return them and the rest of the text."""
+    found = [_clock_time(match) for match in _CLOCK.finditer(text)]
+    return found, _SPACES.sub(" ", _CLOCK.sub(" ", text)).strip()
+
+
+def _clock_time(match: re.Match[str]) -> ClockTime:
+    if match["word"]:
+        return ClockTime(time(0) if match["word"] == "midnight" else time(12), meridiem=True)
+    if match["ampm"]:
+        hour, minute = int(match["h12"]), int(match["m12"] or 0)
+        if not 1 <= hour <= 12 or minute > 59:
+            raise ScheduleError(
+                f"{match[0].strip()!r} is not a clock time; say e.g. '9am' or '5:30pm'"
+            )
+        return ClockTime(time(hour % 12 + (12 if match["ampm"] == "pm" else 0), minute), True)
+    hour_text = match["h24"] or match["oclock"] or match["bare"]
+    hour, minute, second = int(hour_text), int(match["m24"] or 0), int(match["s24"] or 0)
+    if hour > 23 or minute > 59 or second > 59:
+        raise ScheduleError(f"{match[0].strip()!r} is not a clock time; say e.g. '17:45' or '9am'")
+    return ClockTime(time(hour, minute, second), meridiem=False)
+
+
+def format_clock(at: time) -> str:
+    """Format a time of day as ``HH:MM`` (``:SS`` only when not zero)."""
+    return at.strftime("%H:%M:%S" if at.second else "%H:%M")
+
+
+def take_period(text: str) -> tuple[str | None, str]:
+    """Take a part of the day ("morning", "tonight") out of ``text``."""
+    periods = [match["p"] for match in _PERIOD.finditer(text)]
+    if len(periods) > 1:
+        raise ScheduleError(f"{text!r} names more than one part of the day: {periods!r}")
+    rest = _SPACES.sub(" ", _PERIOD.sub(" ", text)).strip()
+    return (periods[0] if periods else None), rest
+
+
+def apply_period(clock: ClockTime | None, period: str | None) -> time | None:
+    """Combine a clock time with a part of the day: "tonight at 8" is 20:00."""
+    if period is None:
+        return None if clock is None else clock.at
+    if clock is None:
+        return PERIOD_DEFAULTS[period]
+    later = period in {"afternoon", "evening", "night", "tonight"}
+    if later and not clock.meridiem and clock.at.hour < 12:
+        return clock.at.replace(hour=clock.at.hour + 12)
+    return clock.at
+
+
+@dataclass(frozen=True, slots=True)
+class MonthDay:
+    """A calendar date that may leave out the year.
+
+    Attributes:
+        month: 1-12.
+        day: 1-31.
+        year: The year, or ``None`` for the next such date.
+    """
+
+    month: int
+    day: int
+    year: int | None
+
+    def on_year(self, year: int) -> date:
+        """The date in ``year``.
+
+        Raises:
+            ScheduleError: when there is no such date that year (31 April, 29 February).
+        """
+        try:
+            return date(year, self.month, self.day)
+        except ValueError as exc:
+            raise ScheduleError(
+                f"there is no day {self.day} in month {self.month} of {year}; "
+                "say e.g. 'March 3 at 9am'"
+            ) from exc
+
+
+def read_month_day(text: str) -> MonthDay | None:
+    """Read "march 3", "3rd march", "14 feb 2027" or "2027-02-14", or ``None``."""
+    match = _MONTH_DAY.fullmatch(text) or _DAY_MONTH.fullmatch(text)
+    if match:
+        year = int(match["year"]) if match["year"] else None
+        return _checked_month_day(text, MONTHS[match["month"]], int(match["day"]), year)
+    match = _ISO_DATE.fullmatch(text)
+    if match:
+        month_day = _checked_month_day(
+            text, int(match["month"]), int(match["day"]), int(match["year"])
+        )
+        month_day.on_year(int(match["year"]))
+        return month_day
+    return None
+
+
+def _checked_month_day(text: str, month: int, day: int, year: int | None) -> MonthDay:
+    if not 1 <= month <= 12 or not 1 <= day <= 31:
+        raise ScheduleError(f"{text!r} is not a date; say e.g. 'March 3' or '2026-03-03'")
+    if year is not None and not 1 <= year <= 9999:
+        raise ScheduleError(f"{text!r} has a year out of range; say e.g. 'March 3 2027'")
+    return MonthDay(month=month, day=day, year=year)
+
+
+def read_ordinal_day(word: str) -> int | None:
+    """Read a day of the month ("1st", "15th", "3"), or ``None``."""
+    match = re.fullmatch(_DAY_OF_MONTH, word)
+    if match is None:
+        return None
+    day = int(match["day"])
+    if not 1 <= day <= 31:
+        raise ScheduleError(f"{word!r} is not a day of the month; say e.g. 'the 1st'")
+    return day
