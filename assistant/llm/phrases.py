@@ -88,6 +88,7 @@ _REC_WORDS = {
     "hourly": "every hour",
     "monthly": "every month",
 }
+_ON_ISO = re.compile(r"^on\s+(?=\d{4}-)", _F)
 _SNOOZE_SPAN = re.compile(rf"(?P<n>\d+)\s*(?P<unit>{_UNIT})", _F)
 
 _CITY_ZONES = {
@@ -159,11 +160,13 @@ def unquote(text: str) -> str:
 def normalize_when(phrase: str) -> str:
     """Tidy a one-time phrase without interpreting it: spacing, ``@``, unit abbreviations.
 
-    Example: ``"in 10 min"`` -> ``"in 10 minutes"``; ``"@ 9am"`` -> ``"at 9am"``.
+    Example: ``"in 10 min"`` -> ``"in 10 minutes"``; ``"@ 9am"`` -> ``"at 9am"``;
+    ``"on 2026-04-01T09:00"`` -> ``"2026-04-01T09:00"`` (ISO times stand alone).
     """
     phrase = squash(phrase.strip(" ,;"))
     if phrase.startswith("@"):
         phrase = "at " + phrase[1:].lstrip()
+    phrase = _ON_ISO.sub("", phrase)
     return _UNIT_ABBREV.sub(lambda m: _UNIT_WORDS[m.group(1).lower()], phrase)
 
 

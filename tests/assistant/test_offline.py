@@ -64,6 +64,8 @@ PHRASES: list[tuple[str, list[Call]]] = [
     ("tomorrow at 6pm, remind me to call mom", [remind("tomorrow at 6pm", "call mom")]),
     ("remind me to pay the rent on March 3 at 8:15", [remind("on March 3 at 8:15", "pay the rent")]),
     ("remind me in half an hour to stir the soup", [remind("in half an hour", "stir the soup")]),
+    ("remind me on 2026-04-01T09:00 to tell a joke", [remind("2026-04-01T09:00", "tell a joke")]),
+    ("remind me the day after tomorrow at 10am to pay", [remind("the day after tomorrow at 10am", "pay")]),
     # recurring tasks of each type
     ("every weekday at 8:30 remind me to check the mail", [recurring("every weekday at 8:30", "reminder", "check the mail", {"message": "check the mail"})]),
     ("remind me every day at 9am to take vitamins", [recurring("every day at 9am", "reminder", "take vitamins", {"message": "take vitamins"})]),
