@@ -3,7 +3,7 @@
 The public surface is ``MemoryStore`` and the typed values it takes and returns.
 """
 
-from memory.conversations import DEFAULT_MAX_CHARS
+from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS
 from memory.errors import MemoryInputError, MemoryStoreError, StoreClosedError
 from memory.models import HitKind, MemoryHit, MessageRole, Note, StoredMessage, UserProfile
 from memory.schema import SCHEMA_VERSION
@@ -12,6 +12,7 @@ from memory.users import validate_timezone
 
 __all__ = [
     "DEFAULT_MAX_CHARS",
+    "DEFAULT_MAX_TURNS",
     "SCHEMA_VERSION",
     "HitKind",
     "MemoryHit",

@@ -18,6 +18,9 @@ from tools import ToolCall
 DEFAULT_MAX_CHARS = 16_000
 """How much history ``load`` returns by default (about 4,000 tokens)."""
 
+DEFAULT_MAX_TURNS = 100
+"""How many turns ``load`` considers at most by default (bounds the work per load)."""
+
 _ROLES = frozenset(role.value for role in MessageRole)
 
 _MESSAGE_COLUMNS = (
@@ -77,21 +80,16 @@ class ConversationRepository:
             raise MemoryInputError(f"max_chars must be an integer >= 0, got {max_chars!r}")
         turn_limit = -1 if max_turns is None else require_limit(max_turns)
         # Running totals from the newest turn backwards: the turns that fit are a suffix.
-        first = await self._db.fetch_one(
-            "SELECT MIN(id) AS first FROM ("
+        rows = await self._db.fetch_all(
+            "WITH recent AS ("
             " SELECT id, SUM(chars) OVER (ORDER BY id DESC ROWS UNBOUNDED PRECEDING) AS total"
             " FROM conversation_turns WHERE user_id = ? AND chat_id = ? AND archived = 0"
-            " ORDER BY id DESC LIMIT ?) WHERE total <= ?",
+            " ORDER BY id DESC LIMIT ?)"
+            f" SELECT {_MESSAGE_COLUMNS} FROM recent"
+            " JOIN conversation_turns AS t ON t.id = recent.id"
+            " JOIN conversation_messages AS m ON m.turn_id = t.id"
+            " WHERE recent.total <= ? ORDER BY m.turn_id, m.seq",
             (user_id, chat_id, turn_limit, max_chars),
-        )
-        if first is None or first["first"] is None:
-            return []
-        rows = await self._db.fetch_all(
-            f"SELECT {_MESSAGE_COLUMNS} FROM conversation_messages AS m"
-            " JOIN conversation_turns AS t ON t.id = m.turn_id"
-            " WHERE t.user_id = ? AND t.chat_id = ? AND t.archived = 0 AND t.id >= ?"
-            " ORDER BY m.turn_id, m.seq",
-            (user_id, chat_id, int(first["first"])),
         )
         return [_decode(row) for row in rows]
 

@@ -9,7 +9,7 @@ from types import TracebackType
 
 from memory._db import Clock, Database, utc_now
 from memory.approvals import ApprovalRepository
-from memory.conversations import DEFAULT_MAX_CHARS, ConversationRepository
+from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, ConversationRepository
 from memory.errors import StoreClosedError
 from memory.models import HitKind, MemoryHit, Note, StoredMessage, UserProfile
 from memory.notes import NoteRepository
@@ -120,13 +120,13 @@ class MemoryStore:
         chat_id: str,
         *,
         max_chars: int = DEFAULT_MAX_CHARS,
-        max_turns: int | None = None,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
     ) -> list[StoredMessage]:
         """Return the newest whole turns of this chat, oldest first, within the budget.
 
         Turns are never cut: the oldest are dropped until the rest fit ``max_chars`` (message
-        text plus native tool-call JSON) and ``max_turns``. A newest turn larger than the
-        budget alone leaves nothing to return.
+        text plus native tool-call JSON) and ``max_turns`` (``None``: no turn limit). A
+        newest turn larger than the budget alone leaves nothing to return.
         """
         self._ready()
         return await self._conversations.load(

@@ -49,19 +49,19 @@ class UserRepository:
     async def get(self, user_id: str) -> UserProfile | None:
         """Return the user's profile, or ``None`` when memory has never stored them."""
         require_id(user_id, "user_id")
-        row = await self._db.fetch_one(
-            "SELECT user_id, timezone, created_at FROM users WHERE user_id = ?", (user_id,)
+        rows = await self._db.fetch_all(
+            "SELECT u.timezone, u.created_at, s.key, s.value FROM users AS u"
+            " LEFT JOIN user_settings AS s ON s.user_id = u.user_id"
+            " WHERE u.user_id = ? ORDER BY s.key",
+            (user_id,),
         )
-        if row is None:
+        if not rows:
             return None
-        settings = await self._db.fetch_all(
-            "SELECT key, value FROM user_settings WHERE user_id = ? ORDER BY key", (user_id,)
-        )
         return UserProfile(
-            user_id=str(row["user_id"]),
-            timezone=row["timezone"],
-            created_at=from_db_time(row["created_at"]),
-            settings={str(s["key"]): str(s["value"]) for s in settings},
+            user_id=user_id,
+            timezone=rows[0]["timezone"],
+            created_at=from_db_time(rows[0]["created_at"]),
+            settings={str(r["key"]): str(r["value"]) for r in rows if r["key"] is not None},
         )
 
     async def set_timezone(self, user_id: str, timezone: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory import MemoryInputError, MemoryStore, MessageRole, StoredMessage
+from memory import DEFAULT_MAX_TURNS, MemoryInputError, MemoryStore, MessageRole, StoredMessage
 from tests.memory.conftest import START
 from tools import ToolCall
 
@@ -148,3 +148,14 @@ async def test_empty_ids_are_refused(store: MemoryStore, bad: str) -> None:
         await store.load_conversation(bad, "c")
     with pytest.raises(MemoryInputError, match="chat_id"):
         await store.append_turn("alice", bad, turn("a", "b"))
+
+
+async def test_load_considers_at_most_the_default_number_of_turns(store: MemoryStore) -> None:
+    for n in range(DEFAULT_MAX_TURNS + 1):
+        await store.append_turn("alice", "c", [StoredMessage(USER, str(n))])
+
+    default = await store.load_conversation("alice", "c")
+    unlimited = await store.load_conversation("alice", "c", max_turns=None)
+
+    assert [m.content for m in default] == [str(n) for n in range(1, DEFAULT_MAX_TURNS + 1)]
+    assert len(unlimited) == DEFAULT_MAX_TURNS + 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -136,16 +137,27 @@ FTS_TOKENS = (
 FTS_SOUP = st.lists(st.sampled_from(FTS_TOKENS), max_size=20).map("".join)
 
 
+@pytest.fixture
+def fuzz_store(tmp_path: Path) -> Iterator[tuple[asyncio.AbstractEventLoop, MemoryStore]]:
+    """A store on its own event loop, shared by every example of a property test."""
+    loop = asyncio.new_event_loop()
+    store = loop.run_until_complete(MemoryStore.open(tmp_path / "fuzz.db"))
+    loop.run_until_complete(store.add_note("alice", "The wifi password is hunter2"))
+    yield loop, store
+    loop.run_until_complete(store.close())
+    loop.close()
+
+
 @settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(query=st.one_of(st.text(max_size=60), FTS_SOUP))
-def test_any_text_is_a_safe_query(tmp_path: Path, query: str) -> None:
-    async def search() -> None:
-        async with MemoryStore(tmp_path / "fuzz.db") as store:
-            if not await store.list_notes("alice"):
-                await store.add_note("alice", "The wifi password is hunter2")
-            await store.search_notes("alice", query)
-            await store.search_memory("alice", query)
+def test_any_text_is_a_safe_query(
+    fuzz_store: tuple[asyncio.AbstractEventLoop, MemoryStore], query: str
+) -> None:
+    loop, store = fuzz_store
+    notes = loop.run_until_complete(store.search_notes("alice", query))
+    hits = loop.run_until_complete(store.search_memory("alice", query))
 
-    asyncio.run(search())
+    assert all(note.content == "The wifi password is hunter2" for note in notes)
+    assert len(hits) == len(notes)
