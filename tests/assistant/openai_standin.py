@@ -152,6 +152,7 @@ class OpenAIStandin:
 
         class _Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out as separate writes
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)

@@ -25,6 +25,7 @@ from assistant.llm import (
     ToolsUnsupportedError,
 )
 from assistant.llm.openai_compat import parse_retry_after
+from tests.assistant.agent_world import World, fence
 from tests.assistant.openai_standin import OpenAIStandin, StandinReply, completion, error
 from tools import ToolCall, ToolResult, ToolStatus
 
@@ -376,3 +377,204 @@ def test_retry_after_accepts_seconds_and_dates() -> None:
     assert parse_retry_after("Wed, 01 Jan 2025 12:00:05 GMT", now=now) == 5.0
     assert parse_retry_after("soon", now=now) is None
     assert parse_retry_after(None, now=now) is None
+
+
+# -- whole turns through the DialogAgent ---------------------------------------------------
+
+
+def model_calls(mode: ToolMode, name: str, call_id: str = "c1", **args: Any) -> StandinReply:
+    """The model asking for one call, natively or in the text contract."""
+    if mode is ToolMode.NATIVE:
+        return completion(None, tool_calls=[(call_id, name, args)], finish_reason="tool_calls")
+    return completion(f"One moment.\n{fence(name, **args)}")
+
+
+@pytest.fixture
+async def world(
+    standin: OpenAIStandin, sleep: SleepRecorder, request: pytest.FixtureRequest
+) -> AsyncIterator[World]:
+    mode = getattr(request, "param", ToolMode.NATIVE)
+    backend = make_backend(standin, sleep, mode=mode)
+    yield World(backend)
+    await backend.aclose()
+
+
+BOTH_MODES = pytest.mark.parametrize(
+    "world", [ToolMode.NATIVE, ToolMode.CONTRACT], indirect=True, ids=["native", "contract"]
+)
+
+
+@BOTH_MODES
+async def test_multi_round_turn(standin: OpenAIStandin, world: World) -> None:
+    mode = world.backend.mode
+    standin.push(
+        model_calls(mode, "get_current_time", "c1"),
+        model_calls(mode, "add_reminder", "c2", when="at 18:00", message="call mom"),
+        completion("It is 13:00; I'll remind you at 18:00 to call mom."),
+    )
+
+    reply = await world.say("what time is it? and remind me at 6pm to call mom")
+
+    assert reply.text == "It is 13:00; I'll remind you at 18:00 to call mom."
+    assert reply.rounds == 3
+    assert world.home.reminders == [("at 18:00", "call mom")]
+    first, second, third = standin.requests
+    if mode is ToolMode.NATIVE:
+        assert {t["function"]["name"] for t in first.body["tools"]} >= {"add_reminder"}
+        assert second.messages[-1] == {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": "13:00 Europe/Berlin",
+        }
+        assert third.messages[-2]["tool_calls"][0]["id"] == "c2"
+    else:
+        assert "tools" not in first.body
+        assert "add_reminder(" in first.messages[0]["content"]
+        assert second.messages[-1]["role"] == "user"
+        assert second.messages[-1]["content"].startswith("Tool results:")
+        assert "13:00 Europe/Berlin" in second.messages[-1]["content"]
+    assert "2025-03-14 13:00" in first.messages[0]["content"]
+
+
+@BOTH_MODES
+async def test_self_correction_after_a_validation_error(
+    standin: OpenAIStandin, world: World
+) -> None:
+    mode = world.backend.mode
+    standin.push(
+        model_calls(mode, "add_reminder", "c1", when="at 6pm"),
+        model_calls(mode, "add_reminder", "c2", when="at 6pm", message="tea"),
+        completion("Set for 6pm."),
+    )
+
+    reply = await world.say("remind me at 6pm about tea")
+
+    assert reply.text == "Set for 6pm."
+    assert [r.status for r in reply.results] == [ToolStatus.INVALID, ToolStatus.OK]
+    correction = standin.requests[1].messages[-1]["content"]
+    assert "'message'" in correction and "add_reminder" in correction
+    assert world.home.reminders == [("at 6pm", "tea")]
+
+
+@BOTH_MODES
+async def test_max_rounds_over_http(standin: OpenAIStandin, world: World) -> None:
+    mode = world.backend.mode
+    standin.push(*[model_calls(mode, "get_current_time", f"c{i}") for i in range(5)])
+
+    reply = await world.say("loop forever")
+
+    assert reply.rounds == 5
+    assert "I stopped after 5 rounds" in reply.text
+    assert len(standin.requests) == 5
+
+
+@BOTH_MODES
+async def test_approval_pause_and_resume_over_http(standin: OpenAIStandin, world: World) -> None:
+    mode = world.backend.mode
+    standin.push(model_calls(mode, "post", "c1", url="http://home.lan/lights/off"))
+
+    paused = await world.say("turn off the lights")
+
+    assert world.home.posts == []
+    (request,) = paused.approvals
+    assert request.id in paused.text and "```" not in paused.text
+    standin.push(completion("The lights are off."))
+
+    done = await world.agent.resolve_approval(request.id, approved=True, by="alice")
+
+    assert done.text == "The lights are off."
+    assert world.home.posts == ["http://home.lan/lights/off"]
+    resumed = standin.requests[1].messages
+    assert resumed[1] == {"role": "user", "content": "turn off the lights"}
+    assert resumed[-1]["role"] == "user"
+    assert "POST http://home.lan/lights/off -> 200" in resumed[-1]["content"]
+
+
+@pytest.mark.parametrize(
+    ("replies", "expected"),
+    [
+        ([error(401, "invalid key")], "ASSISTANT_LLM_API_KEY"),
+        ([error(500, "down")] * 4, "kept failing after 4 attempts"),
+        ([error(429, "slow down", Retry_After="7")] * 4, "still rate limiting"),
+        ([StandinReply(body="not json at all")], "not JSON: 'not json at all'"),
+        ([StandinReply(body={"choices": []})], "without any choices"),
+    ],
+    ids=["401", "500", "429", "malformed", "empty-choices"],
+)
+async def test_server_failures_end_in_a_clear_message(
+    standin: OpenAIStandin,
+    world: World,
+    replies: list[StandinReply],
+    expected: str,
+) -> None:
+    standin.push(*replies)
+
+    reply = await world.say("hello")
+
+    assert reply.text.startswith("Sorry, I could not get an answer from the language model")
+    assert expected in reply.text
+    assert "Traceback" not in reply.text
+    assert await world.conversations.load_conversation("alice", "chat-alice") == []
+
+
+async def test_timeout_ends_the_turn_with_a_clear_message(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    backend = make_backend(standin, sleep, timeout=0.2)
+    world = World(backend)
+    standin.push(StandinReply(hang=True))
+
+    reply = await world.say("hello")
+    await backend.aclose()
+
+    assert "did not answer within 0.2s" in reply.text
+    assert "Traceback" not in reply.text
+
+
+async def test_429_with_retry_after_then_an_answer(
+    standin: OpenAIStandin, world: World, sleep: SleepRecorder
+) -> None:
+    standin.push(error(429, "slow down", Retry_After="7"), completion("Hello!"))
+
+    reply = await world.say("hello")
+
+    assert reply.text == "Hello!"
+    assert sleep.waits == [7.0]
+
+
+async def test_auto_retries_the_round_in_contract_mode(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    backend = make_backend(standin, sleep, mode=ToolMode.AUTO)
+    world = World(backend)
+    standin.push(
+        error(400, "registry.ollama.ai/library/gemma3:4b does not support tools"),
+        model_calls(ToolMode.CONTRACT, "get_current_time"),
+        completion("It is 13:00."),
+    )
+
+    reply = await world.say("time?")
+    await backend.aclose()
+
+    assert reply.text == "It is 13:00."
+    assert "tools" in standin.requests[0].body
+    assert "tools" not in standin.requests[1].body
+    assert "get_current_time(" in standin.requests[1].messages[0]["content"]
+    assert backend.mode is ToolMode.CONTRACT
+
+
+async def test_auto_switches_when_the_model_writes_calls_as_text(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    backend = make_backend(standin, sleep, mode=ToolMode.AUTO)
+    world = World(backend)
+    standin.push(model_calls(ToolMode.CONTRACT, "get_current_time"), completion("13:00."))
+
+    reply = await world.say("time?")
+    await backend.aclose()
+
+    assert reply.text == "13:00."
+    assert [r.status for r in reply.results] == [ToolStatus.OK]
+    assert backend.mode is ToolMode.CONTRACT
+    assert "tools" not in standin.requests[1].body
+    assert standin.requests[1].messages[-1]["content"].startswith("Tool results:")

@@ -1,0 +1,60 @@
+"""Progress events the agent reports while it works, for interfaces to show."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from tools import ApprovalRequest, ToolCall, ToolResult
+
+logger = logging.getLogger(__name__)
+
+
+class AgentEventKind(StrEnum):
+    """What happened."""
+
+    TOOL_STARTED = "tool_started"
+    TOOL_FINISHED = "tool_finished"
+    APPROVAL_REQUESTED = "approval_requested"
+    REPLY_READY = "reply_ready"
+
+
+@dataclass(frozen=True, slots=True)
+class AgentEvent:
+    """One step of a turn.
+
+    Attributes:
+        kind: What happened.
+        user_id: Whose turn it is.
+        chat_id: The chat the turn answers.
+        call: The tool call (``TOOL_STARTED``, ``TOOL_FINISHED``).
+        result: The tool result (``TOOL_FINISHED``).
+        approval: The request waiting for the user (``APPROVAL_REQUESTED``).
+        text: The reply (``REPLY_READY``).
+    """
+
+    kind: AgentEventKind
+    user_id: str
+    chat_id: str
+    call: ToolCall | None = None
+    result: ToolResult | None = None
+    approval: ApprovalRequest | None = None
+    text: str = ""
+
+
+EventCallback = Callable[[AgentEvent], Awaitable[None] | None]
+
+
+async def emit(callback: EventCallback | None, event: AgentEvent) -> None:
+    """Deliver ``event``; a failing callback is logged and never breaks the turn."""
+    if callback is None:
+        return
+    try:
+        outcome = callback(event)
+        if inspect.isawaitable(outcome):
+            await outcome
+    except Exception:
+        logger.exception("the agent event callback failed on %s", event.kind)

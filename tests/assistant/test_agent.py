@@ -1,0 +1,333 @@
+"""The DialogAgent: its loop, approvals, history and failures, with a scripted model."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.agent import DialogAgent
+from assistant.events import AgentEvent, AgentEventKind
+from assistant.llm import (
+    ChatMessage,
+    LLMResponse,
+    Role,
+    ScriptedBackend,
+    ScriptedCall,
+    ToolMode,
+)
+from memory import MemoryStore
+from tests.assistant.agent_world import NOW, World, fence, native
+from tools import ApprovalStatus, ToolCall, ToolContext, ToolStatus
+
+
+def scripted(
+    replies: Sequence[str | LLMResponse],
+    *,
+    mode: ToolMode = ToolMode.CONTRACT,
+    memory: MemoryStore | None = None,
+    **options: Any,
+) -> World:
+    """A world whose model answers ``replies`` in order."""
+    return World(ScriptedBackend(replies, mode=mode), memory=memory, **options)
+
+
+async def test_contract_turn_runs_calls_and_strips_them() -> None:
+    world = scripted(
+        [
+            "Sure.\n" + fence("add_reminder", when="in 10 minutes", message="check the oven"),
+            "I'll remind you in 10 minutes to check the oven.",
+        ]
+    )
+
+    reply = await world.say("remind me in 10 minutes to check the oven")
+
+    assert reply.text == "I'll remind you in 10 minutes to check the oven."
+    assert reply.rounds == 2
+    assert [r.status for r in reply.results] == [ToolStatus.OK]
+    assert world.home.reminders == [("in 10 minutes", "check the oven")]
+    results_message = world.sent(1)[-1]
+    assert results_message.role is Role.TOOL
+    assert "reminder set in 10 minutes: check the oven" in results_message.content
+    assert backend_calls(world)[0].tools is None
+
+
+async def test_system_prompt_has_catalog_enums_and_local_time() -> None:
+    world = scripted(["Hello."])
+
+    await world.say("hi")
+
+    system = world.sent(0)[0]
+    assert system.role is Role.SYSTEM
+    assert "add_reminder(" in system.content
+    assert "t1" in system.content and "t9" not in system.content
+    assert "2025-03-14 13:00" in system.content
+    assert "Europe/Berlin" in system.content
+    assert '"tool": "add_reminder"' in system.content
+    assert "Never invent tool results" in system.content
+
+
+async def test_native_mode_sends_tools_and_tool_messages() -> None:
+    world = scripted(
+        [native("get_current_time", call_id="call_7"), "It is 13:00 in Berlin."],
+        mode=ToolMode.NATIVE,
+    )
+
+    reply = await world.say("what time is it?")
+
+    assert reply.text == "It is 13:00 in Berlin."
+    tools = backend_calls(world)[0].tools
+    assert tools is not None
+    assert {t["function"]["name"] for t in tools} >= {"add_reminder", "post"}
+    assert "add_reminder(" not in world.sent(0)[0].content
+    answer = world.sent(1)[-1]
+    assert (answer.role, answer.tool_call_id, answer.content) == (
+        Role.TOOL,
+        "call_7",
+        "13:00 Europe/Berlin",
+    )
+
+
+async def test_history_is_committed_when_the_turn_completes() -> None:
+    world = scripted([fence("get_current_time"), "It is 13:00.", "You asked for the time."])
+
+    await world.say("time?")
+    await world.say("what did I ask?")
+
+    second = world.sent(2)
+    assert [m.role for m in second[1:]] == [
+        Role.USER,
+        Role.ASSISTANT,
+        Role.TOOL,
+        Role.ASSISTANT,
+        Role.USER,
+    ]
+    assert second[1].content == "time?"
+    assert second[-1].content == "what did I ask?"
+
+
+async def test_validation_error_goes_back_and_the_model_fixes_it() -> None:
+    world = scripted(
+        [
+            fence("add_reminder", when="at 6pm"),
+            fence("add_reminder", when="at 6pm", message="call mom"),
+            "Done: at 6pm, call mom.",
+        ]
+    )
+
+    reply = await world.say("remind me at 6pm to call mom")
+
+    assert reply.text == "Done: at 6pm, call mom."
+    assert [r.status for r in reply.results] == [ToolStatus.INVALID, ToolStatus.OK]
+    assert "message" in world.sent(1)[-1].content
+    assert world.home.reminders == [("at 6pm", "call mom")]
+
+
+async def test_retry_budget_stops_a_tool_that_keeps_failing() -> None:
+    world = scripted(
+        [fence("add_reminder", when="x")] * 4 + ["I could not set it."], tool_retries=1
+    )
+
+    reply = await world.say("remind me")
+
+    assert reply.text == "I could not set it."
+    assert [r.status for r in reply.results] == [ToolStatus.INVALID] * 4
+    assert "already failed 2 times" in reply.results[2].text
+    assert "Do not call it again" in world.sent(3)[-1].content
+
+
+async def test_max_rounds_is_reported_honestly() -> None:
+    world = scripted([fence("get_current_time")] * 3, max_rounds=3)
+
+    reply = await world.say("loop")
+
+    assert reply.rounds == 3
+    assert reply.text.startswith("I stopped after 3 rounds of tool calls")
+    assert "get_current_time: 13:00 Europe/Berlin" in reply.text
+    assert len(backend_calls(world)) == 3
+
+
+@pytest.mark.parametrize("mode", [ToolMode.CONTRACT, ToolMode.NATIVE])
+async def test_approval_pauses_and_resumes_exactly_that_call(mode: ToolMode) -> None:
+    ask = (
+        native("post", url="http://home.lan/off")
+        if mode is ToolMode.NATIVE
+        else ("Turning it off.\n" + fence("post", url="http://home.lan/off"))
+    )
+    world = scripted([ask, "The lights are off."], mode=mode)
+
+    paused = await world.say("turn off the lights")
+
+    assert world.home.posts == []
+    (request,) = paused.approvals
+    assert request.arguments == {"url": "http://home.lan/off"}
+    assert request.id in paused.text and "```" not in paused.text
+    assert "needs your approval" in paused.text
+
+    stranger = await world.agent.resolve_approval(request.id, approved=True, by="bob")
+    assert "no approval request" in stranger.text
+    assert world.home.posts == []
+
+    done = await world.agent.resolve_approval(request.id, approved=True, by="alice")
+
+    assert done.text == "The lights are off."
+    assert world.home.posts == ["http://home.lan/off"]
+    outcome = world.sent(1)[-1]
+    assert outcome.role is Role.TOOL
+    assert f"approved approval request {request.id}" in outcome.content
+    assert "POST http://home.lan/off -> 200" in outcome.content
+    again = await world.agent.resolve_approval(request.id, approved=True, by="alice")
+    assert "already approved" in again.text
+    assert world.home.posts == ["http://home.lan/off"]
+
+
+async def test_denied_request_is_not_run() -> None:
+    world = scripted([fence("post", url="http://x.lan"), "OK, I left it alone."])
+    paused = await world.say("post it")
+
+    reply = await world.agent.resolve_approval(paused.approvals[0].id, approved=False, by="alice")
+
+    assert reply.text == "OK, I left it alone."
+    assert world.home.posts == []
+    assert reply.results[0].status is ToolStatus.DENIED
+
+
+async def test_expired_request_is_refused() -> None:
+    world = scripted([fence("post", url="http://x.lan")])
+    paused = await world.say("post it")
+    world.clock_now = NOW + timedelta(minutes=31)
+
+    reply = await world.agent.resolve_approval(paused.approvals[0].id, approved=True, by="alice")
+
+    assert "expired" in reply.text
+    assert world.home.posts == []
+
+
+async def test_approval_survives_a_restart(tmp_path: Path) -> None:
+    db = tmp_path / "assistant.db"
+    async with MemoryStore(db, clock=lambda: NOW) as memory:
+        first = scripted([fence("post", url="http://x.lan")], memory=memory)
+        paused = await first.say("post it")
+    async with MemoryStore(db, clock=lambda: NOW) as memory:
+        second = scripted(["Posted."], memory=memory)
+        reply = await second.agent.resolve_approval(
+            paused.approvals[0].id, approved=True, by="alice"
+        )
+        stored = await memory.get_approval(paused.approvals[0].id)
+
+    assert reply.text == "Posted."
+    assert second.home.posts == ["http://x.lan"]
+    assert stored is not None and stored.status is ApprovalStatus.APPROVED
+    resumed = second.sent(0)
+    assert resumed[1].content == "post it"
+    assert "needs your approval" in resumed[-2].content
+
+
+async def test_broken_native_arguments_are_reported_to_the_model() -> None:
+    broken = LLMResponse(
+        tool_calls=(ToolCall("add_reminder", {}, raw_json='{"when": "at 6', id="c1"),)
+    )
+    fixed = native("add_reminder", call_id="c2", when="at 6pm", message="tea")
+    world = scripted([broken, fixed, "Set."], mode=ToolMode.NATIVE)
+
+    reply = await world.say("tea at 6pm")
+
+    assert reply.results[0].status is ToolStatus.INVALID
+    assert "not a JSON object" in reply.results[0].text
+    assert world.home.reminders == [("at 6pm", "tea")]
+
+
+async def test_run_task_uses_a_fresh_context_and_stores_nothing() -> None:
+    world = scripted(["first answer", fence("get_current_time"), "It is 13:00."])
+    await world.say("hello")
+
+    answer = await world.agent.run_task("what time is it?", owner_id="alice", chat_id="chat-alice")
+
+    assert answer == "It is 13:00."
+    assert [m.role for m in world.sent(1)] == [Role.SYSTEM, Role.USER]
+    stored = await world.conversations.load_conversation("alice", "chat-alice")
+    assert len(stored) == 2
+
+
+async def test_model_failure_is_a_reply_and_nothing_is_stored() -> None:
+    world = scripted([fence("get_current_time")])
+
+    reply = await world.say("time?")
+
+    assert "could not get an answer from the language model" in reply.text
+    assert "ran out of replies" in reply.text
+    assert "get_current_time" in reply.text
+    assert await world.conversations.load_conversation("alice", "chat-alice") == []
+
+
+async def test_events_report_progress_and_a_broken_listener_is_harmless() -> None:
+    world = scripted([fence("get_current_time"), "13:00"])
+
+    await world.say("time?")
+
+    assert [e.kind for e in world.events] == [
+        AgentEventKind.TOOL_STARTED,
+        AgentEventKind.TOOL_FINISHED,
+        AgentEventKind.REPLY_READY,
+    ]
+    assert world.events[-1].text == "13:00"
+
+    def explode(event: AgentEvent) -> None:
+        raise RuntimeError("listener bug")
+
+    quiet = scripted(["fine"], on_event=explode)
+    assert (await quiet.say("hi")).text == "fine"
+
+
+async def test_empty_message_gets_help_without_the_model() -> None:
+    world = scripted([])
+
+    reply = await world.say("   ")
+
+    assert "empty" in reply.text
+    assert backend_calls(world) == []
+
+
+async def test_hooks_can_be_overridden() -> None:
+    class Loud(DialogAgent):
+        async def system_messages(self, ctx: ToolContext, mode: ToolMode) -> list[ChatMessage]:
+            return [*await super().system_messages(ctx, mode), ChatMessage(Role.SYSTEM, "Shout.")]
+
+        def finalize_response(self, text: str) -> str:
+            return text.upper()
+
+    world = scripted(["hello there"])
+    agent = Loud(
+        backend=world.backend,
+        registry=world.registry,
+        executor=world.executor,
+        memory=world.conversations,
+    )
+
+    reply = await agent.handle_message("hi", user_id="alice", chat_id="c")
+
+    assert reply.text == "HELLO THERE"
+    assert world.sent(0)[1].content == "Shout."
+
+
+async def test_reset_starts_a_fresh_conversation() -> None:
+    world = scripted(["one", "two"])
+    await world.say("first")
+
+    await world.agent.reset(user_id="alice", chat_id="chat-alice")
+    await world.say("second")
+
+    assert [m.content for m in world.sent(1)[1:]] == ["second"]
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="max_rounds"):
+        scripted([], max_rounds=0)
+
+
+def backend_calls(world: World) -> list[ScriptedCall]:
+    assert isinstance(world.backend, ScriptedBackend)
+    return list(world.backend.calls)
