@@ -35,8 +35,8 @@ DELAY = rf"in\s+(?:half\s+an?\s+hour|{_SPAN}(?:\s*(?:,|and)?\s*(?:a\s+half|{_SPA
 # A clock time that is unmistakably a time: 6pm, 8:05 am, 17:45, noon, midnight.
 _CLOCK_STRICT = r"(?:\d{1,2}(?::\d{2})?\s*[ap]\.?m\.?(?![a-z])|\d{1,2}:\d{2}(?!\d)|noon|midnight)"
 # After "at", a bare hour is a time too: "at 8", "at 8 o'clock".
-_CLOCK_AT = rf"(?:{_CLOCK_STRICT}|\d{{1,2}}(?:\s*o'?clock)?(?![\d:]))"
-CLOCK = rf"(?:(?:at|@)\s*{_CLOCK_AT}|{_CLOCK_STRICT})"
+CLOCK_AT = rf"(?:{_CLOCK_STRICT}|\d{{1,2}}(?:\s*o'?clock)?(?![\d:]))"
+CLOCK = rf"(?:(?:at|@)\s*{CLOCK_AT}|{_CLOCK_STRICT})"
 _DATE = (
     rf"(?:{_MONTH}\.?\s+{_ORDINAL}|{_ORDINAL}\s+(?:of\s+)?{_MONTH}"
     r"|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?)"

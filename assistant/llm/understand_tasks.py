@@ -35,6 +35,11 @@ _REC_START_RE = re.compile(rf"{ph.RECURRING}(?=$|[\s,:])", _F)
 _REC_AFTER_HEAD_RE = re.compile(rf"(?P<head>{_REMIND_HEAD})\s+{ph.RECURRING}(?=$|[\s,:])", _F)
 _REC_END_RE = re.compile(rf"(?:^|(?<=[\s,])){ph.RECURRING}$", _F)
 
+_TAIL_CLOCK_RE = re.compile(rf"(?:^|(?<=[\s,]))(?P<clock>(?:at|@)\s*{ph.CLOCK_AT})$", _F)
+_NO_CLOCK_RE = re.compile(
+    r"every\s+(?:other\s+)?(?:day|weekday|weekend|week|[a-z]+day(?:s|\s+and\s+[a-z]+day)*)",
+    _F,
+)
 _SCHEDULED_REMIND_RE = re.compile(
     rf"{_REMIND_HEAD}(?:\s*[:,]\s*|\s+(?:to|that|about|of)\b\s*|\s+)(?P<what>.+)", _F
 )
@@ -150,10 +155,18 @@ def recurring(text: str) -> Intent | None:
     before = head if head else text[: match.start()]
     rest = ph.squash(f"{before} {text[match.end() :]}")
     rest = re.sub(r"^(?:then|and)\s+", "", rest.strip(" ,;:-"), flags=_F)
+    if (clock := _TAIL_CLOCK_RE.search(rest)) is not None and _NO_CLOCK_RE.fullmatch(schedule):
+        # "every day remind me to stretch at 9am": the time belongs to the schedule.
+        schedule = f"{schedule} {ph.normalize_when(clock.group('clock'))}"
+        rest = rest[: clock.start()].rstrip(" ,")
     intent = _scheduled_action(rest, schedule)
+    if intent is not None:
+        return intent
+    if head:
+        return reply(replies.ASK_WHAT.format(when=schedule))
     # A message that opens with a schedule is surely a scheduling request; one that merely
     # ends with "every day" may be anything, so it is left to the other recognisers.
-    return reply(replies.ASK_ACTION) if intent is None and leading and not head else intent
+    return reply(replies.ASK_ACTION) if leading else None
 
 
 def _scheduled_action(rest: str, schedule: str) -> Intent | None:

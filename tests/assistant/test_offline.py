@@ -75,6 +75,8 @@ PHRASES: list[tuple[str, list[Call]]] = [
     ("every monday at 10am ask: summarise my week", [recurring("every monday at 10am", "agent_task", "summarise my week", {"prompt": "summarise my week"})]),
     ("at 1am daily POST http://home.lan/lights/off", [recurring("every day at 1am", "api_call", "POST http://home.lan/lights/off", {"method": "POST", "url": "http://home.lan/lights/off"})]),
     ("every 15 minutes GET https://example.com/health", [recurring("every 15 minutes", "api_call", "GET https://example.com/health", {"method": "GET", "url": "https://example.com/health"})]),
+    ("every day remind me to stretch at 9am", [recurring("every day at 9am", "reminder", "stretch", {"message": "stretch"})]),
+    ("every 2 hours remind me to drink water", [recurring("every 2 hours", "reminder", "drink water", {"message": "drink water"})]),
     ("weekdays 6pm remind me to stop working", [recurring("every weekday at 6pm", "reminder", "stop working", {"message": "stop working"})]),
     # listing
     ("what are my tasks?", [("list_tasks", {})]),
@@ -134,6 +136,7 @@ NO_CALL: list[tuple[str, str]] = [
     ("turn off the lights at 1am daily", "need the URL"),
     ("every day at 8am tell me a joke", "not what to do"),
     ("what's the time in Atlantis", "'Atlantis'"),
+    ("remind me every day", "What should I remind you about every day"),
     ("cancel", "Which task"),
     ("note", "What should I note"),
     ("summarize", "Which page"),
