@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import calendar
+import functools
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -23,9 +24,9 @@ _CRON_EXAMPLE = "'0 9 * * 1-5' (09:00 every weekday)"
 _NAMES = r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|sun|mon|tue|wed|thu|fri|sat"
 _ATOM = rf"(?:\d+|{_NAMES})"
 _TERM = rf"(?:\*|\?|{_ATOM}(?:-{_ATOM})?)(?:/\d+)?"
-_FIELD = re.compile(rf"{_TERM}(?:,{_TERM})*")
-_DOM_FIELD = re.compile(rf"(?:l|{_TERM})(?:,(?:l|{_TERM}))*")
-_DOW_FIELD = re.compile(rf"(?:{_ATOM}#\d|{_TERM})(?:,(?:{_ATOM}#\d|{_TERM}))*")
+_FIELD = re.compile(rf"{_TERM}(?:,{_TERM})*", re.ASCII)
+_DOM_FIELD = re.compile(rf"(?:l|{_TERM})(?:,(?:l|{_TERM}))*", re.ASCII)
+_DOW_FIELD = re.compile(rf"(?:{_ATOM}#\d|{_TERM})(?:,(?:{_ATOM}#\d|{_TERM}))*", re.ASCII)
 _FIELD_NAMES = ("minute", "hour", "day of month", "month", "day of week")
 _WEEKDAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _MONTH_NAMES = tuple(calendar.month_name)
@@ -53,11 +54,15 @@ class CronFields:
 
     @classmethod
     def parse(cls, expression: str) -> CronFields:
-        """Expand ``expression`` with croniter.
+        """Expand ``expression`` with croniter (memoised: croniter takes ~0.1 ms per expansion).
 
         Raises:
             ScheduleError: when it is not a valid five-field cron expression.
         """
+        return _parse_cached(expression)
+
+    @classmethod
+    def _parse(cls, expression: str) -> CronFields:
         fields = expression.lower().split()
         _check_shape(expression, fields)
         try:
@@ -147,6 +152,12 @@ class CronFields:
             if len(self.months) == 1:
                 return f"every year on {on} of {_MONTH_NAMES[min(self.months)]}"
         return None
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_cached(expression: str) -> CronFields:
+    # A pure function of the text with immutable results, so sharing the cache is safe.
+    return CronFields._parse(expression)
 
 
 def _check_shape(expression: str, fields: list[str]) -> None:

@@ -40,13 +40,14 @@ from tasks.schedule import (
 ONCE_EXAMPLES = "'in 5 minutes', 'tomorrow at 9am', 'on friday at 5pm' or 'Dec 25 9am'"
 DEFAULT_TIME = time(9)
 _CRON_LIKE = re.compile(
-    r"[\d*/,\-?]+ [\d*/,\-?]+ [\d*/,\-?lw]+ [\d*/,\-a-z?]+ [\d*/,\-a-z#?l]+", re.IGNORECASE
+    r"[\d*/,\-?]+ [\d*/,\-?]+ [\d*/,\-?lw]+ [\d*/,\-a-z?]+ [\d*/,\-a-z#?l]+",
+    re.IGNORECASE | re.ASCII,
 )
 # Near misses (a field too many or too few) still go to the cron reader for a precise refusal.
-_CRON_NEAR = re.compile(r"[\d*/,\-]+(?: [\d*/,\-?a-z#]+){3,6}", re.IGNORECASE)
+_CRON_NEAR = re.compile(r"[\d*/,\-]+(?: [\d*/,\-?a-z#]+){3,6}", re.IGNORECASE | re.ASCII)
 _ISO_LIKE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}(?::?\d{2})?)?)?",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,
 )
 _RECURRING_WORDS = re.compile(
     r"\b(?:every|each|daily|everyday|nightly|hourly|weekly|monthly|yearly|annually"

@@ -182,7 +182,7 @@ class _DaySet:
             if self.every_day:
                 raise self.refuse("it says both every day and particular days")
             cron_days = sorted((weekday + 1) % 7 for weekday in self.weekdays)
-            return f"* * {','.join(map(str, cron_days))}"
+            return f"* * {_ranges(cron_days)}"
         return "* * *"
 
     def _month_day_fields(self) -> str:
@@ -199,3 +199,15 @@ class _DaySet:
             f"could not read {self.text!r} as a repeating time: {problem}; "
             f"say e.g. {RECURRING_EXAMPLES}"
         )
+
+
+def _ranges(numbers: list[int]) -> str:
+    """Write sorted numbers the way cron people do: ``[1, 2, 3, 4, 5]`` as ``1-5``."""
+    runs: list[list[int]] = []
+    for number in numbers:
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    parts = [f"{run[0]}-{run[-1]}" if len(run) > 2 else ",".join(map(str, run)) for run in runs]
+    return ",".join(parts)

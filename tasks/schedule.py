@@ -120,8 +120,9 @@ class IntervalSchedule(Schedule):
             return None
 
     def describe(self) -> str:
-        """Say it as ``every 15 minutes (Europe/Berlin)``."""
-        return f"every {format_duration(self.every)} ({self.tz.key})"
+        """Say it as ``every 15 minutes (Europe/Berlin)`` or ``every hour (UTC)``."""
+        words = format_duration(self.every)
+        return f"every {words.removeprefix('1 ')} ({self.tz.key})"
 
     def _payload(self) -> dict[str, object]:
         seconds = self.every.total_seconds()

@@ -95,10 +95,10 @@ def test_one_time_phrases(text: str, expected: str) -> None:
 
 RECURRING = [
     ("daily 9am", "0 9 * * *", "every day at 09:00", "2026-03-11 09:00:00+01:00"),
-    ("weekdays 6pm", "0 18 * * 1,2,3,4,5", "every weekday at 18:00", "2026-03-10 18:00:00+01:00"),
+    ("weekdays 6pm", "0 18 * * 1-5", "every weekday at 18:00", "2026-03-10 18:00:00+01:00"),
     (
         "every weekday at 9am",
-        "0 9 * * 1,2,3,4,5",
+        "0 9 * * 1-5",
         "every weekday at 09:00",
         "2026-03-11 09:00:00+01:00",
     ),
@@ -125,7 +125,7 @@ RECURRING = [
     ("0 9 * * 1-5", "0 9 * * 1-5", "every weekday at 09:00", "2026-03-11 09:00:00+01:00"),
     (
         "at 9am every weekday",
-        "0 9 * * 1,2,3,4,5",
+        "0 9 * * 1-5",
         "every weekday at 09:00",
         "2026-03-11 09:00:00+01:00",
     ),
@@ -135,7 +135,7 @@ RECURRING = [
     ("every evening at 7", "0 19 * * *", "every day at 19:00", "2026-03-10 19:00:00+01:00"),
     (
         "every weekday at 9am and 5pm",
-        "0 9,17 * * 1,2,3,4,5",
+        "0 9,17 * * 1-5",
         "every weekday at 09:00 and 17:00",
         "2026-03-10 17:00:00+01:00",
     ),
@@ -152,6 +152,13 @@ RECURRING = [
         "2026-12-25 08:00:00+01:00",
     ),
     ("every week", "0 9 * * 2", "every Tuesday at 09:00", "2026-03-17 09:00:00+01:00"),
+    (
+        "every mon, tue, wed and fri at 8",
+        "0 8 * * 1-3,5",
+        "every Monday, Tuesday, Wednesday and Friday at 08:00",
+        "2026-03-11 08:00:00+01:00",
+    ),
+    ("sundays at 7pm", "0 19 * * 0", "every Sunday at 19:00", "2026-03-15 19:00:00+01:00"),
 ]
 
 

@@ -69,7 +69,7 @@ def test_interval_counts_elapsed_time_across_dst() -> None:
     assert hourly.next_after(anchor - timedelta(days=1)) == anchor
     got = fires(hourly, anchor, 3)
     assert [t.strftime("%H:%M%z") for t in got] == ["03:00+0200", "04:00+0200", "05:00+0200"]
-    assert hourly.describe() == "every 1 hour (Europe/Berlin)"
+    assert hourly.describe() == "every hour (Europe/Berlin)"
 
 
 @pytest.mark.parametrize(
@@ -77,7 +77,7 @@ def test_interval_counts_elapsed_time_across_dst() -> None:
     [
         (timedelta(minutes=15), "every 15 minutes"),
         (timedelta(hours=2), "every 2 hours"),
-        (timedelta(days=1), "every 1 day"),
+        (timedelta(days=1), "every day"),
         (timedelta(weeks=2), "every 2 weeks"),
         (timedelta(seconds=90), "every 90 seconds"),
     ],
