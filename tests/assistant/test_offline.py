@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from assistant.agent import DialogAgent
 from assistant.llm.base import ChatMessage, LLMBackend, Role, ToolMode
 from assistant.llm.offline import OfflinePlanner
 from memory.models import HitKind, MemoryHit, MessageRole
-from tools import ToolCall, ToolResult, ToolStatus
+from tools import ToolCall, ToolExecutor, ToolRegistry, ToolResult, ToolStatus, tool
 from tools.parser import ToolParser
 
 Call = tuple[str, dict[str, Any]]
@@ -451,3 +452,74 @@ async def test_a_page_that_cannot_be_fetched_is_reported() -> None:
     )
     answer = await continue_turn("summarize https://x.invalid", [failed])
     assert answer == "I couldn't read that page. DNS failed."
+
+
+# -- through the DialogAgent: parsing, validation and execution as with a model --------------
+
+
+class TaskToolsFake:
+    """Stand-ins for the task tools, with the builtin names and arguments."""
+
+    def __init__(self) -> None:
+        self.cancelled: list[str] = []
+
+    @tool
+    def list_tasks(self) -> list[dict[str, str]]:
+        """List the user's active tasks."""
+        return [{"id": t.id, "description": t.description} for t in TASKS]
+
+    @tool
+    def cancel_task(self, task_id: str) -> str:
+        """Cancel a task.
+
+        Args:
+            task_id: The task's id.
+        """
+        self.cancelled.append(task_id)
+        return f"Cancelled {task_id}."
+
+    @tool
+    def add_reminder(self, when: str, message: str) -> str:
+        """Add a one-time reminder.
+
+        Args:
+            when: When, in the user's words.
+            message: What to say.
+        """
+        return f"I'll remind you {when} to {message}."
+
+
+def agent_over(fake: TaskToolsFake) -> DialogAgent:
+    registry = ToolRegistry([fake])
+    return DialogAgent(
+        backend=OfflinePlanner(),
+        registry=registry,
+        executor=ToolExecutor(registry),
+        clock=lambda: WHEN,
+    )
+
+
+async def test_the_agent_runs_the_planners_calls_and_shows_its_answer() -> None:
+    agent = agent_over(TaskToolsFake())
+    reply = await agent.handle_message(
+        "remind me in 10 minutes to stretch", user_id="u", chat_id="c"
+    )
+    assert reply.text == "I'll remind you in 10 minutes to stretch."
+    assert [r.call.tool_name for r in reply.results] == ["add_reminder"]
+
+
+async def test_the_agent_cancels_the_task_picked_by_words_in_two_rounds() -> None:
+    fake = TaskToolsFake()
+    reply = await agent_over(fake).handle_message(
+        "cancel the oven reminder", user_id="u", chat_id="c"
+    )
+    assert fake.cancelled == ["a1b2c3"]
+    assert reply.text == "Cancelled a1b2c3."
+    assert reply.rounds == 3
+
+
+async def test_the_agent_schedules_nothing_for_nonsense() -> None:
+    fake = TaskToolsFake()
+    reply = await agent_over(fake).handle_message("blorp fizzle", user_id="u", chat_id="c")
+    assert "didn't understand" in reply.text
+    assert reply.results == ()
