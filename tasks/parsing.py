@@ -39,6 +39,7 @@ from tasks.schedule import (
 
 ONCE_EXAMPLES = "'in 5 minutes', 'tomorrow at 9am', 'on friday at 5pm' or 'Dec 25 9am'"
 DEFAULT_TIME = time(9)
+MAX_LENGTH = 200
 _CRON_LIKE = re.compile(
     r"[\d*/,\-?]+ [\d*/,\-?]+ [\d*/,\-?lw]+ [\d*/,\-a-z?]+ [\d*/,\-a-z#?l]+",
     re.IGNORECASE | re.ASCII,
@@ -75,6 +76,11 @@ def parse_schedule(
     """
     if not isinstance(text, str):
         raise ScheduleError(f"a schedule must be text, got {text!r}; say e.g. {ONCE_EXAMPLES}")
+    if len(text) > MAX_LENGTH:
+        raise ScheduleError(
+            f"the schedule {text[:40]!r}... is {len(text)} characters long; a schedule is a "
+            f"short phrase (at most {MAX_LENGTH} characters), e.g. {ONCE_EXAMPLES}"
+        )
     zone = tz if isinstance(tz, ZoneInfo) else zone_from_name(tz)
     context = _Context(text=text, now=_aware(now, zone), tz=zone)
     try:

@@ -314,6 +314,14 @@ def test_refusals_say_what_was_wrong_and_what_works(text: str, fragment: str) ->
     assert "e.g." in message
 
 
+def test_overlong_text_is_refused_with_a_short_quote() -> None:
+    with pytest.raises(
+        ScheduleError, match=r"'every monday every monday .*\.\.\. is 2604 char"
+    ) as caught:
+        parse_schedule("every monday " * 200 + "at 9", now=NOW, tz=BERLIN)
+    assert len(str(caught.value)) < 300
+
+
 def test_unknown_zone_is_refused() -> None:
     with pytest.raises(ScheduleError, match="unknown time zone 'Mars/Base'"):
         parse_schedule("in 5 minutes", now=NOW, tz="Mars/Base")
