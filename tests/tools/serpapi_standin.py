@@ -26,6 +26,7 @@ class Page:
         content_type: The Content-Type header ("" to send none).
         headers: Extra response headers (``Location``...).
         repeat: How many times to send ``body`` (for size-cap tests without big literals).
+        echo: Answer with the request's headers as JSON instead of ``body``.
     """
 
     body: bytes | str = b""
@@ -33,6 +34,7 @@ class Page:
     content_type: str = "text/plain; charset=utf-8"
     headers: dict[str, str] = field(default_factory=dict)
     repeat: int = 1
+    echo: bool = False
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,8 @@ class LocalWebServer:
                 )
                 page = server.pages.get(split.path, Page("not found", status=404))
                 raw = page.body.encode() if isinstance(page.body, str) else page.body
+                if page.echo:
+                    raw = json.dumps(dict(self.headers)).encode()
                 payload = raw * page.repeat if self.command != "HEAD" else b""
                 self.send_response(page.status)
                 if page.content_type:

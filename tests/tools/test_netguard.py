@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
+import ssl
 from collections.abc import Iterator, Sequence
 
 import pytest
@@ -21,6 +22,8 @@ from tools.builtin.netguard import (
     redact_url,
     scrub,
 )
+
+TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second
 
 
 class FakeResolver:
@@ -146,7 +149,7 @@ def test_allow_list_matches_exact_names_and_star_patterns() -> None:
     ],
 )
 async def test_ssrf_attempts_never_reach_the_server(server: LocalWebServer, url: str) -> None:
-    http = GuardedHttp(guard=NetGuard())
+    http = GuardedHttp(verify=TLS, guard=NetGuard())
     with pytest.raises(BlockedAddressError, match="refusing to connect"):
         await http.request("GET", url.format(port=server.port))
     await http.aclose()
@@ -154,7 +157,7 @@ async def test_ssrf_attempts_never_reach_the_server(server: LocalWebServer, url:
 
 
 async def test_octal_dotted_host_is_refused(server: LocalWebServer) -> None:
-    http = GuardedHttp(guard=NetGuard())
+    http = GuardedHttp(verify=TLS, guard=NetGuard())
     with pytest.raises(FetchError, match=r"invalid URL '.*0177"):
         await http.request("GET", f"http://0177.0.0.1:{server.port}/page")
     await http.aclose()
@@ -164,7 +167,9 @@ async def test_octal_dotted_host_is_refused(server: LocalWebServer) -> None:
 async def test_a_name_resolving_to_loopback_never_reaches_the_server(
     server: LocalWebServer,
 ) -> None:
-    http = GuardedHttp(guard=NetGuard(resolver=FakeResolver({"sneaky.test": [["127.0.0.1"]]})))
+    http = GuardedHttp(
+        verify=TLS, guard=NetGuard(resolver=FakeResolver({"sneaky.test": [["127.0.0.1"]]}))
+    )
     with pytest.raises(BlockedAddressError, match=r"'sneaky\.test' resolves to 127\.0\.0\.1"):
         await http.request("GET", server.url("/page", host="sneaky.test"))
     await http.aclose()
@@ -176,7 +181,7 @@ async def test_a_redirect_to_a_private_address_is_refused(server: LocalWebServer
     server.pages["/jump-local"] = Page(
         status=301, headers={"Location": f"http://127.0.0.1:{server.port}/page"}
     )
-    http = GuardedHttp(guard=NetGuard(allow_hosts=["localhost"]))
+    http = GuardedHttp(verify=TLS, guard=NetGuard(allow_hosts=["localhost"]))
     with pytest.raises(BlockedAddressError, match=r"10\.0\.0\.1 is a private address"):
         await http.request("GET", server.url("/jump", host="localhost"))
     with pytest.raises(BlockedAddressError, match="loopback"):
@@ -186,7 +191,7 @@ async def test_a_redirect_to_a_private_address_is_refused(server: LocalWebServer
 
 
 async def test_allow_listed_host_is_fetched(server: LocalWebServer) -> None:
-    http = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]))
+    http = GuardedHttp(verify=TLS, guard=NetGuard(allow_hosts=["127.0.0.1"]))
     response = await http.request("GET", server.url("/page"))
     await http.aclose()
     assert (response.status_code, response.content, response.truncated) == (200, b"hello", False)
@@ -200,7 +205,7 @@ async def test_connection_goes_to_the_vetted_address_despite_rebinding(
     # point elsewhere. The fetch must use the vetted address and look the name up once.
     resolver = FakeResolver({"rebind.test": [["127.0.0.1"], ["10.9.9.9"], ["10.9.9.9"]]})
     guard = NetGuard(resolver=resolver, allow_networks=["127.0.0.0/8"])
-    http = GuardedHttp(guard=guard)
+    http = GuardedHttp(verify=TLS, guard=guard)
     response = await http.request("GET", server.url("/page", host="rebind.test"))
     await http.aclose()
     assert response.content == b"hello"
@@ -214,7 +219,9 @@ async def test_every_redirect_hop_is_vetted_again(server: LocalWebServer) -> Non
         status=302, headers={"Location": server.url("/page", host="second.test")}
     )
     resolver = FakeResolver({"first.test": [["127.0.0.1"]], "second.test": [["127.0.0.2"]]})
-    http = GuardedHttp(guard=NetGuard(resolver=resolver, allow_networks=["127.0.0.1/32"]))
+    http = GuardedHttp(
+        verify=TLS, guard=NetGuard(resolver=resolver, allow_networks=["127.0.0.1/32"])
+    )
     with pytest.raises(BlockedAddressError, match=r"'second\.test' resolves to 127\.0\.0\.2"):
         await http.request("GET", server.url("/hop", host="first.test"))
     await http.aclose()
@@ -223,7 +230,7 @@ async def test_every_redirect_hop_is_vetted_again(server: LocalWebServer) -> Non
 
 async def test_redirect_loops_stop_after_the_limit(server: LocalWebServer) -> None:
     server.pages["/loop"] = Page(status=302, headers={"Location": "/loop"})
-    http = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]), max_redirects=5)
+    http = GuardedHttp(verify=TLS, guard=NetGuard(allow_hosts=["127.0.0.1"]), max_redirects=5)
     with pytest.raises(FetchError, match=r"too many redirects \(more than 5\)"):
         await http.request("GET", server.url("/loop"))
     await http.aclose()
@@ -237,7 +244,7 @@ async def test_secret_headers_are_dropped_when_a_redirect_changes_origin(
     server.pages["/away"] = Page(
         status=307, headers={"Location": server.url("/page", host="localhost")}
     )
-    http = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1", "localhost"]))
+    http = GuardedHttp(verify=TLS, guard=NetGuard(allow_hosts=["127.0.0.1", "localhost"]))
     headers = {"Authorization": "Bearer s3cret-token", "Accept": "text/plain"}
     await http.request("GET", server.url("/same"), headers=headers)
     await http.request("GET", server.url("/away"), headers=headers)
@@ -250,7 +257,7 @@ async def test_secret_headers_are_dropped_when_a_redirect_changes_origin(
 
 async def test_see_other_turns_a_post_into_a_get_without_body(server: LocalWebServer) -> None:
     server.pages["/form"] = Page(status=303, headers={"Location": "/page"})
-    http = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]))
+    http = GuardedHttp(verify=TLS, guard=NetGuard(allow_hosts=["127.0.0.1"]))
     response = await http.request("POST", server.url("/form"), content=b"a=1")
     await http.aclose()
     assert [(r.method, r.path, r.body) for r in server.requests] == [
@@ -262,7 +269,7 @@ async def test_see_other_turns_a_post_into_a_get_without_body(server: LocalWebSe
 
 async def test_the_body_is_cut_at_the_size_cap(server: LocalWebServer) -> None:
     server.pages["/big"] = Page("0123456789", repeat=50_000)
-    http = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]))
+    http = GuardedHttp(verify=TLS, guard=NetGuard(allow_hosts=["127.0.0.1"]))
     response = await http.request("GET", server.url("/big"), max_bytes=1000)
     await http.aclose()
     assert response.truncated
@@ -274,7 +281,7 @@ async def test_a_silent_server_times_out_with_a_clear_message() -> None:
         listener.bind(("127.0.0.1", 0))
         listener.listen(1)
         port = listener.getsockname()[1]
-        http = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]))
+        http = GuardedHttp(verify=TLS, guard=NetGuard(allow_hosts=["127.0.0.1"]))
         with pytest.raises(FetchError, match=r"did not answer within 0.3 s"):
             await http.request("GET", f"http://127.0.0.1:{port}/", seconds=0.3)
         await http.aclose()
@@ -284,7 +291,7 @@ async def test_a_silent_server_times_out_with_a_clear_message() -> None:
     "url", ["ftp://example.com/file", "file:///etc/passwd", "not a url", "http://"]
 )
 async def test_bad_urls_get_a_message_quoting_them(url: str) -> None:
-    http = GuardedHttp(guard=NetGuard())
+    http = GuardedHttp(verify=TLS, guard=NetGuard())
     with pytest.raises(FetchError, match="invalid URL"):
         await http.request("GET", url)
     await http.aclose()

@@ -25,6 +25,7 @@ import socket
 import ssl
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import httpx
 
@@ -96,6 +97,52 @@ def scrub(text: str, secrets: Iterable[str]) -> str:
     for secret in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):
         text = text.replace(secret, REDACTED)
     return text
+
+
+class RedactUrlFilter(logging.Filter):
+    """Redacts secrets from third-party HTTP log records.
+
+    httpx logs every request's full URL at INFO level, so an API that takes its key in the
+    query (SerpApi's ``api_key``) would leak it; httpcore's DEBUG traces print header tuples
+    such as ``(b'Set-Cookie', b'...')``. URL arguments go through ``redact_url`` and
+    secret-looking header tuples lose their values.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str) and "(b'" in record.msg:
+            record.msg = _HEADER_TUPLE.sub(_redact_header_tuple, record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(
+                redact_url(a) if isinstance(a, httpx.URL) or _looks_like_url(a) else a
+                for a in record.args
+            )
+        return True
+
+
+_HEADER_TUPLE = re.compile(r"\(b'([^']*)', b'([^']*)'\)")
+
+
+def _redact_header_tuple(match: re.Match[str]) -> str:
+    if is_secret_name(match.group(1)):
+        return f"(b'{match.group(1)}', b'{REDACTED}')"
+    return match.group(0)
+
+
+def _looks_like_url(value: object) -> TypeGuard[str]:
+    return isinstance(value, str) and value.startswith(("http://", "https://"))
+
+
+def install_log_redaction(*logger_names: str) -> None:
+    """Add a ``RedactUrlFilter`` to each named logger (default: httpx and httpcore's), once.
+
+    A filter on a logger applies to records created by that very logger, so httpcore's
+    loggers are named one by one.
+    """
+    names = logger_names or ("httpx", "httpcore.http11", "httpcore.http2", "httpcore.connection")
+    for name in names:
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, RedactUrlFilter) for f in logger.filters):
+            logger.addFilter(RedactUrlFilter())
 
 
 # -- addresses -------------------------------------------------------------------------------
@@ -325,10 +372,11 @@ class GuardedHttp:
         verify: ssl.SSLContext | bool = True,
         max_redirects: int = 5,
     ) -> None:
+        # Building a verifying TLS context costs a fraction of a second: do it once.
+        self._verify = httpx.create_ssl_context() if verify is True else verify
         self._guard = guard
         self._own_client = client is None
-        self._client = client or httpx.AsyncClient(verify=verify)
-        self._verify = verify
+        self._client = client or httpx.AsyncClient(verify=self._verify)
         self._max_redirects = max_redirects
 
     async def aclose(self) -> None:
