@@ -67,7 +67,7 @@ def outcome(result: ToolResult) -> str:
     action = action_words(result.call.tool_name)
     reason = (result.error or result.text or result.display).strip()
     if result.status is ToolStatus.OK:
-        return (result.display or result.text).strip() or "Done."
+        return _clock_sentence(result) or (result.display or result.text).strip() or "Done."
     if result.status is ToolStatus.DENIED:
         return f"I did not {action}: the request was not approved."
     if result.status is ToolStatus.PENDING_APPROVAL:
@@ -159,6 +159,18 @@ def summary(text: str, *, title: str = "", sentences: int = 3, max_chars: int = 
         picked.append(sentence if len(sentence) <= room else sentence[: room - 1].rstrip() + "…")
         size += len(picked[-1]) + 1
     return " ".join(picked)
+
+
+def _clock_sentence(result: ToolResult) -> str:
+    """Say a ``get_current_time`` result as "It's 14:35 on Monday, 2026-01-05 (Asia/Tokyo)."."""
+    output = result.output
+    if result.call.tool_name != "get_current_time" or not isinstance(output, Mapping):
+        return ""
+    clock, day, date = (str(output.get(k, "")) for k in ("time", "weekday", "date"))
+    if not (clock and day and date):
+        return ""
+    zone = output.get("timezone")
+    return f"It's {clock[:5]} on {day}, {date}" + (f" ({zone})." if zone else ".")
 
 
 def _suffix(reason: str) -> str:

@@ -225,6 +225,18 @@ async def test_a_successful_call_is_answered_with_what_the_tool_displays() -> No
     assert answer == "I'll remind you at 14:35 (Europe/Berlin) to call mom."
 
 
+async def test_the_time_is_said_as_a_sentence() -> None:
+    output = {
+        "date": "2026-01-05",
+        "time": "22:35:09",
+        "weekday": "Monday",
+        "timezone": "Asia/Tokyo",
+    }
+    done = result("get_current_time", {"tz": "Asia/Tokyo"}, output=output, text="Monday ...")
+    answer = await continue_turn("time in Tokyo", [done])
+    assert answer == "It's 22:35 on Monday, 2026-01-05 (Asia/Tokyo)."
+
+
 async def test_without_a_display_the_text_for_the_model_is_used() -> None:
     done = result("get_current_time", text="It is 14:35 on Monday (Asia/Tokyo).")
     assert await continue_turn("time in Tokyo", [done]) == "It is 14:35 on Monday (Asia/Tokyo)."
