@@ -8,6 +8,7 @@ so two connections never deadlock upgrading a read to a write.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -141,21 +142,16 @@ class Database:
         async with self._lock:
             try:
                 await self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.Error as exc:
-                raise self._translate(exc) from exc
-            try:
                 yield Transaction(self._conn)
-            except sqlite3.Error as exc:
-                await self._rollback()
-                raise self._translate(exc) from exc
-            except BaseException:
-                await self._rollback()
-                raise
-            try:
                 await self._conn.execute("COMMIT")
             except sqlite3.Error as exc:
-                await self._rollback()
+                await self._abandon()
                 raise self._translate(exc) from exc
+            except BaseException:
+                # Also on cancellation: statements already queued still run, so the
+                # ROLLBACK queued behind them always finds the transaction they opened.
+                await self._abandon()
+                raise
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """Run one read-only query outside any explicit transaction."""
@@ -171,8 +167,9 @@ class Database:
         rows = await self.fetch_all(sql, params)
         return rows[0] if rows else None
 
-    async def _rollback(self) -> None:
-        if self._conn.in_transaction:
+    async def _abandon(self) -> None:
+        """Roll back whatever transaction is open; there may be none (BEGIN never ran)."""
+        with contextlib.suppress(sqlite3.OperationalError):
             await self._conn.execute("ROLLBACK")
 
     def _check_open(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from pathlib import Path
 
@@ -154,3 +155,20 @@ async def test_the_clock_stamps_what_is_stored(db_path: Path, clock: StepClock) 
         second = await store.add_note("alice", "b")
 
     assert (second.created_at - first.created_at).total_seconds() == 1
+
+
+@pytest.mark.parametrize("yields", range(12))
+async def test_a_write_cancelled_at_any_point_leaves_the_store_usable(
+    store: MemoryStore, yields: int
+) -> None:
+    messages = [StoredMessage(MessageRole.USER, "half"), StoredMessage(MessageRole.USER, "way")]
+    writing = asyncio.create_task(store.append_turn("alice", "c", messages))
+    for _ in range(yields):
+        await asyncio.sleep(0)  # let the write reach a different statement each time
+    writing.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await writing
+
+    await store.append_turn("alice", "c", [StoredMessage(MessageRole.USER, "after")])
+    contents = [m.content for m in await store.load_conversation("alice", "c")]
+    assert contents in (["after"], ["half", "way", "after"])
