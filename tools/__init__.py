@@ -15,6 +15,7 @@ from tools.context import ToolContext
 from tools.decorator import DEFAULT_TIMEOUT, ToolSpec, is_tool, normalize_name, tool
 from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotFoundError
 from tools.executor import ToolExecutor
+from tools.parser import ToolParser
 from tools.registry import ToolRegistry
 from tools.telemetry import ToolStats
 from tools.validation import ValidationResult, validate_tool_call
@@ -34,6 +35,7 @@ __all__ = [
     "ToolError",
     "ToolExecutor",
     "ToolNotFoundError",
+    "ToolParser",
     "ToolRegistry",
     "ToolResult",
     "ToolSpec",
