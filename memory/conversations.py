@@ -6,6 +6,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from memory._db import Clock, Database, from_db_time, to_db_time
@@ -36,6 +37,7 @@ class RankedMessage:
     id: int
     chat_id: str
     message: StoredMessage
+    created_at: datetime
     score: float
     matched_all: bool
 
@@ -142,7 +144,12 @@ class ConversationRepository:
         )
         return [
             RankedMessage(
-                int(row["id"]), str(row["chat_id"]), _decode(row), -float(row["score"]), matched_all
+                id=int(row["id"]),
+                chat_id=str(row["chat_id"]),
+                message=_decode(row),
+                created_at=from_db_time(row["created_at"]),
+                score=-float(row["score"]),
+                matched_all=matched_all,
             )
             for row in rows
         ]

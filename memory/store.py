@@ -10,7 +10,7 @@ from types import TracebackType
 from memory._db import Clock, Database, utc_now
 from memory.approvals import ApprovalRepository
 from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, ConversationRepository
-from memory.errors import StoreClosedError
+from memory.errors import MemoryStoreError, StoreClosedError
 from memory.models import HitKind, MemoryHit, Note, StoredMessage, UserProfile
 from memory.notes import NoteRepository
 from memory.schema import migrate
@@ -201,7 +201,7 @@ class MemoryStore:
                 text=hit.message.content,
                 score=hit.score,
                 matched_all=hit.matched_all,
-                created_at=hit.message.created_at or self._clock(),
+                created_at=hit.created_at,
                 role=hit.message.role,
                 chat_id=hit.chat_id,
             )
@@ -246,7 +246,7 @@ class MemoryStore:
     async def _profile(self, user_id: str) -> UserProfile:
         profile = await self._users.get(user_id)
         if profile is None:
-            raise StoreClosedError(f"user {user_id!r} vanished right after being stored")
+            raise MemoryStoreError(f"user {user_id!r} vanished right after being stored")
         return profile
 
     # Approvals (the tools.ApprovalStore protocol)
