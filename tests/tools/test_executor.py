@@ -269,3 +269,16 @@ async def test_stats_count_calls_errors_and_latency() -> None:
     assert stats["big"].p99_ms >= stats["big"].p50_ms > 0
     assert stats["explode"].errors == 1
     assert stats["(unknown tool)"].calls == 1
+
+
+async def test_execute_from_text_parses_and_runs_every_call() -> None:
+    executor, recorder = make()
+    reply = (
+        "Let me do both.\n"
+        '```json\n{"tool": "http", "arguments": {"url": "http://a"}}\n```\n'
+        'and <tool_call>{"name": "echo", "arguments": {"text": " hi "}}</tool_call>'
+    )
+    results = await executor.execute_from_text(reply, CTX)
+    assert [r.status for r in results] == [ToolStatus.OK, ToolStatus.OK]
+    assert recorder.requests == [("GET", "http://a")]
+    assert results[1].output == {"echo": "hi"}
