@@ -2,12 +2,13 @@
 
 ``LocalWebServer`` runs ``http.server`` in a thread and answers each path with a scripted
 ``Page``; every request is recorded (method, path, headers, body) so tests assert what the
-client sent. ``serpapi_page`` builds SerpApi's ``search.json`` response shape.
+client sent. Given a TLS context it serves HTTPS and records the server names (SNI) asked for. ``serpapi_page`` builds SerpApi's ``search.json`` response shape.
 """
 
 from __future__ import annotations
 
 import json
+import ssl
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -73,23 +74,32 @@ class LocalWebServer:
     Use as a context manager; ``url(path)`` gives the address of a path.
     """
 
-    def __init__(self, pages: dict[str, Page] | None = None) -> None:
+    def __init__(
+        self, pages: dict[str, Page] | None = None, *, tls: ssl.SSLContext | None = None
+    ) -> None:
         self.pages: dict[str, Page] = dict(pages or {})
         self.requests: list[Recorded] = []
+        self.server_names: list[str | None] = []
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        if tls is not None:
+            tls.sni_callback = self._record_sni
+            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )
+
+    def _record_sni(self, sock: ssl.SSLObject, name: str | None, context: ssl.SSLContext) -> None:
+        self.server_names.append(name)
 
     @property
     def port(self) -> int:
         """The port the server listens on."""
         return int(self._server.server_address[1])
 
-    def url(self, path: str = "/", *, host: str = "127.0.0.1") -> str:
+    def url(self, path: str = "/", *, host: str = "127.0.0.1", scheme: str = "http") -> str:
         """Return the URL of ``path`` on this server, optionally under another host name."""
-        return f"http://{host}:{self.port}{path}"
+        return f"{scheme}://{host}:{self.port}{path}"
 
     def __enter__(self) -> LocalWebServer:
         self._thread.start()

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ipaddress
 import socket
 import ssl
+import subprocess
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import pytest
 
@@ -285,6 +287,46 @@ async def test_a_silent_server_times_out_with_a_clear_message() -> None:
         with pytest.raises(FetchError, match=r"did not answer within 0.3 s"):
             await http.request("GET", f"http://127.0.0.1:{port}/", seconds=0.3)
         await http.aclose()
+
+
+def self_signed(directory: Path, name: str) -> tuple[Path, Path]:
+    """Make a certificate for ``name`` with the openssl command; return (cert, key)."""
+    cert, key = directory / f"{name}.crt", directory / f"{name}.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-days", "1", "-subj", f"/CN={name}", "-addext", f"subjectAltName=DNS:{name}",
+         "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.fixture
+def tls_server(tmp_path: Path) -> Iterator[tuple[LocalWebServer, ssl.SSLContext]]:
+    """An HTTPS server for ``secure.test`` and a client context that trusts only its cert."""
+    cert, key = self_signed(tmp_path, "secure.test")
+    server_side = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_side.load_cert_chain(cert, key)
+    with LocalWebServer({"/page": Page("over tls")}, tls=server_side) as running:
+        yield running, ssl.create_default_context(cafile=str(cert))
+
+
+async def test_pinned_https_keeps_the_server_name_and_checks_the_certificate(
+    tls_server: tuple[LocalWebServer, ssl.SSLContext],
+) -> None:
+    server, trust = tls_server
+    resolver = FakeResolver({"secure.test": [["127.0.0.1"]], "other.test": [["127.0.0.1"]]})
+    guard = NetGuard(resolver=resolver, allow_networks=["127.0.0.0/8"])
+    http = GuardedHttp(guard=guard, verify=trust)
+    response = await http.request("GET", server.url("/page", host="secure.test", scheme="https"))
+    assert response.content == b"over tls"
+    assert server.requests[0].headers["Host"] == f"secure.test:{server.port}"
+    # A name the certificate does not cover fails verification although the IP is the same.
+    with pytest.raises(FetchError, match=r"CERTIFICATE_VERIFY_FAILED"):
+        await http.request("GET", server.url("/page", host="other.test", scheme="https"))
+    await http.aclose()
+    assert server.server_names == ["secure.test", "other.test"]
+    assert len(server.requests) == 1
 
 
 @pytest.mark.parametrize(
