@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from assistant.events import AgentEvent, AgentEventKind, EventCallback, emit
@@ -61,6 +62,7 @@ Clock = Callable[[], datetime]
 ZoneLookup = Callable[[str], Awaitable[ZoneInfo]]
 
 _FAILED = frozenset({ToolStatus.INVALID, ToolStatus.ERROR, ToolStatus.TIMEOUT})
+_CACHE_SIZE = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +161,9 @@ class DialogAgent:
         self._history_chars = history_chars
         self._on_event = on_event
         self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        # Rendered catalogs by the dynamic values they were rendered with (ids of tasks...).
+        self._catalogs: dict[str, str] = {}
+        self._tool_lists: dict[str, list[dict[str, Any]]] = {}
 
     # -- the public surface -------------------------------------------------------------
 
@@ -218,7 +223,7 @@ class DialogAgent:
 
     async def system_messages(self, ctx: ToolContext, mode: ToolMode) -> list[ChatMessage]:
         """Return the system messages of a round; ``ctx`` has its dynamic values resolved."""
-        catalog = self.registry.context_string(ctx) if mode is ToolMode.CONTRACT else None
+        catalog = self._catalog(ctx) if mode is ToolMode.CONTRACT else None
         prompt = build_system_prompt(
             base_prompt=self.base_prompt, mode=mode, catalog=catalog, now=ctx.local_now
         )
@@ -291,7 +296,7 @@ class DialogAgent:
 
     async def _complete(self, turn: _Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
         messages = [*await self.system_messages(ctx, mode), *turn.history, *turn.new]
-        tools = self.registry.to_openai_tools(ctx) if mode is ToolMode.NATIVE else None
+        tools = self._openai_tools(ctx) if mode is ToolMode.NATIVE else None
         return await self.backend.complete(messages, tools=tools)
 
     def _calls_in(self, response: LLMResponse) -> tuple[list[ToolCall], bool]:
@@ -360,6 +365,26 @@ class DialogAgent:
 
     # -- helpers --------------------------------------------------------------------------
 
+    def _catalog(self, ctx: ToolContext) -> str:
+        """The contract-mode catalog; cached, since it depends only on the resolved values."""
+        key = f"{len(self.registry)}:{_resolved_key(ctx)}"
+        found = self._catalogs.get(key)
+        if found is None:
+            if len(self._catalogs) >= _CACHE_SIZE:
+                self._catalogs.clear()
+            found = self._catalogs[key] = self.registry.context_string(ctx)
+        return found
+
+    def _openai_tools(self, ctx: ToolContext) -> list[dict[str, Any]]:
+        """The native-mode tool definitions, cached like ``_catalog``."""
+        key = f"{len(self.registry)}:{_resolved_key(ctx)}"
+        found = self._tool_lists.get(key)
+        if found is None:
+            if len(self._tool_lists) >= _CACHE_SIZE:
+                self._tool_lists.clear()
+            found = self._tool_lists[key] = self.registry.to_openai_tools(ctx)
+        return found
+
     async def _reply(self, user_id: str, chat_id: str, reply: AgentReply) -> AgentReply:
         event = AgentEvent(AgentEventKind.REPLY_READY, user_id, chat_id, text=reply.text)
         await emit(self._on_event, event)
@@ -405,6 +430,10 @@ class DialogAgent:
 
     def _lock(self, user_id: str, chat_id: str) -> asyncio.Lock:
         return self._locks.setdefault((user_id, chat_id), asyncio.Lock())
+
+
+def _resolved_key(ctx: ToolContext) -> str:
+    return repr(sorted(ctx.resolved.items(), key=lambda item: item[0]))
 
 
 def _pending(result: ToolResult) -> bool:
