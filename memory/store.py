@@ -8,6 +8,7 @@ from pathlib import Path
 from types import TracebackType
 
 from memory._db import Clock, Database, utc_now
+from memory._validate import MAX_LIMIT
 from memory.approvals import ApprovalRepository
 from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, ConversationRepository
 from memory.errors import MemoryStoreError, StoreClosedError
@@ -177,11 +178,14 @@ class MemoryStore:
         """Search the user's notes and past conversation messages (every chat), best first.
 
         Hits holding every word come first; among equals, notes before messages, then by
-        bm25 score.
+        bm25 score. A message that merely repeats a note found too (the "note: ..." request
+        that saved it, the reply that confirmed it) is left out.
         """
         self._ready()
         notes = await self._notes.search(user_id, query, limit)
-        messages = await self._conversations.search(user_id, query, limit)
+        # Echoes of the notes are dropped below; ask for enough messages to make up for them.
+        wanted = min(limit + len(notes), MAX_LIMIT)
+        messages = await self._conversations.search(user_id, query, wanted)
         hits = [
             MemoryHit(
                 kind=HitKind.NOTE,
@@ -208,7 +212,7 @@ class MemoryStore:
             for hit in messages
         ]
         hits.sort(key=lambda h: (h.matched_all, h.kind is HitKind.NOTE, h.score), reverse=True)
-        return hits[:limit]
+        return _without_echoes(hits)[:limit]
 
     # Users
 
@@ -284,3 +288,17 @@ class MemoryStore:
         """Mark pending requests whose ``expires_at`` is at or before ``now`` as EXPIRED."""
         self._ready()
         return await self._approvals.expire(now)
+
+
+def _without_echoes(hits: list[MemoryHit]) -> list[MemoryHit]:
+    """Drop message hits whose text contains the whole text of a note hit."""
+    notes = [_squash(hit.text) for hit in hits if hit.kind is HitKind.NOTE]
+    return [
+        hit
+        for hit in hits
+        if hit.kind is HitKind.NOTE or not any(note in _squash(hit.text) for note in notes)
+    ]
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.casefold().split())

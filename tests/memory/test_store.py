@@ -172,3 +172,32 @@ async def test_a_write_cancelled_at_any_point_leaves_the_store_usable(
     await store.append_turn("alice", "c", [StoredMessage(MessageRole.USER, "after")])
     contents = [m.content for m in await store.load_conversation("alice", "c")]
     assert contents in (["after"], ["half", "way", "after"])
+
+
+async def test_messages_that_repeat_a_found_note_are_left_out(store: MemoryStore) -> None:
+    note = await store.add_note("alice", "My locker is 42")
+    await store.append_turn(
+        "alice",
+        "c",
+        [
+            StoredMessage(MessageRole.USER, "remember that my   LOCKER is 42"),
+            StoredMessage(MessageRole.ASSISTANT, f"Saved note #{note.id}: My locker is 42"),
+        ],
+    )
+    await store.append_turn(
+        "alice", "c", [StoredMessage(MessageRole.USER, "the gym locker room is closed")]
+    )
+
+    hits = await store.search_memory("alice", "locker", limit=2)
+
+    assert [(h.kind, h.text) for h in hits] == [
+        (HitKind.NOTE, "My locker is 42"),
+        (HitKind.MESSAGE, "the gym locker room is closed"),
+    ]
+
+
+async def test_search_memory_takes_the_largest_limit(store: MemoryStore) -> None:
+    await store.add_note("alice", "one locker")
+    await store.append_turn("alice", "c", [StoredMessage(MessageRole.USER, "locker two")])
+
+    assert len(await store.search_memory("alice", "locker", limit=1000)) == 2
