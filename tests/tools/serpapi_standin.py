@@ -68,6 +68,13 @@ def serpapi_error(message: str, *, status: int) -> Page:
     return Page(json.dumps({"error": message}), status=status, content_type="application/json")
 
 
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Refused TLS handshakes and dropped connections are expected in tests: no traceback."""
+
+
 class LocalWebServer:
     """A threaded HTTP server on 127.0.0.1 that answers scripted pages per path.
 
@@ -80,11 +87,10 @@ class LocalWebServer:
         self.pages: dict[str, Page] = dict(pages or {})
         self.requests: list[Recorded] = []
         self.server_names: list[str | None] = []
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         if tls is not None:
             tls.sni_callback = self._record_sni
             self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
-        self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

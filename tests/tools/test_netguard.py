@@ -9,6 +9,7 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.tools.serpapi_standin import LocalWebServer, Page
@@ -16,6 +17,7 @@ from tools.builtin.netguard import (
     BlockedAddressError,
     FetchError,
     GuardedHttp,
+    GuardedTransport,
     IPAddress,
     NetGuard,
     blocked_reason,
@@ -327,6 +329,26 @@ async def test_pinned_https_keeps_the_server_name_and_checks_the_certificate(
     await http.aclose()
     assert server.server_names == ["secure.test", "other.test"]
     assert len(server.requests) == 1
+
+
+async def test_the_guarded_transport_vets_every_hop_of_a_plain_client(
+    server: LocalWebServer,
+) -> None:
+    server.pages["/jump"] = Page(status=302, headers={"Location": "http://10.0.0.1/admin"})
+    resolver = FakeResolver({"rebind.test": [["127.0.0.1"], ["10.9.9.9"]]})
+    guard = NetGuard(resolver=resolver, allow_hosts=["localhost"], allow_networks=["127.0.0.0/8"])
+    transport = GuardedTransport(guard=guard, verify=TLS)
+    async with httpx.AsyncClient(transport=transport, follow_redirects=True) as client:
+        pinned = await client.get(server.url("/page", host="rebind.test"))
+        trusted = await client.get(server.url("/page", host="localhost"))
+        with pytest.raises(BlockedAddressError, match=r"10\.0\.0\.1 is a private address"):
+            await client.get(server.url("/jump", host="localhost"))
+        with pytest.raises(BlockedAddressError, match="loopback"):
+            await client.get(f"http://[::1]:{server.port}/page")
+    assert (pinned.text, trusted.text) == ("hello", "hello")
+    assert resolver.calls == ["rebind.test"]
+    assert server.requests[0].headers["Host"] == f"rebind.test:{server.port}"
+    assert [r.path for r in server.requests] == ["/page", "/page", "/jump"]
 
 
 @pytest.mark.parametrize(

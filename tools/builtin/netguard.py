@@ -23,7 +23,7 @@ import logging
 import re
 import socket
 import ssl
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeGuard
 
@@ -520,3 +520,76 @@ async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes,
         if size > max_bytes:
             return b"".join(chunks)[:max_bytes], True
     return b"".join(chunks), False
+
+
+# -- a transport for other clients -----------------------------------------------------------
+
+
+class GuardedTransport(httpx.AsyncBaseTransport):
+    """An httpx transport that applies the SSRF guard to every request it sends.
+
+    For code that makes its own ``httpx.AsyncClient`` (the scheduler's api_call runner): with
+    ``follow_redirects=True`` httpx sends each hop through the transport, so each hop is
+    vetted. Guarded requests connect to the vetted address through a connection used for
+    that one request, with the original ``Host`` header and TLS server name.
+
+    Args:
+        guard: Decides which destinations are allowed.
+        verify: TLS verification (``True``, or an ``ssl.SSLContext``).
+    """
+
+    def __init__(self, *, guard: NetGuard, verify: ssl.SSLContext | bool = True) -> None:
+        self._guard = guard
+        self._verify = httpx.create_ssl_context() if verify is True else verify
+        self._trusted = httpx.AsyncHTTPTransport(verify=self._verify)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Vet the destination, then send ``request`` to the vetted address."""
+        url = request.url
+        if self._guard.is_allowed_host(url.host):
+            return await self._trusted.handle_async_request(request)
+        ip = await self._guard.vet(url.host)
+        extensions = dict(request.extensions)
+        if url.scheme == "https" and parse_ip_host(url.host) is None:
+            extensions["sni_hostname"] = url.raw_host.decode("ascii")
+        pinned = httpx.Request(
+            request.method,
+            url.copy_with(host=str(ip)),
+            headers=request.headers,  # carries Host: the original name
+            stream=request.stream,
+            extensions=extensions,
+        )
+        single = httpx.AsyncHTTPTransport(verify=self._verify, retries=0)
+        try:
+            response = await single.handle_async_request(pinned)
+        except BaseException:
+            await single.aclose()
+            raise
+        return httpx.Response(
+            response.status_code,
+            headers=response.headers,
+            stream=_ClosingStream(response, single),
+            extensions=response.extensions,
+        )
+
+    async def aclose(self) -> None:
+        """Close the pooled transport for allow-listed hosts."""
+        await self._trusted.aclose()
+
+
+class _ClosingStream(httpx.AsyncByteStream):
+    """A response body that closes its one-request transport when it is closed."""
+
+    def __init__(self, response: httpx.Response, transport: httpx.AsyncHTTPTransport) -> None:
+        self._response = response
+        self._transport = transport
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._response.aiter_raw():
+            yield chunk
+
+    async def aclose(self) -> None:
+        try:
+            await self._response.aclose()
+        finally:
+            await self._transport.aclose()
