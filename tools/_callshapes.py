@@ -16,6 +16,7 @@ and any other data.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +31,8 @@ _NO_TOOL = frozenset({"none", "null", "no_tool", "final", "final_answer", "final
 _NOT_CALL_TYPES = frozenset({"final", "final_answer", "answer", "message", "text", "response"})
 _CALL_TYPES = frozenset({"tool_call", "function", "function_call", "tool_use", "tool"})
 _MAX_NAME = 128
+_MAX_ARGUMENT_TOKENS = 4096
+_SPACE = re.compile(r"\s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,16 +46,16 @@ class CallShape:
 def read_calls(value: object) -> list[CallShape]:
     """Return the calls that ``value`` (a decoded JSON value) describes, in order."""
     if isinstance(value, list):
-        return [call for item in value for call in _calls_in_object(item)]
-    return _calls_in_object(value)
+        return [call for item in value for call in _object_calls(item, unwrap=True)]
+    return _object_calls(value, unwrap=True)
 
 
-def _calls_in_object(value: object) -> list[CallShape]:
+def _object_calls(value: object, *, unwrap: bool) -> list[CallShape]:
     if not isinstance(value, dict):
         return []
     nested = value.get("tool_calls")
-    if isinstance(nested, list) and "name" not in value and "tool" not in value:
-        return [call for item in nested for call in _calls_in_object(item)]
+    if unwrap and isinstance(nested, list) and "name" not in value and "tool" not in value:
+        return [call for item in nested for call in _object_calls(item, unwrap=False)]
     call = _call(value)
     return [] if call is None else [call]
 
@@ -98,7 +101,7 @@ def _make(name: object, raw_arguments: Any, *, missing_ok: bool) -> CallShape | 
     if not isinstance(name, str):
         return None
     name = name.strip()
-    if not name or len(name) > _MAX_NAME or any(char.isspace() for char in name):
+    if not name or len(name) > _MAX_NAME or _SPACE.search(name):
         return None
     if raw_arguments is _MISSING:
         return CallShape(name, {}) if missing_ok else None
@@ -118,7 +121,7 @@ def _arguments(raw: object) -> dict[str, Any] | None:
             raw = json.loads(text)
         except (ValueError, RecursionError):
             try:
-                raw, _ = parse_lenient(text, 0, len(text))
+                raw = parse_lenient(text, 0, len(text), max_steps=_MAX_ARGUMENT_TOKENS).value
             except RepairError:
                 return None
     if isinstance(raw, dict):

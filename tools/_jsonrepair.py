@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 MAX_DEPTH = 64
@@ -43,44 +44,60 @@ _LITERALS: dict[str, object] = {
     "Infinity": math.inf,
 }
 _CLOSERS = "}]"
+_STRING_DECODER = json.JSONDecoder(strict=False)
 
 
 class RepairError(ValueError):
     """The text is not JSON, even allowing for the damage this module repairs.
 
     Attributes:
-        reached: How far into the text the reader got before giving up (``-1`` if unknown).
+        steps: How many tokens the reader went through before giving up.
     """
 
-    def __init__(self, message: str, reached: int = -1) -> None:
+    def __init__(self, message: str, steps: int = 0) -> None:
         super().__init__(message)
-        self.reached = reached
+        self.steps = steps
 
 
 class _Incomplete(RepairError):
     """The text stops inside a string, a key or a member, so the value cannot be trusted."""
 
 
-def parse_lenient(text: str, pos: int, end: int) -> tuple[Any, int]:
+@dataclass(frozen=True, slots=True)
+class Lenient:
+    """A value read by :func:`parse_lenient`.
+
+    Attributes:
+        value: The decoded value.
+        end: The offset just past the last character the value used.
+        steps: How many tokens were read (the caller's measure of the work done).
+    """
+
+    value: Any
+    end: int
+    steps: int
+
+
+def parse_lenient(text: str, pos: int, end: int, *, max_steps: int) -> Lenient:
     """Read one JSON-ish value from ``text[pos:end]``.
 
     Args:
         text: The whole reply.
         pos: Where the value starts (a ``{`` or ``[`` usually).
         end: Where the region ends; reaching it closes every open bracket.
-
-    Returns:
-        The value and the offset just past the last character it used.
+        max_steps: How many tokens the reader may go through before it gives up.
 
     Raises:
-        RepairError: The region does not hold a value this reader can repair.
+        RepairError: The region does not hold a value this reader can repair, or reading it
+            would take more than ``max_steps`` tokens.
     """
-    reader = _Reader(text, end)
+    reader = _Reader(text, end, max_steps)
     try:
-        return reader.value(skip_space(text, pos, end), 0)
+        value, stop = reader.value(skip_space(text, pos, end), 0)
     except RepairError as error:
-        error.reached = max(reader.reached, pos)
+        error.steps = reader.steps
         raise
+    return Lenient(value, stop, reader.steps)
 
 
 def skip_space(text: str, pos: int, end: int) -> int:
@@ -91,16 +108,16 @@ def skip_space(text: str, pos: int, end: int) -> int:
 
 def unescape(body: str, quote: str) -> str:
     """Return the value of a string literal's ``body`` (without quotes), escapes resolved."""
+    if "\\" not in body:
+        return body
     if quote == '"':
         try:
-            value = json.loads(f'"{body}"', strict=False)
+            value = _STRING_DECODER.decode(f'"{body}"')
         except ValueError:
             pass
         else:
             if isinstance(value, str):
                 return value
-    if "\\" not in body:
-        return body
     decoded = _ESCAPE.sub(_replace_escape, body)
     try:
         # Joins surrogate pairs written as two \u escapes; lone surrogates stay as they are.
@@ -119,16 +136,19 @@ def _replace_escape(match: re.Match[str]) -> str:
 class _Reader:
     """One pass of the lenient reader over ``text`` up to ``end``."""
 
-    def __init__(self, text: str, end: int) -> None:
+    def __init__(self, text: str, end: int, max_steps: int) -> None:
         self.text = text
         self.end = end
-        self.reached = 0
+        self.max_steps = max_steps
+        self.steps = 0
 
     def skip(self, pos: int) -> int:
         """Return the offset of the next significant character at or after ``pos``."""
+        self.steps += 1
+        if self.steps > self.max_steps:
+            raise RepairError(f"gave up after {self.max_steps} tokens")
         match = _SKIP.match(self.text, pos, self.end)
-        self.reached = match.end() if match else pos
-        return self.reached
+        return match.end() if match else pos
 
     def value(self, pos: int, depth: int) -> tuple[Any, int]:
         """Read the value starting at ``pos`` (already past any whitespace)."""
@@ -154,7 +174,6 @@ class _Reader:
         quote = self.text[pos]
         body = _BODY[quote].match(self.text, pos + 1, self.end)
         stop = body.end() if body else pos + 1
-        self.reached = stop
         if stop >= self.end or self.text[stop] != quote:
             raise _Incomplete("the text ends inside a string")
         return unescape(self.text[pos + 1 : stop], quote), stop + 1
@@ -177,31 +196,31 @@ class _Reader:
         closer = "}" if is_object else "]"
         members: dict[str, Any] = {}
         items: list[Any] = []
-        pos = self.skip(pos + 1)
+        consumed = pos + 1
+        pos = self.skip(consumed)
         while pos < self.end:
             char = self.text[pos]
             if char == closer:
                 return (members if is_object else items), pos + 1
             if char in _CLOSERS:
                 # A mismatched closer: this container was left open; let the parent use it.
-                return (members if is_object else items), pos
+                return (members if is_object else items), consumed
             if char == ",":
-                pos = self.skip(pos + 1)
-                continue
-            if is_object:
+                consumed = pos + 1
+            elif is_object:
                 name, pos = self.key(pos)
                 pos = self.skip(pos)
                 if pos >= self.end:
                     raise _Incomplete("the text ends after an object key")
                 if self.text[pos] not in ":=":
                     raise RepairError(f"expected ':' after key {name!r} at offset {pos}")
-                item, pos = self.value(self.skip(pos + 1), depth + 1)
-                members[name] = item
+                members[name], consumed = self.value(self.skip(pos + 1), depth + 1)
             else:
-                item, pos = self.value(pos, depth + 1)
+                item, consumed = self.value(pos, depth + 1)
                 items.append(item)
-            pos = self.skip(pos)
-        return (members if is_object else items), pos
+            pos = self.skip(consumed)
+        # The text ends before this container closes: close it where its last token ended.
+        return (members if is_object else items), consumed
 
 
 def _number(token: str) -> int | float:

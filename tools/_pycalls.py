@@ -20,15 +20,24 @@ _STRING_END = {
     '"""': re.compile(r'(?:[^"\\]++|\\.|"(?!""))*+"""', re.S),
     "'''": re.compile(r"(?:[^'\\]++|\\.|'(?!''))*+'''", re.S),
 }
+_MAX_DEPTH = 64
 _NAMED_CONSTANTS: dict[str, object] = {"true": True, "false": False, "null": None}
 
 
 @dataclass(frozen=True, slots=True)
 class BracketScan:
-    """Where a bracketed group ends and where its top-level commas are."""
+    """Where a bracketed group ends, where its top-level commas are, and what it cost.
+
+    Attributes:
+        close: Offset of the matching closing bracket, or -1 when the group is unbalanced,
+            holds an unterminated string, or did not close within the allowed steps.
+        commas: Offsets of the commas directly inside the group.
+        steps: How many brackets, quotes and commas the scan went through.
+    """
 
     close: int
     commas: tuple[int, ...]
+    steps: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,32 +48,31 @@ class PyCall:
     arguments: dict[str, Any]
 
 
-def scan_brackets(text: str, pos: int, end: int) -> BracketScan | None:
+def scan_brackets(text: str, pos: int, end: int, *, max_steps: int) -> BracketScan:
     """Find the bracket matching the one at ``text[pos]``.
 
     Args:
         text: The whole reply.
         pos: Offset of an opening ``[``, ``(`` or ``{``.
         end: Offset the group must close before.
-
-    Returns:
-        The closing offset and the offsets of commas directly inside the group, or ``None``
-        when the group is unbalanced or a string in it is not terminated before ``end``.
+        max_steps: How many brackets, quotes and commas the scan may go through.
     """
     stack: list[str] = []
     commas: list[int] = []
     cursor = pos
-    while True:
+    steps = 0
+    while steps < max_steps and len(stack) <= _MAX_DEPTH:
+        steps += 1
         match = _INTERESTING.search(text, cursor, end)
         if match is None:
-            return None
+            break
         at = match.start()
         char = text[at]
         if char in "'\"":
             quote = char * 3 if text.startswith(char * 3, at) else char
             closing = _STRING_END[quote].match(text, at + len(quote), end)
             if closing is None:
-                return None
+                break
             cursor = closing.end()
             continue
         cursor = at + 1
@@ -74,9 +82,10 @@ def scan_brackets(text: str, pos: int, end: int) -> BracketScan | None:
             if len(stack) == 1:
                 commas.append(at)
         elif not stack or stack.pop() != _PAIRS[char]:
-            return None
+            break
         elif not stack:
-            return BracketScan(close=at, commas=tuple(commas))
+            return BracketScan(close=at, commas=tuple(commas), steps=steps)
+    return BracketScan(close=-1, commas=(), steps=steps)
 
 
 def parse_call(source: str) -> PyCall | None:
@@ -109,12 +118,14 @@ def parse_call(source: str) -> PyCall | None:
 
 
 def _dotted_name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        owner = _dotted_name(node.value)
-        return None if owner is None else f"{owner}.{node.attr}"
-    return None
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _literal(node: ast.expr) -> Any:

@@ -22,25 +22,44 @@ from tools._callshapes import CallShape, read_calls
 from tools._jsonrepair import RepairError, parse_lenient, skip_space
 from tools._pycalls import BracketScan, parse_call, scan_brackets
 
-_TRIGGERS = ("`", "{", "[", "<")
+_SPACE = re.compile(r"\s*+")
 _OBJECT_START = re.compile(r"\{\s*+[\"']")
-_ARRAY_START = re.compile(r"\[\s*+\{")
 _PY_LIST_START = re.compile(r"\[\s*+[A-Za-z_][\w.]*+\s*+\(")
 _PY_CALL_START = re.compile(r"[A-Za-z_][\w.]*+\s*+\(")
 _FENCE_OPEN = re.compile(r"(`{3,16}+)(?!`)[ \t]*+([\w+.#-]*+)")
-_BACKTICKS = re.compile(r"`++")
-_TAG_OPEN = "<tool_call>"
 _TAG_CLOSE = "</tool_call>"
-_TAG_BOUNDARY = re.compile(r"</tool_call>|<tool_call>", re.I)
-_FUNCTION_OPEN = re.compile(r"<function=([^>\s]{1,128})>")
+_TAG_BOUNDARY = re.compile(r"</?tool_call>", re.I)
+_ANGLE_OPEN = re.compile(r"<(?:(?i:tool_call>)|function=([^>\s]{1,128})>)")
+_SQUARE_OPEN = re.compile(r"\[(?:TOOL_CALLS\]|\s*+(?:\{|[A-Za-z_][\w.]*+\s*+\())")
 _FUNCTION_CLOSE = re.compile(r"\s*+</function>")
 _FUNCTION_BOUNDARY = re.compile(r"</function>")
 _MISTRAL = "[TOOL_CALLS]"
 _MISTRAL_BOUNDARY = re.compile(re.escape(_MISTRAL))
 _MISTRAL_NAMED = re.compile(r"([\w.\-]{1,128})(?:\[CALL_ID\][\w-]*+)?\[ARGS\]")
 _CALL_FENCE_TAGS = frozenset({"tool_code", "tool_call", "tool_calls", "tool", "function_call"})
+
+_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("`", _FENCE_OPEN),
+    ("{", _OBJECT_START),
+    ("[", _SQUARE_OPEN),
+    ("<", _ANGLE_OPEN),
+)
+"""Each kind of block: the character it starts with and what must follow that character."""
+
 _BUDGET_PER_CHAR = 8
-_BUDGET_BASE = 1 << 16
+"""The work budget of a reply, in characters the C decoder may read per character of reply."""
+_BUDGET_BASE = 1 << 18
+_PY_STEP = 128
+"""What one step of Python-level work (a token, a bracket, a trigger) costs in that budget."""
+_TRIGGER_STEP = _PY_STEP // 4
+"""What one trigger character that starts nothing costs (a find and a failed match)."""
+_BLOCK_STEP = 16 * _PY_STEP
+"""What reading one candidate block (a fence, a tag, a bare object...) costs, at least."""
+_AST_CHAR = 4
+"""What one character handed to ``ast.parse`` costs."""
+_WINDOW = 512
+"""How much text the strict decoder sees at first; it grows fourfold while a value needs more."""
+_CUT_MARGIN = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +80,16 @@ class Block:
     hits: tuple[Hit, ...]
 
 
+def _space_end(text: str, pos: int) -> int:
+    match = _SPACE.match(text, pos)
+    return match.end() if match else pos
+
+
 _Found = tuple[list[Hit], int]
 """Calls read at some offset, and the offset just past what was read."""
+
+Limit = Callable[[int], int]
+"""Where the region that a value starting at some offset must end in lies; asked lazily."""
 
 
 class Scan:
@@ -81,46 +108,64 @@ class Scan:
 
     def run(self) -> list[Block]:
         """Return the blocks that hold calls, in the order they appear."""
-        text = self.text
-        upcoming = [text.find(char) for char in _TRIGGERS]
+        kinds = range(len(_KINDS))
+        offsets: list[int] = []
+        openings: list[re.Match[str] | None] = []
+        for kind in kinds:
+            offset, opening = self._next(kind, 0)
+            offsets.append(offset)
+            openings.append(opening)
         while self.budget > 0:
-            at = min((found for found in upcoming if found >= 0), default=-1)
-            if at < 0:
+            at = min(offsets)
+            opening = openings[offsets.index(at)]
+            if opening is None:
                 break
-            resume = self._dispatch(at)
-            for index, found in enumerate(upcoming):
-                if 0 <= found < resume:
-                    upcoming[index] = text.find(_TRIGGERS[index], resume)
+            resume = self._read(at, opening)
+            for kind in kinds:
+                if offsets[kind] < resume:
+                    offsets[kind], openings[kind] = self._next(kind, resume)
         return self.blocks
 
-    def _dispatch(self, at: int) -> int:
-        """Read whatever starts at ``at``; return where the pass resumes (always > ``at``)."""
-        text = self.text
-        char = text[at]
-        if char == "`":
-            opening = _FENCE_OPEN.match(text, at)
+    def _next(self, kind: int, pos: int) -> tuple[int, re.Match[str] | None]:
+        """The next place at or after ``pos`` where a block of ``kind`` may start.
+
+        ``str.find`` jumps to the next trigger character and one anchored match checks it, so
+        prose costs two C calls per trigger character and nothing per other character.
+        """
+        char, pattern = _KINDS[kind]
+        text, find, match = self.text, self.text.find, pattern.match
+        allowed = self.budget // _TRIGGER_STEP
+        rejected = 0
+        at = find(char, pos)
+        while at >= 0 and rejected < allowed:
+            opening = match(text, at)
             if opening is not None:
-                return self._fence(at, opening)
-            run = _BACKTICKS.match(text, at)
-            return at + 1 if run is None else run.end()
+                self.budget -= rejected * _TRIGGER_STEP
+                return at, opening
+            rejected += 1
+            at = find(char, at + 1)
+        self.budget -= rejected * _TRIGGER_STEP
+        return self.size, None
+
+    def _read(self, at: int, opening: re.Match[str]) -> int:
+        """Read the block that ``opening`` starts; return where the pass resumes (> ``at``)."""
+        char = self.text[at]
+        if char == "`":
+            return self._fence(at, opening)
         if char == "<":
-            if text[at : at + len(_TAG_OPEN)].lower() == _TAG_OPEN:
-                return self._tag(at)
-            opening = _FUNCTION_OPEN.match(text, at)
-            return at + 1 if opening is None else self._function_tag(at, opening)
-        if char == "[":
-            if text.startswith(_MISTRAL, at):
-                return self._mistral(at)
-            if _ARRAY_START.match(text, at) or _PY_LIST_START.match(text, at):
-                return self._bare(at)
-            return at + 1
-        return self._bare(at) if _OBJECT_START.match(text, at) else at + 1
+            if opening.group(1) is not None:
+                return self._function_tag(at, opening)
+            return self._tag(at)
+        if char == "[" and opening.group(0) == _MISTRAL:
+            return self._mistral(at)
+        return self._bare(at)
 
     # Blocks -------------------------------------------------------------------------------
 
     def _bare(self, at: int) -> int:
         """A JSON object or array (or a Python-style list) in prose: a call only if it names one."""
-        found = self._values(at, self.size, strong=False)
+        self.budget -= _BLOCK_STEP
+        found = self._values(at, self._to_end, strong=False)
         if found is None:
             return at + 1
         hits, end = found
@@ -131,14 +176,29 @@ class Scan:
 
     def _fence(self, at: int, opening: re.Match[str]) -> int:
         """A fenced block: ```` ```json ```` (any language tag, or none) up to its closing fence."""
-        fence, language = opening.group(1), opening.group(2).lower()
+        self.budget -= _BLOCK_STEP
+        text = self.text
+        fence = opening.group(1)
+        # The common case, one strict JSON value and the closing fence, without the general
+        # machinery of _body; anything else takes the general path.
+        start = _space_end(text, opening.end())
+        if text.startswith("{", start) and (strict := self._strict(start)) is not None:
+            value, end = strict
+            close_at = _space_end(text, end)
+            if text.startswith(fence, close_at):
+                hits = [Hit(shape, start, end) for shape in read_calls(value)]
+                if hits:
+                    self.blocks.append(Block(at, close_at + len(fence), tuple(hits)))
+                return close_at + len(fence)
+
+        def at_close(pos: int) -> bool:
+            return text.startswith(fence, pos)
 
         def closer(pos: int) -> int:
             return self._fence_close(pos, fence)
 
-        hits, stop, close_at = self._body(
-            opening.end(), closer, bare_calls=language in _CALL_FENCE_TAGS
-        )
+        bare_calls = opening.group(2).lower() in _CALL_FENCE_TAGS
+        hits, stop, close_at = self._body(opening.end(), at_close, closer, bare_calls=bare_calls)
         end = close_at + len(fence) if close_at >= 0 else stop
         if hits:
             self.blocks.append(Block(at, end, tuple(hits)))
@@ -146,13 +206,19 @@ class Scan:
         return end if close_at >= 0 else opening.end()
 
     def _tag(self, at: int) -> int:
-        content = at + len(_TAG_OPEN)
+        """``<tool_call>...</tool_call>``; a tag left open ends at the next one or the end."""
+        self.budget -= _BLOCK_STEP
+        text = self.text
+        content = at + len(_TAG_CLOSE) - 1
+
+        def at_close(pos: int) -> bool:
+            return _TAG_BOUNDARY.match(text, pos) is not None
 
         def closer(pos: int) -> int:
             return self._find(_TAG_BOUNDARY, pos)
 
-        hits, stop, close_at = self._body(content, closer, bare_calls=True)
-        closed = close_at >= 0 and self.text[close_at + 1 : close_at + 2] == "/"
+        hits, stop, close_at = self._body(content, at_close, closer, bare_calls=True)
+        closed = close_at >= 0 and text.startswith("</", close_at)
         end = close_at + len(_TAG_CLOSE) if closed else stop
         if hits:
             self.blocks.append(Block(at, end, tuple(hits)))
@@ -161,9 +227,9 @@ class Scan:
 
     def _function_tag(self, at: int, opening: re.Match[str]) -> int:
         """Llama 3.1's ``<function=NAME>{...}</function>``."""
+        self.budget -= _BLOCK_STEP
         start = skip_space(self.text, opening.end(), self.size)
-        boundary = self._find(_FUNCTION_BOUNDARY, start)
-        got = self._decode(start, self.size if boundary < 0 else boundary)
+        got = self._decode(start, self._limit(_FUNCTION_BOUNDARY)) if start < self.size else None
         if got is None:
             return opening.end()
         value, end = got
@@ -176,14 +242,14 @@ class Scan:
 
     def _mistral(self, at: int) -> int:
         """``[TOOL_CALLS][{...}]`` (Mistral v3) or ``[TOOL_CALLS]NAME[ARGS]{...}`` (v11)."""
+        self.budget -= _BLOCK_STEP
         content = at + len(_MISTRAL)
-        boundary = self._find(_MISTRAL_BOUNDARY, content)
-        limit = self.size if boundary < 0 else boundary
-        start = skip_space(self.text, content, limit)
-        found: _Found | None
-        if start < limit and self.text[start] in "{[":
+        start = skip_space(self.text, content, self.size)
+        limit = self._limit(_MISTRAL_BOUNDARY)
+        found: _Found | None = None
+        if start < self.size and self.text[start] in "{[":
             found = self._values(start, limit, strong=True)
-        else:
+        elif start < self.size:
             found = self._named_calls(start, limit)
         if found is None or not found[0]:
             return content
@@ -191,52 +257,72 @@ class Scan:
         self.blocks.append(Block(at, end, tuple(hits)))
         return end
 
-    def _named_calls(self, pos: int, limit: int) -> _Found | None:
+    def _named_calls(self, pos: int, limit: Limit) -> _Found | None:
         hits: list[Hit] = []
         end = pos
-        while (named := _MISTRAL_NAMED.match(self.text, pos, limit)) is not None:
-            got = self._decode(skip_space(self.text, named.end(), limit), limit)
+        while (named := _MISTRAL_NAMED.match(self.text, pos)) is not None:
+            start = skip_space(self.text, named.end(), self.size)
+            got = self._decode(start, limit) if start < self.size else None
             if got is None:
                 break
             value, end = got
             shapes = read_calls({"name": named.group(1), "arguments": value})
             hits.extend(Hit(shape, pos, end) for shape in shapes)
-            pos = skip_space(self.text, end, limit)
+            pos = skip_space(self.text, end, self.size)
         return (hits, end) if hits else None
 
     def _body(
-        self, pos: int, closer: Callable[[int], int], *, bare_calls: bool
+        self,
+        pos: int,
+        at_close: Callable[[int], bool],
+        closer: Callable[[int], int],
+        *,
+        bare_calls: bool,
     ) -> tuple[list[Hit], int, int]:
         """Read calls from a fence's or tag's content up to its closing marker.
+
+        Args:
+            pos: Where the content starts.
+            at_close: Whether the closing marker starts at an offset.
+            closer: Where the next closing marker starts (-1: none); only asked when the
+                content is damaged or not calls, so the common case never searches.
+            bare_calls: Whether ``f(a=1)`` without brackets counts as a call here.
 
         Returns:
             The calls, where reading stopped, and where the closing marker starts (-1: none).
         """
         hits: list[Hit] = []
+
+        def limit(start: int) -> int:
+            found = closer(start)
+            return self.size if found < 0 else found
+
         while True:
             pos = skip_space(self.text, pos, self.size)
-            close_at = closer(pos)
-            limit = self.size if close_at < 0 else close_at
-            found = self._content(pos, limit, bare_calls=bare_calls) if pos < limit else None
+            if pos >= self.size:
+                return hits, pos, -1
+            if at_close(pos):
+                return hits, pos, pos
+            found = self._content(pos, limit, bare_calls=bare_calls)
             if found is None:
-                return hits, pos, close_at
+                return hits, pos, closer(pos)
             more, pos = found
             hits.extend(more)
 
-    def _content(self, pos: int, limit: int, *, bare_calls: bool) -> _Found | None:
+    def _content(self, pos: int, limit: Limit, *, bare_calls: bool) -> _Found | None:
         if self.text[pos] in "{[":
             return self._values(pos, limit, strong=True)
-        if bare_calls and _PY_CALL_START.match(self.text, pos, limit):
-            return self._py_call(pos, limit)
+        if bare_calls and _PY_CALL_START.match(self.text, pos):
+            return self._py_call(pos, limit(pos))
         return None
 
     # Values -------------------------------------------------------------------------------
 
-    def _values(self, pos: int, limit: int, *, strong: bool) -> _Found | None:
+    def _values(self, pos: int, limit: Limit, *, strong: bool) -> _Found | None:
         """Read the value at ``pos``: its calls (possibly none) and its end, or ``None``."""
         if self.text[pos] == "[":
-            if _PY_LIST_START.match(self.text, pos, limit):
-                return self._py_list(pos, limit, strong=strong)
+            if _PY_LIST_START.match(self.text, pos):
+                return self._py_list(pos, limit(pos), strong=strong)
             return self._array(pos, limit)
         got = self._decode(pos, limit)
         if got is None:
@@ -244,12 +330,12 @@ class Scan:
         value, end = got
         return [Hit(shape, pos, end) for shape in read_calls(value)], end
 
-    def _array(self, pos: int, limit: int) -> _Found:
+    def _array(self, pos: int, limit: Limit) -> _Found:
         """Read an array element by element, so one broken call does not lose the others."""
         text = self.text
         hits: list[Hit] = []
         cursor = skip_space(text, pos + 1, self.size)
-        while cursor < self.size:
+        while cursor < self.size and self.budget > 0:
             char = text[cursor]
             if char == "]":
                 return hits, cursor + 1
@@ -260,39 +346,57 @@ class Scan:
             if got is not None:
                 value, end = got
                 hits.extend(Hit(shape, cursor, end) for shape in read_calls(value))
-            elif char in "{[" and (scan := self._brackets(cursor, limit)) is not None:
+            elif char in "{[" and (scan := self._brackets(cursor, limit(cursor))) is not None:
                 end = scan.close + 1
             else:
                 break
             cursor = skip_space(text, end, self.size)
         return hits, cursor
 
-    def _decode(self, pos: int, limit: int) -> tuple[object, int] | None:
-        """Decode the JSON value at ``pos``: strictly, else leniently within ``limit``."""
-        try:
-            value, end = self.decoder.raw_decode(self.text, pos)
-        except json.JSONDecodeError as error:
-            self.budget -= max(error.pos - pos, 1)
-        except RecursionError:
-            # Nested deeper than the interpreter allows: not a tool call. How far the decoder
-            # got is unknown, so charge the rest of the text.
-            self.budget -= self.size - pos + 1
-            return None
-        except ValueError:  # an integer literal longer than int() accepts
-            self.budget -= limit - pos + 1
-            return None
-        else:
-            self.budget -= end - pos
-            return value, end
-        if pos >= limit:
+    def _decode(self, pos: int, limit: Limit) -> tuple[object, int] | None:
+        """Decode the JSON value at ``pos``: strictly, else leniently up to ``limit(pos)``."""
+        strict = self._strict(pos)
+        if strict is not None or self.budget <= 0:
+            return strict
+        end = limit(pos)
+        if pos >= end:
             return None
         try:
-            value, end = parse_lenient(self.text, pos, limit)
+            lenient = parse_lenient(self.text, pos, end, max_steps=self.budget // _PY_STEP)
         except RepairError as error:
-            self.budget -= max(error.reached - pos, 1)
+            self.budget -= error.steps * _PY_STEP
             return None
-        self.budget -= end - pos
-        return value, end
+        self.budget -= lenient.steps * _PY_STEP
+        return lenient.value, lenient.end
+
+    def _strict(self, pos: int) -> tuple[object, int] | None:
+        """Decode strict JSON at ``pos`` with the C decoder.
+
+        The decoder sees a growing window rather than the whole reply: a failing decode builds
+        an error that counts the lines before the failure, which over the whole reply would
+        make every failed candidate cost the length of the text before it.
+        """
+        text, size = self.text, self.size
+        window = _WINDOW
+        while True:
+            stop = pos + window
+            chunk = text if pos == 0 and stop >= size else text[pos:stop]
+            try:
+                value, used = self.decoder.raw_decode(chunk)
+            except json.JSONDecodeError as error:
+                self.budget -= error.pos + 1
+                cut = error.pos >= len(chunk) - _CUT_MARGIN or error.msg.startswith("Unterminated")
+                if stop < size and cut:
+                    window *= 8
+                    continue
+                return None
+            except (RecursionError, ValueError):
+                # Nested deeper than the interpreter allows, or an integer literal longer than
+                # int() accepts: neither is a tool call.
+                self.budget -= len(chunk)
+                return None
+            self.budget -= used
+            return value, pos + used
 
     def _py_list(self, pos: int, limit: int, *, strong: bool) -> _Found | None:
         """``[f(a=1), g()]``; in prose every element must be a call, else it is prose."""
@@ -302,6 +406,7 @@ class Scan:
         hits: list[Hit] = []
         starts = (pos + 1, *(comma + 1 for comma in scan.commas))
         ends = (*scan.commas, scan.close)
+        self.budget -= (scan.close - pos) * _AST_CHAR
         for start, end in zip(starts, ends, strict=True):
             piece = self.text[start:end]
             first = start + len(piece) - len(piece.lstrip())
@@ -324,16 +429,29 @@ class Scan:
         if scan is None:
             return None
         end = scan.close + 1
+        self.budget -= (end - pos) * _AST_CHAR
         call = parse_call(self.text[pos:end])
         hits = [] if call is None else [Hit(CallShape(call.name, call.arguments), pos, end)]
         return hits, end
 
     # Searches -----------------------------------------------------------------------------
 
+    def _to_end(self, pos: int) -> int:
+        return self.size
+
+    def _limit(self, boundary: re.Pattern[str]) -> Limit:
+        """A region that ends at the next match of ``boundary`` (or at the end of the reply)."""
+
+        def limit(pos: int) -> int:
+            found = self._find(boundary, pos)
+            return self.size if found < 0 else found
+
+        return limit
+
     def _brackets(self, pos: int, limit: int) -> BracketScan | None:
-        scan = scan_brackets(self.text, pos, limit)
-        self.budget -= (limit if scan is None else scan.close) - pos + 1
-        return scan
+        scan = scan_brackets(self.text, pos, limit, max_steps=max(self.budget // _PY_STEP, 0))
+        self.budget -= scan.steps * _PY_STEP
+        return scan if scan.close >= 0 else None
 
     def _fence_close(self, pos: int, fence: str) -> int:
         """Where the fence that ends the block starts: preferably one at the start of a line."""
