@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from tasks.errors import TaskError
-from tasks.protocols import SearchHit
+from tasks import SearchHit, TaskError
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error, serpapi_page
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
 from tools.builtin.web import NOT_CONFIGURED, ApiResponse, WebSearchError, WebTools, html_to_text

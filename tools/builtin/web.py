@@ -17,8 +17,7 @@ from typing import Any
 import httpx
 from bs4 import BeautifulSoup
 
-from tasks.errors import TaskError
-from tasks.protocols import SearchHit
+from tasks import SearchHit, TaskError
 from tools import Tool, ToolContext, ToolError, tool
 from tools.builtin.netguard import (
     REDACTED,
