@@ -411,12 +411,13 @@ class DialogAgent:
         return ToolContext(
             user_id=user_id,
             chat_id=chat_id,
-            timezone=await self._zone(user_id),
+            timezone=await self.user_zone(user_id),
             now=self._clock(),
             services=self._services,
         )
 
-    async def _zone(self, user_id: str) -> ZoneInfo:
+    async def user_zone(self, user_id: str) -> ZoneInfo:
+        """Return the user's time zone: their own choice, else the default zone."""
         if self._zone_lookup is not None:
             return await self._zone_lookup(user_id)
         profile = await self.memory.get_user(user_id)

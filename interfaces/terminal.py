@@ -1,0 +1,334 @@
+"""The terminal chat (``assistant chat``): a thin adapter over the agent.
+
+Reminders and task results print while you type, above the prompt (prompt_toolkit's
+``patch_stdout``). Slash commands go to the shared handlers of ``interfaces.commands``;
+``/approve ID``, ``/deny ID``, ``/reset`` and ``/quit`` are the terminal's own. Approvals are
+asked inline (y/n). When stdin is not a terminal (piped input, CI) it reads plain lines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+from typing import Protocol, TextIO
+
+from assistant.agent import AgentReply, DialogAgent
+from assistant.events import AgentEvent, AgentEventKind
+from assistant.replies import describe_request
+from interfaces.replies import Action, ActionKind, CommandReply
+from tasks import Delivery, DeliveryKind, DeliveryStatus
+from tools import ApprovalRequest
+
+logger = logging.getLogger(__name__)
+
+QUIT = frozenset({"/quit", "/exit"})
+TERMINAL_HELP = (
+    "In this terminal also: /approve ID, /deny ID (a pending request), "
+    "/reset (a fresh conversation), /quit."
+)
+
+
+class SlashCommands(Protocol):
+    """The shared slash-command handlers (``interfaces.commands``)."""
+
+    async def handle(self, text: str, *, user_id: str, chat_id: str) -> CommandReply | None:
+        """Answer a ``/command`` line, or return ``None`` when it is not one of theirs."""
+        ...
+
+
+class Console:
+    """Where the chat writes.
+
+    Without an injected stream it writes to whatever ``sys.stdout`` is at that moment, which
+    is prompt_toolkit's proxy while the prompt is shown, so output lands above the prompt.
+    """
+
+    def __init__(self, output: TextIO | None = None) -> None:
+        self._output = output
+
+    def show(self, text: str) -> None:
+        """Write ``text`` and a newline."""
+        stream = self._output or sys.stdout
+        stream.write(text.rstrip("\n") + "\n")
+        stream.flush()
+
+
+class TerminalNotifier:
+    """Delivers scheduler messages by printing them (``tasks.Notifier``)."""
+
+    def __init__(self, console: Console) -> None:
+        self._console = console
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        """Print ``delivery``; a broken stream reports ``FAILED`` instead of raising."""
+        try:
+            self._console.show(render_delivery(delivery))
+        except (OSError, ValueError) as exc:
+            logger.warning("could not print task %s's message: %s", delivery.task_id, exc)
+            return DeliveryStatus.FAILED
+        return DeliveryStatus.DELIVERED
+
+
+def render_delivery(delivery: Delivery) -> str:
+    """Return a delivery as terminal text."""
+    late = f" (late by {format_delay(delivery.late_by)})" if delivery.late_by else ""
+    if delivery.kind is DeliveryKind.REMINDER:
+        hint = f"  [/snooze {delivery.task_id} 10m]"
+        return f"\n[reminder{late}] {delivery.text}{hint}"
+    if delivery.kind is DeliveryKind.RESULT:
+        return f"\n[task {delivery.task_id}{late}]\n{delivery.text}"
+    return f"\n[notice about task {delivery.task_id}] {delivery.text}"
+
+
+def format_delay(delay: timedelta) -> str:
+    """Return ``delay`` as "2 h 5 min", "3 min" or "40 s"."""
+    seconds = max(0, round(delay.total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{minutes} min" if minutes else f"{secs} s"
+
+
+def render_command_reply(reply: CommandReply) -> str:
+    """Return a command's reply as text; buttons become the commands that do the same."""
+    parts = []
+    for message in reply.replies:
+        hints = [
+            f"[{button.label}: {command}]"
+            for row in message.buttons
+            for button in row
+            if (command := action_command(button.action)) is not None
+        ]
+        parts.append(message.text + ("\n" + " ".join(hints) if hints else ""))
+    return "\n\n".join(parts)
+
+
+def action_command(action: Action) -> str | None:
+    """Return the slash command that does what a button does, or ``None``."""
+    commands = {
+        ActionKind.CANCEL: f"/cancel {action.target}",
+        ActionKind.SNOOZE: f"/snooze {action.target} {action.arg or '10m'}",
+        ActionKind.APPROVE: f"/approve {action.target}",
+        ActionKind.DENY: f"/deny {action.target}",
+        ActionKind.RUN_NOW: f"/runs {action.target}",
+    }
+    return commands.get(action.kind)
+
+
+class LineSource(Protocol):
+    """Where typed lines come from."""
+
+    async def read(self, prompt: str) -> str | None:
+        """Return the next line without its newline, or ``None`` at the end of input."""
+        ...
+
+
+class StreamLines:
+    """Plain lines from a stream (piped stdin, tests), read without blocking the loop.
+
+    Each read runs in a daemon thread, so a read still waiting at exit never holds the
+    process open.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    async def read(self, prompt: str) -> str | None:
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[str] = loop.create_future()
+
+        def work() -> None:
+            try:
+                line = self._stream.readline()
+            except (OSError, ValueError):
+                line = ""
+            loop.call_soon_threadsafe(_settle, done, line)
+
+        threading.Thread(target=work, name="terminal-input", daemon=True).start()
+        line = await done
+        return None if line == "" else line.rstrip("\r\n")
+
+
+def _settle(future: asyncio.Future[str], line: str) -> None:
+    if not future.done():
+        future.set_result(line)
+
+
+class PromptLines:
+    """Lines typed at a prompt_toolkit prompt, with history and line editing."""
+
+    def __init__(self) -> None:
+        from prompt_toolkit import PromptSession
+
+        self._session: PromptSession[str] = PromptSession()
+
+    async def read(self, prompt: str) -> str | None:
+        while True:
+            try:
+                return await self._session.prompt_async(prompt)
+            except EOFError:
+                return None
+            except KeyboardInterrupt:
+                continue  # Ctrl-C clears the line, as in a shell; Ctrl-D quits.
+
+
+class TerminalChat:
+    """The chat loop: read a line, answer it, repeat until ``/quit`` or the end of input."""
+
+    def __init__(
+        self,
+        *,
+        agent: DialogAgent,
+        commands: SlashCommands | None = None,
+        user_id: str = "local",
+        chat_id: str = "local",
+        input: TextIO | None = None,
+        output: TextIO | None = None,
+        interactive: bool | None = None,
+    ) -> None:
+        """Create a chat.
+
+        Args:
+            agent: Answers messages and decides approvals.
+            commands: The shared slash-command handlers.
+            user_id: Who is typing.
+            chat_id: This chat's id (where reminders created here are delivered).
+            input: Where lines come from (default stdin).
+            output: Where the chat writes (default stdout).
+            interactive: Use prompt_toolkit; by default when stdin and stdout are terminals
+                and no stream was injected.
+        """
+        self.agent = agent
+        self.commands = commands
+        self.user_id = user_id
+        self.chat_id = chat_id
+        if interactive is None:
+            interactive = (
+                input is None and output is None and sys.stdin.isatty() and sys.stdout.isatty()
+            )
+        self.interactive = interactive
+        self.console = Console(output)
+        self.notifier = TerminalNotifier(self.console)
+        self._lines: LineSource = PromptLines() if interactive else StreamLines(input or sys.stdin)
+
+    async def run(self) -> None:
+        """Chat until ``/quit`` or the end of input."""
+        with self._patched_stdout():
+            if self.interactive:
+                self.console.show("Type a message, /help for commands, /quit to leave.")
+            while True:
+                line = await self._lines.read("you> ")
+                if line is None or not await self.handle_line(line):
+                    return
+
+    async def handle_line(self, line: str) -> bool:
+        """Answer one line; return ``False`` when the chat should end. Never raises."""
+        text = line.strip()
+        if not text:
+            return True
+        if text.lower() in QUIT:
+            return False
+        try:
+            if text.startswith("/"):
+                await self._command(text)
+            else:
+                reply = await self.agent.handle_message(
+                    text, user_id=self.user_id, chat_id=self.chat_id
+                )
+                await self._show_reply(reply)
+        except Exception as exc:
+            # One bad line must not end the chat; the traceback goes to the log.
+            logger.exception("the terminal chat failed on %r", text)
+            self.console.show(f"Something went wrong: {exc}")
+        return True
+
+    def on_event(self, event: AgentEvent) -> None:
+        """Show tool progress (pass this as the agent's ``on_event``)."""
+        started = event.kind is AgentEventKind.TOOL_STARTED
+        if started and event.call is not None and self.interactive:
+            self.console.show(f"  ... {event.call.tool_name}")
+
+    # -- commands -------------------------------------------------------------------------
+
+    async def _command(self, text: str) -> None:
+        name, _, rest = text.partition(" ")
+        name = name.lower()
+        if name in ("/approve", "/deny"):
+            await self._decide_command(name, rest.strip())
+        elif name == "/reset":
+            await self.agent.reset(user_id=self.user_id, chat_id=self.chat_id)
+            self.console.show("Started a fresh conversation.")
+        else:
+            await self._shared_command(name, text)
+
+    async def _shared_command(self, name: str, text: str) -> None:
+        answer = None
+        if self.commands is not None:
+            answer = await self.commands.handle(text, user_id=self.user_id, chat_id=self.chat_id)
+        if answer is not None:
+            shown = render_command_reply(answer)
+            self.console.show(shown + ("\n" + TERMINAL_HELP if name == "/help" else ""))
+        elif name == "/help":
+            self.console.show(TERMINAL_HELP)
+        else:
+            self.console.show(f"Unknown command {name!r}; /help lists the commands.")
+
+    async def _decide_command(self, name: str, request_id: str) -> None:
+        if not request_id:
+            self.console.show(f"Say which request, e.g. '{name} ap1b2c3d4'.")
+            return
+        reply = await self.agent.resolve_approval(
+            request_id, approved=name == "/approve", by=self.user_id
+        )
+        await self._show_reply(reply)
+
+    # -- replies and approvals ------------------------------------------------------------
+
+    async def _show_reply(self, reply: AgentReply) -> None:
+        """Print a reply, then ask about each approval it carries (and any that follow)."""
+        self.console.show(reply.text)
+        waiting = list(reply.approvals)
+        while waiting:
+            request = waiting.pop(0)
+            decision = await self._ask(request)
+            if decision is None:
+                self.console.show(
+                    f"Request {request.id} is still waiting: /approve {request.id} "
+                    f"or /deny {request.id}."
+                )
+                continue
+            follow = await self.agent.resolve_approval(
+                request.id, approved=decision, by=self.user_id
+            )
+            self.console.show(follow.text)
+            waiting.extend(follow.approvals)
+
+    async def _ask(self, request: ApprovalRequest) -> bool | None:
+        """Ask y/n about ``request``; ``None`` when input ended or the answer was unclear."""
+        zone = await self.agent.user_zone(self.user_id)
+        self.console.show(f"Approve {describe_request(request, zone)}? [y/n]")
+        answer = await self._lines.read("approve? [y/n] ")
+        if answer is None:
+            return None
+        word = answer.strip().lower()
+        if word in ("y", "yes"):
+            return True
+        if word in ("n", "no"):
+            return False
+        return None
+
+    @contextmanager
+    def _patched_stdout(self) -> Iterator[None]:
+        if not self.interactive:
+            yield
+            return
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        with patch_stdout(raw=True):
+            yield

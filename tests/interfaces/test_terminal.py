@@ -1,0 +1,223 @@
+"""The terminal chat driven through injected streams, as when stdin is piped."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Sequence
+from datetime import timedelta
+
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from assistant.events import AgentEvent, AgentEventKind
+from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
+from interfaces.replies import Action, ActionKind, Button, CommandReply, Reply
+from interfaces.terminal import (
+    Console,
+    SlashCommands,
+    TerminalChat,
+    TerminalNotifier,
+    render_delivery,
+)
+from tasks import Delivery, DeliveryKind, DeliveryStatus
+from tests.assistant.agent_world import World, fence
+
+
+def chat_over(
+    world: World, typed: str, commands: SlashCommands | None = None
+) -> tuple[TerminalChat, io.StringIO]:
+    output = io.StringIO()
+    chat = TerminalChat(
+        agent=world.agent,
+        commands=commands,
+        user_id="alice",
+        chat_id="chat-alice",
+        input=io.StringIO(typed),
+        output=output,
+    )
+    return chat, output
+
+
+def scripted(replies: Sequence[str | LLMResponse]) -> World:
+    return World(ScriptedBackend(replies, mode=ToolMode.CONTRACT))
+
+
+class Commands:
+    """Shared slash commands as a test double: answers /tasks, ignores the rest."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    async def handle(self, text: str, *, user_id: str, chat_id: str) -> CommandReply | None:
+        self.seen.append((text, user_id))
+        if text.startswith("/tasks"):
+            cancel = Button("Cancel", Action(ActionKind.CANCEL, "a1b2c3"))
+            snooze = Button("Snooze", Action(ActionKind.SNOOZE, "a1b2c3", "10m"))
+            return CommandReply((Reply("a1b2c3  reminder at 18:00", ((cancel, snooze),)),))
+        if text.startswith("/help"):
+            return CommandReply.of("/tasks lists your tasks.")
+        return None
+
+
+async def test_piped_lines_are_answered_until_the_end_of_input() -> None:
+    world = scripted(["Hello Alice.", "Bye."])
+    chat, output = chat_over(world, "hi\n\nthanks\n")
+
+    await chat.run()
+
+    assert output.getvalue() == "Hello Alice.\nBye.\n"
+    assert not chat.interactive
+
+
+async def test_quit_stops_reading() -> None:
+    world = scripted(["Hello."])
+    chat, output = chat_over(world, "hi\n/quit\nnever read\n")
+
+    await chat.run()
+
+    assert output.getvalue() == "Hello.\n"
+
+
+async def test_approval_is_asked_inline_and_runs_on_yes() -> None:
+    world = scripted([fence("post", url="http://home.lan/off"), "The lights are off."])
+    chat, output = chat_over(world, "lights off\ny\n")
+
+    await chat.run()
+
+    shown = output.getvalue()
+    assert "needs your approval" in shown
+    assert 'Approve post {"url": "http://home.lan/off"}' in shown
+    assert shown.endswith("The lights are off.\n")
+    assert world.home.posts == ["http://home.lan/off"]
+
+
+async def test_no_denies_the_request() -> None:
+    world = scripted([fence("post", url="http://x.lan"), "Left alone."])
+    chat, output = chat_over(world, "post\nno\n")
+
+    await chat.run()
+
+    assert output.getvalue().endswith("Left alone.\n")
+    assert world.home.posts == []
+
+
+async def test_unanswered_request_can_be_approved_later() -> None:
+    world = scripted([fence("post", url="http://x.lan"), "Posted."])
+    chat, output = chat_over(world, "post\nmaybe\n")
+    await chat.run()
+    (request,) = await world.executor.approvals.list_approvals("alice")
+    assert "is still waiting" in output.getvalue()
+    assert f"/approve {request.id}" in output.getvalue()
+    assert await chat.handle_line(f"/approve {request.id}")
+    assert output.getvalue().endswith("Posted.\n")
+    assert world.home.posts == ["http://x.lan"]
+
+
+async def test_shared_commands_render_buttons_as_commands() -> None:
+    commands = Commands()
+    world = scripted([])
+    chat, output = chat_over(world, "/tasks\n/help\n/nope\n", commands=commands)
+
+    await chat.run()
+
+    shown = output.getvalue()
+    assert (
+        "a1b2c3  reminder at 18:00\n[Cancel: /cancel a1b2c3] [Snooze: /snooze a1b2c3 10m]" in shown
+    )
+    assert "/tasks lists your tasks.\nIn this terminal also: /approve ID" in shown
+    assert "Unknown command '/nope'" in shown
+    assert commands.seen == [("/tasks", "alice"), ("/help", "alice"), ("/nope", "alice")]
+
+
+async def test_a_failing_line_does_not_end_the_chat() -> None:
+    def broken(messages: Sequence[ChatMessage]) -> str:
+        raise RuntimeError("model exploded")
+
+    world = World(ScriptedBackend(broken))
+    chat, output = chat_over(world, "one\ntwo\n")
+
+    await chat.run()
+
+    assert output.getvalue().count("Something went wrong: model exploded") == 2
+
+
+async def test_reset_starts_a_fresh_conversation() -> None:
+    world = scripted(["one", "two"])
+    chat, output = chat_over(world, "first\n/reset\nsecond\n")
+
+    await chat.run()
+
+    assert "Started a fresh conversation." in output.getvalue()
+    assert await world.conversations.load_conversation("alice", "chat-alice") != []
+    second_request = world.sent(1)
+    assert [m.content for m in second_request[1:]] == ["second"]
+
+
+async def test_notifier_prints_deliveries() -> None:
+    output = io.StringIO()
+    notifier = TerminalNotifier(Console(output))
+    reminder = Delivery(
+        task_id="a1b2c3",
+        run_id=7,
+        owner_id="alice",
+        chat_id="chat-alice",
+        kind=DeliveryKind.REMINDER,
+        text="check the oven",
+        late_by=timedelta(hours=2, minutes=5),
+    )
+
+    status = await notifier.deliver(reminder)
+
+    assert status is DeliveryStatus.DELIVERED
+    assert output.getvalue() == (
+        "\n[reminder (late by 2 h 5 min)] check the oven  [/snooze a1b2c3 10m]\n"
+    )
+
+
+async def test_notifier_reports_a_closed_stream_as_failed() -> None:
+    output = io.StringIO()
+    output.close()
+    delivery = Delivery("t1", None, "alice", "c", DeliveryKind.NOTICE, "disabled")
+
+    assert await TerminalNotifier(Console(output)).deliver(delivery) is DeliveryStatus.FAILED
+
+
+def test_results_and_notices_are_labelled() -> None:
+    result = Delivery("t1", 3, "alice", "c", DeliveryKind.RESULT, "Top 3 news: ...")
+    notice = Delivery("t1", None, "alice", "c", DeliveryKind.NOTICE, "disabled after 5 failures")
+
+    assert render_delivery(result) == "\n[task t1]\nTop 3 news: ..."
+    assert render_delivery(notice) == "\n[notice about task t1] disabled after 5 failures"
+
+
+async def test_interactive_chat_prints_deliveries_above_the_prompt() -> None:
+    screen = io.StringIO()
+    terminal = Vt100_Output(screen, lambda: Size(rows=24, columns=80))
+    reminder = Delivery("a1", 1, "alice", "chat-alice", DeliveryKind.REMINDER, "stretch")
+    replied = asyncio.Event()
+
+    def on_event(event: AgentEvent) -> None:
+        if event.kind is AgentEventKind.REPLY_READY:
+            replied.set()
+
+    with create_pipe_input() as typed, create_app_session(input=typed, output=terminal):
+        world = World(ScriptedBackend(["Hello."]), on_event=on_event)
+        chat = TerminalChat(
+            agent=world.agent, user_id="alice", chat_id="chat-alice", interactive=True
+        )
+
+        async def user_and_scheduler() -> None:
+            typed.send_text("hi\r")
+            await replied.wait()
+            assert await chat.notifier.deliver(reminder) is DeliveryStatus.DELIVERED
+            typed.send_text("/quit\r")
+
+        await asyncio.wait_for(asyncio.gather(chat.run(), user_and_scheduler()), 10)
+
+    shown = screen.getvalue()
+    assert "you> " in shown
+    assert "Hello." in shown
+    assert "[reminder] stretch" in shown
