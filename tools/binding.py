@@ -121,11 +121,12 @@ class Tool:
             walk(prop, name, "")
         return found
 
-    def _bind_provider(self, provider: Callable[..., Any]) -> Callable[[ToolContext], Any]:
+    def _bind_provider(self, provider: Callable[..., Any]) -> Callable[..., Any]:
+        """Bind a plain function of the tool's class whose first parameter is ``self``."""
         if self.instance is not None and inspect.isfunction(provider):
             params = list(inspect.signature(provider).parameters)
             if params and params[0] == "self":
-                bound: Callable[[ToolContext], Any] = provider.__get__(self.instance)
+                bound: Callable[..., Any] = provider.__get__(self.instance)
                 return bound
         return provider
 
@@ -173,7 +174,7 @@ class Tool:
         rule = self.spec.options.requires_approval
         if isinstance(rule, bool):
             return rule
-        return bool(rule(arguments, ctx))
+        return bool(self._bind_provider(rule)(arguments, ctx))
 
     # -- calling ------------------------------------------------------------------------
 

@@ -28,8 +28,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_TIMEOUT = 30.0
 """Seconds a tool may run before its call ends as a timeout."""
 
-ApprovalRule = bool | Callable[[dict[str, Any], ToolContext], bool]
-"""``True``/``False``, or a function of the call's arguments and context."""
+ApprovalRule = bool | Callable[[dict[str, Any], ToolContext], bool] | Callable[..., bool]
+"""``True``/``False``, or a function of the call's arguments and context. In a class, the
+rule may be a plain function of the class body taking ``(self, arguments, ctx)``; it is bound
+to the instance, so it can read the instance's settings (an allow list)."""
 
 Formatter = str | Callable[[Any], str] | None
 """A format string over the result's fields, a function of the result, or the default."""

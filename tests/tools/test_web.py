@@ -47,7 +47,7 @@ def context() -> ToolContext:
 
 
 async def run(web: WebTools, name: str, **arguments: Any) -> ToolResult:
-    executor = ToolExecutor(ToolRegistry(web.tools()))
+    executor = ToolExecutor(ToolRegistry([web]))
     return await executor.execute(ToolCall(name, arguments), context())
 
 
@@ -215,10 +215,12 @@ async def test_api_call_approval_rules(
     assert web.needs_approval(server.url("/lights", host=host), method) is pending
 
 
-async def test_registering_the_instance_itself_always_asks(web: WebTools) -> None:
+async def test_the_registered_instance_applies_its_own_allow_list(web: WebTools) -> None:
     executor = ToolExecutor(ToolRegistry([web]))
-    call = ToolCall("api_call", {"url": "http://127.0.0.1/", "method": "GET"})
-    assert (await executor.execute(call, context())).status is ToolStatus.PENDING_APPROVAL
+    outside = ToolCall("api_call", {"url": "http://example.invalid/", "method": "GET"})
+    change = ToolCall("api_call", {"url": "http://localhost/", "method": "POST"})
+    assert (await executor.execute(outside, context())).status is ToolStatus.PENDING_APPROVAL
+    assert (await executor.execute(change, context())).status is ToolStatus.PENDING_APPROVAL
 
 
 async def test_a_lan_host_on_the_allow_list_is_reached(

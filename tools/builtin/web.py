@@ -10,7 +10,7 @@ import json
 import logging
 import ssl
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -18,7 +18,7 @@ import httpx
 from bs4 import BeautifulSoup
 
 from tasks import SearchHit, TaskError
-from tools import Tool, ToolContext, ToolError, tool
+from tools import ToolContext, ToolError, tool
 from tools.builtin.netguard import (
     REDACTED,
     GuardedHttp,
@@ -228,22 +228,6 @@ class WebTools:
     ) -> None:
         await self.aclose()
 
-    def tools(self) -> list[Tool]:
-        """Return the three tools, ``api_call`` with this instance's approval rule.
-
-        Register these (``ToolRegistry([*web.tools()])``) rather than the instance itself: a
-        class-level rule cannot see the allow list, so registering the instance makes every
-        ``api_call`` ask for approval.
-        """
-        found = [
-            Tool.from_function(func, self)
-            for func in (WebTools.search_web, WebTools.fetch_url, WebTools.api_call)
-        ]
-        api = found[2]
-        options = replace(api.spec.options, requires_approval=self.approval_rule)
-        found[2] = replace(api, spec=replace(api.spec, options=options))
-        return found
-
     @property
     def search_configured(self) -> bool:
         """Whether a SerpApi key was given."""
@@ -418,10 +402,9 @@ class WebTools:
             truncated=response.truncated or len(text) > len(shown),
         )
 
-    # The class-level rule is the safe one (always ask); ``tools()`` binds the precise rule,
-    # which needs this instance's allow list.
+    # ``approval_rule`` is bound to the instance, so it sees this instance's allow list.
     @tool(
-        requires_approval=True,
+        requires_approval=approval_rule,
         risk_level="medium",
         llm_format=ApiResponse.render,
         timeout=75.0,
