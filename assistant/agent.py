@@ -183,8 +183,8 @@ class DialogAgent:
         """
         request = await self.executor.approvals.get_approval(request_id)
         if request is None or request.user_id != by:
-            text = f"There is no approval request {request_id!r} of yours."
-            return await self._reply(by, by, AgentReply(text=text))
+            # Someone else's request reads exactly like a missing one: ids leak nothing.
+            return AgentReply(text=f"There is no approval request {request_id!r} of yours.")
         async with self._lock(request.user_id, request.chat_id):
             ctx = await self._context(request.user_id, request.chat_id)
             try:
@@ -193,7 +193,7 @@ class DialogAgent:
                 else:
                     result = await self.executor.deny(request_id, by)
             except ApprovalError as exc:
-                reply = AgentReply(text=f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+                reply = AgentReply(text=_sentence(str(exc)))
                 return await self._reply(request.user_id, request.chat_id, reply)
             await emit(self._on_event, self._event(AgentEventKind.TOOL_FINISHED, ctx, result))
             outcome = ChatMessage(
@@ -431,6 +431,14 @@ class DialogAgent:
 
     def _lock(self, user_id: str, chat_id: str) -> asyncio.Lock:
         return self._locks.setdefault((user_id, chat_id), asyncio.Lock())
+
+
+def _sentence(text: str) -> str:
+    """Return ``text`` capitalised and ending with a full stop."""
+    text = text.strip()
+    if not text:
+        return text
+    return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
 
 
 def _resolved_key(ctx: ToolContext) -> str:
