@@ -1,4 +1,5 @@
-"""LLM backends: an OpenAI-compatible HTTP client, a scripted fake, and their interface."""
+"""LLM backends: an OpenAI-compatible HTTP client, the offline planner, a scripted fake, and
+their interface."""
 
 from assistant.llm.base import (
     ChatMessage,
@@ -21,6 +22,7 @@ from assistant.llm.errors import (
     LLMTimeoutError,
     ToolsUnsupportedError,
 )
+from assistant.llm.offline import OfflinePlanner
 from assistant.llm.openai_compat import OpenAIBackend
 from assistant.llm.scripted import ScriptedBackend, ScriptedCall
 
@@ -37,6 +39,7 @@ __all__ = [
     "LLMResponseError",
     "LLMServerError",
     "LLMTimeoutError",
+    "OfflinePlanner",
     "OpenAIBackend",
     "Role",
     "ScriptedBackend",
