@@ -31,7 +31,7 @@ _BODY = {
     '"': re.compile(r'(?:[^"\\]++|\\.)*+', re.S),
     "'": re.compile(r"(?:[^'\\]++|\\.)*+", re.S),
 }
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)", re.S)
+_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|.)", re.S)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "0": "\0"}
 _LITERALS: dict[str, object] = {
     "true": True,
@@ -128,9 +128,10 @@ def unescape(body: str, quote: str) -> str:
 
 def _replace_escape(match: re.Match[str]) -> str:
     token = match.group(1)
-    if len(token) == 5:
-        return chr(int(token[1:], 16))
-    return _SIMPLE_ESCAPES.get(token, token)
+    if len(token) == 1:
+        return _SIMPLE_ESCAPES.get(token, token)
+    code = int(token[1:], 16)
+    return chr(code) if code <= 0x10FFFF else token
 
 
 class _Reader:

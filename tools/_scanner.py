@@ -1,6 +1,6 @@
 """One left-to-right pass over a model's reply that finds the blocks holding tool calls.
 
-The pass jumps between the four characters that can start a call (a backtick, ``{``, ``[``
+The pass jumps between the places where a call can start (a triple backtick, ``{``, ``[``
 and ``<``) with ``str.find``, so prose costs almost nothing. At each one it checks cheaply
 what starts there (a fence, a ``<tool_call>`` tag, ``[TOOL_CALLS]``, ``<function=...>``, a
 JSON object or array, a Python-style call list) and reads it: strictly with the C JSON decoder
@@ -26,7 +26,8 @@ _SPACE = re.compile(r"\s*+")
 _OBJECT_START = re.compile(r"\{\s*+[\"']")
 _PY_LIST_START = re.compile(r"\[\s*+[A-Za-z_][\w.]*+\s*+\(")
 _PY_CALL_START = re.compile(r"[A-Za-z_][\w.]*+\s*+\(")
-_FENCE_OPEN = re.compile(r"(`{3,16}+)(?!`)[ \t]*+([\w+.#-]*+)")
+_FENCE_OPEN = re.compile(r"(`{3,}+)[ \t]*+([\w+.#-]*+)")
+_LONGEST_FENCE = 16
 _TAG_CLOSE = "</tool_call>"
 _TAG_BOUNDARY = re.compile(r"</?tool_call>", re.I)
 _ANGLE_OPEN = re.compile(r"<(?:(?i:tool_call>)|function=([^>\s]{1,128})>)")
@@ -39,12 +40,12 @@ _MISTRAL_NAMED = re.compile(r"([\w.\-]{1,128})(?:\[CALL_ID\][\w-]*+)?\[ARGS\]")
 _CALL_FENCE_TAGS = frozenset({"tool_code", "tool_call", "tool_calls", "tool", "function_call"})
 
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("`", _FENCE_OPEN),
+    ("```", _FENCE_OPEN),
     ("{", _OBJECT_START),
     ("[", _SQUARE_OPEN),
     ("<", _ANGLE_OPEN),
 )
-"""Each kind of block: the character it starts with and what must follow that character."""
+"""Each kind of block: the text it starts with (found with ``str.find``) and what must follow."""
 
 _BUDGET_PER_CHAR = 8
 """The work budget of a reply, in characters the C decoder may read per character of reply."""
@@ -179,6 +180,8 @@ class Scan:
         self.budget -= _BLOCK_STEP
         text = self.text
         fence = opening.group(1)
+        if len(fence) > _LONGEST_FENCE:
+            return opening.end(1)
         # The common case, one strict JSON value and the closing fence, without the general
         # machinery of _body; anything else takes the general path.
         start = _space_end(text, opening.end())
@@ -195,10 +198,18 @@ class Scan:
             return text.startswith(fence, pos)
 
         def closer(pos: int) -> int:
-            return self._fence_close(pos, fence)
+            line_start = self._line_fence(pos, fence)
+            return line_start if line_start >= 0 else self._find(re.compile(fence), pos)
+
+        def limit(pos: int) -> int:
+            # Only a fence at the start of a line: a string value may hold an inline one.
+            line_start = self._line_fence(pos, fence)
+            return self.size if line_start < 0 else line_start
 
         bare_calls = opening.group(2).lower() in _CALL_FENCE_TAGS
-        hits, stop, close_at = self._body(opening.end(), at_close, closer, bare_calls=bare_calls)
+        hits, stop, close_at = self._body(
+            opening.end(), at_close, closer, limit, bare_calls=bare_calls
+        )
         end = close_at + len(fence) if close_at >= 0 else stop
         if hits:
             self.blocks.append(Block(at, end, tuple(hits)))
@@ -217,7 +228,9 @@ class Scan:
         def closer(pos: int) -> int:
             return self._find(_TAG_BOUNDARY, pos)
 
-        hits, stop, close_at = self._body(content, at_close, closer, bare_calls=True)
+        hits, stop, close_at = self._body(
+            content, at_close, closer, self._limit(_TAG_BOUNDARY), bare_calls=True
+        )
         closed = close_at >= 0 and text.startswith("</", close_at)
         end = close_at + len(_TAG_CLOSE) if closed else stop
         if hits:
@@ -276,6 +289,7 @@ class Scan:
         pos: int,
         at_close: Callable[[int], bool],
         closer: Callable[[int], int],
+        limit: Limit,
         *,
         bare_calls: bool,
     ) -> tuple[list[Hit], int, int]:
@@ -285,18 +299,14 @@ class Scan:
             pos: Where the content starts.
             at_close: Whether the closing marker starts at an offset.
             closer: Where the next closing marker starts (-1: none); only asked when the
-                content is damaged or not calls, so the common case never searches.
+                content is not calls, so the common case never searches.
+            limit: Where damaged content must be repaired within (asked lazily too).
             bare_calls: Whether ``f(a=1)`` without brackets counts as a call here.
 
         Returns:
             The calls, where reading stopped, and where the closing marker starts (-1: none).
         """
         hits: list[Hit] = []
-
-        def limit(start: int) -> int:
-            found = closer(start)
-            return self.size if found < 0 else found
-
         while True:
             pos = skip_space(self.text, pos, self.size)
             if pos >= self.size:
@@ -453,12 +463,11 @@ class Scan:
         self.budget -= scan.steps * _PY_STEP
         return scan if scan.close >= 0 else None
 
-    def _fence_close(self, pos: int, fence: str) -> int:
-        """Where the fence that ends the block starts: preferably one at the start of a line."""
+    def _line_fence(self, pos: int, fence: str) -> int:
+        """Where the next ``fence`` at the start of a line (after indentation) starts, or -1."""
         if self.text.startswith(fence, pos):
             return pos
-        line_start = self._find(re.compile("(?m)^[ \t]*+" + fence), pos, skip=len(fence))
-        return line_start if line_start >= 0 else self._find(re.compile(fence), pos)
+        return self._find(re.compile("(?m)^[ \t]*+" + fence), pos, skip=len(fence))
 
     def _find(self, pattern: re.Pattern[str], pos: int, *, skip: int = 0) -> int:
         """Offset of the first match at or after ``pos`` (minus ``skip`` from its end), or -1.

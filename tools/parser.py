@@ -105,8 +105,10 @@ def _glue(left: str, right: str) -> str:
     right_text = right.lstrip()
     if not left_text or not right_text:
         return left_text + right_text
-    gap = left[len(left_text) :] + right[: len(right) - len(right_text)]
-    breaks = gap.count("\n")
-    if breaks == 0:
-        return left_text + (" " if gap else "") + right_text
+    before = left[len(left_text) :].count("\n")
+    after = right[: len(right) - len(right_text)].count("\n")
+    if before == after == 0:
+        return left_text + " " + right_text
+    # A block on lines of its own took one line break with it.
+    breaks = before + after - 1 if before and after else before + after
     return left_text + ("\n" if breaks == 1 else "\n\n") + right_text

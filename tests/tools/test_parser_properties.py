@@ -1,0 +1,187 @@
+"""Properties of ToolParser: it never raises, and every supported format round-trips."""
+
+from __future__ import annotations
+
+import json
+import keyword
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tools.parser import ToolParser
+
+PARSER = ToolParser()
+
+# --- never raises ----------------------------------------------------------------------------
+
+_SYNTAX = [
+    "{", "}", "[", "]", "(", ")", '"', "'", "`", "```", "```json\n", "\\", "\\u12", "\n", " ",
+    ",", ":", "=", "//", "<tool_call>", "</tool_call>", "[TOOL_CALLS]", "[ARGS]",
+    "<function=f>", "</function>", '"name"', '"tool"', '"args"', '"arguments"', '"function"',
+    '"tool_calls"', '"type"', '"final"', "f(", "a=", "True", "null", "1", "-", "1e", "x",
+    "\ud800", "\x00", "é",
+]  # fmt: skip
+SYNTAX_SOUP = st.lists(st.sampled_from(_SYNTAX), max_size=80).map("".join)
+BINARYISH = st.binary(max_size=400).map(lambda raw: raw.decode("utf-8", "surrogateescape"))
+ANY_CHARACTERS = st.text(st.characters(exclude_categories=()), max_size=300)
+
+
+def _check_invariants(text: str) -> None:
+    calls = PARSER.extract_calls(text)
+    stripped = PARSER.strip_calls(text)
+    assert isinstance(stripped, str)
+    previous_end = 0
+    for call in calls:
+        assert call.span is not None
+        start, end = call.span
+        assert previous_end <= start < end <= len(text)
+        assert text[start:end] == call.raw_json
+        assert isinstance(call.arguments, dict)
+        assert call.tool_name and call.tool_name == call.tool_name.strip()
+        previous_end = end
+
+
+@settings(max_examples=200)
+@given(ANY_CHARACTERS)
+def test_never_raises_on_any_text(text: str) -> None:
+    _check_invariants(text)
+
+
+@settings(max_examples=300)
+@given(SYNTAX_SOUP)
+def test_never_raises_on_syntax_soup(text: str) -> None:
+    _check_invariants(text)
+
+
+@settings(max_examples=150)
+@given(BINARYISH)
+def test_never_raises_on_binary_with_lone_surrogates(text: str) -> None:
+    _check_invariants(text)
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(SYNTAX_SOUP, BINARYISH).filter(bool))
+def test_never_raises_on_megabytes(chunk: str) -> None:
+    text = chunk * (1_000_000 // len(chunk) + 1)
+    _check_invariants(text)
+
+
+# --- round trip ------------------------------------------------------------------------------
+
+_NOT_A_TOOL = {"none", "null", "no_tool", "final", "final_answer"}
+NAMES = st.from_regex(r"[a-z_][a-z0-9_]{0,15}", fullmatch=True).filter(
+    lambda name: not keyword.iskeyword(name) and name not in _NOT_A_TOOL
+)
+KEYS = st.from_regex(r"[a-z_][a-z0-9_]{0,10}", fullmatch=True).filter(
+    lambda key: not keyword.iskeyword(key)
+)
+_TRICKY = ["{", "}", "[", "]", '"', "'", "`", "```", "\n", "\\", "</tool_call>", "[TOOL_CALLS]"]
+STRINGS = st.one_of(
+    st.text(max_size=12),
+    st.lists(st.sampled_from([*_TRICKY, "a", " ", "é"]), max_size=12).map("".join),
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63),
+    st.floats(allow_nan=False, allow_infinity=False),
+    STRINGS,
+)
+VALUES = st.recursive(
+    SCALARS,
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(STRINGS, children, max_size=3)
+    ),
+    max_leaves=8,
+)
+ARGUMENTS = st.dictionaries(KEYS, VALUES, max_size=4)
+PROSE = st.text(st.characters(exclude_characters="`{[<"), max_size=40)
+
+Render = Callable[[str, dict[str, Any]], str]
+
+
+def _pythonic(name: str, arguments: dict[str, Any]) -> str:
+    keywords = ", ".join(f"{key}={value!r}" for key, value in arguments.items())
+    return f"[{name}({keywords})]"
+
+
+def _trailing_comma(name: str, arguments: dict[str, Any]) -> str:
+    return json.dumps({"tool": name, "args": arguments})[:-1] + ",}"
+
+
+FORMATS: dict[str, Render] = {
+    "contract fence": lambda n, a: "```json\n" + json.dumps({"tool": n, "args": a}) + "\n```",
+    "untagged fence, arguments and reason": lambda n, a: (
+        "```\n"
+        + json.dumps({"tool": n, "arguments": a, "reason": "the user asked"}, indent=2)
+        + "\n```"
+    ),
+    "uppercase fence, array": lambda n, a: (
+        "```JSON\n" + json.dumps([{"name": n, "arguments": a}]) + "\n```"
+    ),
+    "bare type tool_call": lambda n, a: json.dumps(
+        {"type": "tool_call", "name": n, "arguments": a}, ensure_ascii=False
+    ),
+    "bare name arguments": lambda n, a: json.dumps({"name": n, "arguments": a}),
+    "bare name parameters": lambda n, a: json.dumps({"name": n, "parameters": a}),
+    "openai function, JSON string": lambda n, a: json.dumps(
+        {"type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+    ),
+    "react action": lambda n, a: json.dumps({"action": n, "action_input": a}),
+    "tool_call tag": lambda n, a: (
+        "<tool_call>\n"
+        + json.dumps({"name": n, "arguments": a}, ensure_ascii=False)
+        + "\n</tool_call>"
+    ),
+    "mistral list": lambda n, a: "[TOOL_CALLS][" + json.dumps({"name": n, "arguments": a}) + "]",
+    "mistral name[ARGS]": lambda n, a: f"[TOOL_CALLS]{n}[ARGS]{json.dumps(a)}",
+    "llama function tag": lambda n, a: f"<function={n}>{json.dumps(a)}</function>",
+    "pythonic list": _pythonic,
+    "python repr in a fence": lambda n, a: "```json\n" + repr({"tool": n, "args": a}) + "\n```",
+    "trailing comma": _trailing_comma,
+}
+
+
+@pytest.mark.parametrize("render", FORMATS.values(), ids=FORMATS.keys())
+@settings(max_examples=60, deadline=None)
+@given(name=NAMES, arguments=ARGUMENTS, before=PROSE, after=PROSE)
+def test_every_format_round_trips(
+    render: Render, name: str, arguments: dict[str, Any], before: str, after: str
+) -> None:
+    reply = f"{before}\n{render(name, arguments)}\n{after}"
+
+    calls = PARSER.extract_calls(reply)
+
+    assert [(call.tool_name, call.arguments) for call in calls] == [(name, arguments)]
+    assert PARSER.strip_calls(reply).split() == f"{before} {after}".split()
+
+
+@settings(max_examples=60, deadline=None)
+@given(name=NAMES, arguments=ARGUMENTS, before=PROSE)
+def test_a_reply_cut_off_before_its_closing_brackets_round_trips(
+    name: str, arguments: dict[str, Any], before: str
+) -> None:
+    reply = f"{before}\n```json\n" + json.dumps({"tool": name, "args": arguments})[:-1]
+
+    calls = PARSER.extract_calls(reply)
+
+    assert [(call.tool_name, call.arguments) for call in calls] == [(name, arguments)]
+
+
+@settings(max_examples=40, deadline=None)
+@given(calls=st.lists(st.tuples(NAMES, ARGUMENTS), min_size=2, max_size=4), prose=PROSE)
+def test_several_calls_in_mixed_formats_keep_their_order(
+    calls: list[tuple[str, dict[str, Any]]], prose: str
+) -> None:
+    renders = list(FORMATS.values())
+    reply = prose.join(
+        "\n" + renders[index % len(renders)](name, arguments) + "\n"
+        for index, (name, arguments) in enumerate(calls)
+    )
+
+    found = PARSER.extract_calls(reply)
+
+    assert [(call.tool_name, call.arguments) for call in found] == calls
