@@ -68,17 +68,25 @@ class BotApiStandin:
     """A Bot API server on 127.0.0.1 with a test API to play users and inspect the bot.
 
     Use as ``async with BotApiStandin() as api:``; point the bot at ``api.base_url`` with
-    token ``api.token``.
+    token ``api.token``. ``stamp`` gives the time recorded with each call (a test with a
+    manual clock passes that clock's time, to check pacing).
     """
 
-    def __init__(self, *, token: str = TOKEN, bot_username: str = "assistant_test_bot") -> None:
+    def __init__(
+        self,
+        *,
+        token: str = TOKEN,
+        bot_username: str = "assistant_test_bot",
+        stamp: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.token = token
+        self.stamp = stamp
         self.bot_username = bot_username
         self.state = StandinState()
         self._changed = asyncio.Event()
         self._methods = BotApiMethods(self)
         self._server: asyncio.Server | None = None
-        self._connections: set[asyncio.Task[None]] = set()
+        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
         self._closing = False
         self._ids = itertools.count(1)
         self._update_ids = itertools.count(1)
@@ -99,11 +107,13 @@ class BotApiStandin:
         self.notify()
         if self._server is not None:
             self._server.close()
-        for task in list(self._connections):
-            task.cancel()
-        for task in list(self._connections):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        # Closing the transports ends each connection's reader; cancelling its task instead
+        # would make asyncio's stream machinery log the CancelledError.
+        tasks = list(self._connections)
+        for writer in self._connections.values():
+            writer.close()
+        if tasks:
+            await asyncio.wait(tasks, timeout=5)
         if self._server is not None:
             await self._server.wait_closed()
 
@@ -327,7 +337,7 @@ class BotApiStandin:
     ) -> None:
         task = asyncio.current_task()
         assert task is not None
-        self._connections.add(task)
+        self._connections[task] = writer
         try:
             while not self._closing:
                 request = await _read_request(reader)
@@ -345,7 +355,7 @@ class BotApiStandin:
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
-            self._connections.discard(task)
+            self._connections.pop(task, None)
             writer.close()
             with contextlib.suppress(ConnectionError, asyncio.CancelledError):
                 await writer.wait_closed()
@@ -358,7 +368,7 @@ class BotApiStandin:
             return 401, ApiError(401, "Unauthorized").body()
         method = match.group(2).lower()
         params = _decode_params(body, content_type)
-        self.state.calls.append(ApiCall(method, params, time.monotonic()))
+        self.state.calls.append(ApiCall(method, params, self.stamp()))
         outcome = await self._methods.call(method, params)
         self.notify()
         if isinstance(outcome, ApiError):
