@@ -62,20 +62,25 @@ def _object_calls(value: object, *, unwrap: bool) -> list[CallShape]:
 
 def _call(obj: Mapping[str, Any]) -> CallShape | None:
     kind = obj.get("type")
-    kind = kind.lower() if isinstance(kind, str) else None
-    if kind in _NOT_CALL_TYPES:
-        return None
+    if kind is not None:
+        kind = kind.lower() if isinstance(kind, str) else None
+        if kind in _NOT_CALL_TYPES:
+            return None
+    tool = obj.get("tool")
+    if tool is None:
+        tool = obj.get("tool_name")
+    if tool is not None:
+        if isinstance(tool, str) and tool.strip().lower() in _NO_TOOL:
+            return None
+        arguments = _first_present(obj)
+        # Without an arguments key, only a dict with nothing but call keys is a call.
+        missing_ok = arguments is _MISSING and obj.keys() <= _META_KEYS
+        return _make(tool, arguments, missing_ok=missing_ok)
     function = obj.get("function")
     if isinstance(function, dict):
         return _make(function.get("name"), _first_present(function, obj), missing_ok=True)
     if isinstance(function, str) and "name" not in obj:
         return _make(function, _first_present(obj), missing_ok=True)
-    tool = obj.get("tool", obj.get("tool_name"))
-    if tool is not None:
-        if isinstance(tool, str) and tool.strip().lower() in _NO_TOOL:
-            return None
-        # Without an arguments key, only a dict with nothing but call keys is a call.
-        return _make(tool, _first_present(obj), missing_ok=obj.keys() <= _META_KEYS)
     if "action" in obj and "action_input" in obj:
         action = obj["action"]
         if isinstance(action, str) and action.strip().lower() in _NO_TOOL:
@@ -92,8 +97,9 @@ _MISSING: Any = object()
 def _first_present(*sources: Mapping[str, Any]) -> Any:
     for source in sources:
         for key in _ARGUMENT_KEYS:
-            if key in source:
-                return source[key]
+            value = source.get(key, _MISSING)
+            if value is not _MISSING:
+                return value
     return _MISSING
 
 
@@ -105,6 +111,8 @@ def _make(name: object, raw_arguments: Any, *, missing_ok: bool) -> CallShape | 
         return None
     if raw_arguments is _MISSING:
         return CallShape(name, {}) if missing_ok else None
+    if type(raw_arguments) is dict:
+        return CallShape(name, raw_arguments)
     arguments = _arguments(raw_arguments)
     return None if arguments is None else CallShape(name, arguments)
 
