@@ -43,8 +43,14 @@ _PARAGRAPH = (
 def _large_reply() -> str:
     calls = [
         {"tool": "web_search", "args": {"query": "top US news today", "limit": 3}},
-        {"tool": "create_task", "args": {"prompt": "Send me the top 3 news", "schedule": "0 9 * * 1-5"}},
-        {"tool": "save_note", "args": {"title": "News", "body": "Remember {braces} and \"quotes\""}},
+        {
+            "tool": "create_task",
+            "args": {"prompt": "Send me the top 3 news", "schedule": "0 9 * * 1-5"},
+        },
+        {
+            "tool": "save_note",
+            "args": {"title": "News", "body": 'Remember {braces} and "quotes"'},
+        },
     ]
     parts: list[str] = []
     for call in calls:
@@ -81,7 +87,7 @@ def naive_extract(text: str) -> list[ToolCall]:
 
 def _garbage(size: int) -> str:
     rng = random.Random(20240501)
-    alphabet = 'abc xyz 019 {}[]()<>"\'`,:\\\n' + "\ud800é"
+    alphabet = "abc xyz 019 {}[]()<>\"'`,:\\\n" + "\ud800é"
     return "".join(rng.choice(alphabet) for _ in range(size))
 
 
@@ -132,7 +138,7 @@ def main() -> None:
     megabyte = 1 << 20
     for label, text in (
         ("1 MB random garbage", _garbage(megabyte)),
-        ('1 MB of \'{"a":\' (deep nesting)', '{"a":' * (megabyte // 5)),
+        ("1 MB of '{\"a\":' (deep nesting)", '{"a":' * (megabyte // 5)),
         ("1 MB of '<tool_call>' (never closed)", "<tool_call>" * (megabyte // 11)),
         ("1 MB of '```json\\n{' (fences)", "```json\n{" * (megabyte // 9)),
         ("1 MB of '[f(' (unclosed calls)", "[f(" * (megabyte // 3)),
