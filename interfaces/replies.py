@@ -81,12 +81,14 @@ class ActionOutcome:
     Attributes:
         notice: A short confirmation or refusal to flash to the presser.
         alert: Whether the notice is a refusal that needs acknowledging (a pop-up).
-        update: The new content of the message that carried the button, or ``None`` to
-            leave it as it is.
+        update: The new content of the message that carried the button, or ``None``.
+        mark: A line to add under the message that carried the button, whose buttons are
+            then removed (e.g. "✅ Approved"); ``None`` to leave it (``update`` wins).
         follow_ups: Further messages to send (e.g. the agent's answer after an approval).
     """
 
     notice: str
     alert: bool = False
     update: Reply | None = None
+    mark: str | None = None
     follow_ups: tuple[Reply, ...] = ()

@@ -1,0 +1,145 @@
+"""How tasks, runs, notes and approval requests read to a person: interface-neutral text.
+
+Every view is plain text plus buttons as data (``interfaces.replies``); no markup, so any
+interface can show it as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from interfaces.replies import Action, ActionKind, Button, ButtonRows, Reply
+from memory import Note
+from tasks import format_local
+from tasks.models import Task, TaskRun, TaskStatus, format_lateness
+from tools import ApprovalRequest
+
+MAX_LISTED_TASKS = 20  # 3 buttons each: well under Telegram's 100 buttons per keyboard
+MAX_ARGUMENT_CHARS = 300
+MAX_ARGUMENTS_CHARS = 1500
+NO_TASKS = (
+    "You have no scheduled tasks. Try 'remind me in 10 minutes to stretch' or "
+    "'every weekday at 8:30 remind me to check the mail'."
+)
+
+
+def task_list(tasks: Sequence[Task], zone: ZoneInfo) -> Reply:
+    """The /tasks view: each task with its schedule and next run, and its buttons."""
+    if not tasks:
+        return Reply(NO_TASKS)
+    shown = tasks[:MAX_LISTED_TASKS]
+    lines = [f"Your tasks (times in {zone.key}):"]
+    rows: list[tuple[Button, ...]] = []
+    for number, task in enumerate(shown, start=1):
+        lines.append("")
+        lines.extend(_task_lines(number, task, zone))
+        rows.append(_task_buttons(task))
+    if len(tasks) > len(shown):
+        lines.append(f"\n…and {len(tasks) - len(shown)} more; cancel some to see the rest.")
+    return Reply("\n".join(lines), tuple(rows))
+
+
+def _task_lines(number: int, task: Task, zone: ZoneInfo) -> list[str]:
+    kind = task.task_type.value.replace("_", " ")
+    lines = [f"{number}. [{task.id}] {kind}: {task.description}"]
+    lines.append(f"   {task.schedule.describe()}")
+    if task.status is TaskStatus.ACTIVE and task.next_run is not None:
+        lines.append(f"   next run: {format_local(task.next_run, zone)}")
+    else:
+        reason = f" ({task.status_reason})" if task.status_reason else ""
+        lines.append(f"   {task.status.value}{reason}")
+    return lines
+
+
+def _task_buttons(task: Task) -> tuple[Button, ...]:
+    toggle = (
+        Button(f"Resume {task.id}", Action(ActionKind.RESUME, task.id))
+        if task.status in (TaskStatus.PAUSED, TaskStatus.DISABLED)
+        else Button(f"Pause {task.id}", Action(ActionKind.PAUSE, task.id))
+    )
+    return (
+        Button(f"Cancel {task.id}", Action(ActionKind.CANCEL, task.id)),
+        toggle,
+        Button(f"Run now {task.id}", Action(ActionKind.RUN_NOW, task.id)),
+    )
+
+
+def run_history(task: Task, runs: Sequence[TaskRun], zone: ZoneInfo) -> str:
+    """The /runs view: a task's recent runs, newest first."""
+    title = f"Runs of [{task.id}] {task.description} (times in {zone.key}):"
+    if not runs:
+        return f"[{task.id}] {task.description} has not run yet."
+    lines = [title]
+    for run in runs:
+        parts = [format_local(run.scheduled_for, zone), run.status.value]
+        if run.misfire.value not in ("on_time",):
+            parts.append(run.misfire.value.replace("_", " "))
+        if run.late_by:
+            parts.append(f"late by {format_lateness(run.late_by)}")
+        detail = run.error or run.result
+        line = "- " + " · ".join(parts)
+        lines.append(line + (f": {_one_line(detail, 120)}" if detail else ""))
+    return "\n".join(lines)
+
+
+def note_list(notes: Sequence[Note], zone: ZoneInfo) -> str:
+    """The /notes view."""
+    if not notes:
+        return "You have no notes yet. Say 'note: the wifi password is on the fridge'."
+    lines = ["Your notes, newest first:"]
+    for note in notes:
+        tags = f" [{', '.join(note.tags)}]" if note.tags else ""
+        when = note.created_at.astimezone(zone).strftime("%Y-%m-%d")
+        lines.append(f"- {_one_line(note.content, 300)}{tags} ({when})")
+    return "\n".join(lines)
+
+
+def approval_card(request: ApprovalRequest, zone: ZoneInfo) -> Reply:
+    """A pending request: the tool, its exact arguments, and [Approve] [Deny]."""
+    expires = format_local(request.expires_at, zone)
+    text = "\n".join(
+        [
+            "Approval needed",
+            f"Tool: {request.tool_name}",
+            "Arguments:",
+            format_arguments(request.arguments),
+            f"Risk: {request.risk_level.value}. Expires at {expires} ({zone.key}).",
+        ]
+    )
+    buttons: ButtonRows = (
+        (
+            Button("Approve", Action(ActionKind.APPROVE, request.id)),
+            Button("Deny", Action(ActionKind.DENY, request.id)),
+        ),
+    )
+    return Reply(text, buttons)
+
+
+def format_arguments(arguments: dict[str, Any]) -> str:
+    """Show arguments one per line as JSON values, each and all truncated when long."""
+    if not arguments:
+        return "  (none)"
+    lines = []
+    for name, value in arguments.items():
+        shown = json.dumps(value, ensure_ascii=False, default=str)
+        lines.append(f"  {name}: {_truncate(shown, MAX_ARGUMENT_CHARS)}")
+    return _truncate("\n".join(lines), MAX_ARGUMENTS_CHARS)
+
+
+def format_moment(instant: datetime, zone: ZoneInfo) -> str:
+    """Say an instant in the user's zone, with the zone."""
+    return f"{format_local(instant, zone)} ({zone.key})"
+
+
+def _one_line(text: str, limit: int) -> str:
+    return _truncate(" ".join(text.split()), limit)
+
+
+def _truncate(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rstrip() + f"… ({len(text)} characters in all)"

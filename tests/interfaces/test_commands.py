@@ -1,0 +1,215 @@
+"""The shared slash commands and button actions, over the real manager, memory and agent."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from interfaces.commands import COMMANDS, SlashCommands
+from interfaces.replies import Action, ActionKind, ActionOutcome, CommandReply
+from tasks.models import TaskStatus
+from tests.interfaces.world import World, open_world
+
+ALICE, BOB = "alice", "bob"
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    async with open_world(tmp_path) as opened:
+        yield opened
+
+
+async def ask(world: World, text: str, user: str = ALICE) -> CommandReply:
+    reply = await world.commands.handle(text, user_id=user, chat_id=user)
+    assert reply is not None, f"{text!r} was not taken as a command"
+    return reply
+
+
+async def press(
+    world: World, kind: ActionKind, target: str, user: str = ALICE, arg: str = ""
+) -> ActionOutcome:
+    return await world.commands.press(Action(kind, target, arg), user_id=user, chat_id=user)
+
+
+async def test_only_known_commands_are_taken(world: World) -> None:
+    assert await world.commands.handle("hello", user_id=ALICE, chat_id=ALICE) is None
+    assert await world.commands.handle("/nope", user_id=ALICE, chat_id=ALICE) is None
+    assert SlashCommands.is_command("/tasks@assistant_test_bot")
+    assert not SlashCommands.is_command("/approve x")
+    assert (await ask(world, "/TASKS@assistant_test_bot")).text.startswith("You have no")
+
+
+async def test_help_lists_every_command_and_names_an_unknown_one(world: World) -> None:
+    text = (await ask(world, "/help")).text
+    for spec in COMMANDS:
+        assert spec.usage in text
+    assert world.commands.help("/frobnicate").text.startswith("I don't know the command")
+
+
+async def test_start_asks_for_the_zone_until_it_is_set(world: World) -> None:
+    assert "Which time zone are you in?" in (await ask(world, "/start")).text
+    assert "'Mars/Olympus'" in (await ask(world, "/tz Mars/Olympus")).text
+    answer = (await ask(world, "/tz Europe/Berlin")).text
+    assert answer == "Your time zone is now Europe/Berlin (it is 13:00 there)."
+    assert "Your time zone is Europe/Berlin" in (await ask(world, "/start")).text
+    assert (await ask(world, "/tz")).text.startswith("Your time zone is Europe/Berlin.")
+
+
+async def test_tasks_show_schedule_next_run_in_the_users_zone_and_buttons(world: World) -> None:
+    await ask(world, "/tz America/New_York")
+    first = await world.remind(ALICE, timedelta(minutes=5), "stretch")
+    second = await world.remind(ALICE, timedelta(hours=1), "call mom")
+    await world.remind(BOB, timedelta(minutes=1), "bob's secret")
+    await world.manager.pause(second.id, ALICE)
+
+    [listing] = (await ask(world, "/tasks")).replies
+    assert "bob's secret" not in listing.text
+    assert f"1. [{first.id}] reminder: stretch" in listing.text
+    assert "once at 2025-03-10 13:05 (Europe/Berlin)" in listing.text  # the schedule's own zone
+    assert "next run: 2025-03-10 08:05" in listing.text  # New York, where Alice is
+    assert "paused (paused by its owner)" in listing.text
+    labels = [[b.label for b in row] for row in listing.buttons]
+    assert labels == [
+        [f"Cancel {first.id}", f"Pause {first.id}", f"Run now {first.id}"],
+        [f"Cancel {second.id}", f"Resume {second.id}", f"Run now {second.id}"],
+    ]
+    assert listing.buttons[1][1].action == Action(ActionKind.RESUME, second.id)
+
+
+async def test_cancel_is_scoped_to_the_owner(world: World) -> None:
+    task = await world.remind(BOB, timedelta(minutes=5))
+    refused = (await ask(world, f"/cancel {task.id}")).text
+    assert refused.startswith(f"There is no task {task.id!r}")
+    assert (await world.manager.get_task(task.id, BOB)).status is TaskStatus.ACTIVE
+    assert (await ask(world, f"/cancel {task.id}", BOB)).text == f"Cancelled [{task.id}] stretch."
+    assert (await ask(world, "/cancel")).text.startswith("Say which task")
+
+
+async def test_snooze_moves_the_next_run_and_reads_delays(world: World) -> None:
+    await ask(world, "/tz Europe/Berlin")
+    task = await world.remind(ALICE, timedelta(minutes=5))
+    answer = (await ask(world, f"/snooze {task.id} 1h")).text
+    assert answer == f"Snoozed [{task.id}] until 2025-03-10 14:05 (Europe/Berlin)."
+    assert (await ask(world, f"/snooze {task.id} soonish")).text.startswith(
+        "I could not read 'soonish' as a delay"
+    )
+    default = (await ask(world, f"/snooze {task.id}")).text
+    assert default.endswith("until 2025-03-10 14:15 (Europe/Berlin).")
+
+
+async def test_runs_lists_the_ledger(world: World) -> None:
+    task = await world.remind(ALICE, timedelta(seconds=2))
+    assert "has not run yet" in (await ask(world, f"/runs {task.id}")).text
+    world.clock.advance(timedelta(seconds=2))
+    assert await world.manager.run_due() == 1
+    text = (await ask(world, f"/runs {task.id}")).text
+    assert text.startswith(f"Runs of [{task.id}] stretch")
+    assert "2025-03-10 12:00:02 · succeeded" in text
+    assert (await ask(world, f"/runs {task.id}", BOB)).text.startswith("There is no task")
+
+
+async def test_notes_lists_only_the_users_notes(world: World) -> None:
+    assert "no notes yet" in (await ask(world, "/notes")).text
+    await world.memory.add_note(ALICE, "the spare key is under the blue pot", ["home"])
+    await world.memory.add_note(BOB, "bob's note")
+    text = (await ask(world, "/notes")).text
+    assert "- the spare key is under the blue pot [home] (2025-03-10)" in text
+    assert "bob" not in text
+
+
+async def test_new_starts_a_fresh_conversation(world: World) -> None:
+    await world.agent.handle_message("hello", user_id=ALICE, chat_id=ALICE)
+    assert await world.memory.load_conversation(ALICE, ALICE)
+    assert "fresh conversation" in (await ask(world, "/new")).text
+    assert not await world.memory.load_conversation(ALICE, ALICE)
+
+
+async def test_task_buttons_act_and_refresh_the_list(world: World) -> None:
+    task = await world.remind(ALICE, timedelta(minutes=5))
+    paused = await press(world, ActionKind.PAUSE, task.id)
+    assert (paused.notice, paused.alert) == (f"Paused {task.id}.", False)
+    assert paused.update is not None and f"Resume {task.id}" in str(paused.update.buttons)
+    resumed = await press(world, ActionKind.RESUME, task.id)
+    assert resumed.notice == f"Resumed {task.id}."
+    cancelled = await press(world, ActionKind.CANCEL, task.id)
+    assert cancelled.notice == f"Cancelled {task.id}."
+    assert cancelled.update is not None and "no scheduled tasks" in cancelled.update.text
+    other = await world.remind(ALICE, timedelta(hours=5), "water plants")
+    ran = await press(world, ActionKind.RUN_NOW, other.id)
+    assert ran.notice == f"Ran {other.id}: succeeded."
+    [delivery] = world.recorded()
+    assert delivery.text == "water plants"
+
+
+async def test_buttons_on_someone_elses_or_missing_tasks_are_refused(world: World) -> None:
+    task = await world.remind(BOB, timedelta(minutes=5))
+    for kind in (ActionKind.CANCEL, ActionKind.PAUSE, ActionKind.RUN_NOW, ActionKind.SNOOZE):
+        outcome = await press(world, kind, task.id, arg="10m")
+        assert outcome.alert, kind
+        assert task.id in outcome.notice
+    assert (await world.manager.get_task(task.id, BOB)).status is TaskStatus.ACTIVE
+    again = await press(world, ActionKind.RESUME, task.id, BOB)
+    assert again.alert and "resume" in again.notice.lower()
+
+
+async def test_snooze_and_done_buttons_on_a_delivered_reminder(world: World) -> None:
+    task = await world.remind(ALICE, timedelta(seconds=2))
+    world.clock.advance(timedelta(seconds=2))
+    await world.manager.run_due()
+    assert (await world.manager.get_task(task.id, ALICE)).status is TaskStatus.DONE
+    snoozed = await press(world, ActionKind.SNOOZE, task.id, arg="10m")
+    assert not snoozed.alert and snoozed.mark is not None and snoozed.mark.startswith("💤")
+    assert (await world.manager.get_task(task.id, ALICE)).status is TaskStatus.ACTIVE
+    done = await press(world, ActionKind.DONE, task.id)
+    assert (done.mark, done.alert) == ("✅ Done", False)
+
+
+async def pending_post(world: World, url: str = "http://lights.lan/off") -> str:
+    reply = await world.agent.handle_message(f"post {url}", user_id=ALICE, chat_id=ALICE)
+    [request] = reply.approvals
+    return request.id
+
+
+async def test_approvals_lists_cards_with_exact_arguments(world: World) -> None:
+    assert (await ask(world, "/approvals")).text == "Nothing is waiting for your approval."
+    request_id = await pending_post(world)
+    [card] = (await ask(world, "/approvals")).replies
+    assert "Tool: post" in card.text
+    assert '  url: "http://lights.lan/off"' in card.text
+    assert "Risk: high." in card.text
+    assert [b.action for b in card.buttons[0]] == [
+        Action(ActionKind.APPROVE, request_id),
+        Action(ActionKind.DENY, request_id),
+    ]
+    assert (await ask(world, "/approvals", BOB)).text == "Nothing is waiting for your approval."
+
+
+async def test_only_the_asker_can_decide_and_only_once(world: World) -> None:
+    request_id = await pending_post(world)
+    stranger = await press(world, ActionKind.APPROVE, request_id, BOB)
+    assert stranger.alert and stranger.mark is None and not stranger.follow_ups
+    assert world.gadgets.posts == []
+
+    approved = await press(world, ActionKind.APPROVE, request_id)
+    assert (approved.notice, approved.mark, approved.alert) == ("Approved.", "✅ Approved", False)
+    assert world.gadgets.posts == ["http://lights.lan/off"]
+    [follow_up] = approved.follow_ups
+    assert follow_up.text.endswith("POST http://lights.lan/off -> 200")
+
+    twice = await press(world, ActionKind.DENY, request_id)
+    assert twice.alert and twice.notice == "This request was already approved."
+    assert world.gadgets.posts == ["http://lights.lan/off"]
+
+
+async def test_deny_runs_nothing_and_expired_requests_say_so(world: World) -> None:
+    denied = await press(world, ActionKind.DENY, await pending_post(world))
+    assert (denied.mark, denied.alert) == ("❌ Denied", False)
+    late_id = await pending_post(world, "http://late.lan")
+    world.clock.advance(timedelta(minutes=31))
+    late = await press(world, ActionKind.APPROVE, late_id)
+    assert late.alert and late.notice.startswith("This request expired")
+    assert late.mark is not None and late.mark.startswith("⌛")
+    assert world.gadgets.posts == []
