@@ -18,14 +18,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tools._callshapes import CallShape, read_calls
-from tools._jsonrepair import RepairError, parse_lenient, skip_space
-from tools._pycalls import BracketScan, parse_call, scan_brackets
+from tools._callshapes import read_calls
+from tools._jsonrepair import skip_space
+from tools._reader import BLOCK_STEP, PY_CALL_START, Found, Hit, Limit, Reader
 
 _SPACE = re.compile(r"\s*+")
 _OBJECT_START = re.compile(r"\{\s*+[\"']")
-_PY_LIST_START = re.compile(r"\[\s*+[A-Za-z_][\w.]*+\s*+\(")
-_PY_CALL_START = re.compile(r"[A-Za-z_][\w.]*+\s*+\(")
 _FENCE_OPEN = re.compile(r"(```(?:`*+))[ \t]*+([\w+.#-]*+)")
 _LONGEST_FENCE = 16
 _TAG_CLOSE = "</tool_call>"
@@ -50,28 +48,6 @@ _KINDS = (
 Each pattern starts with literal text, so that the regex engine's own search is fast too."""
 _FIND_TRIES = 4
 
-_BUDGET_PER_CHAR = 8
-"""The work budget of a reply, in characters the C decoder may read per character of reply."""
-_BUDGET_BASE = 1 << 18
-_PY_STEP = 128
-"""What one step of Python-level work (a token, a bracket, a trigger) costs in that budget."""
-_BLOCK_STEP = 16 * _PY_STEP
-"""What reading one candidate block (a fence, a tag, a bare object...) costs, at least."""
-_AST_CHAR = 4
-"""What one character handed to ``ast.parse`` costs."""
-_WINDOW = 512
-"""How much text the strict decoder sees at first; it grows fourfold while a value needs more."""
-_CUT_MARGIN = 16
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One call and the offsets of the text it was read from."""
-
-    shape: CallShape
-    start: int
-    end: int
-
 
 @dataclass(frozen=True, slots=True)
 class Block:
@@ -80,13 +56,6 @@ class Block:
     start: int
     end: int
     hits: tuple[Hit, ...]
-
-
-_Found = tuple[list[Hit], int]
-"""Calls read at some offset, and the offset just past what was read."""
-
-Limit = Callable[[int], int]
-"""Where the region that a value starting at some offset must end in lies; asked lazily."""
 
 
 class Scan:
@@ -98,8 +67,7 @@ class Scan:
         self.text = text
         self.size = len(text)
         self.accepts = accepts
-        self.decoder = decoder
-        self.budget = _BUDGET_PER_CHAR * self.size + _BUDGET_BASE
+        self.reader = Reader(text, decoder=decoder)
         self.blocks: list[Block] = []
         self._memo: dict[object, tuple[int, int]] = {}
 
@@ -112,7 +80,7 @@ class Scan:
             offset, opening = self._next(kind, 0)
             offsets.append(offset)
             openings.append(opening)
-        while self.budget > 0:
+        while self.reader.budget > 0:
             at = min(offsets)
             opening = openings[offsets.index(at)]
             if opening is None:
@@ -161,8 +129,8 @@ class Scan:
 
     def _bare(self, at: int) -> int:
         """A JSON object or array (or a Python-style list) in prose: a call only if it names one."""
-        self.budget -= _BLOCK_STEP
-        found = self._values(at, self._to_end, strong=False)
+        self.reader.budget -= BLOCK_STEP
+        found = self.reader.values(at, self._to_end, strong=False)
         if found is None:
             return at + 1
         hits, end = found
@@ -173,7 +141,7 @@ class Scan:
 
     def _fence(self, at: int, opening: re.Match[str]) -> int:
         """A fenced block: ```` ```json ```` (any language tag, or none) up to its closing fence."""
-        self.budget -= _BLOCK_STEP
+        self.reader.budget -= BLOCK_STEP
         text = self.text
         fence = opening.group(1)
         if len(fence) > _LONGEST_FENCE:
@@ -182,7 +150,7 @@ class Scan:
         # machinery of _body; anything else takes the general path.
         space = _SPACE.match(text, opening.end())
         start = space.end() if space else opening.end()
-        if text.startswith("{", start) and (strict := self._strict(start)) is not None:
+        if text.startswith("{", start) and (strict := self.reader.strict(start)) is not None:
             value, end = strict
             space = _SPACE.match(text, end)
             close_at = space.end() if space else end
@@ -216,7 +184,7 @@ class Scan:
 
     def _tag(self, at: int) -> int:
         """``<tool_call>...</tool_call>``; a tag left open ends at the next one or the end."""
-        self.budget -= _BLOCK_STEP
+        self.reader.budget -= BLOCK_STEP
         text = self.text
         content = at + len(_TAG_CLOSE) - 1
 
@@ -238,9 +206,13 @@ class Scan:
 
     def _function_tag(self, at: int, opening: re.Match[str]) -> int:
         """Llama 3.1's ``<function=NAME>{...}</function>``."""
-        self.budget -= _BLOCK_STEP
+        self.reader.budget -= BLOCK_STEP
         start = skip_space(self.text, opening.end(), self.size)
-        got = self._decode(start, self._limit(_FUNCTION_BOUNDARY)) if start < self.size else None
+        got = (
+            self.reader.decode(start, self._limit(_FUNCTION_BOUNDARY))
+            if start < self.size
+            else None
+        )
         if got is None:
             return opening.end()
         value, end = got
@@ -253,13 +225,13 @@ class Scan:
 
     def _mistral(self, at: int) -> int:
         """``[TOOL_CALLS][{...}]`` (Mistral v3) or ``[TOOL_CALLS]NAME[ARGS]{...}`` (v11)."""
-        self.budget -= _BLOCK_STEP
+        self.reader.budget -= BLOCK_STEP
         content = at + len(_MISTRAL)
         start = skip_space(self.text, content, self.size)
         limit = self._limit(_MISTRAL_BOUNDARY)
-        found: _Found | None = None
+        found: Found | None = None
         if start < self.size and self.text[start] in "{[":
-            found = self._values(start, limit, strong=True)
+            found = self.reader.values(start, limit, strong=True)
         elif start < self.size:
             found = self._named_calls(start, limit)
         if found is None or not found[0]:
@@ -268,12 +240,12 @@ class Scan:
         self.blocks.append(Block(at, end, tuple(hits)))
         return end
 
-    def _named_calls(self, pos: int, limit: Limit) -> _Found | None:
+    def _named_calls(self, pos: int, limit: Limit) -> Found | None:
         hits: list[Hit] = []
         end = pos
         while (named := _MISTRAL_NAMED.match(self.text, pos)) is not None:
             start = skip_space(self.text, named.end(), self.size)
-            got = self._decode(start, limit) if start < self.size else None
+            got = self.reader.decode(start, limit) if start < self.size else None
             if got is None:
                 break
             value, end = got
@@ -317,130 +289,12 @@ class Scan:
             more, pos = found
             hits.extend(more)
 
-    def _content(self, pos: int, limit: Limit, *, bare_calls: bool) -> _Found | None:
+    def _content(self, pos: int, limit: Limit, *, bare_calls: bool) -> Found | None:
         if self.text[pos] in "{[":
-            return self._values(pos, limit, strong=True)
-        if bare_calls and _PY_CALL_START.match(self.text, pos):
-            return self._py_call(pos, limit(pos))
+            return self.reader.values(pos, limit, strong=True)
+        if bare_calls and PY_CALL_START.match(self.text, pos):
+            return self.reader.py_call(pos, limit(pos))
         return None
-
-    # Values -------------------------------------------------------------------------------
-
-    def _values(self, pos: int, limit: Limit, *, strong: bool) -> _Found | None:
-        """Read the value at ``pos``: its calls (possibly none) and its end, or ``None``."""
-        if self.text[pos] == "[":
-            if _PY_LIST_START.match(self.text, pos):
-                return self._py_list(pos, limit(pos), strong=strong)
-            return self._array(pos, limit)
-        got = self._decode(pos, limit)
-        if got is None:
-            return None
-        value, end = got
-        return [Hit(shape, pos, end) for shape in read_calls(value)], end
-
-    def _array(self, pos: int, limit: Limit) -> _Found:
-        """Read an array element by element, so one broken call does not lose the others."""
-        text = self.text
-        hits: list[Hit] = []
-        cursor = skip_space(text, pos + 1, self.size)
-        while cursor < self.size and self.budget > 0:
-            char = text[cursor]
-            if char == "]":
-                return hits, cursor + 1
-            if char == ",":
-                cursor = skip_space(text, cursor + 1, self.size)
-                continue
-            got = self._decode(cursor, limit)
-            if got is not None:
-                value, end = got
-                hits.extend(Hit(shape, cursor, end) for shape in read_calls(value))
-            elif char in "{[" and (scan := self._brackets(cursor, limit(cursor))) is not None:
-                end = scan.close + 1
-            else:
-                break
-            cursor = skip_space(text, end, self.size)
-        return hits, cursor
-
-    def _decode(self, pos: int, limit: Limit) -> tuple[object, int] | None:
-        """Decode the JSON value at ``pos``: strictly, else leniently up to ``limit(pos)``."""
-        strict = self._strict(pos)
-        if strict is not None or self.budget <= 0:
-            return strict
-        end = limit(pos)
-        if pos >= end:
-            return None
-        try:
-            lenient = parse_lenient(self.text, pos, end, max_steps=self.budget // _PY_STEP)
-        except RepairError as error:
-            self.budget -= error.steps * _PY_STEP
-            return None
-        self.budget -= lenient.steps * _PY_STEP
-        return lenient.value, lenient.end
-
-    def _strict(self, pos: int) -> tuple[object, int] | None:
-        """Decode strict JSON at ``pos`` with the C decoder.
-
-        The decoder sees a growing window rather than the whole reply: a failing decode builds
-        an error that counts the lines before the failure, which over the whole reply would
-        make every failed candidate cost the length of the text before it.
-        """
-        text, size = self.text, self.size
-        window = _WINDOW
-        while True:
-            stop = pos + window
-            chunk = text if pos == 0 and stop >= size else text[pos:stop]
-            try:
-                value, used = self.decoder.raw_decode(chunk)
-            except json.JSONDecodeError as error:
-                self.budget -= error.pos + 1
-                cut = error.pos >= len(chunk) - _CUT_MARGIN or error.msg.startswith("Unterminated")
-                if stop < size and cut:
-                    window *= 8
-                    continue
-                return None
-            except (RecursionError, ValueError):
-                # Nested deeper than the interpreter allows, or an integer literal longer than
-                # int() accepts: neither is a tool call.
-                self.budget -= len(chunk)
-                return None
-            self.budget -= used
-            return value, pos + used
-
-    def _py_list(self, pos: int, limit: int, *, strong: bool) -> _Found | None:
-        """``[f(a=1), g()]``; in prose every element must be a call, else it is prose."""
-        scan = self._brackets(pos, limit)
-        if scan is None:
-            return None
-        hits: list[Hit] = []
-        starts = (pos + 1, *(comma + 1 for comma in scan.commas))
-        ends = (*scan.commas, scan.close)
-        self.budget -= (scan.close - pos) * _AST_CHAR
-        for start, end in zip(starts, ends, strict=True):
-            piece = self.text[start:end]
-            first = start + len(piece) - len(piece.lstrip())
-            last = start + len(piece.rstrip())
-            if first >= last:
-                continue
-            call = parse_call(self.text[first:last])
-            if call is not None:
-                hits.append(Hit(CallShape(call.name, call.arguments), first, last))
-            elif not strong:
-                return [], scan.close + 1
-        return hits, scan.close + 1
-
-    def _py_call(self, pos: int, limit: int) -> _Found | None:
-        """A bare ``f(a=1)`` inside a tag or a ``tool_code`` fence."""
-        opening = _PY_CALL_START.match(self.text, pos, limit)
-        if opening is None:
-            return None
-        scan = self._brackets(opening.end() - 1, limit)
-        if scan is None:
-            return None
-        end = scan.close + 1
-        self.budget -= (end - pos) * _AST_CHAR
-        call = parse_call(self.text[pos:end])
-        hits = [] if call is None else [Hit(CallShape(call.name, call.arguments), pos, end)]
-        return hits, end
 
     # Searches -----------------------------------------------------------------------------
 
@@ -455,11 +309,6 @@ class Scan:
             return self.size if found < 0 else found
 
         return limit
-
-    def _brackets(self, pos: int, limit: int) -> BracketScan | None:
-        scan = scan_brackets(self.text, pos, limit, max_steps=max(self.budget // _PY_STEP, 0))
-        self.budget -= scan.steps * _PY_STEP
-        return scan if scan.close >= 0 else None
 
     def _line_fence(self, pos: int, fence: str) -> int:
         """Where the next ``fence`` at the start of a line (after indentation) starts, or -1."""
