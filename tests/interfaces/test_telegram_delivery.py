@@ -11,7 +11,8 @@ import pytest
 from telegram import Bot
 
 from interfaces.replies import Action, ActionKind
-from interfaces.telegram.delivery import OutgoingQueue, RateLimits, TelegramNotifier
+from interfaces.telegram.delivery import TelegramNotifier
+from interfaces.telegram.queue import OutgoingQueue, RateLimits
 from interfaces.telegram.rendering import decode_action
 from tasks.protocols import Delivery, DeliveryKind, DeliveryStatus
 from tests.interfaces.botapi_standin import ApiError, BotApiStandin
