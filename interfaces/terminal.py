@@ -1,9 +1,11 @@
 """The terminal chat (``assistant chat``): a thin adapter over the agent.
 
 Reminders and task results print while you type, above the prompt (prompt_toolkit's
-``patch_stdout``). Slash commands go to the shared handlers of ``interfaces.commands``;
-``/approve ID``, ``/deny ID``, ``/reset`` and ``/quit`` are the terminal's own. Approvals are
-asked inline (y/n). When stdin is not a terminal (piped input, CI) it reads plain lines.
+``patch_stdout``). Slash commands go to the shared handlers of ``interfaces.commands``. Where
+Telegram has buttons, the terminal has commands that press them (``/pause ID``, ``/resume
+ID``, ``/run ID``) and prints each button as the command that does the same; ``/approve
+ID``, ``/deny ID`` and ``/quit`` are its own too. Approvals are asked inline (y/n). When
+stdin is not a terminal (piped input, CI) it reads plain lines.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from typing import Protocol, TextIO
 from assistant.agent import AgentReply, DialogAgent
 from assistant.events import AgentEvent, AgentEventKind
 from assistant.replies import describe_request
-from interfaces.replies import Action, ActionKind, CommandReply
+from interfaces.replies import Action, ActionKind, ActionOutcome, CommandReply, Reply
 from tasks import Delivery, DeliveryKind, DeliveryStatus
 from tools import ApprovalRequest
 
@@ -28,16 +30,22 @@ logger = logging.getLogger(__name__)
 
 QUIT = frozenset({"/quit", "/exit"})
 TERMINAL_HELP = (
-    "In this terminal also: /approve ID, /deny ID (a pending request), "
-    "/reset (a fresh conversation), /quit."
+    "In this terminal also: /approve ID, /deny ID (a pending request), /pause ID, "
+    "/resume ID, /run ID (a task), /quit."
 )
+# Terminal commands that press the button of the same name.
+_PRESSES = {"/pause": ActionKind.PAUSE, "/resume": ActionKind.RESUME, "/run": ActionKind.RUN_NOW}
 
 
-class SlashCommands(Protocol):
-    """The shared slash-command handlers (``interfaces.commands``)."""
+class CommandHandler(Protocol):
+    """The shared slash commands (``interfaces.commands.SlashCommands``)."""
 
     async def handle(self, text: str, *, user_id: str, chat_id: str) -> CommandReply | None:
         """Answer a ``/command`` line, or return ``None`` when it is not one of theirs."""
+        ...
+
+    async def press(self, action: Action, *, user_id: str, chat_id: str) -> ActionOutcome:
+        """Carry out a button press."""
         ...
 
 
@@ -97,16 +105,18 @@ def format_delay(delay: timedelta) -> str:
 
 def render_command_reply(reply: CommandReply) -> str:
     """Return a command's reply as text; buttons become the commands that do the same."""
-    parts = []
-    for message in reply.replies:
-        hints = [
-            f"[{button.label}: {command}]"
-            for row in message.buttons
-            for button in row
-            if (command := action_command(button.action)) is not None
-        ]
-        parts.append(message.text + ("\n" + " ".join(hints) if hints else ""))
-    return "\n\n".join(parts)
+    return "\n\n".join(render_message(message) for message in reply.replies)
+
+
+def render_message(message: Reply) -> str:
+    """Return one message with its buttons written as commands."""
+    hints = [
+        f"[{button.label}: {command}]"
+        for row in message.buttons
+        for button in row
+        if (command := action_command(button.action)) is not None
+    ]
+    return message.text + ("\n" + " ".join(hints) if hints else "")
 
 
 def action_command(action: Action) -> str | None:
@@ -116,7 +126,9 @@ def action_command(action: Action) -> str | None:
         ActionKind.SNOOZE: f"/snooze {action.target} {action.arg or '10m'}",
         ActionKind.APPROVE: f"/approve {action.target}",
         ActionKind.DENY: f"/deny {action.target}",
-        ActionKind.RUN_NOW: f"/runs {action.target}",
+        ActionKind.PAUSE: f"/pause {action.target}",
+        ActionKind.RESUME: f"/resume {action.target}",
+        ActionKind.RUN_NOW: f"/run {action.target}",
     }
     return commands.get(action.kind)
 
@@ -185,7 +197,7 @@ class TerminalChat:
         self,
         *,
         agent: DialogAgent,
-        commands: SlashCommands | None = None,
+        commands: CommandHandler | None = None,
         user_id: str = "local",
         chat_id: str = "local",
         input: TextIO | None = None,
@@ -261,11 +273,20 @@ class TerminalChat:
         name = name.lower()
         if name in ("/approve", "/deny"):
             await self._decide_command(name, rest.strip())
-        elif name == "/reset":
-            await self.agent.reset(user_id=self.user_id, chat_id=self.chat_id)
-            self.console.show("Started a fresh conversation.")
+        elif name in _PRESSES and self.commands is not None:
+            await self._press(self.commands, name, rest.strip())
         else:
             await self._shared_command(name, text)
+
+    async def _press(self, commands: CommandHandler, name: str, task_id: str) -> None:
+        if not task_id:
+            self.console.show(f"Say which task, e.g. '{name} k3m9xa'; /tasks lists them.")
+            return
+        action = Action(_PRESSES[name], task_id)
+        outcome = await commands.press(action, user_id=self.user_id, chat_id=self.chat_id)
+        self.console.show(outcome.notice)
+        for message in (*((outcome.update,) if outcome.update else ()), *outcome.follow_ups):
+            self.console.show(render_message(message))
 
     async def _shared_command(self, name: str, text: str) -> None:
         answer = None

@@ -14,10 +14,10 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from assistant.events import AgentEvent, AgentEventKind
 from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
-from interfaces.replies import Action, ActionKind, Button, CommandReply, Reply
+from interfaces.replies import Action, ActionKind, ActionOutcome, Button, CommandReply, Reply
 from interfaces.terminal import (
+    CommandHandler,
     Console,
-    SlashCommands,
     TerminalChat,
     TerminalNotifier,
     render_delivery,
@@ -27,7 +27,7 @@ from tests.assistant.agent_world import World, fence
 
 
 def chat_over(
-    world: World, typed: str, commands: SlashCommands | None = None
+    world: World, typed: str, commands: CommandHandler | None = None
 ) -> tuple[TerminalChat, io.StringIO]:
     output = io.StringIO()
     chat = TerminalChat(
@@ -46,10 +46,18 @@ def scripted(replies: Sequence[str | LLMResponse]) -> World:
 
 
 class Commands:
-    """Shared slash commands as a test double: answers /tasks, ignores the rest."""
+    """Shared slash commands as a test double: answers /tasks and /help, records presses."""
 
     def __init__(self) -> None:
         self.seen: list[tuple[str, str]] = []
+        self.pressed: list[Action] = []
+
+    async def press(self, action: Action, *, user_id: str, chat_id: str) -> ActionOutcome:
+        self.pressed.append(action)
+        update = Reply(
+            "a1b2c3  paused", ((Button("Resume", Action(ActionKind.RESUME, "a1b2c3")),),)
+        )
+        return ActionOutcome(notice=f"Paused {action.target}.", update=update)
 
     async def handle(self, text: str, *, user_id: str, chat_id: str) -> CommandReply | None:
         self.seen.append((text, user_id))
@@ -119,7 +127,7 @@ async def test_unanswered_request_can_be_approved_later() -> None:
 async def test_shared_commands_render_buttons_as_commands() -> None:
     commands = Commands()
     world = scripted([])
-    chat, output = chat_over(world, "/tasks\n/help\n/nope\n", commands=commands)
+    chat, output = chat_over(world, "/tasks\n/help\n/nope\n", commands)
 
     await chat.run()
 
@@ -144,16 +152,19 @@ async def test_a_failing_line_does_not_end_the_chat() -> None:
     assert output.getvalue().count("Something went wrong: model exploded") == 2
 
 
-async def test_reset_starts_a_fresh_conversation() -> None:
-    world = scripted(["one", "two"])
-    chat, output = chat_over(world, "first\n/reset\nsecond\n")
+async def test_terminal_commands_press_the_buttons() -> None:
+    commands = Commands()
+    world = scripted([])
+    chat, output = chat_over(world, "/pause a1b2c3\n/pause\n", commands)
 
     await chat.run()
 
-    assert "Started a fresh conversation." in output.getvalue()
-    assert await world.conversations.load_conversation("alice", "chat-alice") != []
-    second_request = world.sent(1)
-    assert [m.content for m in second_request[1:]] == ["second"]
+    assert commands.pressed == [Action(ActionKind.PAUSE, "a1b2c3")]
+    assert output.getvalue() == (
+        "Paused a1b2c3.\n"
+        "a1b2c3  paused\n[Resume: /resume a1b2c3]\n"
+        "Say which task, e.g. '/pause k3m9xa'; /tasks lists them.\n"
+    )
 
 
 async def test_notifier_prints_deliveries() -> None:
