@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import logging
 
+from telegram import Bot
+
 from interfaces.replies import Action, ActionKind, Button, ButtonRows
-from interfaces.telegram.queue import OutgoingQueue
+from interfaces.telegram.queue import OutgoingQueue, RateLimits, Timekeeper
 from tasks import Delivery, DeliveryKind, DeliveryStatus
 from tasks.models import format_lateness
 
@@ -50,7 +52,27 @@ class TelegramNotifier:
     """
 
     def __init__(self, queue: OutgoingQueue) -> None:
-        self._queue = queue
+        self.queue = queue
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        token: str,
+        base_url: str = "https://api.telegram.org/bot",
+        limits: RateLimits | None = None,
+        clock: Timekeeper | None = None,
+    ) -> TelegramNotifier:
+        """Return a notifier with its own bot and queue (the bot initializes on first send).
+
+        Args:
+            token: The bot token.
+            base_url: The Bot API base URL (python-telegram-bot's ``base_url``).
+            limits: Pacing and retry settings.
+            clock: Time source and sleeper.
+        """
+        bot = Bot(token, base_url=base_url)
+        return cls(OutgoingQueue(bot, limits=limits, clock=clock))
 
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
         """Send ``delivery`` to its chat and say how it went; never raises for send failures."""
@@ -66,7 +88,7 @@ class TelegramNotifier:
         buttons = (
             reminder_buttons(delivery.task_id) if delivery.kind is DeliveryKind.REMINDER else ()
         )
-        outcome = await self._queue.send(chat_id, delivery_text(delivery), buttons=buttons)
+        outcome = await self.queue.send(chat_id, delivery_text(delivery), buttons=buttons)
         if outcome.status is not DeliveryStatus.DELIVERED:
             logger.warning(
                 "task %s run %s to chat %s: %s (%s)",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -18,7 +19,15 @@ from functools import partial
 from typing import Protocol, TypeVar
 
 from telegram import Bot
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
+from telegram.warnings import PTBDeprecationWarning
 
 from interfaces.replies import ButtonRows
 from interfaces.telegram.rendering import keyboard, split_text
@@ -173,6 +182,11 @@ class OutgoingQueue:
         """The bot the queue sends with."""
         return self._bot
 
+    @property
+    def clock(self) -> Timekeeper:
+        """The queue's time source."""
+        return self._clock
+
     async def close(self) -> None:
         """Stop sending: later sends fail (and the scheduler retries them later)."""
         self._closed = True
@@ -259,6 +273,11 @@ class OutgoingQueue:
                 ) from error
             except BadRequest as error:
                 raise _bad_request(error) from error
+            except InvalidToken:
+                # Its message quotes the token: keep it out of the ledger and the logs.
+                raise _SendFailed(
+                    DeliveryStatus.FAILED, "Telegram did not accept the bot token"
+                ) from None
             except NetworkError as error:
                 network_failures += 1
                 await self._back_off(chat_id, error, network_failures)
@@ -328,6 +347,12 @@ class OutgoingQueue:
 
 
 def _retry_after_seconds(error: RetryAfter) -> float:
-    """Read ``retry_after`` as seconds whichever type python-telegram-bot gives."""
-    value = error.retry_after
+    """Read ``retry_after`` as seconds whichever type python-telegram-bot gives.
+
+    python-telegram-bot 22 warns on reading it unless PTB_TIMEDELTA opts into timedeltas;
+    both types are handled here, so the warning says nothing we need.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = error.retry_after
     return value.total_seconds() if isinstance(value, timedelta) else float(value)

@@ -197,7 +197,7 @@ async def test_only_the_asker_can_decide_and_only_once(world: World) -> None:
     assert (approved.notice, approved.mark, approved.alert) == ("Approved.", "✅ Approved", False)
     assert world.gadgets.posts == ["http://lights.lan/off"]
     [follow_up] = approved.follow_ups
-    assert follow_up.text.endswith("POST http://lights.lan/off -> 200")
+    assert follow_up.text == "POST http://lights.lan/off -> 200"
 
     twice = await press(world, ActionKind.DENY, request_id)
     assert twice.alert and twice.notice == "This request was already approved."

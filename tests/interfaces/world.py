@@ -91,8 +91,8 @@ def default_script(messages: Sequence[ChatMessage]) -> str:
     last = messages[-1]
     text = last.content
     if last.role.value != "user":
-        # A tool result came back: answer with its text, as a model would summarise it.
-        return text.splitlines()[-1] if text else "Done."
+        # A tool result came back ("- tool [ok]: output"): answer with the output.
+        return text.splitlines()[-1].partition("]: ")[2] if text else "Done."
     if text.startswith("remind "):
         _, seconds, message = text.split(" ", 2)
         return fence("add_reminder", seconds=int(seconds), message=message)

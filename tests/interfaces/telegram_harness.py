@@ -1,0 +1,70 @@
+"""The Telegram bot running for real against the Bot API stand-in, over real components."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from interfaces.telegram.bot import ChatAgent, TelegramInterface
+from interfaces.telegram.delivery import TelegramNotifier
+from tasks.clock import ManualClock
+from tests.interfaces.botapi_standin import BotApiStandin
+from tests.interfaces.fakes import FakeTime
+from tests.interfaces.world import World, open_world
+
+ALICE = 111
+BOB = 222
+STRANGER = 999
+GROUP = -100500
+
+
+@dataclass
+class Harness:
+    """A running bot, the world behind it, and the stand-in playing Telegram."""
+
+    api: BotApiStandin
+    world: World
+    interface: TelegramInterface
+    queue_time: FakeTime
+
+    async def say(
+        self, user: int, text: str, *, chat: int | None = None, replies: int = 1
+    ) -> list[str]:
+        """Send ``text`` as ``user`` and return the texts of the next ``replies`` messages."""
+        where = chat if chat is not None else user
+        before = len(self.api.sent_to(where))
+        self.api.send_text(user, text, chat_id=chat)
+        sent = await self.api.wait_for_messages(where, before + replies)
+        return [message.text for message in sent[before:]]
+
+
+@asynccontextmanager
+async def running_bot(
+    api: BotApiStandin,
+    path: Path,
+    *,
+    clock: ManualClock | None = None,
+    agent: ChatAgent | None = None,
+) -> AsyncIterator[Harness]:
+    """Start the whole bot (real python-telegram-bot, polling the stand-in) and stop it after."""
+    queue_time = FakeTime()
+    notifier = TelegramNotifier.create(token=api.token, base_url=api.base_url, clock=queue_time)
+    async with open_world(path, notifier=notifier, clock=clock) as world:
+        interface = TelegramInterface(
+            token=api.token,
+            base_url=api.base_url,
+            allowed_users=[ALICE, BOB],
+            agent=agent or world.agent,
+            tasks=world.manager,
+            memory=world.memory,
+            notifier=notifier,
+            commands=world.commands,
+            poll_timeout=1.0,
+        )
+        await interface.start()
+        try:
+            yield Harness(api, world, interface, queue_time)
+        finally:
+            await interface.stop()
