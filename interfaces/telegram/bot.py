@@ -284,6 +284,10 @@ class TelegramInterface:
     async def _on_command(self, update: Update, context: Any) -> None:
         message, user_id, chat_id = _where(update)
         text = message.text or ""
+        head = text.split(maxsplit=1)[0] if text.split() else ""
+        _, _, addressee = head.partition("@")
+        if addressee and addressee.lower() != (self.app.bot.username or "").lower():
+            return  # "/tasks@other_bot" in a group is for another bot
         async with self._chat_lock(chat_id):
             reply = await self._commands.handle(text, user_id=user_id, chat_id=str(chat_id))
             if reply is None:

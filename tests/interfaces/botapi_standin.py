@@ -168,6 +168,27 @@ class BotApiStandin:
         self._push_update({"message": message})
         return int(message["message_id"])
 
+    def send_sticker(self, user_id: int, *, chat_id: int | None = None) -> None:
+        """Queue a message without text (a sticker) from ``user_id``."""
+        chat = self.add_chat(user_id, chat_id=chat_id)
+        sticker = {
+            "file_id": "sticker1",
+            "file_unique_id": "u1",
+            "type": "regular",
+            "width": 512,
+            "height": 512,
+            "is_animated": False,
+            "is_video": False,
+        }
+        message = {
+            "message_id": self.next_id(),
+            "date": int(time.time()),
+            "chat": self.state.chats[chat],
+            "from": self.user_json(user_id),
+            "sticker": sticker,
+        }
+        self._push_update({"message": message})
+
     def press(self, user_id: int, message: SentMessage, data: str) -> str:
         """Queue a press of a button carrying ``data`` on ``message``; return the query id."""
         query_id = f"cq{next(self._ids)}"

@@ -12,6 +12,7 @@ import pytest
 from assistant.agent import AgentReply, DialogAgent
 from interfaces.commands import COMMANDS
 from interfaces.telegram.bot import INVALID_BUTTON, TelegramInterface, TelegramSetupError
+from interfaces.views import NO_TASKS
 from tasks.clock import ManualClock
 from tasks.models import TaskStatus
 from tests.interfaces.botapi_standin import ApiError, BotApiStandin
@@ -229,13 +230,27 @@ async def test_a_429_is_waited_out_and_nothing_is_lost(bot: Harness) -> None:
 async def test_a_blocked_user_pauses_their_reminder_and_the_run_is_undelivered(
     bot: Harness,
 ) -> None:
+    bot.api.add_chat(ALICE)
     task = await bot.world.remind(str(ALICE), timedelta(seconds=1))
+    later = await bot.world.remind(str(ALICE), timedelta(hours=1), "water plants")
     bot.api.block(ALICE)
     bot.world.clock.advance(timedelta(seconds=1))
     await bot.world.manager.run_due()
     [run] = await bot.world.manager.history(task.id, str(ALICE))
     assert run.status.value == "undelivered"
+    assert (await bot.world.manager.get_task(later.id, str(ALICE))).status is TaskStatus.PAUSED
     assert bot.api.sent_to(ALICE) == []
+    assert len(bot.api.calls_of("sendMessage")) == 1  # blocked is final: no retries
+
+
+async def test_other_bots_commands_and_non_text_messages(bot: Harness) -> None:
+    bot.api.send_text(ALICE, "/tasks@some_other_bot", chat_id=GROUP)
+    await bot.api.wait_consumed()
+    bot.api.send_sticker(ALICE)
+    [answer] = await bot.api.wait_for_messages(ALICE, 1)
+    assert answer.text.startswith("I can only read text messages.")
+    assert await bot.say(ALICE, "/tasks@assistant_test_bot", chat=GROUP) == [NO_TASKS]
+    assert len(bot.api.sent_to(GROUP)) == 1
 
 
 async def test_a_failing_update_gets_an_apology_and_the_bot_goes_on(
