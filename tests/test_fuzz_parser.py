@@ -100,3 +100,33 @@ def test_parsing_time_grows_linearly_up_to_one_megabyte(pattern: str) -> None:
         f"{LARGE} characters took {large_time:.3f} s, {ratio:.0f}x the {small_time:.4f} s "
         f"for {SMALL}: not linear"
     )
+
+
+GOOD_CALL = '\n```json\n{"name": "f", "arguments": {"a": 1}}\n```\n'
+BROKEN_PREFIXES = {
+    "nested unclosed objects": '{"a": ',
+    "nested unclosed python calls": "[f(a=",
+    "unclosed tool_call tags": "<tool_call>{",
+    "unclosed [TOOL_CALLS] lists": "[TOOL_CALLS][",
+}
+
+
+@pytest.mark.parametrize("prefix", BROKEN_PREFIXES.values(), ids=BROKEN_PREFIXES.keys())
+def test_a_good_call_after_shallow_broken_json_is_kept(prefix: str) -> None:
+    calls = ANY_NAME.extract_calls(prefix * 10 + GOOD_CALL)
+    assert [(c.tool_name, c.arguments) for c in calls][-1:] == [("f", {"a": 1})]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "tools/_scanner.py (ToolParser.extract_calls): a well-formed fenced call that follows "
+        "broken JSON nested past a fixed depth is lost: '{\"a\": ' * 32 or '[f(a=' * 35 (about "
+        "190 characters), or 127 unclosed '<tool_call>{' / '[TOOL_CALLS][', then a ```json "
+        "fence with a good call gives no call at all"
+    ),
+)
+@pytest.mark.parametrize("prefix", BROKEN_PREFIXES.values(), ids=BROKEN_PREFIXES.keys())
+def test_a_good_call_after_deeply_nested_broken_json_is_kept(prefix: str) -> None:
+    calls = ANY_NAME.extract_calls(prefix * 200 + GOOD_CALL)
+    assert [(c.tool_name, c.arguments) for c in calls][-1:] == [("f", {"a": 1})]
