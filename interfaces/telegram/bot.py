@@ -41,13 +41,12 @@ from interfaces.commands import (
     agent_replies,
 )
 from interfaces.replies import ActionOutcome, Reply
-from interfaces.telegram.delivery import TelegramNotifier
+from interfaces.telegram.delivery import DEFAULT_BASE_URL, TelegramNotifier
 from interfaces.telegram.queue import Timekeeper
 from interfaces.telegram.rendering import decode_action, truncate
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 TYPING_REFRESH = 4.0  # seconds; Telegram shows "typing..." for about 5 s
 STRANGER_COOLDOWN = timedelta(minutes=10)
 _MAX_ALERT = 200  # answerCallbackQuery text limit

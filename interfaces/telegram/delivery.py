@@ -14,6 +14,7 @@ from tasks.models import format_lateness
 logger = logging.getLogger(__name__)
 
 SNOOZE_DELAY = "10m"
+DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 
 
 def reminder_buttons(task_id: str) -> ButtonRows:
@@ -59,7 +60,7 @@ class TelegramNotifier:
         cls,
         *,
         token: str,
-        base_url: str = "https://api.telegram.org/bot",
+        base_url: str = DEFAULT_BASE_URL,
         limits: RateLimits | None = None,
         clock: Timekeeper | None = None,
     ) -> TelegramNotifier:
