@@ -141,7 +141,7 @@ class _Checker:
             ok, value = self._check_type(value, schema["type"], path)
             if not ok:
                 return value
-        if "enum" in schema and value not in schema["enum"]:
+        if "enum" in schema and not _in_enum(value, schema["enum"]):
             allowed = ", ".join(_show(v) for v in schema["enum"])
             self.errors.append(
                 f"tool {self.tool!r}, argument {path!r}: must be one of {allowed}; "
@@ -292,7 +292,10 @@ def _coerce(value: Any, kind: str) -> Any:
         if lowered in {"true", "false"}:
             return lowered == "true"
     elif kind == "string" and isinstance(value, int | float):
-        return str(value)
+        try:
+            return str(value)
+        except ValueError:  # an int too long to print (over sys.get_int_max_str_digits())
+            return _NO
     elif kind in {"array", "object"} and isinstance(value, str):
         try:
             decoded = json.loads(value)
@@ -318,8 +321,23 @@ def _expected(schema: JsonSchema) -> str:
     return str(kind) if kind else "a value"
 
 
+def _in_enum(value: Any, allowed: list[Any]) -> bool:
+    """Whether ``value`` is one of ``allowed``, by JSON type too (``True`` is not ``1``)."""
+    return any(value == option and type(value) is type(option) for option in allowed) or (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and any(
+            value == option and isinstance(option, int | float) and not isinstance(option, bool)
+            for option in allowed
+        )
+    )
+
+
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=repr)
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except ValueError:  # NaN is fine for json.dumps; an int too long to print is not
+        text = f"<{type(value).__name__} too long to show>"
     if len(text) > _MAX_SHOWN:
         text = text[: _MAX_SHOWN - 3] + "..."
     return f"{text} ({type(value).__name__})" if not isinstance(value, str) else text
