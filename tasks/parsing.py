@@ -122,7 +122,12 @@ def _aware(now: datetime, tz: ZoneInfo) -> datetime:
     if not isinstance(now, datetime):
         raise ScheduleError(f"now must be a datetime, got {now!r}")
     # Arithmetic on an aware datetime in a ZoneInfo zone is wall-clock arithmetic: work in UTC.
-    return now.astimezone(UTC) if now.utcoffset() is not None else resolve_local(now, tz)
+    try:
+        return now.astimezone(UTC) if now.utcoffset() is not None else resolve_local(now, tz)
+    except OverflowError:
+        raise ScheduleError(
+            f"now {now.isoformat()!r} is outside the range of times that can be scheduled"
+        ) from None
 
 
 def _parse(context: _Context, recurring: bool | None) -> Schedule:

@@ -83,15 +83,6 @@ def test_a_schedule_that_is_not_text_is_refused(value: object) -> None:
         parse_schedule(value, now=datetime(2026, 3, 1, tzinfo=ZONES[0]), tz="UTC")  # type: ignore[arg-type]  # the point is a non-str value
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason=(
-        "tasks/parsing.py parse_schedule: _aware(now, zone) calls now.astimezone(UTC) before "
-        "the try/except OverflowError, so a `now` whose UTC form leaves datetime's range "
-        "raises OverflowError instead of ScheduleError"
-    ),
-)
 @pytest.mark.parametrize(
     "now",
     [
