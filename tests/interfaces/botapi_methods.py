@@ -94,6 +94,7 @@ class BotApiMethods:
 
     async def set_webhook(self, params: dict[str, Any]) -> Any:
         self._server.state.webhook_url = str(params.get("url", ""))
+        self._server.state.webhook_secret = str(params.get("secret_token", ""))
         return True
 
     # --- messages ------------------------------------------------------------------------

@@ -23,6 +23,8 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qsl
 
+import httpx
+
 from tests.interfaces.botapi_methods import BotApiMethods
 from tests.interfaces.botapi_types import (
     ApiCall,
@@ -206,6 +208,19 @@ class BotApiStandin:
     def press_button(self, user_id: int, message: SentMessage, label_part: str) -> str:
         """Press the button whose label contains ``label_part``; return the query id."""
         return self.press(user_id, message, message.button(label_part).callback_data)
+
+    async def push_to_webhook(self) -> None:
+        """Post every queued update to the webhook the bot set, as Telegram does."""
+        url, secret = self.state.webhook_url, self.state.webhook_secret
+        if not url:
+            raise AssertionError("the bot has not set a webhook")
+        headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
+        async with httpx.AsyncClient() as client:
+            while self.state.updates:
+                update = self.state.updates.pop(0)
+                response = await client.post(url, json=update, headers=headers)
+                if response.status_code != 200:
+                    raise AssertionError(f"the webhook answered {response.status_code}")
 
     # --- failures --------------------------------------------------------------------------
 

@@ -122,3 +122,4 @@ class StandinState:
     failures: list[Failure] = field(default_factory=list)
     commands: list[dict[str, str]] = field(default_factory=list)
     webhook_url: str = ""
+    webhook_secret: str = ""

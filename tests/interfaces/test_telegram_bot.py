@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import socket
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -11,7 +13,12 @@ import pytest
 
 from assistant.agent import AgentReply, DialogAgent
 from interfaces.commands import COMMANDS
-from interfaces.telegram.bot import INVALID_BUTTON, TelegramInterface, TelegramSetupError
+from interfaces.telegram.bot import (
+    INVALID_BUTTON,
+    TelegramInterface,
+    TelegramSetupError,
+    WebhookConfig,
+)
 from interfaces.views import NO_TASKS
 from tasks.clock import ManualClock
 from tasks.models import TaskStatus
@@ -316,3 +323,60 @@ async def test_a_reminder_due_while_the_bot_was_down_is_delivered_late(
         assert reminder.labels == ["Snooze 10 min", "Done"]
         [run] = await second.world.manager.history(task.id, str(ALICE))
         assert run.late_by is not None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+WEBHOOKS = importlib.util.find_spec("tornado") is not None
+
+
+@pytest.mark.skipif(not WEBHOOKS, reason="python-telegram-bot[webhooks] (tornado) is not installed")
+async def test_webhook_mode_receives_updates_by_post(botapi: BotApiStandin, tmp_path: Path) -> None:
+    port = _free_port()
+    hook = WebhookConfig(
+        url=f"http://127.0.0.1:{port}/hook",
+        listen="127.0.0.1",
+        port=port,
+        path="hook",
+        secret_token="s3cret",
+    )
+    async with open_world(tmp_path) as world:
+        interface = TelegramInterface(
+            token=botapi.token,
+            base_url=botapi.base_url,
+            allowed_users=[ALICE],
+            agent=world.agent,
+            tasks=world.manager,
+            memory=world.memory,
+            webhook=hook,
+        )
+        async with interface:
+            assert botapi.state.webhook_url == hook.url
+            assert not botapi.calls_of("getUpdates")
+            botapi.send_text(ALICE, "hello hook")
+            await botapi.push_to_webhook()
+            [reply] = await botapi.wait_for_messages(ALICE, 1)
+            assert reply.text == "You said: hello hook"
+
+
+@pytest.mark.skipif(WEBHOOKS, reason="tornado is installed: webhook mode works")
+async def test_webhook_mode_without_its_extra_is_a_clear_error(
+    botapi: BotApiStandin, tmp_path: Path
+) -> None:
+    async with open_world(tmp_path) as world:
+        interface = TelegramInterface(
+            token=botapi.token,
+            base_url=botapi.base_url,
+            allowed_users=[ALICE],
+            agent=world.agent,
+            tasks=world.manager,
+            memory=world.memory,
+            webhook=WebhookConfig(url="https://example.org/hook", port=_free_port()),
+        )
+        with pytest.raises(TelegramSetupError, match=r"python-telegram-bot\[webhooks\]"):
+            await interface.start()
