@@ -143,16 +143,6 @@ async def test_the_approval_text_never_shows_secret_headers(
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "tools/builtin/web.py call_api scrubs errors by the exact header value, but h11 quotes "
-        "an illegal value as a bytes repr (b'Bearer ...\\n'), so the secret leaks into the "
-        "result text and the executor's logs; httpcore's DEBUG 'send_request_headers.failed' "
-        "record also carries it (netguard.RedactUrlFilter only redacts (b'name', b'value') "
-        "tuples), even for a value whose only flaw is a leading space"
-    ),
-)
 @pytest.mark.parametrize(
     "value",
     [f"Bearer {SECRET}\n", f"Bearer {SECRET}\r\n", f"Bearer {SECRET}\x00", f" Bearer {SECRET}"],
@@ -166,7 +156,10 @@ async def test_an_illegal_secret_header_value_is_never_shown_or_logged(
 
     result = await executor.execute(call, CTX)
 
-    assert result.status is ToolStatus.ERROR
+    # Surrounding whitespace is trimmed (the call goes through); a control character inside
+    # the value is refused without quoting it.
+    expected = ToolStatus.ERROR if "\x00" in value else ToolStatus.OK
+    assert result.status is expected
     assert_hidden(SECRET, seen(result), logs.text)
 
 

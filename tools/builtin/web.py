@@ -380,7 +380,7 @@ class WebTools:
         if verb not in METHODS:
             raise ToolError(f"method {method!r} is not supported; use one of {list(METHODS)}")
         _check_range("timeout", seconds, 1, 60)
-        sent = dict(headers or {})
+        sent = _clean_headers(headers or {})
         log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
         secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
         try:
@@ -430,3 +430,19 @@ class WebTools:
             timeout: Seconds to wait for the answer (1 to 60).
         """
         return await self.call_api(url, method, headers, body, seconds=timeout)
+
+
+def _clean_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """Return ``headers`` with surrounding whitespace trimmed (a token pasted with its line
+    break), refusing control characters; the message never quotes a value, which may be a
+    secret."""
+    cleaned: dict[str, str] = {}
+    for name, value in headers.items():
+        text = str(value).strip()
+        if any((ord(ch) < 32 and ch != "\t") or ord(ch) == 127 for ch in text):
+            raise ToolError(
+                f"the value of header {name!r} contains a line break or another control "
+                "character; remove it and try again"
+            )
+        cleaned[str(name).strip()] = text
+    return cleaned
