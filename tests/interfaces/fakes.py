@@ -5,6 +5,9 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
+USER = 4242
+"""The Telegram user (and private chat) of the delivery and queue tests."""
+
 
 class FakeTime:
     """A clock whose ``sleep`` advances time at once and records the wait."""
