@@ -38,7 +38,7 @@ _MISTRAL_NAMED = re.compile(r"([\w.\-]{1,128})(?:\[CALL_ID\][\w-]*+)?\[ARGS\]")
 _CALL_FENCE_TAGS = frozenset({"tool_code", "tool_call", "tool_calls", "tool", "function_call"})
 
 _KINDS = (
-    ("`", _FENCE_OPEN),
+    ("`", _FENCE_OPEN),  # first: fences keep a reserve of the work budget (see Scan.run)
     ("{", _OBJECT_START),
     ("[", _SQUARE_OPEN),
     ("<", _ANGLE_OPEN),
@@ -68,6 +68,9 @@ class Scan:
         self.size = len(text)
         self.accepts = accepts
         self.reader = Reader(text, decoder=decoder)
+        # Only fences may spend the last half of the budget: damaged JSON, tags or lists earlier
+        # in the reply must not starve the fenced calls after them.
+        self._fence_reserve = self.reader.budget // 2
         self.blocks: list[Block] = []
         self._memo: dict[object, tuple[int, int]] = {}
 
@@ -86,6 +89,9 @@ class Scan:
             if opening is None:
                 break
             resume = self._read(at, opening)
+            if self.reader.budget <= self._fence_reserve:
+                for kind in kinds[1:]:
+                    offsets[kind], openings[kind] = self.size, None
             for kind in kinds:
                 if offsets[kind] < resume:
                     offsets[kind], openings[kind] = self._next(kind, resume)
