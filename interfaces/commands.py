@@ -347,7 +347,7 @@ class SlashCommands:
                 alert=True,
                 mark=_DECIDED[status][1],
             )
-        return ActionOutcome(notice=_sentence(ValueError(reply.text)), alert=True)
+        return ActionOutcome(notice=_sentence(reply.text), alert=True)
 
 
 _DECIDED = {
@@ -366,7 +366,8 @@ def _split(text: str) -> tuple[str, str]:
     return name, args.strip()
 
 
-def _sentence(error: Exception) -> str:
+def _sentence(error: Exception | str) -> str:
+    """An error's message as a sentence for a person: capitalised, with a full stop."""
     text = str(error).strip() or type(error).__name__
     text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."

@@ -342,10 +342,16 @@ class TelegramInterface:
         """The one error path: log the traceback, tell the user briefly, never raise."""
         error_id = secrets.token_hex(3)
         error = getattr(context, "error", None)
+        where = (
+            f"update {update.update_id} from user "
+            f"{update.effective_user.id if update.effective_user else '?'}"
+            if isinstance(update, Update)
+            else type(update).__name__
+        )
         logger.error(
-            "update failed (error id %s): %r",
+            "%s failed (error id %s)",
+            where,
             error_id,
-            update if isinstance(update, Update) else type(update).__name__,
             exc_info=error if isinstance(error, BaseException) else None,
         )
         if not isinstance(update, Update) or update.effective_chat is None:

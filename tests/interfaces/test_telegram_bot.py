@@ -261,7 +261,7 @@ async def test_other_bots_commands_and_non_text_messages(bot: Harness) -> None:
 
 
 async def test_a_failing_update_gets_an_apology_and_the_bot_goes_on(
-    botapi: BotApiStandin, tmp_path: Path
+    botapi: BotApiStandin, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     async with open_world(tmp_path / "w") as world:
         crashing = CrashingAgent(world.agent)
@@ -269,6 +269,10 @@ async def test_a_failing_update_gets_an_apology_and_the_bot_goes_on(
             [apology] = await harness.say(ALICE, "crash")
             assert apology.startswith("Sorry, something went wrong on my side (error id ")
             assert await harness.say(ALICE, "fine") == ["You said: fine"]
+    error_id = apology.split("error id ")[1].split(")")[0]
+    [record] = [r for r in caplog.records if error_id in r.getMessage()]
+    assert record.exc_info is not None
+    assert "a bug while handling the update" in str(record.exc_info[1])
 
 
 async def test_a_bad_token_is_a_clear_setup_error(botapi: BotApiStandin, tmp_path: Path) -> None:
