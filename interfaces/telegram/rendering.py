@@ -7,7 +7,6 @@ wrote is what the user sees, ``<b>`` and ``*`` included.
 from __future__ import annotations
 
 import re
-from datetime import timedelta
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -137,16 +136,3 @@ def keyboard(rows: ButtonRows) -> InlineKeyboardMarkup | None:
             if row
         ]
     )
-
-
-def format_delay(delay: timedelta) -> str:
-    """Return ``delay`` in plain words, e.g. ``"2 h 5 min"`` or ``"40 s"``."""
-    seconds = max(0, round(delay.total_seconds()))
-    days, rest = divmod(seconds, 86_400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    parts = [f"{days} d" if days else "", f"{hours} h" if hours else ""]
-    parts.append(f"{minutes} min" if minutes else "")
-    if not days and not hours:
-        parts.append(f"{secs} s" if secs or not minutes else "")
-    return " ".join(p for p in parts if p)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 
 from interfaces.replies import Action, ActionKind, Button
@@ -11,7 +9,6 @@ from interfaces.telegram.rendering import (
     MAX_CALLBACK_DATA,
     decode_action,
     encode_action,
-    format_delay,
     keyboard,
     split_text,
     truncate,
@@ -107,11 +104,6 @@ def test_keyboard_rows() -> None:
     assert decode_action(str(button.callback_data)) == Action(ActionKind.DONE, "t1")
 
 
-def test_truncate_and_format_delay() -> None:
+def test_truncate() -> None:
     assert truncate("abcdef", 10) == "abcdef"
     assert truncate("abcdef", 4) == "abc…"
-    assert format_delay(timedelta(hours=2, minutes=5)) == "2 h 5 min"
-    assert format_delay(timedelta(seconds=40)) == "40 s"
-    assert format_delay(timedelta(minutes=1, seconds=30)) == "1 min 30 s"
-    assert format_delay(timedelta(days=1, hours=3)) == "1 d 3 h"
-    assert format_delay(timedelta(0)) == "0 s"
