@@ -16,7 +16,6 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import timedelta
 from typing import Protocol, TextIO
 
 from assistant.agent import AgentReply, DialogAgent
@@ -24,6 +23,7 @@ from assistant.events import AgentEvent, AgentEventKind
 from assistant.replies import describe_request
 from interfaces.replies import Action, ActionKind, ActionOutcome, CommandReply, Reply
 from tasks import Delivery, DeliveryKind, DeliveryStatus
+from tasks.models import format_lateness
 from tools import ApprovalRequest
 
 logger = logging.getLogger(__name__)
@@ -84,23 +84,13 @@ class TerminalNotifier:
 
 def render_delivery(delivery: Delivery) -> str:
     """Return a delivery as terminal text."""
-    late = f" (late by {format_delay(delivery.late_by)})" if delivery.late_by else ""
+    late = f" (late by {format_lateness(delivery.late_by)})" if delivery.late_by else ""
     if delivery.kind is DeliveryKind.REMINDER:
         hint = f"  [/snooze {delivery.task_id} 10m]"
         return f"\n[reminder{late}] {delivery.text}{hint}"
     if delivery.kind is DeliveryKind.RESULT:
         return f"\n[task {delivery.task_id}{late}]\n{delivery.text}"
     return f"\n[notice about task {delivery.task_id}] {delivery.text}"
-
-
-def format_delay(delay: timedelta) -> str:
-    """Return ``delay`` as "2 h 5 min", "3 min" or "40 s"."""
-    seconds = max(0, round(delay.total_seconds()))
-    hours, rest = divmod(seconds, 3600)
-    minutes, secs = divmod(rest, 60)
-    if hours:
-        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
-    return f"{minutes} min" if minutes else f"{secs} s"
 
 
 def render_command_reply(reply: CommandReply) -> str:
