@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from assistant.llm.base import ChatMessage, Role
-from memory import DEFAULT_MAX_CHARS, MessageRole, StoredMessage, UserProfile
+from memory import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, MessageRole, StoredMessage, UserProfile
 
 
 class ConversationStore(Protocol):
@@ -29,7 +29,7 @@ class ConversationStore(Protocol):
         chat_id: str,
         *,
         max_chars: int = DEFAULT_MAX_CHARS,
-        max_turns: int | None = None,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
     ) -> list[StoredMessage]:
         """Return the newest whole turns of the chat that fit the budget, oldest first."""
         ...
@@ -92,7 +92,7 @@ class InMemoryConversations:
         chat_id: str,
         *,
         max_chars: int = DEFAULT_MAX_CHARS,
-        max_turns: int | None = None,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
     ) -> list[StoredMessage]:
         turns = self._turns.get((user_id, chat_id), [])
         kept: list[list[StoredMessage]] = []
