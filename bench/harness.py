@@ -138,28 +138,44 @@ async def run_crash_test(
             env=serve_env(data_dir, env),
             log_path=workdir / "serve.log",
         )
-        report.startup_seconds.append(await proc.start(within=plan.startup_timeout))
-        moments = sorted(rng.uniform(0, plan.lead + plan.span) for _ in range(plan.kills))
-        for number, moment in enumerate(moments, start=1):
-            await _sleep_until(start + timedelta(seconds=moment))
+        try:
+            await _kill_and_restart(plan, proc, start, rng, report, say)
+            reader = SinkReader(sink)
+            end_of_span = start + timedelta(seconds=plan.lead + plan.span)
+            report.settle_seconds, gave_up = await _wait_settled(
+                plan, store, reader, set(ids), end_of_span, say
+            )
+            if gave_up:
+                say(gave_up)
+                report.notes.append(gave_up)
+            report.exit_code = await proc.terminate(within=30.0)
+        finally:
+            # Whatever went wrong (or cancelled the run), no serve process is left behind.
             await proc.kill()
-            report.kills += 1
-            say(f"kill {number}/{plan.kills} at +{_since(start):.2f} s; restarting")
-            report.startup_seconds.append(await proc.start(within=plan.startup_timeout))
-        reader = SinkReader(sink)
-        end_of_span = start + timedelta(seconds=plan.lead + plan.span)
-        report.settle_seconds, gave_up = await _wait_settled(
-            plan, store, reader, set(ids), end_of_span, say
-        )
-        if gave_up:
-            say(gave_up)
-            report.notes.append(gave_up)
-        report.exit_code = await proc.terminate(within=30.0)
         reader.read_rest()
         report.corrupt_lines += reader.corrupt
         await check_crash_run(report, planned, reader.lines, store, store.path, owner_id=OWNER)
     report.elapsed_seconds = time.monotonic() - began
     return report
+
+
+async def _kill_and_restart(
+    plan: CrashPlan,
+    proc: ServeProcess,
+    start: datetime,
+    rng: random.Random,
+    report: CrashReport,
+    say: Progress,
+) -> None:
+    """Start the process, then SIGKILL it at random moments of the span, restarting it at once."""
+    report.startup_seconds.append(await proc.start(within=plan.startup_timeout))
+    moments = sorted(rng.uniform(0, plan.lead + plan.span) for _ in range(plan.kills))
+    for number, moment in enumerate(moments, start=1):
+        await _sleep_until(start + timedelta(seconds=moment))
+        await proc.kill()
+        report.kills += 1
+        say(f"kill {number}/{plan.kills} at +{_since(start):.2f} s; restarting")
+        report.startup_seconds.append(await proc.start(within=plan.startup_timeout))
 
 
 async def _wait_settled(
