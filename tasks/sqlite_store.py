@@ -266,6 +266,15 @@ class SqliteTaskStore(TaskStore):
     ) -> tuple[list[Claim], list[GivenUp]]:
         """Retry once, or give up, runs whose lease ran out."""
         now = require_aware(now, "now")
+        async with self._read() as conn:
+            # A cheap indexed read first: most of the time no lease ran out and no write
+            # transaction is needed.
+            expired_any = await conn.execute_fetchall(
+                "SELECT 1 FROM task_runs WHERE status = 'claimed' AND lease_until <= ? LIMIT 1",
+                (to_db(now),),
+            )
+        if not list(expired_any):
+            return [], []
         async with self._write() as conn:
             rows = await conn.execute_fetchall(
                 f"SELECT {RUN_COLUMNS} FROM task_runs WHERE status = 'claimed' "

@@ -1,0 +1,151 @@
+"""The ``api_call`` runner: the stored HTTP request, retried on network errors and 5xx.
+
+The request is made exactly as it was approved when the task was created. The delivered
+outcome names the method, the URL without its query or credentials, the status and a short
+piece of the body; header values never appear in it (they are scrubbed from the body too).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+
+import httpx
+
+from tasks.execution import ApiCallData
+from tasks.models import RunStatus, Task, TaskRun
+from tasks.protocols import DeliveryKind
+from tasks.runners import Deliverer, RunReport, Sleep
+
+log = logging.getLogger(__name__)
+
+BODY_PREVIEW = 300
+REDACTED = "[redacted]"
+_SECRET_NAME = re.compile(r"auth|cookie|token|key|secret|passw|session|signature", re.IGNORECASE)
+
+
+class ApiCallRunner:
+    """Makes a task's HTTP request and delivers the outcome.
+
+    Args:
+        deliverer: Where the outcome goes.
+        client: The HTTP client (the composition root decides its transport and guards);
+            without one the runner makes its own on first use and ``aclose`` closes it.
+        sleep: Waits between retries (the clock's ``sleep``, so tests do not wait).
+        attempts: Requests before a network error or 5xx is final.
+        backoff: Seconds before the second attempt; doubles each time.
+    """
+
+    def __init__(
+        self,
+        deliverer: Deliverer,
+        client: httpx.AsyncClient | None = None,
+        *,
+        sleep: Sleep,
+        attempts: int = 3,
+        backoff: float = 1.0,
+    ) -> None:
+        self._deliverer = deliverer
+        self._client = client
+        self._owned: httpx.AsyncClient | None = None
+        self._sleep = sleep
+        self._attempts = max(1, attempts)
+        self._backoff = backoff
+
+    async def run(self, task: Task, run: TaskRun) -> RunReport:
+        """Make the request (with retries), then deliver the outcome or report the failure."""
+        data = task.execution
+        if not isinstance(data, ApiCallData):
+            return RunReport(
+                RunStatus.FAILED,
+                error=f"task {task.id!r} is an api_call without request data; recreate it",
+            )
+        target = f"{data.method} {public_url(data.url)}"
+        response, failure = await self._request(data)
+        if response is None:
+            return RunReport(RunStatus.FAILED, error=f"{target} failed: {failure}")
+        outcome = f"{target} -> {response.status_code} {response.reason_phrase}".rstrip()
+        preview = body_preview(response, _secrets(data, response))
+        text = f"{outcome}\n{preview}" if preview else outcome
+        if response.status_code >= 400:
+            return RunReport(RunStatus.FAILED, result=outcome, error=text)
+        return await self._deliverer.report(task, run, DeliveryKind.RESULT, text, outcome)
+
+    async def _request(self, data: ApiCallData) -> tuple[httpx.Response | None, str]:
+        failure = "no attempt was made"
+        for attempt in range(self._attempts):
+            if attempt:
+                await self._sleep(self._backoff * 2 ** (attempt - 1))
+            try:
+                response = await self._send(data)
+            except httpx.TransportError as exc:
+                failure = f"{type(exc).__name__}: {exc or 'no detail'}"
+                log.info(
+                    "api_call attempt %d to %s: %s", attempt + 1, public_url(data.url), failure
+                )
+                continue
+            if response.status_code < 500 or attempt == self._attempts - 1:
+                return response, ""
+            log.info(
+                "api_call attempt %d to %s: HTTP %d",
+                attempt + 1,
+                public_url(data.url),
+                response.status_code,
+            )
+        return None, f"{failure} (after {self._attempts} attempts)"
+
+    async def aclose(self) -> None:
+        """Close the client this runner made itself (a given client is left alone)."""
+        owned, self._owned = self._owned, None
+        if owned is not None:
+            await owned.aclose()
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is not None:
+            return self._client
+        if self._owned is None:
+            self._owned = httpx.AsyncClient(follow_redirects=False)
+        return self._owned
+
+    async def _send(self, data: ApiCallData) -> httpx.Response:
+        body = data.body
+        content = body if isinstance(body, str) else None
+        json_body = None if body is None or isinstance(body, str) else body
+        return await self._http().request(
+            data.method,
+            data.url,
+            headers=data.headers,
+            content=content,
+            json=json_body,
+            timeout=data.timeout,
+        )
+
+
+def public_url(url: str) -> str:
+    """Return ``url`` without credentials, query or fragment (they may hold secrets)."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return REDACTED
+    port = f":{parsed.port}" if parsed.port else ""
+    query = "?…" if parsed.query else ""
+    return f"{parsed.scheme}://{parsed.host}{port}{parsed.path}{query}"
+
+
+def _secrets(data: ApiCallData, response: httpx.Response) -> list[str]:
+    """Header values the request carried (given, or derived such as Basic auth from the URL)."""
+    sent = response.request.headers
+    derived = [v for k, v in sent.items() if _SECRET_NAME.search(k)]
+    password = httpx.URL(data.url).password
+    return [*data.headers.values(), *derived, *([password] if password else [])]
+
+
+def body_preview(response: httpx.Response, secrets: Iterable[str]) -> str:
+    """Return the start of the response body, flattened, with secret values scrubbed."""
+    if not response.content:
+        return ""
+    text = " ".join(response.text.split())
+    for secret in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):
+        text = text.replace(secret, REDACTED)
+    return text if len(text) <= BODY_PREVIEW else text[: BODY_PREVIEW - 1] + "…"

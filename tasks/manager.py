@@ -1,0 +1,305 @@
+"""The TaskManager: the timer that fires due tasks, and the operations on tasks.
+
+The timer sleeps until the earliest ``next_run`` the store knows (one indexed lookup, never a
+scan of all tasks) and is woken at once when this manager adds or changes a task. Each wake-up
+calls ``run_due``, which claims due runs atomically in batches and executes them concurrently
+(bounded); finished runs are written to the ledger by group commit. So that tasks written by
+another process (a second manager, the command line) are noticed, the timer also re-reads the
+earliest ``next_run`` every ``recheck_every`` at the latest; that never delays a known task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import timedelta
+from types import TracebackType
+
+import httpx
+
+from tasks.api_call import ApiCallRunner
+from tasks.clock import Clock, SystemClock
+from tasks.errors import TaskError
+from tasks.execution import TaskType
+from tasks.ledger import LedgerWriter
+from tasks.models import (
+    DEFAULT_MISFIRE_RULES,
+    Claim,
+    FinishedRun,
+    MisfireRule,
+    RunOutcome,
+    RunStatus,
+    TaskRun,
+)
+from tasks.notices import disabled_notice, failed_notice, given_up_notice
+from tasks.operations import TaskOperations
+from tasks.protocols import AgentRunner, Delivery, DeliveryKind, DeliveryStatus, Notifier, Searcher
+from tasks.runners import (
+    BLOCKED_ERROR,
+    AgentTaskRunner,
+    Deliverer,
+    ReminderRunner,
+    RunReport,
+    TaskRunner,
+    WebSearchRunner,
+)
+from tasks.store import GivenUp, TaskStore
+
+log = logging.getLogger(__name__)
+
+_STORE_RETRY = timedelta(seconds=1)
+_MAX_IDLE_ROUNDS = 3
+
+
+class TaskManager(TaskOperations):
+    """Fires due tasks on time and offers the operations on tasks (see ``TaskOperations``).
+
+    Args:
+        store: The task store; ``start`` opens it and ``stop`` closes it.
+        notifier: Delivers reminders, results and notices.
+        clock: The source of time (``SystemClock`` by default; tests pass a ``ManualClock``).
+        agent: Runs agent tasks; without it they fail with a clear error.
+        searcher: Runs web searches; without it web_search tasks fail with a clear error.
+        summarizer: When given, summarises web search hits instead of listing them.
+        http: The HTTP client for api_call tasks; without it the manager makes its own.
+        runners: Runners per task type, replacing the built-in ones.
+        misfire_rules: Per-type misfire defaults, merged over ``DEFAULT_MISFIRE_RULES``.
+        max_failures: Failed runs in a row after which a recurring task is disabled.
+        max_concurrent_runs: How many runs execute at the same time.
+        claim_batch: How many runs one claim transaction takes.
+        run_timeout: How long one run may take before it counts as failed.
+        lease: How long a claim holds; a run not finished by then is retried once.
+            Defaults to ``run_timeout`` plus one minute.
+        recheck_every: The longest the timer sleeps without re-reading the store.
+        drain_timeout: How long ``stop`` waits for running runs before cancelling them
+            (cancelled runs stay claimed and are retried once their lease runs out).
+    """
+
+    def __init__(
+        self,
+        *,
+        store: TaskStore,
+        notifier: Notifier,
+        clock: Clock | None = None,
+        agent: AgentRunner | None = None,
+        searcher: Searcher | None = None,
+        summarizer: AgentRunner | None = None,
+        http: httpx.AsyncClient | None = None,
+        runners: Mapping[TaskType, TaskRunner] | None = None,
+        misfire_rules: Mapping[TaskType, MisfireRule] | None = None,
+        max_failures: int = 5,
+        max_concurrent_runs: int = 256,
+        claim_batch: int = 500,
+        run_timeout: timedelta = timedelta(minutes=2),
+        lease: timedelta | None = None,
+        recheck_every: timedelta = timedelta(seconds=30),
+        drain_timeout: timedelta = timedelta(seconds=10),
+    ) -> None:
+        clock = clock or SystemClock()
+        super().__init__(
+            store=store,
+            clock=clock,
+            misfire_rules={**DEFAULT_MISFIRE_RULES, **(misfire_rules or {})},
+        )
+        if max_failures < 1 or max_concurrent_runs < 1 or claim_batch < 1:
+            raise TaskError(
+                f"max_failures ({max_failures!r}), max_concurrent_runs "
+                f"({max_concurrent_runs!r}) and claim_batch ({claim_batch!r}) must be at least 1"
+            )
+        self._deliverer = Deliverer(notifier, sleep=clock.sleep)
+        self._api_runner = ApiCallRunner(self._deliverer, http, sleep=clock.sleep)
+        self._runners: dict[TaskType, TaskRunner] = {
+            TaskType.REMINDER: ReminderRunner(self._deliverer),
+            TaskType.AGENT_TASK: AgentTaskRunner(self._deliverer, agent),
+            TaskType.WEB_SEARCH: WebSearchRunner(self._deliverer, searcher, summarizer=summarizer),
+            TaskType.API_CALL: self._api_runner,
+            **(runners or {}),
+        }
+        self.max_failures = max_failures
+        self._ledger = LedgerWriter(store, max_failures=max_failures)
+        self._slots = asyncio.Semaphore(max_concurrent_runs)
+        self._batch = claim_batch
+        self._run_timeout = run_timeout
+        self._lease = lease if lease is not None else run_timeout + timedelta(minutes=1)
+        self._recheck = recheck_every
+        self._drain_timeout = drain_timeout
+        self._running: set[asyncio.Task[TaskRun]] = set()
+        self._timer: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> TaskManager:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()
+
+    @property
+    def running(self) -> bool:
+        """Whether the timer is running."""
+        return self._timer is not None and not self._timer.done()
+
+    async def start(self, *, timer: bool = True) -> None:
+        """Open the store and start the timer (``timer=False``: operations only, no firing)."""
+        await self._store.open()
+        if timer and not self.running:
+            self._timer = asyncio.create_task(self._timer_loop(), name="task-manager-timer")
+
+    async def stop(self) -> None:
+        """Stop the timer, let running runs finish (up to ``drain_timeout``), close the store."""
+        timer, self._timer = self._timer, None
+        if timer is not None:
+            timer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await timer
+        if self._running:
+            _, pending = await asyncio.wait(
+                set(self._running), timeout=self._drain_timeout.total_seconds()
+            )
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        await self._ledger.flush()
+        await self._api_runner.aclose()
+        await self._store.close()
+
+    async def wait_idle(self) -> None:
+        """Wait until every run started so far has finished and is in the ledger."""
+        while self._running:
+            await asyncio.gather(*set(self._running), return_exceptions=True)
+        await self._ledger.flush()
+
+    async def run_due(self, *, wait: bool = True) -> int:
+        """Claim and start every run due at the clock's current time; return how many.
+
+        With ``wait`` (the default) return once those runs finished and are in the ledger;
+        the timer passes ``wait=False`` so a slow run never delays the next due one.
+        """
+        now = self._clock.now()
+        started: list[asyncio.Task[TaskRun]] = []
+        idle_rounds = 0
+        while idle_rounds < _MAX_IDLE_ROUNDS:
+            retries, given_up = await self._store.reclaim_expired(
+                now, limit=self._batch, lease=self._lease
+            )
+            claims = await self._store.claim_due(now, limit=self._batch, lease=self._lease)
+            started += [self._spawn(claim) for claim in (*retries, *claims)]
+            for lost in given_up:
+                await self._tell_given_up(lost)
+            if retries or claims or given_up:
+                idle_rounds = 0
+                continue
+            # Nothing claimed: either nothing is due, or the due tasks were only skipped.
+            next_wakeup = await self._store.next_wakeup()
+            if next_wakeup is None or next_wakeup > now:
+                break
+            idle_rounds += 1
+        if wait and started:
+            await asyncio.gather(*started, return_exceptions=True)
+            await self._ledger.flush()
+        return len(started)
+
+    async def _run_now_claimed(self, claim: Claim) -> TaskRun:
+        return await self._spawn(claim)
+
+    def _run_now_lease(self) -> timedelta:
+        return self._lease
+
+    def _spawn(self, claim: Claim) -> asyncio.Task[TaskRun]:
+        task = asyncio.create_task(self._execute(claim), name=f"task-run-{claim.run.id}")
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        return task
+
+    async def _timer_loop(self) -> None:
+        while True:
+            self._wake.clear()
+            try:
+                await self.run_due(wait=False)
+                next_wakeup = await self._store.next_wakeup()
+            except Exception:
+                log.exception("the task timer could not read the store; retrying shortly")
+                next_wakeup = self._clock.now() + _STORE_RETRY
+            recheck = self._clock.now() + self._recheck
+            deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)
+            await self._clock.sleep_until(deadline, self._wake)
+
+    async def _execute(self, claim: Claim) -> TaskRun:
+        async with self._slots:
+            started = self._clock.now()
+            report = await self._run_safely(claim)
+            finished_at = self._clock.now()
+        outcome = RunOutcome(
+            claim.run.id,
+            claim.task.id,
+            report.status,
+            started,
+            finished_at,
+            result=report.result,
+            error=report.error,
+        )
+        finished = await self._ledger.submit(outcome)
+        await self._follow_up(claim, report, finished)
+        return replace(
+            claim.run,
+            status=report.status,
+            started_at=started,
+            finished_at=finished_at,
+            result=report.result,
+            error=report.error,
+            lease_until=None,
+        )
+
+    async def _run_safely(self, claim: Claim) -> RunReport:
+        runner = self._runners.get(claim.task.task_type)
+        if runner is None:
+            return RunReport(
+                RunStatus.FAILED,
+                error=f"no runner is configured for {claim.task.task_type.value!r} tasks",
+            )
+        seconds = self._run_timeout.total_seconds()
+        try:
+            async with asyncio.timeout(seconds):
+                return await runner.run(claim.task, claim.run)
+        except TimeoutError:
+            return RunReport(RunStatus.FAILED, error=f"the run did not finish within {seconds:g} s")
+        except TaskError as exc:
+            return RunReport(RunStatus.FAILED, error=str(exc))
+        except Exception as exc:
+            log.exception("task %s run %s raised", claim.task.id, claim.run.id)
+            return RunReport(RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+
+    async def _follow_up(self, claim: Claim, report: RunReport, finished: FinishedRun) -> None:
+        task = claim.task
+        if report.status is RunStatus.UNDELIVERED:
+            paused = await self._store.pause_owner(task.owner_id, BLOCKED_ERROR)
+            log.warning("paused %d tasks of %s: %s", len(paused), task.owner_id, BLOCKED_ERROR)
+            self._wake.set()
+        elif finished.disabled:
+            text = disabled_notice(task, finished.consecutive_failures, report.error)
+            await self._notice(claim, text)
+        elif report.status is RunStatus.FAILED and report.notify_failure:
+            error = report.error or "unknown error"
+            text = failed_notice(task, error, finished.consecutive_failures, self.max_failures)
+            await self._notice(claim, text)
+
+    async def _tell_given_up(self, lost: GivenUp) -> None:
+        await self._notice(Claim(lost.task, lost.run), given_up_notice(lost.task))
+
+    async def _notice(self, claim: Claim, text: str) -> None:
+        task = claim.task
+        delivery = Delivery(
+            task.id, claim.run.id, task.owner_id, task.chat_id, DeliveryKind.NOTICE, text
+        )
+        status = await self._deliverer.deliver(delivery)
+        if status is DeliveryStatus.BLOCKED:
+            await self._store.pause_owner(task.owner_id, BLOCKED_ERROR)
+        elif status is not DeliveryStatus.DELIVERED:
+            log.warning("could not deliver a notice about task %s: %s", task.id, status.value)

@@ -1,0 +1,440 @@
+"""The TaskManager: firing on time, restarts, races, failures, blocked chats and operations."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tasks.clock import ManualClock
+from tasks.errors import ScheduleError, TaskDataError, TaskNotFoundError, TaskStateError
+from tasks.execution import TaskType, WebSearchData
+from tasks.manager import TaskManager
+from tasks.memory_store import MemoryTaskStore
+from tasks.models import MisfireAction, MisfirePolicy, RunStatus, Task, TaskStatus
+from tasks.protocols import DeliveryKind, DeliveryStatus
+from tasks.schedule import Schedule
+from tasks.sqlite_store import SqliteTaskStore
+from tasks.store import TaskStore
+from tests.tasks.conftest import (
+    T0,
+    RecordingNotifier,
+    ScriptedAgent,
+    StoreFactory,
+    every,
+    once_at,
+)
+
+MINUTE = timedelta(minutes=1)
+HOUR = timedelta(hours=1)
+
+
+def manager_for(
+    store: TaskStore,
+    clock: ManualClock,
+    notifier: RecordingNotifier,
+    agent: ScriptedAgent | None = None,
+    *,
+    claim_batch: int = 500,
+    max_concurrent_runs: int = 256,
+) -> TaskManager:
+    return TaskManager(
+        store=store,
+        clock=clock,
+        notifier=notifier,
+        agent=agent,
+        claim_batch=claim_batch,
+        max_concurrent_runs=max_concurrent_runs,
+    )
+
+
+async def remind(
+    manager: TaskManager,
+    at_or_every: timedelta,
+    message: str = "call mom",
+    *,
+    recurring: bool = False,
+) -> Task:
+    schedule = every(at_or_every) if recurring else once_at(T0 + at_or_every)
+    return await manager.add_task(
+        owner_id="alice",
+        chat_id="chat-alice",
+        task_type="reminder",
+        schedule=schedule,
+        execution_data={"message": message},
+    )
+
+
+@pytest.fixture
+async def opened(store_factory: StoreFactory) -> AsyncIterator[TaskStore]:
+    async with store_factory() as store:
+        yield store
+
+
+async def test_reminder_fires_when_due_with_no_llm(opened: TaskStore, clock: ManualClock) -> None:
+    notifier = RecordingNotifier()
+    agent = ScriptedAgent()
+    manager = manager_for(opened, clock, notifier, agent)
+    task = await remind(manager, 5 * MINUTE)
+
+    assert await manager.run_due() == 0
+    clock.advance(5 * MINUTE)
+    assert await manager.run_due() == 1
+
+    (delivery,) = notifier.deliveries
+    assert delivery.kind is DeliveryKind.REMINDER and delivery.text == "call mom"
+    assert delivery.chat_id == "chat-alice" and delivery.late_by is None
+    assert agent.prompts == []
+    (run,) = await manager.history(task.id, "alice")
+    assert run.status is RunStatus.SUCCEEDED and run.finished_at == T0 + 5 * MINUTE
+    assert (await manager.get_task(task.id, "alice")).status is TaskStatus.DONE
+    assert await manager.run_due() == 0
+
+
+async def test_timer_sleeps_until_due_and_wakes_on_new_tasks(clock: ManualClock) -> None:
+    notifier = RecordingNotifier()
+    async with manager_for(MemoryTaskStore(), clock, notifier) as manager:
+        await asyncio.sleep(0)
+        await remind(manager, 10 * MINUTE, "later")
+        await remind(manager, MINUTE, "sooner")
+        clock.advance(MINUTE)
+        await notifier.wait_for(1)
+        assert notifier.texts() == ["sooner"]
+        clock.advance(9 * MINUTE)
+        await notifier.wait_for(2)
+        assert notifier.texts() == ["sooner", "later"]
+        await manager.wait_idle()
+
+
+async def test_restart_delivers_missed_reminder_late_and_coalesces_recurring(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    async with manager_for(SqliteTaskStore(path), clock, notifier) as first:
+        once = await remind(first, HOUR, "take the cake out")
+        daily = await remind(first, HOUR, "stretch", recurring=True)
+        clock.advance(30 * MINUTE)
+        await first.run_due()
+        assert notifier.texts() == []
+
+    clock.advance(2 * HOUR + 30 * MINUTE)  # down from T0+30min to T0+3h
+    async with manager_for(SqliteTaskStore(path), clock, notifier) as second:
+        await second.run_due()
+        late = [d for d in notifier.deliveries if d.text.startswith("take the cake out")]
+        assert len(late) == 1
+        assert late[0].late_by == 3 * HOUR - HOUR
+        assert "(late by 2 h: it was due at 2026-03-02 10:00 (Europe/Berlin))" in late[0].text
+        assert [t for t in notifier.texts() if t.startswith("stretch")] == ["stretch"]
+        (coalesced,) = await second.history(daily.id, "alice")
+        assert coalesced.misfire is MisfireAction.COALESCED and coalesced.missed == 2
+        assert coalesced.scheduled_for == T0 + 3 * HOUR
+        assert (await second.get_task(daily.id, "alice")).next_run == T0 + 4 * HOUR
+        (late_run,) = await second.history(once.id, "alice")
+        assert late_run.misfire is MisfireAction.LATE and late_run.status is RunStatus.SUCCEEDED
+
+
+async def test_two_managers_on_one_file_fire_each_run_once(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    one = manager_for(SqliteTaskStore(path), clock, notifier, claim_batch=7)
+    two = manager_for(SqliteTaskStore(path), clock, notifier, claim_batch=5)
+    await one.start(timer=False)
+    await two.start(timer=False)
+    try:
+        for n in range(40):
+            await remind(one if n % 2 else two, timedelta(seconds=n % 5), f"r{n}")
+        await remind(one, timedelta(seconds=2), "tick", recurring=True)
+        for _ in range(7):
+            await asyncio.gather(one.run_due(), two.run_due())
+            clock.advance(timedelta(seconds=1))
+    finally:
+        await one.stop()
+        await two.stop()
+
+    texts = notifier.texts()
+    assert sorted(t for t in texts if t != "tick") == sorted(f"r{n}" for n in range(40))
+    assert texts.count("tick") == 3  # at +2 s, +4 s and +6 s
+
+
+async def test_cancel_during_a_run_lets_it_finish_and_never_fire_again(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    agent = ScriptedAgent()
+    agent.release = asyncio.Event()
+    manager = manager_for(opened, clock, notifier, agent)
+    task = await manager.add_task(
+        owner_id="alice",
+        chat_id="chat-alice",
+        task_type=TaskType.AGENT_TASK,
+        schedule=every(HOUR),
+        execution_data={"prompt": "summarise the news"},
+    )
+
+    clock.advance(HOUR)
+    running = asyncio.create_task(manager.run_due())
+    async with asyncio.timeout(5):
+        await agent.started.wait()
+    cancelled = await manager.cancel(task.id, "alice")
+    agent.release.set()
+    assert await running == 1
+
+    assert cancelled.status is TaskStatus.CANCELLED
+    (run,) = await manager.history(task.id, "alice")
+    assert run.status is RunStatus.SUCCEEDED
+    assert notifier.texts() == ["summarise the news\n\nanswer to summarise the news"]
+    clock.advance(5 * HOUR)
+    assert await manager.run_due() == 0
+    assert (await manager.get_task(task.id, "alice")).status is TaskStatus.CANCELLED
+    assert task.id not in await manager.active_task_ids("alice")
+
+
+async def test_five_failures_in_a_row_disable_the_task_and_tell_the_owner(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+
+    def broken(prompt: str) -> str:
+        raise RuntimeError("model server unreachable")
+
+    manager = manager_for(opened, clock, notifier, ScriptedAgent(broken))
+    task = await manager.add_task(
+        owner_id="alice",
+        chat_id="chat-alice",
+        task_type="agent_task",
+        schedule=every(MINUTE),
+        description="daily digest",
+        execution_data={"prompt": "digest"},
+    )
+
+    for _ in range(5):
+        clock.advance(MINUTE)
+        await manager.run_due()
+
+    notices = [d for d in notifier.deliveries if d.kind is DeliveryKind.NOTICE]
+    assert len(notices) == 5
+    assert "failed: RuntimeError: model server unreachable" in notices[0].text
+    assert "Next run: 2026-03-02 09:02 (Europe/Berlin)" in notices[0].text
+    assert "(1 so far)" in notices[0].text
+    assert notices[-1].text.startswith(f'I disabled task {task.id} ("daily digest"): it failed 5')
+    stored = await manager.get_task(task.id, "alice")
+    assert stored.status is TaskStatus.DISABLED and stored.consecutive_failures == 5
+    assert await manager.run_due() == 0
+
+    resumed = await manager.resume(task.id, "alice")
+    assert resumed.status is TaskStatus.ACTIVE and resumed.consecutive_failures == 0
+    assert resumed.next_run == clock.now() + MINUTE
+
+
+async def test_blocked_delivery_pauses_the_owners_tasks(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier(DeliveryStatus.BLOCKED)
+    manager = manager_for(opened, clock, notifier)
+    due = await remind(manager, timedelta(0))
+    later = await remind(manager, HOUR, recurring=True)
+    other = await manager.add_task(
+        owner_id="bob", chat_id="chat-bob", task_type="reminder",
+        schedule=once_at(T0 + HOUR), execution_data={"message": "hi"},
+    )  # fmt: skip
+
+    await manager.run_due()
+
+    (run,) = await manager.history(due.id, "alice")
+    assert run.status is RunStatus.UNDELIVERED and "blocked" in (run.error or "")
+    paused = await manager.get_task(later.id, "alice")
+    assert paused.status is TaskStatus.PAUSED and "blocked" in (paused.status_reason or "")
+    assert (await manager.get_task(other.id, "bob")).status is TaskStatus.ACTIVE
+    assert len(notifier.deliveries) == 1
+
+
+async def test_failed_delivery_is_retried_then_recorded(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier(DeliveryStatus.FAILED)
+    manager = manager_for(opened, clock, notifier)
+    task = await remind(manager, timedelta(0))
+
+    await manager.run_due()
+
+    assert len(notifier.deliveries) == 3 and clock.slept == [1.0, 2.0]
+    (run,) = await manager.history(task.id, "alice")
+    assert run.status is RunStatus.FAILED
+    assert run.error == "the message could not be delivered after 3 attempts"
+
+
+async def test_a_run_whose_process_died_is_retried_once(tmp_path: Path, clock: ManualClock) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    async with SqliteTaskStore(path) as crashed:
+        manager = manager_for(crashed, clock, notifier)
+        task = await remind(manager, timedelta(0))
+        await crashed.claim_due(clock.now(), limit=10, lease=3 * MINUTE)  # then "dies"
+
+    clock.advance(3 * MINUTE)
+    async with manager_for(SqliteTaskStore(path), clock, notifier) as restarted:
+        assert await restarted.run_due() == 1
+        retry, abandoned = await restarted.history(task.id, "alice")
+
+    assert notifier.texts() == ["call mom"]
+    assert abandoned.status is RunStatus.ABANDONED and abandoned.attempt == 1
+    assert retry.status is RunStatus.SUCCEEDED and retry.attempt == 2
+
+
+async def test_burst_of_due_tasks_is_delivered_in_one_run_due(clock: ManualClock) -> None:
+    notifier = RecordingNotifier()
+    store = MemoryTaskStore()
+    manager = manager_for(store, clock, notifier, claim_batch=300, max_concurrent_runs=64)
+    for n in range(1000):
+        await remind(manager, MINUTE, f"r{n}")
+    clock.advance(MINUTE)
+
+    assert await manager.run_due() == 1000
+    assert len(set(notifier.texts())) == 1000
+    assert await store.next_wakeup() is None
+
+
+async def test_operations_are_owner_scoped(opened: TaskStore, clock: ManualClock) -> None:
+    manager = manager_for(opened, clock, RecordingNotifier())
+    task = await remind(manager, HOUR)
+
+    for call in (
+        manager.get_task(task.id, "mallory"),
+        manager.cancel(task.id, "mallory"),
+        manager.pause(task.id, "mallory"),
+        manager.snooze(task.id, "mallory", MINUTE),
+        manager.run_now(task.id, "mallory"),
+        manager.history(task.id, "mallory"),
+    ):
+        with pytest.raises(TaskNotFoundError) as caught:
+            await call
+        assert str(caught.value).startswith(f"there is no task {task.id!r}")
+    assert await manager.active_task_ids("mallory") == []
+    assert await manager.list_tasks("mallory") == []
+    assert (await manager.get_task(f" {task.id.upper()} ", "alice")).id == task.id
+
+
+async def test_pause_resume_and_state_errors(opened: TaskStore, clock: ManualClock) -> None:
+    manager = manager_for(opened, clock, RecordingNotifier())
+    task = await remind(manager, HOUR)
+
+    paused = await manager.pause(task.id, "alice")
+    assert paused.status is TaskStatus.PAUSED
+    with pytest.raises(TaskStateError, match="already paused"):
+        await manager.pause(task.id, "alice")
+    clock.advance(2 * HOUR)
+    assert await manager.run_due() == 0
+
+    resumed = await manager.resume(task.id, "alice")
+    assert resumed.status is TaskStatus.ACTIVE and resumed.next_run == T0 + HOUR
+    assert await manager.run_due() == 1  # the missed one-time reminder still arrives, late
+    with pytest.raises(TaskStateError, match="already ran"):
+        await manager.cancel(task.id, "alice")
+
+
+async def test_snooze_moves_one_time_rearms_done_and_skips_recurring(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager = manager_for(opened, clock, notifier)
+    pending = await remind(manager, HOUR)
+    recurring = await remind(manager, 3 * HOUR, recurring=True)
+
+    moved = await manager.snooze(pending.id, "alice", 10 * MINUTE)
+    assert moved.next_run == T0 + HOUR + 10 * MINUTE
+    skipped = await manager.snooze(recurring.id, "alice", 20 * MINUTE)
+    assert skipped.next_run == T0 + 20 * MINUTE
+
+    clock.advance(HOUR + 10 * MINUTE)
+    assert await manager.run_due() == 2
+    again = await manager.snooze(pending.id, "alice", 5 * MINUTE)
+    assert again.status is TaskStatus.ACTIVE and again.next_run == clock.now() + 5 * MINUTE
+    assert (await manager.get_task(recurring.id, "alice")).next_run == T0 + 3 * HOUR
+    with pytest.raises(TaskDataError, match="between 1 second and 366 days"):
+        await manager.snooze(pending.id, "alice", timedelta(0))
+
+
+async def test_run_now_runs_once_outside_the_schedule(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager = manager_for(opened, clock, notifier)
+    recurring = await remind(manager, HOUR, "water plants", recurring=True)
+    clock.advance(MINUTE)
+
+    run = await manager.run_now(recurring.id, "alice")
+
+    assert run.status is RunStatus.SUCCEEDED and run.misfire is MisfireAction.MANUAL
+    assert run.scheduled_for == T0 + MINUTE
+    assert notifier.texts() == ["water plants"]
+    assert [r.id for r in await manager.history(recurring.id, "alice")] == [run.id]
+    assert (await manager.get_task(recurring.id, "alice")).next_run == T0 + HOUR
+
+
+async def add(
+    manager: TaskManager,
+    task_type: str,
+    execution_data: dict[str, object] | None = None,
+    *,
+    description: str | None = None,
+    misfire: str | MisfirePolicy | None = None,
+    owner_id: str = "alice",
+    schedule: Schedule | None = None,
+) -> Task:
+    return await manager.add_task(
+        owner_id=owner_id,
+        chat_id="c",
+        task_type=task_type,
+        schedule=schedule or every(HOUR),
+        execution_data=execution_data,
+        description=description,
+        misfire=misfire,
+    )
+
+
+async def test_bad_input_gets_clear_errors(opened: TaskStore, clock: ManualClock) -> None:
+    manager = manager_for(opened, clock, RecordingNotifier())
+
+    with pytest.raises(TaskDataError, match=r"unknown task type 'email'; use one of 'reminder'"):
+        await add(manager, "email", description="x")
+    with pytest.raises(TaskDataError, match=r"'message' is missing.*give e.g."):
+        await add(manager, "reminder", {"text": "x"})
+    with pytest.raises(TaskDataError, match=r"url 'ftp://x' must be an absolute http"):
+        await add(manager, "api_call", {"url": "ftp://x"})
+    with pytest.raises(TaskDataError, match=r"'method': method 'FETCH' is not one of GET"):
+        await add(manager, "api_call", {"url": "https://x.org", "method": "FETCH"})
+    with pytest.raises(TaskDataError, match="owner_id must be a non-empty string, got ''"):
+        await add(manager, "reminder", description="x", owner_id="")
+    with pytest.raises(TaskDataError, match="unknown misfire policy 'sometimes'"):
+        await add(manager, "reminder", description="x", misfire="sometimes")
+    with pytest.raises(ScheduleError, match="has no run after now"):
+        await add(manager, "reminder", description="x", schedule=once_at(T0 - HOUR))
+    with pytest.raises(TaskDataError, match="'limit': Input should be less than or equal to 10"):
+        await add(manager, "web_search", {"query": "news", "limit": 50})
+
+
+async def test_description_defaults_and_misfire_override(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    manager = manager_for(opened, clock, RecordingNotifier())
+
+    search = await add(manager, "web_search", description="top US news")
+    call = await add(
+        manager,
+        "api_call",
+        {"method": "post", "url": "https://h.example/off?token=s3cret"},
+        misfire=MisfirePolicy.COALESCE,
+    )
+
+    assert search.description == "top US news"
+    assert search.execution == WebSearchData(query="top US news")
+    assert call.description == "POST https://h.example/off?…"
+    assert call.misfire.policy is MisfirePolicy.COALESCE
+    assert manager.misfire_rule(TaskType.API_CALL).policy is MisfirePolicy.SKIP
+    assert await manager.get_task(search.id, "alice") == search
