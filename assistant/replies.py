@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.llm.contract import render_results
 from tools import ApprovalRequest, ToolResult
+from tools.builtin.netguard import redact_secrets
 
 _MAX_ARGUMENTS = 300
 _SHOWN_RESULTS = 5
@@ -20,7 +21,7 @@ EMPTY_MESSAGE = (
 
 def describe_request(request: ApprovalRequest, zone: ZoneInfo) -> str:
     """Return one line that says what a request would run and until when it can be decided."""
-    arguments = json.dumps(request.arguments, ensure_ascii=False, default=str)
+    arguments = json.dumps(redact_secrets(request.arguments), ensure_ascii=False, default=str)
     if len(arguments) > _MAX_ARGUMENTS:
         arguments = arguments[: _MAX_ARGUMENTS - 3] + "..."
     expires = request.expires_at.astimezone(zone)

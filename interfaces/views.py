@@ -17,6 +17,7 @@ from memory import Note
 from tasks import format_local
 from tasks.models import Task, TaskRun, TaskStatus, format_lateness
 from tools import ApprovalRequest
+from tools.builtin.netguard import redact_secrets
 
 MAX_LISTED_TASKS = 20  # 3 buttons each: well under Telegram's 100 buttons per keyboard
 MAX_ARGUMENT_CHARS = 300
@@ -120,11 +121,11 @@ def approval_card(request: ApprovalRequest, zone: ZoneInfo) -> Reply:
 
 
 def format_arguments(arguments: dict[str, Any]) -> str:
-    """Show arguments one per line as JSON values, each and all truncated when long."""
+    """Show arguments one per line as JSON values (secrets hidden), truncated when long."""
     if not arguments:
         return "  (none)"
     lines = []
-    for name, value in arguments.items():
+    for name, value in redact_secrets(arguments).items():
         shown = json.dumps(value, ensure_ascii=False, default=str)
         lines.append(f"  {name}: {_truncate(shown, MAX_ARGUMENT_CHARS)}")
     return _truncate("\n".join(lines), MAX_ARGUMENTS_CHARS)

@@ -25,7 +25,7 @@ import socket
 import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 import httpx
 
@@ -76,6 +76,27 @@ def redact_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> di
     """
     pairs = headers.items() if isinstance(headers, Mapping) else headers
     return {name: (REDACTED if is_secret_name(name) else value) for name, value in pairs}
+
+
+def redact_secrets(value: Any) -> Any:
+    """Return a copy of ``value`` safe to show or log: at any depth, the values of
+    secret-looking keys (``Authorization``, ``api_key``...) are ``[redacted]`` and URLs lose
+    their passwords and secret-looking query values. For display only; what runs is unchanged.
+    """
+    if isinstance(value, Mapping):
+        return {
+            key: (
+                REDACTED
+                if is_secret_name(str(key)) and not isinstance(item, Mapping | list)
+                else redact_secrets(item)
+            )
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [redact_secrets(item) for item in value]
+    if isinstance(value, str) and _looks_like_url(value):
+        return redact_url(value)
+    return value
 
 
 def redact_url(url: str | httpx.URL) -> str:
