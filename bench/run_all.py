@@ -76,9 +76,10 @@ _IGNORED = re.compile(r"^(kept |- )")
 
 
 def figure_rows(bench: str, output: str) -> list[Row]:
-    """Turn a benchmark's printed lines into rows: a label, then its value after a wide gap.
+    """Turn a benchmark's printed lines into rows: a label, then its value.
 
-    A line without a wide gap (a heading, a verdict) becomes a row with an empty label.
+    The label ends at the first wide gap (two spaces or more) or else at the first ``": "``
+    outside parentheses; a line with neither (a heading) becomes a row with an empty label.
     """
     rows: list[Row] = []
     for line in output.splitlines():
@@ -86,11 +87,15 @@ def figure_rows(bench: str, output: str) -> list[Row]:
         if not text or _IGNORED.match(text):
             continue
         gap = _GAP.search(text)
-        if gap is None:
-            rows.append(Row(bench, "", text))
-        else:
+        if gap is not None:
             value = " ".join(text[gap.end() :].split())
             rows.append(Row(bench, text[: gap.start()], value))
+            continue
+        label, colon, value = text.partition(": ")
+        if colon and label.count("(") == label.count(")"):
+            rows.append(Row(bench, label, value))
+        else:
+            rows.append(Row(bench, "", text))
     return rows
 
 
