@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from tasks.models import FinishedRun, RunOutcome
 from tasks.store import TaskStore
 
 log = logging.getLogger(__name__)
 
-BATCH = 1000
+# Small enough that a batch holds the database for a few milliseconds, not tens.
+BATCH = 100
 
 
 class LedgerWriter:
@@ -24,10 +26,19 @@ class LedgerWriter:
     Args:
         store: Where the ledger lives.
         max_failures: Failures in a row after which a recurring task is disabled.
+        before_write: Awaited before each batch; the manager uses it to let claims go
+            first, so that a burst is claimed (and delivered) before its ledger is written.
     """
 
-    def __init__(self, store: TaskStore, *, max_failures: int) -> None:
+    def __init__(
+        self,
+        store: TaskStore,
+        *,
+        max_failures: int,
+        before_write: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self._store = store
+        self._before_write = before_write
         self._max_failures = max_failures
         self._pending: list[tuple[RunOutcome, asyncio.Future[FinishedRun]]] = []
         self._flusher: asyncio.Task[None] | None = None
@@ -42,7 +53,7 @@ class LedgerWriter:
         self._pending.append((outcome, future))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="task-ledger-writer")
-        return await asyncio.shield(future)
+        return await future
 
     async def flush(self) -> None:
         """Wait until everything queued so far is written."""
@@ -51,6 +62,8 @@ class LedgerWriter:
 
     async def _flush(self) -> None:
         while self._pending:
+            if self._before_write is not None:
+                await self._before_write()
             batch, self._pending = self._pending[:BATCH], self._pending[BATCH:]
             outcomes = [outcome for outcome, _ in batch]
             try:

@@ -15,7 +15,7 @@ import contextlib
 import logging
 from collections.abc import Mapping
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from types import TracebackType
 
 import httpx
@@ -119,14 +119,19 @@ class TaskManager(TaskOperations):
             **(runners or {}),
         }
         self.max_failures = max_failures
-        self._ledger = LedgerWriter(store, max_failures=max_failures)
+        self._claiming = 0
+        self._claims_done = asyncio.Event()
+        self._claims_done.set()
+        self._ledger = LedgerWriter(
+            store, max_failures=max_failures, before_write=self._claims_finished
+        )
         self._slots = asyncio.Semaphore(max_concurrent_runs)
         self._batch = claim_batch
         self._run_timeout = run_timeout
         self._lease = lease if lease is not None else run_timeout + timedelta(minutes=1)
         self._recheck = recheck_every
         self._drain_timeout = drain_timeout
-        self._running: set[asyncio.Task[TaskRun]] = set()
+        self._running: set[asyncio.Task[RunOutcome]] = set()
         self._timer: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> TaskManager:
@@ -183,36 +188,69 @@ class TaskManager(TaskOperations):
         the timer passes ``wait=False`` so a slow run never delays the next due one.
         """
         now = self._clock.now()
-        started: list[asyncio.Task[TaskRun]] = []
-        idle_rounds = 0
-        while idle_rounds < _MAX_IDLE_ROUNDS:
-            retries, given_up = await self._store.reclaim_expired(
-                now, limit=self._batch, lease=self._lease
-            )
-            claims = await self._store.claim_due(now, limit=self._batch, lease=self._lease)
-            started += [self._spawn(claim) for claim in (*retries, *claims)]
-            for lost in given_up:
-                await self._tell_given_up(lost)
-            if retries or claims or given_up:
-                idle_rounds = 0
-                continue
-            # Nothing claimed: either nothing is due, or the due tasks were only skipped.
-            next_wakeup = await self._store.next_wakeup()
-            if next_wakeup is None or next_wakeup > now:
-                break
-            idle_rounds += 1
+        self._claiming += 1
+        self._claims_done.clear()
+        try:
+            started, given_up = await self._claim_all(now)
+        finally:
+            self._claiming -= 1
+            if not self._claiming:
+                self._claims_done.set()
+        for lost in given_up:
+            await self._tell_given_up(lost)
         if wait and started:
             await asyncio.gather(*started, return_exceptions=True)
             await self._ledger.flush()
         return len(started)
 
+    async def _claim_all(
+        self, now: datetime
+    ) -> tuple[list[asyncio.Task[RunOutcome]], list[GivenUp]]:
+        """Claim (and start) every run due at ``now``, expired leases first."""
+        started: list[asyncio.Task[RunOutcome]] = []
+        given_up: list[GivenUp] = []
+        while True:
+            retries, lost = await self._store.reclaim_expired(
+                now, limit=self._batch, lease=self._lease
+            )
+            started += [self._spawn(claim) for claim in retries]
+            given_up += lost
+            if len(retries) + len(lost) < self._batch:
+                break
+        idle_rounds = 0
+        while idle_rounds < _MAX_IDLE_ROUNDS:
+            claims = await self._store.claim_due(now, limit=self._batch, lease=self._lease)
+            started += [self._spawn(claim) for claim in claims]
+            if len(claims) == self._batch:
+                idle_rounds = 0
+                continue
+            # A short batch: nothing more is due, unless the misfire plans skipped some.
+            next_wakeup = await self._store.next_wakeup()
+            if next_wakeup is None or next_wakeup > now:
+                break
+            idle_rounds = 0 if claims else idle_rounds + 1
+        return started, given_up
+
+    async def _claims_finished(self) -> None:
+        """Wait while a claim loop runs: ledger writes yield the connection to claims."""
+        await self._claims_done.wait()
+
     async def _run_now_claimed(self, claim: Claim) -> TaskRun:
-        return await self._spawn(claim)
+        outcome = await self._spawn(claim)
+        return replace(
+            claim.run,
+            status=outcome.status,
+            started_at=outcome.started_at,
+            finished_at=outcome.finished_at,
+            result=outcome.result,
+            error=outcome.error,
+            lease_until=None,
+        )
 
     def _run_now_lease(self) -> timedelta:
         return self._lease
 
-    def _spawn(self, claim: Claim) -> asyncio.Task[TaskRun]:
+    def _spawn(self, claim: Claim) -> asyncio.Task[RunOutcome]:
         task = asyncio.create_task(self._execute(claim), name=f"task-run-{claim.run.id}")
         self._running.add(task)
         task.add_done_callback(self._running.discard)
@@ -231,7 +269,7 @@ class TaskManager(TaskOperations):
             deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)
             await self._clock.sleep_until(deadline, self._wake)
 
-    async def _execute(self, claim: Claim) -> TaskRun:
+    async def _execute(self, claim: Claim) -> RunOutcome:
         async with self._slots:
             started = self._clock.now()
             report = await self._run_safely(claim)
@@ -247,15 +285,7 @@ class TaskManager(TaskOperations):
         )
         finished = await self._ledger.submit(outcome)
         await self._follow_up(claim, report, finished)
-        return replace(
-            claim.run,
-            status=report.status,
-            started_at=started,
-            finished_at=finished_at,
-            result=report.result,
-            error=report.error,
-            lease_until=None,
-        )
+        return outcome
 
     async def _run_safely(self, claim: Claim) -> RunReport:
         runner = self._runners.get(claim.task.task_type)

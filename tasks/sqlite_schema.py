@@ -11,10 +11,10 @@ from __future__ import annotations
 import functools
 import sqlite3
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from tasks.errors import TaskError
-from tasks.execution import execution_from_json, parse_task_type
+from tasks.execution import ExecutionData, TaskType, execution_from_json, parse_task_type
 from tasks.models import (
     MisfireAction,
     MisfirePolicy,
@@ -49,7 +49,7 @@ _V1 = (
         status_reason TEXT
     )""",
     "CREATE INDEX scheduled_tasks_due ON scheduled_tasks (next_run) WHERE enabled = 1",
-    "CREATE INDEX scheduled_tasks_by_owner ON scheduled_tasks (owner_id, status)",
+    "CREATE INDEX scheduled_tasks_by_owner ON scheduled_tasks (owner_id)",
     """CREATE TABLE task_runs (
         id INTEGER PRIMARY KEY,
         task_id TEXT NOT NULL REFERENCES scheduled_tasks (id),
@@ -118,23 +118,43 @@ def cached_schedule(text: str) -> Schedule:
     return schedule_from_json(text)
 
 
-def task_from_row(row: sqlite3.Row | tuple[Any, ...]) -> Task:
-    """Build a ``Task`` from a row selected with ``TASK_COLUMNS``."""
-    task_type = parse_task_type(row[3])
-    created_at = from_db(row[10])
-    assert created_at is not None
+@functools.lru_cache(maxsize=4096)
+def cached_execution(task_type: str, text: str) -> ExecutionData:
+    """Parse stored execution data; the models are frozen, so equal texts share one."""
+    return execution_from_json(parse_task_type(task_type), text)
+
+
+@functools.lru_cache(maxsize=256)
+def cached_rule(policy: str, grace_seconds: float) -> MisfireRule:
+    """Build a stored misfire rule (a handful of distinct values)."""
+    return MisfireRule(MisfirePolicy(policy), timedelta(seconds=grace_seconds))
+
+
+def task_from_row(
+    row: sqlite3.Row | tuple[Any, ...],
+    *,
+    status: TaskStatus | None = None,
+    next_run: datetime | Literal["stored"] | None = "stored",
+) -> Task:
+    """Build a ``Task`` from a row selected with ``TASK_COLUMNS``.
+
+    ``status`` and ``next_run`` replace the stored values (a claim builds the claimed task
+    directly instead of copying it).
+    """
+    execution = cached_execution(row[3], row[6])
+    created_at = datetime.fromisoformat(row[10])
     return Task(
         id=row[0],
         owner_id=row[1],
         chat_id=row[2],
-        task_type=task_type,
+        task_type=TaskType(row[3]),
         description=row[4],
         schedule=cached_schedule(row[5]),
-        execution=execution_from_json(task_type, row[6]),
-        status=TaskStatus(row[7]),
-        misfire=MisfireRule(MisfirePolicy(row[8]), timedelta(seconds=row[9])),
+        execution=execution,
+        status=TaskStatus(row[7]) if status is None else status,
+        misfire=cached_rule(row[8], row[9]),
         created_at=created_at,
-        next_run=from_db(row[11]),
+        next_run=from_db(row[11]) if next_run == "stored" else next_run,
         last_run=from_db(row[12]),
         run_count=row[13],
         consecutive_failures=row[14],

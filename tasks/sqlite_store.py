@@ -36,6 +36,7 @@ from tasks.models import (
     new_task_id,
 )
 from tasks.planning import ClaimPlan, plan_claim
+from tasks.schedule import Schedule
 from tasks.sqlite_schema import (
     COMPONENT,
     MIGRATIONS,
@@ -43,6 +44,8 @@ from tasks.sqlite_schema import (
     SCHEMA_VERSION,
     TASK_COLUMNS,
     SchemaError,
+    cached_rule,
+    cached_schedule,
     run_from_row,
     seconds_opt,
     task_from_row,
@@ -230,35 +233,29 @@ class SqliteTaskStore(TaskStore):
             )
             if not rows:
                 return []
-            run_id = await _max_run_id(conn)
+            batch = _ClaimBatch(now, lease, await _max_run_id(conn))
             claims: list[Claim] = []
             task_updates: list[Row] = []
-            run_rows: list[Row] = []
             for row in rows:
-                task = task_from_row(row)
-                assert task.next_run is not None
-                plan = plan_claim(task.schedule, task.next_run, task.misfire, now)
-                claimed = _claimed_task(task, plan)
+                schedule = cached_schedule(row[5])
+                rule = cached_rule(row[8], row[9])
+                due = datetime.fromisoformat(row[11])
+                plan = plan_claim(schedule, due, rule, now)
+                status = _claimed_status(schedule, plan)
+                next_text = to_db_opt(plan.next_run)
                 task_updates.append(
-                    (
-                        claimed.status.value,
-                        int(claimed.enabled),
-                        to_db_opt(claimed.next_run),
-                        task.id,
-                        row[11],
-                    )
+                    (status.value, int(status is TaskStatus.ACTIVE), next_text, row[0], row[11])
                 )
-                for run in _plan_runs(task.id, plan, now, lease, run_id):
-                    run_id = run.id
-                    run_rows.append(_run_row(run))
-                    if run.status is RunStatus.CLAIMED:
-                        claims.append(Claim(claimed, run))
+                run = batch.add(row[0], plan, due, row[11])
+                if run is not None:
+                    claimed = task_from_row(row, status=status, next_run=plan.next_run)
+                    claims.append(Claim(claimed, run))
             await conn.executemany(
                 "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ? "
                 "WHERE id = ? AND next_run = ? AND enabled = 1",
                 task_updates,
             )
-            await conn.executemany(_INSERT_RUN, run_rows)
+            await conn.executemany(_INSERT_RUN, batch.rows)
         return claims
 
     async def reclaim_expired(
@@ -549,34 +546,52 @@ def _failure_step(status: RunStatus) -> int:
     return 1 if status.is_failure else 2
 
 
-def _claimed_task(task: Task, plan: ClaimPlan) -> Task:
-    if task.schedule.kind == "once":
-        status = TaskStatus.RUNNING if plan.run_for is not None else TaskStatus.DONE
-    else:
-        status = TaskStatus.ACTIVE if plan.next_run is not None else TaskStatus.DONE
-    return replace(task, status=status, next_run=plan.next_run)
+def _claimed_status(schedule: Schedule, plan: ClaimPlan) -> TaskStatus:
+    if schedule.kind == "once":
+        return TaskStatus.RUNNING if plan.run_for is not None else TaskStatus.DONE
+    return TaskStatus.ACTIVE if plan.next_run is not None else TaskStatus.DONE
 
 
-def _plan_runs(
-    task_id: str, plan: ClaimPlan, now: datetime, lease: timedelta, last_id: int
-) -> list[TaskRun]:
-    runs: list[TaskRun] = []
-    if plan.skipped_from is not None:
-        skip = _new_run(task_id, plan.skipped_from, now, None, MisfireAction.SKIPPED, last_id)
-        runs.append(
-            replace(
-                skip,
-                status=RunStatus.SKIPPED,
-                missed=plan.skipped - 1,
-                late_by=now - plan.skipped_from,
-                finished_at=now,
-            )
+class _ClaimBatch:
+    """The ledger rows of one claim transaction, built without per-row copies (hot path)."""
+
+    def __init__(self, now: datetime, lease: timedelta, last_id: int) -> None:
+        self.now = now
+        self.now_text = to_db(now)
+        self.lease_until = now + lease
+        self.lease_text = to_db(self.lease_until)
+        self.last_id = last_id
+        self.rows: list[Row] = []
+
+    def add(self, task_id: str, plan: ClaimPlan, due: datetime, due_text: str) -> TaskRun | None:
+        """Add the rows for ``plan``; return the claimed run, if the plan runs anything."""
+        if plan.skipped_from is not None:
+            self.last_id += 1
+            skipped_text = due_text if plan.skipped_from == due else to_db(plan.skipped_from)
+            late = (self.now - plan.skipped_from).total_seconds()
+            self.rows.append(
+                (self.last_id, task_id, skipped_text, self.now_text, None, "skipped", "skipped",
+                 plan.skipped - 1, late, 1, self.now_text)
+            )  # fmt: skip
+        if plan.run_for is None:
+            return None
+        self.last_id += 1
+        run_text = due_text if plan.run_for == due else to_db(plan.run_for)
+        self.rows.append(
+            (self.last_id, task_id, run_text, self.now_text, self.lease_text, "claimed",
+             plan.action.value, plan.missed, seconds_opt(plan.late_by), 1, None)
+        )  # fmt: skip
+        return TaskRun(
+            id=self.last_id,
+            task_id=task_id,
+            scheduled_for=plan.run_for,
+            claimed_at=self.now,
+            status=RunStatus.CLAIMED,
+            misfire=plan.action,
+            missed=plan.missed,
+            late_by=plan.late_by,
+            lease_until=self.lease_until,
         )
-        last_id = skip.id
-    if plan.run_for is not None:
-        run = _new_run(task_id, plan.run_for, now, lease, plan.action, last_id)
-        runs.append(replace(run, missed=plan.missed, late_by=plan.late_by))
-    return runs
 
 
 def _new_run(
