@@ -1,0 +1,247 @@
+"""Task tools through the registry and the executor, on a manager with a manual clock."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tasks.clock import ManualClock
+from tasks.execution import ApiCallData
+from tasks.manager import TaskManager
+from tasks.memory_store import MemoryTaskStore
+from tasks.models import TaskStatus
+from tasks.protocols import Delivery, DeliveryStatus
+from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
+from tools.builtin.task_tools import TaskReply, TaskSummary, TaskTools, when_text
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = datetime(2026, 3, 2, 13, 30, tzinfo=UTC)  # Monday 14:30 in Berlin
+
+
+class Inbox:
+    """A notifier that keeps what it was asked to deliver."""
+
+    def __init__(self) -> None:
+        self.deliveries: list[Delivery] = []
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        self.deliveries.append(delivery)
+        return DeliveryStatus.DELIVERED
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(NOW)
+
+
+@pytest.fixture
+def inbox() -> Inbox:
+    return Inbox()
+
+
+@pytest.fixture
+async def manager(clock: ManualClock, inbox: Inbox) -> AsyncIterator[TaskManager]:
+    manager = TaskManager(store=MemoryTaskStore(), notifier=inbox, clock=clock)
+    await manager.start(timer=False)
+    yield manager
+    await manager.stop()
+
+
+@pytest.fixture
+def executor(manager: TaskManager) -> ToolExecutor:
+    return ToolExecutor(ToolRegistry([TaskTools(manager)]), clock=lambda: NOW)
+
+
+def ctx_for(user: str, clock: ManualClock) -> ToolContext:
+    return ToolContext(user_id=user, chat_id=f"chat-{user}", timezone=BERLIN, now=clock.now())
+
+
+async def call(
+    executor: ToolExecutor, clock: ManualClock, tool: str, user: str = "alice", **args: object
+) -> ToolResult:
+    return await executor.execute(ToolCall(tool, dict(args)), ctx_for(user, clock))
+
+
+def reply_of(result: ToolResult) -> TaskReply:
+    assert result.status is ToolStatus.OK, result.text
+    assert isinstance(result.output, TaskReply)
+    return result.output
+
+
+async def test_add_reminder_echoes_the_exact_time_and_fires_then(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager, inbox: Inbox
+) -> None:
+    result = await call(executor, clock, "add_reminder", when="in 5 minutes", message="call mom")
+
+    reply = reply_of(result)
+    assert result.text == (
+        f"I'll remind you today at 14:35 (Europe/Berlin) to call mom (task {reply.task.id})."
+    )
+    assert reply.task.next_run == "2026-03-02T14:35:00+01:00"
+    assert reply.task.schedule == "once at 2026-03-02 14:35 (Europe/Berlin)"
+    clock.advance(timedelta(minutes=5))
+    assert await manager.run_due() == 1
+    assert [(d.text, d.chat_id) for d in inbox.deliveries] == [("call mom", "chat-alice")]
+
+
+async def test_add_reminder_takes_recurring_words_too(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    result = await call(
+        executor, clock, "add_reminder", when="every weekday at 9am", message="Stand-up"
+    )
+
+    reply = reply_of(result)
+    assert result.text == (
+        'I\'ll remind you every weekday at 09:00 (Europe/Berlin) of "Stand-up"; the first '
+        f"time tomorrow at 09:00 (Europe/Berlin) (task {reply.task.id})."
+    )
+
+
+async def test_schedule_errors_reach_the_model_as_readable_errors(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    nonsense = await call(executor, clock, "add_reminder", when="whenever", message="x")
+    past = await call(executor, clock, "add_reminder", when="2026-03-01 09:00", message="x")
+
+    for result in (nonsense, past):
+        assert result.status is ToolStatus.ERROR
+        assert result.error is not None and "ToolError: " in result.error
+    assert "'whenever'" in (nonsense.error or "")
+    assert "'2026-03-01 09:00'" in (past.error or "")
+
+
+async def test_add_recurring_web_search_uses_the_description_as_query(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager
+) -> None:
+    result = await call(
+        executor,
+        clock,
+        "add_recurring_task",
+        schedule="weekdays 6pm",
+        task_type="web_search",
+        description="top US news",
+    )
+
+    reply = reply_of(result)
+    assert result.text == (
+        "Scheduled the web search 'top US news' every weekday at 18:00 (Europe/Berlin); next "
+        f"run today at 18:00 (Europe/Berlin) (task {reply.task.id})."
+    )
+    task = await manager.get_task(reply.task.id, "alice")
+    assert task.execution.model_dump(exclude={"kind"}) == {"query": "top US news", "limit": 5}
+
+
+async def test_api_call_task_needs_approval_and_keeps_the_approved_request(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager
+) -> None:
+    request = {
+        "method": "POST",
+        "url": "https://home.example/lights/off",
+        "headers": {"Authorization": "Bearer t0k3n"},
+        "body": {"state": "off"},
+    }
+    pending = await call(
+        executor,
+        clock,
+        "add_recurring_task",
+        schedule="every day at 1am",
+        task_type="api_call",
+        description="lights off",
+        execution_data=request,
+    )
+
+    assert pending.status is ToolStatus.PENDING_APPROVAL and pending.approval is not None
+    assert await manager.list_tasks("alice") == []
+    approved = await executor.approve(pending.approval.id, "alice", ctx_for("alice", clock))
+
+    reply = reply_of(approved)
+    task = await manager.get_task(reply.task.id, "alice")
+    assert task.execution == ApiCallData.model_validate(request)
+    assert reply.task.next_run == "2026-03-03T01:00:00+01:00"
+
+
+async def test_list_tasks_shows_only_the_callers_tasks(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    added = reply_of(
+        await call(executor, clock, "add_reminder", when="tomorrow 8am", message="gym")
+    )
+    await call(executor, clock, "add_reminder", user="bob", when="in 1h", message="bob's")
+
+    mine = await call(executor, clock, "list_tasks")
+    theirs = await call(executor, clock, "list_tasks", user="carol")
+
+    assert mine.text == (
+        f"- {added.task.id}: gym (once at 2026-03-03 08:00 (Europe/Berlin); "
+        "next tomorrow at 08:00 (Europe/Berlin))"
+    )
+    assert isinstance(mine.output, list) and isinstance(mine.output[0], TaskSummary)
+    assert theirs.text == "The user has no scheduled tasks."
+
+
+async def test_task_id_enum_is_the_callers_live_tasks(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    first = reply_of(await call(executor, clock, "add_reminder", when="in 1h", message="a"))
+    second = reply_of(await call(executor, clock, "add_reminder", when="in 2h", message="b"))
+    await call(executor, clock, "add_reminder", user="bob", when="in 1h", message="c")
+
+    ctx = await executor.registry.prepare(ctx_for("alice", clock))
+    schema = executor.registry.get("cancel_task").schema(ctx)
+
+    assert sorted(schema["properties"]["task_id"]["enum"]) == sorted(
+        [first.task.id, second.task.id]
+    )
+    wrong = await call(executor, clock, "cancel_task", task_id="zzzzzz")
+    assert wrong.status is ToolStatus.INVALID and first.task.id in wrong.text
+
+
+async def test_cancel_pause_resume_snooze(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager
+) -> None:
+    task_id = reply_of(
+        await call(executor, clock, "add_reminder", when="every day at 8pm", message="pills")
+    ).task.id
+
+    paused = await call(executor, clock, "pause_task", task_id=task_id)
+    resumed = await call(executor, clock, "resume_task", task_id=task_id)
+    snoozed = await call(executor, clock, "snooze_task", task_id=task_id, delay="10m")
+    cancelled = await call(executor, clock, "cancel_task", task_id=task_id)
+
+    assert paused.text == f"Paused task {task_id} ('pills'); resume it to continue."
+    assert resumed.text == (
+        f"Resumed task {task_id} ('pills'); next run today at 20:00 (Europe/Berlin)."
+    )
+    assert snoozed.text == (
+        f"Snoozed task {task_id} ('pills'); next run today at 14:40 (Europe/Berlin)."
+    )
+    assert cancelled.text == f"Cancelled task {task_id} ('pills')."
+    assert (await manager.get_task(task_id, "alice")).status is TaskStatus.CANCELLED
+
+
+async def test_other_users_ids_and_state_errors_are_tool_errors(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    task_id = reply_of(
+        await call(executor, clock, "add_reminder", when="in 1h", message="secret")
+    ).task.id
+
+    stolen = await call(executor, clock, "cancel_task", user="mallory", task_id=task_id)
+    again = await call(executor, clock, "resume_task", task_id=task_id)
+    bad_delay = await call(executor, clock, "snooze_task", task_id=task_id, delay="soonish")
+
+    assert stolen.status is ToolStatus.ERROR
+    assert f"there is no task {task_id!r}" in (stolen.error or "")
+    assert "the user has no tasks" in (stolen.error or "")
+    assert again.status is ToolStatus.ERROR and "already active" in (again.error or "")
+    assert bad_delay.status is ToolStatus.ERROR and "'soonish'" in (bad_delay.error or "")
+
+
+def test_when_text_names_the_day() -> None:
+    later = datetime(2026, 3, 6, 16, 0, tzinfo=UTC)
+    assert when_text(later, BERLIN, NOW) == "on Fri 2026-03-06 at 17:00 (Europe/Berlin)"
+    assert when_text(None, BERLIN, NOW) == "never (nothing is scheduled)"
