@@ -1,27 +1,34 @@
-"""One aiosqlite connection shared by the memory repositories, with short write transactions.
+"""One SQLite connection on its own thread, shared by the memory repositories.
+
+Every store operation is one synchronous function that runs on the connection's thread (a
+single-worker executor), so an operation costs one hop off the event loop, however many
+statements it runs. A write is a whole transaction inside that function: ``BEGIN
+IMMEDIATE`` takes the write lock up front (two connections never deadlock upgrading a read
+to a write), then ``COMMIT``, or ``ROLLBACK`` when anything raises. Cancelling the awaiting
+task cannot leave a transaction open: a function not yet started never runs, one already
+running runs to its end.
 
 The task store opens its own connection to the same file, so the connection runs in WAL
-mode with a busy timeout, and every write takes the write lock up front (``BEGIN IMMEDIATE``)
-so two connections never deadlock upgrading a read to a write.
+mode with a busy timeout; waiting for the lock blocks the connection's thread, never the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import aiosqlite
+from typing import Any, TypeVar
 
 from memory.errors import MemoryInputError, MemoryStoreError, StoreClosedError
 
 Clock = Callable[[], datetime]
 Params = Sequence[Any]
+T = TypeVar("T")
 
 
 def utc_now() -> datetime:
@@ -48,47 +55,46 @@ def from_db_time(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-class Transaction:
-    """The statements of one open transaction (valid only inside ``Database.transaction``)."""
+class Session:
+    """The statements of one operation; used only on the connection's thread, inside it."""
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
 
-    async def execute(self, sql: str, params: Params = ()) -> int:
+    def execute(self, sql: str, params: Params = ()) -> int:
         """Run one statement and return how many rows it changed."""
-        async with self._conn.execute(sql, params) as cursor:
-            return cursor.rowcount
+        return self._conn.execute(sql, params).rowcount
 
-    async def insert(self, sql: str, params: Params = ()) -> int:
+    def insert(self, sql: str, params: Params = ()) -> int:
         """Run one INSERT and return the new row's id."""
-        async with self._conn.execute(sql, params) as cursor:
-            rowid = cursor.lastrowid
+        rowid = self._conn.execute(sql, params).lastrowid
         if rowid is None:
             raise MemoryStoreError(f"SQLite returned no row id for {sql.split('(')[0]!r}")
         return rowid
 
-    async def execute_many(self, sql: str, rows: Iterable[Params]) -> None:
+    def execute_many(self, sql: str, rows: Iterable[Params]) -> None:
         """Run one statement once per parameter row."""
-        async with self._conn.executemany(sql, rows):
-            return
+        self._conn.executemany(sql, rows)
 
-    async def fetch_all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
+    def fetch_all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
         """Run a query and return every row."""
-        return list(await self._conn.execute_fetchall(sql, params))
+        rows: list[sqlite3.Row] = self._conn.execute(sql, params).fetchall()
+        return rows
 
-    async def fetch_one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
+    def fetch_one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """Run a query and return its first row, or ``None``."""
-        rows = await self.fetch_all(sql, params)
-        return rows[0] if rows else None
+        row: sqlite3.Row | None = self._conn.execute(sql, params).fetchone()
+        return row
 
 
 class Database:
-    """An open aiosqlite connection plus the lock that keeps its transactions apart."""
+    """An open SQLite connection and the one thread that runs everything on it."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, executor: ThreadPoolExecutor) -> None:
         self._conn = conn
+        self._session = Session(conn)
         self._path = path
-        self._lock = asyncio.Lock()
+        self._executor = executor
         self._closed = False
 
     @property
@@ -103,74 +109,100 @@ class Database:
         Raises:
             MemoryStoreError: when the file cannot be opened as a SQLite database.
         """
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-sqlite")
+        opening = functools.partial(_open, path, busy_timeout)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            conn = await aiosqlite.connect(path, isolation_level=None)
-        except (OSError, sqlite3.Error) as exc:
-            raise MemoryStoreError(f"cannot open the memory database {str(path)!r}: {exc}") from exc
-        db = cls(conn, path)
-        try:
-            conn.row_factory = sqlite3.Row
-            # PRAGMA values cannot be bound as parameters; this one is an int we computed.
-            await conn.execute(f"PRAGMA busy_timeout = {max(0, round(busy_timeout * 1000))}")
-            await conn.execute("PRAGMA journal_mode = WAL")
-            await conn.execute("PRAGMA synchronous = NORMAL")
-            await conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.Error as exc:
-            await conn.close()
-            raise MemoryStoreError(
-                f"cannot use {str(path)!r} as the memory database: {exc}"
-            ) from exc
-        return db
+            conn = await asyncio.get_running_loop().run_in_executor(executor, opening)
+        except Exception:
+            executor.shutdown(wait=True)  # the open has ended: the join is immediate
+            raise
+        except BaseException:
+            # A cancelled open still finishes on the thread, which then ends on its own.
+            executor.shutdown(wait=False)
+            raise
+        return cls(conn, path, executor)
 
     async def close(self) -> None:
-        """Close the connection once pending statements finish; closing twice is harmless."""
+        """Close the connection after the operations already queued; closing twice is harmless.
+
+        The connection's thread has ended when this returns (unless it was cancelled: then
+        the thread still closes the connection and ends on its own, right after).
+        """
         if self._closed:
             return
         self._closed = True
-        async with self._lock:
-            await self._conn.close()
+        try:
+            await self._run(self._close_now)
+        except BaseException:
+            # Cancelled: the queued close still runs, then the thread ends on its own.
+            self._executor.shutdown(wait=False)
+            raise
+        # Idle now (the close was its last work item): the join is immediate.
+        self._executor.shutdown(wait=True)
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Transaction]:
-        """Hold the write lock for a block: commit when it ends, roll back when it raises.
+    async def write(self, work: Callable[[Session], T]) -> T:
+        """Run ``work`` in one write transaction: commit when it returns, roll back if it raises.
 
         Raises:
             MemoryStoreError: for SQLite errors (busy past the timeout, disk full, ...).
         """
         self._check_open()
-        async with self._lock:
-            try:
-                await self._conn.execute("BEGIN IMMEDIATE")
-                yield Transaction(self._conn)
-                await self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                await self._abandon()
-                raise self._translate(exc) from exc
-            except BaseException:
-                # Also on cancellation: statements already queued still run, so the
-                # ROLLBACK queued behind them always finds the transaction they opened.
-                await self._abandon()
-                raise
+        return await self._run(functools.partial(self._write_now, work))
+
+    async def read(self, work: Callable[[Session], T]) -> T:
+        """Run ``work``'s read-only queries outside any explicit transaction.
+
+        Raises:
+            MemoryStoreError: for SQLite errors.
+        """
+        self._check_open()
+        return await self._run(functools.partial(self._read_now, work))
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
-        """Run one read-only query outside any explicit transaction."""
-        self._check_open()
-        async with self._lock:
-            try:
-                return list(await self._conn.execute_fetchall(sql, params))
-            except sqlite3.Error as exc:
-                raise self._translate(exc) from exc
+        """Run one read-only query and return every row."""
+        return await self.read(lambda session: session.fetch_all(sql, params))
 
     async def fetch_one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """Run one read-only query and return its first row, or ``None``."""
-        rows = await self.fetch_all(sql, params)
-        return rows[0] if rows else None
+        return await self.read(lambda session: session.fetch_one(sql, params))
 
-    async def _abandon(self) -> None:
-        """Roll back whatever transaction is open; there may be none (BEGIN never ran)."""
-        with contextlib.suppress(sqlite3.OperationalError):
-            await self._conn.execute("ROLLBACK")
+    async def _run(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
+
+    def _write_now(self, work: Callable[[Session], T]) -> T:
+        """On the connection's thread: the whole transaction."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            result = work(self._session)
+            self._conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._abandon()
+            raise self._translate(exc) from exc
+        except BaseException:
+            self._abandon()
+            raise
+        return result
+
+    def _read_now(self, work: Callable[[Session], T]) -> T:
+        """On the connection's thread: the queries of one read."""
+        try:
+            return work(self._session)
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from exc
+
+    def _close_now(self) -> None:
+        try:
+            self._conn.close()
+        except sqlite3.Error as exc:
+            raise self._translate(exc) from exc
+
+    def _abandon(self) -> None:
+        """Roll back whatever transaction is open; there is none when BEGIN failed."""
+        if self._conn.in_transaction:
+            # The error that got us here is raised by the caller; a failing ROLLBACK (SQLite
+            # already rolled back after an I/O error) must not replace it.
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
 
     def _check_open(self) -> None:
         if self._closed:
@@ -178,3 +210,28 @@ class Database:
 
     def _translate(self, exc: sqlite3.Error) -> MemoryStoreError:
         return MemoryStoreError(f"SQLite error on {str(self._path)!r}: {exc}")
+
+
+def _open(path: Path, busy_timeout: float) -> sqlite3.Connection:
+    """On the connection's thread: open and configure the connection.
+
+    Raises:
+        MemoryStoreError: when the file cannot be opened or used as a SQLite database.
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Autocommit: transactions are the explicit BEGIN IMMEDIATE ... COMMIT of ``write``.
+        conn = sqlite3.connect(path, isolation_level=None)
+    except (OSError, sqlite3.Error) as exc:
+        raise MemoryStoreError(f"cannot open the memory database {str(path)!r}: {exc}") from exc
+    try:
+        conn.row_factory = sqlite3.Row
+        # PRAGMA values cannot be bound as parameters; this one is an int we computed.
+        conn.execute(f"PRAGMA busy_timeout = {max(0, round(busy_timeout * 1000))}")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.Error as exc:
+        conn.close()
+        raise MemoryStoreError(f"cannot use {str(path)!r} as the memory database: {exc}") from exc
+    return conn

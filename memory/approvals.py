@@ -7,7 +7,7 @@ import sqlite3
 from datetime import datetime
 from typing import Any
 
-from memory._db import Database, from_db_time, to_db_time
+from memory._db import Database, Session, from_db_time, to_db_time
 from memory._validate import require_id
 from memory.errors import MemoryInputError, MemoryStoreError
 from tools import ApprovalRequest, ApprovalStatus, RiskLevel
@@ -29,12 +29,13 @@ class ApprovalRepository:
         require_id(request.id, "approval id")
         require_id(request.user_id, "user_id")
         row = _encode(request)
-        async with self._db.transaction() as tx:
-            await tx.execute(
+        await self._db.write(
+            lambda tx: tx.execute(
                 f"INSERT OR REPLACE INTO approvals ({_COLUMNS})"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
+        )
 
     async def get(self, request_id: str) -> ApprovalRequest | None:
         """Return the request with this id, or ``None``."""
@@ -64,17 +65,18 @@ class ApprovalRepository:
             request_id,
             ApprovalStatus.PENDING.value,
         )
-        async with self._db.transaction() as tx:
-            changed = await tx.execute(
+
+        def move(tx: Session) -> sqlite3.Row | None:
+            changed = tx.execute(
                 "UPDATE approvals SET status = ?, decided_by = ?, decided_at = ?"
                 " WHERE id = ? AND status = ?" + in_time,
                 params + ((when,) if in_time else ()),
             )
             if changed == 0:
                 return None
-            row = await tx.fetch_one(
-                f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (request_id,)
-            )
+            return tx.fetch_one(f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (request_id,))
+
+        row = await self._db.write(move)
         return None if row is None else _decode(row)
 
     async def for_user(self, user_id: str, status: ApprovalStatus | None) -> list[ApprovalRequest]:
@@ -96,12 +98,13 @@ class ApprovalRepository:
     async def expire(self, now: datetime) -> int:
         """Mark every pending request whose time ran out as EXPIRED; return how many."""
         when = to_db_time(now, what="expiry time")
-        async with self._db.transaction() as tx:
-            return await tx.execute(
+        return await self._db.write(
+            lambda tx: tx.execute(
                 "UPDATE approvals SET status = ?, decided_at = ?"
                 " WHERE status = ? AND expires_at <= ?",
                 (ApprovalStatus.EXPIRED.value, when, ApprovalStatus.PENDING.value, when),
             )
+        )
 
 
 def _encode(request: ApprovalRequest) -> tuple[Any, ...]:

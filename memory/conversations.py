@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memory._db import Clock, Database, from_db_time, to_db_time
+from memory._db import Clock, Database, Session, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
 from memory.errors import MemoryInputError
 from memory.fts import build_query
@@ -58,19 +58,22 @@ class ConversationRepository:
         rows = [_encode(message) for message in _check_messages(messages)]
         chars = sum(len(content) + len(calls) for _, content, calls, _, _ in rows)
         created = to_db_time(self._clock())
-        async with self._db.transaction() as tx:
-            turn_id = await tx.insert(
+
+        def store(tx: Session) -> int:
+            turn_id = tx.insert(
                 "INSERT INTO conversation_turns (user_id, chat_id, chars, created_at)"
                 " VALUES (?, ?, ?, ?)",
                 (user_id, chat_id, chars, created),
             )
-            await tx.execute_many(
+            tx.execute_many(
                 "INSERT INTO conversation_messages"
                 " (turn_id, seq, role, content, tool_calls, tool_call_id, name)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(turn_id, seq, *row) for seq, row in enumerate(rows)],
             )
-        return turn_id
+            return turn_id
+
+        return await self._db.write(store)
 
     async def load(
         self, user_id: str, chat_id: str, *, max_chars: int, max_turns: int | None
@@ -99,22 +102,26 @@ class ConversationRepository:
         """Start a fresh conversation; with ``forget`` delete it. Return the turns affected."""
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
-        async with self._db.transaction() as tx:
-            if not forget:
-                return await tx.execute(
-                    "UPDATE conversation_turns SET archived = 1"
-                    " WHERE user_id = ? AND chat_id = ? AND archived = 0",
-                    (user_id, chat_id),
-                )
-            await tx.execute(
+
+        def archive(tx: Session) -> int:
+            return tx.execute(
+                "UPDATE conversation_turns SET archived = 1"
+                " WHERE user_id = ? AND chat_id = ? AND archived = 0",
+                (user_id, chat_id),
+            )
+
+        def delete(tx: Session) -> int:
+            tx.execute(
                 "DELETE FROM conversation_messages WHERE turn_id IN ("
                 " SELECT id FROM conversation_turns WHERE user_id = ? AND chat_id = ?)",
                 (user_id, chat_id),
             )
-            return await tx.execute(
+            return tx.execute(
                 "DELETE FROM conversation_turns WHERE user_id = ? AND chat_id = ?",
                 (user_id, chat_id),
             )
+
+        return await self._db.write(delete if forget else archive)
 
     async def search(self, user_id: str, query: str, limit: int) -> list[RankedMessage]:
         """Return the user's past user/assistant messages (every chat) matching ``query``."""
@@ -123,36 +130,41 @@ class ConversationRepository:
         fts = build_query(query)
         if fts is None:
             return []
-        found = await self._match(user_id, fts.all_terms, limit, matched_all=True)
-        if len(found) < limit and fts.any_terms is not None:
-            seen = {hit.id for hit in found}
-            more = await self._match(user_id, fts.any_terms, limit + len(seen), matched_all=False)
-            found += [hit for hit in more if hit.id not in seen]
-        return found[:limit]
 
-    async def _match(
-        self, user_id: str, match: str, limit: int, *, matched_all: bool
-    ) -> list[RankedMessage]:
-        rows = await self._db.fetch_all(
-            f"SELECT {_MESSAGE_COLUMNS}, bm25(conversation_messages_fts) AS score"
-            " FROM conversation_messages_fts"
-            " JOIN conversation_messages AS m ON m.id = conversation_messages_fts.rowid"
-            " JOIN conversation_turns AS t ON t.id = m.turn_id"
-            " WHERE conversation_messages_fts MATCH ? AND t.user_id = ?"
-            " ORDER BY score, m.id DESC LIMIT ?",
-            (match, user_id, limit),
+        def both(tx: Session) -> list[RankedMessage]:
+            found = _match(tx, user_id, fts.all_terms, limit, matched_all=True)
+            if len(found) < limit and fts.any_terms is not None:
+                seen = {hit.id for hit in found}
+                more = _match(tx, user_id, fts.any_terms, limit + len(seen), matched_all=False)
+                found += [hit for hit in more if hit.id not in seen]
+            return found[:limit]
+
+        return await self._db.read(both)
+
+
+def _match(
+    tx: Session, user_id: str, match: str, limit: int, *, matched_all: bool
+) -> list[RankedMessage]:
+    rows = tx.fetch_all(
+        f"SELECT {_MESSAGE_COLUMNS}, bm25(conversation_messages_fts) AS score"
+        " FROM conversation_messages_fts"
+        " JOIN conversation_messages AS m ON m.id = conversation_messages_fts.rowid"
+        " JOIN conversation_turns AS t ON t.id = m.turn_id"
+        " WHERE conversation_messages_fts MATCH ? AND t.user_id = ?"
+        " ORDER BY score, m.id DESC LIMIT ?",
+        (match, user_id, limit),
+    )
+    return [
+        RankedMessage(
+            id=int(row["id"]),
+            chat_id=str(row["chat_id"]),
+            message=_decode(row),
+            created_at=from_db_time(row["created_at"]),
+            score=-float(row["score"]),
+            matched_all=matched_all,
         )
-        return [
-            RankedMessage(
-                id=int(row["id"]),
-                chat_id=str(row["chat_id"]),
-                message=_decode(row),
-                created_at=from_db_time(row["created_at"]),
-                score=-float(row["score"]),
-                matched_all=matched_all,
-            )
-            for row in rows
-        ]
+        for row in rows
+    ]
 
 
 def _check_messages(messages: Sequence[StoredMessage]) -> Sequence[StoredMessage]:

@@ -6,7 +6,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from memory._db import Clock, Database, from_db_time, to_db_time
+from memory._db import Clock, Database, Session, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
 from memory.errors import MemoryInputError
 from memory.fts import build_query
@@ -39,11 +39,12 @@ class NoteRepository:
         text = _clean_content(content)
         clean_tags = normalize_tags(tags)
         created = self._clock()
-        async with self._db.transaction() as tx:
-            note_id = await tx.insert(
+        note_id = await self._db.write(
+            lambda tx: tx.insert(
                 "INSERT INTO notes (user_id, content, tags, created_at) VALUES (?, ?, ?, ?)",
                 (user_id, text, json.dumps(clean_tags, ensure_ascii=False), to_db_time(created)),
             )
+        )
         return Note(note_id, user_id, text, clean_tags, from_db_time(to_db_time(created)))
 
     async def newest(self, user_id: str, limit: int) -> list[Note]:
@@ -68,10 +69,12 @@ class NoteRepository:
     async def delete(self, user_id: str, note_id: int) -> bool:
         """Delete the user's note; return whether there was one (another user's never is)."""
         require_id(user_id, "user_id")
-        async with self._db.transaction() as tx:
-            changed = await tx.execute(
-                "DELETE FROM notes WHERE id = ? AND user_id = ?", (_note_id(note_id), user_id)
+        wanted = _note_id(note_id)
+        changed = await self._db.write(
+            lambda tx: tx.execute(
+                "DELETE FROM notes WHERE id = ? AND user_id = ?", (wanted, user_id)
             )
+        )
         return changed > 0
 
     async def search(self, user_id: str, query: str, limit: int) -> list[RankedNote]:
@@ -81,23 +84,28 @@ class NoteRepository:
         fts = build_query(query)
         if fts is None:
             return []
-        found = await self._match(user_id, fts.all_terms, limit, matched_all=True)
-        if len(found) < limit and fts.any_terms is not None:
-            seen = {hit.note.id for hit in found}
-            more = await self._match(user_id, fts.any_terms, limit + len(seen), matched_all=False)
-            found += [hit for hit in more if hit.note.id not in seen]
-        return found[:limit]
 
-    async def _match(
-        self, user_id: str, match: str, limit: int, *, matched_all: bool
-    ) -> list[RankedNote]:
-        rows = await self._db.fetch_all(
-            "SELECT n.id, n.user_id, n.content, n.tags, n.created_at, bm25(notes_fts) AS score"
-            " FROM notes_fts JOIN notes AS n ON n.id = notes_fts.rowid"
-            " WHERE notes_fts MATCH ? AND n.user_id = ? ORDER BY score, n.id DESC LIMIT ?",
-            (match, user_id, limit),
-        )
-        return [RankedNote(_note(row), -float(row["score"]), matched_all) for row in rows]
+        def both(tx: Session) -> list[RankedNote]:
+            found = _match(tx, user_id, fts.all_terms, limit, matched_all=True)
+            if len(found) < limit and fts.any_terms is not None:
+                seen = {hit.note.id for hit in found}
+                more = _match(tx, user_id, fts.any_terms, limit + len(seen), matched_all=False)
+                found += [hit for hit in more if hit.note.id not in seen]
+            return found[:limit]
+
+        return await self._db.read(both)
+
+
+def _match(
+    tx: Session, user_id: str, match: str, limit: int, *, matched_all: bool
+) -> list[RankedNote]:
+    rows = tx.fetch_all(
+        "SELECT n.id, n.user_id, n.content, n.tags, n.created_at, bm25(notes_fts) AS score"
+        " FROM notes_fts JOIN notes AS n ON n.id = notes_fts.rowid"
+        " WHERE notes_fts MATCH ? AND n.user_id = ? ORDER BY score, n.id DESC LIMIT ?",
+        (match, user_id, limit),
+    )
+    return [RankedNote(_note(row), -float(row["score"]), matched_all) for row in rows]
 
 
 def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:

@@ -7,7 +7,10 @@ write transaction, so two processes opening the same new file migrate it once.
 
 from __future__ import annotations
 
-from memory._db import Database
+import functools
+from pathlib import Path
+
+from memory._db import Database, Session
 from memory.errors import MemoryStoreError
 
 COMPONENT = "memory"
@@ -116,27 +119,29 @@ async def migrate(db: Database) -> int:
         MemoryStoreError: when the file holds a newer schema than this program knows, or
             SQLite lacks FTS5.
     """
-    async with db.transaction() as tx:
-        await tx.execute(
-            "CREATE TABLE IF NOT EXISTS schema_versions ("
-            " component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+    return await db.write(functools.partial(_migrate, path=db.path))
+
+
+def _migrate(tx: Session, *, path: Path) -> int:
+    """On the connection's thread, in the write transaction: run the missing migrations."""
+    tx.execute(
+        "CREATE TABLE IF NOT EXISTS schema_versions ("
+        " component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+    )
+    row = tx.fetch_one("SELECT version FROM schema_versions WHERE component = ?", (COMPONENT,))
+    found = int(row["version"]) if row is not None else 0
+    if found > SCHEMA_VERSION:
+        raise MemoryStoreError(
+            f"the database {str(path)!r} has memory schema version {found}, newer than "
+            f"this program's {SCHEMA_VERSION}; upgrade the program or use another data dir"
         )
-        row = await tx.fetch_one(
-            "SELECT version FROM schema_versions WHERE component = ?", (COMPONENT,)
+    for statements in MIGRATIONS[found:]:
+        for statement in statements:
+            tx.execute(statement)
+    if found < SCHEMA_VERSION:
+        tx.execute(
+            "INSERT INTO schema_versions (component, version) VALUES (?, ?)"
+            " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
+            (COMPONENT, SCHEMA_VERSION),
         )
-        found = int(row["version"]) if row is not None else 0
-        if found > SCHEMA_VERSION:
-            raise MemoryStoreError(
-                f"the database {str(db.path)!r} has memory schema version {found}, newer than "
-                f"this program's {SCHEMA_VERSION}; upgrade the program or use another data dir"
-            )
-        for statements in MIGRATIONS[found:]:
-            for statement in statements:
-                await tx.execute(statement)
-        if found < SCHEMA_VERSION:
-            await tx.execute(
-                "INSERT INTO schema_versions (component, version) VALUES (?, ?)"
-                " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-                (COMPONENT, SCHEMA_VERSION),
-            )
     return found

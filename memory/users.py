@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from memory._db import Clock, Database, from_db_time, to_db_time
+from memory._db import Clock, Database, Session, from_db_time, to_db_time
 from memory._validate import require_id
 from memory.errors import MemoryInputError
 from memory.models import UserProfile
@@ -68,27 +68,33 @@ class UserRepository:
         """Store the user's zone after checking it is a real IANA name."""
         require_id(user_id, "user_id")
         zone = validate_timezone(timezone)
-        async with self._db.transaction() as tx:
-            await tx.execute(
+        created = to_db_time(self._clock())
+        await self._db.write(
+            lambda tx: tx.execute(
                 "INSERT INTO users (user_id, timezone, created_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (user_id) DO UPDATE SET timezone = excluded.timezone",
-                (user_id, zone, to_db_time(self._clock())),
+                (user_id, zone, created),
             )
+        )
 
     async def set_setting(self, user_id: str, key: str, value: str) -> None:
         """Store one setting, replacing the old value."""
         require_id(user_id, "user_id")
         _check_setting(key, value)
-        async with self._db.transaction() as tx:
-            await tx.execute(
+        created = to_db_time(self._clock())
+
+        def store(tx: Session) -> None:
+            tx.execute(
                 "INSERT OR IGNORE INTO users (user_id, timezone, created_at) VALUES (?, NULL, ?)",
-                (user_id, to_db_time(self._clock())),
+                (user_id, created),
             )
-            await tx.execute(
+            tx.execute(
                 "INSERT INTO user_settings (user_id, key, value) VALUES (?, ?, ?)"
                 " ON CONFLICT (user_id, key) DO UPDATE SET value = excluded.value",
                 (user_id, key, value),
             )
+
+        await self._db.write(store)
 
     async def get_setting(self, user_id: str, key: str) -> str | None:
         """Return one setting, or ``None`` when it is not set."""
@@ -101,10 +107,11 @@ class UserRepository:
     async def delete_setting(self, user_id: str, key: str) -> bool:
         """Remove one setting; return whether it was set."""
         require_id(user_id, "user_id")
-        async with self._db.transaction() as tx:
-            changed = await tx.execute(
+        changed = await self._db.write(
+            lambda tx: tx.execute(
                 "DELETE FROM user_settings WHERE user_id = ? AND key = ?", (user_id, key)
             )
+        )
         return changed > 0
 
 

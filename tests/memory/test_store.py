@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -201,3 +202,56 @@ async def test_search_memory_takes_the_largest_limit(store: MemoryStore) -> None
     await store.append_turn("alice", "c", [StoredMessage(MessageRole.USER, "locker two")])
 
     assert len(await store.search_memory("alice", "locker", limit=1000)) == 2
+
+
+def store_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith("memory-sqlite")}
+
+
+async def test_closing_ends_the_connections_thread(db_path: Path, tmp_path: Path) -> None:
+    before = store_threads()
+    store = await MemoryStore.open(db_path)
+    await store.add_note("alice", "one")
+    assert store_threads() - before
+
+    await store.close()
+    not_sqlite = tmp_path / "notes.txt"
+    not_sqlite.write_text("this is not a database, " * 100)
+    with pytest.raises(MemoryStoreError):
+        await MemoryStore.open(not_sqlite)
+
+    assert store_threads() - before == set()
+
+
+async def test_a_write_waiting_for_another_connections_lock_leaves_the_loop_free(
+    db_path: Path,
+) -> None:
+    async with MemoryStore(db_path, busy_timeout=5) as store:
+        holder = sqlite3.connect(db_path, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            writing = asyncio.create_task(store.add_note("alice", "after the lock"))
+            await asyncio.sleep(0)  # the write starts and waits for the lock off the loop
+            holder.execute("COMMIT")  # would never run if the waiting blocked the loop
+        finally:
+            holder.close()
+
+        note = await writing
+        assert await store.list_notes("alice") == [note]
+
+
+async def test_a_lock_held_past_the_busy_timeout_is_an_error_and_the_store_recovers(
+    db_path: Path,
+) -> None:
+    async with MemoryStore(db_path, busy_timeout=0.05) as store:
+        holder = sqlite3.connect(db_path, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            with pytest.raises(MemoryStoreError, match=r"assistant\.db.*locked"):
+                await store.add_note("alice", "blocked")
+        finally:
+            holder.execute("COMMIT")
+            holder.close()
+
+        note = await store.add_note("alice", "after")
+        assert await store.list_notes("alice") == [note]
