@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import functools
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -80,6 +80,14 @@ class Session:
         """Run a query and return every row."""
         rows: list[sqlite3.Row] = self._conn.execute(sql, params).fetchall()
         return rows
+
+    def iterate(self, sql: str, params: Params = ()) -> Iterator[sqlite3.Row]:
+        """Run a query and yield its rows as they are read; stopping early reads no more."""
+        cursor = self._conn.execute(sql, params)
+        try:
+            yield from cursor
+        finally:
+            cursor.close()
 
     def fetch_one(self, sql: str, params: Params = ()) -> sqlite3.Row | None:
         """Run a query and return its first row, or ``None``."""
@@ -147,15 +155,17 @@ class Database:
             MemoryStoreError: for SQLite errors (busy past the timeout, disk full, ...).
         """
         self._check_open()
-        return await self._run(functools.partial(self._write_now, work))
+        return await self._run(functools.partial(self._transact, "BEGIN IMMEDIATE", work))
 
-    async def read(self, work: Callable[[Session], T]) -> T:
-        """Run ``work``'s read-only queries outside any explicit transaction.
+    async def read(self, work: Callable[[Session], T], *, snapshot: bool = False) -> T:
+        """Run ``work``'s read-only queries; with ``snapshot`` all of them see one state.
 
         Raises:
             MemoryStoreError: for SQLite errors.
         """
         self._check_open()
+        if snapshot:
+            return await self._run(functools.partial(self._transact, "BEGIN", work))
         return await self._run(functools.partial(self._read_now, work))
 
     async def fetch_all(self, sql: str, params: Params = ()) -> list[sqlite3.Row]:
@@ -169,10 +179,10 @@ class Database:
     async def _run(self, fn: Callable[[], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, fn)
 
-    def _write_now(self, work: Callable[[Session], T]) -> T:
+    def _transact(self, begin: str, work: Callable[[Session], T]) -> T:
         """On the connection's thread: the whole transaction."""
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute(begin)
             result = work(self._session)
             self._conn.execute("COMMIT")
         except sqlite3.Error as exc:

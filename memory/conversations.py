@@ -11,6 +11,7 @@ from typing import Any
 
 from memory._db import Clock, Database, Session, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
+from memory._windows import ChatWindows, Turns
 from memory.errors import MemoryInputError
 from memory.fts import build_query
 from memory.models import MessageRole, StoredMessage
@@ -21,6 +22,9 @@ DEFAULT_MAX_CHARS = 16_000
 
 DEFAULT_MAX_TURNS = 100
 """How many turns ``load`` considers at most by default (bounds the work per load)."""
+
+# Bound parameters per query stay far below SQLite's limit (999 before 3.32).
+_IDS_PER_QUERY = 500
 
 _ROLES = frozenset(role.value for role in MessageRole)
 
@@ -48,6 +52,8 @@ class ConversationRepository:
     def __init__(self, db: Database, clock: Clock) -> None:
         self._db = db
         self._clock = clock
+        # Touched only inside functions that run on the connection's thread.
+        self._windows = ChatWindows()
 
     async def append_turn(
         self, user_id: str, chat_id: str, messages: Sequence[StoredMessage]
@@ -84,19 +90,20 @@ class ConversationRepository:
         if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
             raise MemoryInputError(f"max_chars must be an integer >= 0, got {max_chars!r}")
         turn_limit = -1 if max_turns is None else require_limit(max_turns)
-        # Running totals from the newest turn backwards: the turns that fit are a suffix.
-        rows = await self._db.fetch_all(
-            "WITH recent AS ("
-            " SELECT id, SUM(chars) OVER (ORDER BY id DESC ROWS UNBOUNDED PRECEDING) AS total"
-            " FROM conversation_turns WHERE user_id = ? AND chat_id = ? AND archived = 0"
-            " ORDER BY id DESC LIMIT ?)"
-            f" SELECT {_MESSAGE_COLUMNS} FROM recent"
-            " JOIN conversation_turns AS t ON t.id = recent.id"
-            " JOIN conversation_messages AS m ON m.turn_id = t.id"
-            " WHERE recent.total <= ? ORDER BY m.turn_id, m.seq",
-            (user_id, chat_id, turn_limit, max_chars),
-        )
-        return [_decode(row) for row in rows]
+        key = (user_id, chat_id)
+
+        def window(tx: Session) -> list[StoredMessage]:
+            turns = _newest_turns(tx, user_id, chat_id, turn_limit, max_chars)
+            kept = self._windows.get(key)
+            found = {int(row["id"]): kept[row["id"]] for row in turns if row["id"] in kept}
+            missing = {int(row["id"]): row["created_at"] for row in turns if row["id"] not in kept}
+            found.update(_read_turns(tx, missing))
+            self._windows.put(key, found)
+            return [message for row in turns for message in found.get(row["id"], ())]
+
+        # One snapshot, so a turn deleted by another connection between the two queries
+        # cannot leave a hole.
+        return await self._db.read(window, snapshot=True)
 
     async def clear(self, user_id: str, chat_id: str, *, forget: bool) -> int:
         """Start a fresh conversation; with ``forget`` delete it. Return the turns affected."""
@@ -104,6 +111,7 @@ class ConversationRepository:
         require_id(chat_id, "chat_id")
 
         def archive(tx: Session) -> int:
+            self._windows.drop((user_id, chat_id))
             return tx.execute(
                 "UPDATE conversation_turns SET archived = 1"
                 " WHERE user_id = ? AND chat_id = ? AND archived = 0",
@@ -111,6 +119,7 @@ class ConversationRepository:
             )
 
         def delete(tx: Session) -> int:
+            self._windows.drop((user_id, chat_id))
             tx.execute(
                 "DELETE FROM conversation_messages WHERE turn_id IN ("
                 " SELECT id FROM conversation_turns WHERE user_id = ? AND chat_id = ?)",
@@ -158,7 +167,7 @@ def _match(
         RankedMessage(
             id=int(row["id"]),
             chat_id=str(row["chat_id"]),
-            message=_decode(row),
+            message=_decode(row, from_db_time(row["created_at"])),
             created_at=from_db_time(row["created_at"]),
             score=-float(row["score"]),
             matched_all=matched_all,
@@ -196,7 +205,49 @@ def _encode(message: StoredMessage) -> tuple[str, str, str, str | None, str | No
     return role, message.content, calls_json, message.tool_call_id, message.name
 
 
-def _decode(row: sqlite3.Row) -> StoredMessage:
+def _newest_turns(
+    tx: Session, user_id: str, chat_id: str, limit: int, max_chars: int
+) -> list[sqlite3.Row]:
+    """Return the newest turns (id, created_at) whose sizes add up to ``max_chars``, oldest first.
+
+    Counting from the newest turn backwards, the turns that fit are a suffix: reading stops
+    at the first turn that no longer fits.
+    """
+    fitting: list[sqlite3.Row] = []
+    total = 0
+    for row in tx.iterate(
+        "SELECT id, created_at, chars FROM conversation_turns"
+        " WHERE user_id = ? AND chat_id = ? AND archived = 0 ORDER BY id DESC LIMIT ?",
+        (user_id, chat_id, limit),
+    ):
+        total += row["chars"]
+        if total > max_chars:
+            break
+        fitting.append(row)
+    fitting.reverse()
+    return fitting
+
+
+def _read_turns(tx: Session, created: dict[int, str]) -> Turns:
+    """Read and decode the messages of the turns ``created`` maps to their stored time."""
+    turns: dict[int, list[StoredMessage]] = {}
+    ids = list(created)
+    for start in range(0, len(ids), _IDS_PER_QUERY):
+        chunk = ids[start : start + _IDS_PER_QUERY]
+        rows = tx.fetch_all(
+            "SELECT turn_id, role, content, tool_calls, tool_call_id, name"
+            f" FROM conversation_messages WHERE turn_id IN ({', '.join('?' * len(chunk))})"
+            " ORDER BY turn_id, seq",
+            chunk,
+        )
+        times = {turn_id: from_db_time(created[turn_id]) for turn_id in chunk}
+        for row in rows:
+            turn_id = int(row["turn_id"])
+            turns.setdefault(turn_id, []).append(_decode(row, times[turn_id]))
+    return {turn_id: tuple(messages) for turn_id, messages in turns.items()}
+
+
+def _decode(row: sqlite3.Row, created_at: datetime) -> StoredMessage:
     raw_calls: list[dict[str, Any]] = json.loads(row["tool_calls"]) if row["tool_calls"] else []
     return StoredMessage(
         role=MessageRole(row["role"]),
@@ -208,5 +259,5 @@ def _decode(row: sqlite3.Row) -> StoredMessage:
         tool_call_id=row["tool_call_id"],
         name=row["name"],
         turn_id=int(row["turn_id"]),
-        created_at=from_db_time(row["created_at"]),
+        created_at=created_at,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memory import DEFAULT_MAX_TURNS, MemoryInputError, MemoryStore, MessageRole, StoredMessage
@@ -159,3 +161,56 @@ async def test_load_considers_at_most_the_default_number_of_turns(store: MemoryS
 
     assert [m.content for m in default] == [str(n) for n in range(1, DEFAULT_MAX_TURNS + 1)]
     assert len(unlimited) == DEFAULT_MAX_TURNS + 1
+
+
+async def test_loads_follow_every_change_made_through_another_store(
+    store: MemoryStore, db_path: Path
+) -> None:
+    async with MemoryStore(db_path) as other:
+        await store.append_turn("alice", "c", turn("one", "1"))
+        assert [m.content for m in await store.load_conversation("alice", "c")] == ["one", "1"]
+
+        await other.append_turn("alice", "c", turn("two", "2"))
+        loaded = await store.load_conversation("alice", "c")
+        assert [m.content for m in loaded] == ["one", "1", "two", "2"]
+
+        await other.clear_conversation("alice", "c")
+        assert await store.load_conversation("alice", "c") == []
+        await other.append_turn("alice", "c", turn("three", "3"))
+        assert [m.content for m in await store.load_conversation("alice", "c")] == ["three", "3"]
+
+        await other.clear_conversation("alice", "c", forget=True)
+        assert await store.load_conversation("alice", "c") == []
+
+
+async def test_a_reloaded_history_equals_a_fresh_one(store: MemoryStore, db_path: Path) -> None:
+    call = ToolCall("get_current_time", {"tz": "Asia/Tokyo"}, id="call_9")
+    for n in range(3):
+        await store.append_turn(
+            "alice",
+            "c",
+            [
+                StoredMessage(USER, f"time {n}?"),
+                StoredMessage(ASSISTANT, "", tool_calls=(call,)),
+                StoredMessage(MessageRole.TOOL, "noon", tool_call_id="call_9", name="clock"),
+            ],
+        )
+        await store.load_conversation("alice", "c")
+
+    async with MemoryStore(db_path) as fresh:
+        assert await store.load_conversation("alice", "c") == await fresh.load_conversation(
+            "alice", "c"
+        )
+
+
+async def test_a_long_history_loads_whole_without_a_turn_limit(
+    store: MemoryStore, db_path: Path
+) -> None:
+    count = 620  # more turns than one query binds as parameters
+    for n in range(count):
+        await store.append_turn("alice", "c", [StoredMessage(USER, f"{n}")])
+
+    async with MemoryStore(db_path) as fresh:
+        loaded = await fresh.load_conversation("alice", "c", max_turns=None, max_chars=10**6)
+
+    assert [m.content for m in loaded] == [str(n) for n in range(count)]
