@@ -1,0 +1,215 @@
+"""The composition root: the one place that builds the object graph.
+
+settings -> stores -> LLM backend -> tools and registry -> executor -> agent -> task manager.
+Interfaces receive the finished objects; nothing else constructs collaborators.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+
+import httpx
+
+from assistant.agent import DialogAgent
+from assistant.config import Settings
+from assistant.events import EventCallback
+from assistant.llm import LLMBackend, OpenAIBackend
+from assistant.llm.offline import OfflinePlanner
+from assistant.prompts import DEFAULT_BASE_PROMPT
+from memory import MemoryStore
+from tasks import (
+    Clock,
+    Delivery,
+    DeliveryStatus,
+    Notifier,
+    SqliteTaskStore,
+    SystemClock,
+    TaskError,
+    TaskManager,
+)
+from tools import ToolExecutor, ToolRegistry
+from tools.builtin import (
+    GuardedTransport,
+    MemoryTools,
+    NetGuard,
+    SystemTools,
+    TaskTools,
+    WebTools,
+    get_current_time,
+    install_log_redaction,
+)
+from tools.custom import LoadReport, load_custom_tools
+
+logger = logging.getLogger(__name__)
+
+LOCAL_USER = "local"
+"""The user id of the person at the terminal (``assistant chat``, ``ask``, ``tasks``)."""
+LOCAL_CHAT = "local"
+"""The chat id of the terminal."""
+
+
+@dataclass(frozen=True, slots=True)
+class App:
+    """Everything an interface needs, built and wired."""
+
+    settings: Settings
+    memory: MemoryStore
+    tasks: TaskManager
+    registry: ToolRegistry
+    executor: ToolExecutor
+    backend: LLMBackend
+    agent: DialogAgent
+    web: WebTools
+    custom_tools: LoadReport
+
+    @property
+    def custom_tool_problems(self) -> list[str]:
+        """One line per custom tool file that was skipped, saying why."""
+        return [str(failure) for failure in self.custom_tools.failures]
+
+
+class LoggingNotifier:
+    """The notifier of processes that deliver nothing (``ask``, ``tasks``): it says so in the
+    log and reports the delivery as failed, so the ledger never claims a delivery."""
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        logger.warning(
+            "no interface is attached to deliver task %s's message to chat %s",
+            delivery.task_id,
+            delivery.chat_id,
+        )
+        return DeliveryStatus.FAILED
+
+
+class _LateAgent:
+    """The agent as the scheduler's ``AgentRunner``; the agent is built after the manager
+    (its tools need the manager), so the reference is filled in once both exist."""
+
+    def __init__(self) -> None:
+        self.agent: DialogAgent | None = None
+
+    async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
+        if self.agent is None:
+            raise TaskError("the agent is not ready yet; the task will be retried")
+        return await self.agent.run_task(prompt, owner_id=owner_id, chat_id=chat_id)
+
+
+def build_backend(settings: Settings) -> LLMBackend:
+    """Return the configured LLM: an OpenAI-compatible server, or the offline planner."""
+    if settings.llm_base_url is None:
+        return OfflinePlanner()
+    api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+    return OpenAIBackend(
+        base_url=settings.llm_base_url,
+        api_key=api_key,
+        model=settings.llm_model,
+        timeout=settings.llm_timeout,
+        mode=settings.llm_mode,
+    )
+
+
+@asynccontextmanager
+async def open_app(
+    settings: Settings,
+    *,
+    notifier: Notifier | None = None,
+    backend: LLMBackend | None = None,
+    clock: Clock | None = None,
+    on_event: EventCallback | None = None,
+    run_scheduler: bool = False,
+) -> AsyncIterator[App]:
+    """Build the application from ``settings`` and close everything on exit.
+
+    Args:
+        settings: The configuration.
+        notifier: Delivers scheduler messages (the interface's); a logging one by default.
+        backend: The LLM; by default the configured server or the offline planner.
+        clock: The scheduler's clock (tests inject a manual one).
+        on_event: Receives the agent's progress events.
+        run_scheduler: Start the task manager's timer (chat, telegram, serve).
+    """
+    clock = clock or SystemClock()
+    install_log_redaction("httpx", "httpcore", "telegram", "tools", "tasks")
+    async with AsyncExitStack() as stack:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        memory = await MemoryStore.open(settings.database_path)
+        stack.push_async_callback(memory.close)
+        store = SqliteTaskStore(settings.database_path)
+        await store.open()
+        stack.push_async_callback(store.close)
+        # Scheduled API calls go through the same SSRF guard as the api_call tool.
+        guard = NetGuard(allow_hosts=settings.http_allow_hosts)
+        http = httpx.AsyncClient(
+            transport=GuardedTransport(guard=guard),
+            timeout=httpx.Timeout(15.0),
+            follow_redirects=True,
+            max_redirects=5,
+        )
+        stack.push_async_callback(http.aclose)
+        web = WebTools(
+            serpapi_key=(
+                settings.serpapi_api_key.get_secret_value() if settings.serpapi_api_key else None
+            ),
+            allow_hosts=settings.http_allow_hosts,
+        )
+        stack.push_async_callback(web.aclose)
+        model = backend or build_backend(settings)
+        stack.push_async_callback(model.aclose)
+
+        late_agent = _LateAgent()
+        manager = TaskManager(
+            store=store,
+            notifier=notifier or LoggingNotifier(),
+            clock=clock,
+            agent=late_agent,
+            searcher=web,
+            summarizer=late_agent if settings.llm_base_url else None,
+            http=http,
+        )
+        registry = ToolRegistry(
+            [TaskTools(manager), MemoryTools(memory), get_current_time, web, SystemTools()]
+        )
+        custom = load_custom_tools(
+            settings.tools_dir, reserved_names=frozenset(registry.all_names())
+        )
+        for found in custom.tools:
+            registry.add(found)
+        for failure in custom.failures:
+            logger.warning("custom tool file skipped: %s", failure)
+        executor = ToolExecutor(
+            registry,
+            approvals=memory,
+            clock=clock.now,
+            approval_ttl=timedelta(minutes=settings.approval_ttl_minutes),
+        )
+        agent = DialogAgent(
+            backend=model,
+            registry=registry,
+            executor=executor,
+            memory=memory,
+            clock=clock.now,
+            default_zone=settings.zone,
+            services={TaskManager: manager, MemoryStore: memory},
+            base_prompt=settings.system_prompt or DEFAULT_BASE_PROMPT,
+            max_rounds=settings.max_rounds,
+            on_event=on_event,
+        )
+        late_agent.agent = agent
+        if run_scheduler:
+            await manager.start()
+            stack.push_async_callback(manager.stop)
+        yield App(
+            settings=settings,
+            memory=memory,
+            tasks=manager,
+            registry=registry,
+            executor=executor,
+            backend=model,
+            agent=agent,
+            web=web,
+            custom_tools=custom,
+        )

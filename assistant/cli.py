@@ -1,0 +1,335 @@
+"""The ``assistant`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Callable, Coroutine, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assistant.config import ConfigError, Settings, load_settings
+
+if TYPE_CHECKING:
+    from tasks import Task, TaskRun
+
+EXIT_USAGE = 2
+"""Exit status for input the command cannot use (a refused schedule, a bad setting)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``assistant`` command; return its exit status."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings()
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    logging.basicConfig(
+        level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    # httpx logs every URL at INFO, and a Bot API URL carries the bot token.
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(
+            max(logging.WARNING, logging.getLevelName(settings.log_level))
+        )
+    handler: Callable[[argparse.Namespace, Settings], int] = args.handler
+    try:
+        return handler(args, settings)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="assistant",
+        description="A personal assistant with tools and a persistent scheduler.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.set_defaults(handler=_run_chat)
+
+    chat = commands.add_parser("chat", help="chat in the terminal (the scheduler runs too)")
+    chat.set_defaults(handler=_run_chat)
+
+    ask = commands.add_parser("ask", help="one turn, non-interactively, for scripts")
+    ask.add_argument("text", nargs="+", help="what to say")
+    ask.add_argument("--json", action="store_true", help="print the reply as JSON")
+    ask.set_defaults(handler=_run_ask)
+
+    tools = commands.add_parser("tools", help="print the tool catalog")
+    tools.add_argument(
+        "--format", choices=["markdown", "json", "openai"], default="markdown", dest="fmt"
+    )
+    tools.set_defaults(handler=_run_tools)
+
+    schedule = commands.add_parser("schedule", help="preview how a schedule phrase resolves")
+    schedule.add_argument("text", nargs="+", help='e.g. "every weekday at 9am"')
+    schedule.add_argument("--now", help="a naive local time in --tz (default: now)")
+    schedule.add_argument("--tz", help="IANA zone (default: ASSISTANT_TIMEZONE)")
+    schedule.add_argument("--count", type=int, default=5, help="runs to show (recurring)")
+    schedule.add_argument("--recurring", action="store_true", help="read it as recurring")
+    schedule.add_argument("--json", action="store_true", help="print JSON")
+    schedule.set_defaults(handler=_run_schedule)
+
+    tasks = commands.add_parser("tasks", help="list the local user's active tasks")
+    tasks.add_argument("--json", action="store_true", help="print a JSON array")
+    tasks.set_defaults(handler=_run_tasks)
+
+    cancel = commands.add_parser("cancel", help="cancel a task")
+    cancel.add_argument("task_id")
+    cancel.set_defaults(handler=_run_cancel)
+
+    runs = commands.add_parser("runs", help="show a task's run ledger")
+    runs.add_argument("task_id")
+    runs.add_argument("--json", action="store_true", help="print a JSON array")
+    runs.set_defaults(handler=_run_runs)
+
+    serve = commands.add_parser(
+        "serve", help="run only the scheduler; deliveries go to a JSON Lines file"
+    )
+    serve.add_argument(
+        "--sink",
+        type=Path,
+        help="the file deliveries are appended to (default: DATA_DIR/deliveries.jsonl)",
+    )
+    serve.set_defaults(handler=_run_serve)
+
+    telegram = commands.add_parser("telegram", help="run the Telegram bot")
+    telegram.add_argument("--webhook-url", help="use a webhook instead of long polling")
+    telegram.set_defaults(handler=_run_telegram)
+    return parser
+
+
+def _run(coroutine: Coroutine[Any, Any, int]) -> int:
+    return asyncio.run(coroutine)
+
+
+# -- schedule -------------------------------------------------------------------------------
+
+
+def _run_schedule(args: argparse.Namespace, settings: Settings) -> int:
+    from tasks import ScheduleError, preview_schedule
+    from tasks.schedule import zone_from_name
+
+    try:
+        zone = zone_from_name(args.tz) if args.tz else settings.zone
+        now_local = _parse_local(args.now) if args.now else None
+        preview = preview_schedule(
+            " ".join(args.text),
+            now_local=now_local,
+            tz=zone,
+            count=args.count,
+            recurring=True if args.recurring else None,
+        )
+    except ScheduleError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(preview.to_json())
+        return 0
+    print(preview.description)
+    for instant in preview.next:
+        print(f"  {instant.astimezone(zone).isoformat()}")
+    return 0
+
+
+def _parse_local(text: str) -> datetime:
+    from tasks import ScheduleError
+
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        raise ScheduleError(
+            f"--now {text!r} is not an ISO 8601 local time; e.g. --now 2026-03-10T14:30"
+        ) from None
+    if parsed.tzinfo is not None:
+        raise ScheduleError(
+            f"--now {text!r} has an offset; give a naive local time and the zone with --tz"
+        )
+    return parsed
+
+
+# -- commands that need the whole application ----------------------------------------------
+
+
+def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.app import open_app
+
+    async def go() -> int:
+        async with open_app(settings) as app:
+            for report in app.custom_tool_problems:
+                print(f"warning: {report}", file=sys.stderr)
+            if args.fmt == "markdown":
+                print(app.registry.to_markdown(), end="")
+            elif args.fmt == "json":
+                print(json.dumps(app.registry.export_schema(), indent=2, ensure_ascii=False))
+            else:
+                print(json.dumps(app.registry.to_openai_tools(), indent=2, ensure_ascii=False))
+        return 0
+
+    return _run(go())
+
+
+def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+
+    async def go() -> int:
+        async with open_app(settings) as app:
+            reply = await app.agent.handle_message(
+                " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+            )
+            scheduled = any(
+                r.ok and r.call.tool_name in {"add_reminder", "add_recurring_task"}
+                for r in reply.results
+            )
+        note = (
+            "Scheduled tasks fire while `assistant chat` or `assistant telegram` runs."
+            if scheduled
+            else None
+        )
+        if args.json:
+            payload = {
+                "reply": reply.text,
+                "tools": [
+                    {"tool": r.call.tool_name, "status": r.status.value, "text": r.text}
+                    for r in reply.results
+                ],
+                "approvals": [
+                    {"id": a.id, "tool": a.tool_name, "arguments": a.arguments}
+                    for a in reply.approvals
+                ],
+                "note": note,
+            }
+            print(json.dumps(payload, ensure_ascii=False, indent=2))
+        else:
+            print(reply.text)
+            if note:
+                print(f"({note})")
+        return 0
+
+    return _run(go())
+
+
+def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.app import LOCAL_USER, open_app
+
+    async def go() -> int:
+        async with open_app(settings) as app:
+            tasks = await app.tasks.list_tasks(LOCAL_USER)
+        rows = [_task_row(t) for t in tasks]
+        if args.json:
+            print(json.dumps(rows, ensure_ascii=False, indent=2))
+        elif not rows:
+            print("No active tasks.")
+        else:
+            for row in rows:
+                state = "" if row["enabled"] else " (paused)"
+                print(f"{row['id']}  {row['schedule']}  next: {row['next_run']}{state}")
+                print(f"        {row['task_type']}: {row['description']}")
+        return 0
+
+    return _run(go())
+
+
+def _task_row(task: Task) -> dict[str, Any]:
+    next_run = task.next_run.astimezone(task.schedule.tz) if task.next_run else None
+    return {
+        "id": task.id,
+        "task_type": task.task_type.value,
+        "description": task.description,
+        "schedule": task.schedule.describe(),
+        "next_run": next_run.isoformat() if next_run else None,
+        "enabled": task.enabled,
+        "run_count": task.run_count,
+    }
+
+
+def _run_cancel(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.app import LOCAL_USER, open_app
+    from tasks import TaskError
+
+    async def go() -> int:
+        async with open_app(settings) as app:
+            try:
+                task = await app.tasks.cancel(args.task_id, owner_id=LOCAL_USER)
+            except TaskError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 1
+        print(f"Cancelled {task.id}: {task.description}")
+        return 0
+
+    return _run(go())
+
+
+def _run_runs(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.app import LOCAL_USER, open_app
+    from tasks import TaskError
+
+    async def go() -> int:
+        async with open_app(settings) as app:
+            try:
+                runs = await app.tasks.history(args.task_id, owner_id=LOCAL_USER)
+            except TaskError as exc:
+                print(f"error: {exc}", file=sys.stderr)
+                return 1
+        rows = [_run_row(r) for r in runs]
+        if args.json:
+            print(json.dumps(rows, ensure_ascii=False, indent=2))
+        elif not rows:
+            print(f"Task {args.task_id} has not run yet.")
+        else:
+            for row in rows:
+                detail = row["error"] or row["result"] or ""
+                print(f"{row['scheduled_for']}  {row['status']}  {detail}".rstrip())
+        return 0
+
+    return _run(go())
+
+
+def _run_row(run: TaskRun) -> dict[str, Any]:
+    def iso(value: datetime | None) -> str | None:
+        return value.isoformat() if value else None
+
+    return {
+        "id": run.id,
+        "scheduled_for": iso(run.scheduled_for),
+        "started_at": iso(run.started_at),
+        "finished_at": iso(run.finished_at),
+        "status": run.status.value,
+        "attempt": run.attempt,
+        "result": run.result,
+        "error": run.error,
+    }
+
+
+# -- interactive front ends -----------------------------------------------------------------
+
+
+def _run_chat(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.frontends import chat
+
+    return _run(chat(settings))
+
+
+def _run_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.frontends import serve
+
+    return _run(serve(settings, sink=args.sink or settings.data_dir / "deliveries.jsonl"))
+
+
+def _run_telegram(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.frontends import telegram
+
+    return _run(telegram(settings, webhook_url=args.webhook_url))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,134 @@
+"""Start the assistant behind one of its front ends: terminal chat, Telegram, or headless."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+from urllib.parse import urlsplit
+
+from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+from assistant.config import ConfigError, Settings
+from assistant.events import AgentEvent
+from interfaces.sink import JsonlNotifier
+from interfaces.terminal import Console, TerminalChat, TerminalNotifier
+
+if TYPE_CHECKING:
+    from interfaces.telegram import WebhookConfig
+
+
+async def chat(
+    settings: Settings, *, input: TextIO | None = None, output: TextIO | None = None
+) -> int:
+    """Run the terminal chat with the scheduler, until ``/quit`` or the end of input."""
+    console = Console(output)
+    terminal: list[TerminalChat] = []
+
+    def on_event(event: AgentEvent) -> None:
+        if terminal:
+            terminal[0].on_event(event)
+
+    async with open_app(
+        settings, notifier=TerminalNotifier(console), on_event=on_event, run_scheduler=True
+    ) as app:
+        terminal.append(
+            TerminalChat(
+                agent=app.agent,
+                user_id=LOCAL_USER,
+                chat_id=LOCAL_CHAT,
+                input=input,
+                output=output,
+            )
+        )
+        await terminal[0].run()
+    return 0
+
+
+async def serve(settings: Settings, *, sink: Path) -> int:
+    """Run only the scheduler, appending every delivery to the JSON Lines file ``sink``.
+
+    Prints ``ready`` once due tasks are being fired, and stops cleanly on SIGINT or SIGTERM.
+    """
+    stop = _stop_on_signals()
+    async with open_app(settings, notifier=JsonlNotifier(sink), run_scheduler=True):
+        print(f"ready: delivering to {sink}", flush=True)
+        await stop.wait()
+    print("stopped", file=sys.stderr, flush=True)
+    return 0
+
+
+async def telegram(settings: Settings, *, webhook_url: str | None = None) -> int:
+    """Run the Telegram bot and the scheduler on one event loop until SIGINT or SIGTERM.
+
+    Raises:
+        ConfigError: when the token is missing or malformed, or the webhook settings are bad.
+    """
+    token = settings.telegram_token()
+    # python-telegram-bot 22 warns on every 429 unless told to use timedeltas (its future API).
+    os.environ.setdefault("PTB_TIMEDELTA", "true")
+    from interfaces.telegram import TelegramInterface, TelegramNotifier
+
+    webhook = _webhook(settings, webhook_url or settings.telegram_webhook_url)
+    stop = _stop_on_signals()
+    notifier = TelegramNotifier.create(token=token, base_url=settings.telegram_base_url)
+    if not settings.telegram_allowed_users:
+        print(
+            "warning: TELEGRAM_ALLOWED_USERS is empty, so the bot answers nobody; message it "
+            "once to learn your user id, then set TELEGRAM_ALLOWED_USERS=<that id>",
+            file=sys.stderr,
+        )
+    async with (
+        open_app(settings, notifier=notifier, run_scheduler=True) as app,
+        TelegramInterface(
+            token=token,
+            base_url=settings.telegram_base_url,
+            allowed_users=settings.telegram_allowed_users,
+            agent=app.agent,
+            tasks=app.tasks,
+            memory=app.memory,
+            notifier=notifier,
+            webhook=webhook,
+        ),
+    ):
+        mode = f"webhook at {webhook.url}" if webhook else "long polling"
+        print(f"ready: Telegram bot running ({mode}); Ctrl-C stops it", flush=True)
+        await stop.wait()
+    return 0
+
+
+def _stop_on_signals() -> asyncio.Event:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    return stop
+
+
+def _webhook(settings: Settings, url: str | None) -> WebhookConfig | None:
+    from interfaces.telegram import WebhookConfig
+
+    if url is None:
+        return None
+    parts = urlsplit(url)
+    if parts.scheme != "https" or not parts.hostname:
+        raise ConfigError(
+            f"TELEGRAM_WEBHOOK_URL {url!r} must be a public https:// URL (Telegram only posts "
+            "to HTTPS), e.g. https://bot.example.org/telegram"
+        )
+    host, _, port = settings.telegram_webhook_listen.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(
+            f"TELEGRAM_WEBHOOK_LISTEN {settings.telegram_webhook_listen!r} must be HOST:PORT, "
+            "e.g. 0.0.0.0:8443"
+        )
+    return WebhookConfig(
+        url=url,
+        listen=host,
+        port=int(port),
+        path=parts.path.lstrip("/"),
+        secret_token=secrets.token_urlsafe(24),
+    )

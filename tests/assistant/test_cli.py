@@ -1,0 +1,124 @@
+"""The command line, end to end: real processes, a temporary data dir, the offline planner."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def run(
+    *args: str, data_dir: Path, zone: str = "America/New_York", check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(data_dir),
+        "ASSISTANT_DATA_DIR": str(data_dir),
+        "ASSISTANT_TIMEZONE": zone,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=data_dir,
+        timeout=60,
+        check=False,
+    )
+    if check and done.returncode != 0:
+        raise AssertionError(
+            f"exit {done.returncode}\nstdout: {done.stdout}\nstderr: {done.stderr}"
+        )
+    return done
+
+
+def test_schedule_preview_as_json(tmp_path: Path) -> None:
+    done = run(
+        "schedule", "30 2 * * *", "--tz", "Europe/Berlin", "--now", "2026-10-24T12:00",
+        "--count", "3", "--json", data_dir=tmp_path,
+    )  # fmt: skip
+    preview = json.loads(done.stdout)
+    assert preview["kind"] == "recurring"
+    # Fall-back night: 02:30 happens twice and fires once, at its first occurrence.
+    assert preview["next"] == [
+        "2026-10-25T02:30:00+02:00",
+        "2026-10-26T02:30:00+01:00",
+        "2026-10-27T02:30:00+01:00",
+    ]
+
+
+def test_schedule_refusal_exits_2_with_the_message_on_stderr(tmp_path: Path) -> None:
+    done = run("schedule", "whenever you like", data_dir=tmp_path, check=False)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert "whenever you like" in done.stderr
+    assert "e.g." in done.stderr
+
+
+def test_invalid_setting_is_named(tmp_path: Path) -> None:
+    done = run("tasks", data_dir=tmp_path, zone="Nowhere/Land", check=False)
+    assert done.returncode == 2
+    assert "ASSISTANT_TIMEZONE" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def tasks_json(data_dir: Path) -> list[dict[str, Any]]:
+    listed: list[dict[str, Any]] = json.loads(run("tasks", "--json", data_dir=data_dir).stdout)
+    return listed
+
+
+def test_reminder_is_created_listed_in_the_users_zone_and_cancelled(tmp_path: Path) -> None:
+    done = run("ask", "remind me tomorrow at 9am to water the plants", data_dir=tmp_path)
+    assert "09:00" in done.stdout
+    assert "America/New_York" in done.stdout
+    assert "fire while `assistant chat` or `assistant telegram` runs" in done.stdout
+
+    [task] = tasks_json(tmp_path)
+    assert task["task_type"] == "reminder"
+    assert task["description"] == "water the plants"
+    assert task["enabled"] is True
+    assert task["next_run"].endswith(("-05:00", "-04:00"))
+    assert task["next_run"][11:19] == "09:00:00"
+
+    cancelled = run("ask", f"cancel {task['id']}", data_dir=tmp_path)
+    assert task["id"] in cancelled.stdout
+    assert tasks_json(tmp_path) == []
+
+
+def test_note_is_saved_and_recalled(tmp_path: Path) -> None:
+    run("ask", "note: the wifi password is hunter2", data_dir=tmp_path)
+    done = run("ask", "what is my wifi password?", data_dir=tmp_path)
+    assert "hunter2" in done.stdout
+
+
+def test_nonsense_gets_help_and_schedules_nothing(tmp_path: Path) -> None:
+    done = run("ask", "--json", "purple monkey dishwasher", data_dir=tmp_path)
+    reply = json.loads(done.stdout)
+    assert reply["tools"] == []
+    assert "remind me" in reply["reply"].lower()
+    assert tasks_json(tmp_path) == []
+
+
+def test_cancel_and_runs_commands(tmp_path: Path) -> None:
+    run("ask", "every weekday at 8:30 remind me to check the mail", data_dir=tmp_path)
+    [task] = tasks_json(tmp_path)
+    assert task["schedule"].startswith("every weekday at 08:30")
+    runs = run("runs", task["id"], "--json", data_dir=tmp_path)
+    assert json.loads(runs.stdout) == []
+    missing = run("cancel", "zzzzzz", data_dir=tmp_path, check=False)
+    assert missing.returncode == 1
+    assert "zzzzzz" in missing.stderr
+    assert run("cancel", task["id"], data_dir=tmp_path).returncode == 0
+    assert tasks_json(tmp_path) == []
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "json", "openai"])
+def test_tools_catalog_in_every_format(tmp_path: Path, fmt: str) -> None:
+    done = run("tools", "--format", fmt, data_dir=tmp_path)
+    assert "add_reminder" in done.stdout
+    assert "search_web" in done.stdout
+    if fmt != "markdown":
+        json.loads(done.stdout)
