@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import ConfigError, Settings
 from assistant.events import AgentEvent
+from interfaces.commands import SlashCommands
 from interfaces.sink import JsonlNotifier
 from interfaces.terminal import Console, TerminalChat, TerminalNotifier
 
@@ -38,6 +39,7 @@ async def chat(
         terminal.append(
             TerminalChat(
                 agent=app.agent,
+                commands=SlashCommands(tasks=app.tasks, memory=app.memory, agent=app.agent),
                 user_id=LOCAL_USER,
                 chat_id=LOCAL_CHAT,
                 input=input,

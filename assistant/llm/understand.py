@@ -89,7 +89,7 @@ _TIME_RE = re.compile(
 )
 
 _RECALL_RE = re.compile(
-    r"(?:(?:what|where|when|who|which|how)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+my"
+    r"(?:(?:what|where|when|who|which|how)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+(?:my|the|our)"
     r"|where\s+did\s+i\s+(?:put|leave|park)(?:\s+my)?"
     r"|what\s+did\s+i\s+(?:say|write|note|save|tell\s+you)(?:\s+(?:about|on|regarding))?"
     r"|what\s+do\s+you\s+know\s+about|do\s+you\s+remember|recall"

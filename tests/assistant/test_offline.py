@@ -101,6 +101,9 @@ PHRASES: list[tuple[str, list[Call]]] = [
     ("note: remind me is just a phrase", [("save_note", {"content": "remind me is just a phrase"})]),
     # questions answered from notes
     ("what is my wifi password?", [("search_memory", {"query": "wifi password"})]),
+    ("what is the wifi password?", [("search_memory", {"query": "wifi password"})]),
+    ("where are our spare keys?", [("search_memory", {"query": "spare keys"})]),
+    ("what is the capital of France", [("search_memory", {"query": "capital France"})]),
     ("what did I say about the car?", [("search_memory", {"query": "car"})]),
     ("search my notes for locker", [("search_memory", {"query": "locker"})]),
     # the time
@@ -131,7 +134,7 @@ NO_CALL: list[tuple[str, str]] = [
     ("thanks!", "welcome"),
     ("", "remind me"),
     ("blorp fizzle wobble", "didn't understand"),
-    ("what is the capital of France", "didn't understand"),
+    ("how tall is mount everest", "didn't understand"),
     ("remind me to buy milk", "When should I remind you"),
     ("remind me in 10 minutes", "What should I remind you about in 10 minutes"),
     ("turn off the lights at 1am daily", "need the URL"),
