@@ -51,6 +51,9 @@ from tasks.store import GivenUp, TaskStore
 log = logging.getLogger(__name__)
 
 _STORE_RETRY = timedelta(seconds=1)
+RETRACTED_REPORT = RunReport(
+    RunStatus.SKIPPED, error="the task was cancelled or paused just before this run was due"
+)
 _MAX_IDLE_ROUNDS = 3
 
 
@@ -76,6 +79,9 @@ class TaskManager(TaskOperations):
         recheck_every: The longest the timer sleeps without re-reading the store.
         drain_timeout: How long ``stop`` waits for running runs before cancelling them
             (cancelled runs stay claimed and are retried once their lease runs out).
+        prefetch: How far ahead the timer claims runs; each then starts at its exact time,
+            so one database round trip serves every run due in that window. A run cancelled
+            or paused inside the window is recorded as skipped instead of running.
     """
 
     def __init__(
@@ -92,11 +98,12 @@ class TaskManager(TaskOperations):
         misfire_rules: Mapping[TaskType, MisfireRule] | None = None,
         max_failures: int = 5,
         max_concurrent_runs: int = 256,
-        claim_batch: int = 500,
+        claim_batch: int = 1000,
         run_timeout: timedelta = timedelta(minutes=2),
         lease: timedelta | None = None,
         recheck_every: timedelta = timedelta(seconds=30),
         drain_timeout: timedelta = timedelta(seconds=10),
+        prefetch: timedelta = timedelta(milliseconds=50),
     ) -> None:
         clock = clock or SystemClock()
         super().__init__(
@@ -133,6 +140,12 @@ class TaskManager(TaskOperations):
         self._drain_timeout = drain_timeout
         self._running: set[asyncio.Task[RunOutcome]] = set()
         self._timer: asyncio.Task[None] | None = None
+        self._known_wakeup: tuple[datetime | None] | None = None
+        self._prefetch = prefetch
+        self._never = asyncio.Event()
+        self._ahead: set[int] = set()
+        self._waiting: dict[str, int] = {}
+        self._retracted: set[str] = set()
 
     async def __aenter__(self) -> TaskManager:
         await self.start()
@@ -187,11 +200,14 @@ class TaskManager(TaskOperations):
         With ``wait`` (the default) return once those runs finished and are in the ledger;
         the timer passes ``wait=False`` so a slow run never delays the next due one.
         """
+        return await self._run_due(wait=wait, ahead=timedelta(0))
+
+    async def _run_due(self, *, wait: bool, ahead: timedelta) -> int:
         now = self._clock.now()
         self._claiming += 1
         self._claims_done.clear()
         try:
-            started, given_up = await self._claim_all(now)
+            started, given_up = await self._claim_all(now, ahead)
         finally:
             self._claiming -= 1
             if not self._claiming:
@@ -204,9 +220,9 @@ class TaskManager(TaskOperations):
         return len(started)
 
     async def _claim_all(
-        self, now: datetime
+        self, now: datetime, ahead: timedelta
     ) -> tuple[list[asyncio.Task[RunOutcome]], list[GivenUp]]:
-        """Claim (and start) every run due at ``now``, expired leases first."""
+        """Claim (and start) every run due by ``now + ahead``, expired leases first."""
         started: list[asyncio.Task[RunOutcome]] = []
         given_up: list[GivenUp] = []
         while True:
@@ -219,14 +235,17 @@ class TaskManager(TaskOperations):
                 break
         idle_rounds = 0
         while idle_rounds < _MAX_IDLE_ROUNDS:
-            claims = await self._store.claim_due(now, limit=self._batch, lease=self._lease)
+            claims = await self._store.claim_due(
+                now, limit=self._batch, lease=self._lease, ahead=ahead
+            )
             started += [self._spawn(claim) for claim in claims]
             if len(claims) == self._batch:
                 idle_rounds = 0
                 continue
             # A short batch: nothing more is due, unless the misfire plans skipped some.
             next_wakeup = await self._store.next_wakeup()
-            if next_wakeup is None or next_wakeup > now:
+            if next_wakeup is None or next_wakeup > now + ahead:
+                self._known_wakeup = (next_wakeup,)
                 break
             idle_rounds = 0 if claims else idle_rounds + 1
         return started, given_up
@@ -251,6 +270,10 @@ class TaskManager(TaskOperations):
         return self._lease
 
     def _spawn(self, claim: Claim) -> asyncio.Task[RunOutcome]:
+        if claim.run.scheduled_for > self._clock.now():
+            # Registered before the run first awaits, so a cancel right away still retracts it.
+            self._ahead.add(claim.run.id)
+            self._waiting[claim.task.id] = self._waiting.get(claim.task.id, 0) + 1
         task = asyncio.create_task(self._execute(claim), name=f"task-run-{claim.run.id}")
         self._running.add(task)
         task.add_done_callback(self._running.discard)
@@ -259,20 +282,27 @@ class TaskManager(TaskOperations):
     async def _timer_loop(self) -> None:
         while True:
             self._wake.clear()
+            self._known_wakeup = None
             try:
-                await self.run_due(wait=False)
-                next_wakeup = await self._store.next_wakeup()
+                await self._run_due(wait=False, ahead=self._prefetch)
+                # run_due usually ends by reading the next wake-up; a change since then set
+                # ``_wake``, so the timer comes straight back.
+                known = self._known_wakeup
+                next_wakeup = known[0] if known else await self._store.next_wakeup()
             except Exception:
                 log.exception("the task timer could not read the store; retrying shortly")
                 next_wakeup = self._clock.now() + _STORE_RETRY
             recheck = self._clock.now() + self._recheck
+            if next_wakeup is not None:
+                next_wakeup -= self._prefetch
             deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)
             await self._clock.sleep_until(deadline, self._wake)
 
     async def _execute(self, claim: Claim) -> RunOutcome:
+        retracted = await self._wait_until_due(claim)
         async with self._slots:
             started = self._clock.now()
-            report = await self._run_safely(claim)
+            report = RETRACTED_REPORT if retracted else await self._run_safely(claim)
             finished_at = self._clock.now()
         outcome = RunOutcome(
             claim.run.id,
@@ -286,6 +316,27 @@ class TaskManager(TaskOperations):
         finished = await self._ledger.submit(outcome)
         await self._follow_up(claim, report, finished)
         return outcome
+
+    async def _wait_until_due(self, claim: Claim) -> bool:
+        """Wait for a run claimed ahead of time; return whether it was retracted meanwhile."""
+        task_id = claim.task.id
+        if claim.run.id not in self._ahead:
+            return False
+        try:
+            await self._clock.sleep_until(claim.run.scheduled_for, self._never)
+        finally:
+            self._ahead.discard(claim.run.id)
+            self._waiting[task_id] -= 1
+            if not self._waiting[task_id]:
+                del self._waiting[task_id]
+        retracted = task_id in self._retracted
+        if task_id not in self._waiting:
+            self._retracted.discard(task_id)
+        return retracted
+
+    def _retract(self, task_id: str) -> None:
+        if task_id in self._waiting:
+            self._retracted.add(task_id)
 
     async def _run_safely(self, claim: Claim) -> RunReport:
         runner = self._runners.get(claim.task.task_type)

@@ -109,14 +109,19 @@ class MemoryTaskStore(TaskStore):
         self._tasks[task_id] = updated
         return updated
 
-    async def claim_due(self, now: datetime, *, limit: int, lease: timedelta) -> list[Claim]:
+    async def claim_due(
+        self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
+    ) -> list[Claim]:
         """Claim due tasks, earliest first, applying each one's misfire plan."""
         now = require_aware(now, "now")
+        horizon = now + ahead
         due = sorted(
             (
                 t
                 for t in self._tasks.values()
-                if t.status is TaskStatus.ACTIVE and t.next_run is not None and t.next_run <= now
+                if t.status is TaskStatus.ACTIVE
+                and t.next_run is not None
+                and t.next_run <= horizon
             ),
             key=lambda t: (t.next_run, t.id),
         )[:limit]

@@ -136,12 +136,16 @@ class TaskOperations(ABC):
         change = TaskChange(
             status=TaskStatus.CANCELLED, next_run=None, status_reason="cancelled by its owner"
         )
-        return await self._change(task_id, owner_id, change, _LIVE, "cancel")
+        task = await self._change(task_id, owner_id, change, _LIVE, "cancel")
+        self._retract(task.id)
+        return task
 
     async def pause(self, task_id: str, owner_id: str) -> Task:
         """Pause an active task until it is resumed."""
         change = TaskChange(status=TaskStatus.PAUSED, status_reason="paused by its owner")
-        return await self._change(task_id, owner_id, change, {TaskStatus.ACTIVE}, "pause")
+        task = await self._change(task_id, owner_id, change, {TaskStatus.ACTIVE}, "pause")
+        self._retract(task.id)
+        return task
 
     async def resume(self, task_id: str, owner_id: str) -> Task:
         """Resume a paused or disabled task.
@@ -205,6 +209,10 @@ class TaskOperations(ABC):
     @abstractmethod
     def _run_now_lease(self) -> timedelta:
         """The lease for a "run now" claim."""
+
+    @abstractmethod
+    def _retract(self, task_id: str) -> None:
+        """Keep a run claimed ahead of time for ``task_id`` from running (cancel, pause)."""
 
     async def _change(
         self,

@@ -128,8 +128,13 @@ class TaskStore(ABC):
         """
 
     @abstractmethod
-    async def claim_due(self, now: datetime, *, limit: int, lease: timedelta) -> list[Claim]:
-        """Atomically claim up to ``limit`` tasks due at ``now``, earliest first.
+    async def claim_due(
+        self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
+    ) -> list[Claim]:
+        """Atomically claim up to ``limit`` tasks due by ``now + ahead``, earliest first.
+
+        ``ahead`` lets a caller claim runs a moment before they are due and start each one
+        at its exact time; misfire decisions are still made for ``now``.
 
         In the same transaction for each task: apply the misfire plan, advance a recurring
         task's ``next_run`` (or mark a one-time task RUNNING), and insert the ledger rows (the

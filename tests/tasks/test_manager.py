@@ -438,3 +438,37 @@ async def test_description_defaults_and_misfire_override(
     assert call.misfire.policy is MisfirePolicy.COALESCE
     assert manager.misfire_rule(TaskType.API_CALL).policy is MisfirePolicy.SKIP
     assert await manager.get_task(search.id, "alice") == search
+
+
+async def claimed_runs(manager: TaskManager, task_id: str) -> list[RunStatus]:
+    """Yield to the timer until it has claimed a run of the task (memory store: no threads)."""
+    for _ in range(1000):
+        runs = await manager.history(task_id, "alice")
+        if runs:
+            return [r.status for r in runs]
+        await asyncio.sleep(0)
+    raise AssertionError("the timer never claimed the run")
+
+
+async def test_runs_claimed_ahead_start_on_time_or_not_at_all(clock: ManualClock) -> None:
+    notifier = RecordingNotifier()
+    manager = TaskManager(
+        store=MemoryTaskStore(), clock=clock, notifier=notifier, prefetch=timedelta(minutes=1)
+    )
+    async with manager:
+        kept = await remind(manager, timedelta(seconds=30), "kept")
+        dropped = await remind(manager, timedelta(seconds=40), "dropped")
+        assert await claimed_runs(manager, kept.id) == [RunStatus.CLAIMED]
+        assert await claimed_runs(manager, dropped.id) == [RunStatus.CLAIMED]
+        await manager.cancel(dropped.id, "alice")
+
+        clock.advance(timedelta(seconds=29))
+        await asyncio.sleep(0)
+        assert notifier.deliveries == []
+        clock.advance(timedelta(seconds=11))
+        await notifier.wait_for(1)
+        await manager.wait_idle()
+        (skipped,) = await manager.history(dropped.id, "alice")
+
+    assert notifier.texts() == ["kept"]
+    assert skipped.status is RunStatus.SKIPPED and "cancelled or paused" in (skipped.error or "")
