@@ -43,7 +43,7 @@ from assistant.replies import (
     llm_failed,
     pause_text,
 )
-from memory import DEFAULT_MAX_CHARS
+from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
     ApprovalError,
     ApprovalRequest,
@@ -236,11 +236,14 @@ class DialogAgent:
     # -- the loop -------------------------------------------------------------------------
 
     async def _start(self, user_id: str, chat_id: str, first: ChatMessage) -> _Turn:
-        ctx = await self._context(user_id, chat_id)
-        stored = await self.memory.load_conversation(
-            user_id, chat_id, max_chars=self._history_chars
-        )
-        return _Turn(ctx=ctx, history=[from_stored(m) for m in stored], new=[first])
+        # The profile comes with the history: one trip to the store instead of two.
+        loaded = await self.memory.load_context(user_id, chat_id, max_chars=self._history_chars)
+        if self._zone_lookup is not None:
+            zone = await self._zone_lookup(user_id)
+        else:
+            zone = self._zone_of(user_id, loaded.user)
+        ctx = self._new_context(user_id, chat_id, zone)
+        return _Turn(ctx=ctx, history=[from_stored(m) for m in loaded.messages], new=[first])
 
     async def _run_guarded(self, turn: _Turn) -> AgentReply:
         """Run the turn; a model failure becomes a reply and the turn is not stored."""
@@ -408,10 +411,13 @@ class DialogAgent:
         )
 
     async def _context(self, user_id: str, chat_id: str) -> ToolContext:
+        return self._new_context(user_id, chat_id, await self.user_zone(user_id))
+
+    def _new_context(self, user_id: str, chat_id: str, zone: ZoneInfo) -> ToolContext:
         return ToolContext(
             user_id=user_id,
             chat_id=chat_id,
-            timezone=await self.user_zone(user_id),
+            timezone=zone,
             now=self._clock(),
             services=self._services,
         )
@@ -420,7 +426,10 @@ class DialogAgent:
         """Return the user's time zone: their own choice, else the default zone."""
         if self._zone_lookup is not None:
             return await self._zone_lookup(user_id)
-        profile = await self.memory.get_user(user_id)
+        return self._zone_of(user_id, await self.memory.get_user(user_id))
+
+    def _zone_of(self, user_id: str, profile: UserProfile | None) -> ZoneInfo:
+        """Return the zone ``profile`` names, else the default zone."""
         if profile is None or profile.timezone is None:
             return self._default_zone
         try:

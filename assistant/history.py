@@ -11,7 +11,14 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from assistant.llm.base import ChatMessage, Role
-from memory import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, MessageRole, StoredMessage, UserProfile
+from memory import (
+    DEFAULT_MAX_CHARS,
+    DEFAULT_MAX_TURNS,
+    ConversationContext,
+    MessageRole,
+    StoredMessage,
+    UserProfile,
+)
 
 
 class ConversationStore(Protocol):
@@ -23,15 +30,15 @@ class ConversationStore(Protocol):
         """Store one whole turn atomically and return its id."""
         ...
 
-    async def load_conversation(
+    async def load_context(
         self,
         user_id: str,
         chat_id: str,
         *,
         max_chars: int = DEFAULT_MAX_CHARS,
         max_turns: int | None = DEFAULT_MAX_TURNS,
-    ) -> list[StoredMessage]:
-        """Return the newest whole turns of the chat that fit the budget, oldest first."""
+    ) -> ConversationContext:
+        """Return the user's profile and the newest whole turns that fit, oldest first."""
         ...
 
     async def clear_conversation(self, user_id: str, chat_id: str, *, forget: bool = False) -> int:
@@ -103,6 +110,19 @@ class InMemoryConversations:
                 break
             kept.append(turn)
         return [message for turn in reversed(kept) for message in turn]
+
+    async def load_context(
+        self,
+        user_id: str,
+        chat_id: str,
+        *,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
+    ) -> ConversationContext:
+        messages = await self.load_conversation(
+            user_id, chat_id, max_chars=max_chars, max_turns=max_turns
+        )
+        return ConversationContext(await self.get_user(user_id), tuple(messages))
 
     async def clear_conversation(self, user_id: str, chat_id: str, *, forget: bool = False) -> int:
         return len(self._turns.pop((user_id, chat_id), []))

@@ -5,7 +5,15 @@ The public surface is ``MemoryStore`` and the typed values it takes and returns.
 
 from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS
 from memory.errors import MemoryInputError, MemoryStoreError, StoreClosedError
-from memory.models import HitKind, MemoryHit, MessageRole, Note, StoredMessage, UserProfile
+from memory.models import (
+    ConversationContext,
+    HitKind,
+    MemoryHit,
+    MessageRole,
+    Note,
+    StoredMessage,
+    UserProfile,
+)
 from memory.schema import SCHEMA_VERSION
 from memory.store import MemoryStore
 from memory.users import validate_timezone
@@ -14,6 +22,7 @@ __all__ = [
     "DEFAULT_MAX_CHARS",
     "DEFAULT_MAX_TURNS",
     "SCHEMA_VERSION",
+    "ConversationContext",
     "HitKind",
     "MemoryHit",
     "MemoryInputError",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -85,6 +85,18 @@ class ConversationRepository:
         self, user_id: str, chat_id: str, *, max_chars: int, max_turns: int | None
     ) -> list[StoredMessage]:
         """Return the newest whole turns whose total size fits ``max_chars``, oldest first."""
+        read = self.window_reader(user_id, chat_id, max_chars=max_chars, max_turns=max_turns)
+        # One snapshot, so a turn deleted by another connection between the two queries
+        # cannot leave a hole.
+        return await self._db.read(read, snapshot=True)
+
+    def window_reader(
+        self, user_id: str, chat_id: str, *, max_chars: int, max_turns: int | None
+    ) -> Callable[[Session], list[StoredMessage]]:
+        """Check the arguments; return what reads the window on the connection's thread.
+
+        The reader's queries belong in one snapshot (``Database.read(..., snapshot=True)``).
+        """
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
         if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
@@ -101,9 +113,7 @@ class ConversationRepository:
             self._windows.put(key, found)
             return [message for row in turns for message in found.get(row["id"], ())]
 
-        # One snapshot, so a turn deleted by another connection between the two queries
-        # cannot leave a hole.
-        return await self._db.read(window, snapshot=True)
+        return window
 
     async def clear(self, user_id: str, chat_id: str, *, forget: bool) -> int:
         """Start a fresh conversation; with ``forget`` delete it. Return the turns affected."""

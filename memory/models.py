@@ -53,6 +53,19 @@ class StoredMessage:
 
 
 @dataclass(frozen=True, slots=True)
+class ConversationContext:
+    """What a new turn starts from, read in one go: the user's profile and the chat's history.
+
+    Attributes:
+        user: What memory knows about the user, or ``None``.
+        messages: The newest whole turns of the chat within the budget, oldest first.
+    """
+
+    user: UserProfile | None
+    messages: tuple[StoredMessage, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Note:
     """A note a user asked the assistant to keep."""
 

@@ -12,7 +12,14 @@ from memory._validate import MAX_LIMIT
 from memory.approvals import ApprovalRepository
 from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, ConversationRepository
 from memory.errors import MemoryStoreError, StoreClosedError
-from memory.models import HitKind, MemoryHit, Note, StoredMessage, UserProfile
+from memory.models import (
+    ConversationContext,
+    HitKind,
+    MemoryHit,
+    Note,
+    StoredMessage,
+    UserProfile,
+)
 from memory.notes import NoteRepository
 from memory.schema import migrate
 from memory.users import UserRepository
@@ -99,12 +106,13 @@ class MemoryStore:
         """The database file."""
         return self._path
 
-    def _ready(self) -> None:
+    def _ready(self) -> Database:
         if self._db is None:
             raise StoreClosedError(
                 f"the memory store on {str(self._path)!r} is not open; "
                 "use 'await MemoryStore.open(path)' or 'async with MemoryStore(path)'"
             )
+        return self._db
 
     # Conversations
 
@@ -132,6 +140,28 @@ class MemoryStore:
         self._ready()
         return await self._conversations.load(
             user_id, chat_id, max_chars=max_chars, max_turns=max_turns
+        )
+
+    async def load_context(
+        self,
+        user_id: str,
+        chat_id: str,
+        *,
+        max_chars: int = DEFAULT_MAX_CHARS,
+        max_turns: int | None = DEFAULT_MAX_TURNS,
+    ) -> ConversationContext:
+        """Return the user's profile and ``load_conversation``'s messages, read in one go.
+
+        Both come from one snapshot of the database, in one trip to its thread: what an
+        agent reads before every turn.
+        """
+        db = self._ready()
+        read_user = self._users.profile_reader(user_id)
+        read_window = self._conversations.window_reader(
+            user_id, chat_id, max_chars=max_chars, max_turns=max_turns
+        )
+        return await db.read(
+            lambda tx: ConversationContext(read_user(tx), tuple(read_window(tx))), snapshot=True
         )
 
     async def clear_conversation(self, user_id: str, chat_id: str, *, forget: bool = False) -> int:

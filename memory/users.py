@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from memory._db import Clock, Database, Session, from_db_time, to_db_time
@@ -48,21 +49,29 @@ class UserRepository:
 
     async def get(self, user_id: str) -> UserProfile | None:
         """Return the user's profile, or ``None`` when memory has never stored them."""
+        return await self._db.read(self.profile_reader(user_id))
+
+    def profile_reader(self, user_id: str) -> Callable[[Session], UserProfile | None]:
+        """Check ``user_id``; return what reads the profile on the connection's thread."""
         require_id(user_id, "user_id")
-        rows = await self._db.fetch_all(
-            "SELECT u.timezone, u.created_at, s.key, s.value FROM users AS u"
-            " LEFT JOIN user_settings AS s ON s.user_id = u.user_id"
-            " WHERE u.user_id = ? ORDER BY s.key",
-            (user_id,),
-        )
-        if not rows:
-            return None
-        return UserProfile(
-            user_id=user_id,
-            timezone=rows[0]["timezone"],
-            created_at=from_db_time(rows[0]["created_at"]),
-            settings={str(r["key"]): str(r["value"]) for r in rows if r["key"] is not None},
-        )
+
+        def profile(tx: Session) -> UserProfile | None:
+            rows = tx.fetch_all(
+                "SELECT u.timezone, u.created_at, s.key, s.value FROM users AS u"
+                " LEFT JOIN user_settings AS s ON s.user_id = u.user_id"
+                " WHERE u.user_id = ? ORDER BY s.key",
+                (user_id,),
+            )
+            if not rows:
+                return None
+            return UserProfile(
+                user_id=user_id,
+                timezone=rows[0]["timezone"],
+                created_at=from_db_time(rows[0]["created_at"]),
+                settings={str(r["key"]): str(r["value"]) for r in rows if r["key"] is not None},
+            )
+
+        return profile
 
     async def set_timezone(self, user_id: str, timezone: str) -> None:
         """Store the user's zone after checking it is a real IANA name."""

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -331,3 +332,33 @@ def test_bad_settings_are_refused() -> None:
 def backend_calls(world: World) -> list[ScriptedCall]:
     assert isinstance(world.backend, ScriptedBackend)
     return list(world.backend.calls)
+
+
+async def test_the_sqlite_store_gives_the_users_zone_and_history(tmp_path: Path) -> None:
+    async with MemoryStore(tmp_path / "assistant.db", clock=lambda: NOW) as memory:
+        await memory.set_timezone("alice", "Asia/Tokyo")
+        world = scripted(["Hello.", "Hello again."], memory=memory)
+
+        await world.say("hi")
+        await world.say("hi again")
+
+    system, *history, last = world.sent(1)
+    assert "Asia/Tokyo" in system.content
+    assert "2025-03-14 21:00" in system.content
+    assert [(m.role, m.content) for m in history] == [
+        (Role.USER, "hi"),
+        (Role.ASSISTANT, "Hello."),
+    ]
+    assert last.content == "hi again"
+
+
+async def test_a_zone_lookup_overrides_the_stored_zone(tmp_path: Path) -> None:
+    async def lookup(user_id: str) -> ZoneInfo:
+        return ZoneInfo("America/New_York")
+
+    async with MemoryStore(tmp_path / "assistant.db", clock=lambda: NOW) as memory:
+        await memory.set_timezone("alice", "Asia/Tokyo")
+        world = scripted(["Hello."], memory=memory, zone_lookup=lookup)
+        await world.say("hi")
+
+    assert "America/New_York" in world.sent(0)[0].content

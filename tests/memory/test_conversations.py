@@ -6,7 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from memory import DEFAULT_MAX_TURNS, MemoryInputError, MemoryStore, MessageRole, StoredMessage
+from memory import (
+    DEFAULT_MAX_TURNS,
+    ConversationContext,
+    MemoryInputError,
+    MemoryStore,
+    MessageRole,
+    StoredMessage,
+)
 from tests.memory.conftest import START
 from tools import ToolCall
 
@@ -214,3 +221,29 @@ async def test_a_long_history_loads_whole_without_a_turn_limit(
         loaded = await fresh.load_conversation("alice", "c", max_turns=None, max_chars=10**6)
 
     assert [m.content for m in loaded] == [str(n) for n in range(count)]
+
+
+async def test_load_context_reads_the_profile_and_the_history_together(
+    store: MemoryStore,
+) -> None:
+    await store.append_turn("alice", "c", turn("one", "1"))
+    await store.append_turn("alice", "c", turn("two" + "x" * 20, "2"))
+    await store.set_timezone("alice", "Asia/Tokyo")
+
+    context = await store.load_context("alice", "c", max_chars=25)
+    nobody = await store.load_context("bob", "c")
+
+    assert context.user is not None
+    assert context.user.timezone == "Asia/Tokyo"
+    assert context.messages == tuple(await store.load_conversation("alice", "c", max_chars=25))
+    assert [m.content for m in context.messages] == ["two" + "x" * 20, "2"]
+    assert nobody == ConversationContext(user=None, messages=())
+
+
+async def test_load_context_refuses_bad_arguments_like_load_conversation(
+    store: MemoryStore,
+) -> None:
+    with pytest.raises(MemoryInputError, match="max_chars must be an integer >= 0, got -1"):
+        await store.load_context("alice", "c", max_chars=-1)
+    with pytest.raises(MemoryInputError, match="user_id must be a non-empty string"):
+        await store.load_context(" ", "c")
