@@ -1,11 +1,26 @@
 """Scheduling: the schedule language, the task store and the TaskManager."""
 
 from tasks.clock import Clock, ManualClock, SystemClock
-from tasks.errors import ScheduleError, TaskError, TaskNotFoundError, TaskStateError
-from tasks.execution import TaskType
+from tasks.errors import (
+    ScheduleError,
+    TaskDataError,
+    TaskError,
+    TaskNotFoundError,
+    TaskStateError,
+)
+from tasks.execution import (
+    AgentTaskData,
+    ApiCallData,
+    ExecutionData,
+    ReminderData,
+    TaskType,
+    WebSearchData,
+)
 from tasks.manager import TaskManager
 from tasks.memory_store import MemoryTaskStore
 from tasks.models import (
+    DEFAULT_MISFIRE_RULES,
+    MisfireAction,
     MisfirePolicy,
     MisfireRule,
     RunStatus,
@@ -39,19 +54,25 @@ from tasks.sqlite_store import SqliteTaskStore
 from tasks.store import TaskStore
 
 __all__ = [
+    "DEFAULT_MISFIRE_RULES",
     "AgentRunner",
+    "AgentTaskData",
+    "ApiCallData",
     "Clock",
     "CronSchedule",
     "Delivery",
     "DeliveryKind",
     "DeliveryStatus",
+    "ExecutionData",
     "IntervalSchedule",
     "ManualClock",
     "MemoryTaskStore",
+    "MisfireAction",
     "MisfirePolicy",
     "MisfireRule",
     "Notifier",
     "OnceSchedule",
+    "ReminderData",
     "RunStatus",
     "Schedule",
     "ScheduleError",
@@ -62,6 +83,7 @@ __all__ = [
     "SqliteTaskStore",
     "SystemClock",
     "Task",
+    "TaskDataError",
     "TaskDraft",
     "TaskError",
     "TaskManager",
@@ -71,6 +93,7 @@ __all__ = [
     "TaskStatus",
     "TaskStore",
     "TaskType",
+    "WebSearchData",
     "format_lateness",
     "format_local",
     "parse_schedule",
