@@ -50,11 +50,11 @@ from tools import (
     ToolCall,
     ToolContext,
     ToolExecutor,
+    ToolParser,
     ToolRegistry,
     ToolResult,
     ToolStatus,
 )
-from tools.parser import ToolParser  # not yet exported by tools/__init__.py
 
 logger = logging.getLogger(__name__)
 

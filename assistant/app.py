@@ -31,7 +31,7 @@ from tasks import (
     TaskError,
     TaskManager,
 )
-from tools import ToolExecutor, ToolRegistry
+from tools import LoadReport, ToolExecutor, ToolRegistry, load_custom_tools
 from tools.builtin import (
     GuardedTransport,
     MemoryTools,
@@ -42,7 +42,6 @@ from tools.builtin import (
     get_current_time,
     install_log_redaction,
 )
-from tools.custom import LoadReport, load_custom_tools
 
 logger = logging.getLogger(__name__)
 

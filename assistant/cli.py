@@ -116,8 +116,7 @@ def _run(coroutine: Coroutine[Any, Any, int]) -> int:
 
 
 def _run_schedule(args: argparse.Namespace, settings: Settings) -> int:
-    from tasks import ScheduleError, preview_schedule
-    from tasks.schedule import zone_from_name
+    from tasks import ScheduleError, preview_schedule, zone_from_name
 
     try:
         zone = zone_from_name(args.tz) if args.tz else settings.zone

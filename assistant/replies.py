@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.llm.contract import render_results
 from tools import ApprovalRequest, ToolResult
-from tools.builtin.netguard import redact_secrets
+from tools.builtin import redact_secrets
 
 _MAX_ARGUMENTS = 300
 _SHOWN_RESULTS = 5

@@ -24,9 +24,7 @@ from interfaces.views import (
     task_list,
 )
 from memory import MemoryInputError, Note, UserProfile
-from tasks import ScheduleError, TaskError
-from tasks.models import Task, TaskRun
-from tasks.phrases import read_duration
+from tasks import ScheduleError, Task, TaskError, TaskRun, read_duration
 from tools import ApprovalRequest, ApprovalStatus
 
 logger = logging.getLogger(__name__)

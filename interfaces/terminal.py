@@ -18,12 +18,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, TextIO
 
-from assistant.agent import AgentReply, DialogAgent
-from assistant.events import AgentEvent, AgentEventKind
-from assistant.replies import describe_request
+from assistant import AgentEvent, AgentEventKind, AgentReply, DialogAgent, describe_request
 from interfaces.replies import Action, ActionKind, ActionOutcome, CommandReply, Reply
-from tasks import Delivery, DeliveryKind, DeliveryStatus
-from tasks.models import format_lateness
+from tasks import Delivery, DeliveryKind, DeliveryStatus, format_lateness
 from tools import ApprovalRequest
 
 logger = logging.getLogger(__name__)

@@ -14,10 +14,9 @@ from zoneinfo import ZoneInfo
 
 from interfaces.replies import Action, ActionKind, Button, ButtonRows, Reply
 from memory import Note
-from tasks import format_local
-from tasks.models import Task, TaskRun, TaskStatus, format_lateness
+from tasks import Task, TaskRun, TaskStatus, format_lateness, format_local
 from tools import ApprovalRequest
-from tools.builtin.netguard import redact_secrets
+from tools.builtin import redact_secrets
 
 MAX_LISTED_TASKS = 20  # 3 buttons each: well under Telegram's 100 buttons per keyboard
 MAX_ARGUMENT_CHARS = 300

@@ -31,6 +31,7 @@ from tasks.models import (
     format_lateness,
 )
 from tasks.parsing import parse_schedule
+from tasks.phrases import read_duration
 from tasks.preview import SchedulePreview, preview_schedule
 from tasks.protocols import (
     AgentRunner,
@@ -49,6 +50,7 @@ from tasks.schedule import (
     ScheduleKind,
     format_local,
     schedule_from_json,
+    zone_from_name,
 )
 from tasks.sqlite_store import SqliteTaskStore
 from tasks.store import TaskStore
@@ -98,5 +100,7 @@ __all__ = [
     "format_local",
     "parse_schedule",
     "preview_schedule",
+    "read_duration",
     "schedule_from_json",
+    "zone_from_name",
 ]

@@ -12,6 +12,7 @@ from tools.calls import (
     ToolStatus,
 )
 from tools.context import ToolContext
+from tools.custom import LoadFailure, LoadReport, load_custom_tools
 from tools.decorator import DEFAULT_TIMEOUT, ToolSpec, is_tool, normalize_name, tool
 from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotFoundError
 from tools.executor import ToolExecutor
@@ -27,6 +28,8 @@ __all__ = [
     "ApprovalStatus",
     "ApprovalStore",
     "InMemoryApprovalStore",
+    "LoadFailure",
+    "LoadReport",
     "RiskLevel",
     "Tool",
     "ToolCall",
@@ -43,6 +46,7 @@ __all__ = [
     "ToolStatus",
     "ValidationResult",
     "is_tool",
+    "load_custom_tools",
     "normalize_name",
     "render_output",
     "tool",

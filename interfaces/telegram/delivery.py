@@ -8,8 +8,7 @@ from telegram import Bot
 
 from interfaces.replies import Action, ActionKind, Button, ButtonRows
 from interfaces.telegram.queue import OutgoingQueue, RateLimits, Timekeeper
-from tasks import Delivery, DeliveryKind, DeliveryStatus
-from tasks.models import format_lateness
+from tasks import Delivery, DeliveryKind, DeliveryStatus, format_lateness
 
 logger = logging.getLogger(__name__)
 

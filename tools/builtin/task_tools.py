@@ -16,9 +16,16 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from tasks import OnceSchedule, Schedule, TaskError, TaskNotFoundError, parse_schedule
-from tasks.manager import TaskManager
-from tasks.models import Task, TaskStatus
+from tasks import (
+    OnceSchedule,
+    Schedule,
+    Task,
+    TaskError,
+    TaskManager,
+    TaskNotFoundError,
+    TaskStatus,
+    parse_schedule,
+)
 from tools import ToolContext, ToolError, tool
 
 TaskTypeName = Literal["reminder", "agent_task", "web_search", "api_call"]
