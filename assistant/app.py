@@ -65,11 +65,6 @@ class App:
     web: WebTools
     custom_tools: LoadReport
 
-    @property
-    def custom_tool_problems(self) -> list[str]:
-        """One line per custom tool file that was skipped, saying why."""
-        return [str(failure) for failure in self.custom_tools.failures]
-
 
 class LoggingNotifier:
     """The notifier of processes that deliver nothing (``ask``, ``tasks``): it says so in the
@@ -177,8 +172,6 @@ async def open_app(
         )
         for found in custom.tools:
             registry.add(found)
-        for failure in custom.failures:
-            logger.warning("custom tool file skipped: %s", failure)
         executor = ToolExecutor(
             registry,
             approvals=memory,

@@ -164,8 +164,6 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
 
     async def go() -> int:
         async with open_app(settings) as app:
-            for report in app.custom_tool_problems:
-                print(f"warning: {report}", file=sys.stderr)
             if args.fmt == "markdown":
                 print(app.registry.to_markdown(), end="")
             elif args.fmt == "json":

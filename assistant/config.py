@@ -60,7 +60,10 @@ class Settings(BaseSettings):
     """Every setting of the assistant; see the README for each variable."""
 
     model_config = SettingsConfigDict(
-        env_file=".env", env_file_encoding="utf-8", extra="ignore", frozen=True
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        frozen=True,
     )
 
     data_dir: Path = Field(Path("data"), validation_alias=AliasChoices("ASSISTANT_DATA_DIR"))
@@ -176,11 +179,16 @@ _FIELD_TO_ENV = {
 def load_settings(**overrides: Any) -> Settings:
     """Read the settings from the environment and ``.env``.
 
+    Args:
+        overrides: Values by field name (``data_dir=...``), taking precedence over both.
+
     Raises:
         ConfigError: naming each variable whose value is invalid and what it accepts.
     """
     try:
-        return Settings(**overrides)
+        return Settings(
+            **{_FIELD_TO_ENV.get(name, name): value for name, value in overrides.items()}
+        )
     except ValidationError as exc:
         problems = []
         for error in exc.errors():

@@ -91,3 +91,13 @@ def test_telegram_token_is_checked_with_a_clear_message(monkeypatch: pytest.Monk
     token = "123456789:AAEhBOweik6ad9r_QXMENQjcrGbqCr4K-ra"
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", token)
     assert load_settings().telegram_token() == token
+
+
+def test_overrides_by_field_name_win_and_bare_field_names_in_the_environment_do_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ASSISTANT_TIMEZONE", "Europe/Berlin")
+    monkeypatch.setenv("timezone", "Mars/Olympus")
+    assert load_settings().timezone == "Europe/Berlin"
+    settings = load_settings(timezone="Asia/Tokyo", max_rounds=9)
+    assert (settings.timezone, settings.max_rounds) == ("Asia/Tokyo", 9)

@@ -1,0 +1,71 @@
+"""The composition root builds a working application from settings."""
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+from assistant.config import Settings, load_settings
+from tasks import Delivery, DeliveryStatus, ManualClock
+
+_BUILTIN = {
+    "add_reminder",
+    "add_recurring_task",
+    "list_tasks",
+    "cancel_task",
+    "pause_task",
+    "resume_task",
+    "snooze_task",
+    "save_note",
+    "search_memory",
+    "get_current_time",
+    "search_web",
+    "fetch_url",
+    "api_call",
+    "execute_code",
+}
+
+
+def settings_for(tmp_path: Path) -> Settings:
+    return load_settings(data_dir=tmp_path / "data", timezone="Europe/Berlin")
+
+
+async def test_every_builtin_tool_is_registered(tmp_path: Path) -> None:
+    async with open_app(settings_for(tmp_path)) as app:
+        assert set(app.registry.names()) == _BUILTIN
+        assert (tmp_path / "data" / "assistant.db").is_file()
+
+
+async def test_custom_tools_load_and_a_broken_file_is_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "data" / "custom_tools"
+    folder.mkdir(parents=True)
+    (folder / "dice.py").write_text(
+        "from tools import tool\n\n\n"
+        "@tool\ndef roll(sides: int = 6) -> int:\n"
+        '    """Roll a die."""\n    return sides\n'
+    )
+    (folder / "broken.py").write_text("raise RuntimeError('half-written file')\n")
+    async with open_app(settings_for(tmp_path)) as app:
+        assert "roll" in app.registry
+        [failure] = app.custom_tools.failures
+        assert failure.path.name == "broken.py"
+        assert "half-written file" in failure.error
+
+
+async def test_a_reminder_made_by_chat_fires_through_the_notifier(tmp_path: Path) -> None:
+    delivered: list[str] = []
+
+    class Recorder:
+        async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+            delivered.append(delivery.text)
+            return DeliveryStatus.DELIVERED
+
+    clock = ManualClock(datetime(2026, 3, 10, 13, 30, tzinfo=UTC))
+    async with open_app(settings_for(tmp_path), notifier=Recorder(), clock=clock) as app:
+        reply = await app.agent.handle_message(
+            "remind me in 5 minutes to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+        assert "Europe/Berlin" in reply.text
+        assert "14:35" in reply.text
+        clock.advance(timedelta(minutes=5))
+        assert await app.tasks.run_due() == 1
+    assert delivered == ["stretch"]
