@@ -24,7 +24,7 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.planning import plan_claim
+from tasks.planning import plan_claim, retry_lateness
 from tasks.store import (
     LEASE_LOST_ERROR,
     UNSET,
@@ -158,6 +158,8 @@ class MemoryTaskStore(TaskStore):
                 retry = self._new_run(
                     task.id, run.scheduled_for, now, lease, MisfireAction.RETRY, attempt=2
                 )
+                retry = replace(retry, late_by=retry_lateness(task.misfire, run.scheduled_for, now))
+                self._runs[retry.id] = retry
                 claims.append(Claim(task, retry))
                 continue
             outcome = RunOutcome(

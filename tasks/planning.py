@@ -94,6 +94,15 @@ def _plan_skip(
     return ClaimPlan(None, MisfireAction.SKIPPED, now - latest, 0, due, count, following)
 
 
+def retry_lateness(rule: MisfireRule, scheduled_for: datetime, now: datetime) -> timedelta | None:
+    """How late a retry starting at ``now`` is, when later than the grace period allows.
+
+    A retry comes after its first attempt's lease ran out, so it may well be late; it is
+    then delivered marked late, like any other run that missed its time.
+    """
+    return _lateness(scheduled_for, rule, now)
+
+
 def _walk_missed(
     schedule: Schedule, due: datetime, now: datetime
 ) -> tuple[datetime, int, datetime | None]:

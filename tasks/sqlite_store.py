@@ -35,7 +35,7 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.planning import ClaimPlan, plan_claim
+from tasks.planning import ClaimPlan, plan_claim, retry_lateness
 from tasks.schedule import Schedule
 from tasks.sqlite_checkpoint import WalCheckpointer
 from tasks.sqlite_schema import (
@@ -399,6 +399,7 @@ class SqliteTaskStore(TaskStore):
             await _max_run_id(conn),
             attempt=2,
         )
+        run = replace(run, late_by=retry_lateness(task.misfire, expired.scheduled_for, now))
         await conn.execute(_INSERT_RUN, _run_row(run))
         return Claim(task, run)
 

@@ -269,7 +269,9 @@ async def test_failed_delivery_is_retried_then_recorded(
     assert run.error == "the message could not be delivered after 3 attempts"
 
 
-async def test_a_run_whose_process_died_is_retried_once(tmp_path: Path, clock: ManualClock) -> None:
+async def test_a_run_whose_process_died_is_retried_once_marked_late(
+    tmp_path: Path, clock: ManualClock
+) -> None:
     path = tmp_path / "assistant.db"
     notifier = RecordingNotifier()
     async with SqliteTaskStore(path) as crashed:
@@ -282,9 +284,14 @@ async def test_a_run_whose_process_died_is_retried_once(tmp_path: Path, clock: M
         assert await restarted.run_due() == 1
         retry, abandoned = await restarted.history(task.id, "alice")
 
-    assert notifier.texts() == ["call mom"]
+    (delivery,) = notifier.deliveries
+    assert delivery.late_by == 3 * MINUTE
+    assert (
+        delivery.text == "call mom\n(late by 3 min: it was due at 2026-03-02 09:00 (Europe/Berlin))"
+    )
     assert abandoned.status is RunStatus.ABANDONED and abandoned.attempt == 1
     assert retry.status is RunStatus.SUCCEEDED and retry.attempt == 2
+    assert retry.misfire is MisfireAction.RETRY and retry.late_by == 3 * MINUTE
 
 
 async def test_burst_of_due_tasks_is_delivered_in_one_run_due(clock: ManualClock) -> None:

@@ -265,6 +265,27 @@ async def test_expired_lease_is_retried_once_then_failed(store: TaskStore) -> No
     assert await store.next_wakeup() is None
 
 
+async def test_retry_after_a_lost_lease_is_marked_late_beyond_the_grace(
+    store: TaskStore,
+) -> None:
+    late = await store.add_task(reminder_draft(once_at(T0)))  # grace 1 min
+    patient = MisfireRule(MisfirePolicy.COALESCE, grace=10 * MINUTE)
+    within = await store.add_task(reminder_draft(once_at(T0), misfire=patient))
+    lease = 3 * MINUTE
+    first = await store.claim_due(T0, limit=10, lease=lease)
+    assert [c.run.late_by for c in first] == [None, None]
+
+    now = T0 + lease + timedelta(seconds=1)
+    retries, _ = await store.reclaim_expired(now, limit=10, lease=lease)
+
+    by_task = {c.task.id: c.run for c in retries}
+    assert by_task[late.id].misfire is MisfireAction.RETRY
+    assert by_task[late.id].late_by == lease + timedelta(seconds=1)
+    assert by_task[within.id].late_by is None
+    stored = {r.id: r for r in await store.history(late.id, "alice")}
+    assert stored[by_task[late.id].id].late_by == lease + timedelta(seconds=1)
+
+
 async def test_expired_lease_of_a_cancelled_task_is_not_retried(store: TaskStore) -> None:
     task = await store.add_task(reminder_draft(every(HOUR)))
     await store.claim_due(T0, limit=10, lease=LEASE)
