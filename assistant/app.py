@@ -191,9 +191,10 @@ async def open_app(
             on_event=on_event,
         )
         late_agent.agent = agent
+        # Stopping also flushes ledger rows still buffered, whether or not the timer ran.
+        stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
-            stack.push_async_callback(manager.stop)
         yield App(
             settings=settings,
             memory=memory,

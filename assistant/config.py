@@ -100,6 +100,10 @@ class Settings(BaseSettings):
         "0.0.0.0:8443", validation_alias=AliasChoices("TELEGRAM_WEBHOOK_LISTEN")
     )
 
+    def __init__(self, **values: Any) -> None:
+        """Read the environment and ``.env``; ``values`` by field name take precedence."""
+        super().__init__(**{_env_name(name): value for name, value in values.items()})
+
     @field_validator("http_allow_hosts", mode="before")
     @classmethod
     def _hosts(cls, value: object) -> object:
@@ -169,11 +173,12 @@ class Settings(BaseSettings):
         return token
 
 
-_FIELD_TO_ENV = {
-    name: str(field.validation_alias.choices[0])
-    for name, field in Settings.model_fields.items()
-    if isinstance(field.validation_alias, AliasChoices)
-}
+def _env_name(name: str) -> str:
+    """The environment variable of the field ``name`` (a variable name is kept as it is)."""
+    field = Settings.model_fields.get(name)
+    if field is not None and isinstance(field.validation_alias, AliasChoices):
+        return str(field.validation_alias.choices[0])
+    return name
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -186,14 +191,12 @@ def load_settings(**overrides: Any) -> Settings:
         ConfigError: naming each variable whose value is invalid and what it accepts.
     """
     try:
-        return Settings(
-            **{_FIELD_TO_ENV.get(name, name): value for name, value in overrides.items()}
-        )
+        return Settings(**overrides)
     except ValidationError as exc:
         problems = []
         for error in exc.errors():
             where = str(error["loc"][0]) if error["loc"] else "?"
-            variable = _FIELD_TO_ENV.get(where, where)
+            variable = _env_name(where)
             received = error.get("input")
             shown = "" if isinstance(received, dict) else f" (got {received!r})"
             message = str(error["msg"]).removeprefix("Value error, ")

@@ -122,6 +122,10 @@ def agent_replies(reply: AgentReplyLike, zone: ZoneInfo) -> tuple[Reply, ...]:
     return ((Reply(text),) if text else ()) + cards
 
 
+MAX_ARGUMENT_CHARS = 200
+"""Longer command arguments are refused without being quoted back."""
+
+
 class SlashCommands:
     """Answers slash commands and button presses over the task manager, memory and agent.
 
@@ -156,6 +160,12 @@ class SlashCommands:
         name, args = _split(text)
         if name not in _BY_NAME:
             return None
+        if len(args) > MAX_ARGUMENT_CHARS:
+            # Ids, zones and delays are short; quoting a huge argument back would flood the chat.
+            return CommandReply.of(
+                f"That is {len(args)} characters after /{name}; its arguments are short, "
+                f"e.g. {_BY_NAME[name].usage}."
+            )
         zone = await self._agent.user_zone(user_id)
         handler = getattr(self, f"_cmd_{name}")
         reply: CommandReply = await handler(_Call(args, user_id, chat_id, zone))

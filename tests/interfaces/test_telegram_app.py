@@ -160,14 +160,6 @@ async def test_a_reminder_due_while_the_bot_was_down_arrives_marked_late(
         assert run.status is RunStatus.SUCCEEDED
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "assistant/config.py Settings: fields have only an environment-name validation_alias "
-        "and extra='ignore', so Settings(data_dir=..., timezone=...) silently drops both and "
-        "the app opens ./data/assistant.db in the system zone"
-    ),
-)
 def test_settings_take_their_field_names(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path, timezone="Europe/Berlin")
     assert (settings.database_path, settings.timezone) == (

@@ -282,14 +282,6 @@ async def test_a_stranger_runs_nothing_and_stores_nothing(
     await _bob_is_untouched(fuzzed)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "interfaces/commands.py SlashCommands.handle: /cancel, /tz and /snooze quote the whole "
-        "bad argument with !r (via the TaskError/zone/delay messages), so one 4,000-character "
-        "argument of U+202E comes back as about 24,000 characters: six messages"
-    ),
-)
 @pytest.mark.parametrize("command", ["/cancel", "/tz", "/snooze abc123"])
 async def test_a_long_bad_argument_gets_one_short_answer(fuzzed: Fuzzed, command: str) -> None:
     # 4,096 characters is the most a Telegram user can send in one message.
