@@ -24,6 +24,7 @@ from tasks.api_call import ApiCallRunner
 from tasks.clock import Clock, SystemClock
 from tasks.errors import TaskError
 from tasks.execution import TaskType
+from tasks.leases import LeaseKeeper
 from tasks.ledger import LedgerWriter
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
@@ -55,6 +56,8 @@ RETRACTED_REPORT = RunReport(
     RunStatus.SKIPPED, error="the task was cancelled or paused just before this run was due"
 )
 _MAX_IDLE_ROUNDS = 3
+DEFAULT_LEASE = timedelta(seconds=10)
+"""Short, because leases are renewed: a run held by a process that died waits this long."""
 
 
 class TaskManager(TaskOperations):
@@ -74,8 +77,10 @@ class TaskManager(TaskOperations):
         max_concurrent_runs: How many runs execute at the same time.
         claim_batch: How many runs one claim transaction takes.
         run_timeout: How long one run may take before it counts as failed.
-        lease: How long a claim holds; a run not finished by then is retried once.
-            Defaults to ``run_timeout`` plus one minute.
+        lease: How long a claim holds without renewal. While this manager lives it renews
+            the leases of its runs in flight every third of ``lease`` (however long they
+            take); the runs of a manager that died are retried once this long after its
+            last renewal. At least one second.
         recheck_every: The longest the timer sleeps without re-reading the store.
         drain_timeout: How long ``stop`` waits for running runs before cancelling them
             (cancelled runs stay claimed and are retried once their lease runs out).
@@ -100,7 +105,7 @@ class TaskManager(TaskOperations):
         max_concurrent_runs: int = 256,
         claim_batch: int = 1000,
         run_timeout: timedelta = timedelta(minutes=2),
-        lease: timedelta | None = None,
+        lease: timedelta = DEFAULT_LEASE,
         recheck_every: timedelta = timedelta(seconds=30),
         drain_timeout: timedelta = timedelta(seconds=10),
         prefetch: timedelta = timedelta(milliseconds=50),
@@ -135,7 +140,8 @@ class TaskManager(TaskOperations):
         self._slots = asyncio.Semaphore(max_concurrent_runs)
         self._batch = claim_batch
         self._run_timeout = run_timeout
-        self._lease = lease if lease is not None else run_timeout + timedelta(minutes=1)
+        self._lease = lease
+        self._leases = LeaseKeeper(store, clock, lease)
         self._recheck = recheck_every
         self._drain_timeout = drain_timeout
         self._running: set[asyncio.Task[RunOutcome]] = set()
@@ -185,6 +191,7 @@ class TaskManager(TaskOperations):
                 task.cancel()
             await asyncio.gather(*pending, return_exceptions=True)
         await self._ledger.flush()
+        await self._leases.close()
         await self._api_runner.aclose()
         await self._store.close()
 
@@ -225,6 +232,9 @@ class TaskManager(TaskOperations):
         """Claim (and start) every run due by ``now + ahead``, expired leases first."""
         started: list[asyncio.Task[RunOutcome]] = []
         given_up: list[GivenUp] = []
+        # Our own runs' leases are renewed first if a beat is overdue (a long claim loop),
+        # so this manager never takes its own live runs for dead ones.
+        await self._leases.renew_if_due()
         while True:
             retries, lost = await self._store.reclaim_expired(
                 now, limit=self._batch, lease=self._lease
@@ -274,9 +284,12 @@ class TaskManager(TaskOperations):
             # Registered before the run first awaits, so a cancel right away still retracts it.
             self._ahead.add(claim.run.id)
             self._waiting[claim.task.id] = self._waiting.get(claim.task.id, 0) + 1
-        task = asyncio.create_task(self._execute(claim), name=f"task-run-{claim.run.id}")
+        run_id = claim.run.id
+        self._leases.hold(run_id)
+        task = asyncio.create_task(self._execute(claim), name=f"task-run-{run_id}")
         self._running.add(task)
         task.add_done_callback(self._running.discard)
+        task.add_done_callback(lambda _: self._leases.release(run_id))
         return task
 
     async def _timer_loop(self) -> None:
@@ -292,8 +305,11 @@ class TaskManager(TaskOperations):
             except Exception:
                 log.exception("the task timer could not read the store; retrying shortly")
                 next_wakeup = self._clock.now() + _STORE_RETRY
-            recheck = self._clock.now() + self._recheck
-            if next_wakeup is not None:
+            now = self._clock.now()
+            recheck = now + self._recheck
+            if next_wakeup is not None and next_wakeup - self._prefetch > now:
+                # Wake a moment early to claim ahead. A wake-up already inside the window is
+                # a lease expiry (due runs were just claimed): that one is waited for exactly.
                 next_wakeup -= self._prefetch
             deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)
             await self._clock.sleep_until(deadline, self._wake)
@@ -313,7 +329,11 @@ class TaskManager(TaskOperations):
             result=report.result,
             error=report.error,
         )
-        finished = await self._ledger.submit(outcome)
+        self._leases.finishing(claim.run.id)
+        try:
+            finished = await self._ledger.submit(outcome)
+        finally:
+            self._leases.release(claim.run.id)
         await self._follow_up(claim, report, finished)
         return outcome
 

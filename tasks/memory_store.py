@@ -169,6 +169,21 @@ class MemoryTaskStore(TaskStore):
             given_up.append(GivenUp(self._tasks[task.id], self._runs[run.id]))
         return claims, given_up
 
+    async def renew_leases(
+        self, run_ids: Collection[int], now: datetime, *, lease: timedelta
+    ) -> set[int]:
+        """Extend the leases of those runs that are still claimed."""
+        until = require_aware(now, "now") + lease
+        renewed: set[int] = set()
+        for run_id in set(run_ids):
+            run = self._runs.get(run_id)
+            if run is None or run.status is not RunStatus.CLAIMED or run.lease_until is None:
+                continue
+            if run.lease_until < until:
+                self._runs[run_id] = replace(run, lease_until=until)
+            renewed.add(run_id)
+        return renewed
+
     async def claim_now(
         self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
     ) -> Claim:

@@ -303,6 +303,27 @@ class SqliteTaskStore(TaskStore):
                     given_up.append(await self._give_up(conn, task, expired, now))
         return claims, given_up
 
+    async def renew_leases(
+        self, run_ids: Collection[int], now: datetime, *, lease: timedelta
+    ) -> set[int]:
+        """Extend the leases of those runs that are still claimed, in one transaction."""
+        until = to_db(require_aware(now, "now") + lease)
+        ids = sorted(set(run_ids))
+        if not ids:
+            return set()
+        renewed: set[int] = set()
+        async with self._write() as conn:
+            for start in range(0, len(ids), _IN_CHUNK):
+                chunk = ids[start : start + _IN_CHUNK]
+                marks = ", ".join("?" * len(chunk))
+                rows = await conn.execute_fetchall(
+                    "UPDATE task_runs SET lease_until = max(lease_until, ?) "
+                    f"WHERE status = 'claimed' AND id IN ({marks}) RETURNING id",
+                    (until, *chunk),
+                )
+                renewed.update(int(r[0]) for r in rows)
+        return renewed
+
     async def claim_now(
         self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
     ) -> Claim:

@@ -154,6 +154,22 @@ class TaskStore(ABC):
         """
 
     @abstractmethod
+    async def renew_leases(
+        self, run_ids: Collection[int], now: datetime, *, lease: timedelta
+    ) -> set[int]:
+        """Extend the leases of the runs that are still claimed to ``now + lease``.
+
+        This is the heartbeat of a manager's runs in flight, one write for all of them. A
+        run id stands for one claim: a run whose lease ran out is retried under a new id and
+        its old row is ABANDONED, so a manager renewing the ids it claimed can never extend
+        a run that another manager took over. A lease is never shortened.
+
+        Returns:
+            The ids whose lease now runs until at least ``now + lease``; an id missing from
+            it is a run that is no longer claimed (finished, or given up and retried).
+        """
+
+    @abstractmethod
     async def claim_now(
         self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
     ) -> Claim:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -292,6 +293,132 @@ async def test_a_run_whose_process_died_is_retried_once_marked_late(
     assert abandoned.status is RunStatus.ABANDONED and abandoned.attempt == 1
     assert retry.status is RunStatus.SUCCEEDED and retry.attempt == 2
     assert retry.misfire is MisfireAction.RETRY and retry.late_by == 3 * MINUTE
+
+
+async def agent_task(manager: TaskManager) -> Task:
+    return await manager.add_task(
+        owner_id="alice",
+        chat_id="chat-alice",
+        task_type=TaskType.AGENT_TASK,
+        schedule=once_at(T0 + MINUTE),
+        execution_data={"prompt": "write the weekly report"},
+    )
+
+
+async def lease_of(store: TaskStore, task_id: str) -> datetime | None:
+    """The lease of the task's newest run."""
+    (newest, *_) = await store.history(task_id, "alice")
+    return newest.lease_until
+
+
+async def lease_moves_to(store: TaskStore, task_id: str, until: datetime) -> None:
+    """Yield to the manager's heartbeat until the run's lease reached ``until`` (bounded)."""
+    for _ in range(1000):
+        if await lease_of(store, task_id) == until:
+            return
+        await asyncio.sleep(0)
+    raise AssertionError(f"the lease never moved to {until}")
+
+
+async def test_a_slow_run_keeps_its_lease_while_its_manager_beats(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    agent = ScriptedAgent()
+    agent.release = asyncio.Event()
+    notifier = RecordingNotifier()
+    lease = timedelta(seconds=30)
+    manager = TaskManager(
+        store=opened, clock=clock, notifier=notifier, agent=agent, lease=lease,
+        run_timeout=HOUR,
+    )  # fmt: skip
+    task = await agent_task(manager)
+    clock.advance(MINUTE)
+    running = asyncio.create_task(manager.run_due())
+    async with asyncio.timeout(5):
+        await agent.started.wait()
+
+    for _ in range(18):  # three minutes, six leases long, in 10 s beats
+        clock.advance(lease / 3)
+        await lease_moves_to(opened, task.id, clock.now() + lease)
+        # Another manager looking for dead runs finds none.
+        assert await opened.reclaim_expired(clock.now(), limit=10, lease=lease) == ([], [])
+    agent.release.set()
+    assert await running == 1
+
+    (run,) = await manager.history(task.id, "alice")
+    assert run.status is RunStatus.SUCCEEDED and run.attempt == 1 and run.lease_until is None
+    assert len(notifier.deliveries) == 1
+
+
+async def test_a_dead_managers_run_is_retried_after_the_short_lease(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    path = tmp_path / "assistant.db"
+    stuck = ScriptedAgent()
+    stuck.release = asyncio.Event()
+    notifier = RecordingNotifier()
+    lease = timedelta(seconds=30)
+    dying = TaskManager(
+        store=SqliteTaskStore(path), clock=clock, notifier=notifier, agent=stuck, lease=lease,
+        drain_timeout=timedelta(0),
+    )  # fmt: skip
+    await dying.start(timer=False)
+    task = await agent_task(dying)
+    clock.advance(MINUTE)
+    running = asyncio.create_task(dying.run_due())
+    async with asyncio.timeout(5):
+        await stuck.started.wait()
+    await dying.stop()  # its run is cut off unfinished, and nothing beats for it any more
+    assert await running == 1
+
+    heir = TaskManager(
+        store=SqliteTaskStore(path), clock=clock, notifier=notifier, agent=ScriptedAgent(),
+        lease=lease,
+    )  # fmt: skip
+    async with heir:
+        clock.advance(lease - timedelta(seconds=1))
+        assert await heir.run_due() == 0
+        clock.advance(timedelta(seconds=1))
+        assert await heir.run_due() == 1
+        retry, abandoned = await heir.history(task.id, "alice")
+
+    assert notifier.texts() == ["write the weekly report\n\nanswer to write the weekly report"]
+    assert abandoned.status is RunStatus.ABANDONED and abandoned.attempt == 1
+    assert retry.status is RunStatus.SUCCEEDED and retry.misfire is MisfireAction.RETRY
+
+
+async def test_a_manager_never_renews_a_run_another_manager_took_over(
+    clock: ManualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = MemoryTaskStore()
+    agent = ScriptedAgent()
+    agent.release = asyncio.Event()
+    lease = timedelta(seconds=30)
+    manager = TaskManager(
+        store=store, clock=clock, notifier=RecordingNotifier(), agent=agent, lease=lease
+    )
+    task = await agent_task(manager)
+    clock.advance(MINUTE)
+    running = asyncio.create_task(manager.run_due())
+    async with asyncio.timeout(5):
+        await agent.started.wait()
+
+    (first,) = await store.history(task.id, "alice")
+    clock.advance(2 * lease)  # the manager stalls: before it beats, another one takes over
+    (retry,), _ = await store.reclaim_expired(clock.now(), limit=10, lease=lease)
+    with caplog.at_level(logging.WARNING, logger="tasks.leases"):
+        clock.advance(lease / 3)
+        for _ in range(100):  # the memory store: a few turns of the loop
+            await asyncio.sleep(0)
+            if "lost its lease" in caplog.text:
+                break
+    agent.release.set()
+    await running
+
+    runs = {r.id: r for r in await store.history(task.id, "alice")}
+    assert runs[retry.run.id].status is RunStatus.CLAIMED
+    assert runs[retry.run.id].lease_until == retry.run.lease_until
+    assert f"run {first.id} lost its lease" in caplog.text
 
 
 async def test_burst_of_due_tasks_is_delivered_in_one_run_due(clock: ManualClock) -> None:

@@ -286,6 +286,47 @@ async def test_retry_after_a_lost_lease_is_marked_late_beyond_the_grace(
     assert stored[by_task[late.id].id].late_by == lease + timedelta(seconds=1)
 
 
+async def test_renewed_leases_outlive_their_first_expiry(store: TaskStore) -> None:
+    short = timedelta(seconds=30)
+    await store.add_tasks([reminder_draft(once_at(T0)) for _ in range(3)])
+    claims = await store.claim_due(T0, limit=10, lease=short)
+    held = {c.run.id for c in claims}
+    assert await store.renew_leases([], T0, lease=short) == set()
+
+    for beat in range(1, 7):  # three minutes of heartbeats every 10 s
+        now = T0 + beat * timedelta(seconds=10)
+        assert await store.renew_leases(held, now, lease=short) == held
+        assert await store.reclaim_expired(now + short / 2, limit=10, lease=short) == ([], [])
+    assert await store.next_wakeup() == T0 + timedelta(seconds=60) + short
+
+    assert await store.renew_leases(held, T0, lease=short) == held  # never shortened
+    assert await store.next_wakeup() == T0 + timedelta(seconds=60) + short
+    retries, _ = await store.reclaim_expired(T0 + 2 * short + MINUTE, limit=10, lease=short)
+    assert {r.run.attempt for r in retries} == {2} and len(retries) == 3
+
+
+async def test_renewal_never_extends_a_run_that_was_finished_or_taken_over(
+    store: TaskStore,
+) -> None:
+    short = timedelta(seconds=30)
+    await store.add_tasks([reminder_draft(once_at(T0)) for _ in range(2)])
+    finished, lost = await store.claim_due(T0, limit=10, lease=short)
+    done = RunOutcome(finished.run.id, finished.task.id, RunStatus.SUCCEEDED, T0, T0)
+    await store.finish_runs([done], max_failures=5)
+    # The holder of ``lost`` stopped beating: another manager retries it.
+    (retry,), _ = await store.reclaim_expired(T0 + short, limit=10, lease=short)
+
+    renewed = await store.renew_leases(
+        [finished.run.id, lost.run.id, 999_999], T0 + short, lease=HOUR
+    )
+
+    assert renewed == set()
+    assert await store.next_wakeup() == T0 + 2 * short  # the retry's own lease, untouched
+    assert await store.renew_leases([retry.run.id], T0 + short, lease=short) == {retry.run.id}
+    statuses = {r.id: r.status for r in await store.history(lost.task.id, "alice")}
+    assert statuses == {lost.run.id: RunStatus.ABANDONED, retry.run.id: RunStatus.CLAIMED}
+
+
 async def test_expired_lease_of_a_cancelled_task_is_not_retried(store: TaskStore) -> None:
     task = await store.add_task(reminder_draft(every(HOUR)))
     await store.claim_due(T0, limit=10, lease=LEASE)
