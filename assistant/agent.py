@@ -286,7 +286,8 @@ class DialogAgent:
 
     async def _ask(self, turn: _Turn) -> LLMResponse:
         """Ask the model for its next message; rebuild in contract mode if tools are refused."""
-        ctx = await self.registry.prepare(turn.ctx)
+        # The round's calls are validated against the same per-user values the model was shown.
+        ctx = turn.ctx = await self.registry.prepare(turn.ctx)
         mode = self.backend.mode
         try:
             response = await self._complete(turn, ctx, mode)

@@ -97,14 +97,15 @@ class Tool:
     async def prepare(self, ctx: ToolContext) -> dict[DynamicKey, Any]:
         """Evaluate every dynamic value (awaiting asynchronous ones) for ``ctx``."""
         resolved: dict[DynamicKey, Any] = {}
-        for key, provider in self._providers():
+        for key, provider in self.providers():
             value = provider(ctx)
             if inspect.isawaitable(value):
                 value = await value
             resolved[key] = value
         return resolved
 
-    def _providers(self) -> list[tuple[DynamicKey, Callable[[ToolContext], Any]]]:
+    def providers(self) -> list[tuple[DynamicKey, Callable[[ToolContext], Any]]]:
+        """Return every dynamic value of the schema with its provider, bound to the instance."""
         found: list[tuple[DynamicKey, Callable[[ToolContext], Any]]] = []
 
         def walk(node: Any, param: str, path: str) -> None:

@@ -26,8 +26,9 @@ class ToolContext:
         timezone: The user's IANA time zone.
         now: The current instant (timezone-aware), injected so tests control time.
         services: Objects tools may need, keyed by their type; see ``service``.
-        resolved: Values of asynchronous dynamic schema providers, filled by
-            ``ToolRegistry.prepare``; keyed by ``(tool, parameter, key)``.
+        resolved: Values of dynamic schema providers, filled by ``ToolRegistry.prepare``;
+            keyed by ``(tool, parameter, key)``.
+        prepared: Whether ``ToolRegistry.prepare`` filled ``resolved`` for this context.
     """
 
     user_id: str = "local"
@@ -36,6 +37,7 @@ class ToolContext:
     now: datetime = field(default_factory=lambda: datetime.now(UTC))
     services: Mapping[type, object] = field(default_factory=dict)
     resolved: Mapping[tuple[str, str, str], Any] = field(default_factory=dict)
+    prepared: bool = False
 
     @property
     def local_now(self) -> datetime:
@@ -56,5 +58,5 @@ class ToolContext:
         return found
 
     def with_resolved(self, resolved: Mapping[tuple[str, str, str], Any]) -> ToolContext:
-        """Return a copy that carries ``resolved`` dynamic values."""
-        return replace(self, resolved={**self.resolved, **resolved})
+        """Return a prepared copy that carries ``resolved`` dynamic values."""
+        return replace(self, resolved={**self.resolved, **resolved}, prepared=True)

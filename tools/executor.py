@@ -73,15 +73,21 @@ class ToolExecutor:
     # -- running calls --------------------------------------------------------------------
 
     async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
-        """Validate ``call`` and run it, or stop at the approval gate."""
-        ctx = await self.registry.prepare(ctx)
+        """Validate ``call`` and run it, or stop at the approval gate.
+
+        Per-user schema values come from ``ctx`` when it is already prepared (the agent
+        prepares it for the round the model answered), else they are resolved now.
+        """
+        if not ctx.prepared:
+            ctx = await self.registry.prepare(ctx)
         return await self._execute_prepared(call, ctx)
 
     async def execute_all(self, calls: Sequence[ToolCall], ctx: ToolContext) -> list[ToolResult]:
         """Run independent ``calls`` concurrently; results come back in call order."""
         if not calls:
             return []
-        ctx = await self.registry.prepare(ctx)
+        if not ctx.prepared:
+            ctx = await self.registry.prepare(ctx)
         return list(await asyncio.gather(*(self._execute_prepared(c, ctx) for c in calls)))
 
     async def execute_from_text(self, text: str, ctx: ToolContext) -> list[ToolResult]:

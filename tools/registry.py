@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from tools.binding import Tool
+from tools.binding import DynamicKey, Tool
 from tools.context import ToolContext
 from tools.decorator import is_tool, normalize_name
 from tools.errors import ToolDefinitionError, ToolNotFoundError
@@ -28,6 +28,7 @@ class ToolRegistry:
     def __init__(self, items: Iterable[Registrable] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._aliases: dict[str, str] = {}
+        self._providers: list[tuple[DynamicKey, Callable[[ToolContext], Any]]] = []
         for item in items:
             self.add(item)
 
@@ -50,6 +51,7 @@ class ToolRegistry:
         self._tools[new.name] = new
         for alias in new.aliases:
             self._aliases[alias] = new.name
+        self._providers.extend(new.providers())
 
     # -- lookup -------------------------------------------------------------------------
 
@@ -120,10 +122,19 @@ class ToolRegistry:
         Asynchronous providers (a database query for this user's task ids) can only be
         evaluated here; the synchronous exports then read the values from the context.
         """
-        resolved: dict[tuple[str, str, str], Any] = {}
-        for each in self._tools.values():
-            resolved.update(await each.prepare(ctx))
-        return ctx.with_resolved(resolved) if resolved else ctx
+        resolved: dict[DynamicKey, Any] = {}
+        # Tools often share a provider (every task tool lists the same task ids): ask it once.
+        answers: dict[tuple[object, object], Any] = {}
+        for key, provider in self._providers:
+            identity = (
+                getattr(provider, "__func__", provider),
+                getattr(provider, "__self__", None),
+            )
+            if identity not in answers:
+                value = provider(ctx)
+                answers[identity] = await value if inspect.isawaitable(value) else value
+            resolved[key] = answers[identity]
+        return ctx.with_resolved(resolved)
 
     # -- exports ------------------------------------------------------------------------
 

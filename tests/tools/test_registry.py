@@ -170,3 +170,33 @@ def test_registering_one_bound_method() -> None:
     assert registry.names() == ["list_tasks"]
     result: Any = registry.get("list_tasks").function()
     assert result == []
+
+
+async def test_a_provider_shared_by_several_tools_is_asked_once_per_prepare() -> None:
+    class Shared:
+        def __init__(self) -> None:
+            self.asked = 0
+
+        async def ids(self, ctx: ToolContext) -> list[str]:
+            self.asked += 1
+            return ["x1"]
+
+        @tool(params={"task_id": {"enum": ids}})
+        def first(self, task_id: str) -> str:
+            """First."""
+            return task_id
+
+        @tool(params={"task_id": {"enum": ids}})
+        def second(self, task_id: str) -> str:
+            """Second."""
+            return task_id
+
+    shared = Shared()
+    registry = ToolRegistry([shared])
+    ctx = await registry.prepare(ToolContext(user_id="u"))
+    assert shared.asked == 1
+    assert ctx.prepared
+    for name in ("first", "second"):
+        assert registry.get(name).schema(ctx)["properties"]["task_id"]["enum"] == ["x1"]
+    await registry.prepare(ctx)
+    assert shared.asked == 2
