@@ -16,7 +16,7 @@ from tools.approvals import ApprovalStore, InMemoryApprovalStore
 from tools.binding import ArgumentConversionError, Tool
 from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
 from tools.context import ToolContext
-from tools.errors import ApprovalError
+from tools.errors import ApprovalError, ToolError
 from tools.registry import ToolRegistry
 from tools.telemetry import Telemetry, ToolStats
 from tools.validation import validate_tool_call
@@ -132,6 +132,10 @@ class ToolExecutor:
             return self._failure(call, ToolStatus.INVALID, str(exc), started)
         except asyncio.CancelledError:
             raise
+        except ToolError as exc:
+            # A refusal the tool wrote for the model (bad schedule, blocked address): no traceback.
+            message = f"tool {tool.name!r} failed: {_first_line(exc) or type(exc).__name__}"
+            return self._failure(call, ToolStatus.ERROR, message, started)
         except Exception as exc:
             logger.exception("tool %r failed (call %s)", tool.name, call.id)
             message = f"tool {tool.name!r} failed: {_short_error(exc)}"
@@ -241,8 +245,7 @@ class ToolExecutor:
         if request.status is ApprovalStatus.PENDING and request.is_expired(now):
             await self.approvals.decide_approval(request_id, ApprovalStatus.EXPIRED, by, now)
             raise ApprovalError(
-                f"approval request {request_id!r} expired at {request.expires_at:%H:%M} UTC; "
-                "ask again to get a new one"
+                f"approval request {request_id!r} has expired; ask again to get a new one"
             )
         decided = await self.approvals.decide_approval(request_id, status, by, now)
         if decided is None:
@@ -273,9 +276,12 @@ async def _run_hooks(
             logger.exception("tool hook %r failed", hook)
 
 
-def _short_error(exc: BaseException) -> str:
+def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _short_error(exc: BaseException) -> str:
+    text = _first_line(exc)
     name = type(exc).__name__
-    if len(text) > 300:
-        text = text[:297] + "..."
     return f"{name}: {text}" if text else name

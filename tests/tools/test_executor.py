@@ -13,6 +13,7 @@ from tools import (
     InMemoryApprovalStore,
     ToolCall,
     ToolContext,
+    ToolError,
     ToolExecutor,
     ToolRegistry,
     ToolStatus,
@@ -282,3 +283,21 @@ async def test_execute_from_text_parses_and_runs_every_call() -> None:
     assert [r.status for r in results] == [ToolStatus.OK, ToolStatus.OK]
     assert recorder.requests == [("GET", "http://a")]
     assert results[1].output == {"echo": "hi"}
+
+
+async def test_a_tool_error_is_a_plain_message_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    @tool
+    def refuse(when: str) -> str:
+        """Refuse."""
+        raise ToolError(f"I could not understand {when!r}; e.g. 'in 5 minutes'")
+
+    executor = ToolExecutor(ToolRegistry([refuse]))
+    with caplog.at_level(logging.DEBUG, logger="tools.executor"):
+        result = await executor.execute(ToolCall("refuse", {"when": "blorp"}), CTX)
+    assert result.status is ToolStatus.ERROR
+    assert (
+        result.text == "tool 'refuse' failed: I could not understand 'blorp'; e.g. 'in 5 minutes'"
+    )
+    assert "Traceback" not in caplog.text
