@@ -6,16 +6,19 @@ Interfaces receive the finished objects; nothing else constructs collaborators.
 
 from __future__ import annotations
 
+import fcntl
 import logging
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+import os
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 import httpx
 
 from assistant.agent import DialogAgent
-from assistant.config import Settings
+from assistant.config import ConfigError, Settings
 from assistant.events import EventCallback
 from assistant.llm import LLMBackend, OpenAIBackend
 from assistant.llm.offline import OfflinePlanner
@@ -88,8 +91,41 @@ class _LateAgent:
 
     async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
         if self.agent is None:
-            raise TaskError("the agent is not ready yet; the task will be retried")
+            raise TaskError("the agent is not ready yet (the assistant is still starting)")
         return await self.agent.run_task(prompt, owner_id=owner_id, chat_id=chat_id)
+
+
+@contextmanager
+def _scheduler_lock(data_dir: Path) -> Iterator[None]:
+    """Hold the data directory's scheduler lock: one front end fires its tasks at a time.
+
+    Two front ends on one database would each deliver every chat's reminders through their
+    own interface (the terminal would print a Telegram user's reminder). The lock is released
+    when the process exits, however it exits.
+
+    Raises:
+        ConfigError: when another process holds the lock.
+    """
+    path = data_dir / "scheduler.lock"
+    with path.open("a+") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            raise ConfigError(
+                f"the assistant is already running on {data_dir} ({holder}): stop it first "
+                "(one of `assistant chat`, `telegram` or `serve` runs the scheduler at a time), "
+                "or give this one its own ASSISTANT_DATA_DIR"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}\n")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def build_backend(settings: Settings) -> LLMBackend:
@@ -130,6 +166,8 @@ async def open_app(
     install_log_redaction("httpx", "httpcore", "telegram", "tools", "tasks")
     async with AsyncExitStack() as stack:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
+        if run_scheduler:
+            stack.enter_context(_scheduler_lock(settings.data_dir))
         memory = await MemoryStore.open(settings.database_path)
         stack.push_async_callback(memory.close)
         store = SqliteTaskStore(settings.database_path)
@@ -163,6 +201,8 @@ async def open_app(
             searcher=web,
             summarizer=late_agent if settings.llm_base_url else None,
             http=http,
+            # Tasks added by another process (`assistant ask`) are noticed within a second.
+            recheck_every=timedelta(seconds=1),
         )
         registry = ToolRegistry(
             [TaskTools(manager), MemoryTools(memory), get_current_time, web, SystemTools()]

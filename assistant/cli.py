@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
@@ -25,6 +26,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``assistant`` command; return its exit status."""
     parser = _build_parser()
     args = parser.parse_args(argv)
+    # python-telegram-bot 22 warns on every 429 unless told to use timedeltas (its future API).
+    os.environ.setdefault("PTB_TIMEDELTA", "true")
     try:
         settings = load_settings()
     except ConfigError as exc:

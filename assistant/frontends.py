@@ -1,12 +1,18 @@
-"""Start the assistant behind one of its front ends: terminal chat, Telegram, or headless."""
+"""Start the assistant behind one of its front ends: terminal chat, Telegram, or headless.
+
+Whichever front end runs the scheduler, every delivery goes to the interface its chat belongs
+to (see ``interfaces.RoutingNotifier``): the terminal's own chat to the terminal (or, when only
+the bot or ``serve`` runs, to the JSON Lines file), Telegram chats to Telegram when a token is
+configured, and anything no interface serves to the file.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import secrets
 import signal
 import sys
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
@@ -14,12 +20,23 @@ from urllib.parse import urlsplit
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import ConfigError, Settings
 from assistant.events import AgentEvent
-from interfaces.commands import SlashCommands
-from interfaces.sink import JsonlNotifier
-from interfaces.terminal import Console, TerminalChat, TerminalNotifier
+from interfaces import (
+    Console,
+    JsonlNotifier,
+    RoutingNotifier,
+    SlashCommands,
+    TerminalChat,
+    TerminalNotifier,
+)
+from tasks import Notifier
 
 if TYPE_CHECKING:
-    from interfaces.telegram import WebhookConfig
+    from interfaces.telegram import TelegramNotifier, WebhookConfig
+
+
+def default_sink(settings: Settings) -> Path:
+    """The JSON Lines file for deliveries no attached interface serves."""
+    return settings.data_dir / "deliveries.jsonl"
 
 
 async def chat(
@@ -33,9 +50,11 @@ async def chat(
         if terminal:
             terminal[0].on_event(event)
 
-    async with open_app(
-        settings, notifier=TerminalNotifier(console), on_event=on_event, run_scheduler=True
-    ) as app:
+    async with AsyncExitStack() as stack:
+        notifier = await _routing(settings, stack, local=TerminalNotifier(console))
+        app = await stack.enter_async_context(
+            open_app(settings, notifier=notifier, on_event=on_event, run_scheduler=True)
+        )
         terminal.append(
             TerminalChat(
                 agent=app.agent,
@@ -51,12 +70,14 @@ async def chat(
 
 
 async def serve(settings: Settings, *, sink: Path) -> int:
-    """Run only the scheduler, appending every delivery to the JSON Lines file ``sink``.
+    """Run only the scheduler; the terminal's deliveries are appended to ``sink``.
 
     Prints ``ready`` once due tasks are being fired, and stops cleanly on SIGINT or SIGTERM.
     """
     stop = _stop_on_signals()
-    async with open_app(settings, notifier=JsonlNotifier(sink), run_scheduler=True):
+    async with AsyncExitStack() as stack:
+        notifier = await _routing(settings, stack, local=JsonlNotifier(sink), sink=sink)
+        await stack.enter_async_context(open_app(settings, notifier=notifier, run_scheduler=True))
         print(f"ready: delivering to {sink}", flush=True)
         await stop.wait()
     print("stopped", file=sys.stderr, flush=True)
@@ -70,36 +91,58 @@ async def telegram(settings: Settings, *, webhook_url: str | None = None) -> int
         ConfigError: when the token is missing or malformed, or the webhook settings are bad.
     """
     token = settings.telegram_token()
-    # python-telegram-bot 22 warns on every 429 unless told to use timedeltas (its future API).
-    os.environ.setdefault("PTB_TIMEDELTA", "true")
     from interfaces.telegram import TelegramInterface, TelegramNotifier
 
     webhook = _webhook(settings, webhook_url or settings.telegram_webhook_url)
     stop = _stop_on_signals()
-    notifier = TelegramNotifier.create(token=token, base_url=settings.telegram_base_url)
+    bot_notifier = TelegramNotifier.create(token=token, base_url=settings.telegram_base_url)
+    sink = JsonlNotifier(default_sink(settings))
+    notifier = RoutingNotifier(
+        local_chat=LOCAL_CHAT, local=sink, remote=bot_notifier, fallback=sink
+    )
     if not settings.telegram_allowed_users:
         print(
             "warning: TELEGRAM_ALLOWED_USERS is empty, so the bot answers nobody; message it "
             "once to learn your user id, then set TELEGRAM_ALLOWED_USERS=<that id>",
             file=sys.stderr,
         )
-    async with (
-        open_app(settings, notifier=notifier, run_scheduler=True) as app,
-        TelegramInterface(
+    async with open_app(settings, notifier=notifier, run_scheduler=True) as app:
+        interface = TelegramInterface(
             token=token,
             base_url=settings.telegram_base_url,
             allowed_users=settings.telegram_allowed_users,
             agent=app.agent,
             tasks=app.tasks,
             memory=app.memory,
-            notifier=notifier,
+            notifier=bot_notifier,
             webhook=webhook,
-        ),
-    ):
-        mode = f"webhook at {webhook.url}" if webhook else "long polling"
-        print(f"ready: Telegram bot running ({mode}); Ctrl-C stops it", flush=True)
-        await stop.wait()
+        )
+        await interface.start()
+        try:
+            mode = f"webhook at {webhook.url}" if webhook else "long polling"
+            print(f"ready: Telegram bot running ({mode}); Ctrl-C stops it", flush=True)
+            await stop.wait()
+        finally:
+            # The scheduler drains its runs while the bot can still send them.
+            await app.tasks.stop()
+            await interface.stop()
     return 0
+
+
+async def _routing(
+    settings: Settings, stack: AsyncExitStack, *, local: Notifier, sink: Path | None = None
+) -> RoutingNotifier:
+    """Route the terminal's chat to ``local`` and Telegram chats to Telegram when configured."""
+    fallback = JsonlNotifier(sink or default_sink(settings))
+    remote: TelegramNotifier | None = None
+    if settings.telegram_bot_token is not None:
+        from interfaces.telegram import TelegramNotifier
+
+        remote = TelegramNotifier.create(
+            token=settings.telegram_token(), base_url=settings.telegram_base_url
+        )
+        stack.push_async_callback(remote.aclose)
+    return RoutingNotifier(local_chat=LOCAL_CHAT, local=local, remote=remote, fallback=fallback)
 
 
 def _stop_on_signals() -> asyncio.Event:

@@ -24,6 +24,9 @@ from interfaces.replies import (
     CommandReply,
     Reply,
 )
+from interfaces.routing import RoutingNotifier
+from interfaces.sink import JsonlNotifier
+from interfaces.terminal import Console, TerminalChat, TerminalNotifier
 
 __all__ = [
     "COMMANDS",
@@ -35,9 +38,14 @@ __all__ = [
     "ButtonRows",
     "CommandReply",
     "CommandSpec",
+    "Console",
+    "JsonlNotifier",
     "MemoryService",
     "Reply",
+    "RoutingNotifier",
     "SlashCommands",
     "TaskService",
+    "TerminalChat",
+    "TerminalNotifier",
     "agent_replies",
 ]

@@ -74,6 +74,10 @@ class TelegramNotifier:
         bot = Bot(token, base_url=base_url)
         return cls(OutgoingQueue(bot, limits=limits, clock=clock))
 
+    async def aclose(self) -> None:
+        """Stop sending and disconnect the bot (for a notifier used without the bot's app)."""
+        await self.queue.shutdown()
+
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
         """Send ``delivery`` to its chat and say how it went; never raises for send failures."""
         try:

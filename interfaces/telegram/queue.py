@@ -191,6 +191,11 @@ class OutgoingQueue:
         """Stop sending: later sends fail (and the scheduler retries them later)."""
         self._closed = True
 
+    async def shutdown(self) -> None:
+        """Stop sending and release the bot's connections (``Bot.shutdown`` is idempotent)."""
+        self._closed = True
+        await self._bot.shutdown()
+
     async def send(self, chat_id: int, text: str, *, buttons: ButtonRows = ()) -> SendOutcome:
         """Send ``text`` (split at 4096 on paragraph boundaries), buttons on the last chunk.
 

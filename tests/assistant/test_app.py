@@ -3,8 +3,10 @@
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
-from assistant.config import Settings, load_settings
+from assistant.config import ConfigError, Settings, load_settings
 from tasks import Delivery, DeliveryStatus, ManualClock
 
 _BUILTIN = {
@@ -69,3 +71,15 @@ async def test_a_reminder_made_by_chat_fires_through_the_notifier(tmp_path: Path
         clock.advance(timedelta(minutes=5))
         assert await app.tasks.run_due() == 1
     assert delivered == ["stretch"]
+
+
+async def test_one_scheduler_per_data_dir(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path)
+    async with open_app(settings, run_scheduler=True):
+        with pytest.raises(ConfigError, match="already running on"):
+            async with open_app(settings, run_scheduler=True):
+                pass
+        async with open_app(settings) as reader:  # `assistant ask` and `tasks` still work
+            assert await reader.tasks.list_tasks(LOCAL_USER) == []
+    async with open_app(settings, run_scheduler=True):  # released on exit
+        pass

@@ -122,3 +122,27 @@ def test_tools_catalog_in_every_format(tmp_path: Path, fmt: str) -> None:
     assert "search_web" in done.stdout
     if fmt != "markdown":
         json.loads(done.stdout)
+
+
+def test_chat_reads_piped_lines_and_answers_slash_commands(tmp_path: Path) -> None:
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "ASSISTANT_DATA_DIR": str(tmp_path),
+        "ASSISTANT_TIMEZONE": "Europe/Berlin",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "chat"],
+        input="remind me in 10 minutes to check the oven\n/tasks\n/help\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "to check the oven" in done.stdout
+    assert "(Europe/Berlin)" in done.stdout
+    assert "/snooze ID" in done.stdout  # the help lists the commands
+    assert "Unknown command" not in done.stdout

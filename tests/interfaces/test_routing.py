@@ -1,0 +1,31 @@
+from interfaces import RoutingNotifier
+from tasks import Delivery, DeliveryKind, DeliveryStatus
+
+
+class Recorder:
+    def __init__(self, status: DeliveryStatus = DeliveryStatus.DELIVERED) -> None:
+        self.chats: list[str] = []
+        self.status = status
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        self.chats.append(delivery.chat_id)
+        return self.status
+
+
+def delivery(chat_id: str) -> Delivery:
+    return Delivery("t1", 1, "u", chat_id, DeliveryKind.REMINDER, "stretch")
+
+
+async def test_each_chat_goes_to_its_own_interface() -> None:
+    local, remote, fallback = Recorder(), Recorder(DeliveryStatus.BLOCKED), Recorder()
+    router = RoutingNotifier(local_chat="local", local=local, remote=remote, fallback=fallback)
+    assert await router.deliver(delivery("local")) is DeliveryStatus.DELIVERED
+    assert await router.deliver(delivery("12345")) is DeliveryStatus.BLOCKED
+    assert (local.chats, remote.chats, fallback.chats) == (["local"], ["12345"], [])
+
+
+async def test_a_chat_no_interface_serves_goes_to_the_fallback() -> None:
+    local, fallback = Recorder(), Recorder()
+    router = RoutingNotifier(local_chat="local", local=local, remote=None, fallback=fallback)
+    assert await router.deliver(delivery("12345")) is DeliveryStatus.DELIVERED
+    assert (local.chats, fallback.chats) == ([], ["12345"])
