@@ -20,7 +20,7 @@ from typing import Protocol, TextIO
 
 from assistant import AgentEvent, AgentEventKind, AgentReply, DialogAgent, describe_request
 from interfaces.replies import Action, ActionKind, ActionOutcome, CommandReply, Reply
-from tasks import Delivery, DeliveryKind, DeliveryStatus, format_lateness
+from tasks import Delivery, DeliveryKind, DeliveryStatus
 from tools import ApprovalRequest
 
 logger = logging.getLogger(__name__)
@@ -81,12 +81,11 @@ class TerminalNotifier:
 
 def render_delivery(delivery: Delivery) -> str:
     """Return a delivery as terminal text."""
-    late = f" (late by {format_lateness(delivery.late_by)})" if delivery.late_by else ""
     if delivery.kind is DeliveryKind.REMINDER:
         hint = f"  [/snooze {delivery.task_id} 10m]"
-        return f"\n[reminder{late}] {delivery.text}{hint}"
+        return f"\n[reminder] {delivery.text}{hint}"
     if delivery.kind is DeliveryKind.RESULT:
-        return f"\n[task {delivery.task_id}{late}]\n{delivery.text}"
+        return f"\n[task {delivery.task_id}]\n{delivery.text}"
     return f"\n[notice about task {delivery.task_id}] {delivery.text}"
 
 

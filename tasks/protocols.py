@@ -38,7 +38,8 @@ class Delivery:
         owner_id: The user who owns the task.
         chat_id: Where to deliver it.
         kind: What the message is.
-        text: The message, plain text.
+        text: The message, plain text; a late run's text already ends with a note saying how
+            late it is and when it was due.
         late_by: How late a run fired after downtime, or ``None`` when on time.
     """
 

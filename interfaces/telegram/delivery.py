@@ -8,7 +8,7 @@ from telegram import Bot
 
 from interfaces.replies import Action, ActionKind, Button, ButtonRows
 from interfaces.telegram.queue import OutgoingQueue, RateLimits, Timekeeper
-from tasks import Delivery, DeliveryKind, DeliveryStatus, format_lateness
+from tasks import Delivery, DeliveryKind, DeliveryStatus
 
 logger = logging.getLogger(__name__)
 
@@ -27,18 +27,13 @@ def reminder_buttons(task_id: str) -> ButtonRows:
 
 
 def delivery_text(delivery: Delivery) -> str:
-    """The text a delivery is shown with: a reminder marker and a note when it is late."""
+    """The text a delivery is shown with: a marker by kind (a late run's text says so itself)."""
     if delivery.kind is DeliveryKind.REMINDER:
         text = f"⏰ Reminder: {delivery.text}"
     elif delivery.kind is DeliveryKind.NOTICE:
         text = f"ℹ️ {delivery.text}"
     else:
         text = delivery.text
-    if delivery.late_by is not None:
-        text += (
-            f"\n\n(late by {format_lateness(delivery.late_by)}: the assistant was not running "
-            "at the scheduled time)"
-        )
     return text
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 
 from telegram import Bot
@@ -41,13 +42,19 @@ async def test_reminder_arrives_with_snooze_and_done(
     assert decode_action(message.button("Done").callback_data) == Action(ActionKind.DONE, "k3m9xa")
 
 
-async def test_late_reminder_says_how_late(
+async def test_a_late_reminder_is_shown_with_its_own_late_note_once(
     api: BotApiStandin, ptb_bot: Bot, queue_time: FakeTime
 ) -> None:
+    # The scheduler writes the late note into the text; the interface adds no second one.
     notifier = TelegramNotifier(OutgoingQueue(ptb_bot, clock=queue_time))
-    late = _reminder(late_by=timedelta(hours=2, minutes=5))
+    late = replace(
+        _reminder(late_by=timedelta(hours=2, minutes=5)),
+        text="stretch\n(late by 2 h 5 min: it was due at 09:00 (Europe/Berlin))",
+    )
     assert await notifier.deliver(late) is DeliveryStatus.DELIVERED
-    assert "late by 2 h 5 min" in api.sent_to(USER)[0].text
+    assert api.sent_to(USER)[0].text == (
+        "⏰ Reminder: stretch\n(late by 2 h 5 min: it was due at 09:00 (Europe/Berlin))"
+    )
 
 
 async def test_results_and_notices_have_no_buttons(

@@ -183,9 +183,7 @@ async def test_notifier_prints_deliveries() -> None:
     status = await notifier.deliver(reminder)
 
     assert status is DeliveryStatus.DELIVERED
-    assert output.getvalue() == (
-        "\n[reminder (late by 2 h 5 min)] check the oven  [/snooze a1b2c3 10m]\n"
-    )
+    assert output.getvalue() == ("\n[reminder] check the oven  [/snooze a1b2c3 10m]\n")
 
 
 async def test_notifier_reports_a_closed_stream_as_failed() -> None:
