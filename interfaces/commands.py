@@ -284,6 +284,11 @@ class SlashCommands:
         if action.kind in (ActionKind.APPROVE, ActionKind.DENY):
             return await self._decide(action, user_id, zone)
         if action.kind is ActionKind.DONE:
+            # Only the reminder's owner may mark it: in a group, anyone sees the button.
+            try:
+                await self._tasks.get_task(action.target, user_id)
+            except TaskError as error:
+                return ActionOutcome(notice=_sentence(error), alert=True)
             return ActionOutcome(notice="Marked as done.", mark="✅ Done")
         if action.kind is ActionKind.SNOOZE:
             text, ok = await self._snooze(
@@ -307,7 +312,9 @@ class SlashCommands:
                 task = await operation(action.target, user_id)
                 notice, alert = f"{verb} {task.id}.", False
         except TaskError as error:
-            notice, alert = _sentence(error), True
+            # Not the presser's task (or gone): answer them only, and leave the message as it is
+            # (in a group it shows the owner's list).
+            return ActionOutcome(notice=_sentence(error), alert=True)
         refreshed = task_list(await self._tasks.list_tasks(user_id), zone)
         return ActionOutcome(notice=notice, alert=alert, update=refreshed)
 
