@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -160,7 +161,10 @@ class DialogAgent:
         self._tool_retries = tool_retries
         self._history_chars = history_chars
         self._on_event = on_event
-        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        # A lock per chat while it is in use; idle ones are dropped, so the map never grows.
+        self._locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
         # Rendered catalogs by the dynamic values they were rendered with (ids of tasks...).
         self._catalogs: dict[str, str] = {}
         self._tool_lists: dict[str, list[dict[str, Any]]] = {}

@@ -190,11 +190,18 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                 r.ok and r.call.tool_name in {"add_reminder", "add_recurring_task"}
                 for r in reply.results
             )
-        note = (
-            "Scheduled tasks fire while `assistant chat` or `assistant telegram` runs."
-            if scheduled
-            else None
+        notes = []
+        if scheduled:
+            notes.append(
+                "Scheduled tasks fire while `assistant chat`, `assistant telegram` or "
+                "`assistant serve` runs."
+            )
+        notes.extend(
+            f"To decide request {a.id}, run `assistant chat` and type /approve {a.id} "
+            f"or /deny {a.id}."
+            for a in reply.approvals
         )
+        note = " ".join(notes) or None
         if args.json:
             payload = {
                 "reply": reply.text,

@@ -41,6 +41,10 @@ class CommandHandler(Protocol):
         """Answer a ``/command`` line, or return ``None`` when it is not one of theirs."""
         ...
 
+    def help(self, unknown: str | None = None) -> CommandReply:
+        """The help text; with ``unknown``, it opens by saying that command is not known."""
+        ...
+
     async def press(self, action: Action, *, user_id: str, chat_id: str) -> ActionOutcome:
         """Carry out a button press."""
         ...
@@ -242,7 +246,8 @@ class TerminalChat:
                 await self._show_reply(reply)
         except Exception as exc:
             # One bad line must not end the chat; the traceback goes to the log.
-            logger.exception("the terminal chat failed on %r", text)
+            # The line itself is not logged: people type secrets into chats.
+            logger.exception("the terminal chat failed on a line of %d characters", len(text))
             self.console.show(f"Something went wrong: {exc}")
         return True
 
@@ -283,6 +288,9 @@ class TerminalChat:
             self.console.show(shown + ("\n" + TERMINAL_HELP if name == "/help" else ""))
         elif name == "/help":
             self.console.show(TERMINAL_HELP)
+        elif self.commands is not None:
+            # Like Telegram: an unknown command gets the help, opening with what was not known.
+            self.console.show(render_command_reply(self.commands.help(name)) + "\n" + TERMINAL_HELP)
         else:
             self.console.show(f"Unknown command {name!r}; /help lists the commands.")
 

@@ -184,7 +184,7 @@ def _scheduled_action(rest: str, schedule: str) -> Intent | None:
     if (m := SEARCH_RE.fullmatch(query)) is not None:
         q = ph.unquote(m.group("q"))
         data: dict[str, JsonValue] = {"query": q, "limit": limit or 5}
-        return _recurring_call(schedule, "web_search", f"web search: {q}", data)
+        return _recurring_call(schedule, "web_search", q, data)
     if _DEVICE_RE.search(rest) and ph.URL_RE.search(rest) is None:
         return reply(replies.ASK_URL)
     return None

@@ -74,7 +74,9 @@ def test_reminder_is_created_listed_in_the_users_zone_and_cancelled(tmp_path: Pa
     done = run("ask", "remind me tomorrow at 9am to water the plants", data_dir=tmp_path)
     assert "09:00" in done.stdout
     assert "America/New_York" in done.stdout
-    assert "fire while `assistant chat` or `assistant telegram` runs" in done.stdout
+    assert (
+        "fire while `assistant chat`, `assistant telegram` or `assistant serve` runs" in done.stdout
+    )
 
     [task] = tasks_json(tmp_path)
     assert task["task_type"] == "reminder"
@@ -146,3 +148,12 @@ def test_chat_reads_piped_lines_and_answers_slash_commands(tmp_path: Path) -> No
     assert "(Europe/Berlin)" in done.stdout
     assert "/snooze ID" in done.stdout  # the help lists the commands
     assert "Unknown command" not in done.stdout
+
+
+def test_ask_says_how_to_decide_a_pending_approval(tmp_path: Path) -> None:
+    done = run("ask", "--json", "at 1am daily POST http://home.lan/lights/off", data_dir=tmp_path)
+    reply = json.loads(done.stdout)
+    [request] = reply["approvals"]
+    assert request["tool"] == "add_recurring_task"
+    assert f"/approve {request['id']}" in reply["note"]
+    assert tasks_json(tmp_path) == []

@@ -69,6 +69,10 @@ class Commands:
             return CommandReply.of("/tasks lists your tasks.")
         return None
 
+    def help(self, unknown: str | None = None) -> CommandReply:
+        opening = f"I don't know the command {unknown!r}. " if unknown else ""
+        return CommandReply.of(opening + "/tasks lists your tasks.")
+
 
 async def test_piped_lines_are_answered_until_the_end_of_input() -> None:
     world = scripted(["Hello Alice.", "Bye."])
@@ -136,7 +140,7 @@ async def test_shared_commands_render_buttons_as_commands() -> None:
         "a1b2c3  reminder at 18:00\n[Cancel: /cancel a1b2c3] [Snooze: /snooze a1b2c3 10m]" in shown
     )
     assert "/tasks lists your tasks.\nIn this terminal also: /approve ID" in shown
-    assert "Unknown command '/nope'" in shown
+    assert "I don't know the command '/nope'. /tasks lists your tasks." in shown
     assert commands.seen == [("/tasks", "alice"), ("/help", "alice"), ("/nope", "alice")]
 
 

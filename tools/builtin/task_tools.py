@@ -17,7 +17,6 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from tasks import (
-    OnceSchedule,
     Schedule,
     Task,
     TaskError,
@@ -25,6 +24,7 @@ from tasks import (
     TaskNotFoundError,
     TaskStatus,
     parse_schedule,
+    read_duration,
 )
 from tools import ToolContext, ToolError, tool
 
@@ -287,10 +287,13 @@ class TaskTools:
             raise ToolError(str(exc)) from None
 
     def _delay(self, words: str, ctx: ToolContext) -> timedelta:
-        schedule = self._parse(words, ctx, recurring=False)
-        if not isinstance(schedule, OnceSchedule):
+        try:
+            span = read_duration(words)
+        except TaskError as exc:
+            raise ToolError(str(exc)) from None
+        if span is None:
             raise ToolError(f"cannot snooze by {words!r}; give a delay such as '10m' or '2h'")
-        return schedule.at - ctx.now
+        return span.total
 
     async def _call(self, ctx: ToolContext, operation: Awaitable[Task]) -> Task:
         try:
