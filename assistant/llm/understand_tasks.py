@@ -115,6 +115,13 @@ _ALL_WORDS = frozenset({"all", "every", "everything", "each"})
 DEFAULT_SNOOZE = "10m"
 
 
+_PAST_RE = re.compile(
+    r"(?:yesterday|last\s+(?:night|week|month|year|monday|tuesday|wednesday|thursday|friday"
+    r"|saturday|sunday)|\d+\s+\w+\s+ago)\b\s*",
+    re.IGNORECASE,
+)
+
+
 def reminder(text: str) -> Intent | None:
     """Reminders: "remind me in 10 minutes to X", "at 9am remind me to X", "X tomorrow at 6pm"."""
     head = _REMIND_HEAD_RE.search(text)
@@ -131,6 +138,13 @@ def reminder(text: str) -> Intent | None:
         when = tail.group("when")
         body = body[: tail.start()]
     message = ph.unquote(body.strip(" ,;:-"))
+    if when is None and (past := _PAST_RE.match(message)) is not None:
+        return reply(
+            f"{past.group(0).strip().capitalize()!s} is in the past, so I can't remind you then. "
+            + replies.ASK_WHEN.format(
+                what=_CONNECTOR_RE.sub("", message[past.end() :]).strip() or "check the oven"
+            )
+        )
     if when is None:
         unclear = f"I couldn't tell when {prefix!r} is. " if prefix else ""
         return reply(unclear + replies.ASK_WHEN.format(what=message or "check the oven"))
