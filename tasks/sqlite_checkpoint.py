@@ -4,7 +4,7 @@ SQLite's automatic checkpoint runs inside the commit that crosses the threshold,
 committing connection: that commit then copies the WAL into the database file and syncs it,
 which stalls the timer for tens of milliseconds. The task store turns the automatic checkpoint
 off for its connection and lets this class run passive checkpoints (which never block readers
-or writers) from a second connection after every so many commits.
+or writers) from a second connection, on a thread of its own, after every so many commits.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import logging
 import sqlite3
 from pathlib import Path
 
-import aiosqlite
+from tasks.errors import TaskError
+from tasks.sqlite_db import TaskDatabase
 
 log = logging.getLogger(__name__)
 
@@ -31,22 +32,18 @@ class WalCheckpointer:
     def __init__(self, path: Path, *, every: int = 64, busy_ms: int = 10_000) -> None:
         self._path = path
         self._every = every
-        self._busy_ms = busy_ms
-        self._conn: aiosqlite.Connection | None = None
+        self._db = TaskDatabase(path, busy_ms=busy_ms, thread_name="task-wal-checkpoint")
         self._commits = 0
         self._running: asyncio.Task[None] | None = None
 
     async def open(self) -> None:
         """Connect."""
-        if self._conn is None:
-            conn = await aiosqlite.connect(self._path, isolation_level=None)
-            await conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
-            self._conn = conn
+        await self._db.open()
 
     def committed(self) -> None:
         """Count a commit; start a checkpoint in the background every ``every`` commits."""
         self._commits += 1
-        if self._commits < self._every or self._conn is None:
+        if self._commits < self._every or not self._db.is_open:
             return
         if self._running is None or self._running.done():
             self._commits = 0
@@ -57,15 +54,14 @@ class WalCheckpointer:
         running, self._running = self._running, None
         if running is not None:
             await running
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            await conn.close()
+        await self._db.close()
 
     async def _checkpoint(self) -> None:
-        conn = self._conn
-        if conn is None:
-            return
         try:
-            await conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-        except sqlite3.Error as exc:
+            await self._db.read(_checkpoint_now)
+        except TaskError as exc:
             log.warning("WAL checkpoint of %s failed (it is retried later): %s", self._path, exc)
+
+
+def _checkpoint_now(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
