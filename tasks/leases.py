@@ -69,6 +69,11 @@ class LeaseKeeper:
         """Note that the run's outcome is on its way to the ledger (it stays renewed)."""
         self._finishing.add(run_id)
 
+    def drop(self, run_id: int) -> None:
+        """Stop renewing a run that never reached the ledger (it was cancelled)."""
+        if run_id not in self._finishing:
+            self.release(run_id)
+
     def release(self, run_id: int) -> None:
         """Stop renewing the run's lease (its outcome is in the ledger, or it was dropped)."""
         self._held.discard(run_id)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -48,6 +48,7 @@ from tasks.runners import (
     WebSearchRunner,
 )
 from tasks.store import GivenUp, TaskStore
+from tasks.watchdog import Watchdog
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,9 @@ RETRACTED_REPORT = RunReport(
     RunStatus.SKIPPED, error="the task was cancelled or paused just before this run was due"
 )
 _MAX_IDLE_ROUNDS = 3
+# Outcomes whose commit decides a follow-up (pause the owner, tell them, disable the task);
+# any other outcome is queued for the ledger without waiting.
+_FOLLOWED_UP = frozenset({RunStatus.FAILED, RunStatus.UNDELIVERED})
 DEFAULT_LEASE = timedelta(seconds=10)
 """Short, because leases are renewed: a run held by a process that died waits this long."""
 
@@ -135,16 +139,20 @@ class TaskManager(TaskOperations):
         self._claims_done = asyncio.Event()
         self._claims_done.set()
         self._ledger = LedgerWriter(
-            store, max_failures=max_failures, before_write=self._claims_finished
+            store,
+            max_failures=max_failures,
+            before_write=self._claims_finished,
+            after_write=self._written,
         )
         self._slots = asyncio.Semaphore(max_concurrent_runs)
         self._batch = claim_batch
         self._run_timeout = run_timeout
+        self._watchdog = Watchdog(run_timeout.total_seconds())
         self._lease = lease
         self._leases = LeaseKeeper(store, clock, lease)
         self._recheck = recheck_every
         self._drain_timeout = drain_timeout
-        self._running: set[asyncio.Task[RunOutcome]] = set()
+        self._running: dict[asyncio.Task[RunOutcome], int] = {}
         self._timer: asyncio.Task[None] | None = None
         self._known_wakeup: tuple[datetime | None] | None = None
         self._prefetch = prefetch
@@ -239,7 +247,7 @@ class TaskManager(TaskOperations):
             retries, lost = await self._store.reclaim_expired(
                 now, limit=self._batch, lease=self._lease
             )
-            started += [self._spawn(claim) for claim in retries]
+            started += self._spawn_all(retries)
             given_up += lost
             if len(retries) + len(lost) < self._batch:
                 break
@@ -248,7 +256,7 @@ class TaskManager(TaskOperations):
             claims = await self._store.claim_due(
                 now, limit=self._batch, lease=self._lease, ahead=ahead
             )
-            started += [self._spawn(claim) for claim in claims]
+            started += self._spawn_all(claims)
             if len(claims) == self._batch:
                 idle_rounds = 0
                 continue
@@ -265,7 +273,9 @@ class TaskManager(TaskOperations):
         await self._claims_done.wait()
 
     async def _run_now_claimed(self, claim: Claim) -> TaskRun:
-        outcome = await self._spawn(claim)
+        (run,) = self._spawn_all([claim])
+        outcome = await run
+        await self._ledger.flush()
         return replace(
             claim.run,
             status=outcome.status,
@@ -279,23 +289,36 @@ class TaskManager(TaskOperations):
     def _run_now_lease(self) -> timedelta:
         return self._lease
 
-    def _spawn(self, claim: Claim) -> asyncio.Task[RunOutcome]:
-        if claim.run.scheduled_for > self._clock.now():
-            # Registered before the run first awaits, so a cancel right away still retracts it.
-            self._ahead.add(claim.run.id)
-            self._waiting[claim.task.id] = self._waiting.get(claim.task.id, 0) + 1
+    def _spawn_all(self, claims: list[Claim]) -> list[asyncio.Task[RunOutcome]]:
+        now = self._clock.now()
+        return [self._spawn(claim, now) for claim in claims]
+
+    def _spawn(self, claim: Claim, now: datetime) -> asyncio.Task[RunOutcome]:
         run_id = claim.run.id
+        if claim.run.scheduled_for > now:
+            # Registered before the run first awaits, so a cancel right away still retracts it.
+            self._ahead.add(run_id)
+            self._waiting[claim.task.id] = self._waiting.get(claim.task.id, 0) + 1
         self._leases.hold(run_id)
         task = asyncio.create_task(self._execute(claim), name=f"task-run-{run_id}")
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
-        task.add_done_callback(lambda _: self._leases.release(run_id))
+        self._running[task] = run_id
+        task.add_done_callback(self._run_done)
         return task
+
+    def _run_done(self, task: asyncio.Task[RunOutcome]) -> None:
+        # A run cancelled before its outcome was queued leaves its lease to run out.
+        self._leases.drop(self._running.pop(task))
+
+    def _written(self, outcomes: Sequence[RunOutcome]) -> None:
+        for outcome in outcomes:
+            self._leases.release(outcome.run_id)
 
     async def _timer_loop(self) -> None:
         while True:
             self._wake.clear()
             self._known_wakeup = None
+            # Everything due by the horizon is claimed in this round.
+            horizon = self._clock.now() + self._prefetch
             try:
                 await self._run_due(wait=False, ahead=self._prefetch)
                 # run_due usually ends by reading the next wake-up; a change since then set
@@ -305,12 +328,11 @@ class TaskManager(TaskOperations):
             except Exception:
                 log.exception("the task timer could not read the store; retrying shortly")
                 next_wakeup = self._clock.now() + _STORE_RETRY
-            now = self._clock.now()
-            recheck = now + self._recheck
-            if next_wakeup is not None and next_wakeup - self._prefetch > now:
-                # Wake a moment early to claim ahead. A wake-up already inside the window is
-                # a lease expiry (due runs were just claimed): that one is waited for exactly.
-                next_wakeup -= self._prefetch
+            recheck = self._clock.now() + self._recheck
+            if next_wakeup is not None and next_wakeup > horizon:
+                next_wakeup -= self._prefetch  # wake a moment early, to claim ahead
+            # A wake-up inside the horizon is a lease running out (the due runs were just
+            # claimed): that one is waited for exactly, not spun towards.
             deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)
             await self._clock.sleep_until(deadline, self._wake)
 
@@ -330,10 +352,10 @@ class TaskManager(TaskOperations):
             error=report.error,
         )
         self._leases.finishing(claim.run.id)
-        try:
-            finished = await self._ledger.submit(outcome)
-        finally:
-            self._leases.release(claim.run.id)
+        if report.status not in _FOLLOWED_UP:
+            self._ledger.submit_nowait(outcome)
+            return outcome
+        finished = await self._ledger.submit(outcome)
         await self._follow_up(claim, report, finished)
         return outcome
 
@@ -365,9 +387,9 @@ class TaskManager(TaskOperations):
                 RunStatus.FAILED,
                 error=f"no runner is configured for {claim.task.task_type.value!r} tasks",
             )
-        seconds = self._run_timeout.total_seconds()
+        seconds = self._watchdog.limit
         try:
-            async with asyncio.timeout(seconds):
+            with self._watchdog.guard():
                 return await runner.run(claim.task, claim.run)
         except TimeoutError:
             return RunReport(RunStatus.FAILED, error=f"the run did not finish within {seconds:g} s")

@@ -421,6 +421,29 @@ async def test_a_manager_never_renews_a_run_another_manager_took_over(
     assert f"run {first.id} lost its lease" in caplog.text
 
 
+async def test_a_run_over_its_time_limit_fails_and_the_next_one_still_runs(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    hanging = ScriptedAgent()
+    hanging.release = asyncio.Event()  # never set
+    notifier = RecordingNotifier()
+    manager = TaskManager(
+        store=opened, clock=clock, notifier=notifier, agent=hanging,
+        run_timeout=timedelta(milliseconds=50),  # real time: the limit bounds real waits
+    )  # fmt: skip
+    task = await agent_task(manager)
+    reminder = await remind(manager, MINUTE, "still here")
+    clock.advance(MINUTE)
+
+    assert await manager.run_due() == 2
+
+    (run,) = await manager.history(task.id, "alice")
+    assert run.status is RunStatus.FAILED and run.error == "the run did not finish within 0.05 s"
+    (kept,) = await manager.history(reminder.id, "alice")
+    assert kept.status is RunStatus.SUCCEEDED
+    assert "still here" in notifier.texts()
+
+
 async def test_burst_of_due_tasks_is_delivered_in_one_run_due(clock: ManualClock) -> None:
     notifier = RecordingNotifier()
     store = MemoryTaskStore()
