@@ -1,8 +1,9 @@
 """Scheduler figures: lateness, burst delivery, start-up with many stored tasks, claim rate.
 
-Run with ``.venv/bin/python -m bench.scheduler`` (``--only a|b|c|d`` for one part). Every part
-uses the SQLite store in a temporary directory, a no-op notifier and the real clock, and runs
-in a fresh process so that one part's memory does not show up in another's RSS.
+Run with ``.venv/bin/python -m bench.scheduler`` (``--only a|b|c|d`` for one part; ``--json``
+prints the figures as one JSON object instead of the text lines). Every part uses the SQLite
+store in a temporary directory, a no-op notifier and the real clock, and runs in a fresh
+process so that one part's memory does not show up in another's RSS.
 
 (a) 10,000 one-time tasks due over 10 s: lateness p50 / p99 / max (target p99 < 10 ms).
 (b) 10,000 tasks due at the same instant: time until the last is delivered (target < 1 s).
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import resource
 import statistics
@@ -21,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -35,6 +39,14 @@ from tasks.sqlite_store import SqliteTaskStore
 
 ZONE = ZoneInfo("Europe/Berlin")
 RULE = DEFAULT_MISFIRE_RULES[TaskType.REMINDER]
+
+
+@dataclass
+class Figures:
+    """One part's figures: the text line it prints, and the same numbers by name."""
+
+    text: str
+    values: dict[str, float] = field(default_factory=dict)
 
 
 class NoOpNotifier:
@@ -96,7 +108,7 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-async def part_a(path: Path) -> None:
+async def part_a(path: Path) -> Figures:
     """10,000 one-time tasks spread over 10 s."""
     start = datetime.now(UTC) + timedelta(seconds=3)
     times = [start + timedelta(milliseconds=n) for n in range(10_000)]
@@ -104,36 +116,41 @@ async def part_a(path: Path) -> None:
     due = dict(zip(ids, times, strict=True))
     notifier = await fire_and_measure(path, times, ids)
     late_ms = [(notifier.arrivals[i] - due[i]).total_seconds() * 1000 for i in ids]
-    print(
-        f"(a) 10,000 tasks over 10 s: lateness p50 {statistics.median(late_ms):.2f} ms, "
-        f"p99 {percentile(late_ms, 0.99):.2f} ms, max {max(late_ms):.2f} ms"
+    p50, p99, worst = statistics.median(late_ms), percentile(late_ms, 0.99), max(late_ms)
+    return Figures(
+        f"(a) 10,000 tasks over 10 s: lateness p50 {p50:.2f} ms, p99 {p99:.2f} ms, "
+        f"max {worst:.2f} ms",
+        {"a_p50_ms": p50, "a_p99_ms": p99, "a_max_ms": worst},
     )
 
 
-async def part_b(path: Path) -> None:
+async def part_b(path: Path) -> Figures:
     """10,000 tasks due at one instant."""
     at = datetime.now(UTC) + timedelta(seconds=3)
     ids = await insert(path, [at] * 10_000)
     notifier = await fire_and_measure(path, [at] * 10_000, ids)
-    last = max(notifier.arrivals.values())
-    first = min(notifier.arrivals.values())
-    print(
-        f"(b) 10,000 tasks due at once: first delivered after "
-        f"{(first - at).total_seconds() * 1000:.1f} ms, last after "
-        f"{(last - at).total_seconds() * 1000:.1f} ms"
+    first_ms = (min(notifier.arrivals.values()) - at).total_seconds() * 1000
+    last_ms = (max(notifier.arrivals.values()) - at).total_seconds() * 1000
+    return Figures(
+        f"(b) 10,000 tasks due at once: first delivered after {first_ms:.1f} ms, "
+        f"last after {last_ms:.1f} ms",
+        {"b_first_ms": first_ms, "b_last_ms": last_ms},
     )
 
 
-async def part_c_setup(path: Path) -> None:
+async def part_c_setup(path: Path) -> Figures:
     """Store 100,000 tasks due over the next 30 days."""
     now = datetime.now(UTC)
     times = [now + timedelta(days=1, seconds=26 * n) for n in range(100_000)]
     began = time.perf_counter()
     await insert(path, times)
-    print(f"    (setup: 100,000 tasks inserted in {time.perf_counter() - began:.2f} s)")
+    seconds = time.perf_counter() - began
+    return Figures(
+        f"    (setup: 100,000 tasks inserted in {seconds:.2f} s)", {"c_setup_s": seconds}
+    )
 
 
-async def part_c(path: Path) -> None:
+async def part_c(path: Path) -> Figures:
     """Start a manager over 100,000 stored tasks."""
     notifier = NoOpNotifier(1)
     began = time.perf_counter()
@@ -148,13 +165,14 @@ async def part_c(path: Path) -> None:
     await manager.stop()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     assert fired == 0 and next_run is not None
-    print(
+    return Figures(
         f"(c) 100,000 stored tasks: ready in {ready * 1000:.1f} ms, RSS {rss_mb:.1f} MB "
-        f"(peak {peak_mb:.1f} MB)"
+        f"(peak {peak_mb:.1f} MB)",
+        {"c_ready_ms": ready * 1000, "c_rss_mb": rss_mb, "c_peak_mb": peak_mb},
     )
 
 
-async def part_d(path: Path) -> None:
+async def part_d(path: Path) -> Figures:
     """Claim 20,000 due tasks in batches of 500."""
     now = datetime.now(UTC)
     await insert(path, [now - timedelta(seconds=1)] * 20_000)
@@ -164,7 +182,10 @@ async def part_d(path: Path) -> None:
         while claims := await store.claim_due(now, limit=500, lease=timedelta(minutes=3)):
             claimed += len(claims)
         elapsed = time.perf_counter() - began
-    print(f"(d) claims: {claimed:,} in {elapsed:.2f} s = {claimed / elapsed:,.0f} claims/s")
+    return Figures(
+        f"(d) claims: {claimed:,} in {elapsed:.2f} s = {claimed / elapsed:,.0f} claims/s",
+        {"d_claims": claimed, "d_seconds": elapsed, "d_claims_per_s": claimed / elapsed},
+    )
 
 
 def current_rss_mb() -> float:
@@ -175,16 +196,29 @@ def current_rss_mb() -> float:
     raise RuntimeError("no VmRSS in /proc/self/status; this figure needs Linux")
 
 
-PARTS = {"a": part_a, "b": part_b, "c-setup": part_c_setup, "c": part_c, "d": part_d}
+PARTS: dict[str, Callable[[Path], Coroutine[None, None, Figures]]] = {
+    "a": part_a,
+    "b": part_b,
+    "c-setup": part_c_setup,
+    "c": part_c,
+    "d": part_d,
+}
 
 
-def run_part(name: str, path: Path) -> None:
-    """Run one part in a fresh interpreter."""
-    subprocess.run(
-        [sys.executable, "-m", "bench.scheduler", "--only", name, "--db", str(path)],
+def run_part(name: str, path: Path, *, as_json: bool) -> dict[str, float]:
+    """Run one part in a fresh interpreter; print its line, or return its figures (JSON)."""
+    command = [sys.executable, "-m", "bench.scheduler", "--only", name, "--db", str(path)]
+    done = subprocess.run(
+        [*command, "--json"] if as_json else command,
         check=True,
         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)},
+        stdout=subprocess.PIPE if as_json else None,
+        text=True,
     )
+    if not as_json:
+        return {}
+    values: dict[str, float] = json.loads(done.stdout)
+    return values
 
 
 def main() -> None:
@@ -192,19 +226,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--only", choices=sorted(PARTS))
     parser.add_argument("--db", type=Path)
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     args = parser.parse_args()
     if args.only:
         if args.db is None:
             parser.error("--only needs --db")
-        asyncio.run(PARTS[args.only](args.db))
+        figures = asyncio.run(PARTS[args.only](args.db))
+        print(json.dumps(figures.values) if args.json else figures.text)
         return
+    collected: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        run_part("a", root / "a.db")
-        run_part("b", root / "b.db")
-        run_part("c-setup", root / "c.db")
-        run_part("c", root / "c.db")
-        run_part("d", root / "d.db")
+        for name, db in (("a", "a"), ("b", "b"), ("c-setup", "c"), ("c", "c"), ("d", "d")):
+            collected |= run_part(name, root / f"{db}.db", as_json=args.json)
+    if args.json:
+        print(json.dumps(collected))
 
 
 if __name__ == "__main__":
