@@ -7,11 +7,12 @@ which is what the SQLite store gets from its transactions.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
 from tasks.clock import require_aware
+from tasks.errors import TaskError
 from tasks.models import (
     Claim,
     FinishedRun,
@@ -38,12 +39,18 @@ from tasks.store import (
 )
 
 _FAR_FUTURE_KEY = (1, 0.0)
+_ID_DRAWS = 64
 
 
 class MemoryTaskStore(TaskStore):
-    """Tasks and runs in dictionaries; gone when the process ends."""
+    """Tasks and runs in dictionaries; gone when the process ends.
 
-    def __init__(self) -> None:
+    Args:
+        new_id: Draws a fresh task id (tests pass one that repeats itself).
+    """
+
+    def __init__(self, *, new_id: Callable[[], str] = new_task_id) -> None:
+        self._new_id = new_id
         self._tasks: dict[str, Task] = {}
         self._runs: dict[int, TaskRun] = {}
         self._runs_of: dict[str, list[int]] = {}
@@ -234,9 +241,13 @@ class MemoryTaskStore(TaskStore):
         return [self._runs[run_id] for run_id in reversed(ids[-limit:] if limit > 0 else [])]
 
     def _insert(self, draft: TaskDraft) -> Task:
-        task_id = new_task_id()
-        while task_id in self._tasks:
-            task_id = new_task_id()
+        task_id = self._new_id()
+        for _ in range(_ID_DRAWS):
+            if task_id not in self._tasks:
+                break
+            task_id = self._new_id()
+        else:
+            raise TaskError(f"could not find a free task id after {_ID_DRAWS} draws")
         task = Task(
             id=task_id,
             owner_id=draft.owner_id,

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
+from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
-from tasks.errors import TaskNotFoundError, TaskStateError
+from tasks.errors import TaskError, TaskNotFoundError, TaskStateError
+from tasks.memory_store import MemoryTaskStore
 from tasks.models import (
     MisfireAction,
     MisfirePolicy,
@@ -16,6 +20,7 @@ from tasks.models import (
     RunStatus,
     TaskStatus,
 )
+from tasks.sqlite_store import SqliteTaskStore
 from tasks.store import UNSET, TaskChange, TaskStore
 from tests.tasks.conftest import T0, StoreFactory, every, once_at, reminder_draft
 
@@ -405,6 +410,39 @@ async def test_change_can_clear_and_keep_fields(store: TaskStore) -> None:
     assert snoozed.next_run == T0 + 2 * HOUR and snoozed.status is TaskStatus.ACTIVE
     assert TaskChange().status is UNSET
     assert await store.next_wakeup() == T0 + 2 * HOUR
+
+
+class IdSource:
+    """Task ids from a list, over and over (to make ids collide)."""
+
+    def __init__(self, ids: list[str]) -> None:
+        self.ids: Iterator[str] = iter(ids)
+
+    def __call__(self) -> str:
+        return next(self.ids)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_bulk_add_redraws_only_the_ids_that_are_taken(kind: str, tmp_path: Path) -> None:
+    taken = [f"t{n:05d}" for n in range(20)]
+    free = [f"f{n:05d}" for n in range(10)]
+    source = IdSource(taken)
+    opened: TaskStore = (
+        MemoryTaskStore(new_id=source)
+        if kind == "memory"
+        else SqliteTaskStore(tmp_path / "assistant.db", new_id=source)
+    )
+    async with opened as store:
+        assert await store.add_tasks([reminder_draft(once_at(T0))] * 20) == taken
+        # Two taken ids around each free one: no batch of fresh draws is ever all free.
+        mixed = [i for pair in zip(taken[::2], taken[1::2], free, strict=True) for i in pair]
+        source.ids = itertools.cycle(mixed)
+
+        ids = await store.add_tasks([reminder_draft(once_at(T0))] * 10)
+        assert sorted(ids) == free
+        with pytest.raises(TaskError, match="free task id"):
+            await store.add_task(reminder_draft(once_at(T0)))  # every id it draws is taken
+        assert len(await store.list_tasks("alice")) == 30
 
 
 async def test_two_stores_racing_claim_each_run_exactly_once(
