@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 import httpx
 
@@ -70,7 +71,9 @@ class ApiCallRunner:
         text = f"{outcome}\n{preview}" if preview else outcome
         if response.status_code >= 400:
             return RunReport(RunStatus.FAILED, result=outcome, error=text)
-        return await self._deliverer.report(task, run, DeliveryKind.RESULT, text, outcome)
+        report = await self._deliverer.report(task, run, DeliveryKind.RESULT, text, outcome)
+        # The request was made: running the task again to deliver its outcome would repeat it.
+        return replace(report, retry_later=False)
 
     async def _request(self, data: ApiCallData) -> tuple[httpx.Response | None, str]:
         failure = "no attempt was made"

@@ -34,6 +34,7 @@ from tasks.models import (
     RunOutcome,
     RunStatus,
     TaskRun,
+    TaskStatus,
 )
 from tasks.notices import disabled_notice, failed_notice, given_up_notice
 from tasks.operations import TaskOperations
@@ -62,6 +63,16 @@ _MAX_IDLE_ROUNDS = 3
 _FOLLOWED_UP = frozenset({RunStatus.FAILED, RunStatus.UNDELIVERED})
 DEFAULT_LEASE = timedelta(seconds=10)
 """Short, because leases are renewed: a run held by a process that died waits this long."""
+DELIVERY_BACKOFF = timedelta(minutes=1)
+MAX_DELIVERY_BACKOFF = timedelta(minutes=30)
+
+
+def delivery_backoff(failures: int) -> timedelta:
+    """How long a one-time task waits to run again after ``failures`` failed runs in a row.
+
+    One minute after the first failure, doubling per further failure, at most 30 minutes.
+    """
+    return min(DELIVERY_BACKOFF * (1 << min(failures, 16)), MAX_DELIVERY_BACKOFF)
 
 
 class TaskManager(TaskOperations):
@@ -350,14 +361,23 @@ class TaskManager(TaskOperations):
             finished_at,
             result=report.result,
             error=report.error,
+            retry_at=self._retry_at(claim, report, finished_at),
         )
         self._leases.finishing(claim.run.id)
         if report.status not in _FOLLOWED_UP:
             self._ledger.submit_nowait(outcome)
             return outcome
         finished = await self._ledger.submit(outcome)
+        if outcome.retry_at is not None and finished.task_status is TaskStatus.ACTIVE:
+            self._wake.set()  # put back with a backoff: the timer learns its new next_run
         await self._follow_up(claim, report, finished)
         return outcome
+
+    def _retry_at(self, claim: Claim, report: RunReport, finished_at: datetime) -> datetime | None:
+        """When to run a one-time task again whose run failed for now (undelivered)."""
+        if not report.retry_later or claim.task.schedule.kind != "once":
+            return None
+        return finished_at + delivery_backoff(claim.task.consecutive_failures)
 
     async def _wait_until_due(self, claim: Claim) -> bool:
         """Wait for a run claimed ahead of time; return whether it was retracted meanwhile."""

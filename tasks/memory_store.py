@@ -335,7 +335,10 @@ class MemoryTaskStore(TaskStore):
         if task is None:
             return FinishedRun(outcome.run_id, outcome.task_id, None, 0)
         failures = failures_after(task.consecutive_failures, outcome.status)
-        status = TaskStatus.DONE if task.status is TaskStatus.RUNNING else task.status
+        status, next_run = task.status, task.next_run
+        if status is TaskStatus.RUNNING:
+            status = TaskStatus.DONE if outcome.retry_at is None else TaskStatus.ACTIVE
+            next_run = outcome.retry_at
         disabled = (
             max_failures is not None
             and outcome.status.is_failure
@@ -348,6 +351,7 @@ class MemoryTaskStore(TaskStore):
             status_reason=failure_reason(failures, outcome.error)
             if disabled
             else task.status_reason,
+            next_run=next_run,
             last_run=outcome.finished_at,
             run_count=task.run_count + 1,
             consecutive_failures=failures,

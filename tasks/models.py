@@ -217,7 +217,12 @@ class Claim:
 
 @dataclass(frozen=True, slots=True)
 class RunOutcome:
-    """How an executed run ended, to be written to the ledger."""
+    """How an executed run ended, to be written to the ledger.
+
+    ``retry_at`` puts a one-time task that was RUNNING back to ACTIVE with this ``next_run``
+    instead of finishing it (a failed run worth another try, such as an undelivered
+    reminder); the failure still counts, so the task is disabled after too many.
+    """
 
     run_id: int
     task_id: str
@@ -226,6 +231,7 @@ class RunOutcome:
     finished_at: datetime
     result: str | None = None
     error: str | None = None
+    retry_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,12 +43,16 @@ class RunReport:
         error: Why it failed.
         notify_failure: Whether a failure is worth a notice to the owner (not when the
             failure was that messages cannot be delivered).
+        retry_later: Whether running again later may succeed without repeating a side
+            effect (a message that could not be delivered for now); a one-time task is then
+            put back with a backoff instead of ending.
     """
 
     status: RunStatus
     result: str | None = None
     error: str | None = None
     notify_failure: bool = True
+    retry_later: bool = False
 
 
 class TaskRunner(Protocol):
@@ -116,6 +120,7 @@ class Deliverer:
             result=result,
             error=f"the message could not be delivered after {self._attempts} attempts",
             notify_failure=False,
+            retry_later=True,
         )
 
 

@@ -54,12 +54,18 @@ _FINISH_RUN = (
     "UPDATE task_runs SET status = ?, started_at = ?, finished_at = ?, result = ?, error = ?, "
     "lease_until = NULL WHERE id = ?"
 )
-# Parameter 2: 0 resets the failure count, 1 adds one, 2 keeps it.
+# ?2: 0 resets the failure count, 1 adds one, 2 keeps it. ?3: the retry time (NULL: a
+# RUNNING one-time task becomes DONE; else it is ACTIVE again, due then). SET expressions
+# read the row as it was before the update.
 _FINISH_TASK = (
-    "UPDATE scheduled_tasks SET last_run = ?, run_count = run_count + 1, "
-    "consecutive_failures = CASE ? WHEN 0 THEN 0 WHEN 1 THEN consecutive_failures + 1 "
+    "UPDATE scheduled_tasks SET last_run = ?1, run_count = run_count + 1, "
+    "consecutive_failures = CASE ?2 WHEN 0 THEN 0 WHEN 1 THEN consecutive_failures + 1 "
     "ELSE consecutive_failures END, "
-    "status = CASE status WHEN 'running' THEN 'done' ELSE status END WHERE id = ?"
+    "status = CASE WHEN status <> 'running' THEN status WHEN ?3 IS NULL THEN 'done' "
+    "ELSE 'active' END, "
+    "enabled = CASE WHEN status = 'running' AND ?3 IS NOT NULL THEN 1 ELSE enabled END, "
+    "next_run = CASE WHEN status = 'running' AND ?3 IS NOT NULL THEN ?3 ELSE next_run END "
+    "WHERE id = ?4"
 )
 
 
@@ -264,7 +270,10 @@ def _record_outcomes(conn: sqlite3.Connection, outcomes: Sequence[RunOutcome]) -
     )
     conn.executemany(
         _FINISH_TASK,
-        [(to_db(o.finished_at), _failure_step(o.status), o.task_id) for o in outcomes],
+        [
+            (to_db(o.finished_at), _failure_step(o.status), to_db_opt(o.retry_at), o.task_id)
+            for o in outcomes
+        ],
     )
 
 

@@ -193,8 +193,9 @@ class TaskStore(ABC):
         """Record how runs ended, in one transaction, and update their tasks.
 
         A success resets the task's consecutive failures, a failure adds one; a one-time
-        task that was RUNNING becomes DONE; a live recurring task that reaches
-        ``max_failures`` failures in a row becomes DISABLED. Returns one entry per outcome.
+        task that was RUNNING becomes DONE, or ACTIVE again due at the outcome's
+        ``retry_at`` when it has one; an ACTIVE task that reaches ``max_failures`` failures
+        in a row becomes DISABLED. Returns one entry per outcome.
         """
 
     @abstractmethod

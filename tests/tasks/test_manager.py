@@ -270,6 +270,51 @@ async def test_failed_delivery_is_retried_then_recorded(
     assert run.error == "the message could not be delivered after 3 attempts"
 
 
+async def test_undelivered_one_time_reminder_comes_back_with_backoff_then_disables(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier(DeliveryStatus.FAILED)  # a network outage
+    manager = manager_for(opened, clock, notifier)
+    task = await remind(manager, timedelta(0))
+    waits = []
+
+    for _ in range(4):
+        await manager.run_due()
+        stored = await manager.get_task(task.id, "alice")
+        assert stored.status is TaskStatus.ACTIVE and stored.next_run is not None
+        waits.append(stored.next_run - clock.now())
+        clock.set(stored.next_run)
+    assert waits == [MINUTE, 2 * MINUTE, 4 * MINUTE, 8 * MINUTE]
+    assert not [d for d in notifier.deliveries if d.kind is DeliveryKind.NOTICE]
+
+    await manager.run_due()  # the fifth failure: disabled; its notice cannot be delivered
+
+    stored = await manager.get_task(task.id, "alice")
+    assert stored.status is TaskStatus.DISABLED and stored.consecutive_failures == 5
+    kinds = [d.kind for d in notifier.deliveries]
+    assert kinds == [DeliveryKind.REMINDER] * 15 + [DeliveryKind.NOTICE] * 3
+    assert await manager.run_due() == 0
+    history = await manager.history(task.id, "alice")
+    assert [r.status for r in history] == [RunStatus.FAILED] * 5
+
+
+async def test_one_time_reminder_is_delivered_once_the_outage_ends(
+    opened: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    notifier.statuses = [DeliveryStatus.FAILED] * 3
+    manager = manager_for(opened, clock, notifier)
+    task = await remind(manager, timedelta(0))
+    await manager.run_due()
+    clock.advance(MINUTE)
+
+    assert await manager.run_due() == 1
+
+    stored = await manager.get_task(task.id, "alice")
+    assert stored.status is TaskStatus.DONE and stored.consecutive_failures == 0
+    assert notifier.texts()[-1] == "call mom" and len(notifier.deliveries) == 4
+
+
 async def test_a_run_whose_process_died_is_retried_once_marked_late(
     tmp_path: Path, clock: ManualClock
 ) -> None:

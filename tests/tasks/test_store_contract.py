@@ -234,6 +234,47 @@ async def test_success_resets_failures_and_finishes_one_time_task(store: TaskSto
     assert (await store.history(task.id, "alice"))[0].result == "sent"
 
 
+async def test_a_failed_one_time_run_with_a_retry_time_becomes_active_again(
+    store: TaskStore,
+) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0)))
+    retry_at = T0 + 2 * MINUTE
+    for failures in (1, 2):
+        (claim,) = await store.claim_due(retry_at, limit=10, lease=LEASE)
+        fail = RunOutcome(
+            claim.run.id, task.id, RunStatus.FAILED, T0, T0, error="offline", retry_at=retry_at
+        )
+        (finished,) = await store.finish_runs([fail], max_failures=2)
+        assert finished.consecutive_failures == failures
+
+    assert finished.disabled and finished.task_status is TaskStatus.DISABLED
+    stored = await store.get_task(task.id)
+    assert stored is not None and stored.status is TaskStatus.DISABLED
+    assert await store.claim_due(T0 + HOUR, limit=10, lease=LEASE) == []
+
+
+async def test_a_retry_time_puts_back_only_a_running_one_time_task(store: TaskStore) -> None:
+    once = await store.add_task(reminder_draft(once_at(T0)))
+    (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
+    retry_at = T0 + MINUTE
+    fail = RunOutcome(claim.run.id, once.id, RunStatus.FAILED, T0, T0, retry_at=retry_at)
+
+    (finished,) = await store.finish_runs([fail], max_failures=5)
+
+    assert finished.task_status is TaskStatus.ACTIVE and not finished.disabled
+    stored = await store.get_task(once.id)
+    assert stored is not None and stored.next_run == retry_at and stored.run_count == 1
+    assert await store.next_wakeup() == retry_at
+    (again,) = await store.claim_due(retry_at, limit=10, lease=LEASE)
+    assert again.task.id == once.id and again.run.scheduled_for == retry_at
+    cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
+    await store.update_task(once.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    late = RunOutcome(again.run.id, once.id, RunStatus.FAILED, T0, T0, retry_at=T0 + HOUR)
+    (finished,) = await store.finish_runs([late], max_failures=5)
+    assert finished.task_status is TaskStatus.CANCELLED
+    assert await store.next_wakeup() is None
+
+
 async def test_finish_does_not_revive_a_task_cancelled_during_its_run(store: TaskStore) -> None:
     task = await store.add_task(reminder_draft(every(HOUR)))
     (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
