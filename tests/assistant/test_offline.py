@@ -136,7 +136,10 @@ NO_CALL: list[tuple[str, str]] = [
     ("blorp fizzle wobble", "didn't understand"),
     ("how tall is mount everest", "didn't understand"),
     ("remind me to buy milk", "When should I remind you"),
-    ("remind me yesterday to call bob", "Yesterday is in the past, so I can't remind you then. When should I remind you? For example: 'remind me in 10 minutes to call bob'"),
+    (
+        "remind me yesterday to call bob",
+        "Yesterday is in the past, so I can't remind you then. When should I remind you? For example: 'remind me in 10 minutes to call bob'",
+    ),
     ("remind me in 10 minutes", "What should I remind you about in 10 minutes"),
     ("turn off the lights at 1am daily", "need the URL"),
     ("every day at 8am tell me a joke", "not what to do"),
