@@ -25,7 +25,7 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.planning import plan_claim, retry_lateness
+from tasks.planning import plan_claim, retry_lateness, retry_skipped
 from tasks.store import (
     LEASE_LOST_ERROR,
     UNSET,
@@ -162,6 +162,10 @@ class MemoryTaskStore(TaskStore):
                 self._runs[run.id] = replace(
                     run, status=RunStatus.ABANDONED, lease_until=None, error=LEASE_LOST_ERROR
                 )
+                skipped_late = retry_skipped(task.misfire, run.scheduled_for, now)
+                if skipped_late is not None:
+                    self._skip_retry(task, run, now, skipped_late)
+                    continue
                 retry = self._new_run(
                     task.id, run.scheduled_for, now, lease, MisfireAction.RETRY, attempt=2
                 )
@@ -294,6 +298,17 @@ class MemoryTaskStore(TaskStore):
         run = replace(run, missed=plan.missed, late_by=plan.late_by)
         self._runs[run.id] = run
         return Claim(claimed, run)
+
+    def _skip_retry(self, task: Task, run: TaskRun, now: datetime, late_by: timedelta) -> None:
+        """Record the retry as skipped (misfire policy); a one-time task ends DONE."""
+        skip = self._new_run(
+            task.id, run.scheduled_for, now, None, MisfireAction.SKIPPED, attempt=2
+        )
+        self._runs[skip.id] = replace(
+            skip, status=RunStatus.SKIPPED, late_by=late_by, finished_at=now
+        )
+        if task.status is TaskStatus.RUNNING:
+            self._tasks[task.id] = replace(task, status=TaskStatus.DONE, next_run=None)
 
     def _new_run(
         self,

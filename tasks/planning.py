@@ -103,6 +103,17 @@ def retry_lateness(rule: MisfireRule, scheduled_for: datetime, now: datetime) ->
     return _lateness(scheduled_for, rule, now)
 
 
+def retry_skipped(rule: MisfireRule, scheduled_for: datetime, now: datetime) -> timedelta | None:
+    """How late a retry at ``now`` would be, when the SKIP policy says not to make it at all.
+
+    A retry is a run that missed its time like any other: beyond the grace period a task
+    with the SKIP policy ("lights off at 1 am") is not run late; ``None`` means retry.
+    """
+    if rule.policy is not MisfirePolicy.SKIP:
+        return None
+    return _lateness(scheduled_for, rule, now)
+
+
 def _walk_missed(
     schedule: Schedule, due: datetime, now: datetime
 ) -> tuple[datetime, int, datetime | None]:

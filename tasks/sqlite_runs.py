@@ -24,7 +24,7 @@ from tasks.models import (
     TaskRun,
     TaskStatus,
 )
-from tasks.planning import ClaimPlan, plan_claim, retry_lateness
+from tasks.planning import ClaimPlan, plan_claim, retry_lateness, retry_skipped
 from tasks.schedule import Schedule
 from tasks.sqlite_schema import (
     RUN_COLUMNS,
@@ -137,7 +137,11 @@ def reclaim_expired(
         assert task_row is not None, "task_runs.task_id references scheduled_tasks"
         task = task_from_row(task_row)
         if expired.attempt == 1 and task.status is not TaskStatus.CANCELLED:
-            claims.append(_retry(conn, task, expired, now, lease))
+            skipped_late = retry_skipped(task.misfire, expired.scheduled_for, now)
+            if skipped_late is None:
+                claims.append(_retry(conn, task, expired, now, lease))
+            else:
+                _skip_retry(conn, task, expired, now, skipped_late)
         else:
             given_up.append(_give_up(conn, task, expired, now))
     return claims, given_up
@@ -218,13 +222,35 @@ def history(conn: sqlite3.Connection, task_id: str, owner_id: str, limit: int) -
     return [run_from_row(r) for r in rows]
 
 
-def _retry(
-    conn: sqlite3.Connection, task: Task, expired: TaskRun, now: datetime, lease: timedelta
-) -> Claim:
+def _abandon(conn: sqlite3.Connection, expired: TaskRun) -> None:
     conn.execute(
         "UPDATE task_runs SET status = 'abandoned', lease_until = NULL, error = ? WHERE id = ?",
         (LEASE_LOST_ERROR, expired.id),
     )
+
+
+def _skip_retry(
+    conn: sqlite3.Connection, task: Task, expired: TaskRun, now: datetime, late_by: timedelta
+) -> None:
+    """Record the retry as skipped (misfire policy); a one-time task ends DONE."""
+    _abandon(conn, expired)
+    run = _new_run(
+        task.id, expired.scheduled_for, now, timedelta(0), MisfireAction.SKIPPED,
+        _max_run_id(conn), attempt=2,
+    )  # fmt: skip
+    run = replace(run, status=RunStatus.SKIPPED, late_by=late_by, lease_until=None, finished_at=now)
+    conn.execute(_INSERT_RUN, _run_row(run))
+    conn.execute(
+        "UPDATE scheduled_tasks SET status = 'done', enabled = 0, next_run = NULL "
+        "WHERE id = ? AND status = 'running'",
+        (task.id,),
+    )
+
+
+def _retry(
+    conn: sqlite3.Connection, task: Task, expired: TaskRun, now: datetime, lease: timedelta
+) -> Claim:
+    _abandon(conn, expired)
     run = _new_run(
         task.id,
         expired.scheduled_for,

@@ -149,7 +149,10 @@ class TaskStore(ABC):
         """Handle claimed runs whose lease ran out before ``now``.
 
         A first attempt is marked ABANDONED and claimed again as attempt 2 (returned as a
-        claim) unless its task was cancelled meanwhile; a second attempt is recorded as FAILED
+        claim) unless its task was cancelled meanwhile, or its misfire policy is SKIP and the
+        retry would start beyond the grace period: the retry is then recorded as SKIPPED
+        (attempt 2), a one-time task becomes DONE and a recurring one keeps its schedule,
+        and it is not returned. A second attempt is recorded as FAILED
         (it counts as a failure, and a one-time task becomes DONE) and returned as given up.
         """
 

@@ -332,6 +332,44 @@ async def test_retry_after_a_lost_lease_is_marked_late_beyond_the_grace(
     assert stored[by_task[late.id].id].late_by == lease + timedelta(seconds=1)
 
 
+async def test_a_lost_run_of_a_skip_policy_task_is_not_retried_beyond_the_grace(
+    store: TaskStore,
+) -> None:
+    skip = MisfireRule(MisfirePolicy.SKIP, grace=10 * MINUTE)  # like api_call's default
+    once = await store.add_task(reminder_draft(once_at(T0), misfire=skip))
+    daily = await store.add_task(reminder_draft(every(24 * HOUR), misfire=skip))
+    assert len(await store.claim_due(T0, limit=10, lease=LEASE)) == 2
+
+    # The process died just after claiming; it comes back at 9 am.
+    assert await store.reclaim_expired(T0 + 8 * HOUR, limit=10, lease=LEASE) == ([], [])
+
+    for task_id in (once.id, daily.id):
+        skipped, abandoned = await store.history(task_id, "alice")
+        assert skipped.status is RunStatus.SKIPPED and skipped.misfire is MisfireAction.SKIPPED
+        assert skipped.attempt == 2 and skipped.scheduled_for == T0
+        assert skipped.late_by == 8 * HOUR and skipped.finished_at == T0 + 8 * HOUR
+        assert skipped.lease_until is None and abandoned.status is RunStatus.ABANDONED
+    done = await store.get_task(once.id)
+    assert done is not None and done.status is TaskStatus.DONE and done.next_run is None
+    kept = await store.get_task(daily.id)
+    assert kept is not None and kept.status is TaskStatus.ACTIVE
+    assert kept.next_run == T0 + 24 * HOUR and kept.consecutive_failures == 0
+    assert await store.next_wakeup() == T0 + 24 * HOUR
+
+
+async def test_a_lost_run_of_a_skip_policy_task_is_retried_within_the_grace(
+    store: TaskStore,
+) -> None:
+    skip = MisfireRule(MisfirePolicy.SKIP, grace=10 * MINUTE)
+    task = await store.add_task(reminder_draft(once_at(T0), misfire=skip))
+    await store.claim_due(T0, limit=10, lease=LEASE)
+
+    (retry,), given_up = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
+
+    assert given_up == [] and retry.task.id == task.id and retry.run.attempt == 2
+    assert retry.run.misfire is MisfireAction.RETRY and retry.run.late_by is None
+
+
 async def test_renewed_leases_outlive_their_first_expiry(store: TaskStore) -> None:
     short = timedelta(seconds=30)
     await store.add_tasks([reminder_draft(once_at(T0)) for _ in range(3)])
