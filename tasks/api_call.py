@@ -1,4 +1,8 @@
-"""The ``api_call`` runner: the stored HTTP request, retried on network errors and 5xx.
+"""The ``api_call`` runner: the stored HTTP request, retried where repeating it is safe.
+
+GET, HEAD, PUT, DELETE and OPTIONS are retried on network errors and 5xx. POST and PATCH are
+retried only when the connection could not be made (the request was surely not sent); a
+timeout after sending, or a 5xx answer, means the server may have acted, so it is final.
 
 The request is made exactly as it was approved when the task was created. The delivered
 outcome names the method, the URL without its query or credentials, the status and a short
@@ -22,6 +26,9 @@ from tasks.runners import Deliverer, RunReport, Sleep
 log = logging.getLogger(__name__)
 
 BODY_PREVIEW = 300
+# Methods whose repetition may act twice: retried only when the request was surely not sent.
+NOT_IDEMPOTENT = frozenset({"POST", "PATCH"})
+NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 REDACTED = "[redacted]"
 _SECRET_NAME = re.compile(r"auth|cookie|token|key|secret|passw|session|signature", re.IGNORECASE)
 
@@ -76,19 +83,26 @@ class ApiCallRunner:
         return replace(report, retry_later=False)
 
     async def _request(self, data: ApiCallData) -> tuple[httpx.Response | None, str]:
+        idempotent = data.method not in NOT_IDEMPOTENT
+        retried = httpx.TransportError if idempotent else NOT_SENT_ERRORS
         failure = "no attempt was made"
         for attempt in range(self._attempts):
             if attempt:
                 await self._sleep(self._backoff * 2 ** (attempt - 1))
             try:
                 response = await self._send(data)
-            except httpx.TransportError as exc:
+            except retried as exc:
                 failure = f"{type(exc).__name__}: {exc or 'no detail'}"
                 log.info(
                     "api_call attempt %d to %s: %s", attempt + 1, public_url(data.url), failure
                 )
                 continue
-            if response.status_code < 500 or attempt == self._attempts - 1:
+            except httpx.TransportError as exc:
+                # The request may have reached the server: repeating it could act twice.
+                detail = f"{type(exc).__name__}: {exc or 'no detail'}"
+                return None, f"{detail} (not retried: a {data.method} may already have acted)"
+            last = attempt == self._attempts - 1
+            if response.status_code < 500 or last or not idempotent:
                 return response, ""
             log.info(
                 "api_call attempt %d to %s: HTTP %d",

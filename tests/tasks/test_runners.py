@@ -205,6 +205,10 @@ async def test_deliverer_retries_failed_but_not_blocked(clock: ManualClock) -> N
 # -- api_call against a real server ------------------------------------------------------------
 
 
+HANG_UP = 0
+"""A scripted status: close the connection without answering."""
+
+
 @dataclass
 class Received:
     method: str
@@ -236,6 +240,9 @@ class ScriptedServer:
         body = await reader.readexactly(int(headers.get("content-length", "0")))
         self.received.append(Received(method, path, headers, body))
         status, text = self.replies.pop(0) if self.replies else (200, "ok")
+        if status == HANG_UP:
+            writer.close()  # the request arrived; the connection drops before any answer
+            return
         if self.echo_headers:
             text = json.dumps(headers)
         payload = text.encode()
@@ -275,17 +282,55 @@ async def test_api_call_retries_5xx_with_backoff_then_delivers(
     clock: ManualClock,
 ) -> None:
     server.replies = [(503, "busy"), (502, "bad gateway"), (200, '{"lights": "off"}')]
-    task = api_task(f"{server.url}/lights/off?key=abc", method="POST", body={"state": "off"})
+    task = api_task(f"{server.url}/lights/off?key=abc", method="PUT", body={"state": "off"})
 
     report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(task, make_run())
 
     assert report.status is RunStatus.SUCCEEDED
-    assert [r.method for r in server.received] == ["POST"] * 3
+    assert [r.method for r in server.received] == ["PUT"] * 3
     assert json.loads(server.received[0].body) == {"state": "off"}
     assert clock.slept == [1.0, 2.0]
     assert notifier.texts() == [
-        f'POST http://127.0.0.1:{server.port}/lights/off?… -> 200 OK\n{{"lights": "off"}}'
+        f'PUT http://127.0.0.1:{server.port}/lights/off?… -> 200 OK\n{{"lights": "off"}}'
     ]
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+async def test_api_call_never_repeats_a_post_the_server_may_have_acted_on(
+    method: str,
+    server: ScriptedServer,
+    client: httpx.AsyncClient,
+    deliverer: Deliverer,
+    notifier: RecordingNotifier,
+    clock: ManualClock,
+) -> None:
+    server.replies = [(503, "busy"), (HANG_UP, "")]
+    runner = ApiCallRunner(deliverer, client, sleep=clock.sleep)
+    task = api_task(f"{server.url}/order", method=method, body={"pizza": 1})
+
+    answered = await runner.run(task, make_run())
+    dropped = await runner.run(task, make_run())
+
+    assert [r.method for r in server.received] == [method, method] and clock.slept == []
+    assert answered.status is RunStatus.FAILED and "503 Service Unavailable" in (
+        answered.error or ""
+    )
+    assert dropped.status is RunStatus.FAILED and "RemoteProtocolError" in (dropped.error or "")
+    assert f"not retried: a {method} may already have acted" in (dropped.error or "")
+    assert notifier.deliveries == []
+
+
+async def test_api_call_retries_a_get_whose_connection_dropped(
+    server: ScriptedServer, client: httpx.AsyncClient, deliverer: Deliverer, clock: ManualClock
+) -> None:
+    server.replies = [(HANG_UP, ""), (200, "fine")]
+
+    report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(
+        api_task(f"{server.url}/status"), make_run()
+    )
+
+    assert report.status is RunStatus.SUCCEEDED and len(server.received) == 2
+    assert clock.slept == [1.0]
 
 
 async def test_api_call_gives_up_after_persistent_5xx(
@@ -319,8 +364,9 @@ async def test_api_call_does_not_retry_4xx(
     assert len(server.received) == 1 and clock.slept == [] and notifier.deliveries == []
 
 
+@pytest.mark.parametrize("method", ["GET", "POST"])
 async def test_api_call_network_error_is_retried_and_reported(
-    client: httpx.AsyncClient, deliverer: Deliverer, clock: ManualClock
+    method: str, client: httpx.AsyncClient, deliverer: Deliverer, clock: ManualClock
 ) -> None:
     listener = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
     port = listener.sockets[0].getsockname()[1]
@@ -328,10 +374,10 @@ async def test_api_call_network_error_is_retried_and_reported(
     await listener.wait_closed()
 
     report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(
-        api_task(f"http://127.0.0.1:{port}/x"), make_run()
+        api_task(f"http://127.0.0.1:{port}/x", method=method), make_run()
     )
 
-    assert report.status is RunStatus.FAILED
+    assert report.status is RunStatus.FAILED  # never sent, so a POST is retried too
     assert "ConnectError" in (report.error or "") and "(after 3 attempts)" in (report.error or "")
     assert clock.slept == [1.0, 2.0]
 
