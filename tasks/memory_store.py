@@ -252,19 +252,7 @@ class MemoryTaskStore(TaskStore):
             task_id = self._new_id()
         else:
             raise TaskError(f"could not find a free task id after {_ID_DRAWS} draws")
-        task = Task(
-            id=task_id,
-            owner_id=draft.owner_id,
-            chat_id=draft.chat_id,
-            task_type=draft.task_type,
-            description=draft.description,
-            schedule=draft.schedule,
-            execution=draft.execution,
-            misfire=draft.misfire,
-            status=TaskStatus.ACTIVE,
-            created_at=require_aware(draft.created_at, "created_at"),
-            next_run=require_aware(draft.next_run, "next_run"),
-        )
+        task = draft.to_task(task_id)
         self._tasks[task_id] = task
         return task
 

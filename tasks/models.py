@@ -13,10 +13,13 @@ A task's life::
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from types import MappingProxyType
 
+from tasks.clock import require_aware
 from tasks.execution import ExecutionData, TaskType
 from tasks.schedule import Schedule
 
@@ -89,14 +92,16 @@ class MisfireRule:
     grace: timedelta = timedelta(minutes=1)
 
 
-# The per-type defaults; a task may carry its own rule.
-DEFAULT_MISFIRE_RULES: dict[TaskType, MisfireRule] = {
-    TaskType.REMINDER: MisfireRule(MisfirePolicy.COALESCE),
-    TaskType.AGENT_TASK: MisfireRule(MisfirePolicy.COALESCE),
-    TaskType.WEB_SEARCH: MisfireRule(MisfirePolicy.COALESCE),
-    # "turn the lights off at 1am" must not happen at 9am after an outage.
-    TaskType.API_CALL: MisfireRule(MisfirePolicy.SKIP, grace=timedelta(minutes=10)),
-}
+# The per-type defaults (read-only); a task may carry its own rule.
+DEFAULT_MISFIRE_RULES: Mapping[TaskType, MisfireRule] = MappingProxyType(
+    {
+        TaskType.REMINDER: MisfireRule(MisfirePolicy.COALESCE),
+        TaskType.AGENT_TASK: MisfireRule(MisfirePolicy.COALESCE),
+        TaskType.WEB_SEARCH: MisfireRule(MisfirePolicy.COALESCE),
+        # "turn the lights off at 1am" must not happen at 9am after an outage.
+        TaskType.API_CALL: MisfireRule(MisfirePolicy.SKIP, grace=timedelta(minutes=10)),
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +129,26 @@ class TaskDraft:
     misfire: MisfireRule
     created_at: datetime
     next_run: datetime
+
+    def to_task(self, task_id: str) -> Task:
+        """Return the ACTIVE task this draft becomes when stored under ``task_id``.
+
+        Raises:
+            ValueError: when ``created_at`` or ``next_run`` has no time zone.
+        """
+        return Task(
+            id=task_id,
+            owner_id=self.owner_id,
+            chat_id=self.chat_id,
+            task_type=self.task_type,
+            description=self.description,
+            schedule=self.schedule,
+            execution=self.execution,
+            misfire=self.misfire,
+            status=TaskStatus.ACTIVE,
+            created_at=require_aware(self.created_at, "created_at"),
+            next_run=require_aware(self.next_run, "next_run"),
+        )
 
 
 @dataclass(frozen=True, slots=True)

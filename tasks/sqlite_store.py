@@ -101,7 +101,7 @@ class SqliteTaskStore(TaskStore):
         """Insert ``draft`` under a fresh id (a new id is drawn if one is taken)."""
         work = functools.partial(_insert_task, row=_draft_row(draft), new_id=self._new_id)
         task_id = await self._write(work)
-        return _task_from_draft(task_id, draft)
+        return draft.to_task(task_id)
 
     async def add_tasks(self, drafts: Sequence[TaskDraft]) -> list[str]:
         """Insert many drafts with one ``executemany`` in one transaction."""
@@ -357,20 +357,4 @@ def _draft_row(draft: TaskDraft) -> Row:
         draft.misfire.grace.total_seconds(),
         to_db(draft.created_at),
         to_db(draft.next_run),
-    )
-
-
-def _task_from_draft(task_id: str, draft: TaskDraft) -> Task:
-    return Task(
-        id=task_id,
-        owner_id=draft.owner_id,
-        chat_id=draft.chat_id,
-        task_type=draft.task_type,
-        description=draft.description,
-        schedule=draft.schedule,
-        execution=draft.execution,
-        misfire=draft.misfire,
-        status=TaskStatus.ACTIVE,
-        created_at=require_aware(draft.created_at, "created_at"),
-        next_run=require_aware(draft.next_run, "next_run"),
     )

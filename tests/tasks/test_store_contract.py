@@ -7,12 +7,15 @@ import itertools
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 from tasks.errors import TaskError, TaskNotFoundError, TaskStateError
+from tasks.execution import TaskType
 from tasks.memory_store import MemoryTaskStore
 from tasks.models import (
+    DEFAULT_MISFIRE_RULES,
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
@@ -30,14 +33,20 @@ HOUR = timedelta(hours=1)
 
 
 async def test_added_task_reads_back_and_only_for_its_owner(store: TaskStore) -> None:
-    added = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    draft = reminder_draft(once_at(T0 + HOUR))
+    added = await store.add_task(draft)
 
-    assert len(added.id) == 6
+    assert len(added.id) == 6 and added == draft.to_task(added.id)
     assert added.status is TaskStatus.ACTIVE and added.enabled
     assert await store.get_task(added.id, "alice") == added
     assert await store.get_task(added.id) == added
     assert await store.get_task(added.id, "mallory") is None
     assert await store.get_task("zzzzzz", "alice") is None
+
+
+def test_default_misfire_rules_are_read_only() -> None:
+    assert isinstance(DEFAULT_MISFIRE_RULES, MappingProxyType)
+    assert DEFAULT_MISFIRE_RULES[TaskType.API_CALL].policy is MisfirePolicy.SKIP
 
 
 async def test_bulk_add_and_listing_order(store: TaskStore) -> None:
