@@ -61,8 +61,11 @@ class TaskSummary:
     status: str
 
     def line(self) -> str:
-        """One line for a listing: ``- a1b2c3: call mom (once at ...; next today at 14:35 ...)``."""
+        """One line for a listing: ``- a1b2c3: call mom (today at 14:35 (Europe/Berlin))``;
+        a recurring task also says its schedule: ``(every day at 09:00 ...; next ...)``."""
         state = "" if self.status == "active" else f" [{self.status}]"
+        if self.schedule.startswith("once") and self.next_run:
+            return f"- {self.id}: {self.description} ({self.next_run_text}){state}"
         when = f"; next {self.next_run_text}" if self.next_run else ""
         return f"- {self.id}: {self.description} ({self.schedule}{when}){state}"
 
