@@ -12,7 +12,6 @@ piece of the body; header values never appear in it (they are scrubbed from the 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -22,6 +21,7 @@ from tasks.execution import ApiCallData
 from tasks.models import RunStatus, Task, TaskRun
 from tasks.protocols import DeliveryKind
 from tasks.runners import Deliverer, RunReport, Sleep
+from tools import REDACTED, is_secret_name, scrub
 
 log = logging.getLogger(__name__)
 
@@ -29,8 +29,6 @@ BODY_PREVIEW = 300
 # Methods whose repetition may act twice: retried only when the request was surely not sent.
 NOT_IDEMPOTENT = frozenset({"POST", "PATCH"})
 NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
-REDACTED = "[redacted]"
-_SECRET_NAME = re.compile(r"auth|cookie|token|key|secret|passw|session|signature", re.IGNORECASE)
 
 
 class ApiCallRunner:
@@ -153,7 +151,7 @@ def public_url(url: str) -> str:
 def _secrets(data: ApiCallData, response: httpx.Response) -> list[str]:
     """Header values the request carried (given, or derived such as Basic auth from the URL)."""
     sent = response.request.headers
-    derived = [v for k, v in sent.items() if _SECRET_NAME.search(k)]
+    derived = [v for k, v in sent.items() if is_secret_name(k)]
     password = httpx.URL(data.url).password
     return [*data.headers.values(), *derived, *([password] if password else [])]
 
@@ -162,7 +160,5 @@ def body_preview(response: httpx.Response, secrets: Iterable[str]) -> str:
     """Return the start of the response body, flattened, with secret values scrubbed."""
     if not response.content:
         return ""
-    text = " ".join(response.text.split())
-    for secret in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
+    text = scrub(" ".join(response.text.split()), secrets)
     return text if len(text) <= BODY_PREVIEW else text[: BODY_PREVIEW - 1] + "…"

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from tests.tools.serpapi_standin import LocalWebServer, Page
+from tools import redact_headers, scrub
 from tools.builtin.netguard import (
     BlockedAddressError,
     FetchError,
@@ -22,9 +23,7 @@ from tools.builtin.netguard import (
     NetGuard,
     blocked_reason,
     parse_ip_host,
-    redact_headers,
     redact_url,
-    scrub,
 )
 
 TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second

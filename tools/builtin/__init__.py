@@ -4,6 +4,7 @@ Each group is a class whose decorated methods are the tools, bound to the servic
 constructed with; ``get_current_time`` is a plain function tool.
 """
 
+from tools import redact_headers
 from tools.builtin.memory_tools import MemoryTools
 from tools.builtin.netguard import (
     BlockedAddressError,
@@ -11,7 +12,6 @@ from tools.builtin.netguard import (
     GuardedTransport,
     NetGuard,
     install_log_redaction,
-    redact_headers,
     redact_secrets,
     redact_url,
 )

@@ -30,6 +30,7 @@ from typing import Any, TypeGuard
 import httpx
 
 from tools.errors import ToolError
+from tools.redaction import REDACTED, is_secret_name
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -37,7 +38,6 @@ Resolver = Callable[[str], Awaitable[Sequence[IPAddress]]]
 
 log = logging.getLogger(__name__)
 
-REDACTED = "[redacted]"
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 METADATA_HOSTS = frozenset({"metadata.google.internal", "metadata", "instance-data"})
 METADATA_ADDRESSES = frozenset(
@@ -47,9 +47,6 @@ _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _UNIQUE_LOCAL = ipaddress.ip_network("fc00::/7")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NUMERIC_HOST = re.compile(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}$", re.IGNORECASE)
-_SECRET_NAME = re.compile(
-    r"auth|cookie|token|key|secret|passw|pwd|session|signature|credential|bearer", re.IGNORECASE
-)
 
 
 class BlockedAddressError(ToolError):
@@ -61,21 +58,6 @@ class FetchError(ToolError):
 
 
 # -- secrets ---------------------------------------------------------------------------------
-
-
-def is_secret_name(name: str) -> bool:
-    """Return whether a header or query parameter name suggests that its value is a secret."""
-    return bool(_SECRET_NAME.search(name))
-
-
-def redact_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
-    """Return a copy of ``headers`` whose secret-looking values are replaced by ``[redacted]``.
-
-    Secret-looking names: Authorization, Proxy-Authorization, Cookie, Set-Cookie and any name
-    containing token, key, secret, password, session, signature or credential (X-Api-Key...).
-    """
-    pairs = headers.items() if isinstance(headers, Mapping) else headers
-    return {name: (REDACTED if is_secret_name(name) else value) for name, value in pairs}
 
 
 def redact_secrets(value: Any) -> Any:
@@ -111,13 +93,6 @@ def redact_url(url: str | httpx.URL) -> str:
         params = [(k, REDACTED if is_secret_name(k) else v) for k, v in parsed.params.multi_items()]
         parsed = parsed.copy_with(params=params)
     return str(parsed)
-
-
-def scrub(text: str, secrets: Iterable[str]) -> str:
-    """Return ``text`` with every occurrence of each (non-trivial) secret replaced."""
-    for secret in sorted({s for s in secrets if len(s) >= 4}, key=len, reverse=True):
-        text = text.replace(secret, REDACTED)
-    return text
 
 
 class RedactUrlFilter(logging.Filter):

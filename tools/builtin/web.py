@@ -18,18 +18,15 @@ import httpx
 from bs4 import BeautifulSoup
 
 from tasks import SearchHit, TaskError
-from tools import ToolContext, ToolError, tool
+from tools import REDACTED, ToolContext, ToolError, redact_headers, scrub, tool
 from tools.builtin.netguard import (
-    REDACTED,
     GuardedHttp,
     HttpResponse,
     NetGuard,
     Resolver,
     install_log_redaction,
     parse_url,
-    redact_headers,
     redact_url,
-    scrub,
     system_resolver,
 )
 
