@@ -123,6 +123,14 @@ class TaskTools:
         """The caller's live task ids (the dynamic enum of ``task_id``)."""
         return await self._manager.active_task_ids(ctx.user_id)
 
+    # The tools that act on one of the caller's tasks share one set of options.
+    _on_one_task = tool(
+        params={"task_id": {"enum": active_ids}},
+        llm_format=_reply_text,
+        gui_format=_reply_text,
+        timeout=15,
+    )
+
     @tool(llm_format=_reply_text, gui_format=_reply_text, timeout=15)
     async def add_reminder(self, ctx: ToolContext, when: str, message: str) -> TaskReply:
         """Remind the user of something at a time; the time is worked out from their words.
@@ -189,12 +197,7 @@ class TaskTools:
         tasks = await self._manager.list_tasks(ctx.user_id)
         return [self._summary(task, ctx) for task in tasks]
 
-    @tool(
-        params={"task_id": {"enum": active_ids}},
-        llm_format=_reply_text,
-        gui_format=_reply_text,
-        timeout=15,
-    )
+    @_on_one_task
     async def cancel_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
         """Cancel one of the user's tasks or reminders for good.
 
@@ -211,12 +214,7 @@ class TaskTools:
         text = f"Cancelled task {task.id} ('{task.description}').{note}"
         return TaskReply(text, self._summary(task, ctx))
 
-    @tool(
-        params={"task_id": {"enum": active_ids}},
-        llm_format=_reply_text,
-        gui_format=_reply_text,
-        timeout=15,
-    )
+    @_on_one_task
     async def pause_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
         """Pause one of the user's tasks until it is resumed.
 
@@ -227,12 +225,7 @@ class TaskTools:
         text = f"Paused task {task.id} ('{task.description}'); resume it to continue."
         return TaskReply(text, self._summary(task, ctx))
 
-    @tool(
-        params={"task_id": {"enum": active_ids}},
-        llm_format=_reply_text,
-        gui_format=_reply_text,
-        timeout=15,
-    )
+    @_on_one_task
     async def resume_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
         """Resume a paused (or disabled) task.
 
@@ -244,12 +237,7 @@ class TaskTools:
         text = f"Resumed task {task.id} ('{task.description}'); next run {summary.next_run_text}."
         return TaskReply(text, summary)
 
-    @tool(
-        params={"task_id": {"enum": active_ids}},
-        llm_format=_reply_text,
-        gui_format=_reply_text,
-        timeout=15,
-    )
+    @_on_one_task
     async def snooze_task(self, ctx: ToolContext, task_id: str, delay: str) -> TaskReply:
         """Put a task's next run off by a delay (a reminder that already went off comes back).
 
