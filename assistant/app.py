@@ -6,36 +6,18 @@ Interfaces receive the finished objects; nothing else constructs collaborators.
 
 from __future__ import annotations
 
-import fcntl
 import logging
-import os
-from collections.abc import AsyncIterator, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 
 import httpx
 
-from assistant.agent import DialogAgent
-from assistant.config import ConfigError, Settings
-from assistant.events import EventCallback
-from assistant.llm import LLMBackend, OpenAIBackend
-from assistant.llm.offline import OfflinePlanner
-from assistant.prompts import DEFAULT_BASE_PROMPT
-from memory import MemoryStore
-from tasks import (
-    Clock,
-    Delivery,
-    DeliveryStatus,
-    Notifier,
-    SqliteTaskStore,
-    SystemClock,
-    TaskError,
-    TaskManager,
-)
-from tools import LoadReport, ToolExecutor, ToolRegistry, load_custom_tools
-from tools.builtin import (
+from assistant.agent.dialog import DialogAgent
+from assistant.agent.events import EventCallback
+from assistant.agent.prompts import DEFAULT_BASE_PROMPT
+from assistant.builtin import (
     GuardedTransport,
     MemoryTools,
     NetGuard,
@@ -43,8 +25,22 @@ from tools.builtin import (
     TaskTools,
     WebTools,
     get_current_time,
-    install_log_redaction,
 )
+from assistant.config import ConfigError, Settings
+from assistant.llm import LLMBackend, OpenAIBackend
+from assistant.planner.offline import OfflinePlanner
+from common import Clock, SystemClock, install_log_redaction
+from interfaces import LoggingNotifier
+from memory import MemoryStore
+from tasks import (
+    Notifier,
+    SchedulerBusyError,
+    SqliteTaskStore,
+    TaskError,
+    TaskManager,
+    scheduler_lock,
+)
+from tools import LoadReport, ToolExecutor, ToolRegistry, load_custom_tools
 
 logger = logging.getLogger(__name__)
 
@@ -69,19 +65,6 @@ class App:
     custom_tools: LoadReport
 
 
-class LoggingNotifier:
-    """The notifier of processes that deliver nothing (``ask``, ``tasks``): it says so in the
-    log and reports the delivery as failed, so the ledger never claims a delivery."""
-
-    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
-        logger.warning(
-            "no interface is attached to deliver task %s's message to chat %s",
-            delivery.task_id,
-            delivery.chat_id,
-        )
-        return DeliveryStatus.FAILED
-
-
 class _LateAgent:
     """The agent as the scheduler's ``AgentRunner``; the agent is built after the manager
     (its tools need the manager), so the reference is filled in once both exist."""
@@ -95,37 +78,19 @@ class _LateAgent:
         return await self.agent.run_task(prompt, owner_id=owner_id, chat_id=chat_id)
 
 
-@contextmanager
-def _scheduler_lock(data_dir: Path) -> Iterator[None]:
-    """Hold the data directory's scheduler lock: one front end fires its tasks at a time.
-
-    Two front ends on one database would each deliver every chat's reminders through their
-    own interface (the terminal would print a Telegram user's reminder). The lock is released
-    when the process exits, however it exits.
+def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
+    """Hold the data directory's scheduler lock until ``stack`` closes.
 
     Raises:
-        ConfigError: when another process holds the lock.
+        ConfigError: when another front end already runs the scheduler on this data.
     """
-    path = data_dir / "scheduler.lock"
-    with path.open("a+") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "another process"
-            raise ConfigError(
-                f"the assistant is already running on {data_dir} ({holder}): stop it first "
-                "(one of `assistant chat`, `telegram` or `serve` runs the scheduler at a time), "
-                "or give this one its own ASSISTANT_DATA_DIR"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}\n")
-        handle.flush()
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    try:
+        stack.enter_context(scheduler_lock(settings.data_dir / "scheduler.lock"))
+    except SchedulerBusyError as exc:
+        raise ConfigError(
+            f"{exc}: stop it first (one of `assistant chat`, `telegram` or `serve` runs the "
+            "scheduler at a time), or give this one its own ASSISTANT_DATA_DIR"
+        ) from None
 
 
 def build_backend(settings: Settings) -> LLMBackend:
@@ -167,7 +132,7 @@ async def open_app(
     async with AsyncExitStack() as stack:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         if run_scheduler:
-            stack.enter_context(_scheduler_lock(settings.data_dir))
+            _lock_scheduler(stack, settings)
         memory = await MemoryStore.open(settings.database_path)
         stack.push_async_callback(memory.close)
         store = SqliteTaskStore(settings.database_path)
@@ -215,7 +180,7 @@ async def open_app(
         executor = ToolExecutor(
             registry,
             approvals=memory,
-            clock=clock.now,
+            clock=clock,
             approval_ttl=timedelta(minutes=settings.approval_ttl_minutes),
         )
         agent = DialogAgent(
@@ -223,7 +188,7 @@ async def open_app(
             registry=registry,
             executor=executor,
             memory=memory,
-            clock=clock.now,
+            clock=clock,
             default_zone=settings.zone,
             services={TaskManager: manager, MemoryStore: memory},
             base_prompt=settings.system_prompt or DEFAULT_BASE_PROMPT,

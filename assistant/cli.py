@@ -180,12 +180,15 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
 
 def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+    from common import redact_secrets
+    from interfaces import request_line
 
     async def go() -> int:
         async with open_app(settings) as app:
             reply = await app.agent.handle_message(
                 " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
             )
+            zone = await app.agent.user_zone(LOCAL_USER)
             scheduled = any(
                 r.ok and r.call.tool_name in {"add_reminder", "add_recurring_task"}
                 for r in reply.results
@@ -210,14 +213,17 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                     for r in reply.results
                 ],
                 "approvals": [
-                    {"id": a.id, "tool": a.tool_name, "arguments": a.arguments}
+                    {"id": a.id, "tool": a.tool_name, "arguments": redact_secrets(a.arguments)}
                     for a in reply.approvals
                 ],
                 "note": note,
             }
             print(json.dumps(payload, ensure_ascii=False, indent=2))
         else:
-            print(reply.text)
+            if reply.text:
+                print(reply.text)
+            for request in reply.approvals:
+                print(f"Waiting for your approval: {request_line(request, zone)}")
             if note:
                 print(f"({note})")
         return 0

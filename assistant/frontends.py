@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
+from assistant.agent.events import AgentEvent
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import ConfigError, Settings
-from assistant.events import AgentEvent
 from interfaces import (
     Console,
     JsonlNotifier,

@@ -21,10 +21,10 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from assistant.agent import DialogAgent
-from assistant.history import ConversationStore, InMemoryConversations
+from assistant.agent.dialog import DialogAgent
+from assistant.agent.history import ConversationStore, InMemoryConversations
 from assistant.llm import ChatMessage, LLMResponse, Role, ScriptedBackend, ToolMode
-from assistant.llm.offline import OfflinePlanner
+from assistant.planner.offline import OfflinePlanner
 from memory import MemoryStore
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, tool
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bench.sink_file import SinkLine
 from tasks.models import RunStatus, TaskRun, TaskStatus
-from tasks.store import TaskStore
+from tasks.store.base import TaskStore
 
 LATE_TOLERANCE = timedelta(seconds=1)
 """Slack between a run's claim (where lateness is decided) and its line being written."""

@@ -25,8 +25,8 @@ from bench.sink_file import SinkReader
 from tasks import OnceSchedule
 from tasks.execution import ReminderData, TaskType
 from tasks.models import MisfirePolicy, MisfireRule, TaskDraft
-from tasks.sqlite_store import SqliteTaskStore
-from tasks.store import TaskStore
+from tasks.store.base import TaskStore
+from tasks.store.sqlite.store import SqliteTaskStore
 
 OWNER = "crash-test"
 POLL_SECONDS = 0.05

@@ -29,13 +29,13 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from tasks.clock import SystemClock
+from common.clock import SystemClock
+from tasks.engine.manager import TaskManager
 from tasks.execution import ReminderData, TaskType
-from tasks.manager import TaskManager
 from tasks.models import DEFAULT_MISFIRE_RULES, TaskDraft
 from tasks.protocols import Delivery, DeliveryStatus
-from tasks.schedule import OnceSchedule
-from tasks.sqlite_store import SqliteTaskStore
+from tasks.schedule.model import OnceSchedule
+from tasks.store.sqlite.store import SqliteTaskStore
 
 ZONE = ZoneInfo("Europe/Berlin")
 RULE = DEFAULT_MISFIRE_RULES[TaskType.REMINDER]

@@ -1,21 +1,14 @@
-"""Interfaces: the Telegram bot, the terminal chat, and the slash commands they share.
+"""Interfaces: the terminal chat, the Telegram bot (``interfaces.telegram``), and what both
+share: the slash commands, the views of tasks and approvals, and the notifiers.
 
-The Telegram bot lives in ``interfaces.telegram``; this package's surface is what both
-interfaces use: the commands and the interface-neutral replies.
+Interfaces depend on the agent, the task manager and memory only through the protocols in
+``interfaces.protocols``; the composition root (``assistant.app``) hands the objects in.
 """
 
 from __future__ import annotations
 
-from interfaces.commands import (
-    COMMANDS,
-    AgentService,
-    CommandSpec,
-    MemoryService,
-    SlashCommands,
-    TaskService,
-    agent_replies,
-)
-from interfaces.replies import (
+from interfaces.commands import CommandSpec, SlashCommands
+from interfaces.messages import (
     Action,
     ActionKind,
     ActionOutcome,
@@ -24,22 +17,31 @@ from interfaces.replies import (
     CommandReply,
     Reply,
 )
-from interfaces.routing import RoutingNotifier
-from interfaces.sink import JsonlNotifier
+from interfaces.notifiers import JsonlNotifier, LoggingNotifier, RoutingNotifier
+from interfaces.protocols import (
+    AgentEventLike,
+    AgentReplyLike,
+    ChatAgent,
+    MemoryService,
+    TaskService,
+)
 from interfaces.terminal import Console, TerminalChat, TerminalNotifier
+from interfaces.views import agent_replies, approval_card, request_line
 
 __all__ = [
-    "COMMANDS",
     "Action",
     "ActionKind",
     "ActionOutcome",
-    "AgentService",
+    "AgentEventLike",
+    "AgentReplyLike",
     "Button",
     "ButtonRows",
+    "ChatAgent",
     "CommandReply",
     "CommandSpec",
     "Console",
     "JsonlNotifier",
+    "LoggingNotifier",
     "MemoryService",
     "Reply",
     "RoutingNotifier",
@@ -48,4 +50,6 @@ __all__ = [
     "TerminalChat",
     "TerminalNotifier",
     "agent_replies",
+    "approval_card",
+    "request_line",
 ]

@@ -9,27 +9,26 @@ who asked: another user's task or request reads exactly like a missing one.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from interfaces.replies import Action, ActionKind, ActionOutcome, CommandReply, Reply
+from common import Clock, SystemClock
+from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
+from interfaces.protocols import ChatAgent, MemoryService, TaskService
 from interfaces.views import (
+    agent_replies,
     approval_card,
     format_moment,
     note_list,
     run_history,
     task_list,
 )
-from memory import MemoryInputError, Note, UserProfile
-from tasks import ScheduleError, Task, TaskError, TaskRun, read_duration
-from tools import ApprovalRequest, ApprovalStatus
+from memory import MemoryInputError
+from tasks import DEFAULT_SNOOZE, ScheduleError, TaskError, read_duration
+from tools import ApprovalStatus
 
 logger = logging.getLogger(__name__)
-
-DEFAULT_SNOOZE = "10m"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,65 +45,6 @@ class CommandSpec:
         return f"/{self.name} {self.arguments}".rstrip()
 
 
-COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("start", "", "Say hello and set up"),
-    CommandSpec("help", "", "What I can do"),
-    CommandSpec("tasks", "", "Your scheduled tasks, with buttons"),
-    CommandSpec("cancel", "ID", "Cancel a task"),
-    CommandSpec("snooze", "ID 10m", "Put a task's next run off"),
-    CommandSpec("runs", "ID", "A task's recent runs"),
-    CommandSpec("notes", "", "Your notes"),
-    CommandSpec("tz", "ZONE", "Set your time zone, e.g. /tz Europe/Berlin"),
-    CommandSpec("approvals", "", "Requests waiting for your approval"),
-    CommandSpec("new", "", "Start a fresh conversation"),
-)
-_BY_NAME = {spec.name: spec for spec in COMMANDS}
-
-
-class TaskService(Protocol):
-    """What the commands need from the task manager (``tasks.manager.TaskManager``)."""
-
-    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]: ...
-    async def get_task(self, task_id: str, owner_id: str) -> Task: ...
-    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]: ...
-    async def cancel(self, task_id: str, owner_id: str) -> Task: ...
-    async def pause(self, task_id: str, owner_id: str) -> Task: ...
-    async def resume(self, task_id: str, owner_id: str) -> Task: ...
-    async def snooze(self, task_id: str, owner_id: str, delay: timedelta) -> Task: ...
-    async def run_now(self, task_id: str, owner_id: str) -> TaskRun: ...
-
-
-class MemoryService(Protocol):
-    """What the commands need from memory (``memory.MemoryStore``)."""
-
-    async def list_notes(self, user_id: str, limit: int = 20) -> list[Note]: ...
-    async def get_user(self, user_id: str) -> UserProfile | None: ...
-    async def set_timezone(self, user_id: str, timezone: str) -> UserProfile: ...
-    async def get_approval(self, request_id: str) -> ApprovalRequest | None: ...
-    async def list_approvals(
-        self, user_id: str, *, status: ApprovalStatus | None = ApprovalStatus.PENDING
-    ) -> list[ApprovalRequest]: ...
-
-
-class AgentReplyLike(Protocol):
-    """The parts of the agent's reply the commands show."""
-
-    @property
-    def text(self) -> str: ...
-    @property
-    def approvals(self) -> tuple[ApprovalRequest, ...]: ...
-
-
-class AgentService(Protocol):
-    """What the commands need from the agent (``assistant.agent.DialogAgent``)."""
-
-    async def reset(self, *, user_id: str, chat_id: str) -> None: ...
-    async def resolve_approval(
-        self, request_id: str, *, approved: bool, by: str
-    ) -> AgentReplyLike: ...
-    async def user_zone(self, user_id: str) -> ZoneInfo: ...
-
-
 @dataclass(frozen=True, slots=True)
 class _Call:
     """One command line, parsed: its arguments, who typed it where, and their zone."""
@@ -115,12 +55,7 @@ class _Call:
     zone: ZoneInfo
 
 
-def agent_replies(reply: AgentReplyLike, zone: ZoneInfo) -> tuple[Reply, ...]:
-    """The agent's answer as messages: its text, then one card per pending approval."""
-    cards = tuple(approval_card(request, zone) for request in reply.approvals)
-    text = reply.text.strip()
-    return ((Reply(text),) if text else ()) + cards
-
+_Handler = Callable[[_Call], Awaitable[CommandReply]]
 
 MAX_ARGUMENT_CHARS = 200
 """Longer command arguments are refused without being quoted back."""
@@ -133,7 +68,7 @@ class SlashCommands:
         tasks: The task manager.
         memory: The memory store.
         agent: The dialog agent (fresh conversations, approvals, the user's zone).
-        clock: The current instant (aware); tests inject a fixed one.
+        clock: The source of the current instant (tests inject a manual one).
     """
 
     def __init__(
@@ -141,35 +76,53 @@ class SlashCommands:
         *,
         tasks: TaskService,
         memory: MemoryService,
-        agent: AgentService,
-        clock: Callable[[], datetime] | None = None,
+        agent: ChatAgent,
+        clock: Clock | None = None,
     ) -> None:
         self._tasks = tasks
         self._memory = memory
         self._agent = agent
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock or SystemClock()
+        # The one table: what /help and the Telegram menu list is what ``handle`` runs.
+        commands: tuple[tuple[CommandSpec, _Handler], ...] = (
+            (CommandSpec("start", "", "Say hello and set up"), self._start),
+            (CommandSpec("help", "", "What I can do"), self._help),
+            (CommandSpec("tasks", "", "Your scheduled tasks, with buttons"), self._list_tasks),
+            (CommandSpec("cancel", "ID", "Cancel a task"), self._cancel),
+            (
+                CommandSpec("snooze", f"ID {DEFAULT_SNOOZE}", "Put a task's next run off"),
+                self._snooze_command,
+            ),
+            (CommandSpec("runs", "ID", "A task's recent runs"), self._runs),
+            (CommandSpec("notes", "", "Your notes"), self._notes),
+            (
+                CommandSpec("tz", "ZONE", "Set your time zone, e.g. /tz Europe/Berlin"),
+                self._time_zone,
+            ),
+            (CommandSpec("approvals", "", "Requests waiting for your approval"), self._approvals),
+            (CommandSpec("new", "", "Start a fresh conversation"), self._new),
+        )
+        self._table = {spec.name: (spec, handler) for spec, handler in commands}
 
-    @staticmethod
-    def is_command(text: str) -> bool:
-        """Whether ``text`` is one of these slash commands (``/tasks@bot`` counts)."""
-        name, _ = _split(text)
-        return name in _BY_NAME
+    @property
+    def specs(self) -> tuple[CommandSpec, ...]:
+        """The commands, in the order menus and /help list them."""
+        return tuple(spec for spec, _ in self._table.values())
 
     async def handle(self, text: str, *, user_id: str, chat_id: str) -> CommandReply | None:
         """Answer a ``/command`` line; ``None`` when it is not one of these commands."""
         name, args = _split(text)
-        if name not in _BY_NAME:
+        if name not in self._table:
             return None
+        spec, handler = self._table[name]
         if len(args) > MAX_ARGUMENT_CHARS:
             # Ids, zones and delays are short; quoting a huge argument back would flood the chat.
             return CommandReply.of(
                 f"That is {len(args)} characters after /{name}; its arguments are short, "
-                f"e.g. {_BY_NAME[name].usage}."
+                f"e.g. {spec.usage}."
             )
         zone = await self._agent.user_zone(user_id)
-        handler = getattr(self, f"_cmd_{name}")
-        reply: CommandReply = await handler(_Call(args, user_id, chat_id, zone))
-        return reply
+        return await handler(_Call(args, user_id, chat_id, zone))
 
     def help(self, unknown: str | None = None) -> CommandReply:
         """The help text; with ``unknown``, it opens by saying that command is not known."""
@@ -185,12 +138,12 @@ class SlashCommands:
                 "Commands:",
             ]
         )
-        lines.extend(f"{spec.usage} - {spec.description}" for spec in COMMANDS)
+        lines.extend(f"{spec.usage} - {spec.description}" for spec in self.specs)
         return CommandReply.of("\n".join(lines))
 
     # --- commands ----------------------------------------------------------------------------
 
-    async def _cmd_start(self, call: _Call) -> CommandReply:
+    async def _start(self, call: _Call) -> CommandReply:
         profile = await self._memory.get_user(call.user_id)
         greeting = (
             "Hi! I'm your assistant. I keep reminders and scheduled tasks, take notes, and "
@@ -206,14 +159,14 @@ class SlashCommands:
             ask = f"Your time zone is {call.zone.key} (change it with /tz ZONE)."
         return CommandReply.of(f"{greeting}\n\n{ask}")
 
-    async def _cmd_help(self, call: _Call) -> CommandReply:
+    async def _help(self, call: _Call) -> CommandReply:
         return self.help()
 
-    async def _cmd_tasks(self, call: _Call) -> CommandReply:
+    async def _list_tasks(self, call: _Call) -> CommandReply:
         reply = task_list(await self._tasks.list_tasks(call.user_id), call.zone)
         return CommandReply((reply,))
 
-    async def _cmd_cancel(self, call: _Call) -> CommandReply:
+    async def _cancel(self, call: _Call) -> CommandReply:
         task_id = call.args.split()[0] if call.args.split() else ""
         if not task_id:
             return CommandReply.of("Say which task: /cancel ID (/tasks shows the ids).")
@@ -223,7 +176,7 @@ class SlashCommands:
             return CommandReply.of(_sentence(error))
         return CommandReply.of(f"Cancelled [{task.id}] {task.description}.")
 
-    async def _cmd_snooze(self, call: _Call) -> CommandReply:
+    async def _snooze_command(self, call: _Call) -> CommandReply:
         task_id, _, words = call.args.strip().partition(" ")
         if not task_id:
             return CommandReply.of("Say which task and for how long: /snooze ID 10m.")
@@ -232,7 +185,7 @@ class SlashCommands:
         )
         return CommandReply.of(text)
 
-    async def _cmd_runs(self, call: _Call) -> CommandReply:
+    async def _runs(self, call: _Call) -> CommandReply:
         task_id = call.args.split()[0] if call.args.split() else ""
         if not task_id:
             return CommandReply.of("Say which task: /runs ID (/tasks shows the ids).")
@@ -243,12 +196,12 @@ class SlashCommands:
             return CommandReply.of(_sentence(error))
         return CommandReply.of(run_history(task, runs, call.zone))
 
-    async def _cmd_notes(self, call: _Call) -> CommandReply:
+    async def _notes(self, call: _Call) -> CommandReply:
         return CommandReply.of(
             note_list(await self._memory.list_notes(call.user_id, 20), call.zone)
         )
 
-    async def _cmd_tz(self, call: _Call) -> CommandReply:
+    async def _time_zone(self, call: _Call) -> CommandReply:
         name = call.args.strip()
         if not name:
             return CommandReply.of(
@@ -260,11 +213,11 @@ class SlashCommands:
         except MemoryInputError as error:
             return CommandReply.of(_sentence(error))
         chosen = ZoneInfo(profile.timezone or name)
-        local = self._clock().astimezone(chosen).strftime("%H:%M")
+        local = self._clock.now().astimezone(chosen).strftime("%H:%M")
         return CommandReply.of(f"Your time zone is now {chosen.key} (it is {local} there).")
 
-    async def _cmd_approvals(self, call: _Call) -> CommandReply:
-        now = self._clock()
+    async def _approvals(self, call: _Call) -> CommandReply:
+        now = self._clock.now()
         pending = [
             r for r in await self._memory.list_approvals(call.user_id) if not r.is_expired(now)
         ]
@@ -272,7 +225,7 @@ class SlashCommands:
             return CommandReply.of("Nothing is waiting for your approval.")
         return CommandReply(tuple(approval_card(request, call.zone) for request in pending))
 
-    async def _cmd_new(self, call: _Call) -> CommandReply:
+    async def _new(self, call: _Call) -> CommandReply:
         await self._agent.reset(user_id=call.user_id, chat_id=call.chat_id)
         return CommandReply.of("Started a fresh conversation. Your tasks and notes are kept.")
 
@@ -388,12 +341,4 @@ def _sentence(error: Exception | str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-__all__ = [
-    "COMMANDS",
-    "AgentService",
-    "CommandSpec",
-    "MemoryService",
-    "SlashCommands",
-    "TaskService",
-    "agent_replies",
-]
+__all__ = ["CommandSpec", "SlashCommands"]

@@ -18,9 +18,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, TextIO
 
-from assistant import AgentEvent, AgentEventKind, AgentReply, DialogAgent, describe_request
-from interfaces.replies import Action, ActionKind, ActionOutcome, CommandReply, Reply
-from tasks import Delivery, DeliveryKind, DeliveryStatus
+from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply, Reply
+from interfaces.protocols import AgentEventLike, AgentReplyLike, ChatAgent
+from interfaces.views import request_line
+from tasks import DEFAULT_SNOOZE, Delivery, DeliveryKind, DeliveryStatus
 from tools import ApprovalRequest
 
 logger = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ class TerminalNotifier:
 def render_delivery(delivery: Delivery) -> str:
     """Return a delivery as terminal text."""
     if delivery.kind is DeliveryKind.REMINDER:
-        hint = f"  [/snooze {delivery.task_id} 10m]"
+        hint = f"  [/snooze {delivery.task_id} {DEFAULT_SNOOZE}]"
         return f"\n[reminder] {delivery.text}{hint}"
     if delivery.kind is DeliveryKind.RESULT:
         return f"\n[task {delivery.task_id}]\n{delivery.text}"
@@ -113,7 +114,7 @@ def action_command(action: Action) -> str | None:
     """Return the slash command that does what a button does, or ``None``."""
     commands = {
         ActionKind.CANCEL: f"/cancel {action.target}",
-        ActionKind.SNOOZE: f"/snooze {action.target} {action.arg or '10m'}",
+        ActionKind.SNOOZE: f"/snooze {action.target} {action.arg or DEFAULT_SNOOZE}",
         ActionKind.APPROVE: f"/approve {action.target}",
         ActionKind.DENY: f"/deny {action.target}",
         ActionKind.PAUSE: f"/pause {action.target}",
@@ -186,7 +187,7 @@ class TerminalChat:
     def __init__(
         self,
         *,
-        agent: DialogAgent,
+        agent: ChatAgent,
         commands: CommandHandler | None = None,
         user_id: str = "local",
         chat_id: str = "local",
@@ -216,7 +217,6 @@ class TerminalChat:
             )
         self.interactive = interactive
         self.console = Console(output)
-        self.notifier = TerminalNotifier(self.console)
         self._lines: LineSource = PromptLines() if interactive else StreamLines(input or sys.stdin)
 
     async def run(self) -> None:
@@ -251,9 +251,9 @@ class TerminalChat:
             self.console.show(f"Something went wrong: {exc}")
         return True
 
-    def on_event(self, event: AgentEvent) -> None:
+    def on_event(self, event: AgentEventLike) -> None:
         """Show tool progress (pass this as the agent's ``on_event``)."""
-        started = event.kind is AgentEventKind.TOOL_STARTED
+        started = event.kind == "tool_started"
         if started and event.call is not None and self.interactive:
             self.console.show(f"  ... {event.call.tool_name}")
 
@@ -305,9 +305,10 @@ class TerminalChat:
 
     # -- replies and approvals ------------------------------------------------------------
 
-    async def _show_reply(self, reply: AgentReply) -> None:
+    async def _show_reply(self, reply: AgentReplyLike) -> None:
         """Print a reply, then ask about each approval it carries (and any that follow)."""
-        self.console.show(reply.text)
+        if reply.text.strip():
+            self.console.show(reply.text)
         waiting = list(reply.approvals)
         while waiting:
             request = waiting.pop(0)
@@ -321,13 +322,14 @@ class TerminalChat:
             follow = await self.agent.resolve_approval(
                 request.id, approved=decision, by=self.user_id
             )
-            self.console.show(follow.text)
+            if follow.text.strip():
+                self.console.show(follow.text)
             waiting.extend(follow.approvals)
 
     async def _ask(self, request: ApprovalRequest) -> bool | None:
         """Ask y/n about ``request``; ``None`` when input ended or the answer was unclear."""
         zone = await self.agent.user_zone(self.user_id)
-        self.console.show(f"Approve {describe_request(request, zone)}? [y/n]")
+        self.console.show(f"Approve {request_line(request, zone)}? [y/n]")
         answer = await self._lines.read("approve? [y/n] ")
         if answer is None:
             return None

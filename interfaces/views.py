@@ -12,11 +12,12 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from interfaces.replies import Action, ActionKind, Button, ButtonRows, Reply
+from common.redaction import redact_secrets
+from interfaces.messages import Action, ActionKind, Button, ButtonRows, Reply
+from interfaces.protocols import AgentReplyLike
 from memory import Note
 from tasks import Task, TaskRun, TaskStatus, format_lateness, format_local
 from tools import ApprovalRequest
-from tools.builtin import redact_secrets
 
 MAX_LISTED_TASKS = 20  # 3 buttons each: well under Telegram's 100 buttons per keyboard
 MAX_ARGUMENT_CHARS = 300
@@ -117,6 +118,28 @@ def approval_card(request: ApprovalRequest, zone: ZoneInfo) -> Reply:
         ),
     )
     return Reply(text, buttons)
+
+
+def request_line(request: ApprovalRequest, zone: ZoneInfo) -> str:
+    """A pending request in one line (the terminal's y/n question), shortened like the card."""
+    arguments = json.dumps(redact_secrets(request.arguments), ensure_ascii=False, default=str)
+    expires = request.expires_at.astimezone(zone)
+    return (
+        f"{request.tool_name} {_truncate(arguments, MAX_ARGUMENT_CHARS)} "
+        f"({request.risk_level.value} risk; request {request.id}, expires at {expires:%H:%M})"
+    )
+
+
+def agent_replies(reply: AgentReplyLike, zone: ZoneInfo) -> tuple[Reply, ...]:
+    """The agent's answer as messages: its text, or one card per pending approval with the
+    text above the first card (a pause is one message, not a text and then a card)."""
+    text = reply.text.strip()
+    cards = [approval_card(request, zone) for request in reply.approvals]
+    if not cards:
+        return (Reply(text),) if text else ()
+    if text:
+        cards[0] = Reply(f"{text}\n\n{cards[0].text}", cards[0].buttons)
+    return tuple(cards)
 
 
 def format_arguments(arguments: dict[str, Any]) -> str:

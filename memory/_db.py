@@ -26,14 +26,8 @@ from typing import Any, TypeVar
 
 from memory.errors import MemoryInputError, MemoryStoreError, StoreClosedError
 
-Clock = Callable[[], datetime]
 Params = Sequence[Any]
 T = TypeVar("T")
-
-
-def utc_now() -> datetime:
-    """Return the current instant in UTC (the default clock)."""
-    return datetime.now(UTC)
 
 
 def to_db_time(moment: datetime, *, what: str = "time") -> str:

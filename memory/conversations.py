@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memory._db import Clock, Database, Session, from_db_time, to_db_time
+from common import Clock
+from memory._db import Database, Session, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
 from memory._windows import ChatWindows, Turns
 from memory.errors import MemoryInputError
@@ -63,7 +64,7 @@ class ConversationRepository:
         require_id(chat_id, "chat_id")
         rows = [_encode(message) for message in _check_messages(messages)]
         chars = sum(len(content) + len(calls) for _, content, calls, _, _ in rows)
-        created = to_db_time(self._clock())
+        created = to_db_time(self._clock.now())
 
         def store(tx: Session) -> int:
             turn_id = tx.insert(

@@ -6,7 +6,8 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from memory._db import Clock, Database, Session, from_db_time, to_db_time
+from common import Clock
+from memory._db import Database, Session, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
 from memory.errors import MemoryInputError
 from memory.fts import build_query
@@ -38,7 +39,7 @@ class NoteRepository:
         require_id(user_id, "user_id")
         text = _clean_content(content)
         clean_tags = normalize_tags(tags)
-        created = self._clock()
+        created = self._clock.now()
         note_id = await self._db.write(
             lambda tx: tx.insert(
                 "INSERT INTO notes (user_id, content, tags, created_at) VALUES (?, ?, ?, ?)",

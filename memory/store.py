@@ -7,7 +7,8 @@ from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
-from memory._db import Clock, Database, utc_now
+from common import Clock, SystemClock
+from memory._db import Database
 from memory._validate import MAX_LIMIT
 from memory.approvals import ApprovalRepository
 from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, ConversationRepository
@@ -38,22 +39,22 @@ class MemoryStore:
 
     Args:
         path: The database file; its directory is created when missing.
-        clock: Returns the current aware instant; stamps notes, turns and users.
+        clock: The source of time; stamps notes, turns and users (the system clock by default).
         busy_timeout: Seconds to wait for another connection's write lock.
     """
 
     def __init__(
-        self, path: str | Path, *, clock: Clock = utc_now, busy_timeout: float = 5.0
+        self, path: str | Path, *, clock: Clock | None = None, busy_timeout: float = 5.0
     ) -> None:
         self._path = Path(path)
-        self._clock = clock
+        self._clock = clock or SystemClock()
         self._busy_timeout = busy_timeout
         self._db: Database | None = None
         self._closed = False
 
     @classmethod
     async def open(
-        cls, path: str | Path, *, clock: Clock = utc_now, busy_timeout: float = 5.0
+        cls, path: str | Path, *, clock: Clock | None = None, busy_timeout: float = 5.0
     ) -> MemoryStore:
         """Open (creating or migrating) the store at ``path``."""
         store = cls(path, clock=clock, busy_timeout=busy_timeout)

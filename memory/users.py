@@ -6,7 +6,8 @@ import functools
 from collections.abc import Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from memory._db import Clock, Database, Session, from_db_time, to_db_time
+from common import Clock
+from memory._db import Database, Session, from_db_time, to_db_time
 from memory._validate import require_id
 from memory.errors import MemoryInputError
 from memory.models import UserProfile
@@ -77,7 +78,7 @@ class UserRepository:
         """Store the user's zone after checking it is a real IANA name."""
         require_id(user_id, "user_id")
         zone = validate_timezone(timezone)
-        created = to_db_time(self._clock())
+        created = to_db_time(self._clock.now())
         await self._db.write(
             lambda tx: tx.execute(
                 "INSERT INTO users (user_id, timezone, created_at) VALUES (?, ?, ?)"
@@ -90,7 +91,7 @@ class UserRepository:
         """Store one setting, replacing the old value."""
         require_id(user_id, "user_id")
         _check_setting(key, value)
-        created = to_db_time(self._clock())
+        created = to_db_time(self._clock.now())
 
         def store(tx: Session) -> None:
             tx.execute(

@@ -1,6 +1,15 @@
-"""Scheduling: the schedule language, the task store and the TaskManager."""
+"""Scheduling: the schedule language, the task stores, the engine that fires tasks, and the
+runners that carry them out.
 
-from tasks.clock import Clock, ManualClock, SystemClock
+    schedule/  words and cron expressions -> pure schedule values (``parse_schedule``)
+    store/     the ``TaskStore`` contract, the in-memory and SQLite stores, misfire planning
+    engine/    the ``TaskManager``: operations on tasks, the timer, claims, leases, the ledger
+    runners/   what a run of each task type does (reminder, agent task, web search, API call)
+
+    models, execution, protocols, errors   the data types and seams shared by all four
+"""
+
+from tasks.engine import DEFAULT_SNOOZE, TaskManager
 from tasks.errors import (
     ScheduleError,
     TaskDataError,
@@ -16,8 +25,6 @@ from tasks.execution import (
     TaskType,
     WebSearchData,
 )
-from tasks.manager import TaskManager
-from tasks.memory_store import MemoryTaskStore
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
     MisfireAction,
@@ -30,9 +37,6 @@ from tasks.models import (
     TaskStatus,
     format_lateness,
 )
-from tasks.parsing import parse_schedule
-from tasks.phrases import read_duration
-from tasks.preview import SchedulePreview, preview_schedule
 from tasks.protocols import (
     AgentRunner,
     Delivery,
@@ -48,26 +52,35 @@ from tasks.schedule import (
     OnceSchedule,
     Schedule,
     ScheduleKind,
+    SchedulePreview,
     format_local,
+    parse_schedule,
+    preview_schedule,
+    read_duration,
     schedule_from_json,
     zone_from_name,
 )
-from tasks.sqlite_store import SqliteTaskStore
-from tasks.store import TaskStore
+from tasks.store import (
+    MemoryTaskStore,
+    SchedulerBusyError,
+    SqliteTaskStore,
+    TaskStore,
+    TaskStoreError,
+    scheduler_lock,
+)
 
 __all__ = [
     "DEFAULT_MISFIRE_RULES",
+    "DEFAULT_SNOOZE",
     "AgentRunner",
     "AgentTaskData",
     "ApiCallData",
-    "Clock",
     "CronSchedule",
     "Delivery",
     "DeliveryKind",
     "DeliveryStatus",
     "ExecutionData",
     "IntervalSchedule",
-    "ManualClock",
     "MemoryTaskStore",
     "MisfireAction",
     "MisfirePolicy",
@@ -80,10 +93,10 @@ __all__ = [
     "ScheduleError",
     "ScheduleKind",
     "SchedulePreview",
+    "SchedulerBusyError",
     "SearchHit",
     "Searcher",
     "SqliteTaskStore",
-    "SystemClock",
     "Task",
     "TaskDataError",
     "TaskDraft",
@@ -94,6 +107,7 @@ __all__ = [
     "TaskStateError",
     "TaskStatus",
     "TaskStore",
+    "TaskStoreError",
     "TaskType",
     "WebSearchData",
     "format_lateness",
@@ -102,5 +116,6 @@ __all__ = [
     "preview_schedule",
     "read_duration",
     "schedule_from_json",
+    "scheduler_lock",
     "zone_from_name",
 ]

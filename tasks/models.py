@@ -19,9 +19,9 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
 
-from tasks.clock import require_aware
+from common.clock import require_aware
 from tasks.execution import ExecutionData, TaskType
-from tasks.schedule import Schedule
+from tasks.schedule.model import Schedule
 
 # No 0/o, 1/l/i: ids are typed by people from a phone screen.
 ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from assistant.builtin.memory_tools import MemoryTools
+from common import ManualClock
 from memory import MemoryStore, MessageRole, StoredMessage
 from tools import (
     ApprovalError,
@@ -26,7 +28,6 @@ from tools import (
     ToolStatus,
     tool,
 )
-from tools.builtin.memory_tools import MemoryTools
 
 NOW = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 SHARED_CHAT = "group-42"
@@ -34,7 +35,7 @@ SHARED_CHAT = "group-42"
 
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    async with MemoryStore(tmp_path / "assistant.db", clock=lambda: NOW) as opened:
+    async with MemoryStore(tmp_path / "assistant.db", clock=ManualClock(NOW)) as opened:
         yield opened
 
 
@@ -139,7 +140,7 @@ async def test_another_user_cannot_approve_or_deny_a_request_by_its_id(
     store: MemoryStore,
 ) -> None:
     lights = Lights(switched=[])
-    executor = ToolExecutor(ToolRegistry([lights]), approvals=store, clock=lambda: NOW)
+    executor = ToolExecutor(ToolRegistry([lights]), approvals=store, clock=ManualClock(NOW))
     request_id = await pending_request_id(executor, "alice")
     missing = "ap" + ("0" * 8 if request_id != "ap" + "0" * 8 else "1" * 8)
 
@@ -163,7 +164,7 @@ async def test_another_user_cannot_approve_or_deny_a_request_by_its_id(
 
 async def test_a_decided_request_stays_closed_to_everyone_else(store: MemoryStore) -> None:
     lights = Lights(switched=[])
-    executor = ToolExecutor(ToolRegistry([lights]), approvals=store, clock=lambda: NOW)
+    executor = ToolExecutor(ToolRegistry([lights]), approvals=store, clock=ManualClock(NOW))
     request_id = await pending_request_id(executor, "alice")
     await executor.deny(request_id, "alice")
 

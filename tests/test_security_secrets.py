@@ -16,11 +16,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.replies import describe_request, pause_text
-from interfaces.views import format_arguments
+from assistant.builtin.web import WebSearchError, WebTools
+from interfaces.views import approval_card, format_arguments, request_line
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
-from tools.builtin.web import WebSearchError, WebTools
 
 TLS = ssl.create_default_context()
 SECRET = "s3cr3t-0123456789-abcdef"
@@ -144,8 +143,8 @@ async def test_the_approval_text_never_shows_secret_headers(
     zone = ZoneInfo("Europe/Berlin")
     assert_hidden(
         SECRET,
-        describe_request(pending.approval, zone),
-        pause_text("", [pending.approval], zone),
+        request_line(pending.approval, zone),
+        approval_card(pending.approval, zone).text,
     )
 
 

@@ -18,8 +18,9 @@ from urllib.parse import quote
 
 import pytest
 
+from common.clock import ManualClock
 from tasks import TaskNotFoundError
-from tasks.clock import ManualClock
+from tasks.engine.manager import TaskManager
 from tasks.execution import (
     AgentTaskData,
     ApiCallData,
@@ -28,11 +29,10 @@ from tasks.execution import (
     TaskType,
     WebSearchData,
 )
-from tasks.manager import TaskManager
-from tasks.memory_store import MemoryTaskStore
 from tasks.models import DEFAULT_MISFIRE_RULES, RunOutcome, RunStatus, Task, TaskDraft
-from tasks.sqlite_store import SqliteTaskStore
-from tasks.store import TaskChange, TaskStore
+from tasks.store.base import TaskChange, TaskStore
+from tasks.store.memory import MemoryTaskStore
+from tasks.store.sqlite.store import SqliteTaskStore
 from tests.tasks.conftest import T0, RecordingNotifier, every, once_at
 
 HOUR = timedelta(hours=1)

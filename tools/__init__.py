@@ -17,14 +17,12 @@ from tools.decorator import DEFAULT_TIMEOUT, ToolSpec, is_tool, normalize_name, 
 from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotFoundError
 from tools.executor import ToolExecutor
 from tools.parser import ToolParser
-from tools.redaction import REDACTED, is_secret_name, redact_headers, scrub
 from tools.registry import ToolRegistry
 from tools.telemetry import ToolStats
 from tools.validation import ValidationResult, validate_tool_call
 
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "REDACTED",
     "ApprovalError",
     "ApprovalRequest",
     "ApprovalStatus",
@@ -47,13 +45,10 @@ __all__ = [
     "ToolStats",
     "ToolStatus",
     "ValidationResult",
-    "is_secret_name",
     "is_tool",
     "load_custom_tools",
     "normalize_name",
-    "redact_headers",
     "render_output",
-    "scrub",
     "tool",
     "validate_tool_call",
 ]

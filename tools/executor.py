@@ -9,9 +9,10 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import TYPE_CHECKING, TypeVar
 
+from common import Clock, SystemClock
 from tools.approvals import ApprovalStore, InMemoryApprovalStore
 from tools.binding import ArgumentConversionError, Tool
 from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
@@ -52,7 +53,7 @@ class ToolExecutor:
         *,
         approvals: ApprovalStore | None = None,
         parser: ToolParser | None = None,
-        clock: Callable[[], datetime] | None = None,
+        clock: Clock | None = None,
         approval_ttl: timedelta = DEFAULT_APPROVAL_TTL,
         max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
         before: Sequence[BeforeHook] = (),
@@ -63,7 +64,7 @@ class ToolExecutor:
             approvals if approvals is not None else InMemoryApprovalStore()
         )
         self._parser = parser
-        self._clock = clock or (lambda: datetime.now(UTC))
+        self._clock = clock or SystemClock()
         self._approval_ttl = approval_ttl
         self._max_output_chars = max_output_chars
         self._before = list(before)
@@ -176,7 +177,7 @@ class ToolExecutor:
     async def _request_approval(
         self, tool: Tool, call: ToolCall, arguments: dict[str, object], ctx: ToolContext
     ) -> ToolResult:
-        now = self._clock()
+        now = self._clock.now()
         request = ApprovalRequest(
             id="ap" + secrets.token_hex(4),
             tool_name=tool.name,
@@ -211,7 +212,7 @@ class ToolExecutor:
             id=request.call_id or request.id,
         )
         run_ctx = ctx or ToolContext(
-            user_id=request.user_id, chat_id=request.chat_id, now=self._clock()
+            user_id=request.user_id, chat_id=request.chat_id, now=self._clock.now()
         )
         result = await self._run(tool, call, dict(request.arguments), run_ctx)
         self._telemetry.record(tool.name, result.status, result.duration)
@@ -241,7 +242,7 @@ class ToolExecutor:
         if request is None or request.user_id != by:
             # Someone else's request is reported exactly like a missing one: ids leak nothing.
             raise ApprovalError(f"there is no approval request {request_id!r} of yours")
-        now = self._clock()
+        now = self._clock.now()
         if request.status is ApprovalStatus.PENDING and request.is_expired(now):
             await self.approvals.decide_approval(request_id, ApprovalStatus.EXPIRED, by, now)
             raise ApprovalError(

@@ -1,5 +1,5 @@
-"""LLM backends: an OpenAI-compatible HTTP client, the offline planner, a scripted fake, and
-their interface."""
+"""LLM backends: an OpenAI-compatible HTTP client, a scripted fake for tests, and their
+interface. (The offline planner, a backend that needs no model, is ``assistant.planner``.)"""
 
 from assistant.llm.base import (
     ChatMessage,
@@ -22,7 +22,6 @@ from assistant.llm.errors import (
     LLMTimeoutError,
     ToolsUnsupportedError,
 )
-from assistant.llm.offline import OfflinePlanner
 from assistant.llm.openai_compat import OpenAIBackend
 from assistant.llm.scripted import ScriptedBackend, ScriptedCall
 
@@ -39,7 +38,6 @@ __all__ = [
     "LLMResponseError",
     "LLMServerError",
     "LLMTimeoutError",
-    "OfflinePlanner",
     "OpenAIBackend",
     "Role",
     "ScriptedBackend",

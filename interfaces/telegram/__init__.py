@@ -3,23 +3,20 @@
 from __future__ import annotations
 
 from interfaces.telegram.bot import (
-    ChatAgent,
     TelegramInterface,
     TelegramSetupError,
     WebhookConfig,
 )
 from interfaces.telegram.delivery import DEFAULT_BASE_URL, TelegramNotifier
-from interfaces.telegram.queue import OutgoingQueue, RateLimits, SendOutcome, Timekeeper
+from interfaces.telegram.queue import OutgoingQueue, RateLimits, SendOutcome
 
 __all__ = [
     "DEFAULT_BASE_URL",
-    "ChatAgent",
     "OutgoingQueue",
     "RateLimits",
     "SendOutcome",
     "TelegramInterface",
     "TelegramNotifier",
     "TelegramSetupError",
-    "Timekeeper",
     "WebhookConfig",
 ]

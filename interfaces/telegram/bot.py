@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Self
 
 from telegram import BotCommand, CallbackQuery, Message, Update
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
@@ -31,19 +31,13 @@ from telegram.ext import (
     filters,
 )
 
-from interfaces.commands import (
-    COMMANDS,
-    AgentReplyLike,
-    AgentService,
-    MemoryService,
-    SlashCommands,
-    TaskService,
-    agent_replies,
-)
-from interfaces.replies import ActionOutcome, Reply
+from common import Clock
+from interfaces.commands import SlashCommands
+from interfaces.messages import ActionOutcome, Reply
+from interfaces.protocols import ChatAgent, MemoryService, TaskService
 from interfaces.telegram.delivery import DEFAULT_BASE_URL, TelegramNotifier
-from interfaces.telegram.queue import Timekeeper
 from interfaces.telegram.rendering import decode_action, truncate
+from interfaces.views import agent_replies
 
 logger = logging.getLogger(__name__)
 
@@ -59,14 +53,6 @@ AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 
 class TelegramSetupError(Exception):
     """The bot cannot start: bad token, unreachable Bot API, or a missing webhook extra."""
-
-
-class ChatAgent(AgentService, Protocol):
-    """What the bot needs from the agent (``assistant.agent.DialogAgent``)."""
-
-    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReplyLike:
-        """Answer one message."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +114,7 @@ class TelegramInterface:
         commands: SlashCommands | None = None,
         webhook: WebhookConfig | None = None,
         poll_timeout: float = 10.0,
-        clock: Timekeeper | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.notifier = notifier or TelegramNotifier.create(token=token, base_url=base_url)
         self._queue = self.notifier.queue
@@ -243,7 +229,7 @@ class TelegramInterface:
         await self.stop()
 
     async def _register_commands(self) -> None:
-        menu = [BotCommand(spec.name, spec.description) for spec in COMMANDS]
+        menu = [BotCommand(spec.name, spec.description) for spec in self._commands.specs]
         try:
             await self.app.bot.set_my_commands(menu)
         except TelegramError as error:

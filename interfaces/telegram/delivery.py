@@ -6,13 +6,13 @@ import logging
 
 from telegram import Bot
 
-from interfaces.replies import Action, ActionKind, Button, ButtonRows
-from interfaces.telegram.queue import OutgoingQueue, RateLimits, Timekeeper
-from tasks import Delivery, DeliveryKind, DeliveryStatus
+from common import Clock
+from interfaces.messages import Action, ActionKind, Button, ButtonRows
+from interfaces.telegram.queue import OutgoingQueue, RateLimits
+from tasks import DEFAULT_SNOOZE, Delivery, DeliveryKind, DeliveryStatus
 
 logger = logging.getLogger(__name__)
 
-SNOOZE_DELAY = "10m"
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 
 
@@ -20,7 +20,7 @@ def reminder_buttons(task_id: str) -> ButtonRows:
     """The buttons under a delivered reminder: Snooze 10 min and Done."""
     return (
         (
-            Button("Snooze 10 min", Action(ActionKind.SNOOZE, task_id, SNOOZE_DELAY)),
+            Button("Snooze 10 min", Action(ActionKind.SNOOZE, task_id, DEFAULT_SNOOZE)),
             Button("Done", Action(ActionKind.DONE, task_id)),
         ),
     )
@@ -56,7 +56,7 @@ class TelegramNotifier:
         token: str,
         base_url: str = DEFAULT_BASE_URL,
         limits: RateLimits | None = None,
-        clock: Timekeeper | None = None,
+        clock: Clock | None = None,
     ) -> TelegramNotifier:
         """Return a notifier with its own bot and queue (the bot initializes on first send).
 

@@ -14,9 +14,9 @@ import logging
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import partial
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from telegram import Bot
 from telegram.error import (
@@ -29,7 +29,8 @@ from telegram.error import (
 )
 from telegram.warnings import PTBDeprecationWarning
 
-from interfaces.replies import ButtonRows
+from common import Clock, SystemClock
+from interfaces.messages import ButtonRows
 from interfaces.telegram.rendering import keyboard, split_text
 from tasks import DeliveryStatus
 
@@ -39,30 +40,6 @@ T = TypeVar("T")
 _EPSILON = 1e-3  # of a token
 _MIN_WAIT = 0.001  # seconds
 _UNREACHABLE = ("chat not found", "user is deactivated", "peer_id_invalid")
-
-
-class Timekeeper(Protocol):
-    """Where the queue gets the time and waits (``tasks.clock`` clocks fit)."""
-
-    def now(self) -> datetime:
-        """Return the current instant (aware)."""
-        ...
-
-    async def sleep(self, seconds: float) -> None:
-        """Wait ``seconds``."""
-        ...
-
-
-class RealTime:
-    """The system's time and ``asyncio.sleep``."""
-
-    def now(self) -> datetime:
-        """Return the current instant in UTC."""
-        return datetime.now(UTC)
-
-    async def sleep(self, seconds: float) -> None:
-        """Sleep for real."""
-        await asyncio.sleep(max(0.0, seconds))
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,11 +139,11 @@ class OutgoingQueue:
     _MAX_IDLE_LANES = 1000
 
     def __init__(
-        self, bot: Bot, *, limits: RateLimits | None = None, clock: Timekeeper | None = None
+        self, bot: Bot, *, limits: RateLimits | None = None, clock: Clock | None = None
     ) -> None:
         self._bot = bot
         self._limits = limits or RateLimits()
-        self._clock = clock or RealTime()
+        self._clock = clock or SystemClock()
         now = self._clock.now()
         self._overall = _Bucket(
             self._limits.overall_per_second,
@@ -183,7 +160,7 @@ class OutgoingQueue:
         return self._bot
 
     @property
-    def clock(self) -> Timekeeper:
+    def clock(self) -> Clock:
         """The queue's time source."""
         return self._clock
 

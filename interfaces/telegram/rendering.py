@@ -10,7 +10,7 @@ import re
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from interfaces.replies import Action, ActionKind, ButtonRows
+from interfaces.messages import Action, ActionKind, ButtonRows
 
 MAX_MESSAGE = 4096  # Telegram's limit, in UTF-16 code units
 MAX_CALLBACK_DATA = 64  # bytes

@@ -6,10 +6,11 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from assistant.agent import AgentReply, DialogAgent
-from assistant.events import AgentEvent
-from assistant.history import InMemoryConversations
+from assistant.agent.dialog import AgentReply, DialogAgent
+from assistant.agent.events import AgentEvent
+from assistant.agent.history import InMemoryConversations
 from assistant.llm import ChatMessage, LLMBackend, LLMResponse, ScriptedBackend
+from common import ManualClock
 from memory import MemoryStore
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, tool
 
@@ -77,7 +78,7 @@ class World:
     ) -> None:
         self.home = Home()
         self.registry = ToolRegistry([self.home])
-        self.clock_now = NOW
+        self.clock = ManualClock(NOW)
         self.conversations = InMemoryConversations(zones={"alice": "Europe/Berlin"})
         self.executor = ToolExecutor(self.registry, approvals=memory, clock=self.clock)
         self.backend = backend
@@ -90,9 +91,6 @@ class World:
             clock=self.clock,
             **{"on_event": self.events.append, **options},
         )
-
-    def clock(self) -> datetime:
-        return self.clock_now
 
     async def say(self, text: str, user: str = "alice") -> AgentReply:
         return await self.agent.handle_message(text, user_id=user, chat_id="chat-" + user)

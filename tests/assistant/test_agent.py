@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.agent import DialogAgent
-from assistant.events import AgentEvent, AgentEventKind
+from assistant.agent.dialog import DialogAgent
+from assistant.agent.events import AgentEvent, AgentEventKind
 from assistant.llm import (
     ChatMessage,
     LLMResponse,
@@ -20,6 +20,7 @@ from assistant.llm import (
     ScriptedCall,
     ToolMode,
 )
+from common import ManualClock
 from memory import MemoryStore
 from tests.assistant.agent_world import NOW, World, fence, native
 from tools import ApprovalStatus, ToolCall, ToolContext, ToolStatus
@@ -165,8 +166,8 @@ async def test_approval_pauses_and_resumes_exactly_that_call(mode: ToolMode) -> 
     assert world.home.posts == []
     (request,) = paused.approvals
     assert request.arguments == {"url": "http://home.lan/off"}
-    assert request.id in paused.text and "```" not in paused.text
-    assert "needs your approval" in paused.text
+    # The reply keeps what the model said; the interface shows the request itself.
+    assert paused.text == ("Turning it off." if mode is ToolMode.CONTRACT else "")
 
     stranger = await world.agent.resolve_approval(request.id, approved=True, by="bob")
     assert "no approval request" in stranger.text
@@ -199,7 +200,7 @@ async def test_denied_request_is_not_run() -> None:
 async def test_expired_request_is_refused() -> None:
     world = scripted([fence("post", url="http://x.lan")])
     paused = await world.say("post it")
-    world.clock_now = NOW + timedelta(minutes=31)
+    world.clock.advance(timedelta(minutes=31))
 
     reply = await world.agent.resolve_approval(paused.approvals[0].id, approved=True, by="alice")
 
@@ -209,10 +210,10 @@ async def test_expired_request_is_refused() -> None:
 
 async def test_approval_survives_a_restart(tmp_path: Path) -> None:
     db = tmp_path / "assistant.db"
-    async with MemoryStore(db, clock=lambda: NOW) as memory:
+    async with MemoryStore(db, clock=ManualClock(NOW)) as memory:
         first = scripted([fence("post", url="http://x.lan")], memory=memory)
         paused = await first.say("post it")
-    async with MemoryStore(db, clock=lambda: NOW) as memory:
+    async with MemoryStore(db, clock=ManualClock(NOW)) as memory:
         second = scripted(["Posted."], memory=memory)
         reply = await second.agent.resolve_approval(
             paused.approvals[0].id, approved=True, by="alice"
@@ -224,7 +225,7 @@ async def test_approval_survives_a_restart(tmp_path: Path) -> None:
     assert stored is not None and stored.status is ApprovalStatus.APPROVED
     resumed = second.sent(0)
     assert resumed[1].content == "post it"
-    assert "needs your approval" in resumed[-2].content
+    assert "needs the user's approval" in resumed[-2].content
 
 
 async def test_broken_native_arguments_are_reported_to_the_model() -> None:
@@ -335,7 +336,7 @@ def backend_calls(world: World) -> list[ScriptedCall]:
 
 
 async def test_the_sqlite_store_gives_the_users_zone_and_history(tmp_path: Path) -> None:
-    async with MemoryStore(tmp_path / "assistant.db", clock=lambda: NOW) as memory:
+    async with MemoryStore(tmp_path / "assistant.db", clock=ManualClock(NOW)) as memory:
         await memory.set_timezone("alice", "Asia/Tokyo")
         world = scripted(["Hello.", "Hello again."], memory=memory)
 
@@ -356,7 +357,7 @@ async def test_a_zone_lookup_overrides_the_stored_zone(tmp_path: Path) -> None:
     async def lookup(user_id: str) -> ZoneInfo:
         return ZoneInfo("America/New_York")
 
-    async with MemoryStore(tmp_path / "assistant.db", clock=lambda: NOW) as memory:
+    async with MemoryStore(tmp_path / "assistant.db", clock=ManualClock(NOW)) as memory:
         await memory.set_timezone("alice", "Asia/Tokyo")
         world = scripted(["Hello."], memory=memory, zone_lookup=lookup)
         await world.say("hi")

@@ -7,7 +7,8 @@ import pytest
 
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import ConfigError, Settings, load_settings
-from tasks import Delivery, DeliveryStatus, ManualClock
+from common import ManualClock
+from tasks import Delivery, DeliveryStatus
 
 _BUILTIN = {
     "add_reminder",

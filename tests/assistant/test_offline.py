@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from assistant.agent import DialogAgent
+from assistant.agent.dialog import DialogAgent
 from assistant.llm.base import ChatMessage, LLMBackend, Role, ToolMode
-from assistant.llm.offline import OfflinePlanner
+from assistant.planner.offline import OfflinePlanner
+from common import ManualClock
 from memory.models import HitKind, MemoryHit, MessageRole
 from tools import ToolCall, ToolExecutor, ToolRegistry, ToolResult, ToolStatus, tool
 from tools.parser import ToolParser
@@ -514,7 +515,7 @@ def agent_over(fake: TaskToolsFake) -> DialogAgent:
         backend=OfflinePlanner(),
         registry=registry,
         executor=ToolExecutor(registry),
-        clock=lambda: WHEN,
+        clock=ManualClock(WHEN),
     )
 
 

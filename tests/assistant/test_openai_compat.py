@@ -477,7 +477,7 @@ async def test_approval_pause_and_resume_over_http(standin: OpenAIStandin, world
 
     assert world.home.posts == []
     (request,) = paused.approvals
-    assert request.id in paused.text and "```" not in paused.text
+    assert "```" not in paused.text and request.id not in paused.text
     standin.push(completion("The lights are off."))
 
     done = await world.agent.resolve_approval(request.id, approved=True, by="alice")

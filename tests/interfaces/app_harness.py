@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from assistant.agent.events import AgentEvent, AgentEventKind
 from assistant.app import App, open_app
 from assistant.config import Settings
-from assistant.events import AgentEvent, AgentEventKind
+from common.clock import ManualClock
 from interfaces.telegram import TelegramInterface, TelegramNotifier
-from tasks.clock import ManualClock
 from tests.interfaces.botapi_standin import BotApiStandin, SentMessage
 from tests.interfaces.fakes import FakeTime
 from tests.interfaces.telegram_harness import ALICE, BOB

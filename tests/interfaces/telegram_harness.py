@@ -7,9 +7,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from interfaces.telegram.bot import ChatAgent, TelegramInterface
+from common.clock import ManualClock
+from interfaces import ChatAgent
+from interfaces.telegram.bot import TelegramInterface
 from interfaces.telegram.delivery import TelegramNotifier
-from tasks.clock import ManualClock
 from tests.interfaces.botapi_standin import BotApiStandin
 from tests.interfaces.fakes import FakeTime
 from tests.interfaces.world import World, open_world

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from assistant.config import Settings
+from common.clock import ManualClock
 from interfaces.views import NO_TASKS
 from tasks import RunStatus, TaskStatus, TaskType
-from tasks.clock import ManualClock
 from tests.interfaces.app_harness import (
     ALICE,
     BOB,
@@ -109,10 +109,10 @@ async def test_a_note_answers_a_later_question(bot: AppBot) -> None:
 
 
 async def test_a_scheduled_post_needs_the_owners_approval(bot: AppBot) -> None:
-    said = await bot.say_messages(ALICE, "at 1am daily POST http://home.lan/lights/off", replies=2)
-    assert "needs your approval" in said[0].text
-    card = said[1]
-    assert card.text.startswith("Approval needed\nTool: add_recurring_task")
+    # The pause is one message: what the assistant said, then the card with its buttons.
+    [card] = await bot.say_messages(ALICE, "at 1am daily POST http://home.lan/lights/off")
+    assert card.text.startswith("Scheduling that (every day at 1am).\n\nApproval needed\n")
+    assert "\nTool: add_recurring_task\n" in card.text
     assert '  execution_data: {"method": "POST", "url": "http://home.lan/lights/off"}' in card.text
     assert "Expires at 2025-03-10 13:30 (Europe/Berlin)" in card.text
     assert card.labels == ["Approve", "Deny"]

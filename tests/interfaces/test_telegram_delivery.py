@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from telegram import Bot
 
-from interfaces.replies import Action, ActionKind
+from interfaces.messages import Action, ActionKind
 from interfaces.telegram.delivery import TelegramNotifier
 from interfaces.telegram.queue import OutgoingQueue
 from interfaces.telegram.rendering import decode_action

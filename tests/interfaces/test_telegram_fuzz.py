@@ -27,10 +27,10 @@ import pytest_asyncio
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from interfaces import COMMANDS, Action, ActionKind
+from common.clock import ManualClock
+from interfaces import Action, ActionKind
 from interfaces.telegram.rendering import encode_action
 from tasks import TaskStatus
-from tasks.clock import ManualClock
 from tests.interfaces.app_harness import (
     ALICE,
     BOB,
@@ -72,7 +72,10 @@ PLANNER_WORDS = (
     "0 9 * * 1-5", "-1", "99999999999999999999", "@", "#tag",
 )  # fmt: skip
 ID_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789_.-"  # what button data can carry
-COMMAND_NAMES = (*(spec.name for spec in COMMANDS), "frobnicate", "x", "TASKS", "start_")
+COMMAND_NAMES = (
+    "start", "help", "tasks", "cancel", "snooze", "runs", "notes", "tz", "approvals", "new",
+    "frobnicate", "x", "TASKS", "start_",
+)  # fmt: skip
 
 
 def _pieces() -> st.SearchStrategy[str]:
@@ -203,7 +206,7 @@ async def fuzzed(
         await bot.say(ALICE, "remind me in 1 hour to water the plants")
         [listing] = await bot.say_messages(ALICE, "/tasks")
         await bot.say(BOB, "remind me in 2 hours to call mom")
-        await bot.say(BOB, "at 1am daily POST http://home.lan/lights/off", replies=2)
+        await bot.say(BOB, "at 1am daily POST http://home.lan/lights/off", replies=1)
         [bob_task] = await bot.app.tasks.list_tasks(str(BOB))
         [request] = await bot.app.memory.list_approvals(str(BOB))
         real = tuple(b.callback_data for row in listing.buttons for b in row)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interfaces.replies import Action, ActionKind, Button
+from interfaces.messages import Action, ActionKind, Button
 from interfaces.telegram.rendering import (
     MAX_CALLBACK_DATA,
     decode_action,

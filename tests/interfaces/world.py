@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.agent import DialogAgent
+from assistant.agent.dialog import DialogAgent
 from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
+from common.clock import ManualClock
 from interfaces.commands import SlashCommands
 from memory import MemoryStore
 from tasks import Delivery, DeliveryStatus, Notifier, OnceSchedule
-from tasks.clock import ManualClock
-from tasks.manager import TaskManager
+from tasks.engine.manager import TaskManager
 from tasks.models import Task
-from tasks.sqlite_store import SqliteTaskStore
+from tasks.store.sqlite.store import SqliteTaskStore
 from tools import ToolContext, ToolExecutor, ToolRegistry, tool
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
@@ -148,19 +148,19 @@ async def open_world(
     notifier = notifier or RecordingNotifier()
     store = SqliteTaskStore(path / "tasks.sqlite")
     manager = TaskManager(store=store, notifier=notifier, clock=clock)
-    memory = await MemoryStore.open(path / "memory.sqlite", clock=clock.now)
+    memory = await MemoryStore.open(path / "memory.sqlite", clock=clock)
     gadgets = Gadgets(clock)
     registry = ToolRegistry([gadgets])
-    executor = ToolExecutor(registry, approvals=memory, clock=clock.now)
+    executor = ToolExecutor(registry, approvals=memory, clock=clock)
     agent = DialogAgent(
         backend=ScriptedBackend(script, mode=ToolMode.CONTRACT),
         registry=registry,
         executor=executor,
         memory=memory,
-        clock=clock.now,
+        clock=clock,
         services={TaskManager: manager, MemoryStore: memory},
     )
-    commands = SlashCommands(tasks=manager, memory=memory, agent=agent, clock=clock.now)
+    commands = SlashCommands(tasks=manager, memory=memory, agent=agent, clock=clock)
     await manager.start(timer=False)
     try:
         yield World(clock, manager, memory, agent, gadgets, commands, notifier, path)

@@ -8,21 +8,22 @@ from pathlib import Path
 
 import pytest
 
+from common import ManualClock
 from memory import MemoryStore
 
 START = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
 
-class StepClock:
-    """A clock that returns ``now`` and then moves it on by ``step``."""
+class StepClock(ManualClock):
+    """A manual clock that moves on by ``step`` every time it is read."""
 
     def __init__(self, start: datetime = START, step: timedelta = timedelta(seconds=1)) -> None:
-        self.now = start
+        super().__init__(start)
         self.step = step
 
-    def __call__(self) -> datetime:
-        current = self.now
-        self.now += self.step
+    def now(self) -> datetime:
+        current = super().now()
+        self.advance(self.step)
         return current
 
 

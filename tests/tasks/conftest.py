@@ -10,14 +10,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tasks.clock import ManualClock
+from common.clock import ManualClock
 from tasks.execution import ReminderData, TaskType
-from tasks.memory_store import MemoryTaskStore
 from tasks.models import DEFAULT_MISFIRE_RULES, MisfireRule, TaskDraft
 from tasks.protocols import Delivery, DeliveryStatus, SearchHit
-from tasks.schedule import IntervalSchedule, OnceSchedule, Schedule
-from tasks.sqlite_store import SqliteTaskStore
-from tasks.store import TaskStore
+from tasks.schedule.model import IntervalSchedule, OnceSchedule, Schedule
+from tasks.store.base import TaskStore
+from tasks.store.memory import MemoryTaskStore
+from tasks.store.sqlite.store import SqliteTaskStore
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from tasks.clock import ManualClock
+from common.clock import ManualClock
+from tasks.engine.manager import TaskManager
 from tasks.errors import ScheduleError, TaskDataError, TaskNotFoundError, TaskStateError
 from tasks.execution import TaskType, WebSearchData
-from tasks.manager import TaskManager
-from tasks.memory_store import MemoryTaskStore
 from tasks.models import MisfireAction, MisfirePolicy, RunStatus, Task, TaskStatus
 from tasks.protocols import DeliveryKind, DeliveryStatus
-from tasks.schedule import Schedule
-from tasks.sqlite_store import SqliteTaskStore
-from tasks.store import TaskStore
+from tasks.schedule.model import Schedule
+from tasks.store.base import TaskStore
+from tasks.store.memory import MemoryTaskStore
+from tasks.store.sqlite.store import SqliteTaskStore
 from tests.tasks.conftest import (
     T0,
     RecordingNotifier,
@@ -636,7 +636,7 @@ async def test_description_defaults_and_misfire_override(
 
     assert search.description == "top US news"
     assert search.execution == WebSearchData(query="top US news")
-    assert call.description == "POST https://h.example/off?…"
+    assert call.description == "POST https://h.example/off?token=[redacted]"
     assert call.misfire.policy is MisfirePolicy.COALESCE
     assert manager.misfire_rule(TaskType.API_CALL).policy is MisfirePolicy.SKIP
     assert await manager.get_task(search.id, "alice") == search

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasks.errors import ScheduleError
-from tasks.parsing import parse_schedule
-from tasks.schedule import CronSchedule, IntervalSchedule, OnceSchedule, Schedule
+from tasks.schedule.model import CronSchedule, IntervalSchedule, OnceSchedule, Schedule
+from tasks.schedule.parsing import parse_schedule
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")

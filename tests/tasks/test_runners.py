@@ -12,8 +12,7 @@ from http import HTTPStatus
 import httpx
 import pytest
 
-from tasks.api_call import ApiCallRunner
-from tasks.clock import ManualClock
+from common.clock import ManualClock
 from tasks.execution import (
     AgentTaskData,
     ApiCallData,
@@ -31,7 +30,8 @@ from tasks.models import (
     TaskStatus,
 )
 from tasks.protocols import DeliveryKind, DeliveryStatus, SearchHit
-from tasks.runners import (
+from tasks.runners.api_call import ApiCallRunner
+from tasks.runners.base import (
     AgentTaskRunner,
     Deliverer,
     ReminderRunner,
@@ -291,7 +291,7 @@ async def test_api_call_retries_5xx_with_backoff_then_delivers(
     assert json.loads(server.received[0].body) == {"state": "off"}
     assert clock.slept == [1.0, 2.0]
     assert notifier.texts() == [
-        f'PUT http://127.0.0.1:{server.port}/lights/off?… -> 200 OK\n{{"lights": "off"}}'
+        f'PUT http://127.0.0.1:{server.port}/lights/off?key=[redacted] -> 200 OK\n{{"lights": "off"}}'
     ]
 
 
@@ -401,7 +401,7 @@ async def test_api_call_never_echoes_secret_header_values(
     sent = server.received[0]
     assert sent.headers["x-api-key"] == "k-12345" and sent.body == b"raw text"
     (text,) = notifier.texts()
-    assert text.startswith(f"GET http://127.0.0.1:{server.port}/x -> 200 OK\n")
+    assert text.startswith(f"GET http://user:[redacted]@127.0.0.1:{server.port}/x -> 200 OK\n")
     for secret in ("sk-very-secret", "k-12345", sent.headers["authorization"], "pw@"):
         assert secret not in text
     assert "[redacted]" in text

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tasks.errors import ScheduleError
-from tasks.schedule import (
+from tasks.schedule.model import (
     CronSchedule,
     IntervalSchedule,
     OnceSchedule,

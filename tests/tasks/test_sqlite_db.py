@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tasks.errors import TaskError
-from tasks.sqlite_db import TaskDatabase, TaskStoreError
+from tasks.store.sqlite.db import TaskDatabase, TaskStoreError
 
 
 def create(conn: sqlite3.Connection) -> None:

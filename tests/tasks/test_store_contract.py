@@ -13,7 +13,6 @@ import pytest
 
 from tasks.errors import TaskError, TaskNotFoundError, TaskStateError
 from tasks.execution import TaskType
-from tasks.memory_store import MemoryTaskStore
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
     MisfireAction,
@@ -23,8 +22,9 @@ from tasks.models import (
     RunStatus,
     TaskStatus,
 )
-from tasks.sqlite_store import SqliteTaskStore
-from tasks.store import UNSET, TaskChange, TaskStore
+from tasks.store.base import UNSET, TaskChange, TaskStore
+from tasks.store.memory import MemoryTaskStore
+from tasks.store.sqlite.store import SqliteTaskStore
 from tests.tasks.conftest import T0, StoreFactory, every, once_at, reminder_draft
 
 LEASE = timedelta(minutes=2)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from common import ManualClock
 from tools import (
     ApprovalError,
     ApprovalStatus,
@@ -23,12 +24,7 @@ from tools import (
 CTX = ToolContext(user_id="alice", chat_id="chat-1")
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
+START = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 
 
 @dataclass
@@ -101,9 +97,9 @@ class Recorder:
         return {"name": "Zoë", "items": [1, 2]}
 
 
-def make(clock: Clock | None = None, **kwargs: Any) -> tuple[ToolExecutor, Recorder]:
+def make(clock: ManualClock | None = None, **kwargs: Any) -> tuple[ToolExecutor, Recorder]:
     recorder = Recorder()
-    executor = ToolExecutor(ToolRegistry([recorder]), clock=clock or Clock(), **kwargs)
+    executor = ToolExecutor(ToolRegistry([recorder]), clock=clock or ManualClock(START), **kwargs)
     return executor, recorder
 
 
@@ -179,7 +175,7 @@ async def test_output_is_capped_for_the_model() -> None:
 
 
 async def test_approval_gate_holds_the_call_until_approved() -> None:
-    clock = Clock()
+    clock = ManualClock(START)
     store = InMemoryApprovalStore()
     executor, recorder = make(clock, approvals=store)
     call = ToolCall("http", {"url": "http://lamp/off", "method": "POST"})
@@ -191,7 +187,7 @@ async def test_approval_gate_holds_the_call_until_approved() -> None:
     assert request.tool_name == "http"
     assert request.arguments == {"url": "http://lamp/off", "method": "POST"}
     assert request.user_id == "alice"
-    assert request.expires_at == clock.now + timedelta(minutes=30)
+    assert request.expires_at == clock.now() + timedelta(minutes=30)
     assert await store.list_approvals("alice") == [request]
 
     with pytest.raises(ApprovalError, match="no approval request"):
@@ -230,11 +226,11 @@ async def test_deny_records_the_refusal_and_runs_nothing() -> None:
 
 
 async def test_expired_request_cannot_be_approved() -> None:
-    clock = Clock()
+    clock = ManualClock(START)
     executor, recorder = make(clock)
     pending = await executor.execute(ToolCall("http", {"url": "u", "method": "PUT"}), CTX)
     assert pending.approval is not None
-    clock.now += timedelta(minutes=31)
+    clock.advance(timedelta(minutes=31))
     with pytest.raises(ApprovalError, match="expired"):
         await executor.approve(pending.approval.id, by="alice")
     assert recorder.requests == []

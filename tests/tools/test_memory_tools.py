@@ -8,16 +8,17 @@ from pathlib import Path
 
 import pytest
 
+from assistant.builtin.memory_tools import MemoryTools
+from common import ManualClock
 from memory import HitKind, MemoryHit, MemoryStore, MessageRole, Note, StoredMessage
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus
-from tools.builtin.memory_tools import MemoryTools
 
 NOW = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[MemoryStore]:
-    async with MemoryStore(tmp_path / "assistant.db", clock=lambda: NOW) as opened:
+    async with MemoryStore(tmp_path / "assistant.db", clock=ManualClock(NOW)) as opened:
         yield opened
 
 

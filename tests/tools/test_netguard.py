@@ -12,9 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.tools.serpapi_standin import LocalWebServer, Page
-from tools import redact_headers, scrub
-from tools.builtin.netguard import (
+from assistant.builtin.netguard import (
     BlockedAddressError,
     FetchError,
     GuardedHttp,
@@ -23,8 +21,9 @@ from tools.builtin.netguard import (
     NetGuard,
     blocked_reason,
     parse_ip_host,
-    redact_url,
 )
+from common import redact_headers, redact_url, scrub
+from tests.tools.serpapi_standin import LocalWebServer, Page
 
 TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second
 

@@ -15,14 +15,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tools import RiskLevel, ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus
-from tools.builtin.system import (
+from assistant.builtin.system import (
     CodeSandbox,
     SandboxLimits,
     SystemTools,
     count_tasks,
     get_current_time,
 )
+from tools import RiskLevel, ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2025, 3, 30, 0, 30, tzinfo=UTC)  # 01:30 CET, half an hour before DST starts

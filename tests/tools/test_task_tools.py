@@ -8,14 +8,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tasks.clock import ManualClock
+from assistant.builtin.task_tools import TaskReply, TaskSummary, TaskTools, when_text
+from common.clock import ManualClock
+from tasks.engine.manager import TaskManager
 from tasks.execution import ApiCallData
-from tasks.manager import TaskManager
-from tasks.memory_store import MemoryTaskStore
 from tasks.models import TaskStatus
 from tasks.protocols import Delivery, DeliveryStatus
+from tasks.store.memory import MemoryTaskStore
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
-from tools.builtin.task_tools import TaskReply, TaskSummary, TaskTools, when_text
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 3, 2, 13, 30, tzinfo=UTC)  # Monday 14:30 in Berlin
@@ -52,7 +52,7 @@ async def manager(clock: ManualClock, inbox: Inbox) -> AsyncIterator[TaskManager
 
 @pytest.fixture
 def executor(manager: TaskManager) -> ToolExecutor:
-    return ToolExecutor(ToolRegistry([TaskTools(manager)]), clock=lambda: NOW)
+    return ToolExecutor(ToolRegistry([TaskTools(manager)]), clock=ManualClock(NOW))
 
 
 def ctx_for(user: str, clock: ManualClock) -> ToolContext:

@@ -10,10 +10,16 @@ from typing import Any
 
 import pytest
 
+from assistant.builtin.web import (
+    NOT_CONFIGURED,
+    ApiResponse,
+    WebSearchError,
+    WebTools,
+    html_to_text,
+)
 from tasks import SearchHit, TaskError
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error, serpapi_page
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
-from tools.builtin.web import NOT_CONFIGURED, ApiResponse, WebSearchError, WebTools, html_to_text
 
 TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second
 KEY = "sk-serp-very-secret-0123"

@@ -1,0 +1,25 @@
+"""The DialogAgent: a conversation turn of model -> tool calls -> results -> model.
+
+dialog    ``DialogAgent``: the loop, approvals, scheduled agent tasks
+events    progress events for interfaces (tool started/finished, approval, reply)
+history   what the agent needs from memory, and an in-memory store of the same contract
+prompts   the system prompt
+wording   the texts the agent writes itself (pauses, give-ups, failures)
+"""
+
+from assistant.agent.dialog import AgentReply, DialogAgent
+from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback
+from assistant.agent.history import ConversationStore, InMemoryConversations
+from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
+
+__all__ = [
+    "DEFAULT_BASE_PROMPT",
+    "AgentEvent",
+    "AgentEventKind",
+    "AgentReply",
+    "ConversationStore",
+    "DialogAgent",
+    "EventCallback",
+    "InMemoryConversations",
+    "build_system_prompt",
+]

@@ -1,0 +1,31 @@
+"""What every package stands on and none owns: the clock and secret redaction.
+
+``common`` imports nothing from the project; every other package may import it.
+"""
+
+from common.clock import Clock, ManualClock, SystemClock, require_aware
+from common.redaction import (
+    REDACTED,
+    RedactUrlFilter,
+    install_log_redaction,
+    is_secret_name,
+    redact_headers,
+    redact_secrets,
+    redact_url,
+    scrub,
+)
+
+__all__ = [
+    "REDACTED",
+    "Clock",
+    "ManualClock",
+    "RedactUrlFilter",
+    "SystemClock",
+    "install_log_redaction",
+    "is_secret_name",
+    "redact_headers",
+    "redact_secrets",
+    "redact_url",
+    "require_aware",
+    "scrub",
+]

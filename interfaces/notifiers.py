@@ -1,0 +1,119 @@
+"""Notifiers that deliver the scheduler's messages, whichever front end runs.
+
+    RoutingNotifier   each delivery to the interface its chat belongs to
+    JsonlNotifier     appends deliveries to a JSON Lines file (headless servers, tests)
+    LoggingNotifier   for processes that deliver nothing (``assistant ask``): says so, fails
+
+The terminal's and Telegram's own notifiers live with their interfaces.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tasks import Delivery, DeliveryStatus, Notifier
+
+logger = logging.getLogger(__name__)
+
+
+class RoutingNotifier:
+    """Delivers the terminal's chat locally and every other chat through ``remote``.
+
+    Whatever front end runs the scheduler, a reminder reaches the place it was made for: the
+    terminal prints only the terminal user's messages, and a Telegram user's reminder goes to
+    Telegram even while only ``assistant chat`` runs. A chat no attached interface serves goes
+    to ``fallback`` (a JSON Lines file), never nowhere.
+
+    Args:
+        local_chat: The chat id of the terminal.
+        local: Delivers the terminal's messages (the terminal, or the fallback file).
+        remote: Delivers every other chat's messages (Telegram), if configured.
+        fallback: Where messages go that no attached interface serves.
+    """
+
+    def __init__(
+        self,
+        *,
+        local_chat: str,
+        local: Notifier,
+        remote: Notifier | None,
+        fallback: Notifier,
+    ) -> None:
+        self._local_chat = local_chat
+        self._local = local
+        self._remote = remote
+        self._fallback = fallback
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        if delivery.chat_id == self._local_chat:
+            return await self._local.deliver(delivery)
+        if self._remote is not None:
+            return await self._remote.deliver(delivery)
+        logger.warning(
+            "task %s: chat %s is not served by this process; its message goes to the fallback "
+            "file (set TELEGRAM_BOT_TOKEN to deliver it to Telegram)",
+            delivery.task_id,
+            delivery.chat_id,
+        )
+        return await self._fallback.deliver(delivery)
+
+
+class JsonlNotifier:
+    """Appends each delivery as one JSON object per line, flushed to disk before it counts.
+
+    Each line holds ``task_id``, ``run_id``, ``owner_id``, ``chat_id``, ``kind``, ``text``,
+    ``late_by_seconds`` (or null) and ``delivered_at`` (ISO 8601, UTC).
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = asyncio.Lock()
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        line = json.dumps(
+            {
+                "task_id": delivery.task_id,
+                "run_id": delivery.run_id,
+                "owner_id": delivery.owner_id,
+                "chat_id": delivery.chat_id,
+                "kind": delivery.kind.value,
+                "text": delivery.text,
+                "late_by_seconds": (
+                    delivery.late_by.total_seconds() if delivery.late_by is not None else None
+                ),
+                "delivered_at": datetime.now(UTC).isoformat(),
+            },
+            ensure_ascii=False,
+        )
+        async with self._lock:
+            try:
+                await asyncio.to_thread(self._append, line)
+            except OSError:
+                logger.exception("could not append a delivery to %s", self.path)
+                return DeliveryStatus.FAILED
+        return DeliveryStatus.DELIVERED
+
+    def _append(self, line: str) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.path.open("a", encoding="utf-8") as sink:
+            sink.write(line + "\n")
+            sink.flush()
+            os.fsync(sink.fileno())
+
+
+class LoggingNotifier:
+    """The notifier of processes that deliver nothing (``ask``, ``tasks``): it says so in the
+    log and reports the delivery as failed, so the ledger never claims a delivery."""
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        logger.warning(
+            "no interface is attached to deliver task %s's message to chat %s",
+            delivery.task_id,
+            delivery.chat_id,
+        )
+        return DeliveryStatus.FAILED

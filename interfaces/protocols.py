@@ -1,0 +1,83 @@
+"""What the interfaces need from the layers above and beside them, as small protocols.
+
+The interfaces never import the agent or the composition root: ``assistant.app`` builds the
+``DialogAgent``, the ``TaskManager`` and the ``MemoryStore`` and hands them in, and each
+satisfies the protocol here that names what an interface uses of it.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Protocol
+from zoneinfo import ZoneInfo
+
+from memory import Note, UserProfile
+from tasks import Task, TaskRun
+from tools import ApprovalRequest, ApprovalStatus, ToolCall
+
+
+class AgentReplyLike(Protocol):
+    """The parts of the agent's reply an interface shows."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def approvals(self) -> tuple[ApprovalRequest, ...]: ...
+
+
+class AgentEventLike(Protocol):
+    """A progress event of the agent's turn (``assistant.agent.AgentEvent``).
+
+    ``kind`` is one of ``"tool_started"``, ``"tool_finished"``, ``"approval_requested"`` and
+    ``"reply_ready"``.
+    """
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def call(self) -> ToolCall | None: ...
+
+
+class ChatAgent(Protocol):
+    """What the interfaces need from the agent (``assistant.agent.DialogAgent``)."""
+
+    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReplyLike:
+        """Answer one message."""
+        ...
+
+    async def resolve_approval(self, request_id: str, *, approved: bool, by: str) -> AgentReplyLike:
+        """Run (or refuse) the call behind an approval request and continue the turn."""
+        ...
+
+    async def reset(self, *, user_id: str, chat_id: str) -> None:
+        """Start a fresh conversation in the chat."""
+        ...
+
+    async def user_zone(self, user_id: str) -> ZoneInfo:
+        """The user's time zone."""
+        ...
+
+
+class TaskService(Protocol):
+    """What the interfaces need from the task manager (``tasks.TaskManager``)."""
+
+    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]: ...
+    async def get_task(self, task_id: str, owner_id: str) -> Task: ...
+    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]: ...
+    async def cancel(self, task_id: str, owner_id: str) -> Task: ...
+    async def pause(self, task_id: str, owner_id: str) -> Task: ...
+    async def resume(self, task_id: str, owner_id: str) -> Task: ...
+    async def snooze(self, task_id: str, owner_id: str, delay: timedelta) -> Task: ...
+    async def run_now(self, task_id: str, owner_id: str) -> TaskRun: ...
+
+
+class MemoryService(Protocol):
+    """What the interfaces need from memory (``memory.MemoryStore``)."""
+
+    async def list_notes(self, user_id: str, limit: int = 20) -> list[Note]: ...
+    async def get_user(self, user_id: str) -> UserProfile | None: ...
+    async def set_timezone(self, user_id: str, timezone: str) -> UserProfile: ...
+    async def get_approval(self, request_id: str) -> ApprovalRequest | None: ...
+    async def list_approvals(
+        self, user_id: str, *, status: ApprovalStatus | None = ApprovalStatus.PENDING
+    ) -> list[ApprovalRequest]: ...

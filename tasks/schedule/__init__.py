@@ -1,0 +1,43 @@
+"""The schedule language: words and cron expressions in, pure schedule values out.
+
+model      Schedule values (once, interval, cron) with the DST policy and their JSON form
+phrases    the vocabulary: durations, clock times, parts of the day, dates
+cron       5-field cron expressions
+recurring  "every weekday at 9am", "every 15 minutes", "monthly on the 1st"
+parsing    ``parse_schedule``: any phrase, one-time or recurring
+preview    ``preview_schedule``: what a phrase means and when it fires next
+"""
+
+from tasks.schedule.model import (
+    CronSchedule,
+    IntervalSchedule,
+    OnceSchedule,
+    Schedule,
+    ScheduleKind,
+    format_duration,
+    format_local,
+    resolve_local,
+    schedule_from_json,
+    zone_from_name,
+)
+from tasks.schedule.parsing import parse_schedule
+from tasks.schedule.phrases import Span, read_duration
+from tasks.schedule.preview import SchedulePreview, preview_schedule
+
+__all__ = [
+    "CronSchedule",
+    "IntervalSchedule",
+    "OnceSchedule",
+    "Schedule",
+    "ScheduleKind",
+    "SchedulePreview",
+    "Span",
+    "format_duration",
+    "format_local",
+    "parse_schedule",
+    "preview_schedule",
+    "read_duration",
+    "resolve_local",
+    "schedule_from_json",
+    "zone_from_name",
+]

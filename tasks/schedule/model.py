@@ -1,0 +1,296 @@
+"""Schedules as pure values: when something fires, with the DST policy, and their JSON form.
+
+A schedule never reads the clock: ``next_after(instant)`` answers "the first fire strictly after
+this instant" in aware UTC, or ``None`` when it will not fire again.
+
+DST policy for local wall-clock times (one-time and cron schedules alike):
+
+- a wall time inside a spring-forward gap fires shifted forward by the gap (02:30 -> 03:30);
+- a wall time that occurs twice when clocks fall back fires once, at its first occurrence;
+- recurring wall-clock times stay at that wall-clock time across DST changes.
+
+Interval schedules ("every 15 minutes") count real elapsed time and ignore the wall clock.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Literal, cast
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from tasks.errors import ScheduleError
+from tasks.schedule.cron import CronFields
+
+JSON_VERSION = 1
+_ONE_DAY = timedelta(days=1)
+
+ScheduleKind = Literal["once", "recurring"]
+
+
+class Schedule(ABC):
+    """When a task fires: one time or recurring, in an IANA time zone."""
+
+    __slots__ = ()
+
+    tz: ZoneInfo
+
+    @property
+    @abstractmethod
+    def kind(self) -> ScheduleKind:
+        """``"once"`` for a one-time schedule, ``"recurring"`` otherwise."""
+
+    @abstractmethod
+    def next_after(self, instant: datetime) -> datetime | None:
+        """Return the first fire strictly after the aware ``instant``, in UTC, or ``None``."""
+
+    @abstractmethod
+    def describe(self) -> str:
+        """Say the schedule in plain words, with its zone."""
+
+    @abstractmethod
+    def _payload(self) -> dict[str, object]:
+        """The type-specific JSON fields."""
+
+    def to_json(self) -> str:
+        """Return the versioned JSON form that ``schedule_from_json`` reads back."""
+        return json.dumps({"v": JSON_VERSION, **self._payload(), "tz": self.tz.key})
+
+
+@dataclass(frozen=True, slots=True)
+class OnceSchedule(Schedule):
+    """Fires once, at ``at`` (stored in UTC)."""
+
+    at: datetime
+    tz: ZoneInfo
+
+    def __post_init__(self) -> None:
+        _check_zone(self.tz)
+        object.__setattr__(self, "at", _to_utc(self.at, "at"))
+
+    @property
+    def kind(self) -> ScheduleKind:
+        """Always ``"once"``."""
+        return "once"
+
+    def next_after(self, instant: datetime) -> datetime | None:
+        """Return ``at`` if it is after ``instant``, else ``None``."""
+        return self.at if self.at > _to_utc(instant, "instant") else None
+
+    def describe(self) -> str:
+        """Say it as ``once at 2026-11-23 14:35 (Europe/Berlin)``."""
+        return f"once at {format_local(self.at, self.tz)} ({self.tz.key})"
+
+    def _payload(self) -> dict[str, object]:
+        return {"type": "once", "at": self.at.isoformat()}
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalSchedule(Schedule):
+    """Fires at ``anchor + k * every`` for every whole ``k >= 0``: real elapsed time."""
+
+    every: timedelta
+    anchor: datetime
+    tz: ZoneInfo
+
+    def __post_init__(self) -> None:
+        _check_zone(self.tz)
+        if not isinstance(self.every, timedelta) or self.every <= timedelta(0):
+            raise ScheduleError(
+                f"the interval must be longer than zero, got {self.every!r}; "
+                "say e.g. 'every 15 minutes'"
+            )
+        object.__setattr__(self, "anchor", _to_utc(self.anchor, "anchor"))
+
+    @property
+    def kind(self) -> ScheduleKind:
+        """Always ``"recurring"``."""
+        return "recurring"
+
+    def next_after(self, instant: datetime) -> datetime | None:
+        """Return the first ``anchor + k * every`` strictly after ``instant``."""
+        instant = _to_utc(instant, "instant")
+        if instant < self.anchor:
+            return self.anchor
+        try:
+            return self.anchor + ((instant - self.anchor) // self.every + 1) * self.every
+        except OverflowError:
+            return None
+
+    def describe(self) -> str:
+        """Say it as ``every 15 minutes (Europe/Berlin)`` or ``every hour (UTC)``."""
+        words = format_duration(self.every)
+        return f"every {words.removeprefix('1 ')} ({self.tz.key})"
+
+    def _payload(self) -> dict[str, object]:
+        seconds = self.every.total_seconds()
+        every: float | int = int(seconds) if seconds.is_integer() else seconds
+        return {"type": "interval", "every_seconds": every, "anchor": self.anchor.isoformat()}
+
+
+@dataclass(frozen=True, slots=True)
+class CronSchedule(Schedule):
+    """Fires at the local wall times a five-field cron expression names, with our DST policy."""
+
+    expression: str
+    tz: ZoneInfo
+    _fields: CronFields = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _check_zone(self.tz)
+        if not isinstance(self.expression, str):
+            raise ScheduleError(f"a cron expression must be text, got {self.expression!r}")
+        expression = " ".join(self.expression.split())
+        fields = CronFields.parse(expression)
+        if fields.next_wall_after(datetime(2000, 1, 1)) is None:
+            raise ScheduleError(
+                f"cron expression {expression!r} never fires (no such day); "
+                "check the day and month fields, e.g. '0 9 1 * *' (09:00 on the 1st)"
+            )
+        object.__setattr__(self, "expression", expression)
+        object.__setattr__(self, "_fields", fields)
+
+    @property
+    def kind(self) -> ScheduleKind:
+        """Always ``"recurring"``."""
+        return "recurring"
+
+    def next_after(self, instant: datetime) -> datetime | None:
+        """Return the first fire strictly after ``instant`` under the DST policy."""
+        instant = _to_utc(instant, "instant")
+        wall = _earliest_relevant_wall(instant, self.tz)
+        best: datetime | None = None
+        while (wall_next := self._fields.next_wall_after(wall)) is not None:
+            wall = wall_next
+            fire = resolve_local(wall, self.tz)
+            if fire > instant and (best is None or fire < best):
+                best = fire
+            # Wall times at or after the best fire's own wall time resolve no earlier than it.
+            if best is not None and wall >= _naive_local(best, self.tz):
+                return best
+        return best
+
+    def describe(self) -> str:
+        """Say it as ``every weekday at 09:00 (Europe/Berlin)``, or quote the cron expression."""
+        words = self._fields.describe() or f"on cron schedule {self.expression!r}"
+        return f"{words} ({self.tz.key})"
+
+    def _payload(self) -> dict[str, object]:
+        return {"type": "cron", "expression": self.expression}
+
+
+def resolve_local(wall: datetime, tz: ZoneInfo) -> datetime:
+    """Turn a naive local wall time into an aware UTC instant under the DST policy.
+
+    ``fold=0`` gives exactly the policy: a time that occurs twice means its first occurrence,
+    and a time inside a gap is read with the offset before the gap, i.e. shifted forward by it.
+    """
+    return wall.replace(tzinfo=tz, fold=0).astimezone(UTC)
+
+
+def format_local(instant: datetime, tz: ZoneInfo) -> str:
+    """Format ``instant`` as local ``YYYY-MM-DD HH:MM`` (``:SS`` only when not zero)."""
+    local = instant.astimezone(tz)
+    return local.strftime("%Y-%m-%d %H:%M:%S" if local.second else "%Y-%m-%d %H:%M")
+
+
+def format_duration(span: timedelta) -> str:
+    """Say a duration in the largest whole unit: ``2 hours``, ``90 seconds``, ``1 week``."""
+    seconds = span.total_seconds()
+    for unit, size in (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            count = int(seconds // size)
+            return f"{count} {unit}" if count == 1 else f"{count} {unit}s"
+    count_text = f"{seconds:g}"
+    return f"{count_text} second" if seconds == 1 else f"{count_text} seconds"
+
+
+def schedule_from_json(text: str) -> Schedule:
+    """Read a schedule back from ``Schedule.to_json()``.
+
+    Raises:
+        ScheduleError: when the text is not a schedule of a version this code knows.
+    """
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, TypeError) as exc:
+        raise ScheduleError(f"stored schedule {text!r} is not JSON: {exc}") from exc
+    if not isinstance(data, dict) or data.get("v") != JSON_VERSION:
+        raise ScheduleError(
+            f"stored schedule {text!r} is not a version {JSON_VERSION} schedule object"
+        )
+    try:
+        return _from_fields(cast(dict[str, object], data))
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, ScheduleError):
+            raise
+        raise ScheduleError(f"stored schedule {text!r} is malformed: {exc!r}") from exc
+
+
+def _from_fields(data: dict[str, object]) -> Schedule:
+    tz = zone_from_name(_text(data, "tz"))
+    kind = data.get("type")
+    if kind == "once":
+        return OnceSchedule(at=datetime.fromisoformat(_text(data, "at")), tz=tz)
+    if kind == "interval":
+        seconds = data["every_seconds"]
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+            raise TypeError(f"every_seconds must be a number, got {seconds!r}")
+        return IntervalSchedule(
+            every=timedelta(seconds=seconds),
+            anchor=datetime.fromisoformat(_text(data, "anchor")),
+            tz=tz,
+        )
+    if kind == "cron":
+        return CronSchedule(expression=_text(data, "expression"), tz=tz)
+    raise ValueError(f"unknown schedule type {kind!r}")
+
+
+def zone_from_name(name: str) -> ZoneInfo:
+    """Return the IANA zone ``name``.
+
+    Raises:
+        ScheduleError: when there is no such zone.
+    """
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:
+        raise ScheduleError(
+            f"unknown time zone {name!r}; use an IANA name such as 'Europe/Berlin' or 'UTC'"
+        ) from exc
+
+
+def _text(data: dict[str, object], key: str) -> str:
+    value = data[key]
+    if not isinstance(value, str):
+        raise TypeError(f"{key} must be text, got {value!r}")
+    return value
+
+
+def _check_zone(tz: object) -> None:
+    if not isinstance(tz, ZoneInfo) or not tz.key:
+        raise ScheduleError(f"a schedule needs an IANA ZoneInfo time zone, got {tz!r}")
+
+
+def _to_utc(moment: datetime, name: str) -> datetime:
+    if not isinstance(moment, datetime) or moment.utcoffset() is None:
+        raise ScheduleError(f"{name} must be a time-zone-aware datetime, got {moment!r}")
+    return moment.astimezone(UTC)
+
+
+def _naive_local(instant: datetime, tz: ZoneInfo) -> datetime:
+    return instant.astimezone(tz).replace(tzinfo=None)
+
+
+def _earliest_relevant_wall(instant: datetime, tz: ZoneInfo) -> datetime:
+    """The wall time to start searching from so that gap-shifted fires are not missed.
+
+    A wall time inside a gap resolves up to one gap later than it reads, so the search starts
+    at the instant read with the smaller of the offsets now and a day ago.
+    """
+    naive_utc = instant.replace(tzinfo=None)
+    offset_now = instant.astimezone(tz).utcoffset() or timedelta(0)
+    offset_before = (instant - _ONE_DAY).astimezone(tz).utcoffset() or timedelta(0)
+    return naive_utc + min(offset_now, offset_before)

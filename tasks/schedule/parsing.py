@@ -1,0 +1,293 @@
+"""Turn the user's words ("tomorrow at 9am", "weekdays 6pm", "0 9 * * 1-5") into a Schedule.
+
+Policy (DESIGN.md): a date without a time fires at 09:00 local; a bare clock time is its next
+occurrence; local wall times follow the DST policy of ``tasks.schedule``; a time in the past or
+words that cannot be understood raise ``ScheduleError`` saying what was understood and giving a
+phrasing that works.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from tasks.errors import ScheduleError
+from tasks.schedule.model import (
+    CronSchedule,
+    OnceSchedule,
+    Schedule,
+    format_local,
+    resolve_local,
+    zone_from_name,
+)
+from tasks.schedule.phrases import (
+    WEEKDAYS,
+    ClockTime,
+    MonthDay,
+    apply_period,
+    normalize,
+    read_duration,
+    read_month_day,
+    read_ordinal_day,
+    take_clock_times,
+    take_period,
+)
+from tasks.schedule.recurring import parse_recurring
+
+ONCE_EXAMPLES = "'in 5 minutes', 'tomorrow at 9am', 'on friday at 5pm' or 'Dec 25 9am'"
+DEFAULT_TIME = time(9)
+MAX_LENGTH = 200
+_CRON_LIKE = re.compile(
+    r"[\d*/,\-?]+ [\d*/,\-?]+ [\d*/,\-?lw]+ [\d*/,\-a-z?]+ [\d*/,\-a-z#?l]+",
+    re.IGNORECASE | re.ASCII,
+)
+# Near misses (a field too many or too few) still go to the cron reader for a precise refusal.
+_CRON_NEAR = re.compile(r"[\d*/,\-]+(?: [\d*/,\-?a-z#]+){3,6}", re.IGNORECASE | re.ASCII)
+_ISO_LIKE = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}(?::?\d{2})?)?)?",
+    re.IGNORECASE | re.ASCII,
+)
+_RECURRING_WORDS = re.compile(
+    r"\b(?:every|each|daily|everyday|nightly|hourly|weekly|monthly|yearly|annually"
+    r"|weekdays|weekends|workdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
+)
+_DELAY = re.compile(r"(?:in |after )?(?P<span>.+?)(?: from now| later)?")
+_NEXT_WEEKDAY = re.compile(rf"(?P<next>next )?(?P<name>{'|'.join(WEEKDAYS)})")
+_FILLER = frozenset({"on", "at", "the", "of", "this", "coming"})
+
+
+def parse_schedule(
+    text: str, *, now: datetime, tz: ZoneInfo | str, recurring: bool | None = None
+) -> Schedule:
+    """Read a schedule phrase, resolving it in the time zone ``tz`` as of ``now``.
+
+    Args:
+        text: The user's words, an ISO 8601 time or a five-field cron expression.
+        now: The current instant; a naive value is read as local wall time in ``tz``.
+        tz: The IANA zone (or its name) in which the words are meant.
+        recurring: ``None`` to infer; ``True`` when it must repeat ("monday 10am" then means
+            every Monday); ``False`` when it must be one time.
+
+    Raises:
+        ScheduleError: with what was understood and a phrasing that works.
+    """
+    if not isinstance(text, str):
+        raise ScheduleError(f"a schedule must be text, got {text!r}; say e.g. {ONCE_EXAMPLES}")
+    if len(text) > MAX_LENGTH:
+        raise ScheduleError(
+            f"the schedule {text[:40]!r}... is {len(text)} characters long; a schedule is a "
+            f"short phrase (at most {MAX_LENGTH} characters), e.g. {ONCE_EXAMPLES}"
+        )
+    zone = tz if isinstance(tz, ZoneInfo) else zone_from_name(tz)
+    context = _Context(text=text, now=_aware(now, zone), tz=zone)
+    try:
+        schedule = _parse(context, recurring)
+    except OverflowError as exc:
+        raise context.refuse(f"it is too far from now; say e.g. {ONCE_EXAMPLES}") from exc
+    except ScheduleError as exc:
+        if repr(text) in str(exc):
+            raise
+        raise context.refuse(str(exc)) from exc
+    if recurring is False and schedule.kind == "recurring":
+        raise ScheduleError(
+            f"{text!r} repeats ({schedule.describe()}), but a one-time schedule is needed; "
+            f"say e.g. {ONCE_EXAMPLES}"
+        )
+    if recurring is True and schedule.kind == "once":
+        raise context.refuse(
+            f"it happens once ({schedule.describe()}), but a repeating schedule is needed; "
+            "say e.g. 'every weekday at 9am' or 'every 2 hours'"
+        )
+    return schedule
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    text: str
+    now: datetime
+    tz: ZoneInfo
+
+    @property
+    def today(self) -> date:
+        return self.now.astimezone(self.tz).date()
+
+    def refuse(self, problem: str) -> ScheduleError:
+        return ScheduleError(f"could not read {self.text!r} as a time: {problem}")
+
+
+def _aware(now: datetime, tz: ZoneInfo) -> datetime:
+    if not isinstance(now, datetime):
+        raise ScheduleError(f"now must be a datetime, got {now!r}")
+    # Arithmetic on an aware datetime in a ZoneInfo zone is wall-clock arithmetic: work in UTC.
+    try:
+        return now.astimezone(UTC) if now.utcoffset() is not None else resolve_local(now, tz)
+    except OverflowError:
+        raise ScheduleError(
+            f"now {now.isoformat()!r} is outside the range of times that can be scheduled"
+        ) from None
+
+
+def _parse(context: _Context, recurring: bool | None) -> Schedule:
+    stripped = context.text.strip().rstrip(".!?;")
+    if not stripped:
+        raise ScheduleError(
+            f"the schedule {context.text!r} is empty; say e.g. {ONCE_EXAMPLES}, "
+            "'every weekday at 9am' or a cron expression like '0 9 * * 1-5'"
+        )
+    fields = " ".join(stripped.split())
+    if _CRON_LIKE.fullmatch(fields) or ("*" in fields and _CRON_NEAR.fullmatch(fields)):
+        return CronSchedule(stripped, context.tz)
+    if _ISO_LIKE.fullmatch(stripped):
+        return _iso_once(context, stripped)
+    words = normalize(stripped)
+    if recurring or _RECURRING_WORDS.search(words):
+        return parse_recurring(words, context.text, now=context.now, tz=context.tz)
+    return _parse_once(context, words)
+
+
+def _iso_once(context: _Context, stripped: str) -> OnceSchedule:
+    try:
+        if len(stripped) == len("2026-01-01"):
+            wall = datetime.combine(date.fromisoformat(stripped), DEFAULT_TIME)
+        else:
+            wall = datetime.fromisoformat(stripped.upper())
+    except ValueError as exc:
+        raise context.refuse(
+            f"it looks like an ISO 8601 time but is not valid ({exc}); "
+            "say e.g. '2026-11-23T14:35' or '2026-11-23T14:35+01:00'"
+        ) from exc
+    fire = wall if wall.utcoffset() is not None else resolve_local(wall, context.tz)
+    return _future_once(context, fire)
+
+
+def _parse_once(context: _Context, words: str) -> OnceSchedule:
+    delay = _DELAY.fullmatch(words)
+    span = read_duration(delay["span"]) if delay else None
+    if span is not None:
+        return _delay_once(context, span.days, span.elapsed)
+    clocks, rest = take_clock_times(words)
+    if len(clocks) > 1:
+        raise context.refuse(
+            "it names more than one clock time; a one-time schedule has one, e.g. 'tomorrow at 9am'"
+        )
+    period, rest = take_period(rest)
+    at = apply_period(clocks[0] if clocks else None, period)
+    days = _candidate_days(context, rest, period)
+    if days is None:
+        if at is None:
+            raise context.refuse(f"there is no day or clock time in it; say e.g. {ONCE_EXAMPLES}")
+        days = _from_today(context.today, step=timedelta(days=1))
+    return _first_future(context, days, at or DEFAULT_TIME, clocks)
+
+
+def _delay_once(context: _Context, days: int, elapsed: timedelta) -> OnceSchedule:
+    start = context.now.replace(microsecond=0)
+    if days:
+        local = start.astimezone(context.tz).replace(tzinfo=None)
+        start = resolve_local(local + timedelta(days=days), context.tz)
+    fire = start + elapsed
+    if fire <= context.now:
+        raise context.refuse("the delay is zero; say e.g. 'in 5 minutes' or '30s'")
+    return OnceSchedule(at=fire, tz=context.tz)
+
+
+def _first_future(
+    context: _Context, days: Iterator[date], at: time, clocks: list[ClockTime]
+) -> OnceSchedule:
+    first: datetime | None = None
+    for day in days:
+        fire = resolve_local(datetime.combine(day, at), context.tz)
+        if fire > context.now:
+            return OnceSchedule(at=fire, tz=context.tz)
+        first = first or fire
+    if first is None:
+        raise context.refuse(f"there is no such day ahead; say e.g. {ONCE_EXAMPLES}")
+    return _future_once(context, first)
+
+
+def _future_once(context: _Context, fire: datetime) -> OnceSchedule:
+    if fire <= context.now:
+        raise context.refuse(
+            f"that is {format_local(fire, context.tz)} ({context.tz.key}), which has already "
+            f"passed (now it is {format_local(context.now, context.tz)}); "
+            f"say a later time, e.g. {ONCE_EXAMPLES}"
+        )
+    return OnceSchedule(at=fire, tz=context.tz)
+
+
+def _candidate_days(context: _Context, rest: str, period: str | None) -> Iterator[date] | None:
+    """The dates ``rest`` may mean, earliest first (a weekday: this one, then next week's)."""
+    words = " ".join(word for word in rest.split() if word not in _FILLER)
+    today = context.today
+    if not words:
+        return iter([today]) if period == "tonight" else None
+    fixed = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "after tomorrow": 2}
+    if words in fixed:
+        return iter([today + timedelta(days=fixed[words])])
+    if match := _NEXT_WEEKDAY.fullmatch(words):
+        ahead = (WEEKDAYS[match["name"]] - today.weekday()) % 7
+        if match["next"] and ahead == 0:
+            ahead = 7
+        return _from_today(today + timedelta(days=ahead), step=timedelta(days=7))
+    if month_day := read_month_day(words):
+        return _yearly(today, month_day)
+    if (day := read_ordinal_day(words)) is not None:
+        return _monthly(today, day)
+    return _days_ahead(context, words)
+
+
+def _days_ahead(context: _Context, words: str) -> Iterator[date]:
+    delay = _DELAY.fullmatch(words)
+    span = read_duration(delay["span"]) if delay else None
+    if span is not None and span.days and not span.elapsed:
+        return iter([context.today + timedelta(days=span.days)])
+    if span is not None:
+        raise context.refuse(
+            f"a delay ({words!r}) cannot be combined with a clock time; "
+            "say e.g. 'in 2 hours' or 'in 3 days at 9am'"
+        )
+    raise context.refuse(
+        f"did not understand {words!r} as a day; say e.g. {ONCE_EXAMPLES}, "
+        "or 'every monday at 10am' for a repeating one"
+    )
+
+
+def _from_today(first: date, *, step: timedelta) -> Iterator[date]:
+    yield first
+    yield first + step
+
+
+def _yearly(today: date, month_day: MonthDay) -> Iterator[date]:
+    if month_day.year is not None:
+        yield month_day.on_year(month_day.year)
+        return
+    found = 0
+    for year in range(today.year, today.year + 9):
+        if year > 9999:
+            break
+        try:
+            candidate = date(year, month_day.month, month_day.day)
+        except ValueError:
+            continue
+        if candidate >= today:
+            yield candidate
+            found += 1
+            if found == 2:
+                return
+    if not found:
+        month_day.on_year(today.year)  # raises: that day does not exist
+
+
+def _monthly(today: date, day: int) -> Iterator[date]:
+    year, month = today.year, today.month
+    for _ in range(14):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            candidate = None
+        if candidate is not None and candidate >= today:
+            yield candidate
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)

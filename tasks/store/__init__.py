@@ -1,0 +1,27 @@
+"""Where tasks and their run ledger live: the ``TaskStore`` contract and its two stores.
+
+base      the ``TaskStore`` contract every store keeps (one test suite runs against all)
+planning  misfire decisions: what a claim does with a due task, as a pure function
+memory    ``MemoryTaskStore``: dictionaries (tests, throwaway sessions)
+sqlite    ``SqliteTaskStore``: the embedded default, one database file
+"""
+
+from tasks.store.base import GivenUp, TaskChange, TaskStore
+from tasks.store.memory import MemoryTaskStore
+from tasks.store.sqlite import (
+    SchedulerBusyError,
+    SqliteTaskStore,
+    TaskStoreError,
+    scheduler_lock,
+)
+
+__all__ = [
+    "GivenUp",
+    "MemoryTaskStore",
+    "SchedulerBusyError",
+    "SqliteTaskStore",
+    "TaskChange",
+    "TaskStore",
+    "TaskStoreError",
+    "scheduler_lock",
+]

@@ -1,0 +1,133 @@
+"""Misfire decisions: what a claim does with a due task, as a pure function of the time.
+
+Both stores call ``plan_claim`` inside their claim transaction, so the SQLite and the in-memory
+store decide identically and the decision is recorded in the same step as the claim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from tasks.models import MisfireAction, MisfirePolicy, MisfireRule
+from tasks.schedule.model import Schedule
+
+# Walking more missed occurrences than this (an "every minute" task down for months) stops
+# early; the decision stays the same, only the count of missed runs is capped.
+MAX_MISSED_WALK = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimPlan:
+    """What one claim of a due task does.
+
+    Attributes:
+        run_for: The scheduled instant to run now, or ``None`` when nothing runs.
+        action: The decision for the run row (or for the skipped row when nothing runs).
+        late_by: How late the run starts, when later than the grace period.
+        missed: How many other scheduled runs the run stands for (coalesced).
+        skipped_from: The first skipped scheduled instant, when runs are skipped.
+        skipped: How many scheduled runs are skipped.
+        next_run: The task's next run after this claim, or ``None``.
+    """
+
+    run_for: datetime | None
+    action: MisfireAction
+    late_by: timedelta | None
+    missed: int
+    skipped_from: datetime | None
+    skipped: int
+    next_run: datetime | None
+
+
+def plan_claim(schedule: Schedule, due: datetime, rule: MisfireRule, now: datetime) -> ClaimPlan:
+    """Decide how to claim a task whose ``next_run`` is ``due`` (not after ``now``)."""
+    if schedule.kind == "once":
+        return _plan_once(due, rule, now)
+    if rule.policy is MisfirePolicy.RUN_LATE:
+        late = _lateness(due, rule, now)
+        action = MisfireAction.LATE if late else MisfireAction.ON_TIME
+        return ClaimPlan(due, action, late, 0, None, 0, schedule.next_after(due))
+    latest, count, following = _walk_missed(schedule, due, now)
+    if rule.policy is MisfirePolicy.COALESCE:
+        return _plan_coalesce(due, latest, count, following, rule, now)
+    return _plan_skip(due, latest, count, following, rule, now)
+
+
+def _plan_once(due: datetime, rule: MisfireRule, now: datetime) -> ClaimPlan:
+    late = _lateness(due, rule, now)
+    if late is None:
+        return ClaimPlan(due, MisfireAction.ON_TIME, None, 0, None, 0, None)
+    if rule.policy is MisfirePolicy.SKIP:
+        return ClaimPlan(None, MisfireAction.SKIPPED, late, 0, due, 1, None)
+    return ClaimPlan(due, MisfireAction.LATE, late, 0, None, 0, None)
+
+
+def _plan_coalesce(
+    due: datetime,
+    latest: datetime,
+    count: int,
+    following: datetime | None,
+    rule: MisfireRule,
+    now: datetime,
+) -> ClaimPlan:
+    late = _lateness(latest, rule, now)
+    if count > 1:
+        action = MisfireAction.COALESCED
+    else:
+        action = MisfireAction.LATE if late else MisfireAction.ON_TIME
+    return ClaimPlan(latest, action, late, count - 1, None, 0, following)
+
+
+def _plan_skip(
+    due: datetime,
+    latest: datetime,
+    count: int,
+    following: datetime | None,
+    rule: MisfireRule,
+    now: datetime,
+) -> ClaimPlan:
+    if _lateness(latest, rule, now) is None:
+        if count == 1:
+            return ClaimPlan(latest, MisfireAction.ON_TIME, None, 0, None, 0, following)
+        return ClaimPlan(latest, MisfireAction.ON_TIME, None, 0, due, count - 1, following)
+    return ClaimPlan(None, MisfireAction.SKIPPED, now - latest, 0, due, count, following)
+
+
+def retry_lateness(rule: MisfireRule, scheduled_for: datetime, now: datetime) -> timedelta | None:
+    """How late a retry starting at ``now`` is, when later than the grace period allows.
+
+    A retry comes after its first attempt's lease ran out, so it may well be late; it is
+    then delivered marked late, like any other run that missed its time.
+    """
+    return _lateness(scheduled_for, rule, now)
+
+
+def retry_skipped(rule: MisfireRule, scheduled_for: datetime, now: datetime) -> timedelta | None:
+    """How late a retry at ``now`` would be, when the SKIP policy says not to make it at all.
+
+    A retry is a run that missed its time like any other: beyond the grace period a task
+    with the SKIP policy ("lights off at 1 am") is not run late; ``None`` means retry.
+    """
+    if rule.policy is not MisfirePolicy.SKIP:
+        return None
+    return _lateness(scheduled_for, rule, now)
+
+
+def _walk_missed(
+    schedule: Schedule, due: datetime, now: datetime
+) -> tuple[datetime, int, datetime | None]:
+    """Return the latest occurrence not after ``now``, how many there are, and the next one."""
+    latest, count = due, 1
+    following = schedule.next_after(due)
+    while following is not None and following <= now and count < MAX_MISSED_WALK:
+        latest, count = following, count + 1
+        following = schedule.next_after(following)
+    if following is not None and following <= now:
+        following = schedule.next_after(now)
+    return latest, count, following
+
+
+def _lateness(scheduled: datetime, rule: MisfireRule, now: datetime) -> timedelta | None:
+    late = now - scheduled
+    return late if late > rule.grace else None

@@ -1,0 +1,360 @@
+"""The SQLite task store: its own connection to the shared database file, on its own thread.
+
+Each operation is one synchronous function run on the connection's thread (see
+``tasks.sqlite_db``): a write is one ``BEGIN IMMEDIATE`` transaction, so claims read the due
+tasks and update them atomically, and the update is conditional on the ``next_run`` that was
+read, so two stores on one file never claim the same scheduled run. The run ledger's
+transactions live in ``tasks.sqlite_runs``; the task rows' own ones are here.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import replace
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from common.clock import require_aware
+from tasks.errors import TaskError
+from tasks.execution import execution_to_json
+from tasks.models import (
+    Claim,
+    FinishedRun,
+    RunOutcome,
+    Task,
+    TaskDraft,
+    TaskRun,
+    TaskStatus,
+    new_task_id,
+)
+from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found, wrong_state
+from tasks.store.sqlite import runs
+from tasks.store.sqlite.checkpoint import WalCheckpointer
+from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
+from tasks.store.sqlite.runs import IN_CHUNK, Row, owned_row
+from tasks.store.sqlite.schema import (
+    COMPONENT,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    TASK_COLUMNS,
+    SchemaError,
+    task_from_row,
+    to_db,
+    to_db_opt,
+)
+
+__all__ = ["SqliteTaskStore", "TaskStoreError"]
+
+_ID_ATTEMPTS = 8
+_INSERT_TASK = (
+    "INSERT INTO scheduled_tasks (id, owner_id, chat_id, task_type, description, schedule, "
+    "execution_data, status, enabled, misfire_policy, misfire_grace, created_at, next_run) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, 'active', 1, ?, ?, ?, ?)"
+)
+
+
+class SqliteTaskStore(TaskStore):
+    """Tasks and their run ledger in a SQLite database file.
+
+    Args:
+        path: The database file; created with its directory when missing.
+        busy_timeout: How long a statement waits for another connection's write lock.
+        new_id: Draws a fresh task id (tests pass one that repeats itself).
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        busy_timeout: timedelta = timedelta(seconds=10),
+        new_id: Callable[[], str] = new_task_id,
+    ):
+        self.path = Path(path)
+        self._new_id = new_id
+        busy_ms = int(busy_timeout.total_seconds() * 1000)
+        # Checkpoints run on the checkpointer's connection, never inside a claim's commit.
+        self._db = TaskDatabase(self.path, busy_ms=busy_ms, autocheckpoint=False)
+        self._checkpointer = WalCheckpointer(self.path, busy_ms=busy_ms)
+
+    async def open(self) -> None:
+        """Connect, switch to WAL, and create or migrate the task tables."""
+        if self._db.is_open:
+            return
+        await self._db.open()
+        try:
+            await self._write(functools.partial(_migrate, path=self.path))
+            await self._checkpointer.open()
+        except BaseException:
+            await self._db.close()
+            await self._checkpointer.close()
+            raise
+
+    async def close(self) -> None:
+        """Close the connections; their threads have ended when this returns."""
+        if self._db.is_open:
+            await self._db.close()
+            await self._checkpointer.close()
+
+    async def add_task(self, draft: TaskDraft) -> Task:
+        """Insert ``draft`` under a fresh id (a new id is drawn if one is taken)."""
+        work = functools.partial(_insert_task, row=_draft_row(draft), new_id=self._new_id)
+        task_id = await self._write(work)
+        return draft.to_task(task_id)
+
+    async def add_tasks(self, drafts: Sequence[TaskDraft]) -> list[str]:
+        """Insert many drafts with one ``executemany`` in one transaction."""
+        rows = [_draft_row(d) for d in drafts]
+        return await self._write(functools.partial(_insert_tasks, rows=rows, new_id=self._new_id))
+
+    async def get_task(self, task_id: str, owner_id: str | None = None) -> Task | None:
+        """Return the task, or ``None``."""
+        row = await self._db.read(functools.partial(owned_row, task_id=task_id, owner_id=owner_id))
+        return None if row is None else task_from_row(row)
+
+    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]:
+        """Return the owner's tasks by next run (unscheduled last), then creation."""
+        live = "" if include_finished else "AND status NOT IN ('done', 'cancelled') "
+        sql = (
+            f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE owner_id = ? {live}"
+            "ORDER BY next_run IS NULL, next_run, created_at, id"
+        )
+        rows = await self._db.read(functools.partial(_fetch_all, sql=sql, params=(owner_id,)))
+        return [task_from_row(r) for r in rows]
+
+    async def active_task_ids(self, owner_id: str) -> list[str]:
+        """Return the owner's live task ids, oldest first."""
+        sql = (
+            "SELECT id FROM scheduled_tasks WHERE owner_id = ? "
+            "AND status NOT IN ('done', 'cancelled') ORDER BY created_at, id"
+        )
+        rows = await self._db.read(functools.partial(_fetch_all, sql=sql, params=(owner_id,)))
+        return [r[0] for r in rows]
+
+    async def update_task(
+        self,
+        task_id: str,
+        owner_id: str,
+        change: TaskChange,
+        *,
+        allowed_from: Collection[TaskStatus],
+        action: str,
+    ) -> Task:
+        """Apply ``change`` in one transaction if the task's status allows it."""
+        work = functools.partial(
+            _update_task,
+            task_id=task_id,
+            owner_id=owner_id,
+            change=change,
+            allowed_from=frozenset(allowed_from),
+            action=action,
+        )
+        return await self._write(work)
+
+    async def claim_due(
+        self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
+    ) -> list[Claim]:
+        """Claim due tasks in one immediate transaction, earliest first."""
+        now = require_aware(now, "now")
+        work = functools.partial(runs.claim_due, now=now, limit=limit, lease=lease, ahead=ahead)
+        return await self._write(work)
+
+    async def reclaim_expired(
+        self, now: datetime, *, limit: int, lease: timedelta
+    ) -> tuple[list[Claim], list[GivenUp]]:
+        """Retry once, or give up, runs whose lease ran out."""
+        now = require_aware(now, "now")
+        # A cheap indexed read first: most of the time no lease ran out and no write
+        # transaction is needed.
+        if not await self._db.read(functools.partial(runs.any_expired, now=now)):
+            return [], []
+        work = functools.partial(runs.reclaim_expired, now=now, limit=limit, lease=lease)
+        return await self._write(work)
+
+    async def renew_leases(
+        self, run_ids: Collection[int], now: datetime, *, lease: timedelta
+    ) -> set[int]:
+        """Extend the leases of those runs that are still claimed, in one transaction."""
+        until = to_db(require_aware(now, "now") + lease)
+        ids = sorted(set(run_ids))
+        if not ids:
+            return set()
+        return await self._write(functools.partial(runs.renew_leases, run_ids=ids, until=until))
+
+    async def claim_now(
+        self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
+    ) -> Claim:
+        """Claim an extra run of the task now, in one transaction."""
+        now = require_aware(now, "now")
+        work = functools.partial(
+            runs.claim_now, task_id=task_id, owner_id=owner_id, now=now, lease=lease
+        )
+        return await self._write(work)
+
+    async def next_wakeup(self) -> datetime | None:
+        """Return the earliest enabled next run or lease expiry (two index lookups)."""
+        return await self._db.read(runs.next_wakeup)
+
+    async def finish_runs(
+        self, outcomes: Sequence[RunOutcome], *, max_failures: int
+    ) -> list[FinishedRun]:
+        """Record outcomes and update their tasks, all in one transaction."""
+        if not outcomes:
+            return []
+        work = functools.partial(
+            runs.finish_runs, outcomes=list(outcomes), max_failures=max_failures
+        )
+        return await self._write(work)
+
+    async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
+        """Pause the owner's active tasks."""
+        sql = (
+            "UPDATE scheduled_tasks SET status = 'paused', enabled = 0, status_reason = ? "
+            "WHERE owner_id = ? AND status = 'active' RETURNING id"
+        )
+        rows = await self._write(functools.partial(_fetch_all, sql=sql, params=(reason, owner_id)))
+        return sorted(r[0] for r in rows)
+
+    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
+        """Return the task's ledger rows, newest first."""
+        work = functools.partial(runs.history, task_id=task_id, owner_id=owner_id, limit=limit)
+        return await self._db.read(work)
+
+    async def _write(self, work: Work[T]) -> T:
+        result = await self._db.write(work)
+        self._checkpointer.committed()
+        return result
+
+
+def _fetch_all(conn: sqlite3.Connection, sql: str, params: Sequence[object]) -> list[Row]:
+    rows: list[Row] = conn.execute(sql, params).fetchall()
+    return rows
+
+
+def _insert_task(conn: sqlite3.Connection, row: Row, new_id: Callable[[], str]) -> str:
+    """Insert one task under a fresh id."""
+    (task_id,) = _free_ids(conn, 1, new_id)
+    conn.execute(_INSERT_TASK, (task_id, *row))
+    return task_id
+
+
+def _insert_tasks(
+    conn: sqlite3.Connection, rows: Sequence[Row], new_id: Callable[[], str]
+) -> list[str]:
+    """Insert many tasks under fresh ids with one ``executemany``."""
+    ids = _free_ids(conn, len(rows), new_id)
+    conn.executemany(_INSERT_TASK, [(i, *r) for i, r in zip(ids, rows, strict=True)])
+    return ids
+
+
+def _free_ids(conn: sqlite3.Connection, count: int, new_id: Callable[[], str]) -> list[str]:
+    """Draw ``count`` distinct ids no task has, redrawing only the ones that are taken.
+
+    Runs inside the write transaction, so no other connection can take them meanwhile.
+    (Redrawing a whole batch on any collision fails at scale: 20,000 new ids among 80,000
+    stored collide about twice on average.)
+    """
+    chosen: list[str] = []
+    seen: set[str] = set()
+    for _ in range(_ID_ATTEMPTS):
+        need = count - len(chosen)
+        drawn: list[str] = []
+        for _ in range(4 * need):
+            candidate = new_id()
+            if candidate not in seen:
+                seen.add(candidate)
+                drawn.append(candidate)
+                if len(drawn) == need:
+                    break
+        taken = _existing_ids(conn, drawn)
+        chosen += [i for i in drawn if i not in taken]
+        if len(chosen) == count:
+            return chosen
+    raise TaskError(f"could not find {count} free task ids after {_ID_ATTEMPTS} rounds")
+
+
+def _existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
+    taken: set[str] = set()
+    for start in range(0, len(ids), IN_CHUNK):
+        chunk = ids[start : start + IN_CHUNK]
+        marks = ", ".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT id FROM scheduled_tasks WHERE id IN ({marks})", chunk)
+        taken.update(r[0] for r in rows)
+    return taken
+
+
+def _update_task(
+    conn: sqlite3.Connection,
+    task_id: str,
+    owner_id: str,
+    change: TaskChange,
+    allowed_from: frozenset[TaskStatus],
+    action: str,
+) -> Task:
+    row = owned_row(conn, task_id, owner_id)
+    if row is None:
+        raise not_found(task_id)
+    task = task_from_row(row)
+    if task.status not in allowed_from:
+        raise wrong_state(task, action)
+    updated = replace(
+        task,
+        status=task.status if change.status is UNSET else change.status,
+        next_run=task.next_run if change.next_run is UNSET else change.next_run,
+        status_reason=task.status_reason if change.status_reason is UNSET else change.status_reason,
+        consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
+    )
+    conn.execute(
+        "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, "
+        "status_reason = ?, consecutive_failures = ? WHERE id = ?",
+        (
+            updated.status.value,
+            int(updated.enabled),
+            to_db_opt(updated.next_run),
+            updated.status_reason,
+            updated.consecutive_failures,
+            task_id,
+        ),
+    )
+    return updated
+
+
+def _migrate(conn: sqlite3.Connection, path: Path) -> None:
+    conn.execute(
+        "CREATE TABLE IF NOT EXISTS schema_versions ("
+        " component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
+    )
+    row = conn.execute(
+        "SELECT version FROM schema_versions WHERE component = ?", (COMPONENT,)
+    ).fetchone()
+    found = int(row[0]) if row else 0
+    if found > SCHEMA_VERSION:
+        raise SchemaError(
+            f"the database {str(path)!r} has task schema version {found}, newer than this "
+            f"program's {SCHEMA_VERSION}; upgrade the program or use another data directory"
+        )
+    for statements in MIGRATIONS[found:]:
+        for statement in statements:
+            conn.execute(statement)
+    if found < SCHEMA_VERSION:
+        conn.execute(
+            "INSERT INTO schema_versions (component, version) VALUES (?, ?) "
+            "ON CONFLICT (component) DO UPDATE SET version = excluded.version",
+            (COMPONENT, SCHEMA_VERSION),
+        )
+
+
+def _draft_row(draft: TaskDraft) -> Row:
+    return (
+        draft.owner_id,
+        draft.chat_id,
+        draft.task_type.value,
+        draft.description,
+        draft.schedule.to_json(),
+        execution_to_json(draft.execution),
+        draft.misfire.policy.value,
+        draft.misfire.grace.total_seconds(),
+        to_db(draft.created_at),
+        to_db(draft.next_run),
+    )
