@@ -22,7 +22,15 @@ from assistant.builtin.system import (
     count_tasks,
     get_current_time,
 )
-from tools import RiskLevel, ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus
+from tools import (
+    RiskLevel,
+    ToolCall,
+    ToolContext,
+    ToolError,
+    ToolExecutor,
+    ToolRegistry,
+    ToolStatus,
+)
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2025, 3, 30, 0, 30, tzinfo=UTC)  # 01:30 CET, half an hour before DST starts
@@ -67,7 +75,7 @@ def test_current_time_in_another_zone() -> None:
 
 
 def test_an_unknown_zone_is_explained() -> None:
-    with pytest.raises(Exception, match=r"unknown time zone 'Mars/Olympus'.*Europe/Berlin"):
+    with pytest.raises(ToolError, match=r"unknown time zone 'Mars/Olympus'.*Europe/Berlin"):
         get_current_time(context(), tz="Mars/Olympus")
 
 
@@ -216,11 +224,11 @@ async def test_a_cancelled_run_leaves_no_process_behind(
 
 @pytest.mark.parametrize("seconds", [0, -1, 61])
 async def test_timeouts_out_of_range_are_refused(sandbox: CodeSandbox, seconds: float) -> None:
-    with pytest.raises(Exception, match=rf"timeout {seconds!r} is out of range"):
+    with pytest.raises(ToolError, match=rf"timeout {seconds!r} is out of range"):
         await sandbox.run("print(1)", seconds=seconds)
 
 
 async def test_an_unusable_interpreter_is_reported() -> None:
     sandbox = CodeSandbox(python="/nonexistent/python3")
-    with pytest.raises(Exception, match=r"execute_code cannot run.*/nonexistent/python3"):
+    with pytest.raises(ToolError, match=r"execute_code cannot run.*/nonexistent/python3"):
         await sandbox.run("print(1)", seconds=5)
