@@ -19,7 +19,15 @@ from assistant.builtin.web import (
 )
 from tasks import SearchHit, TaskError
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error, serpapi_page
-from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
+from tools import (
+    ToolCall,
+    ToolContext,
+    ToolError,
+    ToolExecutor,
+    ToolRegistry,
+    ToolResult,
+    ToolStatus,
+)
 
 TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second
 KEY = "sk-serp-very-secret-0123"
@@ -262,10 +270,10 @@ async def test_api_call_never_shows_or_logs_secret_headers(
 
 
 async def test_api_call_refuses_unknown_methods(web: WebTools, server: LocalWebServer) -> None:
-    with pytest.raises(Exception, match=r"method 'BREW' is not supported"):
+    with pytest.raises(ToolError, match=r"method 'BREW' is not supported"):
         await web.call_api(server.url("/x"), "BREW")
 
 
 async def test_api_call_is_guarded_for_hosts_off_the_list(web: WebTools) -> None:
-    with pytest.raises(Exception, match="refusing to connect"):
+    with pytest.raises(ToolError, match="refusing to connect"):
         await web.call_api("http://192.168.1.20/lights", "GET")
