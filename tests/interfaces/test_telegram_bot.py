@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import socket
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -346,10 +345,6 @@ def _free_port() -> int:
         return port
 
 
-WEBHOOKS = importlib.util.find_spec("tornado") is not None
-
-
-@pytest.mark.skipif(not WEBHOOKS, reason="python-telegram-bot[webhooks] (tornado) is not installed")
 async def test_webhook_mode_receives_updates_by_post(botapi: BotApiStandin, tmp_path: Path) -> None:
     port = _free_port()
     hook = WebhookConfig(
@@ -376,21 +371,3 @@ async def test_webhook_mode_receives_updates_by_post(botapi: BotApiStandin, tmp_
             await botapi.push_to_webhook()
             [reply] = await botapi.wait_for_messages(ALICE, 1)
             assert reply.text == "You said: hello hook"
-
-
-@pytest.mark.skipif(WEBHOOKS, reason="tornado is installed: webhook mode works")
-async def test_webhook_mode_without_its_extra_is_a_clear_error(
-    botapi: BotApiStandin, tmp_path: Path
-) -> None:
-    async with open_world(tmp_path) as world:
-        interface = TelegramInterface(
-            token=botapi.token,
-            base_url=botapi.base_url,
-            allowed_users=[ALICE],
-            agent=world.agent,
-            tasks=world.manager,
-            memory=world.memory,
-            webhook=WebhookConfig(url="https://example.org/hook", port=_free_port()),
-        )
-        with pytest.raises(TelegramSetupError, match=r"python-telegram-bot\[webhooks\]"):
-            await interface.start()
