@@ -55,6 +55,7 @@ from tools import (
     ToolRegistry,
     ToolResult,
     ToolStatus,
+    prompt_catalog,
 )
 
 logger = logging.getLogger(__name__)
@@ -391,7 +392,7 @@ class DialogAgent:
         if found is None:
             if len(self._catalogs) >= _CACHE_SIZE:
                 self._catalogs.clear()
-            found = self._catalogs[key] = self.registry.context_string(ctx)
+            found = self._catalogs[key] = prompt_catalog(self.registry, ctx)
         return found
 
     def _openai_tools(self, ctx: ToolContext) -> list[dict[str, Any]]:
