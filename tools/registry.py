@@ -138,22 +138,6 @@ class ToolRegistry:
             resolved[key] = answers[identity]
         return ctx.with_resolved(resolved)
 
-    # -- exports ------------------------------------------------------------------------
-
-    def to_openai_tools(self, ctx: ToolContext | None = None) -> list[dict[str, Any]]:
-        """Return the tools in OpenAI's ``tools`` format, dynamic values resolved for ``ctx``."""
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": each.name,
-                    "description": each.description,
-                    "parameters": each.schema(ctx),
-                },
-            }
-            for each in self._tools.values()
-        ]
-
 
 def _tools_in(item: Registrable) -> list[Tool]:
     if isinstance(item, Tool):

@@ -18,7 +18,7 @@ import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Generic, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
@@ -56,6 +56,7 @@ from tools import (
     ToolResult,
     ToolStatus,
     prompt_catalog,
+    tool_definitions,
 )
 
 logger = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ ZoneLookup = Callable[[str], Awaitable[ZoneInfo]]
 
 _FAILED = frozenset({ToolStatus.INVALID, ToolStatus.ERROR, ToolStatus.TIMEOUT})
 _CACHE_SIZE = 256
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,27 @@ class AgentReply:
     results: tuple[ToolResult, ...] = ()
     rounds: int = 0
     usage: Usage = field(default_factory=Usage)
+
+
+class _Rendered(Generic[V]):
+    """What ``render`` makes of the tools, cached by the dynamic values it was made with.
+
+    The values (this user's task ids) rarely change between rounds, so a round reuses what
+    an earlier round rendered instead of walking every tool's schema again.
+    """
+
+    def __init__(self, render: Callable[[ToolRegistry, ToolContext], V]) -> None:
+        self._render = render
+        self._found: dict[str, V] = {}
+
+    def __call__(self, registry: ToolRegistry, ctx: ToolContext) -> V:
+        key = f"{len(registry)}:{_resolved_key(ctx)}"
+        found = self._found.get(key)
+        if found is None:
+            if len(self._found) >= _CACHE_SIZE:
+                self._found.clear()
+            found = self._found[key] = self._render(registry, ctx)
+        return found
 
 
 @dataclass
@@ -165,9 +188,8 @@ class DialogAgent:
         self._locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
-        # Rendered catalogs by the dynamic values they were rendered with (ids of tasks...).
-        self._catalogs: dict[str, str] = {}
-        self._tool_lists: dict[str, list[dict[str, Any]]] = {}
+        self._catalog = _Rendered(prompt_catalog)
+        self._definitions = _Rendered(tool_definitions)
 
     # -- the public surface -------------------------------------------------------------
 
@@ -227,7 +249,7 @@ class DialogAgent:
 
     async def system_messages(self, ctx: ToolContext, mode: ToolMode) -> list[ChatMessage]:
         """Return the system messages of a round; ``ctx`` has its dynamic values resolved."""
-        catalog = self._catalog(ctx) if mode is ToolMode.CONTRACT else None
+        catalog = self._catalog(self.registry, ctx) if mode is ToolMode.CONTRACT else None
         prompt = build_system_prompt(
             base_prompt=self.base_prompt, mode=mode, catalog=catalog, now=ctx.local_now
         )
@@ -311,7 +333,7 @@ class DialogAgent:
 
     async def _complete(self, turn: _Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
         messages = [*await self.system_messages(ctx, mode), *turn.history, *turn.new]
-        tools = self._openai_tools(ctx) if mode is ToolMode.NATIVE else None
+        tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
         return await self.backend.complete(messages, tools=tools)
 
     def _calls_in(self, response: LLMResponse) -> tuple[list[ToolCall], bool]:
@@ -384,26 +406,6 @@ class DialogAgent:
         return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply)
 
     # -- helpers --------------------------------------------------------------------------
-
-    def _catalog(self, ctx: ToolContext) -> str:
-        """The contract-mode catalog; cached, since it depends only on the resolved values."""
-        key = f"{len(self.registry)}:{_resolved_key(ctx)}"
-        found = self._catalogs.get(key)
-        if found is None:
-            if len(self._catalogs) >= _CACHE_SIZE:
-                self._catalogs.clear()
-            found = self._catalogs[key] = prompt_catalog(self.registry, ctx)
-        return found
-
-    def _openai_tools(self, ctx: ToolContext) -> list[dict[str, Any]]:
-        """The native-mode tool definitions, cached like ``_catalog``."""
-        key = f"{len(self.registry)}:{_resolved_key(ctx)}"
-        found = self._tool_lists.get(key)
-        if found is None:
-            if len(self._tool_lists) >= _CACHE_SIZE:
-                self._tool_lists.clear()
-            found = self._tool_lists[key] = self.registry.to_openai_tools(ctx)
-        return found
 
     async def _reply(self, user_id: str, chat_id: str, reply: AgentReply) -> AgentReply:
         event = AgentEvent(AgentEventKind.REPLY_READY, user_id, chat_id, text=reply.text)

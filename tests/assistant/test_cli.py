@@ -124,6 +124,8 @@ def test_tools_catalog_in_every_format(tmp_path: Path, fmt: str) -> None:
     assert "search_web" in done.stdout
     if fmt != "markdown":
         json.loads(done.stdout)
+    if fmt == "openai":
+        assert {t["type"] for t in json.loads(done.stdout)} == {"function"}
 
 
 def test_chat_reads_piped_lines_and_answers_slash_commands(tmp_path: Path) -> None:

@@ -27,18 +27,10 @@ from assistant.llm import (
 from assistant.llm.openai_compat import parse_retry_after
 from tests.assistant.agent_world import World, fence
 from tests.assistant.openai_standin import OpenAIStandin, StandinReply, completion, error
-from tools import ToolCall, ToolResult, ToolStatus
+from tools import ToolCall, ToolDefinition, ToolResult, ToolStatus
 
-TOOLS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_current_time",
-            "description": "Return the current time.",
-            "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
-        },
-    }
-]
+TIME_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": False}
+TOOLS = [ToolDefinition("get_current_time", "Return the current time.", TIME_PARAMETERS)]
 HELLO = [ChatMessage(Role.SYSTEM, "be brief"), ChatMessage(Role.USER, "what time is it?")]
 
 
@@ -105,7 +97,16 @@ async def test_native_request_sends_tools_and_decodes_calls(
     assert sent.path == "/v1/chat/completions"
     assert sent.headers["authorization"] == "Bearer sk-test"
     assert sent.body["model"] == "standin-model"
-    assert sent.body["tools"] == TOOLS
+    assert sent.body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_current_time",
+                "description": "Return the current time.",
+                "parameters": TIME_PARAMETERS,
+            },
+        }
+    ]
     assert sent.messages == [
         {"role": "system", "content": "be brief"},
         {"role": "user", "content": "what time is it?"},

@@ -65,23 +65,6 @@ def test_async_dynamic_value_without_prepare_is_a_clear_error() -> None:
         make_registry().get("cancel_task").schema(ToolContext(user_id="alice"))
 
 
-def test_openai_export_shape() -> None:
-    exported = make_registry().to_openai_tools()
-    assert exported[1] == {
-        "type": "function",
-        "function": {
-            "name": "add",
-            "description": "Add two numbers.",
-            "parameters": {
-                "type": "object",
-                "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
-                "required": ["a", "b"],
-                "additionalProperties": False,
-            },
-        },
-    }
-
-
 def test_registering_one_bound_method() -> None:
     tasks = Tasks({})
     registry = ToolRegistry([tasks.list_tasks])
