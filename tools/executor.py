@@ -237,11 +237,19 @@ class ToolExecutor:
             call=call, status=ToolStatus.DENIED, text=text, display=text, approval=request
         )
 
-    async def _decide(self, request_id: str, by: str, status: ApprovalStatus) -> ApprovalRequest:
+    async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
+        """Return the approval request ``request_id`` if ``user_id`` made it, else ``None``.
+
+        The one ownership check of approvals (``approve`` and ``deny`` decide only what it
+        returns): another user's request reads exactly like a missing one, so ids leak nothing.
+        """
         request = await self.approvals.get_approval(request_id)
-        if request is None or request.user_id != by:
-            # Someone else's request is reported exactly like a missing one: ids leak nothing.
-            raise ApprovalError(f"there is no approval request {request_id!r} of yours")
+        return request if request is not None and request.user_id == user_id else None
+
+    async def _decide(self, request_id: str, by: str, status: ApprovalStatus) -> ApprovalRequest:
+        request = await self.find_approval(request_id, user_id=by)
+        if request is None:
+            raise ApprovalError.not_found(request_id)
         now = self._clock.now()
         if request.status is ApprovalStatus.PENDING and request.is_expired(now):
             await self.approvals.decide_approval(request_id, ApprovalStatus.EXPIRED, by, now)

@@ -2,6 +2,7 @@
 
     handle_message(text)  load history, run rounds, commit the turn when it completes
     resolve_approval(id)  run (or refuse) exactly the approved call, then continue
+    find_approval(id)     the request, if it is the asking user's (the executor's check)
     run_task(prompt)      a turn in a fresh context, for scheduled agent tasks
 
 A round asks the model, takes its calls (native ``tool_calls`` or the text contract parsed
@@ -207,10 +208,9 @@ class DialogAgent:
         Only the user who asked can decide; any other user, an unknown, expired or already
         decided request gets a reply that says so, and nothing runs.
         """
-        request = await self.executor.approvals.get_approval(request_id)
-        if request is None or request.user_id != by:
-            # Someone else's request reads exactly like a missing one: ids leak nothing.
-            return AgentReply(text=f"There is no approval request {request_id!r} of yours.")
+        request = await self.find_approval(request_id, user_id=by)
+        if request is None:
+            return AgentReply(text=_sentence(str(ApprovalError.not_found(request_id))))
         async with self._lock(request.user_id, request.chat_id):
             ctx = await self._context(request.user_id, request.chat_id)
             try:
@@ -228,6 +228,10 @@ class DialogAgent:
             turn = await self._start(request.user_id, request.chat_id, outcome)
             turn.results.append(result)
             return await self._run_guarded(turn)
+
+    async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
+        """Return the approval request if ``user_id`` made it; another user's reads as missing."""
+        return await self.executor.find_approval(request_id, user_id=user_id)
 
     async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
         """Answer ``prompt`` in a fresh context (no history, nothing stored); for agent tasks.
