@@ -1,7 +1,8 @@
 """Web tools: search through SerpApi, read a page as text, and call an HTTP API.
 
-``WebTools`` holds one HTTP client and the SSRF guard. Its ``search`` method also serves the
-scheduler as ``tasks.protocols.Searcher`` for recurring web_search tasks.
+``WebTools`` holds one HTTP client and the SSRF guard. Its ``search`` method also serves
+recurring web_search tasks: the composition root adapts it to the scheduler's ``Searcher``,
+whose errors are ``TaskError``s, so this module raises only the tools' own errors.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from assistant.builtin.netguard import (
     system_resolver,
 )
 from common import REDACTED, install_log_redaction, redact_headers, redact_url, scrub
-from tasks import SearchHit, TaskError
+from tasks import SearchHit
 from tools import ToolContext, ToolError, tool
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ _BLOCK_TAGS = (
 )  # fmt: skip
 
 
-class WebSearchError(TaskError, ToolError):
+class WebSearchError(ToolError):
     """A web search failed; the message says why and never contains the API key."""
 
 
@@ -232,7 +233,7 @@ class WebTools:
     # -- search ----------------------------------------------------------------------------
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        """Return up to ``limit`` web results for ``query`` (``tasks.protocols.Searcher``).
+        """Return up to ``limit`` web results for ``query``.
 
         Raises:
             WebSearchError: when search is not configured, or SerpApi fails or answers badly.

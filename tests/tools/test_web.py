@@ -17,7 +17,7 @@ from assistant.builtin.web import (
     WebTools,
     html_to_text,
 )
-from tasks import SearchHit, TaskError
+from tasks import SearchHit
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error, serpapi_page
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
 
@@ -90,7 +90,7 @@ async def test_search_without_a_key_says_it_is_not_configured() -> None:
     async with WebTools(verify=TLS) as web:
         result = await run(web, "search_web", query="tea")
         assert (result.status, result.text) == (ToolStatus.OK, NOT_CONFIGURED)
-        with pytest.raises(TaskError, match="set SERPAPI_API_KEY"):
+        with pytest.raises(WebSearchError, match="set SERPAPI_API_KEY"):
             await web.search("tea", limit=3)
 
 
