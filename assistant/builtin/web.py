@@ -225,11 +225,6 @@ class WebTools:
     ) -> None:
         await self.aclose()
 
-    @property
-    def search_configured(self) -> bool:
-        """Whether a SerpApi key was given."""
-        return self._serpapi_key is not None
-
     # -- search ----------------------------------------------------------------------------
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
