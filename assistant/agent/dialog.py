@@ -12,12 +12,11 @@ turn ends with a final answer, a pause for approval, or honestly at ``max_rounds
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -44,7 +43,7 @@ from assistant.llm.base import (
 )
 from assistant.llm.contract import render_results
 from assistant.llm.errors import LLMError, ToolsUnsupportedError
-from common import Clock, SystemClock
+from common import Clock, KeyedLocks, SystemClock
 from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
     ApprovalError,
@@ -185,10 +184,7 @@ class DialogAgent:
         self._tool_retries = tool_retries
         self._history_chars = history_chars
         self._on_event = on_event
-        # A lock per chat while it is in use; idle ones are dropped, so the map never grows.
-        self._locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: KeyedLocks[tuple[str, str]] = KeyedLocks()
         self._catalog = _Rendered(prompt_catalog)
         self._definitions = _Rendered(tool_definitions)
 
@@ -461,8 +457,9 @@ class DialogAgent:
             logger.warning("user %s has an unknown zone %r", user_id, profile.timezone)
             return self._default_zone
 
-    def _lock(self, user_id: str, chat_id: str) -> asyncio.Lock:
-        return self._locks.setdefault((user_id, chat_id), asyncio.Lock())
+    def _lock(self, user_id: str, chat_id: str) -> AbstractAsyncContextManager[None]:
+        """One turn at a time per (user, chat)."""
+        return self._locks.hold((user_id, chat_id))
 
 
 def _sentence(text: str) -> str:
