@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,17 +128,25 @@ def _limit_hit(exit_code: int, stderr: str) -> str | None:
     return None
 
 
-def count_tasks(uid: int) -> int:
-    """Count the tasks (processes and threads) whose real uid is ``uid``: RLIMIT_NPROC's count."""
-    count = 0
+def _process_files(name: str) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(pid, /proc/PID/name)`` of every process whose file could be read (a process
+    may end, or hide the file, while the list is read)."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            status = (entry / "status").read_text()
+            content = (entry / name).read_bytes()
         except OSError:
             continue
-        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        yield int(entry.name), content
+
+
+def count_tasks(uid: int) -> int:
+    """Count the tasks (processes and threads) whose real uid is ``uid``: RLIMIT_NPROC's count."""
+    count = 0
+    for _, status in _process_files("status"):
+        lines = status.decode(errors="replace").splitlines()
+        fields = dict(line.split(":", 1) for line in lines if ":" in line)
         if fields.get("Uid", "").split()[:1] == [str(uid)]:
             count += int(fields.get("Threads", "1").strip() or 1)
     return count
@@ -146,16 +155,10 @@ def count_tasks(uid: int) -> int:
 def _sweep(marker: bytes) -> int:
     """SIGKILL every process whose environment carries ``marker``; return how many."""
     killed = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-        except OSError:
-            continue
+    for pid, environ in _process_files("environ"):
         if marker in environ.split(b"\0"):
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(int(entry.name), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
                 killed += 1
     return killed
 

@@ -355,45 +355,6 @@ class WebTools:
         method = str(arguments.get("method") or "GET")
         return self.needs_approval(str(arguments.get("url", "")), method)
 
-    async def call_api(
-        self,
-        url: str,
-        method: str = "GET",
-        headers: Mapping[str, str] | None = None,
-        body: str | None = None,
-        seconds: float = 15.0,
-    ) -> ApiResponse:
-        """Make an HTTP request through the guard and return the redacted outcome.
-
-        Raises:
-            ToolError: for a bad method or timeout, a refused address, or a failed request.
-        """
-        verb = method.strip().upper()
-        if verb not in METHODS:
-            raise ToolError(f"method {method!r} is not supported; use one of {list(METHODS)}")
-        _check_range("timeout", seconds, 1, 60)
-        sent = _clean_headers(headers or {})
-        log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
-        secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
-        try:
-            response = await self._http.request(
-                verb, url, headers=sent, content=body.encode() if body is not None else None,
-                seconds=seconds, max_bytes=self._max_bytes,
-            )  # fmt: skip
-        except ToolError as exc:
-            raise ToolError(scrub(str(exc), secrets)) from None
-        text = response.text if verb != "HEAD" else ""
-        shown = text[:2000]
-        return ApiResponse(
-            method=verb,
-            url=redact_url(response.url),
-            status_code=response.status_code,
-            reason=response.reason,
-            headers=redact_headers(response.headers.items()),
-            body=scrub(shown, secrets),
-            truncated=response.truncated or len(text) > len(shown),
-        )
-
     # ``approval_rule`` is bound to the instance, so it sees this instance's allow list.
     @tool(
         requires_approval=approval_rule,
@@ -421,7 +382,31 @@ class WebTools:
             body: The request body as text (JSON as a string).
             timeout: Seconds to wait for the answer (1 to 60).
         """
-        return await self.call_api(url, method, headers, body, seconds=timeout)
+        verb = method.strip().upper()
+        if verb not in METHODS:
+            raise ToolError(f"method {method!r} is not supported; use one of {list(METHODS)}")
+        _check_range("timeout", timeout, 1, 60)
+        sent = _clean_headers(headers or {})
+        log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
+        secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
+        try:
+            response = await self._http.request(
+                verb, url, headers=sent, content=body.encode() if body is not None else None,
+                seconds=timeout, max_bytes=self._max_bytes,
+            )  # fmt: skip
+        except ToolError as exc:
+            raise ToolError(scrub(str(exc), secrets)) from None
+        text = response.text if verb != "HEAD" else ""
+        shown = text[:2000]
+        return ApiResponse(
+            method=verb,
+            url=redact_url(response.url),
+            status_code=response.status_code,
+            reason=response.reason,
+            headers=redact_headers(response.headers.items()),
+            body=scrub(shown, secrets),
+            truncated=response.truncated or len(text) > len(shown),
+        )
 
 
 def _clean_headers(headers: Mapping[str, str]) -> dict[str, str]:

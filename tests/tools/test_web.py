@@ -19,7 +19,15 @@ from assistant.builtin.web import (
 )
 from tasks import SearchHit
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error, serpapi_page
-from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
+from tools import (
+    ToolCall,
+    ToolContext,
+    ToolError,
+    ToolExecutor,
+    ToolRegistry,
+    ToolResult,
+    ToolStatus,
+)
 
 TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second
 KEY = "sk-serp-very-secret-0123"
@@ -234,7 +242,7 @@ async def test_a_lan_host_on_the_allow_list_is_reached(
 ) -> None:
     # "localhost" stands for a LAN name such as home.lan: allow-listed, it bypasses the guard.
     server.pages["/lights/off"] = Page('{"ok": true}', content_type="application/json")
-    reply = await web.call_api(server.url("/lights/off", host="localhost"), "PUT", body="{}")
+    reply = await web.api_call(server.url("/lights/off", host="localhost"), "PUT", body="{}")
     assert (reply.status_code, reply.body) == (200, '{"ok": true}')
     assert server.requests[0].method == "PUT"
 
@@ -262,10 +270,10 @@ async def test_api_call_never_shows_or_logs_secret_headers(
 
 
 async def test_api_call_refuses_unknown_methods(web: WebTools, server: LocalWebServer) -> None:
-    with pytest.raises(Exception, match=r"method 'BREW' is not supported"):
-        await web.call_api(server.url("/x"), "BREW")
+    with pytest.raises(ToolError, match=r"method 'BREW' is not supported"):
+        await web.api_call(server.url("/x"), "BREW")
 
 
 async def test_api_call_is_guarded_for_hosts_off_the_list(web: WebTools) -> None:
-    with pytest.raises(Exception, match="refusing to connect"):
-        await web.call_api("http://192.168.1.20/lights", "GET")
+    with pytest.raises(ToolError, match="refusing to connect"):
+        await web.api_call("http://192.168.1.20/lights", "GET")
