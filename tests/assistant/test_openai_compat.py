@@ -32,6 +32,18 @@ from tools import ToolCall, ToolDefinition, ToolResult, ToolStatus
 TIME_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": False}
 TOOLS = [ToolDefinition("get_current_time", "Return the current time.", TIME_PARAMETERS)]
 HELLO = [ChatMessage(Role.SYSTEM, "be brief"), ChatMessage(Role.USER, "what time is it?")]
+TIME_CALL = ToolCall("get_current_time", {}, id="call_1")
+ANSWERED = [
+    *HELLO,
+    ChatMessage(Role.ASSISTANT, "", tool_calls=(TIME_CALL,)),
+    ChatMessage(
+        Role.TOOL,
+        "14:05",
+        tool_call_id="call_1",
+        results=(ToolResult(call=TIME_CALL, status=ToolStatus.OK, text="14:05"),),
+    ),
+]
+"""The conversation after a native call of get_current_time and its result."""
 
 
 class SleepRecorder:
@@ -127,16 +139,9 @@ async def test_broken_native_arguments_are_kept_raw(
 async def test_native_results_go_back_as_tool_messages(
     standin: OpenAIStandin, backend: OpenAIBackend
 ) -> None:
-    call = ToolCall("get_current_time", {}, id="call_1")
-    result = ToolResult(call=call, status=ToolStatus.OK, text="14:05")
-    history = [
-        *HELLO,
-        ChatMessage(Role.ASSISTANT, "", tool_calls=(call,)),
-        ChatMessage(Role.TOOL, "14:05", tool_call_id="call_1", results=(result,)),
-    ]
     standin.push(completion("It is 14:05."))
 
-    response = await backend.complete(history, tools=TOOLS)
+    response = await backend.complete(ANSWERED, tools=TOOLS)
 
     assert response.text == "It is 14:05."
     assert standin.requests[0].messages[2:] == [
@@ -159,18 +164,11 @@ async def test_contract_mode_never_sends_tools(
     standin: OpenAIStandin, sleep: SleepRecorder
 ) -> None:
     backend = make_backend(standin, sleep, mode=ToolMode.CONTRACT)
-    call = ToolCall("get_current_time", {}, id="call_1")
-    result = ToolResult(call=call, status=ToolStatus.OK, text="14:05")
-    history = [
-        *HELLO,
-        ChatMessage(Role.ASSISTANT, "", tool_calls=(call,)),
-        ChatMessage(Role.TOOL, "14:05", tool_call_id="call_1", results=(result,)),
-    ]
     standin.push(completion("It is 14:05."))
 
-    await backend.complete(history)
+    await backend.complete(ANSWERED)
     with pytest.raises(ToolsUnsupportedError):
-        await backend.complete(history, tools=TOOLS)
+        await backend.complete(ANSWERED, tools=TOOLS)
     await backend.aclose()
 
     assert backend.mode is ToolMode.CONTRACT
