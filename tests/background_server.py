@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import threading
 from http.server import ThreadingHTTPServer
-from types import TracebackType
 from typing import Self
 
 
@@ -38,12 +37,7 @@ class BackgroundServer:
         self._thread.start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stopping.set()
         self._server.shutdown()
         self._server.server_close()

@@ -303,8 +303,6 @@ class DialogAgent:
             turn.new.extend(_result_messages(results, native=native))
             pending = [r.approval for r in results if r.approval is not None and _pending(r)]
             if pending:
-                # What waits is shown by the interface (a card with buttons, a y/n question);
-                # the reply keeps only what the model said around its calls.
                 # The interface shows what waits (a card with buttons, a y/n question); the
                 # reply keeps what the model said around its calls, and the history records
                 # the pause for the model.
