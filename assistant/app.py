@@ -23,6 +23,7 @@ from assistant.builtin import (
     NetGuard,
     SystemTools,
     TaskTools,
+    WebSearchError,
     WebTools,
     get_current_time,
 )
@@ -35,6 +36,7 @@ from memory import MemoryStore
 from tasks import (
     Notifier,
     SchedulerBusyError,
+    SearchHit,
     SqliteTaskStore,
     TaskError,
     TaskManager,
@@ -76,6 +78,20 @@ class _LateAgent:
         if self.agent is None:
             raise TaskError("the agent is not ready yet (the assistant is still starting)")
         return await self.agent.run_task(prompt, owner_id=owner_id, chat_id=chat_id)
+
+
+class _TaskSearcher:
+    """The web tools as the scheduler's ``Searcher``: a failed search is a ``TaskError``
+    there (the run is recorded as failed with the message), a ``WebSearchError`` here."""
+
+    def __init__(self, web: WebTools) -> None:
+        self._web = web
+
+    async def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        try:
+            return await self._web.search(query, limit=limit)
+        except WebSearchError as exc:
+            raise TaskError(str(exc)) from exc
 
 
 def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
@@ -163,7 +179,7 @@ async def open_app(
             notifier=notifier or LoggingNotifier(),
             clock=clock,
             agent=late_agent,
-            searcher=web,
+            searcher=_TaskSearcher(web),
             summarizer=late_agent if settings.llm_base_url else None,
             http=http,
             # Tasks added by another process (`assistant ask`) are noticed within a second.

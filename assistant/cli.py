@@ -164,15 +164,18 @@ def _parse_local(text: str) -> datetime:
 
 def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import open_app
+    from assistant.llm.wire import encode_tools
+    from tools import markdown_catalog, schema_document, tool_definitions
 
     async def go() -> int:
         async with open_app(settings) as app:
             if args.fmt == "markdown":
-                print(app.registry.to_markdown(), end="")
+                print(markdown_catalog(app.registry), end="")
             elif args.fmt == "json":
-                print(json.dumps(app.registry.export_schema(), indent=2, ensure_ascii=False))
+                print(json.dumps(schema_document(app.registry), indent=2, ensure_ascii=False))
             else:
-                print(json.dumps(app.registry.to_openai_tools(), indent=2, ensure_ascii=False))
+                openai = encode_tools(tool_definitions(app.registry))
+                print(json.dumps(openai, indent=2, ensure_ascii=False))
         return 0
 
     return _run(go())

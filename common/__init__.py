@@ -1,9 +1,10 @@
-"""What every package stands on and none owns: the clock and secret redaction.
+"""What every package stands on and none owns: the clock, per-key locks and secret redaction.
 
 ``common`` imports nothing from the project; every other package may import it.
 """
 
 from common.clock import Clock, ManualClock, SystemClock, require_aware
+from common.locks import KeyedLocks
 from common.redaction import (
     REDACTED,
     RedactUrlFilter,
@@ -18,6 +19,7 @@ from common.redaction import (
 __all__ = [
     "REDACTED",
     "Clock",
+    "KeyedLocks",
     "ManualClock",
     "RedactUrlFilter",
     "SystemClock",

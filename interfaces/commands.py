@@ -291,14 +291,14 @@ class SlashCommands:
         return f"Snoozed [{task.id}] until {when}.", True
 
     async def _decide(self, action: Action, user_id: str, zone: ZoneInfo) -> ActionOutcome:
-        request = await self._memory.get_approval(action.target)
-        if request is None or request.user_id != user_id:
+        request = await self._agent.find_approval(action.target, user_id=user_id)
+        if request is None:
             return ActionOutcome(
                 notice="Only the person who asked can approve or deny this.", alert=True
             )
         approved = action.kind is ActionKind.APPROVE
         reply = await self._agent.resolve_approval(request.id, approved=approved, by=user_id)
-        decided = await self._memory.get_approval(request.id)
+        decided = await self._agent.find_approval(request.id, user_id=user_id)
         status = decided.status if decided is not None else request.status
         if request.status is ApprovalStatus.PENDING and status in _DECIDED:
             notice, mark = _DECIDED[status]

@@ -11,6 +11,13 @@ from tools.calls import (
     ToolResult,
     ToolStatus,
 )
+from tools.catalog import (
+    ToolDefinition,
+    markdown_catalog,
+    prompt_catalog,
+    schema_document,
+    tool_definitions,
+)
 from tools.context import ToolContext
 from tools.custom import LoadFailure, LoadReport, load_custom_tools
 from tools.decorator import DEFAULT_TIMEOUT, ToolSpec, is_tool, normalize_name, tool
@@ -34,6 +41,7 @@ __all__ = [
     "Tool",
     "ToolCall",
     "ToolContext",
+    "ToolDefinition",
     "ToolDefinitionError",
     "ToolError",
     "ToolExecutor",
@@ -47,8 +55,12 @@ __all__ = [
     "ValidationResult",
     "is_tool",
     "load_custom_tools",
+    "markdown_catalog",
     "normalize_name",
+    "prompt_catalog",
     "render_output",
+    "schema_document",
     "tool",
+    "tool_definitions",
     "validate_tool_call",
 ]

@@ -12,7 +12,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, get_args, get_origin, get_type_hints, overload
+from typing import Any, TypedDict, TypeVar, Unpack, get_args, get_origin, get_type_hints, overload
 
 from pydantic import TypeAdapter
 from pydantic.fields import FieldInfo
@@ -46,9 +46,46 @@ def normalize_name(name: str) -> str:
     return _NAME_JUNK.sub("_", name.strip())
 
 
+class _TakenAsGiven(TypedDict, total=False):
+    """The options ``ToolOptions`` keeps exactly as ``@tool`` was given them."""
+
+    name: str | None
+    description: str | None
+    required: Sequence[str] | None
+    preprocess: Callable[[dict[str, Any]], dict[str, Any]] | None
+    postprocess: Callable[[Any], Any] | None
+    llm_format: Formatter
+    gui_format: Formatter
+    requires_approval: ApprovalRule
+
+
+class ToolArguments(_TakenAsGiven, total=False):
+    """The options ``@tool(...)`` takes, all optional; ``ToolOptions`` says what each means."""
+
+    params: Mapping[str, JsonSchema] | None
+    aliases: Sequence[str]
+    risk_level: RiskLevel | str
+    timeout: float
+
+
 @dataclass(frozen=True, slots=True)
 class ToolOptions:
-    """What ``@tool(...)`` was given; everything optional."""
+    """What ``@tool(...)`` was given, checked; the defaults are those of a bare ``@tool``.
+
+    Attributes:
+        name: The tool's name; the function's name by default.
+        description: What the model reads; the docstring by default.
+        params: JSON Schema fragments merged over the inferred schema, by parameter.
+        required: The required parameters; those without a default by default.
+        aliases: Other names a call may use.
+        preprocess: Rewrites the arguments before the call.
+        postprocess: Rewrites the result after the call.
+        llm_format: How the result is written for the model.
+        gui_format: How the result is written for a person.
+        requires_approval: Whether (or a rule deciding when) a person approves a call first.
+        risk_level: How much harm a call can do.
+        timeout: Seconds a call may run.
+    """
 
     name: str | None = None
     description: str | None = None
@@ -62,6 +99,37 @@ class ToolOptions:
     requires_approval: ApprovalRule = False
     risk_level: RiskLevel = RiskLevel.LOW
     timeout: float = DEFAULT_TIMEOUT
+
+    @classmethod
+    def of(
+        cls,
+        *,
+        params: Mapping[str, JsonSchema] | None = None,
+        aliases: Sequence[str] = (),
+        risk_level: RiskLevel | str = RiskLevel.LOW,
+        timeout: float = DEFAULT_TIMEOUT,
+        **given: Unpack[_TakenAsGiven],
+    ) -> ToolOptions:
+        """Return ``@tool``'s arguments as options, checked and with defaults filled in.
+
+        Raises:
+            ToolDefinitionError: for an unknown risk level or a non-positive timeout.
+        """
+        try:
+            risk = RiskLevel(risk_level)
+        except ValueError:
+            raise ToolDefinitionError(
+                f"risk_level {risk_level!r} is not one of {[r.value for r in RiskLevel]}"
+            ) from None
+        if timeout <= 0:
+            raise ToolDefinitionError(f"timeout must be positive seconds, got {timeout!r}")
+        return cls(
+            params=dict(params or {}),
+            aliases=tuple(aliases),
+            risk_level=risk,
+            timeout=float(timeout),
+            **given,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,71 +188,20 @@ def tool(func: F, /) -> F: ...
 
 
 @overload
-def tool(
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    params: Mapping[str, JsonSchema] | None = None,
-    required: Sequence[str] | None = None,
-    aliases: Sequence[str] = (),
-    preprocess: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-    postprocess: Callable[[Any], Any] | None = None,
-    llm_format: Formatter = None,
-    gui_format: Formatter = None,
-    requires_approval: ApprovalRule = False,
-    risk_level: RiskLevel | str = RiskLevel.LOW,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> Callable[[F], F]: ...
+def tool(**arguments: Unpack[ToolArguments]) -> Callable[[F], F]: ...
 
 
-def tool(
-    func: F | None = None,
-    /,
-    *,
-    name: str | None = None,
-    description: str | None = None,
-    params: Mapping[str, JsonSchema] | None = None,
-    required: Sequence[str] | None = None,
-    aliases: Sequence[str] = (),
-    preprocess: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
-    postprocess: Callable[[Any], Any] | None = None,
-    llm_format: Formatter = None,
-    gui_format: Formatter = None,
-    requires_approval: ApprovalRule = False,
-    risk_level: RiskLevel | str = RiskLevel.LOW,
-    timeout: float = DEFAULT_TIMEOUT,
-) -> F | Callable[[F], F]:
+def tool(func: F | None = None, /, **arguments: Unpack[ToolArguments]) -> F | Callable[[F], F]:
     """Mark a function or method as a tool an LLM can call.
 
-    Used bare (``@tool``) or with options (``@tool(name=..., requires_approval=True)``). The
-    schema is inferred from the signature and the docstring; ``params`` fragments are merged
-    over what was inferred. The function itself is returned unchanged.
+    Used bare (``@tool``) or with options (``@tool(name=..., requires_approval=True)``; see
+    ``ToolOptions``). The schema is inferred from the signature and the docstring; ``params``
+    fragments are merged over what was inferred. The function itself is returned unchanged.
 
     Raises:
         ToolDefinitionError: for an unknown risk level or a non-positive timeout.
     """
-    try:
-        risk = RiskLevel(risk_level)
-    except ValueError:
-        raise ToolDefinitionError(
-            f"risk_level {risk_level!r} is not one of {[r.value for r in RiskLevel]}"
-        ) from None
-    if timeout <= 0:
-        raise ToolDefinitionError(f"timeout must be positive seconds, got {timeout!r}")
-    options = ToolOptions(
-        name=name,
-        description=description,
-        params=dict(params or {}),
-        required=list(required) if required is not None else None,
-        aliases=tuple(aliases),
-        preprocess=preprocess,
-        postprocess=postprocess,
-        llm_format=llm_format,
-        gui_format=gui_format,
-        requires_approval=requires_approval,
-        risk_level=risk,
-        timeout=float(timeout),
-    )
+    options = ToolOptions.of(**arguments)
 
     def mark(target: F) -> F:
         if not callable(target):

@@ -29,3 +29,8 @@ class ToolNotFoundError(ToolError, KeyError):
 
 class ApprovalError(ToolError):
     """An approval request cannot be decided (unknown, expired, already decided, not yours)."""
+
+    @classmethod
+    def not_found(cls, request_id: str) -> ApprovalError:
+        """The error for a request that is unknown or another user's: the two read alike."""
+        return cls(f"there is no approval request {request_id!r} of yours")

@@ -114,11 +114,13 @@ class ToolExecutor:
             result = await self._request_approval(verdict.tool, call, verdict.arguments, ctx)
         else:
             result = await self._run(verdict.tool, call, verdict.arguments, ctx)
-        self._telemetry.record(
-            verdict.tool.name if verdict.tool else UNKNOWN_TOOL, result.status, result.duration
-        )
-        await _run_hooks(self._after, result, ctx)
+        await self._observe(verdict.tool.name if verdict.tool else UNKNOWN_TOOL, result, ctx)
         return result
+
+    async def _observe(self, tool_name: str, result: ToolResult, ctx: ToolContext) -> None:
+        """Count a finished call in the telemetry and show it to the after-hooks."""
+        self._telemetry.record(tool_name, result.status, result.duration)
+        await _run_hooks(self._after, result, ctx)
 
     async def _run(
         self, tool: Tool, call: ToolCall, arguments: dict[str, object], ctx: ToolContext
@@ -206,17 +208,11 @@ class ToolExecutor:
         """
         request = await self._decide(request_id, by, ApprovalStatus.APPROVED)
         tool = self.registry.get(request.tool_name)
-        call = ToolCall(
-            tool_name=request.tool_name,
-            arguments=dict(request.arguments),
-            id=request.call_id or request.id,
-        )
         run_ctx = ctx or ToolContext(
             user_id=request.user_id, chat_id=request.chat_id, now=self._clock.now()
         )
-        result = await self._run(tool, call, dict(request.arguments), run_ctx)
-        self._telemetry.record(tool.name, result.status, result.duration)
-        await _run_hooks(self._after, result, run_ctx)
+        result = await self._run(tool, _requested_call(request), dict(request.arguments), run_ctx)
+        await self._observe(tool.name, result, run_ctx)
         return replace(result, approval=replace(request, status=ApprovalStatus.APPROVED))
 
     async def deny(self, request_id: str, by: str) -> ToolResult:
@@ -226,22 +222,29 @@ class ToolExecutor:
             ApprovalError: when the request is unknown, not ``by``'s, expired or decided.
         """
         request = await self._decide(request_id, by, ApprovalStatus.DENIED)
-        call = ToolCall(
-            tool_name=request.tool_name,
-            arguments=dict(request.arguments),
-            id=request.call_id or request.id,
-        )
         text = f"The user denied the call to {request.tool_name!r}; it was not run."
         self._telemetry.record(request.tool_name, ToolStatus.DENIED, 0.0)
         return ToolResult(
-            call=call, status=ToolStatus.DENIED, text=text, display=text, approval=request
+            call=_requested_call(request),
+            status=ToolStatus.DENIED,
+            text=text,
+            display=text,
+            approval=request,
         )
 
-    async def _decide(self, request_id: str, by: str, status: ApprovalStatus) -> ApprovalRequest:
+    async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
+        """Return the approval request ``request_id`` if ``user_id`` made it, else ``None``.
+
+        The one ownership check of approvals (``approve`` and ``deny`` decide only what it
+        returns): another user's request reads exactly like a missing one, so ids leak nothing.
+        """
         request = await self.approvals.get_approval(request_id)
-        if request is None or request.user_id != by:
-            # Someone else's request is reported exactly like a missing one: ids leak nothing.
-            raise ApprovalError(f"there is no approval request {request_id!r} of yours")
+        return request if request is not None and request.user_id == user_id else None
+
+    async def _decide(self, request_id: str, by: str, status: ApprovalStatus) -> ApprovalRequest:
+        request = await self.find_approval(request_id, user_id=by)
+        if request is None:
+            raise ApprovalError.not_found(request_id)
         now = self._clock.now()
         if request.status is ApprovalStatus.PENDING and request.is_expired(now):
             await self.approvals.decide_approval(request_id, ApprovalStatus.EXPIRED, by, now)
@@ -275,6 +278,15 @@ async def _run_hooks(
         except Exception:
             # A broken observer must not change the outcome of the call it observes.
             logger.exception("tool hook %r failed", hook)
+
+
+def _requested_call(request: ApprovalRequest) -> ToolCall:
+    """The call an approval request stands for, with the id the model gave it."""
+    return ToolCall(
+        tool_name=request.tool_name,
+        arguments=dict(request.arguments),
+        id=request.call_id or request.id,
+    )
 
 
 def _first_line(exc: BaseException) -> str:

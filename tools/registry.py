@@ -1,10 +1,13 @@
-"""``ToolRegistry``: an explicit collection of tools and its exports for models and people."""
+"""``ToolRegistry``: an explicit collection of tools, found by name or alias.
+
+The catalog made from it for models and people (prompt text, Markdown, JSON) is
+``tools.catalog``.
+"""
 
 from __future__ import annotations
 
 import difflib
 import inspect
-import json
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -12,7 +15,6 @@ from tools.binding import DynamicKey, Tool
 from tools.context import ToolContext
 from tools.decorator import is_tool, normalize_name
 from tools.errors import ToolDefinitionError, ToolNotFoundError
-from tools.schema import JsonSchema
 
 Registrable = Tool | Callable[..., Any] | object
 """A ``Tool``, a function marked with ``@tool``, or an object whose methods are marked."""
@@ -136,87 +138,6 @@ class ToolRegistry:
             resolved[key] = answers[identity]
         return ctx.with_resolved(resolved)
 
-    # -- exports ------------------------------------------------------------------------
-
-    def to_openai_tools(self, ctx: ToolContext | None = None) -> list[dict[str, Any]]:
-        """Return the tools in OpenAI's ``tools`` format, dynamic values resolved for ``ctx``."""
-        return [
-            {
-                "type": "function",
-                "function": {
-                    "name": each.name,
-                    "description": each.description,
-                    "parameters": each.schema(ctx),
-                },
-            }
-            for each in self._tools.values()
-        ]
-
-    def export_schema(self, ctx: ToolContext | None = None) -> dict[str, Any]:
-        """Return ``{"tools": [{"name", "description", "parameters"}]}``."""
-        return {
-            "tools": [
-                {"name": each.name, "description": each.description, "parameters": each.schema(ctx)}
-                for each in self._tools.values()
-            ]
-        }
-
-    def context_string(self, ctx: ToolContext | None = None) -> str:
-        """Return the catalog for a system prompt: one readable signature per tool.
-
-        Each tool shows its parameters with types, defaults and allowed values, then its
-        description and the parameters' descriptions.
-        """
-        blocks = []
-        for each in self._tools.values():
-            schema = each.schema(ctx)
-            properties: dict[str, JsonSchema] = schema["properties"]
-            required = set(schema["required"])
-            signature = ", ".join(
-                _signature_part(name, prop, name in required) for name, prop in properties.items()
-            )
-            lines = [f"- {each.name}({signature}): {each.description}"]
-            if each.aliases:
-                lines.append(f"    aliases: {', '.join(each.aliases)}")
-            lines.extend(
-                f"    {name}: {prop['description']}"
-                for name, prop in properties.items()
-                if prop.get("description")
-            )
-            blocks.append("\n".join(lines))
-        return "\n".join(blocks)
-
-    def to_markdown(self) -> str:
-        """Return a catalog document for people."""
-        parts = ["# Tools", ""]
-        for each in self._tools.values():
-            schema = each.schema(None)
-            required = set(schema["required"])
-            parts += [f"## `{each.name}`", "", each.description, ""]
-            facts = [f"risk: {each.risk_level.value}", f"timeout: {each.timeout:g} s"]
-            if each.spec.options.requires_approval is not False:
-                facts.append("may need approval")
-            if each.aliases:
-                facts.append("aliases: " + ", ".join(f"`{a}`" for a in each.aliases))
-            parts += ["*" + "; ".join(facts) + "*", ""]
-            if schema["properties"]:
-                parts += [
-                    "| parameter | type | required | default | description |",
-                    "|---|---|---|---|---|",
-                ]
-                for name, prop in schema["properties"].items():
-                    default = json.dumps(prop["default"]) if "default" in prop else ""
-                    cells = [
-                        f"`{name}`",
-                        _type_text(prop).replace("|", "\\|"),
-                        "yes" if name in required else "no",
-                        default.replace("|", "\\|"),
-                        str(prop.get("description", "")).replace("|", "\\|"),
-                    ]
-                    parts.append("| " + " | ".join(cells) + " |")
-                parts.append("")
-        return "\n".join(parts).rstrip() + "\n"
-
 
 def _tools_in(item: Registrable) -> list[Tool]:
     if isinstance(item, Tool):
@@ -249,31 +170,3 @@ def _class_attribute_order(cls: type) -> list[str]:
     for klass in reversed(cls.__mro__):
         names.extend(n for n in vars(klass) if n not in names)
     return names
-
-
-def _signature_part(name: str, prop: JsonSchema, required: bool) -> str:
-    text = f"{name}: {_type_text(prop)}"
-    if "default" in prop:
-        text += f" = {json.dumps(prop['default'], ensure_ascii=False)}"
-    elif not required:
-        text += " (optional)"
-    return text
-
-
-def _type_text(prop: JsonSchema) -> str:
-    if "enum" in prop:
-        return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in prop["enum"])
-    if "anyOf" in prop:
-        return " | ".join(_type_text(p) for p in prop["anyOf"])
-    kind = prop.get("type")
-    if isinstance(kind, list):
-        return " | ".join(_type_text({**prop, "type": k}) for k in kind)
-    if kind == "array":
-        items = prop.get("items")
-        return f"list of {_type_text(items)}" if isinstance(items, dict) else "list"
-    if kind == "object":
-        values = prop.get("additionalProperties")
-        if isinstance(values, dict):
-            return f"object of {_type_text(values)}"
-        return "object"
-    return str(kind) if kind else "any"

@@ -129,19 +129,21 @@ def _annotated_schema(annotation: Any, *, where: str) -> JsonSchema:
     return schema
 
 
+_CONSTRAINTS: tuple[tuple[type, str, str], ...] = (
+    # (annotated_types constraint, its attribute, the JSON Schema keyword)
+    (Ge, "ge", "minimum"),
+    (Gt, "gt", "exclusiveMinimum"),
+    (Le, "le", "maximum"),
+    (Lt, "lt", "exclusiveMaximum"),
+    (MinLen, "min_length", "minLength"),
+    (MaxLen, "max_length", "maxLength"),
+)
+
+
 def _constraint_schema(constraint: object) -> JsonSchema:
-    if isinstance(constraint, Ge):
-        return {"minimum": constraint.ge}
-    if isinstance(constraint, Gt):
-        return {"exclusiveMinimum": constraint.gt}
-    if isinstance(constraint, Le):
-        return {"maximum": constraint.le}
-    if isinstance(constraint, Lt):
-        return {"exclusiveMaximum": constraint.lt}
-    if isinstance(constraint, MinLen):
-        return {"minLength": constraint.min_length}
-    if isinstance(constraint, MaxLen):
-        return {"maxLength": constraint.max_length}
+    for kind, attribute, keyword in _CONSTRAINTS:
+        if isinstance(constraint, kind):
+            return {keyword: getattr(constraint, attribute)}
     return {}
 
 

@@ -181,23 +181,19 @@ class _Checker:
         return False, value
 
     def _check_bounds(self, value: Any, schema: JsonSchema, path: str) -> None:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            for key, test, words in _BOUNDS:
-                if key in schema and not test(value, schema[key]):
-                    self._fail(path, f"a number {words} {schema[key]}", value)
-        if isinstance(value, str):
-            if "minLength" in schema and len(value) < schema["minLength"]:
-                self._fail(path, f"text of at least {schema['minLength']} characters", value)
-            if "maxLength" in schema and len(value) > schema["maxLength"]:
-                self._fail(path, f"text of at most {schema['maxLength']} characters", value)
-            pattern = schema.get("pattern")
-            if isinstance(pattern, str) and re.search(pattern, value) is None:
-                self._fail(path, f"text matching {pattern!r}", value)
-        if isinstance(value, list):
-            if "minItems" in schema and len(value) < schema["minItems"]:
-                self._fail(path, f"a list of at least {schema['minItems']} items", value)
-            if "maxItems" in schema and len(value) > schema["maxItems"]:
-                self._fail(path, f"a list of at most {schema['maxItems']} items", value)
+        for key, measure, test, expected in _BOUNDS:
+            if key not in schema:
+                continue
+            size = measure(value)
+            if size is not None and not test(size, schema[key]):
+                self._fail(path, expected.format(schema[key]), value)
+        pattern = schema.get("pattern")
+        if (
+            isinstance(value, str)
+            and isinstance(pattern, str)
+            and re.search(pattern, value) is None
+        ):
+            self._fail(path, f"text matching {pattern!r}", value)
 
     def _check_items(self, value: list[Any], schema: JsonSchema, path: str) -> list[Any]:
         prefix = schema.get("prefixItems")
@@ -236,11 +232,28 @@ class _Checker:
         return cleaned
 
 
-_BOUNDS: tuple[tuple[str, Callable[[Any, Any], bool], str], ...] = (
-    ("minimum", operator.ge, "at least"),
-    ("maximum", operator.le, "at most"),
-    ("exclusiveMinimum", operator.gt, "more than"),
-    ("exclusiveMaximum", operator.lt, "less than"),
+def _number(value: Any) -> float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _text_length(value: Any) -> int | None:
+    return len(value) if isinstance(value, str) else None
+
+
+def _list_length(value: Any) -> int | None:
+    return len(value) if isinstance(value, list) else None
+
+
+_BOUNDS: tuple[tuple[str, Callable[[Any], float | None], Callable[[Any, Any], bool], str], ...] = (
+    # (keyword, what it bounds, the test it sets, what the value should have been)
+    ("minimum", _number, operator.ge, "a number at least {}"),
+    ("maximum", _number, operator.le, "a number at most {}"),
+    ("exclusiveMinimum", _number, operator.gt, "a number more than {}"),
+    ("exclusiveMaximum", _number, operator.lt, "a number less than {}"),
+    ("minLength", _text_length, operator.ge, "text of at least {} characters"),
+    ("maxLength", _text_length, operator.le, "text of at most {} characters"),
+    ("minItems", _list_length, operator.ge, "a list of at least {} items"),
+    ("maxItems", _list_length, operator.le, "a list of at most {} items"),
 )
 
 

@@ -2,6 +2,7 @@
 
     handle_message(text)  load history, run rounds, commit the turn when it completes
     resolve_approval(id)  run (or refuse) exactly the approved call, then continue
+    find_approval(id)     the request, if it is the asking user's (the executor's check)
     run_task(prompt)      a turn in a fresh context, for scheduled agent tasks
 
 A round asks the model, takes its calls (native ``tool_calls`` or the text contract parsed
@@ -11,14 +12,13 @@ turn ends with a final answer, a pause for approval, or honestly at ``max_rounds
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
-import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Generic, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
@@ -43,7 +43,7 @@ from assistant.llm.base import (
 )
 from assistant.llm.contract import render_results
 from assistant.llm.errors import LLMError, ToolsUnsupportedError
-from common import Clock, SystemClock
+from common import Clock, KeyedLocks, SystemClock
 from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
     ApprovalError,
@@ -55,6 +55,8 @@ from tools import (
     ToolRegistry,
     ToolResult,
     ToolStatus,
+    prompt_catalog,
+    tool_definitions,
 )
 
 logger = logging.getLogger(__name__)
@@ -63,6 +65,7 @@ ZoneLookup = Callable[[str], Awaitable[ZoneInfo]]
 
 _FAILED = frozenset({ToolStatus.INVALID, ToolStatus.ERROR, ToolStatus.TIMEOUT})
 _CACHE_SIZE = 256
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,27 @@ class AgentReply:
     results: tuple[ToolResult, ...] = ()
     rounds: int = 0
     usage: Usage = field(default_factory=Usage)
+
+
+class _Rendered(Generic[V]):
+    """What ``render`` makes of the tools, cached by the dynamic values it was made with.
+
+    The values (this user's task ids) rarely change between rounds, so a round reuses what
+    an earlier round rendered instead of walking every tool's schema again.
+    """
+
+    def __init__(self, render: Callable[[ToolRegistry, ToolContext], V]) -> None:
+        self._render = render
+        self._found: dict[str, V] = {}
+
+    def __call__(self, registry: ToolRegistry, ctx: ToolContext) -> V:
+        key = f"{len(registry)}:{_resolved_key(ctx)}"
+        found = self._found.get(key)
+        if found is None:
+            if len(self._found) >= _CACHE_SIZE:
+                self._found.clear()
+            found = self._found[key] = self._render(registry, ctx)
+        return found
 
 
 @dataclass
@@ -160,13 +184,9 @@ class DialogAgent:
         self._tool_retries = tool_retries
         self._history_chars = history_chars
         self._on_event = on_event
-        # A lock per chat while it is in use; idle ones are dropped, so the map never grows.
-        self._locks: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
-        # Rendered catalogs by the dynamic values they were rendered with (ids of tasks...).
-        self._catalogs: dict[str, str] = {}
-        self._tool_lists: dict[str, list[dict[str, Any]]] = {}
+        self._locks: KeyedLocks[tuple[str, str]] = KeyedLocks()
+        self._catalog = _Rendered(prompt_catalog)
+        self._definitions = _Rendered(tool_definitions)
 
     # -- the public surface -------------------------------------------------------------
 
@@ -184,10 +204,9 @@ class DialogAgent:
         Only the user who asked can decide; any other user, an unknown, expired or already
         decided request gets a reply that says so, and nothing runs.
         """
-        request = await self.executor.approvals.get_approval(request_id)
-        if request is None or request.user_id != by:
-            # Someone else's request reads exactly like a missing one: ids leak nothing.
-            return AgentReply(text=f"There is no approval request {request_id!r} of yours.")
+        request = await self.find_approval(request_id, user_id=by)
+        if request is None:
+            return AgentReply(text=_sentence(str(ApprovalError.not_found(request_id))))
         async with self._lock(request.user_id, request.chat_id):
             ctx = await self._context(request.user_id, request.chat_id)
             try:
@@ -205,6 +224,10 @@ class DialogAgent:
             turn = await self._start(request.user_id, request.chat_id, outcome)
             turn.results.append(result)
             return await self._run_guarded(turn)
+
+    async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
+        """Return the approval request if ``user_id`` made it; another user's reads as missing."""
+        return await self.executor.find_approval(request_id, user_id=user_id)
 
     async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
         """Answer ``prompt`` in a fresh context (no history, nothing stored); for agent tasks.
@@ -226,7 +249,7 @@ class DialogAgent:
 
     async def system_messages(self, ctx: ToolContext, mode: ToolMode) -> list[ChatMessage]:
         """Return the system messages of a round; ``ctx`` has its dynamic values resolved."""
-        catalog = self._catalog(ctx) if mode is ToolMode.CONTRACT else None
+        catalog = self._catalog(self.registry, ctx) if mode is ToolMode.CONTRACT else None
         prompt = build_system_prompt(
             base_prompt=self.base_prompt, mode=mode, catalog=catalog, now=ctx.local_now
         )
@@ -280,8 +303,6 @@ class DialogAgent:
             turn.new.extend(_result_messages(results, native=native))
             pending = [r.approval for r in results if r.approval is not None and _pending(r)]
             if pending:
-                # What waits is shown by the interface (a card with buttons, a y/n question);
-                # the reply keeps only what the model said around its calls.
                 # The interface shows what waits (a card with buttons, a y/n question); the
                 # reply keeps what the model said around its calls, and the history records
                 # the pause for the model.
@@ -310,7 +331,7 @@ class DialogAgent:
 
     async def _complete(self, turn: _Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
         messages = [*await self.system_messages(ctx, mode), *turn.history, *turn.new]
-        tools = self._openai_tools(ctx) if mode is ToolMode.NATIVE else None
+        tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
         return await self.backend.complete(messages, tools=tools)
 
     def _calls_in(self, response: LLMResponse) -> tuple[list[ToolCall], bool]:
@@ -384,26 +405,6 @@ class DialogAgent:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _catalog(self, ctx: ToolContext) -> str:
-        """The contract-mode catalog; cached, since it depends only on the resolved values."""
-        key = f"{len(self.registry)}:{_resolved_key(ctx)}"
-        found = self._catalogs.get(key)
-        if found is None:
-            if len(self._catalogs) >= _CACHE_SIZE:
-                self._catalogs.clear()
-            found = self._catalogs[key] = self.registry.context_string(ctx)
-        return found
-
-    def _openai_tools(self, ctx: ToolContext) -> list[dict[str, Any]]:
-        """The native-mode tool definitions, cached like ``_catalog``."""
-        key = f"{len(self.registry)}:{_resolved_key(ctx)}"
-        found = self._tool_lists.get(key)
-        if found is None:
-            if len(self._tool_lists) >= _CACHE_SIZE:
-                self._tool_lists.clear()
-            found = self._tool_lists[key] = self.registry.to_openai_tools(ctx)
-        return found
-
     async def _reply(self, user_id: str, chat_id: str, reply: AgentReply) -> AgentReply:
         event = AgentEvent(AgentEventKind.REPLY_READY, user_id, chat_id, text=reply.text)
         await emit(self._on_event, event)
@@ -454,8 +455,9 @@ class DialogAgent:
             logger.warning("user %s has an unknown zone %r", user_id, profile.timezone)
             return self._default_zone
 
-    def _lock(self, user_id: str, chat_id: str) -> asyncio.Lock:
-        return self._locks.setdefault((user_id, chat_id), asyncio.Lock())
+    def _lock(self, user_id: str, chat_id: str) -> AbstractAsyncContextManager[None]:
+        """One turn at a time per (user, chat)."""
+        return self._locks.hold((user_id, chat_id))
 
 
 def _sentence(text: str) -> str:

@@ -265,6 +265,48 @@ def _redirect_method(status: int, method: str) -> str:
     return method
 
 
+@dataclass(frozen=True, slots=True)
+class _Hop:
+    """One request of a chain of redirects."""
+
+    method: str
+    url: httpx.URL
+    headers: dict[str, str]
+    content: bytes | None
+
+    def redirected(self, status: int, location: str) -> _Hop:
+        """The request a redirect answer leads to.
+
+        It uses the method a browser would; it drops the body and its ``Content-*`` headers
+        when the method changes, and secret-looking headers when the origin changes.
+
+        Raises:
+            FetchError: when ``location`` is not an http(s) URL with a host.
+        """
+        target = parse_url(str(self.url.join(location)))
+        method = _redirect_method(status, self.method)
+        headers, content = self.headers, self.content
+        if method != self.method:
+            content = None
+            headers = {k: v for k, v in headers.items() if not k.lower().startswith("content-")}
+        if _origin(target) != _origin(self.url):
+            headers = {k: v for k, v in headers.items() if not is_secret_name(k)}
+        return _Hop(method, target, headers, content)
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port
+
+
+def _pinned(url: httpx.URL, ip: IPAddress) -> tuple[httpx.URL, dict[str, str]]:
+    """Return ``url`` with its host replaced by the vetted ``ip``, and the request extensions
+    that keep asking TLS for the original host name (none for plain http or an IP host)."""
+    sni = {}
+    if url.scheme == "https" and parse_ip_host(url.host) is None:
+        sni["sni_hostname"] = url.raw_host.decode("ascii")
+    return url.copy_with(host=str(ip)), sni
+
+
 class GuardedHttp:
     """Makes HTTP requests through the SSRF guard, following redirects by hand.
 
@@ -311,31 +353,23 @@ class GuardedHttp:
             BlockedAddressError: when any hop leads to a refused destination.
             FetchError: on a bad URL, timeout, connection failure or too many redirects.
         """
-        current = parse_url(url)
+        first = _Hop(method.upper(), parse_url(url), dict(headers or {}), content)
         try:
             async with asyncio.timeout(seconds):
-                return await self._follow(
-                    method.upper(), current, dict(headers or {}), content, seconds, max_bytes
-                )
+                return await self._follow(first, seconds, max_bytes)
         except TimeoutError:
-            raise FetchError(f"{redact_url(current)} did not answer within {seconds:g} s") from None
+            raise FetchError(
+                f"{redact_url(first.url)} did not answer within {seconds:g} s"
+            ) from None
 
-    async def _follow(
-        self,
-        method: str,
-        url: httpx.URL,
-        headers: dict[str, str],
-        content: bytes | None,
-        seconds: float,
-        max_bytes: int,
-    ) -> HttpResponse:
+    async def _follow(self, hop: _Hop, seconds: float, max_bytes: int) -> HttpResponse:
         redirects: list[str] = []
         while True:
-            response = await self._send_once(method, url, headers, content, seconds, max_bytes)
+            response = await self._send_once(hop, seconds, max_bytes)
             location = response.headers.get("location")
             if response.status_code not in REDIRECT_CODES or not location:
                 return HttpResponse(
-                    url=str(url),
+                    url=str(hop.url),
                     status_code=response.status_code,
                     reason=response.reason,
                     headers=response.headers,
@@ -346,42 +380,24 @@ class GuardedHttp:
             if len(redirects) >= self._max_redirects:
                 raise FetchError(
                     f"too many redirects (more than {self._max_redirects}) starting at "
-                    f"{redact_url(redirects[0] if redirects else url)}"
+                    f"{redact_url(redirects[0] if redirects else hop.url)}"
                 )
-            redirects.append(str(url))
-            target = parse_url(str(url.join(location)))
-            log.info("redirect %s -> %s", redact_url(url), redact_url(target))
-            new_method = _redirect_method(response.status_code, method)
-            if new_method != method:
-                content = None
-                headers = {k: v for k, v in headers.items() if not k.lower().startswith("content-")}
-            if (target.scheme, target.host, target.port) != (url.scheme, url.host, url.port):
-                headers = {k: v for k, v in headers.items() if not is_secret_name(k)}
-            method, url = new_method, target
+            redirects.append(str(hop.url))
+            after = hop.redirected(response.status_code, location)
+            log.info("redirect %s -> %s", redact_url(hop.url), redact_url(after.url))
+            hop = after
 
-    async def _send_once(
-        self,
-        method: str,
-        url: httpx.URL,
-        headers: dict[str, str],
-        content: bytes | None,
-        seconds: float,
-        max_bytes: int,
-    ) -> _RawResponse:
-        if self._guard.is_allowed_host(url.host):
-            return await _exchange(self._client, method, url, headers, content, seconds, max_bytes)
-        ip = await self._guard.vet(url.host)
-        pinned_headers = {**headers, "Host": url.netloc.decode("ascii")}
-        extensions = {}
-        if url.scheme == "https" and parse_ip_host(url.host) is None:
-            extensions["sni_hostname"] = url.raw_host.decode("ascii")
-        pinned_url = url.copy_with(host=str(ip))
+    async def _send_once(self, hop: _Hop, seconds: float, max_bytes: int) -> _RawResponse:
+        if self._guard.is_allowed_host(hop.url.host):
+            return await _exchange(self._client, hop, seconds, max_bytes)
+        ip = await self._guard.vet(hop.url.host)
+        url, sni = _pinned(hop.url, ip)
+        headers = {**hop.headers, "Host": hop.url.netloc.decode("ascii")}
         # A fresh client per hop: a pooled connection to this IP must not be reused for
         # another host name whose certificate it was never checked against.
         async with httpx.AsyncClient(verify=self._verify, trust_env=False) as client:
-            return await _exchange(
-                client, method, pinned_url, pinned_headers, content, seconds, max_bytes, extensions
-            )
+            pinned = _Hop(hop.method, url, headers, hop.content)
+            return await _exchange(client, pinned, seconds, max_bytes, sni)
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,16 +411,19 @@ class _RawResponse:
 
 async def _exchange(
     client: httpx.AsyncClient,
-    method: str,
-    url: httpx.URL,
-    headers: Mapping[str, str],
-    content: bytes | None,
+    hop: _Hop,
     seconds: float,
     max_bytes: int,
     extensions: dict[str, str] | None = None,
 ) -> _RawResponse:
+    url = hop.url
     request = client.build_request(
-        method, url, headers=headers, content=content, timeout=seconds, extensions=extensions
+        hop.method,
+        url,
+        headers=hop.headers,
+        content=hop.content,
+        timeout=seconds,
+        extensions=extensions,
     )
     try:
         response = await client.send(request, stream=True, follow_redirects=False)
@@ -416,7 +435,7 @@ async def _exchange(
         raise FetchError(f"{redact_url(url)} did not answer within {seconds:g} s") from None
     except httpx.HTTPError as exc:
         raise FetchError(f"request to {redact_url(url)} failed: {exc}") from None
-    log.info("%s %s -> %d", method, redact_url(url), response.status_code)
+    log.info("%s %s -> %d", hop.method, redact_url(url), response.status_code)
     return _RawResponse(
         response.status_code, response.reason_phrase, response.headers, body, truncated
     )
@@ -460,15 +479,13 @@ class GuardedTransport(httpx.AsyncBaseTransport):
         if self._guard.is_allowed_host(url.host):
             return await self._trusted.handle_async_request(request)
         ip = await self._guard.vet(url.host)
-        extensions = dict(request.extensions)
-        if url.scheme == "https" and parse_ip_host(url.host) is None:
-            extensions["sni_hostname"] = url.raw_host.decode("ascii")
+        pinned_url, sni = _pinned(url, ip)
         pinned = httpx.Request(
             request.method,
-            url.copy_with(host=str(ip)),
+            pinned_url,
             headers=request.headers,  # carries Host: the original name
             stream=request.stream,
-            extensions=extensions,
+            extensions={**request.extensions, **sni},
         )
         single = httpx.AsyncHTTPTransport(verify=self._verify, retries=0)
         try:

@@ -123,9 +123,12 @@ class TaskTools:
         """The caller's live task ids (the dynamic enum of ``task_id``)."""
         return await self._manager.active_task_ids(ctx.user_id)
 
-    # The tools that act on one of the caller's tasks share one set of options.
+    # The tools that act on one of the caller's tasks share one set of options, and the
+    # description of ``task_id``.
     _on_one_task = tool(
-        params={"task_id": {"enum": active_ids}},
+        params={
+            "task_id": {"description": "The task's id, as list_tasks shows it.", "enum": active_ids}
+        },
         llm_format=_reply_text,
         gui_format=_reply_text,
         timeout=15,
@@ -199,11 +202,7 @@ class TaskTools:
 
     @_on_one_task
     async def cancel_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
-        """Cancel one of the user's tasks or reminders for good.
-
-        Args:
-            task_id: The task's id, as list_tasks shows it.
-        """
+        """Cancel one of the user's tasks or reminders for good."""
         before = await self._call(ctx, self._manager.get_task(task_id, ctx.user_id))
         task = await self._call(ctx, self._manager.cancel(task_id, ctx.user_id))
         note = (
@@ -216,39 +215,41 @@ class TaskTools:
 
     @_on_one_task
     async def pause_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
-        """Pause one of the user's tasks until it is resumed.
-
-        Args:
-            task_id: The task's id, as list_tasks shows it.
-        """
-        task = await self._call(ctx, self._manager.pause(task_id, ctx.user_id))
-        text = f"Paused task {task.id} ('{task.description}'); resume it to continue."
-        return TaskReply(text, self._summary(task, ctx))
+        """Pause one of the user's tasks until it is resumed."""
+        return await self._done(
+            ctx,
+            self._manager.pause(task_id, ctx.user_id),
+            "Paused task {id} ('{description}'); resume it to continue.",
+        )
 
     @_on_one_task
     async def resume_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
-        """Resume a paused (or disabled) task.
-
-        Args:
-            task_id: The task's id, as list_tasks shows it.
-        """
-        task = await self._call(ctx, self._manager.resume(task_id, ctx.user_id))
-        summary = self._summary(task, ctx)
-        text = f"Resumed task {task.id} ('{task.description}'); next run {summary.next_run_text}."
-        return TaskReply(text, summary)
+        """Resume a paused (or disabled) task."""
+        return await self._done(
+            ctx,
+            self._manager.resume(task_id, ctx.user_id),
+            "Resumed task {id} ('{description}'); next run {next_run}.",
+        )
 
     @_on_one_task
     async def snooze_task(self, ctx: ToolContext, task_id: str, delay: str) -> TaskReply:
         """Put a task's next run off by a delay (a reminder that already went off comes back).
 
         Args:
-            task_id: The task's id, as list_tasks shows it.
             delay: How long, e.g. '10m', '1h', 'in 30 minutes'.
         """
-        span = self._delay(delay, ctx)
-        task = await self._call(ctx, self._manager.snooze(task_id, ctx.user_id, span))
+        return await self._done(
+            ctx,
+            self._manager.snooze(task_id, ctx.user_id, self._delay(delay, ctx)),
+            "Snoozed task {id} ('{description}'); next run {next_run}.",
+        )
+
+    async def _done(self, ctx: ToolContext, operation: Awaitable[Task], said: str) -> TaskReply:
+        """Carry out ``operation`` on one task and say so: ``said`` may name the task's
+        ``{id}``, ``{description}`` and ``{next_run}``."""
+        task = await self._call(ctx, operation)
         summary = self._summary(task, ctx)
-        text = f"Snoozed task {task.id} ('{task.description}'); next run {summary.next_run_text}."
+        text = said.format(id=task.id, description=task.description, next_run=summary.next_run_text)
         return TaskReply(text, summary)
 
     async def _add(

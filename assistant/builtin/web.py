@@ -1,7 +1,8 @@
 """Web tools: search through SerpApi, read a page as text, and call an HTTP API.
 
-``WebTools`` holds one HTTP client and the SSRF guard. Its ``search`` method also serves the
-scheduler as ``tasks.protocols.Searcher`` for recurring web_search tasks.
+``WebTools`` holds one HTTP client and the SSRF guard. Its ``search`` method also serves
+recurring web_search tasks: the composition root adapts it to the scheduler's ``Searcher``,
+whose errors are ``TaskError``s, so this module raises only the tools' own errors.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from assistant.builtin.netguard import (
     system_resolver,
 )
 from common import REDACTED, install_log_redaction, redact_headers, redact_url, scrub
-from tasks import SearchHit, TaskError
+from tasks import SearchHit
 from tools import ToolContext, ToolError, tool
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ _BLOCK_TAGS = (
 )  # fmt: skip
 
 
-class WebSearchError(TaskError, ToolError):
+class WebSearchError(ToolError):
     """A web search failed; the message says why and never contains the API key."""
 
 
@@ -224,15 +225,10 @@ class WebTools:
     ) -> None:
         await self.aclose()
 
-    @property
-    def search_configured(self) -> bool:
-        """Whether a SerpApi key was given."""
-        return self._serpapi_key is not None
-
     # -- search ----------------------------------------------------------------------------
 
     async def search(self, query: str, *, limit: int) -> list[SearchHit]:
-        """Return up to ``limit`` web results for ``query`` (``tasks.protocols.Searcher``).
+        """Return up to ``limit`` web results for ``query``.
 
         Raises:
             WebSearchError: when search is not configured, or SerpApi fails or answers badly.
@@ -359,45 +355,6 @@ class WebTools:
         method = str(arguments.get("method") or "GET")
         return self.needs_approval(str(arguments.get("url", "")), method)
 
-    async def call_api(
-        self,
-        url: str,
-        method: str = "GET",
-        headers: Mapping[str, str] | None = None,
-        body: str | None = None,
-        seconds: float = 15.0,
-    ) -> ApiResponse:
-        """Make an HTTP request through the guard and return the redacted outcome.
-
-        Raises:
-            ToolError: for a bad method or timeout, a refused address, or a failed request.
-        """
-        verb = method.strip().upper()
-        if verb not in METHODS:
-            raise ToolError(f"method {method!r} is not supported; use one of {list(METHODS)}")
-        _check_range("timeout", seconds, 1, 60)
-        sent = _clean_headers(headers or {})
-        log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
-        secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
-        try:
-            response = await self._http.request(
-                verb, url, headers=sent, content=body.encode() if body is not None else None,
-                seconds=seconds, max_bytes=self._max_bytes,
-            )  # fmt: skip
-        except ToolError as exc:
-            raise ToolError(scrub(str(exc), secrets)) from None
-        text = response.text if verb != "HEAD" else ""
-        shown = text[:2000]
-        return ApiResponse(
-            method=verb,
-            url=redact_url(response.url),
-            status_code=response.status_code,
-            reason=response.reason,
-            headers=redact_headers(response.headers.items()),
-            body=scrub(shown, secrets),
-            truncated=response.truncated or len(text) > len(shown),
-        )
-
     # ``approval_rule`` is bound to the instance, so it sees this instance's allow list.
     @tool(
         requires_approval=approval_rule,
@@ -425,7 +382,31 @@ class WebTools:
             body: The request body as text (JSON as a string).
             timeout: Seconds to wait for the answer (1 to 60).
         """
-        return await self.call_api(url, method, headers, body, seconds=timeout)
+        verb = method.strip().upper()
+        if verb not in METHODS:
+            raise ToolError(f"method {method!r} is not supported; use one of {list(METHODS)}")
+        _check_range("timeout", timeout, 1, 60)
+        sent = _clean_headers(headers or {})
+        log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
+        secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
+        try:
+            response = await self._http.request(
+                verb, url, headers=sent, content=body.encode() if body is not None else None,
+                seconds=timeout, max_bytes=self._max_bytes,
+            )  # fmt: skip
+        except ToolError as exc:
+            raise ToolError(scrub(str(exc), secrets)) from None
+        text = response.text if verb != "HEAD" else ""
+        shown = text[:2000]
+        return ApiResponse(
+            method=verb,
+            url=redact_url(response.url),
+            status_code=response.status_code,
+            reason=response.reason,
+            headers=redact_headers(response.headers.items()),
+            body=scrub(shown, secrets),
+            truncated=response.truncated or len(text) > len(shown),
+        )
 
 
 def _clean_headers(headers: Mapping[str, str]) -> dict[str, str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from tools import ToolCall, ToolResult
+from tools import ToolCall, ToolDefinition, ToolResult
 
 
 class Role(StrEnum):
@@ -100,16 +100,15 @@ class LLMBackend(Protocol):
         ...
 
     async def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[dict[str, Any]] | None = None,
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
     ) -> LLMResponse:
         """Return the model's next message for ``messages``.
 
         Args:
             messages: The conversation, system prompt first.
-            tools: OpenAI-format tool definitions when the agent uses native calling.
+            tools: The tools the model may call natively (``ToolMode.NATIVE``); ``None`` in
+                contract mode, where the catalog is in the system prompt. A backend encodes
+                them in its provider's format.
         """
         ...
 

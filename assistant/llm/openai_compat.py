@@ -28,7 +28,14 @@ from assistant.llm.errors import (
     LLMTimeoutError,
     ToolsUnsupportedError,
 )
-from assistant.llm.wire import decode_completion, encode_messages, error_detail, mentions_tools
+from assistant.llm.wire import (
+    decode_completion,
+    encode_messages,
+    encode_tools,
+    error_detail,
+    mentions_tools,
+)
+from tools import ToolDefinition
 
 logger = logging.getLogger(__name__)
 
@@ -114,10 +121,7 @@ class OpenAIBackend:
         return True
 
     async def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[dict[str, Any]] | None = None,
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
     ) -> LLMResponse:
         """Return the model's next message for ``messages``.
 
@@ -136,7 +140,7 @@ class OpenAIBackend:
             "messages": encode_messages(messages, native=self._mode is ToolMode.NATIVE),
         }
         if native and tools is not None:
-            payload["tools"] = list(tools)
+            payload["tools"] = encode_tools(tools)
         if self._temperature is not None:
             payload["temperature"] = self._temperature
         response = await self._post(payload, sent_tools=native)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from assistant.llm.base import ChatMessage, LLMResponse, ToolMode
 from assistant.llm.errors import LLMError
+from tools import ToolDefinition
 
 Reply = str | LLMResponse
 Script = Callable[[Sequence[ChatMessage]], Reply]
@@ -18,7 +18,7 @@ class ScriptedCall:
     """One request a ``ScriptedBackend`` received, kept for assertions."""
 
     messages: tuple[ChatMessage, ...]
-    tools: tuple[dict[str, Any], ...] | None
+    tools: tuple[ToolDefinition, ...] | None
 
 
 class ScriptedBackend:
@@ -55,10 +55,7 @@ class ScriptedBackend:
         return self._mode
 
     async def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[dict[str, Any]] | None = None,
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
     ) -> LLMResponse:
         """Return the next scripted reply.
 

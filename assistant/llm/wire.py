@@ -1,4 +1,4 @@
-"""The OpenAI chat-completions JSON: encoding messages, decoding completions and errors.
+"""The OpenAI chat-completions JSON: encoding messages and tools, decoding completions and errors.
 
 The only place that knows the provider's field names; ``openai_compat`` does the HTTP.
 """
@@ -14,7 +14,7 @@ import httpx
 from assistant.llm.base import ChatMessage, LLMResponse, Role, Usage
 from assistant.llm.contract import render_call_block, render_results
 from assistant.llm.errors import LLMResponseError
-from tools import ToolCall
+from tools import ToolCall, ToolDefinition
 
 _DETAIL_LIMIT = 300
 _TOOL_WORDS = ("tool", "function call")
@@ -41,6 +41,21 @@ def encode_messages(messages: Sequence[ChatMessage], *, native: bool) -> list[di
             a conversation survives a switch from native to contract.
     """
     return [_encode(message, native=native) for message in messages]
+
+
+def encode_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
+    """Return ``tools`` as the ``tools`` field of a request (native function calling)."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": each.name,
+                "description": each.description,
+                "parameters": each.parameters,
+            },
+        }
+        for each in tools
+    ]
 
 
 def _encode(message: ChatMessage, *, native: bool) -> dict[str, Any]:

@@ -20,14 +20,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from assistant.llm.base import ChatMessage, LLMResponse, Role, ToolMode
 from assistant.planner import answers, compose
 from assistant.planner.intents import Flow, Intent, PlannedCall
 from assistant.planner.understand import recognize
 from assistant.planner.understand_tasks import task_call
-from tools import ToolResult, ToolStatus
+from tools import ToolDefinition, ToolResult, ToolStatus
 
 _VERBS = {
     "cancel_task": "cancel",
@@ -79,10 +78,7 @@ class OfflinePlanner:
         return ToolMode.CONTRACT
 
     async def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        tools: Sequence[dict[str, Any]] | None = None,
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
     ) -> LLMResponse:
         """Return the next message of the turn: tool-call blocks or the final answer.
 

@@ -13,7 +13,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import AsyncIterator, Iterable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from types import TracebackType
@@ -31,7 +31,7 @@ from telegram.ext import (
     filters,
 )
 
-from common import Clock
+from common import Clock, KeyedLocks
 from interfaces.commands import SlashCommands
 from interfaces.messages import ActionOutcome, Reply
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
@@ -128,7 +128,7 @@ class TelegramInterface:
         self._poll_timeout = poll_timeout
         self._clock = clock or self._queue.clock
         self._told: dict[int, datetime] = {}
-        self._chat_locks: dict[int, asyncio.Lock] = {}
+        self._chat_locks: KeyedLocks[int] = KeyedLocks()
         self.app: AnyApplication = self._build()
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -359,17 +359,10 @@ class TelegramInterface:
             if outcome.error is not None:
                 logger.warning("reply to chat %s not delivered: %s", chat_id, outcome.error)
 
-    def _chat_lock(self, chat_id: int) -> asyncio.Lock:
+    def _chat_lock(self, chat_id: int) -> AbstractAsyncContextManager[None]:
         """One update at a time per chat, in arrival order (python-telegram-bot runs
         updates concurrently; different chats do not wait for each other)."""
-        lock = self._chat_locks.get(chat_id)
-        if lock is None:
-            if len(self._chat_locks) >= _MAX_TRACKED:
-                idle = [c for c, held in self._chat_locks.items() if not held.locked()]
-                for chat in idle:
-                    del self._chat_locks[chat]
-            lock = self._chat_locks[chat_id] = asyncio.Lock()
-        return lock
+        return self._chat_locks.hold(chat_id)
 
     @asynccontextmanager
     async def _typing(self, chat_id: int) -> AsyncIterator[None]:

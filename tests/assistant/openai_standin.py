@@ -12,8 +12,9 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
+
+from tests.background_server import BackgroundServer
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def error(status: int, message: str, **headers: str) -> StandinReply:
 Handler = Callable[[RecordedRequest], StandinReply]
 
 
-class OpenAIStandin:
+class OpenAIStandin(BackgroundServer):
     """The stand-in server; use it as a context manager."""
 
     def __init__(self, replies: Iterable[StandinReply] | Handler = ()) -> None:
@@ -104,39 +105,18 @@ class OpenAIStandin:
         self._handler: Handler | None = replies if callable(replies) else None
         self._queue: deque[StandinReply] = deque([] if callable(replies) else replies)
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._request_handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._serve, daemon=True)
+        server = ThreadingHTTPServer(("127.0.0.1", 0), self._request_handler_class())
+        super().__init__(server, poll_interval=0.01)
 
     @property
     def url(self) -> str:
         """The API root to pass as ``base_url``."""
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return f"http://127.0.0.1:{self.port}/v1"
 
     def push(self, *replies: StandinReply) -> None:
         """Queue replies for the next requests."""
         with self._lock:
             self._queue.extend(replies)
-
-    def __enter__(self) -> OpenAIStandin:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
-
-    def _serve(self) -> None:
-        self._server.serve_forever(poll_interval=0.01)
 
     def _answer(self, request: RecordedRequest) -> StandinReply:
         with self._lock:
@@ -169,7 +149,7 @@ class OpenAIStandin:
                 )
                 reply = standin._answer(request)
                 if reply.hang:
-                    standin._stopping.wait(timeout=10)
+                    standin.stopping.wait(timeout=10)
                     return
                 self._send(reply)
 

@@ -83,7 +83,7 @@ async def test_native_mode_sends_tools_and_tool_messages() -> None:
     assert reply.text == "It is 13:00 in Berlin."
     tools = backend_calls(world)[0].tools
     assert tools is not None
-    assert {t["function"]["name"] for t in tools} >= {"add_reminder", "post"}
+    assert {t.name for t in tools} >= {"add_reminder", "post"}
     assert "add_reminder(" not in world.sent(0)[0].content
     answer = world.sent(1)[-1]
     assert (answer.role, answer.tool_call_id, answer.content) == (

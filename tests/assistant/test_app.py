@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+from assistant.builtin import NOT_CONFIGURED
 from assistant.config import ConfigError, Settings, load_settings
 from common import ManualClock
-from tasks import Delivery, DeliveryStatus
+from tasks import Delivery, DeliveryStatus, RunStatus, parse_schedule
 
 _BUILTIN = {
     "add_reminder",
@@ -84,3 +85,21 @@ async def test_one_scheduler_per_data_dir(tmp_path: Path) -> None:
             assert await reader.tasks.list_tasks(LOCAL_USER) == []
     async with open_app(settings, run_scheduler=True):  # released on exit
         pass
+
+
+async def test_a_failed_web_search_task_is_a_failed_run_with_the_reason(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    clock = ManualClock(datetime(2026, 3, 10, 13, 30, tzinfo=UTC))
+    async with open_app(settings_for(tmp_path), clock=clock) as app:
+        task = await app.tasks.add_task(
+            owner_id=LOCAL_USER,
+            chat_id=LOCAL_CHAT,
+            task_type="web_search",
+            schedule=parse_schedule("every day at 8am", now=clock.now(), tz=app.settings.zone),
+            description="top US news",
+        )
+        run = await app.tasks.run_now(task.id, LOCAL_USER)
+    # No SERPAPI_API_KEY: the scheduler records the search's own message, no traceback.
+    assert (run.status, run.error) == (RunStatus.FAILED, NOT_CONFIGURED)
+    assert not [r for r in caplog.records if r.exc_info]

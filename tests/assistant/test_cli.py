@@ -11,8 +11,13 @@ import pytest
 
 
 def run(
-    *args: str, data_dir: Path, zone: str = "America/New_York", check: bool = True
+    *args: str,
+    data_dir: Path,
+    zone: str = "America/New_York",
+    check: bool = True,
+    typed: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    """Run ``assistant ARGS`` in a fresh process; ``typed`` is piped to its standard input."""
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(data_dir),
@@ -21,6 +26,7 @@ def run(
     }
     done = subprocess.run(
         [sys.executable, "-m", "assistant.cli", *args],
+        input=typed,
         capture_output=True,
         text=True,
         env=env,
@@ -124,26 +130,17 @@ def test_tools_catalog_in_every_format(tmp_path: Path, fmt: str) -> None:
     assert "search_web" in done.stdout
     if fmt != "markdown":
         json.loads(done.stdout)
+    if fmt == "openai":
+        assert {t["type"] for t in json.loads(done.stdout)} == {"function"}
 
 
 def test_chat_reads_piped_lines_and_answers_slash_commands(tmp_path: Path) -> None:
-    env = {
-        "PATH": os.environ.get("PATH", ""),
-        "HOME": str(tmp_path),
-        "ASSISTANT_DATA_DIR": str(tmp_path),
-        "ASSISTANT_TIMEZONE": "Europe/Berlin",
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "assistant.cli", "chat"],
-        input="remind me in 10 minutes to check the oven\n/tasks\n/help\n",
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=60,
-        check=False,
+    done = run(
+        "chat",
+        data_dir=tmp_path,
+        zone="Europe/Berlin",
+        typed="remind me in 10 minutes to check the oven\n/tasks\n/help\n",
     )
-    assert done.returncode == 0, done.stderr
     assert "to check the oven" in done.stdout
     assert "(Europe/Berlin)" in done.stdout
     assert "/snooze ID" in done.stdout  # the help lists the commands

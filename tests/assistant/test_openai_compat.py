@@ -27,19 +27,23 @@ from assistant.llm import (
 from assistant.llm.openai_compat import parse_retry_after
 from tests.assistant.agent_world import World, fence
 from tests.assistant.openai_standin import OpenAIStandin, StandinReply, completion, error
-from tools import ToolCall, ToolResult, ToolStatus
+from tools import ToolCall, ToolDefinition, ToolResult, ToolStatus
 
-TOOLS: list[dict[str, Any]] = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_current_time",
-            "description": "Return the current time.",
-            "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
-        },
-    }
-]
+TIME_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": False}
+TOOLS = [ToolDefinition("get_current_time", "Return the current time.", TIME_PARAMETERS)]
 HELLO = [ChatMessage(Role.SYSTEM, "be brief"), ChatMessage(Role.USER, "what time is it?")]
+TIME_CALL = ToolCall("get_current_time", {}, id="call_1")
+ANSWERED = [
+    *HELLO,
+    ChatMessage(Role.ASSISTANT, "", tool_calls=(TIME_CALL,)),
+    ChatMessage(
+        Role.TOOL,
+        "14:05",
+        tool_call_id="call_1",
+        results=(ToolResult(call=TIME_CALL, status=ToolStatus.OK, text="14:05"),),
+    ),
+]
+"""The conversation after a native call of get_current_time and its result."""
 
 
 class SleepRecorder:
@@ -105,7 +109,16 @@ async def test_native_request_sends_tools_and_decodes_calls(
     assert sent.path == "/v1/chat/completions"
     assert sent.headers["authorization"] == "Bearer sk-test"
     assert sent.body["model"] == "standin-model"
-    assert sent.body["tools"] == TOOLS
+    assert sent.body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_current_time",
+                "description": "Return the current time.",
+                "parameters": TIME_PARAMETERS,
+            },
+        }
+    ]
     assert sent.messages == [
         {"role": "system", "content": "be brief"},
         {"role": "user", "content": "what time is it?"},
@@ -126,16 +139,9 @@ async def test_broken_native_arguments_are_kept_raw(
 async def test_native_results_go_back_as_tool_messages(
     standin: OpenAIStandin, backend: OpenAIBackend
 ) -> None:
-    call = ToolCall("get_current_time", {}, id="call_1")
-    result = ToolResult(call=call, status=ToolStatus.OK, text="14:05")
-    history = [
-        *HELLO,
-        ChatMessage(Role.ASSISTANT, "", tool_calls=(call,)),
-        ChatMessage(Role.TOOL, "14:05", tool_call_id="call_1", results=(result,)),
-    ]
     standin.push(completion("It is 14:05."))
 
-    response = await backend.complete(history, tools=TOOLS)
+    response = await backend.complete(ANSWERED, tools=TOOLS)
 
     assert response.text == "It is 14:05."
     assert standin.requests[0].messages[2:] == [
@@ -158,18 +164,11 @@ async def test_contract_mode_never_sends_tools(
     standin: OpenAIStandin, sleep: SleepRecorder
 ) -> None:
     backend = make_backend(standin, sleep, mode=ToolMode.CONTRACT)
-    call = ToolCall("get_current_time", {}, id="call_1")
-    result = ToolResult(call=call, status=ToolStatus.OK, text="14:05")
-    history = [
-        *HELLO,
-        ChatMessage(Role.ASSISTANT, "", tool_calls=(call,)),
-        ChatMessage(Role.TOOL, "14:05", tool_call_id="call_1", results=(result,)),
-    ]
     standin.push(completion("It is 14:05."))
 
-    await backend.complete(history)
+    await backend.complete(ANSWERED)
     with pytest.raises(ToolsUnsupportedError):
-        await backend.complete(history, tools=TOOLS)
+        await backend.complete(ANSWERED, tools=TOOLS)
     await backend.aclose()
 
     assert backend.mode is ToolMode.CONTRACT

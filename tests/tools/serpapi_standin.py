@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import ssl
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from urllib.parse import parse_qs, urlsplit
+
+from tests.background_server import BackgroundServer
 
 
 @dataclass(frozen=True)
@@ -69,13 +69,11 @@ def serpapi_error(message: str, *, status: int) -> Page:
 
 
 class _QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
     def handle_error(self, request: object, client_address: object) -> None:
         """Refused TLS handshakes and dropped connections are expected in tests: no traceback."""
 
 
-class LocalWebServer:
+class LocalWebServer(BackgroundServer):
     """A threaded HTTP server on 127.0.0.1 that answers scripted pages per path.
 
     Use as a context manager; ``url(path)`` gives the address of a path.
@@ -87,39 +85,18 @@ class LocalWebServer:
         self.pages: dict[str, Page] = dict(pages or {})
         self.requests: list[Recorded] = []
         self.server_names: list[str | None] = []
-        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
+        server = _QuietServer(("127.0.0.1", 0), self._handler_class())
         if tls is not None:
             tls.sni_callback = self._record_sni
-            self._server.socket = tls.wrap_socket(self._server.socket, server_side=True)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
-        )
+            server.socket = tls.wrap_socket(server.socket, server_side=True)
+        super().__init__(server, poll_interval=0.02)
 
     def _record_sni(self, sock: ssl.SSLObject, name: str | None, context: ssl.SSLContext) -> None:
         self.server_names.append(name)
 
-    @property
-    def port(self) -> int:
-        """The port the server listens on."""
-        return int(self._server.server_address[1])
-
     def url(self, path: str = "/", *, host: str = "127.0.0.1", scheme: str = "http") -> str:
         """Return the URL of ``path`` on this server, optionally under another host name."""
         return f"{scheme}://{host}:{self.port}{path}"
-
-    def __enter__(self) -> LocalWebServer:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self

@@ -204,6 +204,26 @@ async def test_approval_gate_holds_the_call_until_approved() -> None:
     assert recorder.requests == [("POST", "http://lamp/off")]
 
 
+async def test_another_users_request_reads_like_a_missing_one() -> None:
+    executor, recorder = make()
+    pending = await executor.execute(ToolCall("http", {"url": "u", "method": "POST"}), CTX)
+    request = pending.approval
+    assert request is not None
+    assert await executor.find_approval(request.id, user_id="alice") == request
+    assert await executor.find_approval(request.id, user_id="mallory") is None
+    assert await executor.find_approval("ap-unknown", user_id="alice") is None
+    for request_id, by, decide in (
+        (request.id, "mallory", executor.approve),
+        (request.id, "mallory", executor.deny),
+        ("ap-unknown", "alice", executor.approve),
+    ):
+        with pytest.raises(ApprovalError) as refused:
+            await decide(request_id, by)
+        assert str(refused.value) == f"there is no approval request {request_id!r} of yours"
+    assert await executor.find_approval(request.id, user_id="alice") == request
+    assert recorder.requests == []
+
+
 async def test_get_needs_no_approval() -> None:
     executor, recorder = make()
     result = await executor.execute(ToolCall("http", {"url": "http://x", "method": "GET"}), CTX)

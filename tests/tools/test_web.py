@@ -17,7 +17,7 @@ from assistant.builtin.web import (
     WebTools,
     html_to_text,
 )
-from tasks import SearchHit, TaskError
+from tasks import SearchHit
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error, serpapi_page
 from tools import (
     ToolCall,
@@ -98,7 +98,7 @@ async def test_search_without_a_key_says_it_is_not_configured() -> None:
     async with WebTools(verify=TLS) as web:
         result = await run(web, "search_web", query="tea")
         assert (result.status, result.text) == (ToolStatus.OK, NOT_CONFIGURED)
-        with pytest.raises(TaskError, match="set SERPAPI_API_KEY"):
+        with pytest.raises(WebSearchError, match="set SERPAPI_API_KEY"):
             await web.search("tea", limit=3)
 
 
@@ -242,7 +242,7 @@ async def test_a_lan_host_on_the_allow_list_is_reached(
 ) -> None:
     # "localhost" stands for a LAN name such as home.lan: allow-listed, it bypasses the guard.
     server.pages["/lights/off"] = Page('{"ok": true}', content_type="application/json")
-    reply = await web.call_api(server.url("/lights/off", host="localhost"), "PUT", body="{}")
+    reply = await web.api_call(server.url("/lights/off", host="localhost"), "PUT", body="{}")
     assert (reply.status_code, reply.body) == (200, '{"ok": true}')
     assert server.requests[0].method == "PUT"
 
@@ -271,9 +271,9 @@ async def test_api_call_never_shows_or_logs_secret_headers(
 
 async def test_api_call_refuses_unknown_methods(web: WebTools, server: LocalWebServer) -> None:
     with pytest.raises(ToolError, match=r"method 'BREW' is not supported"):
-        await web.call_api(server.url("/x"), "BREW")
+        await web.api_call(server.url("/x"), "BREW")
 
 
 async def test_api_call_is_guarded_for_hosts_off_the_list(web: WebTools) -> None:
     with pytest.raises(ToolError, match="refusing to connect"):
-        await web.call_api("http://192.168.1.20/lights", "GET")
+        await web.api_call("http://192.168.1.20/lights", "GET")
