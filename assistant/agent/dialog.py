@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
+from assistant.agent.streaming import VisibleText
 from assistant.agent.wording import (
     APPROVAL_NEEDED,
     EMPTY_MESSAGE,
@@ -42,7 +43,7 @@ from assistant.llm.base import (
     Usage,
 )
 from assistant.llm.contract import render_results
-from assistant.llm.errors import LLMError, ToolsUnsupportedError
+from assistant.llm.errors import LLMError, LLMResponseError, ToolsUnsupportedError
 from common import Clock, KeyedLocks, SystemClock
 from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
@@ -116,6 +117,8 @@ class _Turn:
     history: list[ChatMessage]
     new: list[ChatMessage]
     commit: bool = True
+    listener: EventCallback | None = None
+    visible: VisibleText | None = None
     results: list[ToolResult] = field(default_factory=list)
     failures: Counter[str] = field(default_factory=Counter)
     usage: Usage = field(default_factory=Usage)
@@ -190,23 +193,44 @@ class DialogAgent:
 
     # -- the public surface -------------------------------------------------------------
 
-    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReply:
-        """Answer one message; the turn is stored once it completes."""
+    async def handle_message(
+        self, text: str, *, user_id: str, chat_id: str, on_event: EventCallback | None = None
+    ) -> AgentReply:
+        """Answer one message; the turn is stored once it completes.
+
+        Args:
+            text: What the user wrote.
+            user_id: Who wrote it.
+            chat_id: Where; the conversation is kept per user and chat.
+            on_event: Receives this turn's events, the model's text as it is written
+                (``TEXT_DELTA``) included; the reply is then streamed from the model.
+        """
         if not text.strip():
-            return await self._reply(user_id, chat_id, AgentReply(text=EMPTY_MESSAGE))
+            reply = AgentReply(text=EMPTY_MESSAGE)
+            return await self._reply(user_id, chat_id, reply, on_event)
         async with self._lock(user_id, chat_id):
             turn = await self._start(user_id, chat_id, ChatMessage(Role.USER, text))
+            turn.listener = on_event
             return await self._run_guarded(turn)
 
-    async def resolve_approval(self, request_id: str, *, approved: bool, by: str) -> AgentReply:
+    async def resolve_approval(
+        self,
+        request_id: str,
+        *,
+        approved: bool,
+        by: str,
+        on_event: EventCallback | None = None,
+    ) -> AgentReply:
         """Run (or refuse) exactly the call behind ``request_id`` and continue the turn.
 
         Only the user who asked can decide; any other user, an unknown, expired or already
-        decided request gets a reply that says so, and nothing runs.
+        decided request gets a reply that says so, and nothing runs. ``on_event`` is as for
+        ``handle_message``.
         """
         request = await self.find_approval(request_id, user_id=by)
         if request is None:
-            return AgentReply(text=_sentence(str(ApprovalError.not_found(request_id))))
+            reply = AgentReply(text=_sentence(str(ApprovalError.not_found(request_id))))
+            return await self._reply(by, "", reply, on_event)
         async with self._lock(request.user_id, request.chat_id):
             ctx = await self._context(request.user_id, request.chat_id)
             try:
@@ -216,12 +240,14 @@ class DialogAgent:
                     result = await self.executor.deny(request_id, by)
             except ApprovalError as exc:
                 reply = AgentReply(text=_sentence(str(exc)))
-                return await self._reply(request.user_id, request.chat_id, reply)
-            await emit(self._on_event, self._event(AgentEventKind.TOOL_FINISHED, ctx, result))
+                return await self._reply(request.user_id, request.chat_id, reply, on_event)
+            finished = self._event(AgentEventKind.TOOL_FINISHED, ctx, result)
+            await emit((self._on_event, on_event), finished)
             outcome = ChatMessage(
                 Role.TOOL, approval_outcome(request_id, approved, result), results=(result,)
             )
             turn = await self._start(request.user_id, request.chat_id, outcome)
+            turn.listener = on_event
             turn.results.append(result)
             return await self._run_guarded(turn)
 
@@ -283,7 +309,7 @@ class DialogAgent:
                 rounds=turn.rounds,
                 usage=turn.usage,
             )
-            return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply)
+            return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply, turn.listener)
 
     async def _run(self, turn: _Turn) -> AgentReply:
         while turn.rounds < self.max_rounds:
@@ -292,8 +318,10 @@ class DialogAgent:
             response = await self._ask(turn)
             calls, native = self._calls_in(response)
             if not calls:
-                text = response.text.strip() or empty_answer(turn.results)
-                return await self._finish(turn, self.finalize_response(text))
+                text = self.finalize_response(response.text.strip() or empty_answer(turn.results))
+                await self._show_rest(turn, text)
+                return await self._finish(turn, text)
+            await self._show_rest(turn, self.parser.strip_calls(response.text).strip())
             turn.new.append(
                 ChatMessage(
                     Role.ASSISTANT, response.text, tool_calls=tuple(calls) if native else ()
@@ -308,6 +336,7 @@ class DialogAgent:
                 # the pause for the model.
                 said = self.parser.strip_calls(response.text) if not native else response.text
                 text = self.finalize_response(said)
+                await self._show_rest(turn, text)
                 return await self._finish(
                     turn, text, tuple(pending), recorded=text or APPROVAL_NEEDED
                 )
@@ -332,7 +361,35 @@ class DialogAgent:
     async def _complete(self, turn: _Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
         messages = [*await self.system_messages(ctx, mode), *turn.history, *turn.new]
         tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
-        return await self.backend.complete(messages, tools=tools)
+        if turn.listener is None:
+            return await self.backend.complete(messages, tools=tools)
+        # Someone follows this turn as it happens: stream, showing what may be shown.
+        turn.visible = VisibleText()
+        response: LLMResponse | None = None
+        async for event in self.backend.stream(messages, tools=tools):
+            if isinstance(event, LLMResponse):
+                response = event
+            elif piece := turn.visible.feed(event.text):
+                await self._emit_text(turn, piece)
+        if response is None:
+            raise LLMResponseError("the model's stream ended without its response")
+        return response
+
+    async def _show_rest(self, turn: _Turn, shown: str) -> None:
+        """Stream what is left of a round's text now that it is known (calls stripped)."""
+        if turn.visible is not None and (rest := turn.visible.finish(shown)):
+            await self._emit_text(turn, rest)
+        turn.visible = None
+
+    async def _emit_text(self, turn: _Turn, piece: str) -> None:
+        event = AgentEvent(
+            AgentEventKind.TEXT_DELTA,
+            turn.ctx.user_id,
+            turn.ctx.chat_id,
+            text=piece,
+            round=turn.rounds,
+        )
+        await emit((self._on_event, turn.listener), event)
 
     def _calls_in(self, response: LLMResponse) -> tuple[list[ToolCall], bool]:
         """Return the calls of a response and whether they came natively."""
@@ -349,18 +406,18 @@ class DialogAgent:
         results: list[ToolResult | None] = [self._refusal(turn, call) for call in calls]
         runnable = [call for call, refused in zip(calls, results, strict=True) if refused is None]
         for call in runnable:
-            await emit(
-                self._on_event, self._event(AgentEventKind.TOOL_STARTED, turn.ctx, call=call)
-            )
+            started = self._event(AgentEventKind.TOOL_STARTED, turn.ctx, call=call)
+            await emit((self._on_event, turn.listener), started)
         ran = iter(await self.executor.execute_all(runnable, turn.ctx))
         done = [refused if refused is not None else next(ran) for refused in results]
         for result in done:
             if result.status in _FAILED:
                 turn.failures[result.call.tool_name] += 1
-            await emit(self._on_event, self._event(AgentEventKind.TOOL_FINISHED, turn.ctx, result))
+            finished = self._event(AgentEventKind.TOOL_FINISHED, turn.ctx, result)
+            await emit((self._on_event, turn.listener), finished)
             if result.approval is not None and _pending(result):
                 event = self._event(AgentEventKind.APPROVAL_REQUESTED, turn.ctx, result)
-                await emit(self._on_event, event)
+                await emit((self._on_event, turn.listener), event)
         turn.results.extend(done)
         return done
 
@@ -401,13 +458,15 @@ class DialogAgent:
             rounds=turn.rounds,
             usage=turn.usage,
         )
-        return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply)
+        return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply, turn.listener)
 
     # -- helpers --------------------------------------------------------------------------
 
-    async def _reply(self, user_id: str, chat_id: str, reply: AgentReply) -> AgentReply:
+    async def _reply(
+        self, user_id: str, chat_id: str, reply: AgentReply, listener: EventCallback | None
+    ) -> AgentReply:
         event = AgentEvent(AgentEventKind.REPLY_READY, user_id, chat_id, text=reply.text)
-        await emit(self._on_event, event)
+        await emit((self._on_event, listener), event)
         return reply
 
     def _event(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -16,6 +16,7 @@ logger = logging.getLogger(__name__)
 class AgentEventKind(StrEnum):
     """What happened."""
 
+    TEXT_DELTA = "text_delta"
     TOOL_STARTED = "tool_started"
     TOOL_FINISHED = "tool_finished"
     APPROVAL_REQUESTED = "approval_requested"
@@ -33,7 +34,10 @@ class AgentEvent:
         call: The tool call (``TOOL_STARTED``, ``TOOL_FINISHED``).
         result: The tool result (``TOOL_FINISHED``).
         approval: The request waiting for the user (``APPROVAL_REQUESTED``).
-        text: The reply (``REPLY_READY``).
+        text: A piece of the model's text as it is written (``TEXT_DELTA``), or the whole
+            reply (``REPLY_READY``).
+        round: Which model call of the turn wrote it (``TEXT_DELTA``): the pieces of one
+            round make one message; the lead sentence before a tool call is a round of its own.
     """
 
     kind: AgentEventKind
@@ -43,18 +47,20 @@ class AgentEvent:
     result: ToolResult | None = None
     approval: ApprovalRequest | None = None
     text: str = ""
+    round: int = 0
 
 
 EventCallback = Callable[[AgentEvent], Awaitable[None] | None]
 
 
-async def emit(callback: EventCallback | None, event: AgentEvent) -> None:
-    """Deliver ``event``; a failing callback is logged and never breaks the turn."""
-    if callback is None:
-        return
-    try:
-        outcome = callback(event)
-        if inspect.isawaitable(outcome):
-            await outcome
-    except Exception:
-        logger.exception("the agent event callback failed on %s", event.kind)
+async def emit(callbacks: Iterable[EventCallback | None], event: AgentEvent) -> None:
+    """Deliver ``event`` to each callback; a failing one is logged and never breaks the turn."""
+    for callback in callbacks:
+        if callback is None:
+            continue
+        try:
+            outcome = callback(event)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:
+            logger.exception("the agent event callback failed on %s", event.kind)

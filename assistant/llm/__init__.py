@@ -6,9 +6,12 @@ from assistant.llm.base import (
     LLMBackend,
     LLMResponse,
     Role,
+    StreamEvent,
     SupportsContractFallback,
+    TextDelta,
     ToolMode,
     Usage,
+    stream_whole,
 )
 from assistant.llm.errors import (
     LLMAuthError,
@@ -42,8 +45,11 @@ __all__ = [
     "Role",
     "ScriptedBackend",
     "ScriptedCall",
+    "StreamEvent",
     "SupportsContractFallback",
+    "TextDelta",
     "ToolMode",
     "ToolsUnsupportedError",
     "Usage",
+    "stream_whole",
 ]

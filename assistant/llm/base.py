@@ -1,8 +1,8 @@
-"""The LLM backend interface: messages in, text and/or tool calls out."""
+"""The LLM backend interface: messages in, text and/or tool calls out, whole or streamed."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
@@ -90,6 +90,17 @@ class LLMResponse:
     finish_reason: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the model's text, as it is written (a streamed completion)."""
+
+    text: str
+
+
+StreamEvent = TextDelta | LLMResponse
+"""What a streamed completion yields: text deltas, then the whole response, last."""
+
+
 class LLMBackend(Protocol):
     """A chat model. Implementations: OpenAI-compatible HTTP, the offline planner, scripted."""
 
@@ -112,9 +123,27 @@ class LLMBackend(Protocol):
         """
         ...
 
+    def stream(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Yield the model's text as it is written, then the whole ``LLMResponse`` (last).
+
+        The text deltas add up to the response's text. A backend that cannot stream yields
+        the response alone (``stream_whole``). Closing the iterator early cancels the
+        completion. Raises what ``complete`` raises.
+        """
+        ...
+
     async def aclose(self) -> None:
         """Release connections."""
         ...
+
+
+async def stream_whole(response: LLMResponse) -> AsyncGenerator[StreamEvent, None]:
+    """Stream a response that arrived whole: its text as one delta, then the response."""
+    if response.text:
+        yield TextDelta(response.text)
+    yield response
 
 
 @runtime_checkable

@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, Literal, overload
 
 import httpx
 
-from assistant.llm.base import ChatMessage, LLMResponse, ToolMode
+from assistant.llm.base import (
+    ChatMessage,
+    LLMResponse,
+    StreamEvent,
+    TextDelta,
+    ToolMode,
+    stream_whole,
+)
 from assistant.llm.errors import (
     LLMAuthError,
     LLMConnectionError,
@@ -29,12 +36,15 @@ from assistant.llm.errors import (
     ToolsUnsupportedError,
 )
 from assistant.llm.wire import (
+    StreamedCompletion,
     decode_completion,
     encode_messages,
     encode_tools,
     error_detail,
+    mentions_streaming,
     mentions_tools,
 )
+from common import redact_url
 from tools import ToolDefinition
 
 logger = logging.getLogger(__name__)
@@ -102,6 +112,7 @@ class OpenAIBackend:
         self._max_wait = max_wait
         self._temperature = temperature
         self._sleep = sleep
+        self._streams = True
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.AsyncClient(
             base_url=self.base_url, headers=headers, timeout=timeout, transport=transport
@@ -130,6 +141,53 @@ class OpenAIBackend:
                 (``AUTO`` after a fallback): rebuild the round for the contract and retry.
             LLMError: every other failure, with a message that says what to fix.
         """
+        payload, native = self._payload(messages, tools)
+        response = await self._post(payload, sent_tools=native)
+        return decode_completion(response, where=self._where)
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Yield the model's text as the server writes it, then the whole response.
+
+        Sends ``stream: true``; a server that refuses it (or answers whole anyway) is asked
+        without streaming from then on. Closing the iterator early closes the connection.
+
+        Raises:
+            ToolsUnsupportedError: as ``complete``.
+            LLMError: as ``complete``; also when the stream breaks off.
+        """
+        payload, native = self._payload(messages, tools)
+        response = None
+        if self._streams:
+            response = await self._post({**payload, "stream": True}, sent_tools=native, stream=True)
+        if response is None:
+            async for event in stream_whole(await self.complete(messages, tools=tools)):
+                yield event
+            return
+        try:
+            if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                # Answered whole although asked to stream (some servers ignore the flag).
+                await response.aread()
+                async for event in stream_whole(decode_completion(response, where=self._where)):
+                    yield event
+                return
+            completion = StreamedCompletion(where=self._where)
+            async for data in self._events(response):
+                if (text := completion.add(data)) != "":
+                    yield TextDelta(text)
+            yield completion.response()
+        finally:
+            await response.aclose()
+
+    def _payload(
+        self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] | None
+    ) -> tuple[dict[str, Any], bool]:
+        """The request body and whether it carries native tools.
+
+        Raises:
+            ToolsUnsupportedError: ``tools`` were given to a backend on the text contract.
+        """
         native = bool(tools) and self._mode is ToolMode.NATIVE
         if tools and not native:
             raise ToolsUnsupportedError(
@@ -143,8 +201,39 @@ class OpenAIBackend:
             payload["tools"] = encode_tools(tools)
         if self._temperature is not None:
             payload["temperature"] = self._temperature
-        response = await self._post(payload, sent_tools=native)
-        return decode_completion(response, where=self._where)
+        return payload, native
+
+    async def _events(self, response: httpx.Response) -> AsyncIterator[str]:
+        """The data of each server-sent event, until ``[DONE]``.
+
+        Raises:
+            LLMConnectionError: the body ended (or broke) before ``[DONE]``.
+            LLMTimeoutError: the server stopped sending for longer than the timeout.
+        """
+        received = 0
+        try:
+            async for line in response.aiter_lines():
+                if not line.startswith("data:"):
+                    continue  # comments, event names and the blank lines between events
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    return
+                received += 1
+                yield data
+        except httpx.TimeoutException as exc:
+            raise LLMTimeoutError(
+                f"{self._where} stopped sending in the middle of its answer (after "
+                f"{received} pieces, nothing for {self._client.timeout.read}s); try again"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise LLMConnectionError(
+                f"the answer from {self._where} broke off after {received} pieces "
+                f"({type(exc).__name__}); try again"
+            ) from exc
+        raise LLMConnectionError(
+            f"the answer from {self._where} broke off after {received} pieces (the "
+            "connection closed before the end of the stream); try again"
+        )
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""
@@ -152,16 +241,42 @@ class OpenAIBackend:
 
     @property
     def _where(self) -> str:
-        return f"the LLM server at {self.base_url!r}"
+        # A base URL may carry credentials (https://user:key@host/v1): never echo them.
+        return f"the LLM server at {redact_url(self.base_url)!r}"
 
-    async def _post(self, payload: dict[str, Any], *, sent_tools: bool) -> httpx.Response:
-        """POST the completion request, retrying what is worth retrying."""
+    @overload
+    async def _post(
+        self, payload: dict[str, Any], *, sent_tools: bool, stream: Literal[False] = False
+    ) -> httpx.Response: ...
+
+    @overload
+    async def _post(
+        self, payload: dict[str, Any], *, sent_tools: bool, stream: Literal[True]
+    ) -> httpx.Response | None: ...
+
+    async def _post(
+        self, payload: dict[str, Any], *, sent_tools: bool, stream: bool = False
+    ) -> httpx.Response | None:
+        """POST the completion request, retrying what is worth retrying.
+
+        With ``stream`` the response is returned open, its body unread (the caller closes
+        it), or ``None`` when the server refuses to stream (then it is not asked again).
+        """
         attempt = 0
         while True:
-            response = await self._send(payload)
+            response = await self._send(payload, stream=stream)
             if response.is_success:
                 return response
+            if stream:
+                await response.aread()
+                await response.aclose()
             detail = error_detail(response)
+            if stream and mentions_streaming(response.status_code, detail):
+                logger.warning(
+                    "%s does not stream (%s); asking for whole answers", self._where, detail
+                )
+                self._streams = False
+                return None
             if sent_tools and mentions_tools(response.status_code, detail):
                 raise self._tools_rejected(response.status_code, detail)
             if response.status_code in _RETRY_STATUSES and attempt < self._max_retries:
@@ -179,10 +294,11 @@ class OpenAIBackend:
                 continue
             raise self._status_error(response.status_code, detail, attempts=attempt + 1)
 
-    async def _send(self, payload: dict[str, Any]) -> httpx.Response:
+    async def _send(self, payload: dict[str, Any], *, stream: bool) -> httpx.Response:
         """Send one request, translating transport failures into ``LLMError``."""
+        request = self._client.build_request("POST", "/chat/completions", json=payload)
         try:
-            return await self._client.post("/chat/completions", json=payload)
+            return await self._client.send(request, stream=stream)
         except httpx.TimeoutException as exc:
             raise LLMTimeoutError(
                 f"{self._where} did not answer within {self._client.timeout.read}s "

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import asyncio
+import re
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 
-from assistant.llm.base import ChatMessage, LLMResponse, ToolMode
+from assistant.llm.base import ChatMessage, LLMResponse, StreamEvent, TextDelta, ToolMode
 from assistant.llm.errors import LLMError
 from tools import ToolDefinition
 
 Reply = str | LLMResponse
+_WORDS = re.compile(r"\S+\s*|\s+")
 Script = Callable[[Sequence[ChatMessage]], Reply]
 
 
@@ -26,6 +29,7 @@ class ScriptedBackend:
 
     A ``str`` reply is the model's text (contract-mode calls go in it as fenced JSON); an
     ``LLMResponse`` can carry native ``tool_calls``. Every request is recorded in ``calls``.
+    Streamed, a reply's text comes word by word (each word with the spaces after it).
     """
 
     def __init__(
@@ -67,6 +71,16 @@ class ScriptedBackend:
         )
         reply = self._next(messages)
         return reply if isinstance(reply, LLMResponse) else LLMResponse(text=reply)
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """Yield the next scripted reply word by word, yielding to the loop between words."""
+        response = await self.complete(messages, tools=tools)
+        for word in _WORDS.findall(response.text):
+            yield TextDelta(word)
+            await asyncio.sleep(0)
+        yield response
 
     async def aclose(self) -> None:
         """Mark the backend closed."""

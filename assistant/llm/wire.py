@@ -134,6 +134,91 @@ def decode_completion(response: httpx.Response, *, where: str) -> LLMResponse:
     )
 
 
+class StreamedCompletion:
+    """Puts a streamed chat completion (``stream: true``) back together, chunk by chunk.
+
+    Each server-sent event carries a ``chat.completion.chunk`` whose first choice has a
+    ``delta``: a piece of the text, or pieces of tool calls keyed by their ``index`` (the id
+    and the function's name usually in the first piece, the arguments in many).
+    """
+
+    def __init__(self, *, where: str) -> None:
+        self._where = where
+        self._text: list[str] = []
+        self._calls: dict[int, dict[str, str]] = {}
+        self._usage: Usage = Usage()
+        self._finish_reason: str | None = None
+
+    def add(self, data: str) -> str:
+        """Take one event's data and return the text it adds ("" when none).
+
+        Raises:
+            LLMResponseError: the event is not JSON, or carries an error.
+        """
+        try:
+            chunk = json.loads(data)
+        except ValueError as exc:
+            raise LLMResponseError(
+                f"{self._where} sent a stream event that is not JSON: {_snippet(data)!r}"
+            ) from exc
+        if not isinstance(chunk, dict):
+            raise LLMResponseError(f"{self._where} sent a stream event that is not an object")
+        if chunk.get("error"):
+            raise LLMResponseError(f"{self._where} failed while streaming: {_error_text(chunk)}")
+        if isinstance(chunk.get("usage"), dict):
+            self._usage = _decode_usage(chunk["usage"])
+        choices = chunk.get("choices")
+        first = choices[0] if isinstance(choices, list) and choices else None
+        if not isinstance(first, dict):
+            return ""
+        if isinstance(first.get("finish_reason"), str):
+            self._finish_reason = first["finish_reason"]
+        delta = first.get("delta")
+        if not isinstance(delta, dict):
+            return ""
+        for piece in delta.get("tool_calls") or ():
+            self._add_call_piece(piece)
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            self._text.append(content)
+            return content
+        return ""
+
+    def response(self) -> LLMResponse:
+        """The whole completion, as if it had arrived in one piece.
+
+        Raises:
+            LLMResponseError: a tool call has no function name.
+        """
+        calls = [
+            {"id": piece["id"], "function": {"name": piece["name"], "arguments": piece["args"]}}
+            for _, piece in sorted(self._calls.items())
+        ]
+        return LLMResponse(
+            text="".join(self._text),
+            tool_calls=_decode_calls(calls, where=self._where) if calls else (),
+            usage=self._usage,
+            finish_reason=self._finish_reason,
+        )
+
+    def _add_call_piece(self, piece: Any) -> None:
+        if not isinstance(piece, dict):
+            return
+        index = piece.get("index")
+        slot = self._calls.setdefault(
+            index if isinstance(index, int) else len(self._calls),
+            {"id": "", "name": "", "args": ""},
+        )
+        if isinstance(piece.get("id"), str) and not slot["id"]:
+            slot["id"] = piece["id"]
+        function = piece.get("function")
+        if isinstance(function, dict):
+            if isinstance(function.get("name"), str):
+                slot["name"] += function["name"]
+            if isinstance(function.get("arguments"), str):
+                slot["args"] += function["arguments"]
+
+
 def _decode_calls(raw: Any, *, where: str) -> tuple[ToolCall, ...]:
     if raw is None:
         return ()
@@ -205,6 +290,14 @@ def mentions_tools(status: int, detail: str) -> bool:
     return any(word in text for word in _TOOL_WORDS) and any(
         word in text for word in _REJECTION_WORDS
     )
+
+
+def mentions_streaming(status: int, detail: str) -> bool:
+    """Return whether an error answer says the server refuses ``stream: true``."""
+    if status < 400 or status in (401, 403, 404, 429) or status >= 500:
+        return False
+    text = detail.lower()
+    return "stream" in text and any(word in text for word in _REJECTION_WORDS)
 
 
 def _error_text(body: dict[str, Any]) -> str:

@@ -18,10 +18,17 @@ randomness), reads nothing from the network and never computes a date: ``when`` 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 
-from assistant.llm.base import ChatMessage, LLMResponse, Role, ToolMode
+from assistant.llm.base import (
+    ChatMessage,
+    LLMResponse,
+    Role,
+    StreamEvent,
+    ToolMode,
+    stream_whole,
+)
 from assistant.planner import answers, compose
 from assistant.planner.intents import Flow, Intent, PlannedCall
 from assistant.planner.understand import recognize
@@ -88,6 +95,12 @@ class OfflinePlanner:
             tools: Ignored: the planner knows the builtin tools and writes calls as text.
         """
         return LLMResponse(text=self.respond(messages))
+
+    def stream(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """The whole answer as one chunk: the planner answers at once."""
+        return stream_whole(LLMResponse(text=self.respond(messages)))
 
     def respond(self, messages: Sequence[ChatMessage]) -> str:
         """The text of the next message (the synchronous core of ``complete``)."""

@@ -42,12 +42,18 @@ class StandinReply:
         body: JSON-able data, or ``str``/``bytes`` sent as they are (for malformed bodies).
         headers: Extra response headers (``Retry-After``...).
         hang: Hold the answer until the server stops (for client timeouts).
+        events: Server-sent events to stream instead of ``body`` (each a JSON-able chunk, or
+            a ``str`` sent as the event's data as it is).
+        break_after: Close the connection after this many events, without ``[DONE]`` (a
+            server that dies in the middle of its answer).
     """
 
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     hang: bool = False
+    events: list[Any] | None = None
+    break_after: int | None = None
 
 
 def completion(
@@ -86,6 +92,50 @@ def completion(
         "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
     }
     return StandinReply(body=body)
+
+
+def streamed(
+    *pieces: str,
+    tool_calls: Iterable[tuple[str, str, list[str]]] = (),
+    finish_reason: str = "stop",
+    break_after: int | None = None,
+) -> StandinReply:
+    """Return a completion streamed as chat-completion chunks.
+
+    Args:
+        pieces: The text, piece by piece (one event each).
+        tool_calls: ``(id, name, argument pieces)``: the id and name come in the call's first
+            event, each argument piece in an event of its own.
+        finish_reason: Sent in the last event with the usage.
+        break_after: Close the connection after this many events.
+    """
+
+    def chunk(delta: dict[str, Any], **extra: Any) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": extra.pop("finish", None)}
+        return {
+            "id": "chatcmpl-standin",
+            "object": "chat.completion.chunk",
+            "choices": [choice],
+            **extra,
+        }
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"content": piece}) for piece in pieces]
+    for index, (call_id, name, arguments) in enumerate(tool_calls):
+        head = {
+            "index": index,
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": ""},
+        }
+        events.append(chunk({"tool_calls": [head]}))
+        events += [
+            chunk({"tool_calls": [{"index": index, "function": {"arguments": part}}]})
+            for part in arguments
+        ]
+    usage = {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}
+    events.append(chunk({}, finish=finish_reason, usage=usage))
+    return StandinReply(events=events, break_after=break_after)
 
 
 def error(status: int, message: str, **headers: str) -> StandinReply:
@@ -151,7 +201,25 @@ class OpenAIStandin(BackgroundServer):
                 if reply.hang:
                     standin.stopping.wait(timeout=10)
                     return
+                if reply.events is not None:
+                    self._stream(reply)
+                    return
                 self._send(reply)
+
+            def _stream(self, reply: StandinReply) -> None:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                for number, event in enumerate(reply.events or []):
+                    if number == reply.break_after:
+                        return
+                    data = event if isinstance(event, str) else json.dumps(event)
+                    self.wfile.write(f"data: {data}\n\n".encode())
+                    self.wfile.flush()
+                if reply.break_after is None:
+                    self.wfile.write(b"data: [DONE]\n\n")
 
             def _send(self, reply: StandinReply) -> None:
                 if isinstance(reply.body, bytes):
