@@ -25,18 +25,15 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.store.base import (
-    LEASE_LOST_ERROR,
-    UNSET,
-    GivenUp,
-    TaskChange,
-    TaskStore,
-    failure_reason,
-    failures_after,
-    not_found,
-    wrong_state,
+from tasks.store.base import LEASE_LOST_ERROR, UNSET, GivenUp, TaskChange, TaskStore, not_found
+from tasks.store.planning import Reclaim, plan_claim, plan_reclaim
+from tasks.store.transitions import (
+    after_run,
+    after_skipped_retry,
+    changed,
+    claimed_now,
+    claimed_status,
 )
-from tasks.store.planning import plan_claim, retry_lateness, retry_skipped
 
 _FAR_FUTURE_KEY = (1, 0.0)
 _ID_DRAWS = 64
@@ -102,17 +99,7 @@ class MemoryTaskStore(TaskStore):
     ) -> Task:
         """Apply ``change`` when the task's status allows it."""
         task = self._owned(task_id, owner_id)
-        if task.status not in allowed_from:
-            raise wrong_state(task, action)
-        updated = replace(
-            task,
-            status=task.status if change.status is UNSET else change.status,
-            next_run=task.next_run if change.next_run is UNSET else change.next_run,
-            status_reason=(
-                task.status_reason if change.status_reason is UNSET else change.status_reason
-            ),
-            consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
-        )
+        updated = changed(task, change, allowed_from=allowed_from, action=action)
         self._tasks[task_id] = updated
         return updated
 
@@ -158,26 +145,26 @@ class MemoryTaskStore(TaskStore):
         given_up: list[GivenUp] = []
         for run in expired:
             task = self._tasks[run.task_id]
-            if run.attempt == 1 and task.status is not TaskStatus.CANCELLED:
-                self._runs[run.id] = replace(
-                    run, status=RunStatus.ABANDONED, lease_until=None, error=LEASE_LOST_ERROR
+            plan = plan_reclaim(task, run, now)
+            if plan.action is Reclaim.GIVE_UP:
+                outcome = RunOutcome(
+                    run.id, task.id, RunStatus.FAILED, now, now, error=LEASE_LOST_ERROR
                 )
-                skipped_late = retry_skipped(task.misfire, run.scheduled_for, now)
-                if skipped_late is not None:
-                    self._skip_retry(task, run, now, skipped_late)
-                    continue
-                retry = self._new_run(
-                    task.id, run.scheduled_for, now, lease, MisfireAction.RETRY, attempt=2
-                )
-                retry = replace(retry, late_by=retry_lateness(task.misfire, run.scheduled_for, now))
-                self._runs[retry.id] = retry
-                claims.append(Claim(task, retry))
+                self._finish(outcome, max_failures=None)
+                given_up.append(GivenUp(self._tasks[task.id], self._runs[run.id]))
                 continue
-            outcome = RunOutcome(
-                run.id, task.id, RunStatus.FAILED, now, now, error=LEASE_LOST_ERROR
+            self._runs[run.id] = replace(
+                run, status=RunStatus.ABANDONED, lease_until=None, error=LEASE_LOST_ERROR
             )
-            self._finish(outcome, max_failures=None)
-            given_up.append(GivenUp(self._tasks[task.id], self._runs[run.id]))
+            if plan.action is Reclaim.SKIP:
+                self._skip_retry(task, run, now, plan.late_by)
+                continue
+            retry = self._new_run(
+                task.id, run.scheduled_for, now, lease, MisfireAction.RETRY, attempt=2
+            )
+            retry = replace(retry, late_by=plan.late_by)
+            self._runs[retry.id] = retry
+            claims.append(Claim(task, retry))
         return claims, given_up
 
     async def renew_leases(
@@ -200,12 +187,8 @@ class MemoryTaskStore(TaskStore):
     ) -> Claim:
         """Claim an extra run of the task now."""
         now = require_aware(now, "now")
-        task = self._owned(task_id, owner_id)
-        if task.status in (TaskStatus.CANCELLED, TaskStatus.RUNNING):
-            raise wrong_state(task, "run")
-        if task.schedule.kind == "once":
-            task = replace(task, status=TaskStatus.RUNNING, next_run=None)
-            self._tasks[task.id] = task
+        task = claimed_now(self._owned(task_id, owner_id))
+        self._tasks[task.id] = task
         run = self._new_run(task.id, now, now, lease, MisfireAction.MANUAL)
         return Claim(task, run)
 
@@ -265,10 +248,7 @@ class MemoryTaskStore(TaskStore):
     def _claim_one(self, task: Task, now: datetime, lease: timedelta) -> Claim | None:
         assert task.next_run is not None
         plan = plan_claim(task.schedule, task.next_run, task.misfire, now)
-        if task.schedule.kind == "once":
-            status = TaskStatus.RUNNING if plan.run_for is not None else TaskStatus.DONE
-        else:
-            status = TaskStatus.ACTIVE if plan.next_run is not None else TaskStatus.DONE
+        status = claimed_status(task.schedule, plan)
         claimed = replace(task, status=status, next_run=plan.next_run)
         self._tasks[task.id] = claimed
         if plan.skipped_from is not None:
@@ -287,7 +267,9 @@ class MemoryTaskStore(TaskStore):
         self._runs[run.id] = run
         return Claim(claimed, run)
 
-    def _skip_retry(self, task: Task, run: TaskRun, now: datetime, late_by: timedelta) -> None:
+    def _skip_retry(
+        self, task: Task, run: TaskRun, now: datetime, late_by: timedelta | None
+    ) -> None:
         """Record the retry as skipped (misfire policy); a one-time task ends DONE."""
         skip = self._new_run(
             task.id, run.scheduled_for, now, None, MisfireAction.SKIPPED, attempt=2
@@ -295,8 +277,7 @@ class MemoryTaskStore(TaskStore):
         self._runs[skip.id] = replace(
             skip, status=RunStatus.SKIPPED, late_by=late_by, finished_at=now
         )
-        if task.status is TaskStatus.RUNNING:
-            self._tasks[task.id] = replace(task, status=TaskStatus.DONE, next_run=None)
+        self._tasks[task.id] = after_skipped_retry(task)
 
     def _new_run(
         self,
@@ -337,30 +318,22 @@ class MemoryTaskStore(TaskStore):
         task = self._tasks.get(outcome.task_id)
         if task is None:
             return FinishedRun(outcome.run_id, outcome.task_id, None, 0)
-        failures = failures_after(task.consecutive_failures, outcome.status)
-        status, next_run = task.status, task.next_run
-        if status is TaskStatus.RUNNING:
-            status = TaskStatus.DONE if outcome.retry_at is None else TaskStatus.ACTIVE
-            next_run = outcome.retry_at
-        disabled = (
-            max_failures is not None
-            and outcome.status.is_failure
-            and status is TaskStatus.ACTIVE
-            and failures >= max_failures
+        after = after_run(
+            task.status, task.consecutive_failures, outcome, max_failures=max_failures
         )
         task = replace(
             task,
-            status=TaskStatus.DISABLED if disabled else status,
-            status_reason=failure_reason(failures, outcome.error)
-            if disabled
-            else task.status_reason,
-            next_run=next_run,
+            status=after.status,
+            next_run=task.next_run if after.next_run is UNSET else after.next_run,
+            status_reason=(
+                task.status_reason if after.status_reason is UNSET else after.status_reason
+            ),
             last_run=outcome.finished_at,
             run_count=task.run_count + 1,
-            consecutive_failures=failures,
+            consecutive_failures=after.consecutive_failures,
         )
         self._tasks[task.id] = task
-        return FinishedRun(outcome.run_id, task.id, task.status, failures, disabled)
+        return after.finished(outcome)
 
 
 def _listing_key(task: Task) -> tuple[tuple[int, float], datetime, str]:

@@ -1,15 +1,17 @@
 """Misfire decisions: what a claim does with a due task, as a pure function of the time.
 
-Both stores call ``plan_claim`` inside their claim transaction, so the SQLite and the in-memory
-store decide identically and the decision is recorded in the same step as the claim.
+Both stores call ``plan_claim`` (and ``plan_reclaim`` for runs whose lease ran out) inside
+their claim transaction, so the SQLite and the in-memory store decide identically and the
+decision is recorded in the same step as the claim.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import Enum
 
-from tasks.models import MisfireAction, MisfirePolicy, MisfireRule
+from tasks.models import MisfireAction, MisfirePolicy, MisfireRule, Task, TaskRun, TaskStatus
 from tasks.schedule.model import Schedule
 
 # Walking more missed occurrences than this (an "every minute" task down for months) stops
@@ -94,24 +96,40 @@ def _plan_skip(
     return ClaimPlan(None, MisfireAction.SKIPPED, now - latest, 0, due, count, following)
 
 
-def retry_lateness(rule: MisfireRule, scheduled_for: datetime, now: datetime) -> timedelta | None:
-    """How late a retry starting at ``now`` is, when later than the grace period allows.
+class Reclaim(Enum):
+    """What becomes of a claimed run whose lease ran out (its process stopped)."""
 
-    A retry comes after its first attempt's lease ran out, so it may well be late; it is
-    then delivered marked late, like any other run that missed its time.
+    RETRY = "retry"  # claimed again as attempt 2, marked late when it is
+    SKIP = "skip"  # the SKIP misfire policy says not to run it this late: recorded as skipped
+    GIVE_UP = "give_up"  # a second attempt, or its task was cancelled: recorded as failed
+
+
+@dataclass(frozen=True, slots=True)
+class ReclaimPlan:
+    """What a reclaim does with one expired run.
+
+    Attributes:
+        action: Retry, skip or give up.
+        late_by: How late the retry (or the skipped retry) is, when later than the grace.
     """
-    return _lateness(scheduled_for, rule, now)
+
+    action: Reclaim
+    late_by: timedelta | None = None
 
 
-def retry_skipped(rule: MisfireRule, scheduled_for: datetime, now: datetime) -> timedelta | None:
-    """How late a retry at ``now`` would be, when the SKIP policy says not to make it at all.
+def plan_reclaim(task: Task, run: TaskRun, now: datetime) -> ReclaimPlan:
+    """Decide what becomes of ``run`` of ``task``, whose lease ran out before ``now``.
 
-    A retry is a run that missed its time like any other: beyond the grace period a task
-    with the SKIP policy ("lights off at 1 am") is not run late; ``None`` means retry.
+    A retry is a run that missed its time like any other: it is delivered marked late, and
+    beyond the grace period a task with the SKIP policy ("lights off at 1 am") is not run
+    late at all.
     """
-    if rule.policy is not MisfirePolicy.SKIP:
-        return None
-    return _lateness(scheduled_for, rule, now)
+    if run.attempt != 1 or task.status is TaskStatus.CANCELLED:
+        return ReclaimPlan(Reclaim.GIVE_UP)
+    late = _lateness(run.scheduled_for, task.misfire, now)
+    if late is not None and task.misfire.policy is MisfirePolicy.SKIP:
+        return ReclaimPlan(Reclaim.SKIP, late)
+    return ReclaimPlan(Reclaim.RETRY, late)
 
 
 def _walk_missed(

@@ -3,16 +3,18 @@
 Each function here is the whole body of one store operation and runs on the connection's
 thread inside the transaction ``TaskDatabase.write`` opened (``BEGIN IMMEDIATE``), so two
 connections never claim the same scheduled run: the claim's update is also conditional on the
-``next_run`` that was read. Every query is parameterised.
+``next_run`` that was read. Every query is parameterised. What a claim or a finished run does
+to a task is decided by the pure functions of ``planning`` and ``transitions``, which the
+in-memory store calls too; here their decisions are read from rows and written back.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from tasks.models import (
     Claim,
@@ -24,9 +26,8 @@ from tasks.models import (
     TaskRun,
     TaskStatus,
 )
-from tasks.schedule.model import Schedule
-from tasks.store.base import LEASE_LOST_ERROR, GivenUp, failure_reason, not_found, wrong_state
-from tasks.store.planning import ClaimPlan, plan_claim, retry_lateness, retry_skipped
+from tasks.store.base import LEASE_LOST_ERROR, UNSET, GivenUp, not_found
+from tasks.store.planning import ClaimPlan, Reclaim, plan_claim, plan_reclaim
 from tasks.store.sqlite.schema import (
     RUN_COLUMNS,
     TASK_COLUMNS,
@@ -38,8 +39,16 @@ from tasks.store.sqlite.schema import (
     to_db,
     to_db_opt,
 )
+from tasks.store.transitions import (
+    AfterRun,
+    after_run,
+    after_skipped_retry,
+    claimed_now,
+    claimed_status,
+)
 
 Row = tuple[Any, ...]
+T = TypeVar("T")
 IN_CHUNK = 500
 
 _INSERT_RUN = (
@@ -54,18 +63,13 @@ _FINISH_RUN = (
     "UPDATE task_runs SET status = ?, started_at = ?, finished_at = ?, result = ?, error = ?, "
     "lease_until = NULL WHERE id = ?"
 )
-# ?2: 0 resets the failure count, 1 adds one, 2 keeps it. ?3: the retry time (NULL: a
-# RUNNING one-time task becomes DONE; else it is ACTIVE again, due then). SET expressions
-# read the row as it was before the update.
-_FINISH_TASK = (
-    "UPDATE scheduled_tasks SET last_run = ?1, run_count = run_count + 1, "
-    "consecutive_failures = CASE ?2 WHEN 0 THEN 0 WHEN 1 THEN consecutive_failures + 1 "
-    "ELSE consecutive_failures END, "
-    "status = CASE WHEN status <> 'running' THEN status WHEN ?3 IS NULL THEN 'done' "
-    "ELSE 'active' END, "
-    "enabled = CASE WHEN status = 'running' AND ?3 IS NOT NULL THEN 1 ELSE enabled END, "
-    "next_run = CASE WHEN status = 'running' AND ?3 IS NOT NULL THEN ?3 ELSE next_run END "
-    "WHERE id = ?4"
+_TASK_STATE = (
+    "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, status_reason = ?, "
+    "consecutive_failures = ? WHERE id = ?"
+)
+_TASK_AFTER_RUNS = (
+    "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, status_reason = ?, "
+    "consecutive_failures = ?, run_count = ?, last_run = ? WHERE id = ?"
 )
 
 
@@ -99,7 +103,7 @@ def claim_due(
         due_text = row[11]
         due = datetime.fromisoformat(due_text)
         plan = plan_claim(schedule, due, cached_rule(row[8], row[9]), now)
-        status = _claimed_status(schedule, plan)
+        status = claimed_status(schedule, plan)
         task_updates.append(
             (status.value, int(status is TaskStatus.ACTIVE), to_db_opt(plan.next_run),
              row[0], due_text)
@@ -136,23 +140,22 @@ def reclaim_expired(
         task_row = owned_row(conn, expired.task_id, None)
         assert task_row is not None, "task_runs.task_id references scheduled_tasks"
         task = task_from_row(task_row)
-        if expired.attempt == 1 and task.status is not TaskStatus.CANCELLED:
-            skipped_late = retry_skipped(task.misfire, expired.scheduled_for, now)
-            if skipped_late is None:
-                claims.append(_retry(conn, task, expired, now, lease))
-            else:
-                _skip_retry(conn, task, expired, now, skipped_late)
-        else:
+        plan = plan_reclaim(task, expired, now)
+        if plan.action is Reclaim.GIVE_UP:
             given_up.append(_give_up(conn, task, expired, now))
+            continue
+        _abandon(conn, expired)
+        if plan.action is Reclaim.SKIP:
+            _skip_retry(conn, task, expired, now, plan.late_by)
+        else:
+            claims.append(_retry(conn, task, expired, now, lease, plan.late_by))
     return claims, given_up
 
 
 def renew_leases(conn: sqlite3.Connection, run_ids: Sequence[int], until: str) -> set[int]:
     """Extend the leases of the runs still claimed to ``until``; return their ids."""
     renewed: set[int] = set()
-    for start in range(0, len(run_ids), IN_CHUNK):
-        chunk = run_ids[start : start + IN_CHUNK]
-        marks = ", ".join("?" * len(chunk))
+    for chunk, marks in chunked(run_ids):
         rows = conn.execute(
             "UPDATE task_runs SET lease_until = max(lease_until, ?) "
             f"WHERE status = 'claimed' AND id IN ({marks}) RETURNING id",
@@ -169,16 +172,10 @@ def claim_now(
     row = owned_row(conn, task_id, owner_id)
     if row is None:
         raise not_found(task_id)
-    task = task_from_row(row)
-    if task.status in (TaskStatus.CANCELLED, TaskStatus.RUNNING):
-        raise wrong_state(task, "run")
-    if task.schedule.kind == "once":
-        task = replace(task, status=TaskStatus.RUNNING, next_run=None)
-        conn.execute(
-            "UPDATE scheduled_tasks SET status = 'running', enabled = 0, next_run = NULL "
-            "WHERE id = ?",
-            (task.id,),
-        )
+    stored = task_from_row(row)
+    task = claimed_now(stored)
+    if task is not stored:
+        store_state(conn, task)
     run = _new_run(task.id, now, now, lease, MisfireAction.MANUAL, _max_run_id(conn))
     conn.execute(_INSERT_RUN, _run_row(run))
     return Claim(task, run)
@@ -195,20 +192,54 @@ def next_wakeup(conn: sqlite3.Connection) -> datetime | None:
 
 
 def finish_runs(
-    conn: sqlite3.Connection, outcomes: Sequence[RunOutcome], max_failures: int
+    conn: sqlite3.Connection, outcomes: Sequence[RunOutcome], max_failures: int | None
 ) -> list[FinishedRun]:
-    """Record outcomes and update their tasks (see the store)."""
-    _record_outcomes(conn, outcomes)
-    disabled = _disable_failing(conn, outcomes, max_failures)
-    states = _task_states(conn, {o.task_id for o in outcomes})
-    finished = []
-    for outcome in outcomes:
-        status, failures = states.get(outcome.task_id, (None, 0))
-        was_disabled = disabled.get(outcome.task_id) == outcome.run_id
-        finished.append(
-            FinishedRun(outcome.run_id, outcome.task_id, status, failures, was_disabled)
-        )
+    """Record outcomes and update their tasks, one outcome after the other (see the store).
+
+    ``max_failures`` is ``None`` for runs given up, whose failure never disables a task.
+    """
+    ended = [to_db(o.finished_at) for o in outcomes]
+    conn.executemany(
+        _FINISH_RUN,
+        [
+            (o.status.value, to_db(o.started_at), end, o.result, o.error, o.run_id)
+            for o, end in zip(outcomes, ended, strict=True)
+        ],
+    )
+    tasks = _finishing(conn, sorted({o.task_id for o in outcomes}))
+    finished: list[FinishedRun] = []
+    for outcome, end in zip(outcomes, ended, strict=True):
+        task = tasks.get(outcome.task_id)
+        if task is None:
+            finished.append(FinishedRun(outcome.run_id, outcome.task_id, None, 0))
+            continue
+        after = after_run(task.status, task.failures, outcome, max_failures=max_failures)
+        task.apply(after, end)
+        finished.append(after.finished(outcome))
+    conn.executemany(_TASK_AFTER_RUNS, [task.row(task_id) for task_id, task in tasks.items()])
     return finished
+
+
+def store_state(conn: sqlite3.Connection, task: Task) -> None:
+    """Write the task's status (and ``enabled``), next run, reason and failure count."""
+    conn.execute(
+        _TASK_STATE,
+        (
+            task.status.value,
+            int(task.enabled),
+            to_db_opt(task.next_run),
+            task.status_reason,
+            task.consecutive_failures,
+            task.id,
+        ),
+    )
+
+
+def chunked(values: Sequence[T]) -> Iterator[tuple[Sequence[T], str]]:
+    """Split ``values`` for ``IN (...)`` lists: each chunk with its ``?, ?, ...`` marks."""
+    for start in range(0, len(values), IN_CHUNK):
+        chunk = values[start : start + IN_CHUNK]
+        yield chunk, ", ".join("?" * len(chunk))
 
 
 def history(conn: sqlite3.Connection, task_id: str, owner_id: str, limit: int) -> list[TaskRun]:
@@ -230,44 +261,44 @@ def _abandon(conn: sqlite3.Connection, expired: TaskRun) -> None:
 
 
 def _skip_retry(
-    conn: sqlite3.Connection, task: Task, expired: TaskRun, now: datetime, late_by: timedelta
+    conn: sqlite3.Connection,
+    task: Task,
+    expired: TaskRun,
+    now: datetime,
+    late_by: timedelta | None,
 ) -> None:
     """Record the retry as skipped (misfire policy); a one-time task ends DONE."""
-    _abandon(conn, expired)
     run = _new_run(
         task.id, expired.scheduled_for, now, timedelta(0), MisfireAction.SKIPPED,
         _max_run_id(conn), attempt=2,
     )  # fmt: skip
     run = replace(run, status=RunStatus.SKIPPED, late_by=late_by, lease_until=None, finished_at=now)
     conn.execute(_INSERT_RUN, _run_row(run))
-    conn.execute(
-        "UPDATE scheduled_tasks SET status = 'done', enabled = 0, next_run = NULL "
-        "WHERE id = ? AND status = 'running'",
-        (task.id,),
-    )
+    done = after_skipped_retry(task)
+    if done is not task:
+        store_state(conn, done)
 
 
 def _retry(
-    conn: sqlite3.Connection, task: Task, expired: TaskRun, now: datetime, lease: timedelta
+    conn: sqlite3.Connection,
+    task: Task,
+    expired: TaskRun,
+    now: datetime,
+    lease: timedelta,
+    late_by: timedelta | None,
 ) -> Claim:
-    _abandon(conn, expired)
     run = _new_run(
-        task.id,
-        expired.scheduled_for,
-        now,
-        lease,
-        MisfireAction.RETRY,
-        _max_run_id(conn),
+        task.id, expired.scheduled_for, now, lease, MisfireAction.RETRY, _max_run_id(conn),
         attempt=2,
-    )
-    run = replace(run, late_by=retry_lateness(task.misfire, expired.scheduled_for, now))
+    )  # fmt: skip
+    run = replace(run, late_by=late_by)
     conn.execute(_INSERT_RUN, _run_row(run))
     return Claim(task, run)
 
 
 def _give_up(conn: sqlite3.Connection, task: Task, expired: TaskRun, now: datetime) -> GivenUp:
     outcome = RunOutcome(expired.id, task.id, RunStatus.FAILED, now, now, error=LEASE_LOST_ERROR)
-    _record_outcomes(conn, [outcome])
+    finish_runs(conn, [outcome], max_failures=None)
     row = owned_row(conn, task.id, None)
     assert row is not None, "the task was read in this transaction"
     run = replace(
@@ -286,72 +317,48 @@ def _max_run_id(conn: sqlite3.Connection) -> int:
     return int(row[0])
 
 
-def _record_outcomes(conn: sqlite3.Connection, outcomes: Sequence[RunOutcome]) -> None:
-    conn.executemany(
-        _FINISH_RUN,
-        [
-            (o.status.value, to_db(o.started_at), to_db(o.finished_at), o.result, o.error, o.run_id)
-            for o in outcomes
-        ],
-    )
-    conn.executemany(
-        _FINISH_TASK,
-        [
-            (to_db(o.finished_at), _failure_step(o.status), to_db_opt(o.retry_at), o.task_id)
-            for o in outcomes
-        ],
-    )
+class _Finishing:
+    """A task's row while a batch of its runs is finished (one write per task at the end)."""
+
+    __slots__ = ("failures", "last_run", "next_run", "run_count", "status", "status_reason")
+
+    def __init__(self, row: Row) -> None:
+        self.status = TaskStatus(row[1])
+        self.next_run: str | None = row[2]
+        self.status_reason: str | None = row[3]
+        self.failures: int = row[4]
+        self.run_count: int = row[5]
+        self.last_run: str | None = row[6]
+
+    def apply(self, after: AfterRun, finished_at: str) -> None:
+        """Take in what one finished run did."""
+        self.status = after.status
+        self.failures = after.consecutive_failures
+        if after.next_run is not UNSET:
+            self.next_run = to_db_opt(after.next_run)
+        if after.status_reason is not UNSET:
+            self.status_reason = after.status_reason
+        self.run_count += 1
+        self.last_run = finished_at
+
+    def row(self, task_id: str) -> Row:
+        """The parameters of ``_TASK_AFTER_RUNS``."""
+        return (
+            self.status.value, int(self.status is TaskStatus.ACTIVE), self.next_run,
+            self.status_reason, self.failures, self.run_count, self.last_run, task_id,
+        )  # fmt: skip
 
 
-def _disable_failing(
-    conn: sqlite3.Connection, outcomes: Sequence[RunOutcome], max_failures: int
-) -> dict[str, int]:
-    """Disable live tasks that reached ``max_failures``; return task id -> the run that did it."""
-    disabled: dict[str, int] = {}
-    for outcome in outcomes:
-        if not outcome.status.is_failure or outcome.task_id in disabled:
-            continue
-        row = conn.execute(
-            "SELECT consecutive_failures FROM scheduled_tasks "
-            "WHERE id = ? AND status = 'active' AND consecutive_failures >= ?",
-            (outcome.task_id, max_failures),
-        ).fetchone()
-        if row is not None:
-            conn.execute(
-                "UPDATE scheduled_tasks SET status = 'disabled', enabled = 0, status_reason = ? "
-                "WHERE id = ?",
-                (failure_reason(int(row[0]), outcome.error), outcome.task_id),
-            )
-            disabled[outcome.task_id] = outcome.run_id
-    return disabled
-
-
-def _task_states(
-    conn: sqlite3.Connection, task_ids: Collection[str]
-) -> dict[str, tuple[TaskStatus, int]]:
-    ids = sorted(task_ids)
-    states: dict[str, tuple[TaskStatus, int]] = {}
-    for start in range(0, len(ids), IN_CHUNK):
-        chunk = ids[start : start + IN_CHUNK]
-        marks = ", ".join("?" * len(chunk))
+def _finishing(conn: sqlite3.Connection, task_ids: Sequence[str]) -> dict[str, _Finishing]:
+    tasks: dict[str, _Finishing] = {}
+    for chunk, marks in chunked(task_ids):
         rows = conn.execute(
-            f"SELECT id, status, consecutive_failures FROM scheduled_tasks WHERE id IN ({marks})",
+            "SELECT id, status, next_run, status_reason, consecutive_failures, run_count, "
+            f"last_run FROM scheduled_tasks WHERE id IN ({marks})",
             chunk,
         ).fetchall()
-        states.update({r[0]: (TaskStatus(r[1]), int(r[2])) for r in rows})
-    return states
-
-
-def _failure_step(status: RunStatus) -> int:
-    if status is RunStatus.SUCCEEDED:
-        return 0
-    return 1 if status.is_failure else 2
-
-
-def _claimed_status(schedule: Schedule, plan: ClaimPlan) -> TaskStatus:
-    if schedule.kind == "once":
-        return TaskStatus.RUNNING if plan.run_for is not None else TaskStatus.DONE
-    return TaskStatus.ACTIVE if plan.next_run is not None else TaskStatus.DONE
+        tasks.update((r[0], _Finishing(r)) for r in rows)
+    return tasks
 
 
 class _ClaimBatch:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -29,11 +28,11 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found, wrong_state
+from tasks.store.base import GivenUp, TaskChange, TaskStore, not_found
 from tasks.store.sqlite import runs
 from tasks.store.sqlite.checkpoint import WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
-from tasks.store.sqlite.runs import IN_CHUNK, Row, owned_row
+from tasks.store.sqlite.runs import Row, chunked, owned_row, store_state
 from tasks.store.sqlite.schema import (
     COMPONENT,
     MIGRATIONS,
@@ -42,8 +41,8 @@ from tasks.store.sqlite.schema import (
     SchemaError,
     task_from_row,
     to_db,
-    to_db_opt,
 )
+from tasks.store.transitions import changed
 
 __all__ = ["SqliteTaskStore", "TaskStoreError"]
 
@@ -276,9 +275,7 @@ def _free_ids(conn: sqlite3.Connection, count: int, new_id: Callable[[], str]) -
 
 def _existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
     taken: set[str] = set()
-    for start in range(0, len(ids), IN_CHUNK):
-        chunk = ids[start : start + IN_CHUNK]
-        marks = ", ".join("?" * len(chunk))
+    for chunk, marks in chunked(ids):
         rows = conn.execute(f"SELECT id FROM scheduled_tasks WHERE id IN ({marks})", chunk)
         taken.update(r[0] for r in rows)
     return taken
@@ -295,28 +292,8 @@ def _update_task(
     row = owned_row(conn, task_id, owner_id)
     if row is None:
         raise not_found(task_id)
-    task = task_from_row(row)
-    if task.status not in allowed_from:
-        raise wrong_state(task, action)
-    updated = replace(
-        task,
-        status=task.status if change.status is UNSET else change.status,
-        next_run=task.next_run if change.next_run is UNSET else change.next_run,
-        status_reason=task.status_reason if change.status_reason is UNSET else change.status_reason,
-        consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
-    )
-    conn.execute(
-        "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, "
-        "status_reason = ?, consecutive_failures = ? WHERE id = ?",
-        (
-            updated.status.value,
-            int(updated.enabled),
-            to_db_opt(updated.next_run),
-            updated.status_reason,
-            updated.consecutive_failures,
-            task_id,
-        ),
-    )
+    updated = changed(task_from_row(row), change, allowed_from=allowed_from, action=action)
+    store_state(conn, updated)
     return updated
 
 
