@@ -1,9 +1,11 @@
-"""What every package stands on and none owns: the clock and secret redaction.
+"""What every package stands on and none owns: the clock, secret redaction, the lifecycle of
+long-lived objects, and one SQLite connection on its own thread with its migration runner.
 
 ``common`` imports nothing from the project; every other package may import it.
 """
 
 from common.clock import Clock, ManualClock, SystemClock, require_aware
+from common.lifecycle import AsyncLifecycle
 from common.redaction import (
     REDACTED,
     RedactUrlFilter,
@@ -14,15 +16,20 @@ from common.redaction import (
     redact_url,
     scrub,
 )
+from common.sqlite import Failures, SqliteDatabase, migrate
 
 __all__ = [
     "REDACTED",
+    "AsyncLifecycle",
     "Clock",
+    "Failures",
     "ManualClock",
     "RedactUrlFilter",
+    "SqliteDatabase",
     "SystemClock",
     "install_log_redaction",
     "is_secret_name",
+    "migrate",
     "redact_headers",
     "redact_secrets",
     "redact_url",

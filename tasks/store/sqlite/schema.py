@@ -3,7 +3,8 @@
 Instants are stored as fixed-width UTC ISO 8601 text (``2026-03-01T09:00:00.000000+00:00``),
 which sorts like the instants it names, so ``next_run`` is indexable and ``WHERE next_run = ?``
 compares exactly. Durations are REAL seconds. The version lives in ``schema_versions`` (shared
-with the other packages, one row per component).
+with the other packages, one row per component); ``migrate`` runs ``MIGRATIONS`` through the
+runner in ``common.sqlite``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from tasks.models import (
     TaskStatus,
 )
 from tasks.schedule.model import Schedule, schedule_from_json
+from tasks.store.sqlite.db import TaskDatabase
 
 COMPONENT = "tasks"
 
@@ -88,6 +90,16 @@ RUN_COLUMNS = (
 
 class SchemaError(TaskError):
     """The database holds a task schema this program cannot use."""
+
+
+async def migrate(db: TaskDatabase) -> int:
+    """Bring the task tables up to ``SCHEMA_VERSION``; return the version found before.
+
+    Raises:
+        SchemaError: when the file holds a newer task schema than this program knows.
+        TaskStoreError: when SQLite fails.
+    """
+    return await db.migrate(component=COMPONENT, migrations=MIGRATIONS, error=SchemaError)
 
 
 def to_db(instant: datetime) -> str:

@@ -1,10 +1,10 @@
 """The SQLite task store: its own connection to the shared database file, on its own thread.
 
 Each operation is one synchronous function run on the connection's thread (see
-``tasks.sqlite_db``): a write is one ``BEGIN IMMEDIATE`` transaction, so claims read the due
+``common.sqlite``): a write is one ``BEGIN IMMEDIATE`` transaction, so claims read the due
 tasks and update them atomically, and the update is conditional on the ``next_run`` that was
 read, so two stores on one file never claim the same scheduled run. The run ledger's
-transactions live in ``tasks.sqlite_runs``; the task rows' own ones are here.
+transactions live in ``runs``; the task rows' own ones are here.
 """
 
 from __future__ import annotations
@@ -34,11 +34,8 @@ from tasks.store.sqlite.checkpoint import WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
 from tasks.store.sqlite.runs import Row, chunked, owned_row, store_state
 from tasks.store.sqlite.schema import (
-    COMPONENT,
-    MIGRATIONS,
-    SCHEMA_VERSION,
     TASK_COLUMNS,
-    SchemaError,
+    migrate,
     task_from_row,
     to_db,
 )
@@ -83,7 +80,7 @@ class SqliteTaskStore(TaskStore):
             return
         await self._db.open()
         try:
-            await self._write(functools.partial(_migrate, path=self.path))
+            await migrate(self._db)
             await self._checkpointer.open()
         except BaseException:
             await self._db.close()
@@ -295,31 +292,6 @@ def _update_task(
     updated = changed(task_from_row(row), change, allowed_from=allowed_from, action=action)
     store_state(conn, updated)
     return updated
-
-
-def _migrate(conn: sqlite3.Connection, path: Path) -> None:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_versions ("
-        " component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
-    )
-    row = conn.execute(
-        "SELECT version FROM schema_versions WHERE component = ?", (COMPONENT,)
-    ).fetchone()
-    found = int(row[0]) if row else 0
-    if found > SCHEMA_VERSION:
-        raise SchemaError(
-            f"the database {str(path)!r} has task schema version {found}, newer than this "
-            f"program's {SCHEMA_VERSION}; upgrade the program or use another data directory"
-        )
-    for statements in MIGRATIONS[found:]:
-        for statement in statements:
-            conn.execute(statement)
-    if found < SCHEMA_VERSION:
-        conn.execute(
-            "INSERT INTO schema_versions (component, version) VALUES (?, ?) "
-            "ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-            (COMPONENT, SCHEMA_VERSION),
-        )
 
 
 def _draft_row(draft: TaskDraft) -> Row:
