@@ -16,7 +16,7 @@ from common.redaction import (
     redact_url,
     scrub,
 )
-from common.sqlite import Failures, SqliteDatabase, migrate
+from common.sqlite import Failures, SqliteDatabase, from_db_time, migrate, to_db_time
 
 __all__ = [
     "REDACTED",
@@ -27,6 +27,7 @@ __all__ = [
     "RedactUrlFilter",
     "SqliteDatabase",
     "SystemClock",
+    "from_db_time",
     "install_log_redaction",
     "is_secret_name",
     "migrate",
@@ -35,4 +36,5 @@ __all__ = [
     "redact_url",
     "require_aware",
     "scrub",
+    "to_db_time",
 ]

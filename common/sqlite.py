@@ -24,6 +24,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -279,6 +280,28 @@ def migrate(
             (component, latest),
         )
     return found
+
+
+def to_db_time(
+    instant: datetime, *, what: str = "time", error: Callable[[str], Exception] = ValueError
+) -> str:
+    """Return ``instant`` as fixed-width UTC ISO 8601 text, which sorts like the instants it
+    names (``2026-03-01T09:00:00.000000+00:00``), so stored instants index and compare exactly.
+
+    Raises:
+        Exception: ``error``'s (``ValueError`` by default) when ``instant`` has no time zone.
+    """
+    if instant.tzinfo is None or instant.utcoffset() is None:
+        raise error(
+            f"the {what} {instant.isoformat()!r} has no time zone; pass an aware datetime "
+            "such as datetime.now(UTC)"
+        )
+    return instant.astimezone(UTC).isoformat(timespec="microseconds")
+
+
+def from_db_time(text: str) -> datetime:
+    """Return the aware UTC instant stored as ``text`` by ``to_db_time``."""
+    return datetime.fromisoformat(text)
 
 
 def _abandon(conn: sqlite3.Connection) -> None:

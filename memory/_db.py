@@ -8,33 +8,26 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from common import Failures, SqliteDatabase
+from common import Failures, SqliteDatabase, from_db_time
+from common import to_db_time as _to_db_time
 from memory.errors import MemoryInputError, MemoryStoreError, StoreClosedError
 
 Params = Sequence[Any]
 
+__all__ = ["Database", "Session", "from_db_time", "to_db_time"]
+
 
 def to_db_time(moment: datetime, *, what: str = "time") -> str:
-    """Return ``moment`` as fixed-width UTC ISO text, which sorts like the instants it names.
+    """Return ``moment`` as stored (``common.to_db_time``).
 
     Raises:
         MemoryInputError: when ``moment`` has no time zone.
     """
-    if moment.tzinfo is None or moment.utcoffset() is None:
-        raise MemoryInputError(
-            f"the {what} {moment.isoformat()!r} has no time zone; pass an aware datetime "
-            "such as datetime.now(UTC)"
-        )
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
-
-
-def from_db_time(text: str) -> datetime:
-    """Return the aware UTC datetime stored as ``text`` by ``to_db_time``."""
-    return datetime.fromisoformat(text)
+    return _to_db_time(moment, what=what, error=MemoryInputError)
 
 
 class Session:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 
-from common import Clock, SystemClock
+from common import AsyncLifecycle, Clock, SystemClock
 from memory._db import Database
 from memory._validate import MAX_LIMIT
 from memory.approvals import ApprovalRepository
@@ -27,7 +26,7 @@ from memory.users import UserRepository
 from tools import ApprovalRequest, ApprovalStatus
 
 
-class MemoryStore:
+class MemoryStore(AsyncLifecycle):
     """Conversations, notes, users and approval requests in one SQLite file.
 
     The file may be shared with other stores (the task store opens its own connection):
@@ -90,16 +89,10 @@ class MemoryStore:
         if self._db is not None:
             await self._db.close()
 
-    async def __aenter__(self) -> MemoryStore:
+    async def _enter(self) -> None:
         await self.start()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.close()
 
     @property

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 
 from common.clock import Clock
@@ -94,15 +93,7 @@ class RunExecutor:
         (run,) = self.start([claim])
         outcome = await run
         await self._ledger.flush()
-        return replace(
-            claim.run,
-            status=outcome.status,
-            started_at=outcome.started_at,
-            finished_at=outcome.finished_at,
-            result=outcome.result,
-            error=outcome.error,
-            lease_until=None,
-        )
+        return claim.run.ended(outcome)
 
     async def settle(self, runs: Sequence[asyncio.Task[RunOutcome]]) -> None:
         """Wait until ``runs`` finished and their outcomes are in the ledger."""

@@ -10,14 +10,14 @@ All instants are timezone-aware; the stores return them in UTC.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
-from types import TracebackType
 from typing import Final, Literal, TypeAlias
 
+from common import AsyncLifecycle
 from tasks.errors import TaskNotFoundError, TaskStateError
 from tasks.models import (
     Claim,
@@ -67,19 +67,13 @@ class GivenUp:
 LEASE_LOST_ERROR = "the run did not finish before its lease ran out (the process stopped)"
 
 
-class TaskStore(ABC):
-    """Where tasks and their runs are kept."""
+class TaskStore(AsyncLifecycle):
+    """Where tasks and their runs are kept (``async with`` opens and closes the store)."""
 
-    async def __aenter__(self) -> TaskStore:
+    async def _enter(self) -> None:
         await self.open()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.close()
 
     @abstractmethod

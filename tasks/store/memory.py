@@ -7,9 +7,10 @@ which is what the SQLite store gets from its transactions.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from common.clock import require_aware
 from tasks.errors import TaskError
@@ -35,6 +36,7 @@ from tasks.store.transitions import (
     claimed_status,
 )
 
+T = TypeVar("T")
 _FAR_FUTURE_KEY = (1, 0.0)
 _ID_DRAWS = 64
 
@@ -108,17 +110,7 @@ class MemoryTaskStore(TaskStore):
     ) -> list[Claim]:
         """Claim due tasks, earliest first, applying each one's misfire plan."""
         now = require_aware(now, "now")
-        horizon = now + ahead
-        due = sorted(
-            (
-                t
-                for t in self._tasks.values()
-                if t.status is TaskStatus.ACTIVE
-                and t.next_run is not None
-                and t.next_run <= horizon
-            ),
-            key=lambda t: (t.next_run, t.id),
-        )[:limit]
+        due = _earliest(self._enabled(), until=now + ahead, limit=limit)
         claims: list[Claim] = []
         for task in due:
             claim = self._claim_one(task, now, lease)
@@ -131,16 +123,7 @@ class MemoryTaskStore(TaskStore):
     ) -> tuple[list[Claim], list[GivenUp]]:
         """Retry or give up runs whose lease ran out."""
         now = require_aware(now, "now")
-        expired = sorted(
-            (
-                r
-                for r in self._runs.values()
-                if r.status is RunStatus.CLAIMED
-                and r.lease_until is not None
-                and r.lease_until <= now
-            ),
-            key=lambda r: (r.lease_until, r.id),
-        )[:limit]
+        expired = _earliest(self._leased(), until=now, limit=limit)
         claims: list[Claim] = []
         given_up: list[GivenUp] = []
         for run in expired:
@@ -159,12 +142,12 @@ class MemoryTaskStore(TaskStore):
             if plan.action is Reclaim.SKIP:
                 self._skip_retry(task, run, now, plan.late_by)
                 continue
-            retry = self._new_run(
-                task.id, run.scheduled_for, now, lease, MisfireAction.RETRY, attempt=2
-            )
-            retry = replace(retry, late_by=plan.late_by)
-            self._runs[retry.id] = retry
-            claims.append(Claim(task, retry))
+            retry = TaskRun.claimed(
+                next(self._run_ids), task.id, run.scheduled_for, now,
+                misfire=MisfireAction.RETRY, lease_until=now + lease, attempt=2,
+                late_by=plan.late_by,
+            )  # fmt: skip
+            claims.append(Claim(task, self._record(retry)))
         return claims, given_up
 
     async def renew_leases(
@@ -189,21 +172,15 @@ class MemoryTaskStore(TaskStore):
         now = require_aware(now, "now")
         task = claimed_now(self._owned(task_id, owner_id))
         self._tasks[task.id] = task
-        run = self._new_run(task.id, now, now, lease, MisfireAction.MANUAL)
-        return Claim(task, run)
+        run = TaskRun.claimed(
+            next(self._run_ids), task.id, now, now,
+            misfire=MisfireAction.MANUAL, lease_until=now + lease,
+        )  # fmt: skip
+        return Claim(task, self._record(run))
 
     async def next_wakeup(self) -> datetime | None:
         """Return the earliest enabled next run or lease expiry."""
-        times = [
-            t.next_run
-            for t in self._tasks.values()
-            if t.status is TaskStatus.ACTIVE and t.next_run is not None
-        ]
-        times += [
-            r.lease_until
-            for r in self._runs.values()
-            if r.status is RunStatus.CLAIMED and r.lease_until is not None
-        ]
+        times = [when for when, _, _ in itertools.chain(self._enabled(), self._leased())]
         return min(times, default=None)
 
     async def finish_runs(
@@ -239,6 +216,22 @@ class MemoryTaskStore(TaskStore):
         self._tasks[task_id] = task
         return task
 
+    def _enabled(self) -> list[tuple[datetime, str, Task]]:
+        """The tasks the timer fires, by next run (what the SQLite store's due index holds)."""
+        return [
+            (t.next_run, t.id, t)
+            for t in self._tasks.values()
+            if t.enabled and t.next_run is not None
+        ]
+
+    def _leased(self) -> list[tuple[datetime, int, TaskRun]]:
+        """The claimed runs, by lease expiry (what the SQLite store's lease index holds)."""
+        return [
+            (r.lease_until, r.id, r)
+            for r in self._runs.values()
+            if r.status is RunStatus.CLAIMED and r.lease_until is not None
+        ]
+
     def _owned(self, task_id: str, owner_id: str) -> Task:
         task = self._tasks.get(task_id)
         if task is None or task.owner_id != owner_id:
@@ -252,69 +245,39 @@ class MemoryTaskStore(TaskStore):
         claimed = replace(task, status=status, next_run=plan.next_run)
         self._tasks[task.id] = claimed
         if plan.skipped_from is not None:
-            skip = self._new_run(task.id, plan.skipped_from, now, None, MisfireAction.SKIPPED)
-            self._runs[skip.id] = replace(
-                skip,
-                status=RunStatus.SKIPPED,
-                missed=plan.skipped - 1,
-                late_by=now - plan.skipped_from,
-                finished_at=now,
-            )
+            skip = TaskRun.skipped(
+                next(self._run_ids), task.id, plan.skipped_from, now,
+                late_by=now - plan.skipped_from, missed=plan.skipped - 1,
+            )  # fmt: skip
+            self._record(skip)
         if plan.run_for is None:
             return None
-        run = self._new_run(task.id, plan.run_for, now, lease, plan.action)
-        run = replace(run, missed=plan.missed, late_by=plan.late_by)
-        self._runs[run.id] = run
-        return Claim(claimed, run)
+        run = TaskRun.claimed(
+            next(self._run_ids), task.id, plan.run_for, now, misfire=plan.action,
+            lease_until=now + lease, missed=plan.missed, late_by=plan.late_by,
+        )  # fmt: skip
+        return Claim(claimed, self._record(run))
 
     def _skip_retry(
         self, task: Task, run: TaskRun, now: datetime, late_by: timedelta | None
     ) -> None:
         """Record the retry as skipped (misfire policy); a one-time task ends DONE."""
-        skip = self._new_run(
-            task.id, run.scheduled_for, now, None, MisfireAction.SKIPPED, attempt=2
+        skip = TaskRun.skipped(
+            next(self._run_ids), task.id, run.scheduled_for, now, late_by=late_by, attempt=2
         )
-        self._runs[skip.id] = replace(
-            skip, status=RunStatus.SKIPPED, late_by=late_by, finished_at=now
-        )
+        self._record(skip)
         self._tasks[task.id] = after_skipped_retry(task)
 
-    def _new_run(
-        self,
-        task_id: str,
-        scheduled_for: datetime,
-        now: datetime,
-        lease: timedelta | None,
-        action: MisfireAction,
-        *,
-        attempt: int = 1,
-    ) -> TaskRun:
-        run = TaskRun(
-            id=next(self._run_ids),
-            task_id=task_id,
-            scheduled_for=scheduled_for,
-            claimed_at=now,
-            status=RunStatus.CLAIMED,
-            misfire=action,
-            attempt=attempt,
-            lease_until=None if lease is None else now + lease,
-        )
+    def _record(self, run: TaskRun) -> TaskRun:
+        """Add a new ledger row."""
         self._runs[run.id] = run
-        self._runs_of.setdefault(task_id, []).append(run.id)
+        self._runs_of.setdefault(run.task_id, []).append(run.id)
         return run
 
     def _finish(self, outcome: RunOutcome, *, max_failures: int | None) -> FinishedRun:
         run = self._runs.get(outcome.run_id)
         if run is not None:
-            self._runs[run.id] = replace(
-                run,
-                status=outcome.status,
-                started_at=outcome.started_at,
-                finished_at=outcome.finished_at,
-                result=outcome.result,
-                error=outcome.error,
-                lease_until=None,
-            )
+            self._runs[run.id] = run.ended(outcome)
         task = self._tasks.get(outcome.task_id)
         if task is None:
             return FinishedRun(outcome.run_id, outcome.task_id, None, 0)
@@ -334,6 +297,14 @@ class MemoryTaskStore(TaskStore):
         )
         self._tasks[task.id] = task
         return after.finished(outcome)
+
+
+def _earliest(
+    entries: Iterable[tuple[datetime, str | int, T]], *, until: datetime, limit: int
+) -> list[T]:
+    """The first ``limit`` items due by ``until``, earliest first (ties by id)."""
+    due = sorted((e for e in entries if e[0] <= until), key=lambda e: (e[0], e[1]))
+    return [item for _, _, item in due[:limit]]
 
 
 def _listing_key(task: Task) -> tuple[tuple[int, float], datetime, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
+from typing import NamedTuple
 
 from tasks.models import MisfireAction, MisfirePolicy, MisfireRule, Task, TaskRun, TaskStatus
 from tasks.schedule.model import Schedule
@@ -50,10 +51,18 @@ def plan_claim(schedule: Schedule, due: datetime, rule: MisfireRule, now: dateti
         late = _lateness(due, rule, now)
         action = MisfireAction.LATE if late else MisfireAction.ON_TIME
         return ClaimPlan(due, action, late, 0, None, 0, schedule.next_after(due))
-    latest, count, following = _walk_missed(schedule, due, now)
+    missed = _walk_missed(schedule, due, now)
     if rule.policy is MisfirePolicy.COALESCE:
-        return _plan_coalesce(due, latest, count, following, rule, now)
-    return _plan_skip(due, latest, count, following, rule, now)
+        return _plan_coalesce(missed, rule, now)
+    return _plan_skip(due, missed, rule, now)
+
+
+class _Missed(NamedTuple):
+    """The occurrences of a recurring task due by now, walked from its ``next_run``."""
+
+    latest: datetime  # the latest occurrence not after now
+    due: int  # how many occurrences are due (the latest included)
+    following: datetime | None  # the first occurrence after now
 
 
 def _plan_once(due: datetime, rule: MisfireRule, now: datetime) -> ClaimPlan:
@@ -65,14 +74,8 @@ def _plan_once(due: datetime, rule: MisfireRule, now: datetime) -> ClaimPlan:
     return ClaimPlan(due, MisfireAction.LATE, late, 0, None, 0, None)
 
 
-def _plan_coalesce(
-    due: datetime,
-    latest: datetime,
-    count: int,
-    following: datetime | None,
-    rule: MisfireRule,
-    now: datetime,
-) -> ClaimPlan:
+def _plan_coalesce(missed: _Missed, rule: MisfireRule, now: datetime) -> ClaimPlan:
+    latest, count, following = missed
     late = _lateness(latest, rule, now)
     if count > 1:
         action = MisfireAction.COALESCED
@@ -81,14 +84,8 @@ def _plan_coalesce(
     return ClaimPlan(latest, action, late, count - 1, None, 0, following)
 
 
-def _plan_skip(
-    due: datetime,
-    latest: datetime,
-    count: int,
-    following: datetime | None,
-    rule: MisfireRule,
-    now: datetime,
-) -> ClaimPlan:
+def _plan_skip(due: datetime, missed: _Missed, rule: MisfireRule, now: datetime) -> ClaimPlan:
+    latest, count, following = missed
     if _lateness(latest, rule, now) is None:
         if count == 1:
             return ClaimPlan(latest, MisfireAction.ON_TIME, None, 0, None, 0, following)
@@ -132,9 +129,7 @@ def plan_reclaim(task: Task, run: TaskRun, now: datetime) -> ReclaimPlan:
     return ReclaimPlan(Reclaim.RETRY, late)
 
 
-def _walk_missed(
-    schedule: Schedule, due: datetime, now: datetime
-) -> tuple[datetime, int, datetime | None]:
+def _walk_missed(schedule: Schedule, due: datetime, now: datetime) -> _Missed:
     """Return the latest occurrence not after ``now``, how many there are, and the next one."""
     latest, count = due, 1
     following = schedule.next_after(due)
@@ -143,7 +138,7 @@ def _walk_missed(
         following = schedule.next_after(following)
     if following is not None and following <= now:
         following = schedule.next_after(now)
-    return latest, count, following
+    return _Missed(latest, count, following)
 
 
 def _lateness(scheduled: datetime, rule: MisfireRule, now: datetime) -> timedelta | None:

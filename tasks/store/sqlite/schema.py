@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import functools
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from common import to_db_time
 from tasks.errors import TaskError
 from tasks.execution import ExecutionData, TaskType, execution_from_json, parse_task_type
 from tasks.models import (
@@ -102,20 +103,13 @@ async def migrate(db: TaskDatabase) -> int:
     return await db.migrate(component=COMPONENT, migrations=MIGRATIONS, error=SchemaError)
 
 
-def to_db(instant: datetime) -> str:
-    """Return ``instant`` as fixed-width UTC ISO text."""
-    if instant.tzinfo is None or instant.utcoffset() is None:
-        raise ValueError(f"cannot store the naive time {instant.isoformat()!r}; pass an aware one")
-    return instant.astimezone(UTC).isoformat(timespec="microseconds")
-
-
 def to_db_opt(instant: datetime | None) -> str | None:
-    """Like ``to_db``, passing ``None`` through."""
-    return None if instant is None else to_db(instant)
+    """Like ``to_db_time``, passing ``None`` through."""
+    return None if instant is None else to_db_time(instant)
 
 
 def from_db(text: str | None) -> datetime | None:
-    """Read back an instant stored by ``to_db``."""
+    """Read back an instant stored by ``to_db_time``, passing ``None`` through."""
     return None if text is None else datetime.fromisoformat(text)
 
 

@@ -4,7 +4,7 @@ Each operation is one synchronous function run on the connection's thread (see
 ``common.sqlite``): a write is one ``BEGIN IMMEDIATE`` transaction, so claims read the due
 tasks and update them atomically, and the update is conditional on the ``next_run`` that was
 read, so two stores on one file never claim the same scheduled run. The run ledger's
-transactions live in ``runs``; the task rows' own ones are here.
+transactions live in ``claims`` and ``runs``; the task rows' own ones are here.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from common import to_db_time
 from common.clock import require_aware
 from tasks.errors import TaskError
 from tasks.execution import execution_to_json
@@ -29,7 +30,7 @@ from tasks.models import (
     new_task_id,
 )
 from tasks.store.base import GivenUp, TaskChange, TaskStore, not_found
-from tasks.store.sqlite import runs
+from tasks.store.sqlite import claims, runs
 from tasks.store.sqlite.checkpoint import WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
 from tasks.store.sqlite.runs import Row, chunked, owned_row, store_state
@@ -37,7 +38,6 @@ from tasks.store.sqlite.schema import (
     TASK_COLUMNS,
     migrate,
     task_from_row,
-    to_db,
 )
 from tasks.store.transitions import changed
 
@@ -153,7 +153,7 @@ class SqliteTaskStore(TaskStore):
     ) -> list[Claim]:
         """Claim due tasks in one immediate transaction, earliest first."""
         now = require_aware(now, "now")
-        work = functools.partial(runs.claim_due, now=now, limit=limit, lease=lease, ahead=ahead)
+        work = functools.partial(claims.claim_due, now=now, limit=limit, lease=lease, ahead=ahead)
         return await self._write(work)
 
     async def reclaim_expired(
@@ -163,20 +163,20 @@ class SqliteTaskStore(TaskStore):
         now = require_aware(now, "now")
         # A cheap indexed read first: most of the time no lease ran out and no write
         # transaction is needed.
-        if not await self._db.read(functools.partial(runs.any_expired, now=now)):
+        if not await self._db.read(functools.partial(claims.any_expired, now=now)):
             return [], []
-        work = functools.partial(runs.reclaim_expired, now=now, limit=limit, lease=lease)
+        work = functools.partial(claims.reclaim_expired, now=now, limit=limit, lease=lease)
         return await self._write(work)
 
     async def renew_leases(
         self, run_ids: Collection[int], now: datetime, *, lease: timedelta
     ) -> set[int]:
         """Extend the leases of those runs that are still claimed, in one transaction."""
-        until = to_db(require_aware(now, "now") + lease)
+        until = to_db_time(require_aware(now, "now") + lease)
         ids = sorted(set(run_ids))
         if not ids:
             return set()
-        return await self._write(functools.partial(runs.renew_leases, run_ids=ids, until=until))
+        return await self._write(functools.partial(claims.renew_leases, run_ids=ids, until=until))
 
     async def claim_now(
         self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
@@ -184,13 +184,13 @@ class SqliteTaskStore(TaskStore):
         """Claim an extra run of the task now, in one transaction."""
         now = require_aware(now, "now")
         work = functools.partial(
-            runs.claim_now, task_id=task_id, owner_id=owner_id, now=now, lease=lease
+            claims.claim_now, task_id=task_id, owner_id=owner_id, now=now, lease=lease
         )
         return await self._write(work)
 
     async def next_wakeup(self) -> datetime | None:
         """Return the earliest enabled next run or lease expiry (two index lookups)."""
-        return await self._db.read(runs.next_wakeup)
+        return await self._db.read(claims.next_wakeup)
 
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
@@ -304,6 +304,6 @@ def _draft_row(draft: TaskDraft) -> Row:
         execution_to_json(draft.execution),
         draft.misfire.policy.value,
         draft.misfire.grace.total_seconds(),
-        to_db(draft.created_at),
-        to_db(draft.next_run),
+        to_db_time(draft.created_at),
+        to_db_time(draft.next_run),
     )
