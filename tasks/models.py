@@ -227,7 +227,7 @@ class TaskRun:
     error: str | None = None
 
     @classmethod
-    def claimed(
+    def new(
         cls,
         run_id: int,
         task_id: str,
@@ -235,49 +235,26 @@ class TaskRun:
         now: datetime,
         *,
         misfire: MisfireAction,
-        lease_until: datetime,
+        lease_until: datetime | None = None,
         attempt: int = 1,
         missed: int = 0,
         late_by: timedelta | None = None,
     ) -> TaskRun:
-        """A run claimed at ``now`` and held until ``lease_until``."""
+        """A ledger row made at ``now``: claimed and held until ``lease_until``, or, when the
+        misfire decision is SKIPPED, the record of runs not made (``missed`` more with it)."""
+        skipped = misfire is MisfireAction.SKIPPED
         return cls(
             id=run_id,
             task_id=task_id,
             scheduled_for=scheduled_for,
             claimed_at=now,
-            status=RunStatus.CLAIMED,
+            status=RunStatus.SKIPPED if skipped else RunStatus.CLAIMED,
             misfire=misfire,
             attempt=attempt,
             missed=missed,
             late_by=late_by,
-            lease_until=lease_until,
-        )
-
-    @classmethod
-    def skipped(
-        cls,
-        run_id: int,
-        task_id: str,
-        scheduled_for: datetime,
-        now: datetime,
-        *,
-        late_by: timedelta | None,
-        missed: int = 0,
-        attempt: int = 1,
-    ) -> TaskRun:
-        """A row recording that a misfire decision skipped the run (``missed`` more with it)."""
-        return cls(
-            id=run_id,
-            task_id=task_id,
-            scheduled_for=scheduled_for,
-            claimed_at=now,
-            status=RunStatus.SKIPPED,
-            misfire=MisfireAction.SKIPPED,
-            attempt=attempt,
-            missed=missed,
-            late_by=late_by,
-            finished_at=now,
+            lease_until=None if skipped else lease_until,
+            finished_at=now if skipped else None,
         )
 
     def ended(self, outcome: RunOutcome) -> TaskRun:

@@ -142,7 +142,7 @@ class MemoryTaskStore(TaskStore):
             if plan.action is Reclaim.SKIP:
                 self._skip_retry(task, run, now, plan.late_by)
                 continue
-            retry = TaskRun.claimed(
+            retry = TaskRun.new(
                 next(self._run_ids), task.id, run.scheduled_for, now,
                 misfire=MisfireAction.RETRY, lease_until=now + lease, attempt=2,
                 late_by=plan.late_by,
@@ -172,7 +172,7 @@ class MemoryTaskStore(TaskStore):
         now = require_aware(now, "now")
         task = claimed_now(self._owned(task_id, owner_id))
         self._tasks[task.id] = task
-        run = TaskRun.claimed(
+        run = TaskRun.new(
             next(self._run_ids), task.id, now, now,
             misfire=MisfireAction.MANUAL, lease_until=now + lease,
         )  # fmt: skip
@@ -245,14 +245,15 @@ class MemoryTaskStore(TaskStore):
         claimed = replace(task, status=status, next_run=plan.next_run)
         self._tasks[task.id] = claimed
         if plan.skipped_from is not None:
-            skip = TaskRun.skipped(
+            skip = TaskRun.new(
                 next(self._run_ids), task.id, plan.skipped_from, now,
-                late_by=now - plan.skipped_from, missed=plan.skipped - 1,
+                misfire=MisfireAction.SKIPPED, late_by=now - plan.skipped_from,
+                missed=plan.skipped - 1,
             )  # fmt: skip
             self._record(skip)
         if plan.run_for is None:
             return None
-        run = TaskRun.claimed(
+        run = TaskRun.new(
             next(self._run_ids), task.id, plan.run_for, now, misfire=plan.action,
             lease_until=now + lease, missed=plan.missed, late_by=plan.late_by,
         )  # fmt: skip
@@ -262,9 +263,10 @@ class MemoryTaskStore(TaskStore):
         self, task: Task, run: TaskRun, now: datetime, late_by: timedelta | None
     ) -> None:
         """Record the retry as skipped (misfire policy); a one-time task ends DONE."""
-        skip = TaskRun.skipped(
-            next(self._run_ids), task.id, run.scheduled_for, now, late_by=late_by, attempt=2
-        )
+        skip = TaskRun.new(
+            next(self._run_ids), task.id, run.scheduled_for, now,
+            misfire=MisfireAction.SKIPPED, late_by=late_by, attempt=2,
+        )  # fmt: skip
         self._record(skip)
         self._tasks[task.id] = after_skipped_retry(task)
 

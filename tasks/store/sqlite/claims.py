@@ -134,7 +134,7 @@ def claim_now(
     task = claimed_now(stored)
     if task is not stored:
         store_state(conn, task)
-    run = TaskRun.claimed(
+    run = TaskRun.new(
         _max_run_id(conn) + 1, task.id, now, now,
         misfire=MisfireAction.MANUAL, lease_until=now + lease,
     )  # fmt: skip
@@ -167,9 +167,10 @@ def _skip_retry(
     late_by: timedelta | None,
 ) -> None:
     """Record the retry as skipped (misfire policy); a one-time task ends DONE."""
-    run = TaskRun.skipped(
-        _max_run_id(conn) + 1, task.id, expired.scheduled_for, now, late_by=late_by, attempt=2
-    )
+    run = TaskRun.new(
+        _max_run_id(conn) + 1, task.id, expired.scheduled_for, now,
+        misfire=MisfireAction.SKIPPED, late_by=late_by, attempt=2,
+    )  # fmt: skip
     conn.execute(_INSERT_RUN, _run_row(run))
     done = after_skipped_retry(task)
     if done is not task:
@@ -184,7 +185,7 @@ def _retry(
     lease: timedelta,
     late_by: timedelta | None,
 ) -> Claim:
-    run = TaskRun.claimed(
+    run = TaskRun.new(
         _max_run_id(conn) + 1, task.id, expired.scheduled_for, now,
         misfire=MisfireAction.RETRY, lease_until=now + lease, attempt=2, late_by=late_by,
     )  # fmt: skip
@@ -234,7 +235,7 @@ class _ClaimBatch:
             (self.last_id, task_id, run_text, self.now_text, self.lease_text, "claimed",
              plan.action.value, plan.missed, seconds_opt(plan.late_by), 1, None)
         )  # fmt: skip
-        return TaskRun.claimed(
+        return TaskRun.new(
             self.last_id, task_id, plan.run_for, self.now, misfire=plan.action,
             lease_until=self.lease_until, missed=plan.missed, late_by=plan.late_by,
         )  # fmt: skip
