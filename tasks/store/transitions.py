@@ -10,6 +10,7 @@ decisions), so the in-memory and the SQLite store move tasks through the same st
                 RUNNING -> DONE, or ACTIVE again at the outcome's ``retry_at``;
                 ACTIVE with ``max_failures`` failures in a row -> DISABLED
     skip retry  RUNNING -> DONE (a recurring task keeps its schedule)
+    change      an owner's change (cancel, pause, ...) applies only from the statuses it allows
 
 ``enabled`` in the SQLite table is ``Task.enabled``: true exactly when the status is ACTIVE.
 """

@@ -235,10 +235,18 @@ class _ClaimBatch:
             (self.last_id, task_id, run_text, self.now_text, self.lease_text, "claimed",
              plan.action.value, plan.missed, seconds_opt(plan.late_by), 1, None)
         )  # fmt: skip
-        return TaskRun.new(
-            self.last_id, task_id, plan.run_for, self.now, misfire=plan.action,
-            lease_until=self.lease_until, missed=plan.missed, late_by=plan.late_by,
-        )  # fmt: skip
+        # What TaskRun.new makes, built directly: this runs once per claim of a burst.
+        return TaskRun(
+            id=self.last_id,
+            task_id=task_id,
+            scheduled_for=plan.run_for,
+            claimed_at=self.now,
+            status=RunStatus.CLAIMED,
+            misfire=plan.action,
+            missed=plan.missed,
+            late_by=plan.late_by,
+            lease_until=self.lease_until,
+        )
 
 
 def _run_row(run: TaskRun) -> Row:
