@@ -1,9 +1,12 @@
-"""What every package stands on and none owns: the clock, per-key locks and secret redaction.
+"""What every package stands on and none owns: the clock, per-key locks, secret redaction,
+the lifecycle of long-lived objects, and one SQLite connection on its own thread with its
+migration runner.
 
 ``common`` imports nothing from the project; every other package may import it.
 """
 
 from common.clock import Clock, ManualClock, SystemClock, require_aware
+from common.lifecycle import AsyncLifecycle
 from common.locks import KeyedLocks
 from common.redaction import (
     REDACTED,
@@ -15,19 +18,26 @@ from common.redaction import (
     redact_url,
     scrub,
 )
+from common.sqlite import Failures, SqliteDatabase, from_db_time, migrate, to_db_time
 
 __all__ = [
     "REDACTED",
+    "AsyncLifecycle",
     "Clock",
+    "Failures",
     "KeyedLocks",
     "ManualClock",
     "RedactUrlFilter",
+    "SqliteDatabase",
     "SystemClock",
+    "from_db_time",
     "install_log_redaction",
     "is_secret_name",
+    "migrate",
     "redact_headers",
     "redact_secrets",
     "redact_url",
     "require_aware",
     "scrub",
+    "to_db_time",
 ]

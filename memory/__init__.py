@@ -3,7 +3,12 @@
 The public surface is ``MemoryStore`` and the typed values it takes and returns.
 """
 
-from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS
+from memory.conversations import (
+    DEFAULT_MAX_CHARS,
+    DEFAULT_MAX_TURNS,
+    turn_size,
+    within_budget,
+)
 from memory.errors import MemoryInputError, MemoryStoreError, StoreClosedError
 from memory.models import (
     ConversationContext,
@@ -33,5 +38,7 @@ __all__ = [
     "StoreClosedError",
     "StoredMessage",
     "UserProfile",
+    "turn_size",
     "validate_timezone",
+    "within_budget",
 ]

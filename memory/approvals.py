@@ -95,17 +95,6 @@ class ApprovalRepository:
             )
         return [_decode(row) for row in rows]
 
-    async def expire(self, now: datetime) -> int:
-        """Mark every pending request whose time ran out as EXPIRED; return how many."""
-        when = to_db_time(now, what="expiry time")
-        return await self._db.write(
-            lambda tx: tx.execute(
-                "UPDATE approvals SET status = ?, decided_at = ?"
-                " WHERE status = ? AND expires_at <= ?",
-                (ApprovalStatus.EXPIRED.value, when, ApprovalStatus.PENDING.value, when),
-            )
-        )
-
 
 def _encode(request: ApprovalRequest) -> tuple[Any, ...]:
     try:

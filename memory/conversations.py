@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from common import Clock
 from memory._db import Database, Session, from_db_time, to_db_time
@@ -23,6 +24,8 @@ DEFAULT_MAX_CHARS = 16_000
 
 DEFAULT_MAX_TURNS = 100
 """How many turns ``load`` considers at most by default (bounds the work per load)."""
+
+T = TypeVar("T")
 
 # Bound parameters per query stay far below SQLite's limit (999 before 3.32).
 _IDS_PER_QUERY = 500
@@ -63,7 +66,7 @@ class ConversationRepository:
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
         rows = [_encode(message) for message in _check_messages(messages)]
-        chars = sum(len(content) + len(calls) for _, content, calls, _, _ in rows)
+        chars = sum(_size(row) for row in rows)
         created = to_db_time(self._clock.now())
 
         def store(tx: Session) -> int:
@@ -100,13 +103,11 @@ class ConversationRepository:
         """
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
-        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
-            raise MemoryInputError(f"max_chars must be an integer >= 0, got {max_chars!r}")
-        turn_limit = -1 if max_turns is None else require_limit(max_turns)
+        _check_budget(max_chars, max_turns)
         key = (user_id, chat_id)
 
         def window(tx: Session) -> list[StoredMessage]:
-            turns = _newest_turns(tx, user_id, chat_id, turn_limit, max_chars)
+            turns = _newest_turns(tx, user_id, chat_id, max_chars, max_turns)
             kept = self._windows.get(key)
             found = {int(row["id"]): kept[row["id"]] for row in turns if row["id"] in kept}
             missing = {int(row["id"]): row["created_at"] for row in turns if row["id"] not in kept}
@@ -187,6 +188,23 @@ def _match(
     ]
 
 
+def turn_size(messages: Sequence[StoredMessage]) -> int:
+    """How much of the history budget a turn takes: its text plus its native tool-call JSON.
+
+    The one measure of the budget (``max_chars``): stores that keep conversations elsewhere
+    count with it too.
+
+    Raises:
+        MemoryInputError: for a message that cannot be stored (see ``append_turn``).
+    """
+    return sum(_size(_encode(message)) for message in _check_messages(messages))
+
+
+def _size(row: tuple[str, str, str, str | None, str | None]) -> int:
+    _, content, calls, _, _ = row
+    return len(content) + len(calls)
+
+
 def _check_messages(messages: Sequence[StoredMessage]) -> Sequence[StoredMessage]:
     if not messages:
         raise MemoryInputError("a turn needs at least one message, got none")
@@ -216,27 +234,50 @@ def _encode(message: StoredMessage) -> tuple[str, str, str, str | None, str | No
     return role, message.content, calls_json, message.tool_call_id, message.name
 
 
-def _newest_turns(
-    tx: Session, user_id: str, chat_id: str, limit: int, max_chars: int
-) -> list[sqlite3.Row]:
-    """Return the newest turns (id, created_at) whose sizes add up to ``max_chars``, oldest first.
+def within_budget(
+    turns: Iterable[tuple[int, T]], *, max_chars: int, max_turns: int | None
+) -> list[T]:
+    """The newest turns that fit the history budget, oldest first.
 
-    Counting from the newest turn backwards, the turns that fit are a suffix: reading stops
-    at the first turn that no longer fits.
+    ``turns`` are (size, turn) pairs, newest first, sized by ``turn_size``. Counting from the
+    newest turn backwards, the turns that fit are a suffix: reading stops at the first turn
+    that no longer fits (a newest turn larger than the budget alone leaves nothing), or after
+    ``max_turns`` turns (``None``: no turn limit).
+
+    Raises:
+        MemoryInputError: for a negative ``max_chars`` or a ``max_turns`` outside 1..1000.
     """
-    fitting: list[sqlite3.Row] = []
+    _check_budget(max_chars, max_turns)
+    fitting: list[T] = []
     total = 0
-    for row in tx.iterate(
-        "SELECT id, created_at, chars FROM conversation_turns"
-        " WHERE user_id = ? AND chat_id = ? AND archived = 0 ORDER BY id DESC LIMIT ?",
-        (user_id, chat_id, limit),
-    ):
-        total += row["chars"]
+    for size, turn in itertools.islice(turns, max_turns):
+        total += size
         if total > max_chars:
             break
-        fitting.append(row)
+        fitting.append(turn)
     fitting.reverse()
     return fitting
+
+
+def _check_budget(max_chars: int, max_turns: int | None) -> None:
+    if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
+        raise MemoryInputError(f"max_chars must be an integer >= 0, got {max_chars!r}")
+    if max_turns is not None:
+        require_limit(max_turns)
+
+
+def _newest_turns(
+    tx: Session, user_id: str, chat_id: str, max_chars: int, max_turns: int | None
+) -> list[sqlite3.Row]:
+    """Return the newest turns (id, created_at) within the budget, oldest first."""
+    rows = tx.iterate(
+        "SELECT id, created_at, chars FROM conversation_turns"
+        " WHERE user_id = ? AND chat_id = ? AND archived = 0 ORDER BY id DESC LIMIT ?",
+        (user_id, chat_id, -1 if max_turns is None else max_turns),
+    )
+    return within_budget(
+        ((row["chars"], row) for row in rows), max_chars=max_chars, max_turns=max_turns
+    )
 
 
 def _read_turns(tx: Session, created: dict[int, str]) -> Turns:

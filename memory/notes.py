@@ -58,26 +58,6 @@ class NoteRepository:
         )
         return [_note(row) for row in rows]
 
-    async def get(self, user_id: str, note_id: int) -> Note | None:
-        """Return the user's note with this id, or ``None``."""
-        require_id(user_id, "user_id")
-        row = await self._db.fetch_one(
-            "SELECT id, user_id, content, tags, created_at FROM notes WHERE id = ? AND user_id = ?",
-            (_note_id(note_id), user_id),
-        )
-        return _note(row) if row is not None else None
-
-    async def delete(self, user_id: str, note_id: int) -> bool:
-        """Delete the user's note; return whether there was one (another user's never is)."""
-        require_id(user_id, "user_id")
-        wanted = _note_id(note_id)
-        changed = await self._db.write(
-            lambda tx: tx.execute(
-                "DELETE FROM notes WHERE id = ? AND user_id = ?", (wanted, user_id)
-            )
-        )
-        return changed > 0
-
     async def search(self, user_id: str, query: str, limit: int) -> list[RankedNote]:
         """Return the user's notes matching ``query``: all-words matches first, then by bm25."""
         require_id(user_id, "user_id")
@@ -143,12 +123,6 @@ def _clean_content(content: str) -> str:
             "split it into several notes"
         )
     return content
-
-
-def _note_id(note_id: int) -> int:
-    if isinstance(note_id, bool) or not isinstance(note_id, int):
-        raise MemoryInputError(f"a note id is an integer such as 12, got {note_id!r}")
-    return note_id
 
 
 def _note(row: sqlite3.Row) -> Note:

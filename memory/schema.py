@@ -1,16 +1,14 @@
 """The memory package's tables, created and migrated under a schema version.
 
 The version lives in ``schema_versions`` (shared with other packages, one row per
-component). Each entry of ``MIGRATIONS`` moves the schema up one version; they run in one
-write transaction, so two processes opening the same new file migrate it once.
+component). Each entry of ``MIGRATIONS`` moves the schema up one version; the runner in
+``common.sqlite`` runs them in one write transaction, so two processes opening the same new
+file migrate it once.
 """
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
-from memory._db import Database, Session
+from memory._db import Database
 from memory.errors import MemoryStoreError
 
 COMPONENT = "memory"
@@ -119,29 +117,4 @@ async def migrate(db: Database) -> int:
         MemoryStoreError: when the file holds a newer schema than this program knows, or
             SQLite lacks FTS5.
     """
-    return await db.write(functools.partial(_migrate, path=db.path))
-
-
-def _migrate(tx: Session, *, path: Path) -> int:
-    """On the connection's thread, in the write transaction: run the missing migrations."""
-    tx.execute(
-        "CREATE TABLE IF NOT EXISTS schema_versions ("
-        " component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
-    )
-    row = tx.fetch_one("SELECT version FROM schema_versions WHERE component = ?", (COMPONENT,))
-    found = int(row["version"]) if row is not None else 0
-    if found > SCHEMA_VERSION:
-        raise MemoryStoreError(
-            f"the database {str(path)!r} has memory schema version {found}, newer than "
-            f"this program's {SCHEMA_VERSION}; upgrade the program or use another data dir"
-        )
-    for statements in MIGRATIONS[found:]:
-        for statement in statements:
-            tx.execute(statement)
-    if found < SCHEMA_VERSION:
-        tx.execute(
-            "INSERT INTO schema_versions (component, version) VALUES (?, ?)"
-            " ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-            (COMPONENT, SCHEMA_VERSION),
-        )
-    return found
+    return await db.migrate(component=COMPONENT, migrations=MIGRATIONS, error=MemoryStoreError)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 
-from common import Clock, SystemClock
+from common import AsyncLifecycle, Clock, SystemClock
 from memory._db import Database
 from memory._validate import MAX_LIMIT
 from memory.approvals import ApprovalRepository
@@ -27,7 +26,7 @@ from memory.users import UserRepository
 from tools import ApprovalRequest, ApprovalStatus
 
 
-class MemoryStore:
+class MemoryStore(AsyncLifecycle):
     """Conversations, notes, users and approval requests in one SQLite file.
 
     The file may be shared with other stores (the task store opens its own connection):
@@ -90,16 +89,10 @@ class MemoryStore:
         if self._db is not None:
             await self._db.close()
 
-    async def __aenter__(self) -> MemoryStore:
+    async def _enter(self) -> None:
         await self.start()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.close()
 
     @property
@@ -186,31 +179,13 @@ class MemoryStore:
         self._ready()
         return await self._notes.newest(user_id, limit)
 
-    async def get_note(self, user_id: str, note_id: int) -> Note | None:
-        """Return the user's note with this id, or ``None``."""
-        self._ready()
-        return await self._notes.get(user_id, note_id)
-
-    async def delete_note(self, user_id: str, note_id: int) -> bool:
-        """Delete the user's note; return ``False`` when the user has no note with that id."""
-        self._ready()
-        return await self._notes.delete(user_id, note_id)
-
-    async def search_notes(self, user_id: str, query: str, limit: int = 5) -> list[Note]:
-        """Return the user's notes matching any free text, best first.
-
-        Notes holding every word rank first, then notes holding some; each group by bm25.
-        Words are quoted, so FTS5 syntax in ``query`` is just text and never an error.
-        """
-        self._ready()
-        return [hit.note for hit in await self._notes.search(user_id, query, limit)]
-
     async def search_memory(self, user_id: str, query: str, limit: int = 5) -> list[MemoryHit]:
         """Search the user's notes and past conversation messages (every chat), best first.
 
         Hits holding every word come first; among equals, notes before messages, then by
         bm25 score. A message that merely repeats a note found too (the "note: ..." request
-        that saved it, the reply that confirmed it) is left out.
+        that saved it, the reply that confirmed it) is left out. Words are quoted, so FTS5
+        syntax in ``query`` is just text and never an error.
         """
         self._ready()
         notes = await self._notes.search(user_id, query, limit)
@@ -314,11 +289,6 @@ class MemoryStore:
         """Return the user's requests, newest first, optionally filtered by status."""
         self._ready()
         return await self._approvals.for_user(user_id, status)
-
-    async def expire_approvals(self, now: datetime) -> int:
-        """Mark pending requests whose ``expires_at`` is at or before ``now`` as EXPIRED."""
-        self._ready()
-        return await self._approvals.expire(now)
 
 
 def _without_echoes(hits: list[MemoryHit]) -> list[MemoryHit]:

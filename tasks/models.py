@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
@@ -105,8 +105,8 @@ DEFAULT_MISFIRE_RULES: Mapping[TaskType, MisfireRule] = MappingProxyType(
 
 
 @dataclass(frozen=True, slots=True)
-class TaskDraft:
-    """A task to be stored; the store gives it its id.
+class TaskSpec:
+    """What a task is, as its owner asked for it: the part a draft and a stored task share.
 
     Attributes:
         owner_id: The user who owns it.
@@ -116,8 +116,6 @@ class TaskDraft:
         schedule: When it fires.
         execution: What it needs to run, validated for ``task_type``.
         misfire: What to do when a run was missed.
-        created_at: When it was created (UTC).
-        next_run: Its first run (UTC).
     """
 
     owner_id: str
@@ -127,6 +125,17 @@ class TaskDraft:
     schedule: Schedule
     execution: ExecutionData
     misfire: MisfireRule
+
+
+@dataclass(frozen=True, slots=True)
+class TaskDraft(TaskSpec):
+    """A task to be stored; the store gives it its id (and ``TaskSpec``'s attributes).
+
+    Attributes:
+        created_at: When it was created (UTC).
+        next_run: Its first run (UTC).
+    """
+
     created_at: datetime
     next_run: datetime
 
@@ -152,18 +161,11 @@ class TaskDraft:
 
 
 @dataclass(frozen=True, slots=True)
-class Task:
-    """A stored task, as read from the store.
+class Task(TaskSpec):
+    """A stored task, as read from the store (and ``TaskSpec``'s attributes).
 
     Attributes:
         id: Short id a person can type.
-        owner_id: The user who owns it.
-        chat_id: Where its messages go.
-        task_type: What it does.
-        description: A short text for listings.
-        schedule: When it fires.
-        execution: What it needs to run.
-        misfire: What to do when a run was missed.
         status: Where it stands.
         created_at: When it was created (UTC).
         next_run: Its next run (UTC), or ``None`` when nothing is scheduled.
@@ -174,13 +176,6 @@ class Task:
     """
 
     id: str
-    owner_id: str
-    chat_id: str
-    task_type: TaskType
-    description: str
-    schedule: Schedule
-    execution: ExecutionData
-    misfire: MisfireRule
     status: TaskStatus
     created_at: datetime
     next_run: datetime | None = None
@@ -230,6 +225,49 @@ class TaskRun:
     finished_at: datetime | None = None
     result: str | None = None
     error: str | None = None
+
+    @classmethod
+    def new(
+        cls,
+        run_id: int,
+        task_id: str,
+        scheduled_for: datetime,
+        now: datetime,
+        *,
+        misfire: MisfireAction,
+        lease_until: datetime | None = None,
+        attempt: int = 1,
+        missed: int = 0,
+        late_by: timedelta | None = None,
+    ) -> TaskRun:
+        """A ledger row made at ``now``: claimed and held until ``lease_until``, or, when the
+        misfire decision is SKIPPED, the record of runs not made (``missed`` more with it)."""
+        skipped = misfire is MisfireAction.SKIPPED
+        return cls(
+            id=run_id,
+            task_id=task_id,
+            scheduled_for=scheduled_for,
+            claimed_at=now,
+            status=RunStatus.SKIPPED if skipped else RunStatus.CLAIMED,
+            misfire=misfire,
+            attempt=attempt,
+            missed=missed,
+            late_by=late_by,
+            lease_until=None if skipped else lease_until,
+            finished_at=now if skipped else None,
+        )
+
+    def ended(self, outcome: RunOutcome) -> TaskRun:
+        """This run as the ledger holds it once ``outcome`` is recorded."""
+        return replace(
+            self,
+            status=outcome.status,
+            started_at=outcome.started_at,
+            finished_at=outcome.finished_at,
+            result=outcome.result,
+            error=outcome.error,
+            lease_until=None,
+        )
 
 
 @dataclass(frozen=True, slots=True)

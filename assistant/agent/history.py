@@ -7,10 +7,11 @@ same contract in a dict, for tests and for running without a database.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from dataclasses import replace
 from typing import Protocol
 
 from assistant.llm.base import ChatMessage, Role
+from common import Clock, SystemClock
 from memory import (
     DEFAULT_MAX_CHARS,
     DEFAULT_MAX_TURNS,
@@ -18,6 +19,8 @@ from memory import (
     MessageRole,
     StoredMessage,
     UserProfile,
+    turn_size,
+    within_budget,
 )
 
 
@@ -73,25 +76,37 @@ def from_stored(message: StoredMessage) -> ChatMessage:
 
 
 class InMemoryConversations:
-    """A ``ConversationStore`` held in dicts; turns are dropped oldest first past a budget."""
+    """A ``ConversationStore`` held in dicts, with the SQLite store's contract.
 
-    def __init__(self, *, zones: dict[str, str] | None = None) -> None:
-        """Create an empty store.
+    Turns are loaded newest first within the same budget (``memory.turn_size``), stamped
+    with their turn id and time; clearing archives a chat's turns, forgetting deletes them.
 
-        Args:
-            zones: IANA zone names per user id, as ``/tz`` would have set them.
-        """
-        self._turns: dict[tuple[str, str], list[list[StoredMessage]]] = {}
-        self._zones = dict(zones or {})
+    Args:
+        zones: IANA zone names per user id, as ``/tz`` would have set them.
+        clock: Stamps turns and users (the system clock by default).
+    """
+
+    def __init__(self, *, zones: dict[str, str] | None = None, clock: Clock | None = None) -> None:
+        self._clock = clock or SystemClock()
+        self._turns: dict[tuple[str, str], list[tuple[int, list[StoredMessage]]]] = {}
+        self._archived: dict[tuple[str, str], int] = {}
+        self._last_turn = 0
+        created = self._clock.now()
+        self._users = {
+            user_id: UserProfile(user_id=user_id, timezone=zone, created_at=created)
+            for user_id, zone in (zones or {}).items()
+        }
 
     async def append_turn(
         self, user_id: str, chat_id: str, messages: Sequence[StoredMessage]
     ) -> int:
-        if not messages:
-            raise ValueError("a turn needs at least one message, got none")
-        turns = self._turns.setdefault((user_id, chat_id), [])
-        turns.append(list(messages))
-        return len(turns)
+        """Store one whole turn and return its id (ids grow across every chat)."""
+        size = turn_size(messages)  # checks the messages as the SQLite store does
+        self._last_turn += 1
+        now = self._clock.now()
+        stamped = [replace(m, turn_id=self._last_turn, created_at=now) for m in messages]
+        self._turns.setdefault((user_id, chat_id), []).append((size, stamped))
+        return self._last_turn
 
     async def load_conversation(
         self,
@@ -101,15 +116,10 @@ class InMemoryConversations:
         max_chars: int = DEFAULT_MAX_CHARS,
         max_turns: int | None = DEFAULT_MAX_TURNS,
     ) -> list[StoredMessage]:
-        turns = self._turns.get((user_id, chat_id), [])
-        kept: list[list[StoredMessage]] = []
-        total = 0
-        for turn in reversed(turns):
-            total += sum(len(m.content) for m in turn)
-            if total > max_chars or (max_turns is not None and len(kept) >= max_turns):
-                break
-            kept.append(turn)
-        return [message for turn in reversed(kept) for message in turn]
+        """Return the newest whole turns that fit the budget, oldest first."""
+        turns = reversed(self._turns.get((user_id, chat_id), []))
+        kept = within_budget(turns, max_chars=max_chars, max_turns=max_turns)
+        return [message for turn in kept for message in turn]
 
     async def load_context(
         self,
@@ -119,16 +129,23 @@ class InMemoryConversations:
         max_chars: int = DEFAULT_MAX_CHARS,
         max_turns: int | None = DEFAULT_MAX_TURNS,
     ) -> ConversationContext:
+        """Return the user's profile and the newest whole turns that fit, oldest first."""
         messages = await self.load_conversation(
             user_id, chat_id, max_chars=max_chars, max_turns=max_turns
         )
         return ConversationContext(await self.get_user(user_id), tuple(messages))
 
     async def clear_conversation(self, user_id: str, chat_id: str, *, forget: bool = False) -> int:
-        return len(self._turns.pop((user_id, chat_id), []))
+        """Start a fresh conversation; return how many turns it held (``forget``: every turn
+        the chat ever held, archived ones too, all deleted)."""
+        key = (user_id, chat_id)
+        live = len(self._turns.pop(key, []))
+        archived = self._archived.pop(key, 0)
+        if forget:
+            return live + archived
+        self._archived[key] = archived + live
+        return live
 
     async def get_user(self, user_id: str) -> UserProfile | None:
-        zone = self._zones.get(user_id)
-        if zone is None:
-            return None
-        return UserProfile(user_id=user_id, timezone=zone, created_at=datetime.now(UTC))
+        """Return the user's profile when a zone was given for them, else ``None``."""
+        return self._users.get(user_id)

@@ -1,10 +1,29 @@
-"""The engine that fires tasks: the ``TaskManager`` with its timer, claims, leases, ledger
-writer and run time limit."""
+"""The engine that fires tasks: the ``TaskManager`` and the parts it is built from.
 
+manager    TaskManager: the owner-scoped operations, the lifecycle, the wiring
+drafts     a new task's parts checked and made into a draft (pure)
+changes    what cancel, pause, resume and snooze do to a task (pure)
+timer      Timer: sleeps until the earliest next run, claims what is due
+executor   RunExecutor: runs each claim at its time, bounded, to the ledger
+ahead      ClaimedAhead: runs claimed ahead of their time, retracted by cancel or pause
+ledger     LedgerWriter: group commit of finished runs
+leases     LeaseKeeper: renews the leases of the runs in flight
+notices    what owners are told after failures (FollowUps) and its texts
+watchdog   Watchdog: one timer for every run's time limit
+"""
+
+from tasks.engine.drafts import DEFAULT_SNOOZE
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
-from tasks.engine.manager import TaskManager
-from tasks.engine.operations import DEFAULT_SNOOZE
+from tasks.engine.manager import DEFAULT_LEASE, TaskManager, delivery_backoff
 from tasks.engine.watchdog import Watchdog
 
-__all__ = ["DEFAULT_SNOOZE", "LeaseKeeper", "LedgerWriter", "TaskManager", "Watchdog"]
+__all__ = [
+    "DEFAULT_LEASE",
+    "DEFAULT_SNOOZE",
+    "LeaseKeeper",
+    "LedgerWriter",
+    "TaskManager",
+    "Watchdog",
+    "delivery_backoff",
+]

@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from common.clock import Clock
 from tasks.errors import TaskError
+from tasks.models import RunOutcome
 from tasks.store.base import TaskStore
 
 log = logging.getLogger(__name__)
@@ -81,6 +83,11 @@ class LeaseKeeper:
         if not self._held:
             self._next_beat = None
             self._wake.set()
+
+    def written(self, outcomes: Sequence[RunOutcome]) -> None:
+        """Stop renewing the runs whose outcomes reached the ledger (or failed to)."""
+        for outcome in outcomes:
+            self.release(outcome.run_id)
 
     async def renew_if_due(self) -> None:
         """Renew now when a beat is due or overdue (before this manager reclaims leases)."""

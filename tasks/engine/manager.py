@@ -1,82 +1,61 @@
-"""The TaskManager: the timer that fires due tasks, and the operations on tasks.
+"""The TaskManager: the one object the rest of the program uses to schedule and fire tasks.
 
-The timer sleeps until the earliest ``next_run`` the store knows (one indexed lookup, never a
-scan of all tasks) and is woken at once when this manager adds or changes a task. Each wake-up
-calls ``run_due``, which claims due runs atomically in batches and executes them concurrently
-(bounded); finished runs are written to the ledger by group commit. So that tasks written by
-another process (a second manager, the command line) are noticed, the timer also re-reads the
-earliest ``next_run`` every ``recheck_every`` at the latest; that never delays a known task.
+It offers the operations on tasks, owner-scoped: a task of another owner is treated exactly
+like a missing one (``TaskNotFoundError`` with the same message), so ids cannot be probed;
+every change wakes the timer. It builds the engine's parts (see ``tasks.engine``) and
+starts and stops them.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from datetime import datetime, timedelta
-from types import TracebackType
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
 
 import httpx
 
+from common import AsyncLifecycle
 from common.clock import Clock, SystemClock
+from tasks.engine import changes
+from tasks.engine.ahead import ClaimedAhead
+from tasks.engine.drafts import new_draft, normalize_id
+from tasks.engine.executor import DELIVERY_BACKOFF, RunExecutor, delivery_backoff
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
-from tasks.engine.notices import disabled_notice, failed_notice, given_up_notice
-from tasks.engine.operations import TaskOperations
-from tasks.engine.watchdog import Watchdog
+from tasks.engine.notices import FollowUps
+from tasks.engine.timer import ClaimsFirst, Timer
 from tasks.errors import TaskError
-from tasks.execution import TaskType
+from tasks.execution import ExecutionData, TaskType
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
-    Claim,
-    FinishedRun,
+    MisfirePolicy,
     MisfireRule,
-    RunOutcome,
-    RunStatus,
+    Task,
     TaskRun,
-    TaskStatus,
 )
-from tasks.protocols import AgentRunner, Delivery, DeliveryKind, DeliveryStatus, Notifier, Searcher
+from tasks.protocols import AgentRunner, Notifier, Searcher
 from tasks.runners.api_call import ApiCallRunner
 from tasks.runners.base import (
-    BLOCKED_ERROR,
     AgentTaskRunner,
     Deliverer,
     ReminderRunner,
-    RunReport,
     TaskRunner,
     WebSearchRunner,
 )
-from tasks.store.base import GivenUp, TaskStore
+from tasks.schedule.model import Schedule
+from tasks.store.base import TaskStore, not_found
 
-log = logging.getLogger(__name__)
+__all__ = ["DEFAULT_LEASE", "DELIVERY_BACKOFF", "TaskManager", "delivery_backoff"]
 
-_STORE_RETRY = timedelta(seconds=1)
-RETRACTED_REPORT = RunReport(
-    RunStatus.SKIPPED, error="the task was cancelled or paused just before this run was due"
-)
-_MAX_IDLE_ROUNDS = 3
-# Outcomes whose commit decides a follow-up (pause the owner, tell them, disable the task);
-# any other outcome is queued for the ledger without waiting.
-_FOLLOWED_UP = frozenset({RunStatus.FAILED, RunStatus.UNDELIVERED})
 DEFAULT_LEASE = timedelta(seconds=10)
 """Short, because leases are renewed: a run held by a process that died waits this long."""
-DELIVERY_BACKOFF = timedelta(minutes=1)
-MAX_DELIVERY_BACKOFF = timedelta(minutes=30)
 
 
-def delivery_backoff(failures: int) -> timedelta:
-    """How long a one-time task waits to run again after ``failures`` failed runs in a row.
+class TaskManager(AsyncLifecycle):
+    """Fires due tasks on time and offers the owner-scoped operations on tasks.
 
-    One minute after the first failure, doubling per further failure, at most 30 minutes.
-    """
-    return min(DELIVERY_BACKOFF * (1 << min(failures, 16)), MAX_DELIVERY_BACKOFF)
-
-
-class TaskManager(TaskOperations):
-    """Fires due tasks on time and offers the operations on tasks (see ``TaskOperations``).
+    Use ``async with TaskManager(...) as manager:`` or ``start`` ... ``stop``.
 
     Args:
         store: The task store; ``start`` opens it and ``stop`` closes it.
@@ -125,100 +104,98 @@ class TaskManager(TaskOperations):
         drain_timeout: timedelta = timedelta(seconds=10),
         prefetch: timedelta = timedelta(milliseconds=50),
     ) -> None:
-        clock = clock or SystemClock()
-        super().__init__(
-            store=store,
-            clock=clock,
-            misfire_rules={**DEFAULT_MISFIRE_RULES, **(misfire_rules or {})},
-        )
         if max_failures < 1 or max_concurrent_runs < 1 or claim_batch < 1:
             raise TaskError(
                 f"max_failures ({max_failures!r}), max_concurrent_runs "
                 f"({max_concurrent_runs!r}) and claim_batch ({claim_batch!r}) must be at least 1"
             )
-        self._deliverer = Deliverer(notifier, sleep=clock.sleep)
-        self._api_runner = ApiCallRunner(self._deliverer, http, sleep=clock.sleep)
-        self._runners: dict[TaskType, TaskRunner] = {
-            TaskType.REMINDER: ReminderRunner(self._deliverer),
-            TaskType.AGENT_TASK: AgentTaskRunner(self._deliverer, agent),
-            TaskType.WEB_SEARCH: WebSearchRunner(self._deliverer, searcher, summarizer=summarizer),
-            TaskType.API_CALL: self._api_runner,
-            **(runners or {}),
-        }
+        self._clock = clock = clock or SystemClock()
+        self._store = store
+        self._rules = {**DEFAULT_MISFIRE_RULES, **(misfire_rules or {})}
         self.max_failures = max_failures
-        self._claiming = 0
-        self._claims_done = asyncio.Event()
-        self._claims_done.set()
+        self._drain_timeout = drain_timeout
+        self._wake = asyncio.Event()
+        deliverer = Deliverer(notifier, sleep=clock.sleep)
+        self._api_runner = ApiCallRunner(deliverer, http, sleep=clock.sleep)
+        builtin: dict[TaskType, TaskRunner] = {
+            TaskType.REMINDER: ReminderRunner(deliverer),
+            TaskType.AGENT_TASK: AgentTaskRunner(deliverer, agent),
+            TaskType.WEB_SEARCH: WebSearchRunner(deliverer, searcher, summarizer=summarizer),
+            TaskType.API_CALL: self._api_runner,
+        }
+        self._leases = LeaseKeeper(store, clock, lease)
+        self._ahead = ClaimedAhead(clock)
+        gate = ClaimsFirst()
         self._ledger = LedgerWriter(
             store,
             max_failures=max_failures,
-            before_write=self._claims_finished,
-            after_write=self._written,
+            before_write=gate.wait,
+            after_write=self._leases.written,
         )
-        self._slots = asyncio.Semaphore(max_concurrent_runs)
-        self._batch = claim_batch
-        self._run_timeout = run_timeout
-        self._watchdog = Watchdog(run_timeout.total_seconds())
-        self._lease = lease
-        self._leases = LeaseKeeper(store, clock, lease)
-        self._recheck = recheck_every
-        self._drain_timeout = drain_timeout
-        self._running: dict[asyncio.Task[RunOutcome], int] = {}
-        self._timer: asyncio.Task[None] | None = None
-        self._known_wakeup: tuple[datetime | None] | None = None
-        self._prefetch = prefetch
-        self._never = asyncio.Event()
-        self._ahead: set[int] = set()
-        self._waiting: dict[str, int] = {}
-        self._retracted: set[str] = set()
+        follow_ups = FollowUps(store, deliverer, max_failures=max_failures, wake=self._wake)
+        self._executor = RunExecutor(
+            clock=clock,
+            runners={**builtin, **(runners or {})},
+            ledger=self._ledger,
+            leases=self._leases,
+            ahead=self._ahead,
+            follow_ups=follow_ups,
+            wake=self._wake,
+            max_concurrent_runs=max_concurrent_runs,
+            run_timeout=run_timeout,
+        )
+        self._timer = Timer(
+            store=store,
+            clock=clock,
+            executor=self._executor,
+            leases=self._leases,
+            follow_ups=follow_ups,
+            gate=gate,
+            wake=self._wake,
+            claim_batch=claim_batch,
+            recheck_every=recheck_every,
+            prefetch=prefetch,
+        )
 
-    async def __aenter__(self) -> TaskManager:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.stop()
+    @property
+    def clock(self) -> Clock:
+        """The clock this manager runs on."""
+        return self._clock
 
     @property
     def running(self) -> bool:
         """Whether the timer is running."""
-        return self._timer is not None and not self._timer.done()
+        return self._timer.running
+
+    def misfire_rule(self, task_type: TaskType) -> MisfireRule:
+        """The default misfire rule for ``task_type``."""
+        return self._rules[task_type]
+
+    # Lifecycle
 
     async def start(self, *, timer: bool = True) -> None:
         """Open the store and start the timer (``timer=False``: operations only, no firing)."""
         await self._store.open()
-        if timer and not self.running:
-            self._timer = asyncio.create_task(self._timer_loop(), name="task-manager-timer")
+        if timer:
+            self._timer.start()
 
     async def stop(self) -> None:
         """Stop the timer, let running runs finish (up to ``drain_timeout``), close the store."""
-        timer, self._timer = self._timer, None
-        if timer is not None:
-            timer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await timer
-        if self._running:
-            _, pending = await asyncio.wait(
-                set(self._running), timeout=self._drain_timeout.total_seconds()
-            )
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
-        await self._ledger.flush()
+        await self._timer.stop()
+        await self._executor.drain(self._drain_timeout)
         await self._leases.close()
         await self._api_runner.aclose()
         await self._store.close()
 
+    async def _enter(self) -> None:
+        await self.start()
+
+    async def _exit(self) -> None:
+        await self.stop()
+
     async def wait_idle(self) -> None:
         """Wait until every run started so far has finished and is in the ledger."""
-        while self._running:
-            await asyncio.gather(*set(self._running), return_exceptions=True)
-        await self._ledger.flush()
+        await self._executor.wait_idle()
 
     async def run_due(self, *, wait: bool = True) -> int:
         """Claim and start every run due at the clock's current time; return how many.
@@ -226,223 +203,118 @@ class TaskManager(TaskOperations):
         With ``wait`` (the default) return once those runs finished and are in the ledger;
         the timer passes ``wait=False`` so a slow run never delays the next due one.
         """
-        return await self._run_due(wait=wait, ahead=timedelta(0))
+        return await self._timer.run_due(wait=wait)
 
-    async def _run_due(self, *, wait: bool, ahead: timedelta) -> int:
-        now = self._clock.now()
-        self._claiming += 1
-        self._claims_done.clear()
-        try:
-            started, given_up = await self._claim_all(now, ahead)
-        finally:
-            self._claiming -= 1
-            if not self._claiming:
-                self._claims_done.set()
-        for lost in given_up:
-            await self._tell_given_up(lost)
-        if wait and started:
-            await asyncio.gather(*started, return_exceptions=True)
-            await self._ledger.flush()
-        return len(started)
+    # Operations
 
-    async def _claim_all(
-        self, now: datetime, ahead: timedelta
-    ) -> tuple[list[asyncio.Task[RunOutcome]], list[GivenUp]]:
-        """Claim (and start) every run due by ``now + ahead``, expired leases first."""
-        started: list[asyncio.Task[RunOutcome]] = []
-        given_up: list[GivenUp] = []
-        # Our own runs' leases are renewed first if a beat is overdue (a long claim loop),
-        # so this manager never takes its own live runs for dead ones.
-        await self._leases.renew_if_due()
-        while True:
-            retries, lost = await self._store.reclaim_expired(
-                now, limit=self._batch, lease=self._lease
-            )
-            started += self._spawn_all(retries)
-            given_up += lost
-            if len(retries) + len(lost) < self._batch:
-                break
-        idle_rounds = 0
-        while idle_rounds < _MAX_IDLE_ROUNDS:
-            claims = await self._store.claim_due(
-                now, limit=self._batch, lease=self._lease, ahead=ahead
-            )
-            started += self._spawn_all(claims)
-            if len(claims) == self._batch:
-                idle_rounds = 0
-                continue
-            # A short batch: nothing more is due, unless the misfire plans skipped some.
-            next_wakeup = await self._store.next_wakeup()
-            if next_wakeup is None or next_wakeup > now + ahead:
-                self._known_wakeup = (next_wakeup,)
-                break
-            idle_rounds = 0 if claims else idle_rounds + 1
-        return started, given_up
+    async def add_task(
+        self,
+        *,
+        owner_id: str,
+        chat_id: str,
+        task_type: TaskType | str,
+        schedule: Schedule,
+        execution_data: Mapping[str, Any] | ExecutionData | None = None,
+        description: str | None = None,
+        misfire: MisfireRule | MisfirePolicy | str | None = None,
+    ) -> Task:
+        """Validate and store a new task, and wake the timer.
 
-    async def _claims_finished(self) -> None:
-        """Wait while a claim loop runs: ledger writes yield the connection to claims."""
-        await self._claims_done.wait()
+        ``execution_data`` may be left out for reminder, agent_task and web_search tasks:
+        the description then serves as the message, prompt or query.
 
-    async def _run_now_claimed(self, claim: Claim) -> TaskRun:
-        (run,) = self._spawn_all([claim])
-        outcome = await run
-        await self._ledger.flush()
-        return replace(
-            claim.run,
-            status=outcome.status,
-            started_at=outcome.started_at,
-            finished_at=outcome.finished_at,
-            result=outcome.result,
-            error=outcome.error,
-            lease_until=None,
+        Raises:
+            TaskDataError: for a bad owner, chat, type, data, description or misfire policy.
+            ScheduleError: when the schedule has no run after now.
+        """
+        draft = new_draft(
+            owner_id=owner_id,
+            chat_id=chat_id,
+            task_type=task_type,
+            schedule=schedule,
+            execution_data=execution_data,
+            description=description,
+            misfire=misfire,
+            rules=self._rules,
+            now=self._clock.now(),
         )
-
-    def _run_now_lease(self) -> timedelta:
-        return self._lease
-
-    def _spawn_all(self, claims: list[Claim]) -> list[asyncio.Task[RunOutcome]]:
-        now = self._clock.now()
-        return [self._spawn(claim, now) for claim in claims]
-
-    def _spawn(self, claim: Claim, now: datetime) -> asyncio.Task[RunOutcome]:
-        run_id = claim.run.id
-        if claim.run.scheduled_for > now:
-            # Registered before the run first awaits, so a cancel right away still retracts it.
-            self._ahead.add(run_id)
-            self._waiting[claim.task.id] = self._waiting.get(claim.task.id, 0) + 1
-        self._leases.hold(run_id)
-        task = asyncio.create_task(self._execute(claim), name=f"task-run-{run_id}")
-        self._running[task] = run_id
-        task.add_done_callback(self._run_done)
+        task = await self._store.add_task(draft)
+        self._wake.set()
         return task
 
-    def _run_done(self, task: asyncio.Task[RunOutcome]) -> None:
-        # A run cancelled before its outcome was queued leaves its lease to run out.
-        self._leases.drop(self._running.pop(task))
+    async def get_task(self, task_id: str, owner_id: str) -> Task:
+        """Return the owner's task.
 
-    def _written(self, outcomes: Sequence[RunOutcome]) -> None:
-        for outcome in outcomes:
-            self._leases.release(outcome.run_id)
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+        """
+        task = await self._store.get_task(normalize_id(task_id), owner_id)
+        if task is None:
+            raise not_found(task_id)
+        return task
 
-    async def _timer_loop(self) -> None:
-        while True:
-            self._wake.clear()
-            self._known_wakeup = None
-            # Everything due by the horizon is claimed in this round.
-            horizon = self._clock.now() + self._prefetch
-            try:
-                await self._run_due(wait=False, ahead=self._prefetch)
-                # run_due usually ends by reading the next wake-up; a change since then set
-                # ``_wake``, so the timer comes straight back.
-                known = self._known_wakeup
-                next_wakeup = known[0] if known else await self._store.next_wakeup()
-            except Exception:
-                log.exception("the task timer could not read the store; retrying shortly")
-                next_wakeup = self._clock.now() + _STORE_RETRY
-            recheck = self._clock.now() + self._recheck
-            if next_wakeup is not None and next_wakeup > horizon:
-                next_wakeup -= self._prefetch  # wake a moment early, to claim ahead
-            # A wake-up inside the horizon is a lease running out (the due runs were just
-            # claimed): that one is waited for exactly, not spun towards.
-            deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)
-            await self._clock.sleep_until(deadline, self._wake)
+    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]:
+        """Return the owner's tasks, soonest next run first."""
+        return await self._store.list_tasks(owner_id, include_finished=include_finished)
 
-    async def _execute(self, claim: Claim) -> RunOutcome:
-        retracted = await self._wait_until_due(claim)
-        async with self._slots:
-            started = self._clock.now()
-            report = RETRACTED_REPORT if retracted else await self._run_safely(claim)
-            finished_at = self._clock.now()
-        outcome = RunOutcome(
-            claim.run.id,
-            claim.task.id,
-            report.status,
-            started,
-            finished_at,
-            result=report.result,
-            error=report.error,
-            retry_at=self._retry_at(claim, report, finished_at),
+    async def active_task_ids(self, owner_id: str) -> list[str]:
+        """Return the ids of the owner's live tasks (for a dynamic enum of task ids)."""
+        return await self._store.active_task_ids(owner_id)
+
+    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
+        """Return the task's ledger rows, newest first."""
+        return await self._store.history(normalize_id(task_id), owner_id, limit=limit)
+
+    async def cancel(self, task_id: str, owner_id: str) -> Task:
+        """Cancel the task; a run in progress finishes and is recorded, nothing fires again."""
+        task = await self._apply(task_id, owner_id, changes.CANCEL)
+        self._ahead.retract(task.id)
+        return task
+
+    async def pause(self, task_id: str, owner_id: str) -> Task:
+        """Pause an active task until it is resumed."""
+        task = await self._apply(task_id, owner_id, changes.PAUSE)
+        self._ahead.retract(task.id)
+        return task
+
+    async def resume(self, task_id: str, owner_id: str) -> Task:
+        """Resume a paused or disabled task.
+
+        A one-time task keeps its time (fires at once, marked late, if that has passed); a
+        recurring task continues with its next run after now; the failure count restarts.
+        """
+        task = await self.get_task(task_id, owner_id)
+        return await self._apply(task.id, owner_id, changes.resume(task, self._clock.now()))
+
+    async def snooze(self, task_id: str, owner_id: str, delay: timedelta) -> Task:
+        """Put the next run off by ``delay``.
+
+        A pending one-time task moves by ``delay``; one that already ran comes back once,
+        ``delay`` from now; a recurring task runs next at now + ``delay``, then continues on
+        its schedule.
+
+        Raises:
+            TaskDataError: when ``delay`` is not between one second and a year.
+        """
+        delay = changes.checked_delay(delay)
+        task = await self.get_task(task_id, owner_id)
+        change = changes.snooze(task, self._clock.now(), delay)
+        return await self._apply(task.id, owner_id, change)
+
+    async def run_now(self, task_id: str, owner_id: str) -> TaskRun:
+        """Run the task once now, outside its schedule, and return the finished ledger row."""
+        claim = await self._store.claim_now(
+            normalize_id(task_id), owner_id, self._clock.now(), lease=self._leases.lease
         )
-        self._leases.finishing(claim.run.id)
-        if report.status not in _FOLLOWED_UP:
-            self._ledger.submit_nowait(outcome)
-            return outcome
-        finished = await self._ledger.submit(outcome)
-        if outcome.retry_at is not None and finished.task_status is TaskStatus.ACTIVE:
-            self._wake.set()  # put back with a backoff: the timer learns its new next_run
-        await self._follow_up(claim, report, finished)
-        return outcome
+        return await self._executor.run_claimed(claim)
 
-    def _retry_at(self, claim: Claim, report: RunReport, finished_at: datetime) -> datetime | None:
-        """When to run a one-time task again whose run failed for now (undelivered)."""
-        if not report.retry_later or claim.task.schedule.kind != "once":
-            return None
-        return finished_at + delivery_backoff(claim.task.consecutive_failures)
-
-    async def _wait_until_due(self, claim: Claim) -> bool:
-        """Wait for a run claimed ahead of time; return whether it was retracted meanwhile."""
-        task_id = claim.task.id
-        if claim.run.id not in self._ahead:
-            return False
-        try:
-            await self._clock.sleep_until(claim.run.scheduled_for, self._never)
-        finally:
-            self._ahead.discard(claim.run.id)
-            self._waiting[task_id] -= 1
-            if not self._waiting[task_id]:
-                del self._waiting[task_id]
-        retracted = task_id in self._retracted
-        if task_id not in self._waiting:
-            self._retracted.discard(task_id)
-        return retracted
-
-    def _retract(self, task_id: str) -> None:
-        if task_id in self._waiting:
-            self._retracted.add(task_id)
-
-    async def _run_safely(self, claim: Claim) -> RunReport:
-        runner = self._runners.get(claim.task.task_type)
-        if runner is None:
-            return RunReport(
-                RunStatus.FAILED,
-                error=f"no runner is configured for {claim.task.task_type.value!r} tasks",
-            )
-        seconds = self._watchdog.limit
-        try:
-            with self._watchdog.guard():
-                return await runner.run(claim.task, claim.run)
-        except TimeoutError:
-            return RunReport(RunStatus.FAILED, error=f"the run did not finish within {seconds:g} s")
-        except TaskError as exc:
-            return RunReport(RunStatus.FAILED, error=str(exc))
-        except Exception as exc:
-            log.exception("task %s run %s raised", claim.task.id, claim.run.id)
-            return RunReport(RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
-
-    async def _follow_up(self, claim: Claim, report: RunReport, finished: FinishedRun) -> None:
-        task = claim.task
-        if report.status is RunStatus.UNDELIVERED:
-            paused = await self._store.pause_owner(task.owner_id, BLOCKED_ERROR)
-            log.warning("paused %d tasks of %s: %s", len(paused), task.owner_id, BLOCKED_ERROR)
-            self._wake.set()
-        elif finished.disabled:
-            text = disabled_notice(task, finished.consecutive_failures, report.error)
-            await self._notice(claim, text)
-        elif report.status is RunStatus.FAILED and report.notify_failure:
-            error = report.error or "unknown error"
-            text = failed_notice(task, error, finished.consecutive_failures, self.max_failures)
-            await self._notice(claim, text)
-
-    async def _tell_given_up(self, lost: GivenUp) -> None:
-        await self._notice(Claim(lost.task, lost.run), given_up_notice(lost.task))
-
-    async def _notice(self, claim: Claim, text: str) -> None:
-        task = claim.task
-        delivery = Delivery(
-            task.id, claim.run.id, task.owner_id, task.chat_id, DeliveryKind.NOTICE, text
+    async def _apply(self, task_id: str, owner_id: str, change: changes.OwnerChange) -> Task:
+        task = await self._store.update_task(
+            normalize_id(task_id),
+            owner_id,
+            change.change,
+            allowed_from=change.allowed_from,
+            action=change.action,
         )
-        status = await self._deliverer.deliver(delivery)
-        if status is DeliveryStatus.BLOCKED:
-            await self._store.pause_owner(task.owner_id, BLOCKED_ERROR)
-        elif status is not DeliveryStatus.DELIVERED:
-            log.warning("could not deliver a notice about task %s: %s", task.id, status.value)
+        self._wake.set()
+        return task

@@ -10,20 +10,19 @@ All instants are timezone-aware; the stores return them in UTC.
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import abstractmethod
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
-from types import TracebackType
-from typing import Final, Literal
+from typing import Final, Literal, TypeAlias
 
+from common import AsyncLifecycle
 from tasks.errors import TaskNotFoundError, TaskStateError
 from tasks.models import (
     Claim,
     FinishedRun,
     RunOutcome,
-    RunStatus,
     Task,
     TaskDraft,
     TaskRun,
@@ -37,6 +36,7 @@ class _Unset(Enum):
 
 UNSET: Final = _Unset.UNSET
 """Marks a ``TaskChange`` field that stays as it is."""
+Unset: TypeAlias = Literal[_Unset.UNSET]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +50,9 @@ class TaskChange:
         reset_failures: Whether to set the consecutive failure count back to zero.
     """
 
-    status: TaskStatus | Literal[_Unset.UNSET] = UNSET
-    next_run: datetime | Literal[_Unset.UNSET] | None = UNSET
-    status_reason: str | Literal[_Unset.UNSET] | None = UNSET
+    status: TaskStatus | Unset = UNSET
+    next_run: datetime | Unset | None = UNSET
+    status_reason: str | Unset | None = UNSET
     reset_failures: bool = False
 
 
@@ -67,19 +67,13 @@ class GivenUp:
 LEASE_LOST_ERROR = "the run did not finish before its lease ran out (the process stopped)"
 
 
-class TaskStore(ABC):
-    """Where tasks and their runs are kept."""
+class TaskStore(AsyncLifecycle):
+    """Where tasks and their runs are kept (``async with`` opens and closes the store)."""
 
-    async def __aenter__(self) -> TaskStore:
+    async def _enter(self) -> None:
         await self.open()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.close()
 
     @abstractmethod
@@ -198,7 +192,8 @@ class TaskStore(ABC):
         A success resets the task's consecutive failures, a failure adds one; a one-time
         task that was RUNNING becomes DONE, or ACTIVE again due at the outcome's
         ``retry_at`` when it has one; an ACTIVE task that reaches ``max_failures`` failures
-        in a row becomes DISABLED. Returns one entry per outcome.
+        in a row becomes DISABLED (``tasks.store.transitions``). Outcomes are applied in
+        order; each of the returned entries says what its outcome did.
         """
 
     @abstractmethod
@@ -236,15 +231,3 @@ def wrong_state(task: Task, action: str) -> TaskStateError:
             TaskStatus.ACTIVE: "it is active",
         }[status]
     return TaskStateError(f"cannot {action} task {task.id!r}: {hint}")
-
-
-def failure_reason(failures: int, error: str | None) -> str:
-    """The reason stored on a task disabled after ``failures`` failures in a row."""
-    return f"failed {failures} times in a row; last error: {error or 'unknown'}"
-
-
-def failures_after(current: int, status: RunStatus) -> int:
-    """The consecutive failure count after a run that ended with ``status``."""
-    if status is RunStatus.SUCCEEDED:
-        return 0
-    return current + 1 if status.is_failure else current

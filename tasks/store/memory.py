@@ -7,9 +7,10 @@ which is what the SQLite store gets from its transactions.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import TypeVar
 
 from common.clock import require_aware
 from tasks.errors import TaskError
@@ -25,19 +26,17 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.store.base import (
-    LEASE_LOST_ERROR,
-    UNSET,
-    GivenUp,
-    TaskChange,
-    TaskStore,
-    failure_reason,
-    failures_after,
-    not_found,
-    wrong_state,
+from tasks.store.base import LEASE_LOST_ERROR, UNSET, GivenUp, TaskChange, TaskStore, not_found
+from tasks.store.planning import Reclaim, plan_claim, plan_reclaim
+from tasks.store.transitions import (
+    after_run,
+    after_skipped_retry,
+    changed,
+    claimed_now,
+    claimed_status,
 )
-from tasks.store.planning import plan_claim, retry_lateness, retry_skipped
 
+T = TypeVar("T")
 _FAR_FUTURE_KEY = (1, 0.0)
 _ID_DRAWS = 64
 
@@ -102,17 +101,7 @@ class MemoryTaskStore(TaskStore):
     ) -> Task:
         """Apply ``change`` when the task's status allows it."""
         task = self._owned(task_id, owner_id)
-        if task.status not in allowed_from:
-            raise wrong_state(task, action)
-        updated = replace(
-            task,
-            status=task.status if change.status is UNSET else change.status,
-            next_run=task.next_run if change.next_run is UNSET else change.next_run,
-            status_reason=(
-                task.status_reason if change.status_reason is UNSET else change.status_reason
-            ),
-            consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
-        )
+        updated = changed(task, change, allowed_from=allowed_from, action=action)
         self._tasks[task_id] = updated
         return updated
 
@@ -121,17 +110,7 @@ class MemoryTaskStore(TaskStore):
     ) -> list[Claim]:
         """Claim due tasks, earliest first, applying each one's misfire plan."""
         now = require_aware(now, "now")
-        horizon = now + ahead
-        due = sorted(
-            (
-                t
-                for t in self._tasks.values()
-                if t.status is TaskStatus.ACTIVE
-                and t.next_run is not None
-                and t.next_run <= horizon
-            ),
-            key=lambda t: (t.next_run, t.id),
-        )[:limit]
+        due = _earliest(self._enabled(), until=now + ahead, limit=limit)
         claims: list[Claim] = []
         for task in due:
             claim = self._claim_one(task, now, lease)
@@ -144,40 +123,31 @@ class MemoryTaskStore(TaskStore):
     ) -> tuple[list[Claim], list[GivenUp]]:
         """Retry or give up runs whose lease ran out."""
         now = require_aware(now, "now")
-        expired = sorted(
-            (
-                r
-                for r in self._runs.values()
-                if r.status is RunStatus.CLAIMED
-                and r.lease_until is not None
-                and r.lease_until <= now
-            ),
-            key=lambda r: (r.lease_until, r.id),
-        )[:limit]
+        expired = _earliest(self._leased(), until=now, limit=limit)
         claims: list[Claim] = []
         given_up: list[GivenUp] = []
         for run in expired:
             task = self._tasks[run.task_id]
-            if run.attempt == 1 and task.status is not TaskStatus.CANCELLED:
-                self._runs[run.id] = replace(
-                    run, status=RunStatus.ABANDONED, lease_until=None, error=LEASE_LOST_ERROR
+            plan = plan_reclaim(task, run, now)
+            if plan.action is Reclaim.GIVE_UP:
+                outcome = RunOutcome(
+                    run.id, task.id, RunStatus.FAILED, now, now, error=LEASE_LOST_ERROR
                 )
-                skipped_late = retry_skipped(task.misfire, run.scheduled_for, now)
-                if skipped_late is not None:
-                    self._skip_retry(task, run, now, skipped_late)
-                    continue
-                retry = self._new_run(
-                    task.id, run.scheduled_for, now, lease, MisfireAction.RETRY, attempt=2
-                )
-                retry = replace(retry, late_by=retry_lateness(task.misfire, run.scheduled_for, now))
-                self._runs[retry.id] = retry
-                claims.append(Claim(task, retry))
+                self._finish(outcome, max_failures=None)
+                given_up.append(GivenUp(self._tasks[task.id], self._runs[run.id]))
                 continue
-            outcome = RunOutcome(
-                run.id, task.id, RunStatus.FAILED, now, now, error=LEASE_LOST_ERROR
+            self._runs[run.id] = replace(
+                run, status=RunStatus.ABANDONED, lease_until=None, error=LEASE_LOST_ERROR
             )
-            self._finish(outcome, max_failures=None)
-            given_up.append(GivenUp(self._tasks[task.id], self._runs[run.id]))
+            if plan.action is Reclaim.SKIP:
+                self._skip_retry(task, run, now, plan.late_by)
+                continue
+            retry = TaskRun.new(
+                next(self._run_ids), task.id, run.scheduled_for, now,
+                misfire=MisfireAction.RETRY, lease_until=now + lease, attempt=2,
+                late_by=plan.late_by,
+            )  # fmt: skip
+            claims.append(Claim(task, self._record(retry)))
         return claims, given_up
 
     async def renew_leases(
@@ -200,27 +170,17 @@ class MemoryTaskStore(TaskStore):
     ) -> Claim:
         """Claim an extra run of the task now."""
         now = require_aware(now, "now")
-        task = self._owned(task_id, owner_id)
-        if task.status in (TaskStatus.CANCELLED, TaskStatus.RUNNING):
-            raise wrong_state(task, "run")
-        if task.schedule.kind == "once":
-            task = replace(task, status=TaskStatus.RUNNING, next_run=None)
-            self._tasks[task.id] = task
-        run = self._new_run(task.id, now, now, lease, MisfireAction.MANUAL)
-        return Claim(task, run)
+        task = claimed_now(self._owned(task_id, owner_id))
+        self._tasks[task.id] = task
+        run = TaskRun.new(
+            next(self._run_ids), task.id, now, now,
+            misfire=MisfireAction.MANUAL, lease_until=now + lease,
+        )  # fmt: skip
+        return Claim(task, self._record(run))
 
     async def next_wakeup(self) -> datetime | None:
         """Return the earliest enabled next run or lease expiry."""
-        times = [
-            t.next_run
-            for t in self._tasks.values()
-            if t.status is TaskStatus.ACTIVE and t.next_run is not None
-        ]
-        times += [
-            r.lease_until
-            for r in self._runs.values()
-            if r.status is RunStatus.CLAIMED and r.lease_until is not None
-        ]
+        times = [when for when, _, _ in itertools.chain(self._enabled(), self._leased())]
         return min(times, default=None)
 
     async def finish_runs(
@@ -256,6 +216,22 @@ class MemoryTaskStore(TaskStore):
         self._tasks[task_id] = task
         return task
 
+    def _enabled(self) -> list[tuple[datetime, str, Task]]:
+        """The tasks the timer fires, by next run (what the SQLite store's due index holds)."""
+        return [
+            (t.next_run, t.id, t)
+            for t in self._tasks.values()
+            if t.enabled and t.next_run is not None
+        ]
+
+    def _leased(self) -> list[tuple[datetime, int, TaskRun]]:
+        """The claimed runs, by lease expiry (what the SQLite store's lease index holds)."""
+        return [
+            (r.lease_until, r.id, r)
+            for r in self._runs.values()
+            if r.status is RunStatus.CLAIMED and r.lease_until is not None
+        ]
+
     def _owned(self, task_id: str, owner_id: str) -> Task:
         task = self._tasks.get(task_id)
         if task is None or task.owner_id != owner_id:
@@ -265,102 +241,72 @@ class MemoryTaskStore(TaskStore):
     def _claim_one(self, task: Task, now: datetime, lease: timedelta) -> Claim | None:
         assert task.next_run is not None
         plan = plan_claim(task.schedule, task.next_run, task.misfire, now)
-        if task.schedule.kind == "once":
-            status = TaskStatus.RUNNING if plan.run_for is not None else TaskStatus.DONE
-        else:
-            status = TaskStatus.ACTIVE if plan.next_run is not None else TaskStatus.DONE
+        status = claimed_status(task.schedule, plan)
         claimed = replace(task, status=status, next_run=plan.next_run)
         self._tasks[task.id] = claimed
         if plan.skipped_from is not None:
-            skip = self._new_run(task.id, plan.skipped_from, now, None, MisfireAction.SKIPPED)
-            self._runs[skip.id] = replace(
-                skip,
-                status=RunStatus.SKIPPED,
+            skip = TaskRun.new(
+                next(self._run_ids), task.id, plan.skipped_from, now,
+                misfire=MisfireAction.SKIPPED, late_by=now - plan.skipped_from,
                 missed=plan.skipped - 1,
-                late_by=now - plan.skipped_from,
-                finished_at=now,
-            )
+            )  # fmt: skip
+            self._record(skip)
         if plan.run_for is None:
             return None
-        run = self._new_run(task.id, plan.run_for, now, lease, plan.action)
-        run = replace(run, missed=plan.missed, late_by=plan.late_by)
-        self._runs[run.id] = run
-        return Claim(claimed, run)
+        run = TaskRun.new(
+            next(self._run_ids), task.id, plan.run_for, now, misfire=plan.action,
+            lease_until=now + lease, missed=plan.missed, late_by=plan.late_by,
+        )  # fmt: skip
+        return Claim(claimed, self._record(run))
 
-    def _skip_retry(self, task: Task, run: TaskRun, now: datetime, late_by: timedelta) -> None:
+    def _skip_retry(
+        self, task: Task, run: TaskRun, now: datetime, late_by: timedelta | None
+    ) -> None:
         """Record the retry as skipped (misfire policy); a one-time task ends DONE."""
-        skip = self._new_run(
-            task.id, run.scheduled_for, now, None, MisfireAction.SKIPPED, attempt=2
-        )
-        self._runs[skip.id] = replace(
-            skip, status=RunStatus.SKIPPED, late_by=late_by, finished_at=now
-        )
-        if task.status is TaskStatus.RUNNING:
-            self._tasks[task.id] = replace(task, status=TaskStatus.DONE, next_run=None)
+        skip = TaskRun.new(
+            next(self._run_ids), task.id, run.scheduled_for, now,
+            misfire=MisfireAction.SKIPPED, late_by=late_by, attempt=2,
+        )  # fmt: skip
+        self._record(skip)
+        self._tasks[task.id] = after_skipped_retry(task)
 
-    def _new_run(
-        self,
-        task_id: str,
-        scheduled_for: datetime,
-        now: datetime,
-        lease: timedelta | None,
-        action: MisfireAction,
-        *,
-        attempt: int = 1,
-    ) -> TaskRun:
-        run = TaskRun(
-            id=next(self._run_ids),
-            task_id=task_id,
-            scheduled_for=scheduled_for,
-            claimed_at=now,
-            status=RunStatus.CLAIMED,
-            misfire=action,
-            attempt=attempt,
-            lease_until=None if lease is None else now + lease,
-        )
+    def _record(self, run: TaskRun) -> TaskRun:
+        """Add a new ledger row."""
         self._runs[run.id] = run
-        self._runs_of.setdefault(task_id, []).append(run.id)
+        self._runs_of.setdefault(run.task_id, []).append(run.id)
         return run
 
     def _finish(self, outcome: RunOutcome, *, max_failures: int | None) -> FinishedRun:
         run = self._runs.get(outcome.run_id)
         if run is not None:
-            self._runs[run.id] = replace(
-                run,
-                status=outcome.status,
-                started_at=outcome.started_at,
-                finished_at=outcome.finished_at,
-                result=outcome.result,
-                error=outcome.error,
-                lease_until=None,
-            )
+            self._runs[run.id] = run.ended(outcome)
         task = self._tasks.get(outcome.task_id)
         if task is None:
             return FinishedRun(outcome.run_id, outcome.task_id, None, 0)
-        failures = failures_after(task.consecutive_failures, outcome.status)
-        status, next_run = task.status, task.next_run
-        if status is TaskStatus.RUNNING:
-            status = TaskStatus.DONE if outcome.retry_at is None else TaskStatus.ACTIVE
-            next_run = outcome.retry_at
-        disabled = (
-            max_failures is not None
-            and outcome.status.is_failure
-            and status is TaskStatus.ACTIVE
-            and failures >= max_failures
+        after = after_run(
+            task.status, task.consecutive_failures, outcome, max_failures=max_failures
         )
         task = replace(
             task,
-            status=TaskStatus.DISABLED if disabled else status,
-            status_reason=failure_reason(failures, outcome.error)
-            if disabled
-            else task.status_reason,
-            next_run=next_run,
+            status=after.status,
+            next_run=task.next_run if after.next_run is UNSET else after.next_run,
+            status_reason=(
+                task.status_reason if after.status_reason is UNSET else after.status_reason
+            ),
             last_run=outcome.finished_at,
             run_count=task.run_count + 1,
-            consecutive_failures=failures,
+            consecutive_failures=after.consecutive_failures,
         )
         self._tasks[task.id] = task
-        return FinishedRun(outcome.run_id, task.id, task.status, failures, disabled)
+        return after.finished(outcome)
+
+
+def _earliest(
+    entries: Iterable[tuple[datetime, str | int, T]], *, until: datetime, limit: int
+) -> list[T]:
+    """The first ``limit`` items due by ``until``, earliest first (ties by id)."""
+    due = sorted((e for e in entries if e[0] <= until), key=lambda e: (e[0], e[1]))
+    return [item for _, _, item in due[:limit]]
 
 
 def _listing_key(task: Task) -> tuple[tuple[int, float], datetime, str]:

@@ -1,15 +1,18 @@
 """Misfire decisions: what a claim does with a due task, as a pure function of the time.
 
-Both stores call ``plan_claim`` inside their claim transaction, so the SQLite and the in-memory
-store decide identically and the decision is recorded in the same step as the claim.
+Both stores call ``plan_claim`` (and ``plan_reclaim`` for runs whose lease ran out) inside
+their claim transaction, so the SQLite and the in-memory store decide identically and the
+decision is recorded in the same step as the claim.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from enum import Enum
+from typing import NamedTuple
 
-from tasks.models import MisfireAction, MisfirePolicy, MisfireRule
+from tasks.models import MisfireAction, MisfirePolicy, MisfireRule, Task, TaskRun, TaskStatus
 from tasks.schedule.model import Schedule
 
 # Walking more missed occurrences than this (an "every minute" task down for months) stops
@@ -48,10 +51,18 @@ def plan_claim(schedule: Schedule, due: datetime, rule: MisfireRule, now: dateti
         late = _lateness(due, rule, now)
         action = MisfireAction.LATE if late else MisfireAction.ON_TIME
         return ClaimPlan(due, action, late, 0, None, 0, schedule.next_after(due))
-    latest, count, following = _walk_missed(schedule, due, now)
+    missed = _walk_missed(schedule, due, now)
     if rule.policy is MisfirePolicy.COALESCE:
-        return _plan_coalesce(due, latest, count, following, rule, now)
-    return _plan_skip(due, latest, count, following, rule, now)
+        return _plan_coalesce(missed, rule, now)
+    return _plan_skip(due, missed, rule, now)
+
+
+class _Missed(NamedTuple):
+    """The occurrences of a recurring task due by now, walked from its ``next_run``."""
+
+    latest: datetime  # the latest occurrence not after now
+    due: int  # how many occurrences are due (the latest included)
+    following: datetime | None  # the first occurrence after now
 
 
 def _plan_once(due: datetime, rule: MisfireRule, now: datetime) -> ClaimPlan:
@@ -63,14 +74,8 @@ def _plan_once(due: datetime, rule: MisfireRule, now: datetime) -> ClaimPlan:
     return ClaimPlan(due, MisfireAction.LATE, late, 0, None, 0, None)
 
 
-def _plan_coalesce(
-    due: datetime,
-    latest: datetime,
-    count: int,
-    following: datetime | None,
-    rule: MisfireRule,
-    now: datetime,
-) -> ClaimPlan:
+def _plan_coalesce(missed: _Missed, rule: MisfireRule, now: datetime) -> ClaimPlan:
+    latest, count, following = missed
     late = _lateness(latest, rule, now)
     if count > 1:
         action = MisfireAction.COALESCED
@@ -79,14 +84,8 @@ def _plan_coalesce(
     return ClaimPlan(latest, action, late, count - 1, None, 0, following)
 
 
-def _plan_skip(
-    due: datetime,
-    latest: datetime,
-    count: int,
-    following: datetime | None,
-    rule: MisfireRule,
-    now: datetime,
-) -> ClaimPlan:
+def _plan_skip(due: datetime, missed: _Missed, rule: MisfireRule, now: datetime) -> ClaimPlan:
+    latest, count, following = missed
     if _lateness(latest, rule, now) is None:
         if count == 1:
             return ClaimPlan(latest, MisfireAction.ON_TIME, None, 0, None, 0, following)
@@ -94,29 +93,43 @@ def _plan_skip(
     return ClaimPlan(None, MisfireAction.SKIPPED, now - latest, 0, due, count, following)
 
 
-def retry_lateness(rule: MisfireRule, scheduled_for: datetime, now: datetime) -> timedelta | None:
-    """How late a retry starting at ``now`` is, when later than the grace period allows.
+class Reclaim(Enum):
+    """What becomes of a claimed run whose lease ran out (its process stopped)."""
 
-    A retry comes after its first attempt's lease ran out, so it may well be late; it is
-    then delivered marked late, like any other run that missed its time.
+    RETRY = "retry"  # claimed again as attempt 2, marked late when it is
+    SKIP = "skip"  # the SKIP misfire policy says not to run it this late: recorded as skipped
+    GIVE_UP = "give_up"  # a second attempt, or its task was cancelled: recorded as failed
+
+
+@dataclass(frozen=True, slots=True)
+class ReclaimPlan:
+    """What a reclaim does with one expired run.
+
+    Attributes:
+        action: Retry, skip or give up.
+        late_by: How late the retry (or the skipped retry) is, when later than the grace.
     """
-    return _lateness(scheduled_for, rule, now)
+
+    action: Reclaim
+    late_by: timedelta | None = None
 
 
-def retry_skipped(rule: MisfireRule, scheduled_for: datetime, now: datetime) -> timedelta | None:
-    """How late a retry at ``now`` would be, when the SKIP policy says not to make it at all.
+def plan_reclaim(task: Task, run: TaskRun, now: datetime) -> ReclaimPlan:
+    """Decide what becomes of ``run`` of ``task``, whose lease ran out before ``now``.
 
-    A retry is a run that missed its time like any other: beyond the grace period a task
-    with the SKIP policy ("lights off at 1 am") is not run late; ``None`` means retry.
+    A retry is a run that missed its time like any other: it is delivered marked late, and
+    beyond the grace period a task with the SKIP policy ("lights off at 1 am") is not run
+    late at all.
     """
-    if rule.policy is not MisfirePolicy.SKIP:
-        return None
-    return _lateness(scheduled_for, rule, now)
+    if run.attempt != 1 or task.status is TaskStatus.CANCELLED:
+        return ReclaimPlan(Reclaim.GIVE_UP)
+    late = _lateness(run.scheduled_for, task.misfire, now)
+    if late is not None and task.misfire.policy is MisfirePolicy.SKIP:
+        return ReclaimPlan(Reclaim.SKIP, late)
+    return ReclaimPlan(Reclaim.RETRY, late)
 
 
-def _walk_missed(
-    schedule: Schedule, due: datetime, now: datetime
-) -> tuple[datetime, int, datetime | None]:
+def _walk_missed(schedule: Schedule, due: datetime, now: datetime) -> _Missed:
     """Return the latest occurrence not after ``now``, how many there are, and the next one."""
     latest, count = due, 1
     following = schedule.next_after(due)
@@ -125,7 +138,7 @@ def _walk_missed(
         following = schedule.next_after(following)
     if following is not None and following <= now:
         following = schedule.next_after(now)
-    return latest, count, following
+    return _Missed(latest, count, following)
 
 
 def _lateness(scheduled: datetime, rule: MisfireRule, now: datetime) -> timedelta | None:

@@ -89,21 +89,18 @@ async def test_save_replaces_by_id(approvals: ApprovalStore) -> None:
     assert saved.arguments == {"url": "http://other"}
 
 
-async def test_approving_after_expiry_fails_and_expire_marks_requests(tmp_path: Path) -> None:
+async def test_approving_after_expiry_fails(tmp_path: Path) -> None:
     async with MemoryStore(tmp_path / "a.db") as store:
         await store.save_approval(request("late"))
         await store.save_approval(request("fresh", created=T0 + timedelta(minutes=20)))
         deadline = T0 + timedelta(minutes=30)
 
         assert await store.decide_approval("late", ApprovalStatus.APPROVED, "a", deadline) is None
-        assert await store.expire_approvals(deadline) == 1
-        assert await store.expire_approvals(deadline) == 0
+        assert await store.decide_approval("fresh", ApprovalStatus.APPROVED, "a", deadline)
 
         late = await store.get_approval("late")
         assert late is not None
-        assert late.status is ApprovalStatus.EXPIRED
-        assert late.is_expired(deadline)
-        assert [r.id for r in await store.list_approvals("alice")] == ["fresh"]
+        assert late.status is ApprovalStatus.PENDING and late.is_expired(deadline)
 
 
 async def test_two_stores_racing_to_decide_have_one_winner(tmp_path: Path) -> None:

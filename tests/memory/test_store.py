@@ -97,7 +97,7 @@ async def test_two_stores_on_one_file_see_each_others_writes(db_path: Path) -> N
         note = await one.add_note("alice", "shared wifi password")
         await two.set_timezone("alice", "Asia/Tokyo")
 
-        assert await two.search_notes("alice", "wifi") == [note]
+        assert [hit.id for hit in await two.search_memory("alice", "wifi")] == [note.id]
         profile = await one.get_user("alice")
         assert profile is not None
         assert profile.timezone == "Asia/Tokyo"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -24,7 +23,6 @@ from tests.tasks.conftest import (
     T0,
     RecordingNotifier,
     ScriptedAgent,
-    StoreFactory,
     every,
     once_at,
 )
@@ -69,16 +67,10 @@ async def remind(
     )
 
 
-@pytest.fixture
-async def opened(store_factory: StoreFactory) -> AsyncIterator[TaskStore]:
-    async with store_factory() as store:
-        yield store
-
-
-async def test_reminder_fires_when_due_with_no_llm(opened: TaskStore, clock: ManualClock) -> None:
+async def test_reminder_fires_when_due_with_no_llm(store: TaskStore, clock: ManualClock) -> None:
     notifier = RecordingNotifier()
     agent = ScriptedAgent()
-    manager = manager_for(opened, clock, notifier, agent)
+    manager = manager_for(store, clock, notifier, agent)
     task = await remind(manager, 5 * MINUTE)
 
     assert await manager.run_due() == 0
@@ -164,12 +156,12 @@ async def test_two_managers_on_one_file_fire_each_run_once(
 
 
 async def test_cancel_during_a_run_lets_it_finish_and_never_fire_again(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
     notifier = RecordingNotifier()
     agent = ScriptedAgent()
     agent.release = asyncio.Event()
-    manager = manager_for(opened, clock, notifier, agent)
+    manager = manager_for(store, clock, notifier, agent)
     task = await manager.add_task(
         owner_id="alice",
         chat_id="chat-alice",
@@ -197,14 +189,14 @@ async def test_cancel_during_a_run_lets_it_finish_and_never_fire_again(
 
 
 async def test_five_failures_in_a_row_disable_the_task_and_tell_the_owner(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
     notifier = RecordingNotifier()
 
     def broken(prompt: str) -> str:
         raise RuntimeError("model server unreachable")
 
-    manager = manager_for(opened, clock, notifier, ScriptedAgent(broken))
+    manager = manager_for(store, clock, notifier, ScriptedAgent(broken))
     task = await manager.add_task(
         owner_id="alice",
         chat_id="chat-alice",
@@ -234,10 +226,10 @@ async def test_five_failures_in_a_row_disable_the_task_and_tell_the_owner(
 
 
 async def test_blocked_delivery_pauses_the_owners_tasks(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
     notifier = RecordingNotifier(DeliveryStatus.BLOCKED)
-    manager = manager_for(opened, clock, notifier)
+    manager = manager_for(store, clock, notifier)
     due = await remind(manager, timedelta(0))
     later = await remind(manager, HOUR, recurring=True)
     other = await manager.add_task(
@@ -256,10 +248,10 @@ async def test_blocked_delivery_pauses_the_owners_tasks(
 
 
 async def test_failed_delivery_is_retried_then_recorded(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
     notifier = RecordingNotifier(DeliveryStatus.FAILED)
-    manager = manager_for(opened, clock, notifier)
+    manager = manager_for(store, clock, notifier)
     task = await remind(manager, timedelta(0))
 
     await manager.run_due()
@@ -271,10 +263,10 @@ async def test_failed_delivery_is_retried_then_recorded(
 
 
 async def test_undelivered_one_time_reminder_comes_back_with_backoff_then_disables(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
     notifier = RecordingNotifier(DeliveryStatus.FAILED)  # a network outage
-    manager = manager_for(opened, clock, notifier)
+    manager = manager_for(store, clock, notifier)
     task = await remind(manager, timedelta(0))
     waits = []
 
@@ -299,11 +291,11 @@ async def test_undelivered_one_time_reminder_comes_back_with_backoff_then_disabl
 
 
 async def test_one_time_reminder_is_delivered_once_the_outage_ends(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
     notifier = RecordingNotifier()
     notifier.statuses = [DeliveryStatus.FAILED] * 3
-    manager = manager_for(opened, clock, notifier)
+    manager = manager_for(store, clock, notifier)
     task = await remind(manager, timedelta(0))
     await manager.run_due()
     clock.advance(MINUTE)
@@ -366,14 +358,14 @@ async def lease_moves_to(store: TaskStore, task_id: str, until: datetime) -> Non
 
 
 async def test_a_slow_run_keeps_its_lease_while_its_manager_beats(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
     agent = ScriptedAgent()
     agent.release = asyncio.Event()
     notifier = RecordingNotifier()
     lease = timedelta(seconds=30)
     manager = TaskManager(
-        store=opened, clock=clock, notifier=notifier, agent=agent, lease=lease,
+        store=store, clock=clock, notifier=notifier, agent=agent, lease=lease,
         run_timeout=HOUR,
     )  # fmt: skip
     task = await agent_task(manager)
@@ -384,9 +376,9 @@ async def test_a_slow_run_keeps_its_lease_while_its_manager_beats(
 
     for _ in range(18):  # three minutes, six leases long, in 10 s beats
         clock.advance(lease / 3)
-        await lease_moves_to(opened, task.id, clock.now() + lease)
+        await lease_moves_to(store, task.id, clock.now() + lease)
         # Another manager looking for dead runs finds none.
-        assert await opened.reclaim_expired(clock.now(), limit=10, lease=lease) == ([], [])
+        assert await store.reclaim_expired(clock.now(), limit=10, lease=lease) == ([], [])
     agent.release.set()
     assert await running == 1
 
@@ -467,13 +459,13 @@ async def test_a_manager_never_renews_a_run_another_manager_took_over(
 
 
 async def test_a_run_over_its_time_limit_fails_and_the_next_one_still_runs(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
     hanging = ScriptedAgent()
     hanging.release = asyncio.Event()  # never set
     notifier = RecordingNotifier()
     manager = TaskManager(
-        store=opened, clock=clock, notifier=notifier, agent=hanging,
+        store=store, clock=clock, notifier=notifier, agent=hanging,
         run_timeout=timedelta(milliseconds=50),  # real time: the limit bounds real waits
     )  # fmt: skip
     task = await agent_task(manager)
@@ -502,8 +494,8 @@ async def test_burst_of_due_tasks_is_delivered_in_one_run_due(clock: ManualClock
     assert await store.next_wakeup() is None
 
 
-async def test_operations_are_owner_scoped(opened: TaskStore, clock: ManualClock) -> None:
-    manager = manager_for(opened, clock, RecordingNotifier())
+async def test_operations_are_owner_scoped(store: TaskStore, clock: ManualClock) -> None:
+    manager = manager_for(store, clock, RecordingNotifier())
     task = await remind(manager, HOUR)
 
     for call in (
@@ -522,8 +514,8 @@ async def test_operations_are_owner_scoped(opened: TaskStore, clock: ManualClock
     assert (await manager.get_task(f" {task.id.upper()} ", "alice")).id == task.id
 
 
-async def test_pause_resume_and_state_errors(opened: TaskStore, clock: ManualClock) -> None:
-    manager = manager_for(opened, clock, RecordingNotifier())
+async def test_pause_resume_and_state_errors(store: TaskStore, clock: ManualClock) -> None:
+    manager = manager_for(store, clock, RecordingNotifier())
     task = await remind(manager, HOUR)
 
     paused = await manager.pause(task.id, "alice")
@@ -541,10 +533,10 @@ async def test_pause_resume_and_state_errors(opened: TaskStore, clock: ManualClo
 
 
 async def test_snooze_moves_one_time_rearms_done_and_skips_recurring(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
     notifier = RecordingNotifier()
-    manager = manager_for(opened, clock, notifier)
+    manager = manager_for(store, clock, notifier)
     pending = await remind(manager, HOUR)
     recurring = await remind(manager, 3 * HOUR, recurring=True)
 
@@ -562,11 +554,9 @@ async def test_snooze_moves_one_time_rearms_done_and_skips_recurring(
         await manager.snooze(pending.id, "alice", timedelta(0))
 
 
-async def test_run_now_runs_once_outside_the_schedule(
-    opened: TaskStore, clock: ManualClock
-) -> None:
+async def test_run_now_runs_once_outside_the_schedule(store: TaskStore, clock: ManualClock) -> None:
     notifier = RecordingNotifier()
-    manager = manager_for(opened, clock, notifier)
+    manager = manager_for(store, clock, notifier)
     recurring = await remind(manager, HOUR, "water plants", recurring=True)
     clock.advance(MINUTE)
 
@@ -600,8 +590,8 @@ async def add(
     )
 
 
-async def test_bad_input_gets_clear_errors(opened: TaskStore, clock: ManualClock) -> None:
-    manager = manager_for(opened, clock, RecordingNotifier())
+async def test_bad_input_gets_clear_errors(store: TaskStore, clock: ManualClock) -> None:
+    manager = manager_for(store, clock, RecordingNotifier())
 
     with pytest.raises(TaskDataError, match=r"unknown task type 'email'; use one of 'reminder'"):
         await add(manager, "email", description="x")
@@ -622,9 +612,9 @@ async def test_bad_input_gets_clear_errors(opened: TaskStore, clock: ManualClock
 
 
 async def test_description_defaults_and_misfire_override(
-    opened: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock
 ) -> None:
-    manager = manager_for(opened, clock, RecordingNotifier())
+    manager = manager_for(store, clock, RecordingNotifier())
 
     search = await add(manager, "web_search", description="top US news")
     call = await add(

@@ -95,28 +95,29 @@ def test_interval_between_fires_and_on_a_fire() -> None:
     assert every.next_after(anchor + timedelta(minutes=16)) == anchor + timedelta(minutes=30)
 
 
-def test_daily_0900_holds_wall_clock_across_both_berlin_changes() -> None:
-    daily = CronSchedule("0 9 * * *", BERLIN)
-    spring = fires(daily, local(BERLIN, 2026, 3, 28, 10, 0), 2)
-    autumn = fires(daily, local(BERLIN, 2026, 10, 24, 10, 0), 2)
-    assert [t.strftime("%m-%d %H:%M%z") for t in spring + autumn] == [
-        "03-29 09:00+0200",
-        "03-30 09:00+0200",
-        "10-25 09:00+0100",
-        "10-26 09:00+0100",
-    ]
-
-
-def test_daily_0900_holds_wall_clock_across_both_new_york_changes() -> None:
-    daily = CronSchedule("0 9 * * *", NEW_YORK)
-    spring = fires(daily, local(NEW_YORK, 2026, 3, 7, 10, 0), 2)
-    autumn = fires(daily, local(NEW_YORK, 2026, 10, 31, 10, 0), 2)
-    assert [t.strftime("%m-%d %H:%M%z") for t in spring + autumn] == [
-        "03-08 09:00-0400",
-        "03-09 09:00-0400",
-        "11-01 09:00-0500",
-        "11-02 09:00-0500",
-    ]
+@pytest.mark.parametrize(
+    ("zone", "spring", "autumn", "fires_at"),
+    [
+        pytest.param(
+            BERLIN, (2026, 3, 28), (2026, 10, 24),
+            ["03-29 09:00+0200", "03-30 09:00+0200", "10-25 09:00+0100", "10-26 09:00+0100"],
+            id="Berlin",
+        ),
+        pytest.param(
+            NEW_YORK, (2026, 3, 7), (2026, 10, 31),
+            ["03-08 09:00-0400", "03-09 09:00-0400", "11-01 09:00-0500", "11-02 09:00-0500"],
+            id="New York",
+        ),
+    ],
+)  # fmt: skip
+def test_daily_0900_holds_wall_clock_across_both_changes(
+    zone: ZoneInfo, spring: tuple[int, int, int], autumn: tuple[int, int, int], fires_at: list[str]
+) -> None:
+    daily = CronSchedule("0 9 * * *", zone)
+    got = fires(daily, local(zone, *spring, 10, 0), 2) + fires(
+        daily, local(zone, *autumn, 10, 0), 2
+    )
+    assert [t.strftime("%m-%d %H:%M%z") for t in got] == fires_at
 
 
 SPRING_FORWARD = [(BERLIN, date(2026, 3, 29)), (NEW_YORK, date(2026, 3, 8))]
@@ -168,35 +169,32 @@ def test_cron_gap_fire_found_from_inside_the_shifted_hour() -> None:
     assert nightly.next_after(after_gap) == local(BERLIN, 2026, 3, 29, 3, 30)
 
 
-def test_cron_every_30_minutes_through_the_fall_back_hour_fires_each_time_once() -> None:
-    half_hourly = CronSchedule("*/30 * * * *", BERLIN)
-    got = fires(half_hourly, local(BERLIN, 2026, 10, 25, 1, 15), 5)
-    assert [t.strftime("%H:%M%z") for t in got] == [
-        "01:30+0200",
-        "02:00+0200",
-        "02:30+0200",
-        "03:00+0100",
-        "03:30+0100",
-    ]
+@pytest.mark.parametrize(
+    ("expression", "zone", "start", "fires_at"),
+    [
+        pytest.param(
+            "*/30 * * * *", BERLIN, (2026, 10, 25, 1, 15),
+            ["01:30+0200", "02:00+0200", "02:30+0200", "03:00+0100", "03:30+0100"],
+            id="every 30 minutes through the fall-back hour fires each time once",
+        ),
+        pytest.param(
+            "*/15 * * * *", NEW_YORK, (2026, 3, 8, 1, 40),
+            ["01:45-0500", "03:00-0400", "03:15-0400", "03:30-0400", "03:45-0400", "04:00-0400"],
+            id="every 15 minutes through the gap has no duplicates",
+        ),
+    ],
+)  # fmt: skip
+def test_cron_through_a_dst_change(
+    expression: str, zone: ZoneInfo, start: tuple[int, ...], fires_at: list[str]
+) -> None:
+    got = fires(CronSchedule(expression, zone), local(zone, *start), len(fires_at))
+    assert [t.strftime("%H:%M%z") for t in got] == fires_at
 
 
 def test_cron_from_inside_the_second_pass_of_a_repeated_hour() -> None:
     nightly = CronSchedule("45 2 * * *", BERLIN)
     second_pass = local(BERLIN, 2026, 10, 25, 2, 10, fold=1)
     assert nightly.next_after(second_pass) == local(BERLIN, 2026, 10, 26, 2, 45)
-
-
-def test_cron_every_15_minutes_through_the_gap_has_no_duplicates() -> None:
-    quarterly = CronSchedule("*/15 * * * *", NEW_YORK)
-    got = fires(quarterly, local(NEW_YORK, 2026, 3, 8, 1, 40), 6)
-    assert [t.strftime("%H:%M") for t in got] == [
-        "01:45",
-        "03:00",
-        "03:15",
-        "03:30",
-        "03:45",
-        "04:00",
-    ]
 
 
 @pytest.mark.parametrize(

@@ -230,6 +230,29 @@ async def test_finishing_runs_counts_failures_and_disables(store: TaskStore) -> 
     assert newest.lease_until is None and newest.finished_at == now
 
 
+async def test_outcomes_of_one_batch_apply_in_order(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(every(MINUTE)))
+    claims = await store.claim_due(T0, limit=10, lease=LEASE)
+    claims += await store.claim_due(T0 + MINUTE, limit=10, lease=LEASE)
+    assert [c.run.scheduled_for for c in claims] == [T0, T0 + MINUTE]
+    fails = [
+        RunOutcome(c.run.id, task.id, RunStatus.FAILED, T0, T0 + MINUTE, error=f"boom {n}")
+        for n, c in enumerate(claims)
+    ]
+
+    first, second = await store.finish_runs(fails, max_failures=2)
+
+    assert (first.task_status, first.consecutive_failures, first.disabled) == (
+        TaskStatus.ACTIVE, 1, False,
+    )  # fmt: skip
+    assert (second.task_status, second.consecutive_failures, second.disabled) == (
+        TaskStatus.DISABLED, 2, True,
+    )  # fmt: skip
+    stored = await store.get_task(task.id)
+    assert stored is not None and stored.run_count == 2 and stored.last_run == T0 + MINUTE
+    assert stored.status_reason == "failed 2 times in a row; last error: boom 1"
+
+
 async def test_success_resets_failures_and_finishes_one_time_task(store: TaskStore) -> None:
     task = await store.add_task(reminder_draft(once_at(T0)))
     (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)

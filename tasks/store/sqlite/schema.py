@@ -3,16 +3,18 @@
 Instants are stored as fixed-width UTC ISO 8601 text (``2026-03-01T09:00:00.000000+00:00``),
 which sorts like the instants it names, so ``next_run`` is indexable and ``WHERE next_run = ?``
 compares exactly. Durations are REAL seconds. The version lives in ``schema_versions`` (shared
-with the other packages, one row per component).
+with the other packages, one row per component); ``migrate`` runs ``MIGRATIONS`` through the
+runner in ``common.sqlite``.
 """
 
 from __future__ import annotations
 
 import functools
 import sqlite3
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from common import to_db_time
 from tasks.errors import TaskError
 from tasks.execution import ExecutionData, TaskType, execution_from_json, parse_task_type
 from tasks.models import (
@@ -25,6 +27,7 @@ from tasks.models import (
     TaskStatus,
 )
 from tasks.schedule.model import Schedule, schedule_from_json
+from tasks.store.sqlite.db import TaskDatabase
 
 COMPONENT = "tasks"
 
@@ -90,20 +93,23 @@ class SchemaError(TaskError):
     """The database holds a task schema this program cannot use."""
 
 
-def to_db(instant: datetime) -> str:
-    """Return ``instant`` as fixed-width UTC ISO text."""
-    if instant.tzinfo is None or instant.utcoffset() is None:
-        raise ValueError(f"cannot store the naive time {instant.isoformat()!r}; pass an aware one")
-    return instant.astimezone(UTC).isoformat(timespec="microseconds")
+async def migrate(db: TaskDatabase) -> int:
+    """Bring the task tables up to ``SCHEMA_VERSION``; return the version found before.
+
+    Raises:
+        SchemaError: when the file holds a newer task schema than this program knows.
+        TaskStoreError: when SQLite fails.
+    """
+    return await db.migrate(component=COMPONENT, migrations=MIGRATIONS, error=SchemaError)
 
 
 def to_db_opt(instant: datetime | None) -> str | None:
-    """Like ``to_db``, passing ``None`` through."""
-    return None if instant is None else to_db(instant)
+    """Like ``to_db_time``, passing ``None`` through."""
+    return None if instant is None else to_db_time(instant)
 
 
 def from_db(text: str | None) -> datetime | None:
-    """Read back an instant stored by ``to_db``."""
+    """Read back an instant stored by ``to_db_time``, passing ``None`` through."""
     return None if text is None else datetime.fromisoformat(text)
 
 

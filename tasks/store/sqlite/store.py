@@ -1,10 +1,10 @@
 """The SQLite task store: its own connection to the shared database file, on its own thread.
 
 Each operation is one synchronous function run on the connection's thread (see
-``tasks.sqlite_db``): a write is one ``BEGIN IMMEDIATE`` transaction, so claims read the due
+``common.sqlite``): a write is one ``BEGIN IMMEDIATE`` transaction, so claims read the due
 tasks and update them atomically, and the update is conditional on the ``next_run`` that was
 read, so two stores on one file never claim the same scheduled run. The run ledger's
-transactions live in ``tasks.sqlite_runs``; the task rows' own ones are here.
+transactions live in ``claims`` and ``runs``; the task rows' own ones are here.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import sqlite3
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from common import to_db_time
 from common.clock import require_aware
 from tasks.errors import TaskError
 from tasks.execution import execution_to_json
@@ -29,21 +29,17 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found, wrong_state
-from tasks.store.sqlite import runs
+from tasks.store.base import GivenUp, TaskChange, TaskStore, not_found
+from tasks.store.sqlite import claims, runs
 from tasks.store.sqlite.checkpoint import WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
-from tasks.store.sqlite.runs import IN_CHUNK, Row, owned_row
+from tasks.store.sqlite.runs import Row, chunked, owned_row, store_state
 from tasks.store.sqlite.schema import (
-    COMPONENT,
-    MIGRATIONS,
-    SCHEMA_VERSION,
     TASK_COLUMNS,
-    SchemaError,
+    migrate,
     task_from_row,
-    to_db,
-    to_db_opt,
 )
+from tasks.store.transitions import changed
 
 __all__ = ["SqliteTaskStore", "TaskStoreError"]
 
@@ -84,7 +80,7 @@ class SqliteTaskStore(TaskStore):
             return
         await self._db.open()
         try:
-            await self._write(functools.partial(_migrate, path=self.path))
+            await migrate(self._db)
             await self._checkpointer.open()
         except BaseException:
             await self._db.close()
@@ -157,7 +153,7 @@ class SqliteTaskStore(TaskStore):
     ) -> list[Claim]:
         """Claim due tasks in one immediate transaction, earliest first."""
         now = require_aware(now, "now")
-        work = functools.partial(runs.claim_due, now=now, limit=limit, lease=lease, ahead=ahead)
+        work = functools.partial(claims.claim_due, now=now, limit=limit, lease=lease, ahead=ahead)
         return await self._write(work)
 
     async def reclaim_expired(
@@ -167,20 +163,20 @@ class SqliteTaskStore(TaskStore):
         now = require_aware(now, "now")
         # A cheap indexed read first: most of the time no lease ran out and no write
         # transaction is needed.
-        if not await self._db.read(functools.partial(runs.any_expired, now=now)):
+        if not await self._db.read(functools.partial(claims.any_expired, now=now)):
             return [], []
-        work = functools.partial(runs.reclaim_expired, now=now, limit=limit, lease=lease)
+        work = functools.partial(claims.reclaim_expired, now=now, limit=limit, lease=lease)
         return await self._write(work)
 
     async def renew_leases(
         self, run_ids: Collection[int], now: datetime, *, lease: timedelta
     ) -> set[int]:
         """Extend the leases of those runs that are still claimed, in one transaction."""
-        until = to_db(require_aware(now, "now") + lease)
+        until = to_db_time(require_aware(now, "now") + lease)
         ids = sorted(set(run_ids))
         if not ids:
             return set()
-        return await self._write(functools.partial(runs.renew_leases, run_ids=ids, until=until))
+        return await self._write(functools.partial(claims.renew_leases, run_ids=ids, until=until))
 
     async def claim_now(
         self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
@@ -188,13 +184,13 @@ class SqliteTaskStore(TaskStore):
         """Claim an extra run of the task now, in one transaction."""
         now = require_aware(now, "now")
         work = functools.partial(
-            runs.claim_now, task_id=task_id, owner_id=owner_id, now=now, lease=lease
+            claims.claim_now, task_id=task_id, owner_id=owner_id, now=now, lease=lease
         )
         return await self._write(work)
 
     async def next_wakeup(self) -> datetime | None:
         """Return the earliest enabled next run or lease expiry (two index lookups)."""
-        return await self._db.read(runs.next_wakeup)
+        return await self._db.read(claims.next_wakeup)
 
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
@@ -276,9 +272,7 @@ def _free_ids(conn: sqlite3.Connection, count: int, new_id: Callable[[], str]) -
 
 def _existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
     taken: set[str] = set()
-    for start in range(0, len(ids), IN_CHUNK):
-        chunk = ids[start : start + IN_CHUNK]
-        marks = ", ".join("?" * len(chunk))
+    for chunk, marks in chunked(ids):
         rows = conn.execute(f"SELECT id FROM scheduled_tasks WHERE id IN ({marks})", chunk)
         taken.update(r[0] for r in rows)
     return taken
@@ -295,54 +289,9 @@ def _update_task(
     row = owned_row(conn, task_id, owner_id)
     if row is None:
         raise not_found(task_id)
-    task = task_from_row(row)
-    if task.status not in allowed_from:
-        raise wrong_state(task, action)
-    updated = replace(
-        task,
-        status=task.status if change.status is UNSET else change.status,
-        next_run=task.next_run if change.next_run is UNSET else change.next_run,
-        status_reason=task.status_reason if change.status_reason is UNSET else change.status_reason,
-        consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
-    )
-    conn.execute(
-        "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, "
-        "status_reason = ?, consecutive_failures = ? WHERE id = ?",
-        (
-            updated.status.value,
-            int(updated.enabled),
-            to_db_opt(updated.next_run),
-            updated.status_reason,
-            updated.consecutive_failures,
-            task_id,
-        ),
-    )
+    updated = changed(task_from_row(row), change, allowed_from=allowed_from, action=action)
+    store_state(conn, updated)
     return updated
-
-
-def _migrate(conn: sqlite3.Connection, path: Path) -> None:
-    conn.execute(
-        "CREATE TABLE IF NOT EXISTS schema_versions ("
-        " component TEXT PRIMARY KEY, version INTEGER NOT NULL)"
-    )
-    row = conn.execute(
-        "SELECT version FROM schema_versions WHERE component = ?", (COMPONENT,)
-    ).fetchone()
-    found = int(row[0]) if row else 0
-    if found > SCHEMA_VERSION:
-        raise SchemaError(
-            f"the database {str(path)!r} has task schema version {found}, newer than this "
-            f"program's {SCHEMA_VERSION}; upgrade the program or use another data directory"
-        )
-    for statements in MIGRATIONS[found:]:
-        for statement in statements:
-            conn.execute(statement)
-    if found < SCHEMA_VERSION:
-        conn.execute(
-            "INSERT INTO schema_versions (component, version) VALUES (?, ?) "
-            "ON CONFLICT (component) DO UPDATE SET version = excluded.version",
-            (COMPONENT, SCHEMA_VERSION),
-        )
 
 
 def _draft_row(draft: TaskDraft) -> Row:
@@ -355,6 +304,6 @@ def _draft_row(draft: TaskDraft) -> Row:
         execution_to_json(draft.execution),
         draft.misfire.policy.value,
         draft.misfire.grace.total_seconds(),
-        to_db(draft.created_at),
-        to_db(draft.next_run),
+        to_db_time(draft.created_at),
+        to_db_time(draft.next_run),
     )

@@ -1,0 +1,93 @@
+"""What an owner's cancel, pause, resume and snooze do to a task: pure functions of its state.
+
+Each returns an ``OwnerChange``: the change and the statuses it applies from. The store
+applies it in one step, conditional on the status it finds then, so a task that changed
+meanwhile (a run finished it) is refused with the same message as if it had been so before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+
+from tasks.errors import TaskDataError
+from tasks.models import Task, TaskStatus
+from tasks.store.base import TaskChange, wrong_state
+
+MAX_SNOOZE = timedelta(days=366)
+_LIVE = frozenset(s for s in TaskStatus if s.is_live)
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerChange:
+    """A change an owner asked for, and the statuses it applies from.
+
+    Attributes:
+        change: What changes.
+        allowed_from: The statuses the task may be in for it to apply.
+        action: The verb, for the refusal's message ("cannot pause task ...").
+    """
+
+    change: TaskChange
+    allowed_from: frozenset[TaskStatus]
+    action: str
+
+
+CANCEL = OwnerChange(
+    TaskChange(status=TaskStatus.CANCELLED, next_run=None, status_reason="cancelled by its owner"),
+    _LIVE,
+    "cancel",
+)
+"""Cancel a live task: a run in progress finishes and is recorded, nothing fires again."""
+
+PAUSE = OwnerChange(
+    TaskChange(status=TaskStatus.PAUSED, status_reason="paused by its owner"),
+    frozenset({TaskStatus.ACTIVE}),
+    "pause",
+)
+"""Pause an active task until it is resumed."""
+
+
+def resume(task: Task, now: datetime) -> OwnerChange:
+    """Resume a paused or disabled task (see ``TaskManager.resume``).
+
+    Raises:
+        TaskStateError: when the task is neither paused nor disabled, or has no further run.
+    """
+    if task.status not in (TaskStatus.PAUSED, TaskStatus.DISABLED):
+        raise wrong_state(task, "resume")
+    next_run = task.next_run if task.schedule.kind == "once" else task.schedule.next_after(now)
+    if next_run is None:
+        raise wrong_state(replace(task, status=TaskStatus.DONE), "resume")
+    change = TaskChange(
+        status=TaskStatus.ACTIVE, next_run=next_run, status_reason=None, reset_failures=True
+    )
+    return OwnerChange(change, frozenset({task.status}), "resume")
+
+
+def checked_delay(delay: timedelta) -> timedelta:
+    """Return ``delay`` when it is a snooze's: between one second and a year.
+
+    Raises:
+        TaskDataError: when it is not.
+    """
+    if not timedelta(seconds=1) <= delay <= MAX_SNOOZE:
+        raise TaskDataError(
+            f"cannot snooze by {delay!r}: the delay must be between 1 second and 366 days, "
+            "e.g. '10m' or '1h'"
+        )
+    return delay
+
+
+def snooze(task: Task, now: datetime, delay: timedelta) -> OwnerChange:
+    """Put the task's next run off by a ``checked_delay`` (see ``TaskManager.snooze``)."""
+    if task.schedule.kind == "once" and task.status is TaskStatus.DONE:
+        change = TaskChange(status=TaskStatus.ACTIVE, next_run=now + delay, status_reason=None)
+        allowed = {TaskStatus.DONE}
+    elif task.schedule.kind == "once" and task.next_run is not None:
+        change = TaskChange(next_run=max(task.next_run, now) + delay)
+        allowed = {TaskStatus.ACTIVE, TaskStatus.PAUSED}
+    else:
+        change = TaskChange(next_run=now + delay)
+        allowed = {TaskStatus.ACTIVE}
+    return OwnerChange(change, frozenset(allowed), "snooze")

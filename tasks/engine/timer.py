@@ -1,0 +1,188 @@
+"""The timer: sleeps until the earliest ``next_run``, then claims what is due and starts it.
+
+The timer sleeps until the earliest ``next_run`` the store knows (one indexed lookup, never a
+scan of all tasks) and is woken at once when this manager adds or changes a task. Each wake-up
+claims the due runs atomically in batches (expired leases first) and hands them to the
+``RunExecutor``. So that tasks written by another process (a second manager, the command line)
+are noticed, the timer also re-reads the earliest ``next_run`` every ``recheck_every`` at the
+latest; that never delays a known task.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+
+from common.clock import Clock
+from tasks.engine.executor import RunExecutor
+from tasks.engine.leases import LeaseKeeper
+from tasks.engine.notices import FollowUps
+from tasks.models import RunOutcome
+from tasks.store.base import GivenUp, TaskStore
+
+log = logging.getLogger(__name__)
+
+_STORE_RETRY = timedelta(seconds=1)
+_MAX_IDLE_ROUNDS = 3
+
+
+class ClaimsFirst:
+    """Lets claims go first: ledger writes wait while a claim loop runs.
+
+    So a burst is claimed (and delivered) before its ledger is written; both share one
+    database connection.
+    """
+
+    def __init__(self) -> None:
+        self._claiming = 0
+        self._done = asyncio.Event()
+        self._done.set()
+
+    @contextlib.contextmanager
+    def claiming(self) -> Iterator[None]:
+        """Mark a claim loop in progress for the duration of the block."""
+        self._claiming += 1
+        self._done.clear()
+        try:
+            yield
+        finally:
+            self._claiming -= 1
+            if not self._claiming:
+                self._done.set()
+
+    async def wait(self) -> None:
+        """Wait until no claim loop runs."""
+        await self._done.wait()
+
+
+class Timer:
+    """Claims due runs on time and hands them to the executor.
+
+    Args:
+        store: Where the tasks are.
+        clock: The source of time; the timer sleeps on it.
+        executor: Runs what was claimed.
+        leases: The leases of this manager's runs (renewed before reclaiming expired ones).
+        follow_ups: Tells owners about runs given up.
+        gate: Marks the claim loops, so ledger writes wait for them.
+        wake: Set when tasks change; the timer then re-reads the store at once.
+        claim_batch: How many runs one claim transaction takes.
+        recheck_every: The longest the timer sleeps without re-reading the store.
+        prefetch: How far ahead the timer claims runs.
+    """
+
+    def __init__(
+        self,
+        *,
+        store: TaskStore,
+        clock: Clock,
+        executor: RunExecutor,
+        leases: LeaseKeeper,
+        follow_ups: FollowUps,
+        gate: ClaimsFirst,
+        wake: asyncio.Event,
+        claim_batch: int,
+        recheck_every: timedelta,
+        prefetch: timedelta,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._executor = executor
+        self._leases = leases
+        self._follow_ups = follow_ups
+        self._gate = gate
+        self._wake = wake
+        self._batch = claim_batch
+        self._recheck = recheck_every
+        self._prefetch = prefetch
+        self._task: asyncio.Task[None] | None = None
+        self._known_wakeup: tuple[datetime | None] | None = None
+
+    @property
+    def running(self) -> bool:
+        """Whether the timer is running."""
+        return self._task is not None and not self._task.done()
+
+    def start(self) -> None:
+        """Start the timer (no-op when it runs)."""
+        if not self.running:
+            self._task = asyncio.create_task(self._loop(), name="task-manager-timer")
+
+    async def stop(self) -> None:
+        """Stop the timer (the runs it started go on)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def run_due(self, *, wait: bool, ahead: timedelta = timedelta(0)) -> int:
+        """Claim and start every run due by now + ``ahead``; return how many.
+
+        With ``wait``, return once those runs finished and are in the ledger.
+        """
+        now = self._clock.now()
+        with self._gate.claiming():
+            started, given_up = await self._claim_all(now, ahead)
+        for lost in given_up:
+            await self._follow_ups.given_up(lost)
+        if wait and started:
+            await self._executor.settle(started)
+        return len(started)
+
+    async def _claim_all(
+        self, now: datetime, ahead: timedelta
+    ) -> tuple[list[asyncio.Task[RunOutcome]], list[GivenUp]]:
+        """Claim (and start) every run due by ``now + ahead``, expired leases first."""
+        started: list[asyncio.Task[RunOutcome]] = []
+        given_up: list[GivenUp] = []
+        lease = self._leases.lease
+        # Our own runs' leases are renewed first if a beat is overdue (a long claim loop),
+        # so this manager never takes its own live runs for dead ones.
+        await self._leases.renew_if_due()
+        while True:
+            retries, lost = await self._store.reclaim_expired(now, limit=self._batch, lease=lease)
+            started += self._executor.start(retries)
+            given_up += lost
+            if len(retries) + len(lost) < self._batch:
+                break
+        idle_rounds = 0
+        while idle_rounds < _MAX_IDLE_ROUNDS:
+            claims = await self._store.claim_due(now, limit=self._batch, lease=lease, ahead=ahead)
+            started += self._executor.start(claims)
+            if len(claims) == self._batch:
+                idle_rounds = 0
+                continue
+            # A short batch: nothing more is due, unless the misfire plans skipped some.
+            next_wakeup = await self._store.next_wakeup()
+            if next_wakeup is None or next_wakeup > now + ahead:
+                self._known_wakeup = (next_wakeup,)
+                break
+            idle_rounds = 0 if claims else idle_rounds + 1
+        return started, given_up
+
+    async def _loop(self) -> None:
+        while True:
+            self._wake.clear()
+            self._known_wakeup = None
+            # Everything due by the horizon is claimed in this round.
+            horizon = self._clock.now() + self._prefetch
+            try:
+                await self.run_due(wait=False, ahead=self._prefetch)
+                # run_due usually ends by reading the next wake-up; a change since then set
+                # ``_wake``, so the timer comes straight back.
+                known = self._known_wakeup
+                next_wakeup = known[0] if known else await self._store.next_wakeup()
+            except Exception:
+                log.exception("the task timer could not read the store; retrying shortly")
+                next_wakeup = self._clock.now() + _STORE_RETRY
+            recheck = self._clock.now() + self._recheck
+            if next_wakeup is not None and next_wakeup > horizon:
+                next_wakeup -= self._prefetch  # wake a moment early, to claim ahead
+            # A wake-up inside the horizon is a lease running out (the due runs were just
+            # claimed): that one is waited for exactly, not spun towards.
+            deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)
+            await self._clock.sleep_until(deadline, self._wake)

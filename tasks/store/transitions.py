@@ -1,0 +1,137 @@
+"""How a task's state changes when its runs are claimed and finished: pure functions.
+
+Both stores call these inside their transaction (as they call ``planning`` for misfire
+decisions), so the in-memory and the SQLite store move tasks through the same states::
+
+    claim       one-time: ACTIVE -> RUNNING (or DONE when its run is skipped)
+                recurring: stays ACTIVE with its next run (DONE when there is none)
+    run now     one-time: -> RUNNING; recurring: unchanged
+    finish      success resets the failure count, a failure adds one;
+                RUNNING -> DONE, or ACTIVE again at the outcome's ``retry_at``;
+                ACTIVE with ``max_failures`` failures in a row -> DISABLED
+    skip retry  RUNNING -> DONE (a recurring task keeps its schedule)
+    change      an owner's change (cancel, pause, ...) applies only from the statuses it allows
+
+``enabled`` in the SQLite table is ``Task.enabled``: true exactly when the status is ACTIVE.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from tasks.models import FinishedRun, RunOutcome, RunStatus, Task, TaskStatus
+from tasks.schedule.model import Schedule
+from tasks.store.base import UNSET, TaskChange, Unset, wrong_state
+from tasks.store.planning import ClaimPlan
+
+
+def claimed_status(schedule: Schedule, plan: ClaimPlan) -> TaskStatus:
+    """A task's status once ``plan`` claimed it."""
+    if schedule.kind == "once":
+        return TaskStatus.RUNNING if plan.run_for is not None else TaskStatus.DONE
+    return TaskStatus.ACTIVE if plan.next_run is not None else TaskStatus.DONE
+
+
+def claimed_now(task: Task) -> Task:
+    """The task once a run of it was claimed outside its schedule ("run now").
+
+    Raises:
+        TaskStateError: when it is cancelled or already running.
+    """
+    if task.status in (TaskStatus.CANCELLED, TaskStatus.RUNNING):
+        raise wrong_state(task, "run")
+    if task.schedule.kind == "once":
+        return replace(task, status=TaskStatus.RUNNING, next_run=None)
+    return task
+
+
+def changed(
+    task: Task, change: TaskChange, *, allowed_from: Collection[TaskStatus], action: str
+) -> Task:
+    """The task with ``change`` applied (``TaskStore.update_task``).
+
+    Raises:
+        TaskStateError: when its status is not in ``allowed_from``.
+    """
+    if task.status not in allowed_from:
+        raise wrong_state(task, action)
+    return replace(
+        task,
+        status=task.status if change.status is UNSET else change.status,
+        next_run=task.next_run if change.next_run is UNSET else change.next_run,
+        status_reason=task.status_reason if change.status_reason is UNSET else change.status_reason,
+        consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
+    )
+
+
+def after_skipped_retry(task: Task) -> Task:
+    """The task once the retry of its run was skipped (misfire policy).
+
+    A one-time task (RUNNING) is DONE; a recurring one keeps its status and its schedule.
+    """
+    if task.status is TaskStatus.RUNNING:
+        return replace(task, status=TaskStatus.DONE, next_run=None)
+    return task
+
+
+@dataclass(frozen=True, slots=True)
+class AfterRun:
+    """What finishing one run does to its task.
+
+    Attributes:
+        status: The task's new status.
+        consecutive_failures: The task's new count of failed runs in a row.
+        next_run: The new next run, or ``UNSET`` when it stays.
+        status_reason: The new reason text, or ``UNSET`` when it stays.
+        disabled: Whether this run's failure disabled the task.
+    """
+
+    status: TaskStatus
+    consecutive_failures: int
+    next_run: datetime | Unset | None = UNSET
+    status_reason: str | Unset = UNSET
+    disabled: bool = False
+
+    def finished(self, outcome: RunOutcome) -> FinishedRun:
+        """What finishing ``outcome``'s run did, as the store reports it."""
+        return FinishedRun(
+            outcome.run_id, outcome.task_id, self.status, self.consecutive_failures, self.disabled
+        )
+
+
+def after_run(
+    status: TaskStatus, failures: int, outcome: RunOutcome, *, max_failures: int | None
+) -> AfterRun:
+    """What ``outcome`` does to a task in ``status`` with ``failures`` failures in a row.
+
+    ``max_failures`` is ``None`` for a run given up after its lease ran out twice: that
+    failure counts, but never disables the task by itself.
+    """
+    failures = failures_after(failures, outcome.status)
+    next_run: datetime | Unset | None = UNSET
+    if status is TaskStatus.RUNNING:
+        status = TaskStatus.DONE if outcome.retry_at is None else TaskStatus.ACTIVE
+        next_run = outcome.retry_at
+    if (
+        max_failures is not None
+        and outcome.status.is_failure
+        and status is TaskStatus.ACTIVE
+        and failures >= max_failures
+    ):
+        reason = failure_reason(failures, outcome.error)
+        return AfterRun(TaskStatus.DISABLED, failures, next_run, reason, disabled=True)
+    return AfterRun(status, failures, next_run)
+
+
+def failures_after(current: int, status: RunStatus) -> int:
+    """The consecutive failure count after a run that ended with ``status``."""
+    if status is RunStatus.SUCCEEDED:
+        return 0
+    return current + 1 if status.is_failure else current
+
+
+def failure_reason(failures: int, error: str | None) -> str:
+    """The reason stored on a task disabled after ``failures`` failures in a row."""
+    return f"failed {failures} times in a row; last error: {error or 'unknown'}"
