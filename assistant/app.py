@@ -57,6 +57,7 @@ class App:
     """Everything an interface needs, built and wired."""
 
     settings: Settings
+    clock: Clock
     memory: MemoryStore
     tasks: TaskManager
     registry: ToolRegistry
@@ -139,7 +140,8 @@ async def open_app(
         settings: The configuration.
         notifier: Delivers scheduler messages (the interface's); a logging one by default.
         backend: The LLM; by default the configured server or the offline planner.
-        clock: The scheduler's clock (tests inject a manual one).
+        clock: The one clock of the whole graph: the scheduler, memory, the executor and
+            the agent read it (tests inject a manual one).
         on_event: Receives the agent's progress events.
         run_scheduler: Start the task manager's timer (chat, telegram, serve).
     """
@@ -149,7 +151,7 @@ async def open_app(
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         if run_scheduler:
             _lock_scheduler(stack, settings)
-        memory = await MemoryStore.open(settings.database_path)
+        memory = await MemoryStore.open(settings.database_path, clock=clock)
         stack.push_async_callback(memory.close)
         store = SqliteTaskStore(settings.database_path)
         await store.open()
@@ -218,6 +220,7 @@ async def open_app(
             await manager.start()
         yield App(
             settings=settings,
+            clock=clock,
             memory=memory,
             tasks=manager,
             registry=registry,

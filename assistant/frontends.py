@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from assistant.agent.events import AgentEvent
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import ConfigError, Settings
+from common import Clock, SystemClock
 from interfaces import (
     Console,
     JsonlNotifier,
@@ -40,9 +41,14 @@ def default_sink(settings: Settings) -> Path:
 
 
 async def chat(
-    settings: Settings, *, input: TextIO | None = None, output: TextIO | None = None
+    settings: Settings,
+    *,
+    input: TextIO | None = None,
+    output: TextIO | None = None,
+    clock: Clock | None = None,
 ) -> int:
     """Run the terminal chat with the scheduler, until ``/quit`` or the end of input."""
+    clock = clock or SystemClock()
     console = Console(output)
     terminal: list[TerminalChat] = []
 
@@ -51,14 +57,17 @@ async def chat(
             terminal[0].on_event(event)
 
     async with AsyncExitStack() as stack:
-        notifier = await _routing(settings, stack, local=TerminalNotifier(console))
+        notifier = await _routing(settings, stack, clock, local=TerminalNotifier(console))
         app = await stack.enter_async_context(
-            open_app(settings, notifier=notifier, on_event=on_event, run_scheduler=True)
+            open_app(
+                settings, notifier=notifier, clock=clock, on_event=on_event, run_scheduler=True
+            )
         )
+        commands = SlashCommands(tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock)
         terminal.append(
             TerminalChat(
                 agent=app.agent,
-                commands=SlashCommands(tasks=app.tasks, memory=app.memory, agent=app.agent),
+                commands=commands,
                 user_id=LOCAL_USER,
                 chat_id=LOCAL_CHAT,
                 input=input,
@@ -69,22 +78,28 @@ async def chat(
     return 0
 
 
-async def serve(settings: Settings, *, sink: Path) -> int:
+async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -> int:
     """Run only the scheduler; the terminal's deliveries are appended to ``sink``.
 
     Prints ``ready`` once due tasks are being fired, and stops cleanly on SIGINT or SIGTERM.
     """
+    clock = clock or SystemClock()
     stop = _stop_on_signals()
     async with AsyncExitStack() as stack:
-        notifier = await _routing(settings, stack, local=JsonlNotifier(sink), sink=sink)
-        await stack.enter_async_context(open_app(settings, notifier=notifier, run_scheduler=True))
+        local = JsonlNotifier(sink, clock=clock)
+        notifier = await _routing(settings, stack, clock, local=local, sink=sink)
+        await stack.enter_async_context(
+            open_app(settings, notifier=notifier, clock=clock, run_scheduler=True)
+        )
         print(f"ready: delivering to {sink}", flush=True)
         await stop.wait()
     print("stopped", file=sys.stderr, flush=True)
     return 0
 
 
-async def telegram(settings: Settings, *, webhook_url: str | None = None) -> int:
+async def telegram(
+    settings: Settings, *, webhook_url: str | None = None, clock: Clock | None = None
+) -> int:
     """Run the Telegram bot and the scheduler on one event loop until SIGINT or SIGTERM.
 
     Raises:
@@ -94,9 +109,12 @@ async def telegram(settings: Settings, *, webhook_url: str | None = None) -> int
     from interfaces.telegram import TelegramInterface, TelegramNotifier
 
     webhook = _webhook(settings, webhook_url or settings.telegram_webhook_url)
+    clock = clock or SystemClock()
     stop = _stop_on_signals()
-    bot_notifier = TelegramNotifier.create(token=token, base_url=settings.telegram_base_url)
-    sink = JsonlNotifier(default_sink(settings))
+    bot_notifier = TelegramNotifier.create(
+        token=token, base_url=settings.telegram_base_url, clock=clock
+    )
+    sink = JsonlNotifier(default_sink(settings), clock=clock)
     notifier = RoutingNotifier(
         local_chat=LOCAL_CHAT, local=sink, remote=bot_notifier, fallback=sink
     )
@@ -106,7 +124,7 @@ async def telegram(settings: Settings, *, webhook_url: str | None = None) -> int
             "once to learn your user id, then set TELEGRAM_ALLOWED_USERS=<that id>",
             file=sys.stderr,
         )
-    async with open_app(settings, notifier=notifier, run_scheduler=True) as app:
+    async with open_app(settings, notifier=notifier, clock=clock, run_scheduler=True) as app:
         interface = TelegramInterface(
             token=token,
             base_url=settings.telegram_base_url,
@@ -116,6 +134,7 @@ async def telegram(settings: Settings, *, webhook_url: str | None = None) -> int
             memory=app.memory,
             notifier=bot_notifier,
             webhook=webhook,
+            clock=clock,
         )
         await interface.start()
         try:
@@ -130,16 +149,21 @@ async def telegram(settings: Settings, *, webhook_url: str | None = None) -> int
 
 
 async def _routing(
-    settings: Settings, stack: AsyncExitStack, *, local: Notifier, sink: Path | None = None
+    settings: Settings,
+    stack: AsyncExitStack,
+    clock: Clock,
+    *,
+    local: Notifier,
+    sink: Path | None = None,
 ) -> RoutingNotifier:
     """Route the terminal's chat to ``local`` and Telegram chats to Telegram when configured."""
-    fallback = JsonlNotifier(sink or default_sink(settings))
+    fallback = JsonlNotifier(sink or default_sink(settings), clock=clock)
     remote: TelegramNotifier | None = None
     if settings.telegram_bot_token is not None:
         from interfaces.telegram import TelegramNotifier
 
         remote = TelegramNotifier.create(
-            token=settings.telegram_token(), base_url=settings.telegram_base_url
+            token=settings.telegram_token(), base_url=settings.telegram_base_url, clock=clock
         )
         stack.push_async_callback(remote.aclose)
     return RoutingNotifier(local_chat=LOCAL_CHAT, local=local, remote=remote, fallback=fallback)

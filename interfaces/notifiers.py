@@ -13,9 +13,9 @@ import asyncio
 import json
 import logging
 import os
-from datetime import UTC, datetime
 from pathlib import Path
 
+from common import Clock, SystemClock
 from tasks import Delivery, DeliveryStatus, Notifier
 
 logger = logging.getLogger(__name__)
@@ -70,8 +70,9 @@ class JsonlNotifier:
     ``late_by_seconds`` (or null) and ``delivered_at`` (ISO 8601, UTC).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, clock: Clock | None = None) -> None:
         self.path = path
+        self._clock = clock or SystemClock()
         self._lock = asyncio.Lock()
 
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
@@ -86,7 +87,7 @@ class JsonlNotifier:
                 "late_by_seconds": (
                     delivery.late_by.total_seconds() if delivery.late_by is not None else None
                 ),
-                "delivered_at": datetime.now(UTC).isoformat(),
+                "delivered_at": self._clock.now().isoformat(),
             },
             ensure_ascii=False,
         )
