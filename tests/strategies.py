@@ -145,3 +145,40 @@ def schedule_phrases() -> st.SearchStrategy[str]:
         _cron_fields(),
         st.datetimes(min_value=datetime(1, 1, 1)).map(lambda d: d.isoformat(timespec="minutes")),
     )
+
+
+def valid_schedule_phrases() -> st.SearchStrategy[tuple[str, bool]]:
+    """Phrases of the schedule language that must always parse, with whether they recur.
+
+    Numbers, clock times and days are drawn from their valid ranges only, and every one-time
+    phrase lies in the future whatever ``now`` is (no bare clock times, no absolute dates).
+    """
+    unit = st.sampled_from(["seconds", "minutes", "min", "hours", "h", "days", "weeks"])
+    amount = st.integers(min_value=1, max_value=500)
+    hour24 = st.integers(min_value=0, max_value=23)
+    hour12 = st.integers(min_value=1, max_value=12)
+    minute = st.integers(min_value=0, max_value=59)
+    clock24 = st.builds("{}:{:02d}".format, hour24, minute)
+    clock12 = st.builds("{}{}".format, hour12, st.sampled_from(["am", "pm", " am", " PM"]))
+    clock = st.one_of(clock24, clock12)
+    future_day = st.sampled_from(
+        ["tomorrow", "day after tomorrow", "next monday", "next friday", "next sunday"]
+    )
+    weekly = st.sampled_from(
+        ["day", "weekday", "weekend", "monday", "tuesday and thursday", "saturday"]
+    )
+    cron = st.builds(
+        "{} {} * * {}".format, minute, hour24, st.sampled_from(["*", "1-5", "0", "mon-fri"])
+    )
+    once = st.one_of(
+        st.builds("in {} {}".format, amount, unit),
+        st.builds("{} {} from now".format, amount, unit),
+        st.builds("{} at {}".format, future_day, clock),
+    )
+    recurring = st.one_of(
+        st.builds("every {} at {}".format, weekly, clock),
+        st.builds("weekdays {}".format, clock),
+        st.builds("every {} {}".format, st.integers(1, 59), st.sampled_from(["minutes", "hours"])),
+        cron,
+    )
+    return st.one_of(once.map(lambda p: (p, False)), recurring.map(lambda p: (p, True)))

@@ -1,9 +1,11 @@
-"""Fuzzing ``tasks.parse_schedule``: only ``ScheduleError`` escapes, and what it returns is sane.
+"""Fuzzing ``tasks.parse_schedule``: the language parses, only ``ScheduleError`` escapes, and
+what it returns is sane.
 
-Whatever the words, the instant ``now`` (aware, in zones with odd offsets and DST rules) and the
-``recurring`` wish, the parser either refuses with its own error or returns a schedule whose
-next fire after ``now`` lies in the future (or does not exist), which respects the wish, and
-whose JSON form reads back as the same schedule.
+A phrase of the language always parses, whatever the instant ``now`` (aware, in zones with odd
+offsets and DST rules), into a schedule of the kind it names that fires after ``now``. Whatever
+other words arrive, the parser either refuses with its own error or returns a schedule whose
+next fire after ``now`` lies in the future (or does not exist), which respects the ``recurring``
+wish, and whose JSON form reads back as the same schedule.
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tasks import ScheduleError, parse_schedule, schedule_from_json
-from tests.strategies import ZONES, aware_instants, schedule_phrases, schedule_texts
+from tests.strategies import (
+    ZONES,
+    aware_instants,
+    schedule_phrases,
+    schedule_texts,
+    valid_schedule_phrases,
+)
 
 FUZZ = settings(
     max_examples=300,
@@ -24,6 +32,19 @@ FUZZ = settings(
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+@FUZZ
+@given(phrase=valid_schedule_phrases(), now=aware_instants(), tz=st.sampled_from(ZONES))
+def test_every_phrase_of_the_language_parses(
+    phrase: tuple[str, bool], now: datetime, tz: ZoneInfo
+) -> None:
+    text, recurs = phrase
+    schedule = parse_schedule(text, now=now, tz=tz)
+    assert schedule.kind == ("recurring" if recurs else "once"), text
+    following = schedule.next_after(now)
+    assert following is not None and following > now, f"{text!r} never fires after {now}"
+    assert schedule_from_json(schedule.to_json()) == schedule
 
 
 @FUZZ

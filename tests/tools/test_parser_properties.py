@@ -1,9 +1,16 @@
-"""Properties of ToolParser: it never raises, and every supported format round-trips."""
+"""Properties of ``tools.ToolParser``: it never raises on anything a model writes, it stays
+linear, and every supported call format round-trips.
+
+Linearity is checked without a wall-clock threshold: parsing 1 MB of an adversarial pattern
+must take less than ``MAX_RATIO`` times as long as 100 KB of the same pattern (each the best of
+up to three runs). Linear code gives about 10x; a quadratic scan would give about 100x.
+"""
 
 from __future__ import annotations
 
 import json
 import keyword
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -11,9 +18,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tools.parser import ToolParser
+from tests.strategies import model_replies
+from tools import ToolParser
 
-PARSER = ToolParser()
+ANY_NAME = ToolParser()
+KNOWN_NAMES = ToolParser(tool_names=["search", "f", "g", "get-time"])
+FUZZ = settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+MAX_RATIO = 30.0
+SMALL = 100_000
+LARGE = 1_000_000
 
 # --- never raises ----------------------------------------------------------------------------
 
@@ -29,10 +47,14 @@ BINARYISH = st.binary(max_size=400).map(lambda raw: raw.decode("utf-8", "surroga
 ANY_CHARACTERS = st.text(st.characters(exclude_categories=()), max_size=300)
 
 
-def _check_invariants(text: str) -> None:
-    calls = PARSER.extract_calls(text)
-    stripped = PARSER.strip_calls(text)
+def _check_invariants(text: str, parser: ToolParser = ANY_NAME) -> None:
+    """Every call is well-formed, in order, and points at the text it was read from; a reply
+    without calls is left as it is."""
+    calls = parser.extract_calls(text)
+    stripped = parser.strip_calls(text)
     assert isinstance(stripped, str)
+    if not calls:
+        assert stripped == text
     previous_end = 0
     for call in calls:
         assert call.span is not None
@@ -44,22 +66,25 @@ def _check_invariants(text: str) -> None:
         previous_end = end
 
 
-@settings(max_examples=200)
-@given(ANY_CHARACTERS)
-def test_never_raises_on_any_text(text: str) -> None:
-    _check_invariants(text)
+@settings(FUZZ, max_examples=400)
+@given(
+    text=st.one_of(ANY_CHARACTERS, SYNTAX_SOUP, BINARYISH, model_replies()),
+    known=st.booleans(),
+)
+def test_never_raises_on_any_text(text: str, known: bool) -> None:
+    _check_invariants(text, KNOWN_NAMES if known else ANY_NAME)
 
 
-@settings(max_examples=300)
-@given(SYNTAX_SOUP)
-def test_never_raises_on_syntax_soup(text: str) -> None:
-    _check_invariants(text)
-
-
-@settings(max_examples=150)
-@given(BINARYISH)
-def test_never_raises_on_binary_with_lone_surrogates(text: str) -> None:
-    _check_invariants(text)
+@FUZZ
+@given(
+    prose=st.text(max_size=40),
+    body=st.sampled_from(['{"name": "f", "arguments": {"a": 1}}', "[f(a=1), g()]"]),
+    cut=st.integers(min_value=0, max_value=60),
+)
+def test_a_reply_cut_anywhere_never_raises(prose: str, body: str, cut: int) -> None:
+    text = (prose + "\n```json\n" + body + "\n```\n" + prose)[: len(prose) + cut]
+    for parser in (ANY_NAME, KNOWN_NAMES):
+        _check_invariants(text, parser)
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -67,6 +92,67 @@ def test_never_raises_on_binary_with_lone_surrogates(text: str) -> None:
 def test_never_raises_on_megabytes(chunk: str) -> None:
     text = chunk * (1_000_000 // len(chunk) + 1)
     _check_invariants(text)
+
+
+# --- linear time, and good calls after broken ones --------------------------------------
+
+ADVERSARIAL_PATTERNS = {
+    "open braces": "{",
+    "open brackets": "[",
+    "backticks": "`",
+    "open json fences": "```json\n{",
+    "unclosed tool_call tags": "<tool_call>{",
+    "repeated [TOOL_CALLS]": "[TOOL_CALLS][",
+    "valid calls": '{"name": "f", "arguments": {"a": 1}} ',
+    "unterminated strings in calls": '{"tool": "f", "args": {"q": "',
+}
+
+
+def best_time(text: str, *, runs: int, good_enough: float | None = None) -> float:
+    """The shortest of up to ``runs`` parse times; stops early once under ``good_enough``."""
+    best = float("inf")
+    for _ in range(runs):
+        started = time.perf_counter()
+        ANY_NAME.extract_calls(text)
+        best = min(best, time.perf_counter() - started)
+        if good_enough is not None and best <= good_enough:
+            break
+    return best
+
+
+@pytest.mark.parametrize("pattern", ADVERSARIAL_PATTERNS.values(), ids=ADVERSARIAL_PATTERNS.keys())
+def test_parsing_time_grows_linearly_up_to_one_megabyte(pattern: str) -> None:
+    small = (pattern * (SMALL // len(pattern) + 1))[:SMALL]
+    large = (pattern * (LARGE // len(pattern) + 1))[:LARGE]
+    small_time = best_time(small, runs=3)
+    # Further runs of the large text can only lower its time: stop as soon as it passes.
+    large_time = best_time(large, runs=3, good_enough=small_time * MAX_RATIO)
+    ratio = large_time / max(small_time, 1e-6)
+    assert ratio < MAX_RATIO, (
+        f"{LARGE} characters took {large_time:.3f} s, {ratio:.0f}x the {small_time:.4f} s "
+        f"for {SMALL}: not linear"
+    )
+
+
+GOOD_CALL = '\n```json\n{"name": "f", "arguments": {"a": 1}}\n```\n'
+BROKEN_PREFIXES = {
+    "nested unclosed objects": '{"a": ',
+    "nested unclosed python calls": "[f(a=",
+    "unclosed tool_call tags": "<tool_call>{",
+    "unclosed [TOOL_CALLS] lists": "[TOOL_CALLS][",
+}
+
+
+@pytest.mark.parametrize("prefix", BROKEN_PREFIXES.values(), ids=BROKEN_PREFIXES.keys())
+def test_a_good_call_after_shallow_broken_json_is_kept(prefix: str) -> None:
+    calls = ANY_NAME.extract_calls(prefix * 10 + GOOD_CALL)
+    assert [(c.tool_name, c.arguments) for c in calls][-1:] == [("f", {"a": 1})]
+
+
+@pytest.mark.parametrize("prefix", BROKEN_PREFIXES.values(), ids=BROKEN_PREFIXES.keys())
+def test_a_good_call_after_deeply_nested_broken_json_is_kept(prefix: str) -> None:
+    calls = ANY_NAME.extract_calls(prefix * 200 + GOOD_CALL)
+    assert [(c.tool_name, c.arguments) for c in calls][-1:] == [("f", {"a": 1})]
 
 
 # --- round trip ------------------------------------------------------------------------------
@@ -153,10 +239,10 @@ def test_every_format_round_trips(
 ) -> None:
     reply = f"{before}\n{render(name, arguments)}\n{after}"
 
-    calls = PARSER.extract_calls(reply)
+    calls = ANY_NAME.extract_calls(reply)
 
     assert [(call.tool_name, call.arguments) for call in calls] == [(name, arguments)]
-    assert PARSER.strip_calls(reply).split() == f"{before} {after}".split()
+    assert ANY_NAME.strip_calls(reply).split() == f"{before} {after}".split()
 
 
 @settings(max_examples=60, deadline=None)
@@ -166,7 +252,7 @@ def test_a_reply_cut_off_before_its_closing_brackets_round_trips(
 ) -> None:
     reply = f"{before}\n```json\n" + json.dumps({"tool": name, "args": arguments})[:-1]
 
-    calls = PARSER.extract_calls(reply)
+    calls = ANY_NAME.extract_calls(reply)
 
     assert [(call.tool_name, call.arguments) for call in calls] == [(name, arguments)]
 
@@ -182,6 +268,6 @@ def test_several_calls_in_mixed_formats_keep_their_order(
         for index, (name, arguments) in enumerate(calls)
     )
 
-    found = PARSER.extract_calls(reply)
+    found = ANY_NAME.extract_calls(reply)
 
     assert [(call.tool_name, call.arguments) for call in found] == calls
