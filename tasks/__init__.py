@@ -48,6 +48,7 @@ from tasks.protocols import (
 )
 from tasks.schedule import (
     CronSchedule,
+    CycleSchedule,
     IntervalSchedule,
     OnceSchedule,
     Schedule,
@@ -76,6 +77,7 @@ __all__ = [
     "AgentTaskData",
     "ApiCallData",
     "CronSchedule",
+    "CycleSchedule",
     "Delivery",
     "DeliveryKind",
     "DeliveryStatus",

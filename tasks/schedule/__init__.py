@@ -1,15 +1,17 @@
 """The schedule language: words and cron expressions in, pure schedule values out.
 
-model      Schedule values (once, interval, cron) with the DST policy and their JSON form
+model      Schedule values (once, interval, cron, cycle) with the DST policy and their JSON form
 phrases    the vocabulary: durations, clock times, parts of the day, dates
 cron       5-field cron expressions
-recurring  "every weekday at 9am", "every 15 minutes", "monthly on the 1st"
+recurring  "every weekday at 9am", "every 15 minutes", "on the first of every month"
+cycles     "every other day", "every 3 days at 8am", "every 2 weeks on monday"
 parsing    ``parse_schedule``: any phrase, one-time or recurring
 preview    ``preview_schedule``: what a phrase means and when it fires next
 """
 
 from tasks.schedule.model import (
     CronSchedule,
+    CycleSchedule,
     IntervalSchedule,
     OnceSchedule,
     Schedule,
@@ -26,6 +28,7 @@ from tasks.schedule.preview import SchedulePreview, preview_schedule
 
 __all__ = [
     "CronSchedule",
+    "CycleSchedule",
     "IntervalSchedule",
     "OnceSchedule",
     "Schedule",

@@ -1,9 +1,11 @@
 """Turn the user's words ("tomorrow at 9am", "weekdays 6pm", "0 9 * * 1-5") into a Schedule.
 
-Policy (DESIGN.md): a date without a time fires at 09:00 local; a bare clock time is its next
-occurrence; local wall times follow the DST policy of ``tasks.schedule``; a time in the past or
-words that cannot be understood raise ``ScheduleError`` saying what was understood and giving a
-phrasing that works.
+Policy (DESIGN.md): a date without a time fires at 09:00 local; a part of the day without a
+time at its default (``PERIOD_DEFAULTS``: morning 09:00, afternoon 15:00, evening 19:00,
+night 20:00); a bare clock time is its next occurrence, but "this evening" and "tonight" are
+today's; local wall times follow the DST policy of ``tasks.schedule``; a time in the past or
+words that cannot be understood raise ``ScheduleError`` saying what was understood and giving
+one phrasing that works, built from the words when they allow it.
 """
 
 from __future__ import annotations
@@ -24,20 +26,24 @@ from tasks.schedule.model import (
     zone_from_name,
 )
 from tasks.schedule.phrases import (
+    NIGHT_ENDS,
+    ORDINAL_WORDS,
     WEEKDAYS,
     ClockTime,
     MonthDay,
+    Period,
     apply_period,
     normalize,
     read_duration,
     read_month_day,
     read_ordinal_day,
+    say_clock,
     take_clock_times,
     take_period,
 )
 from tasks.schedule.recurring import parse_recurring
 
-ONCE_EXAMPLES = "'in 5 minutes', 'tomorrow at 9am', 'on friday at 5pm' or 'Dec 25 9am'"
+ONCE_EXAMPLE = "tomorrow at 9am"
 DEFAULT_TIME = time(9)
 MAX_LENGTH = 200
 _CRON_LIKE = re.compile(
@@ -52,11 +58,20 @@ _ISO_LIKE = re.compile(
 )
 _RECURRING_WORDS = re.compile(
     r"\b(?:every|each|daily|everyday|nightly|hourly|weekly|monthly|yearly|annually"
+    r"|fortnightly|biweekly|bi-weekly"
     r"|weekdays|weekends|workdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
 )
 _DELAY = re.compile(r"(?:in |after )?(?P<span>.+?)(?: from now| later)?")
+_NEGATIVE_DELAY = re.compile(r"(?:in |after )?-\s*(?P<span>\d.*?)(?: from now| later)?")
 _NEXT_WEEKDAY = re.compile(rf"(?P<next>next )?(?P<name>{'|'.join(WEEKDAYS)})")
-_FILLER = frozenset({"on", "at", "the", "of", "this", "coming"})
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?|" + "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))
+_NEXT_MONTH_DAY = re.compile(
+    rf"(?:(?P<day>{_ORDINAL}|lastday) (?P<which>next|this) month"
+    rf"|(?P<which2>next|this) month (?:on )?(?P<day2>{_ORDINAL}|lastday))"
+)
+_LAST_DAY = re.compile(r"\blast day\b")
+_FILLER = frozenset({"on", "at", "the", "of", "this", "coming", "for"})
+_NOT_FILLER_BEFORE_MONTH = frozenset({"this"})
 
 
 def parse_schedule(
@@ -75,18 +90,18 @@ def parse_schedule(
         ScheduleError: with what was understood and a phrasing that works.
     """
     if not isinstance(text, str):
-        raise ScheduleError(f"a schedule must be text, got {text!r}; say e.g. {ONCE_EXAMPLES}")
+        raise ScheduleError(f"a schedule must be text, got {text!r}; say e.g. '{ONCE_EXAMPLE}'")
     if len(text) > MAX_LENGTH:
         raise ScheduleError(
             f"the schedule {text[:40]!r}... is {len(text)} characters long; a schedule is a "
-            f"short phrase (at most {MAX_LENGTH} characters), e.g. {ONCE_EXAMPLES}"
+            f"short phrase (at most {MAX_LENGTH} characters), e.g. '{ONCE_EXAMPLE}'"
         )
     zone = tz if isinstance(tz, ZoneInfo) else zone_from_name(tz)
     context = _Context(text=text, now=_aware(now, zone), tz=zone)
     try:
         schedule = _parse(context, recurring)
     except OverflowError as exc:
-        raise context.refuse(f"it is too far from now; say e.g. {ONCE_EXAMPLES}") from exc
+        raise context.refuse("it is too far from now; say e.g. 'in 5 minutes'") from exc
     except ScheduleError as exc:
         if repr(text) in str(exc):
             raise
@@ -94,12 +109,12 @@ def parse_schedule(
     if recurring is False and schedule.kind == "recurring":
         raise ScheduleError(
             f"{text!r} repeats ({schedule.describe()}), but a one-time schedule is needed; "
-            f"say e.g. {ONCE_EXAMPLES}"
+            f"say e.g. '{ONCE_EXAMPLE}'"
         )
     if recurring is True and schedule.kind == "once":
         raise context.refuse(
             f"it happens once ({schedule.describe()}), but a repeating schedule is needed; "
-            "say e.g. 'every weekday at 9am' or 'every 2 hours'"
+            "say e.g. 'every weekday at 9am'"
         )
     return schedule
 
@@ -134,8 +149,8 @@ def _parse(context: _Context, recurring: bool | None) -> Schedule:
     stripped = context.text.strip().rstrip(".!?;")
     if not stripped:
         raise ScheduleError(
-            f"the schedule {context.text!r} is empty; say e.g. {ONCE_EXAMPLES}, "
-            "'every weekday at 9am' or a cron expression like '0 9 * * 1-5'"
+            f"the schedule {context.text!r} is empty; say e.g. 'in 5 minutes' or "
+            "'every weekday at 9am'"
         )
     fields = " ".join(stripped.split())
     if _CRON_LIKE.fullmatch(fields) or ("*" in fields and _CRON_NEAR.fullmatch(fields)):
@@ -156,14 +171,14 @@ def _iso_once(context: _Context, stripped: str) -> OnceSchedule:
             wall = datetime.fromisoformat(stripped.upper())
     except ValueError as exc:
         raise context.refuse(
-            f"it looks like an ISO 8601 time but is not valid ({exc}); "
-            "say e.g. '2026-11-23T14:35' or '2026-11-23T14:35+01:00'"
+            f"it looks like an ISO 8601 time but is not valid ({exc}); say e.g. '2026-11-23T14:35'"
         ) from exc
     fire = wall if wall.utcoffset() is not None else resolve_local(wall, context.tz)
-    return _future_once(context, fire)
+    return _future_once(context, fire, example=ONCE_EXAMPLE)
 
 
 def _parse_once(context: _Context, words: str) -> OnceSchedule:
+    _refuse_negative_delay(context, words)
     delay = _DELAY.fullmatch(words)
     span = read_duration(delay["span"]) if delay else None
     if span is not None:
@@ -171,16 +186,26 @@ def _parse_once(context: _Context, words: str) -> OnceSchedule:
     clocks, rest = take_clock_times(words)
     if len(clocks) > 1:
         raise context.refuse(
-            "it names more than one clock time; a one-time schedule has one, e.g. 'tomorrow at 9am'"
+            "it names more than one clock time; a one-time schedule has one, "
+            f"e.g. 'tomorrow at {say_clock(clocks[0].at)}'"
         )
     period, rest = take_period(rest)
     at = apply_period(clocks[0] if clocks else None, period)
-    days = _candidate_days(context, rest, period)
+    days = _candidate_days(context, rest, period, at)
     if days is None:
         if at is None:
-            raise context.refuse(f"there is no day or clock time in it; say e.g. {ONCE_EXAMPLES}")
+            raise context.refuse(f"there is no day or clock time in it; say e.g. '{ONCE_EXAMPLE}'")
         days = _from_today(context.today, step=timedelta(days=1))
-    return _first_future(context, days, at or DEFAULT_TIME, clocks)
+    return _first_future(context, days, at or DEFAULT_TIME, _later_example(clocks, period, at))
+
+
+def _refuse_negative_delay(context: _Context, words: str) -> None:
+    negative = _NEGATIVE_DELAY.fullmatch(words)
+    if negative is None:
+        return
+    span = read_duration(negative["span"])
+    if span is not None:
+        raise context.refuse(f"that is in the past; say e.g. 'in {negative['span']}'")
 
 
 def _delay_once(context: _Context, days: int, elapsed: timedelta) -> OnceSchedule:
@@ -190,13 +215,20 @@ def _delay_once(context: _Context, days: int, elapsed: timedelta) -> OnceSchedul
         start = resolve_local(local + timedelta(days=days), context.tz)
     fire = start + elapsed
     if fire <= context.now:
-        raise context.refuse("the delay is zero; say e.g. 'in 5 minutes' or '30s'")
+        raise context.refuse("the delay is zero; say e.g. 'in 5 minutes'")
     return OnceSchedule(at=fire, tz=context.tz)
 
 
-def _first_future(
-    context: _Context, days: Iterator[date], at: time, clocks: list[ClockTime]
-) -> OnceSchedule:
+def _later_example(clocks: list[ClockTime], period: Period | None, at: time | None) -> str:
+    """A phrasing that works when the time asked for has passed: the same time tomorrow."""
+    if clocks and at is not None:
+        return f"tomorrow at {say_clock(at)}"
+    if period is not None:
+        return f"tomorrow {'night' if period.night else period.name}"
+    return ONCE_EXAMPLE
+
+
+def _first_future(context: _Context, days: Iterator[date], at: time, example: str) -> OnceSchedule:
     first: datetime | None = None
     for day in days:
         fire = resolve_local(datetime.combine(day, at), context.tz)
@@ -204,26 +236,33 @@ def _first_future(
             return OnceSchedule(at=fire, tz=context.tz)
         first = first or fire
     if first is None:
-        raise context.refuse(f"there is no such day ahead; say e.g. {ONCE_EXAMPLES}")
-    return _future_once(context, first)
+        raise context.refuse(f"there is no such day ahead; say e.g. '{ONCE_EXAMPLE}'")
+    return _future_once(context, first, example=example)
 
 
-def _future_once(context: _Context, fire: datetime) -> OnceSchedule:
+def _future_once(context: _Context, fire: datetime, *, example: str) -> OnceSchedule:
     if fire <= context.now:
         raise context.refuse(
             f"that is {format_local(fire, context.tz)} ({context.tz.key}), which has already "
             f"passed (now it is {format_local(context.now, context.tz)}); "
-            f"say a later time, e.g. {ONCE_EXAMPLES}"
+            f"say a later time, e.g. '{example}'"
         )
     return OnceSchedule(at=fire, tz=context.tz)
 
 
-def _candidate_days(context: _Context, rest: str, period: str | None) -> Iterator[date] | None:
+def _candidate_days(
+    context: _Context, rest: str, period: Period | None, at: time | None
+) -> Iterator[date] | None:
     """The dates ``rest`` may mean, earliest first (a weekday: this one, then next week's)."""
+    rest = _LAST_DAY.sub("lastday", rest)
     words = " ".join(word for word in rest.split() if word not in _FILLER)
     today = context.today
     if not words:
-        return iter([today]) if period == "tonight" else None
+        if period is not None and period.today:
+            # Tonight's early hours ("tonight at 1", "tonight at midnight") are tomorrow's.
+            late = period.night and at is not None and at < NIGHT_ENDS
+            return iter([today + timedelta(days=1 if late else 0)])
+        return None
     fixed = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "after tomorrow": 2}
     if words in fixed:
         return iter([today + timedelta(days=fixed[words])])
@@ -236,10 +275,38 @@ def _candidate_days(context: _Context, rest: str, period: str | None) -> Iterato
         return _yearly(today, month_day)
     if (day := read_ordinal_day(words)) is not None:
         return _monthly(today, day)
-    return _days_ahead(context, words)
+    if words == "lastday" or words == "lastday month":
+        return _last_days(today)
+    if (month := _month_and_day(context, rest)) is not None:
+        return iter([month])
+    return _days_ahead(context, words, at)
 
 
-def _days_ahead(context: _Context, words: str) -> Iterator[date]:
+def _month_and_day(context: _Context, rest: str) -> date | None:
+    """ "the 3rd of next month", "next month on the 15th", "the last day of this month"."""
+    words = " ".join(w for w in rest.split() if w not in _FILLER - _NOT_FILLER_BEFORE_MONTH)
+    match = _NEXT_MONTH_DAY.fullmatch(words)
+    if match is None:
+        return None
+    which, said = match["which"] or match["which2"], match["day"] or match["day2"]
+    today = context.today
+    year, month = today.year, today.month
+    if which == "next":
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    last = _month_length(year, month)
+    if said == "lastday":
+        return date(year, month, last)
+    day = read_ordinal_day(said)
+    assert day is not None  # the pattern only matches ordinals
+    if day > last:
+        raise context.refuse(
+            f"that month has no day {day} (it has {last} days); "
+            f"say e.g. 'the {last}th of {which} month'"
+        )
+    return date(year, month, day)
+
+
+def _days_ahead(context: _Context, words: str, at: time | None) -> Iterator[date]:
     delay = _DELAY.fullmatch(words)
     span = read_duration(delay["span"]) if delay else None
     if span is not None and span.days and not span.elapsed:
@@ -247,11 +314,12 @@ def _days_ahead(context: _Context, words: str) -> Iterator[date]:
     if span is not None:
         raise context.refuse(
             f"a delay ({words!r}) cannot be combined with a clock time; "
-            "say e.g. 'in 2 hours' or 'in 3 days at 9am'"
+            f"say e.g. 'in {delay['span'] if delay else words}'"
         )
+    clock = f" at {say_clock(at)}" if at is not None else ""
+    hint = "next monday" if words in ("next week", "week") else "tomorrow"
     raise context.refuse(
-        f"did not understand {words!r} as a day; say e.g. {ONCE_EXAMPLES}, "
-        "or 'every monday at 10am' for a repeating one"
+        f"did not understand {words!r} as a day; say e.g. '{hint}{clock or ' at 9am'}'"
     )
 
 
@@ -291,3 +359,16 @@ def _monthly(today: date, day: int) -> Iterator[date]:
         if candidate is not None and candidate >= today:
             yield candidate
         year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+
+
+def _last_days(today: date) -> Iterator[date]:
+    """The last day of this month, then of the next one."""
+    year, month = today.year, today.month
+    for _ in range(2):
+        yield date(year, month, _month_length(year, month))
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+
+
+def _month_length(year: int, month: int) -> int:
+    following = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
+    return (following - timedelta(days=1)).day
