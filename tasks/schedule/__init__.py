@@ -6,6 +6,7 @@ cron       5-field cron expressions
 recurring  "every weekday at 9am", "every 15 minutes", "on the first of every month"
 cycles     "every other day", "every 3 days at 8am", "every 2 weeks on monday"
 parsing    ``parse_schedule``: any phrase, one-time or recurring
+search     ``find_time`` / ``find_schedule``: the time expression inside a sentence
 preview    ``preview_schedule``: what a phrase means and when it fires next
 """
 
@@ -25,6 +26,7 @@ from tasks.schedule.model import (
 from tasks.schedule.parsing import parse_schedule
 from tasks.schedule.phrases import Span, read_duration
 from tasks.schedule.preview import SchedulePreview, preview_schedule
+from tasks.schedule.search import ScheduleMatch, TimePhrase, find_schedule, find_time
 
 __all__ = [
     "CronSchedule",
@@ -33,8 +35,12 @@ __all__ = [
     "OnceSchedule",
     "Schedule",
     "ScheduleKind",
+    "ScheduleMatch",
     "SchedulePreview",
     "Span",
+    "TimePhrase",
+    "find_schedule",
+    "find_time",
     "format_duration",
     "format_local",
     "parse_schedule",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from tasks.errors import ScheduleError
+from tasks.errors import PastTimeError, ScheduleError
 from tasks.schedule.model import (
     CronSchedule,
     OnceSchedule,
@@ -70,6 +70,10 @@ _NEXT_MONTH_DAY = re.compile(
     rf"|(?P<which2>next|this) month (?:on )?(?P<day2>{_ORDINAL}|lastday))"
 )
 _LAST_DAY = re.compile(r"\blast day\b")
+_GONE = re.compile(
+    rf"\b(?:yesterday|last (?:night|week|month|year|{'|'.join(WEEKDAYS)})"
+    r"|(?P<span>\S+ \S+) ago)\b"
+)
 _FILLER = frozenset({"on", "at", "the", "of", "this", "coming", "for"})
 _NOT_FILLER_BEFORE_MONTH = frozenset({"this"})
 
@@ -129,8 +133,9 @@ class _Context:
     def today(self) -> date:
         return self.now.astimezone(self.tz).date()
 
-    def refuse(self, problem: str) -> ScheduleError:
-        return ScheduleError(f"could not read {self.text!r} as a time: {problem}")
+    def refuse(self, problem: str, *, past: bool = False) -> ScheduleError:
+        kind = PastTimeError if past else ScheduleError
+        return kind(f"could not read {self.text!r} as a time: {problem}")
 
 
 def _aware(now: datetime, tz: ZoneInfo) -> datetime:
@@ -179,6 +184,7 @@ def _iso_once(context: _Context, stripped: str) -> OnceSchedule:
 
 def _parse_once(context: _Context, words: str) -> OnceSchedule:
     _refuse_negative_delay(context, words)
+    _refuse_the_past(context, words)
     delay = _DELAY.fullmatch(words)
     span = read_duration(delay["span"]) if delay else None
     if span is not None:
@@ -206,6 +212,21 @@ def _refuse_negative_delay(context: _Context, words: str) -> None:
     span = read_duration(negative["span"])
     if span is not None:
         raise context.refuse(f"that is in the past; say e.g. 'in {negative['span']}'")
+
+
+def _refuse_the_past(context: _Context, words: str) -> None:
+    """ "yesterday", "last friday", "2 days ago": in the past whatever the clock says."""
+    gone = _GONE.search(words)
+    if gone is None:
+        return
+    span = gone["span"]
+    if span is not None and read_duration(span) is None:
+        return
+    example = f"in {span}" if span else "tomorrow"
+    clocks, _ = take_clock_times(words)
+    if clocks and not span:
+        example += f" at {say_clock(clocks[0].at)}"
+    raise context.refuse(f"{gone[0]!r} is in the past; say e.g. '{example}'")
 
 
 def _delay_once(context: _Context, days: int, elapsed: timedelta) -> OnceSchedule:
@@ -245,7 +266,8 @@ def _future_once(context: _Context, fire: datetime, *, example: str) -> OnceSche
         raise context.refuse(
             f"that is {format_local(fire, context.tz)} ({context.tz.key}), which has already "
             f"passed (now it is {format_local(context.now, context.tz)}); "
-            f"say a later time, e.g. '{example}'"
+            f"say a later time, e.g. '{example}'",
+            past=True,
         )
     return OnceSchedule(at=fire, tz=context.tz)
 

@@ -525,6 +525,7 @@ def test_a_refusal_gives_one_example_built_from_the_words(text: str, example: st
     with pytest.raises(ScheduleError) as caught:
         parse_schedule(text, now=NOW.replace(hour=21), tz=BERLIN)
     assert EXAMPLE.findall(str(caught.value)) == [example]
+    assert caught.value.example == example
 
 
 @pytest.mark.parametrize(("text", "fragment"), REFUSALS)
