@@ -1,4 +1,5 @@
-"""The operations on tasks, owner-scoped: add, cancel, pause, resume, snooze, run now, read.
+"""The operations on tasks, owner-scoped: add, cancel, pause, resume, snooze, reschedule, run
+now, read.
 
 A task of another owner is treated exactly like a missing one (``TaskNotFoundError`` with the
 same message), so ids cannot be probed. Every change wakes the timer.
@@ -196,6 +197,23 @@ class TaskOperations(ABC):
             change = TaskChange(next_run=now + delay)
             allowed = {TaskStatus.ACTIVE}
         return await self._change(task.id, owner_id, change, allowed, "snooze")
+
+    async def reschedule(self, task_id: str, owner_id: str, schedule: Schedule) -> Task:
+        """Give the task a new schedule, keeping its id; its next run is the schedule's first.
+
+        An active or paused task may be rescheduled (a paused one stays paused until it is
+        resumed); a run claimed just before for the old time is skipped.
+
+        Raises:
+            ScheduleError: when the new schedule has no run after now.
+            TaskNotFoundError: when the owner has no such task.
+            TaskStateError: when the task is running, finished or cancelled.
+        """
+        change = TaskChange(schedule=schedule, next_run=first_run(schedule, self._clock.now()))
+        allowed = {TaskStatus.ACTIVE, TaskStatus.PAUSED}
+        task = await self._change(task_id, owner_id, change, allowed, "reschedule")
+        self._retract(task.id)
+        return task
 
     async def run_now(self, task_id: str, owner_id: str) -> TaskRun:
         """Run the task once now, outside its schedule, and return the finished ledger row."""

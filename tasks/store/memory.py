@@ -112,6 +112,7 @@ class MemoryTaskStore(TaskStore):
                 task.status_reason if change.status_reason is UNSET else change.status_reason
             ),
             consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
+            schedule=task.schedule if change.schedule is UNSET else change.schedule,
         )
         self._tasks[task_id] = updated
         return updated

@@ -304,16 +304,18 @@ def _update_task(
         next_run=task.next_run if change.next_run is UNSET else change.next_run,
         status_reason=task.status_reason if change.status_reason is UNSET else change.status_reason,
         consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
+        schedule=task.schedule if change.schedule is UNSET else change.schedule,
     )
     conn.execute(
         "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, "
-        "status_reason = ?, consecutive_failures = ? WHERE id = ?",
+        "status_reason = ?, consecutive_failures = ?, schedule = ? WHERE id = ?",
         (
             updated.status.value,
             int(updated.enabled),
             to_db_opt(updated.next_run),
             updated.status_reason,
             updated.consecutive_failures,
+            updated.schedule.to_json(),
             task_id,
         ),
     )
