@@ -110,7 +110,7 @@ async def test_schedule_errors_reach_the_model_as_readable_errors(
     for result in (nonsense, past):
         assert result.status is ToolStatus.ERROR
         assert result.error is not None
-        assert result.error.startswith("tool 'add_reminder' failed: ")
+        assert result.error.startswith("could not read ")
         assert "Error" not in result.error  # plain words for the model, no exception class
     assert "'whenever'" in (nonsense.error or "")
     assert "'2026-03-01 09:00'" in (past.error or "")
