@@ -169,8 +169,9 @@ async def open_app(
             # Tasks added by another process (`assistant ask`) are noticed within a second.
             recheck_every=timedelta(seconds=1),
         )
+        task_tools = TaskTools(manager, search_configured=web.search_configured)
         registry = ToolRegistry(
-            [TaskTools(manager), MemoryTools(memory), get_current_time, web, SystemTools()]
+            [task_tools, MemoryTools(memory), get_current_time, web, SystemTools()]
         )
         custom = load_custom_tools(
             settings.tools_dir, reserved_names=frozenset(registry.all_names())

@@ -7,6 +7,7 @@ recurring  "every weekday at 9am", "every 15 minutes", "on the first of every mo
 cycles     "every other day", "every 3 days at 8am", "every 2 weeks on monday"
 parsing    ``parse_schedule``: any phrase, one-time or recurring
 search     ``find_time`` / ``find_schedule``: the time expression inside a sentence
+moves      ``read_time_of_day`` / ``retime``: "move it to 6pm" keeps the day
 preview    ``preview_schedule``: what a phrase means and when it fires next
 """
 
@@ -23,6 +24,7 @@ from tasks.schedule.model import (
     schedule_from_json,
     zone_from_name,
 )
+from tasks.schedule.moves import read_time_of_day, retime
 from tasks.schedule.parsing import parse_schedule
 from tasks.schedule.phrases import Span, read_duration
 from tasks.schedule.preview import SchedulePreview, preview_schedule
@@ -46,7 +48,9 @@ __all__ = [
     "parse_schedule",
     "preview_schedule",
     "read_duration",
+    "read_time_of_day",
     "resolve_local",
+    "retime",
     "schedule_from_json",
     "zone_from_name",
 ]

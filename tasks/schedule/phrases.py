@@ -85,6 +85,9 @@ _CLOCK = re.compile(
     r"|(?P<oclock>\d{1,2})\s*o'?clock(?![a-z])"
     r")"
     r"|\bat\s+(?P<bare>\d{1,2})(?![\d:.a-z])"
+    # "7 in the evening", "11 tonight": an hour before a part of the day
+    r"|(?<![\d:.])(?P<before>\d{1,2})"
+    r"(?= (?:in the |this |at )?(?:morning|afternoon|evening|night|tonight)\b)"
 )
 _PERIOD = re.compile(
     r"\b(?:(?P<this>this|in the|at)\s+)?(?P<p>morning|afternoon|evening|night|tonight|tonite)\b"
@@ -188,7 +191,7 @@ def _clock_time(match: re.Match[str]) -> ClockTime:
         if not 1 <= hour <= 12 or minute > 59:
             raise _not_a_clock(match, hour, minute)
         return ClockTime(time(hour % 12 + (12 if match["ampm"] == "pm" else 0), minute), True)
-    hour_text = match["h24"] or match["oclock"] or match["bare"]
+    hour_text = match["h24"] or match["oclock"] or match["bare"] or match["before"]
     hour, minute, second = int(hour_text), int(match["m24"] or 0), int(match["s24"] or 0)
     if hour > 23 or minute > 59 or second > 59:
         raise _not_a_clock(match, hour, minute)
