@@ -25,7 +25,7 @@ from interfaces.views import (
     task_list,
 )
 from memory import MemoryInputError
-from tasks import DEFAULT_SNOOZE, ScheduleError, TaskError, read_duration
+from tasks import DEFAULT_SNOOZE, ScheduleError, TaskError, read_delay
 from tools import ApprovalStatus
 
 logger = logging.getLogger(__name__)
@@ -275,7 +275,7 @@ class SlashCommands:
         self, task_id: str, words: str, user_id: str, zone: ZoneInfo
     ) -> tuple[str, bool]:
         try:
-            span = read_duration(words)
+            span = read_delay(words)
         except ScheduleError as error:
             return _sentence(error), False
         if span is None:

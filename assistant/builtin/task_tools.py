@@ -11,7 +11,6 @@ configured: it could never run.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -28,7 +27,7 @@ from tasks import (
     TaskNotFoundError,
     TaskStatus,
     parse_schedule,
-    read_duration,
+    read_delay,
     read_time_of_day,
     resolve_local,
     retime,
@@ -43,7 +42,6 @@ _TYPE_WORDS = {
     "api_call": "HTTP call",
 }
 _LISTED_IDS = 10
-_DELAY_LEAD = re.compile(r"^(?:in|by|for|after)\s+", re.IGNORECASE)
 # A message that starts like a noun phrase reads "about ...", not "to ...": "about the dentist".
 _NOUN_LEAD = frozenset(
     {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "it", "its"}
@@ -302,7 +300,7 @@ class TaskTools:
 
         Args:
             task_id: The task's id, as list_tasks shows it.
-            delay: How long, e.g. '10m', '1h', 'in 30 minutes'.
+            delay: How long, e.g. '10m', '1h', 'in 30 minutes', 'half an hour'.
         """
         span = self._delay(delay, ctx)
         task = await self._call(ctx, self._manager.snooze(task_id, ctx.user_id, span))
@@ -391,7 +389,7 @@ class TaskTools:
 
     def _delay(self, words: str, ctx: ToolContext) -> timedelta:
         try:
-            span = read_duration(_DELAY_LEAD.sub("", words.strip()))
+            span = read_delay(words)
         except TaskError as exc:
             raise ToolError(str(exc)) from None
         if span is None:

@@ -26,7 +26,7 @@ from tasks.schedule.model import (
 )
 from tasks.schedule.moves import read_time_of_day, retime
 from tasks.schedule.parsing import parse_schedule
-from tasks.schedule.phrases import Span, read_duration
+from tasks.schedule.phrases import Span, in_the_morning, read_delay, read_duration
 from tasks.schedule.preview import SchedulePreview, preview_schedule
 from tasks.schedule.search import ScheduleMatch, TimePhrase, find_schedule, find_time
 
@@ -45,8 +45,10 @@ __all__ = [
     "find_time",
     "format_duration",
     "format_local",
+    "in_the_morning",
     "parse_schedule",
     "preview_schedule",
+    "read_delay",
     "read_duration",
     "read_time_of_day",
     "resolve_local",

@@ -19,6 +19,7 @@ from tasks.schedule.phrases import (
     NUMBER_WORDS,
     WEEKDAYS,
     apply_period,
+    bare_hour_times,
     say_clock,
     take_clock_times,
     take_period,
@@ -79,7 +80,12 @@ def cycle_schedule(
     """
     clocks, rest = take_clock_times(rest)
     period, rest = take_period(rest)
-    times = [apply_period(clock, period) or _DEFAULT_TIME for clock in clocks]
+    times = [
+        apply_period(clock, period) or _DEFAULT_TIME
+        if period is not None
+        else bare_hour_times(clock, day_named=True)[0]
+        for clock in clocks
+    ]
     times = times or [apply_period(None, period) or _DEFAULT_TIME]
     unit = "week" if cycle.weekly else "day"
     days = cycle.count * (_WEEK if cycle.weekly else 1)

@@ -33,6 +33,7 @@ from tasks.schedule.phrases import (
     MonthDay,
     Period,
     apply_period,
+    bare_hour_times,
     normalize,
     read_duration,
     read_month_day,
@@ -70,11 +71,14 @@ _NEXT_MONTH_DAY = re.compile(
     rf"|(?P<which2>next|this) month (?:on )?(?P<day2>{_ORDINAL}|lastday))"
 )
 _LAST_DAY = re.compile(r"\blast day\b")
+_OFFSET = re.compile(r"(?P<span>.+?) (?P<way>before|after) (?P<rest>.+)")
+_WEEKEND = frozenset({"weekend", "this weekend", "the weekend", "weekend coming"})
 _GONE = re.compile(
     rf"\b(?:yesterday|last (?:night|week|month|year|{'|'.join(WEEKDAYS)})"
     r"|(?P<span>\S+ \S+) ago)\b"
 )
 _FILLER = frozenset({"on", "at", "the", "of", "this", "coming", "for"})
+_ISO_LEAD = re.compile(r"^(?:on|at|for)\s+(?=\d{4}-)", re.IGNORECASE)
 _NOT_FILLER_BEFORE_MONTH = frozenset({"this"})
 
 
@@ -160,8 +164,9 @@ def _parse(context: _Context, recurring: bool | None) -> Schedule:
     fields = " ".join(stripped.split())
     if _CRON_LIKE.fullmatch(fields) or ("*" in fields and _CRON_NEAR.fullmatch(fields)):
         return CronSchedule(stripped, context.tz)
-    if _ISO_LIKE.fullmatch(stripped):
-        return _iso_once(context, stripped)
+    iso = _ISO_LEAD.sub("", stripped)  # "on 2026-04-01T09:00" is that ISO time
+    if _ISO_LIKE.fullmatch(iso):
+        return _iso_once(context, iso)
     words = normalize(stripped)
     if recurring or _RECURRING_WORDS.search(words):
         return parse_recurring(words, context.text, now=context.now, tz=context.tz)
@@ -189,6 +194,8 @@ def _parse_once(context: _Context, words: str) -> OnceSchedule:
     span = read_duration(delay["span"]) if delay else None
     if span is not None:
         return _delay_once(context, span.days, span.elapsed)
+    if (offset := _offset_once(context, words)) is not None:
+        return offset
     clocks, rest = take_clock_times(words)
     if len(clocks) > 1:
         raise context.refuse(
@@ -196,13 +203,37 @@ def _parse_once(context: _Context, words: str) -> OnceSchedule:
             f"e.g. 'tomorrow at {say_clock(clocks[0].at)}'"
         )
     period, rest = take_period(rest)
-    at = apply_period(clocks[0] if clocks else None, period)
-    days = _candidate_days(context, rest, period, at)
+    days = _candidate_days(
+        context, rest, period, apply_period(clocks[0] if clocks else None, period)
+    )
+    times = _times(clocks, period, day_named=days is not None)
     if days is None:
-        if at is None:
+        if not times:
             raise context.refuse(f"there is no day or clock time in it; say e.g. '{ONCE_EXAMPLE}'")
         days = _from_today(context.today, step=timedelta(days=1))
-    return _first_future(context, days, at or DEFAULT_TIME, _later_example(clocks, period, at))
+    times = times or [DEFAULT_TIME]
+    return _first_future(context, days, times, _later_example(clocks, period, times[0]))
+
+
+def _times(clocks: list[ClockTime], period: Period | None, *, day_named: bool) -> list[time]:
+    """The times of day the words may mean, earliest first (a bare hour may mean two)."""
+    if not clocks:
+        return [] if period is None else [period.default]
+    if period is not None:
+        at = apply_period(clocks[0], period)
+        return [] if at is None else [at]
+    return sorted(bare_hour_times(clocks[0], day_named=day_named))
+
+
+def _offset_once(context: _Context, words: str) -> OnceSchedule | None:
+    """ "10 minutes before 6pm", "an hour after midnight": a time moved by a duration."""
+    match = _OFFSET.fullmatch(words)
+    span = read_duration(match["span"]) if match else None
+    if match is None or span is None:
+        return None
+    base = _parse_once(_Context(match["rest"], context.now - span.total, context.tz), match["rest"])
+    moved = span.total if match["way"] == "after" else -span.total
+    return _future_once(context, base.at + moved, example=f"{match['span']} {match['way']} 9pm")
 
 
 def _refuse_negative_delay(context: _Context, words: str) -> None:
@@ -240,22 +271,26 @@ def _delay_once(context: _Context, days: int, elapsed: timedelta) -> OnceSchedul
     return OnceSchedule(at=fire, tz=context.tz)
 
 
-def _later_example(clocks: list[ClockTime], period: Period | None, at: time | None) -> str:
+def _later_example(clocks: list[ClockTime], period: Period | None, at: time) -> str:
     """A phrasing that works when the time asked for has passed: the same time tomorrow."""
-    if clocks and at is not None:
+    if clocks:
         return f"tomorrow at {say_clock(at)}"
     if period is not None:
         return f"tomorrow {'night' if period.night else period.name}"
     return ONCE_EXAMPLE
 
 
-def _first_future(context: _Context, days: Iterator[date], at: time, example: str) -> OnceSchedule:
+def _first_future(
+    context: _Context, days: Iterator[date], times: list[time], example: str
+) -> OnceSchedule:
+    """The first of ``times`` on the first of ``days`` that is ahead of now."""
     first: datetime | None = None
     for day in days:
-        fire = resolve_local(datetime.combine(day, at), context.tz)
-        if fire > context.now:
-            return OnceSchedule(at=fire, tz=context.tz)
-        first = first or fire
+        for at in times:
+            fire = resolve_local(datetime.combine(day, at), context.tz)
+            if fire > context.now:
+                return OnceSchedule(at=fire, tz=context.tz)
+            first = first or fire
     if first is None:
         raise context.refuse(f"there is no such day ahead; say e.g. '{ONCE_EXAMPLE}'")
     return _future_once(context, first, example=example)
@@ -299,6 +334,9 @@ def _candidate_days(
         return _monthly(today, day)
     if words == "lastday" or words == "lastday month":
         return _last_days(today)
+    if words in _WEEKEND:
+        # The coming Saturday, or today when the weekend has begun.
+        return iter([today + timedelta(days=max(0, 5 - today.weekday()))])
     if (month := _month_and_day(context, rest)) is not None:
         return iter([month])
     return _days_ahead(context, words, at)

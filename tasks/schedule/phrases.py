@@ -164,17 +164,31 @@ def read_duration(text: str) -> Span | None:
         raise ScheduleError(f"the duration {text!r} is too long") from exc
 
 
+_DELAY_LEAD = re.compile(r"^(?:(?:in|by|for|after|within)\s+)?(?:another\s+|an\s+extra\s+)?")
+
+
+def read_delay(text: str) -> Span | None:
+    """Read a delay the way people say one: "10m", "in 10 minutes", "by half an hour", "for
+    an hour and a half", "another 5 minutes"; ``None`` when the words are not one."""
+    if not isinstance(text, str) or len(text) > 100:
+        return None
+    return read_duration(_DELAY_LEAD.sub("", normalize(text), count=1))
+
+
 @dataclass(frozen=True, slots=True)
 class ClockTime:
     """A clock time read from the text.
 
     Attributes:
-        at: The time of day.
+        at: The time of day, as written (a bare "5" is 05:00 here).
         meridiem: Whether it said am/pm (or noon/midnight), so a part of the day cannot move it.
+        ambiguous: Whether it is a bare hour of the 12-hour dial ("at 5", "3:15", not "05:00"
+            or "17:45"), which may mean the morning or the afternoon (``bare_hour_times``).
     """
 
     at: time
     meridiem: bool
+    ambiguous: bool = False
 
 
 def take_clock_times(text: str) -> tuple[list[ClockTime], str]:
@@ -195,7 +209,42 @@ def _clock_time(match: re.Match[str]) -> ClockTime:
     hour, minute, second = int(hour_text), int(match["m24"] or 0), int(match["s24"] or 0)
     if hour > 23 or minute > 59 or second > 59:
         raise _not_a_clock(match, hour, minute)
-    return ClockTime(time(hour, minute, second), meridiem=False)
+    ambiguous = 1 <= hour <= 12 and not hour_text.startswith("0")
+    return ClockTime(time(hour, minute, second), meridiem=False, ambiguous=ambiguous)
+
+
+AFTERNOON_HOURS = range(1, 7)
+"""Bare hours read in the afternoon: "at 3" is 15:00, "at 6:30" is 18:30."""
+
+
+def bare_hour_times(clock: ClockTime, *, day_named: bool) -> list[time]:
+    """The times a clock time may mean, the way a person reads a bare hour.
+
+    A bare hour from 1 to 6 is in the afternoon ("pick up the kids at 3:15"); 12 is noon;
+    7 to 11 is its next occurrence ("at 9" is 21:00 at 14:30), and the morning when a day is
+    named ("tomorrow at 9"). Anything else ("05:00", "17:45", "9am") means what it says.
+    """
+    at = clock.at
+    if not clock.ambiguous or at.hour == 12:
+        return [at]
+    if at.hour in AFTERNOON_HOURS:
+        return [at.replace(hour=at.hour + 12)]
+    return [at] if day_named else [at, at.replace(hour=at.hour + 12)]
+
+
+def in_the_morning(text: str) -> str:
+    """Say that a bare hour in ``text`` is in the morning ("wake me up at 6:45").
+
+    Returns ``text`` with "in the morning" added when its only clock time is a bare hour and
+    no part of the day is named, else ``text`` as it is.
+    """
+    try:
+        clocks, rest = take_clock_times(normalize(text))
+    except ScheduleError:
+        return text
+    if len(clocks) != 1 or not clocks[0].ambiguous or _PERIOD.search(rest):
+        return text
+    return f"{text} in the morning"
 
 
 def _not_a_clock(match: re.Match[str], hour: int, minute: int) -> ScheduleError:

@@ -23,7 +23,10 @@ from tasks.schedule.phrases import (
     NUMBER_WORDS,
     ORDINAL_WORDS,
     WEEKDAYS,
+    ClockTime,
+    Period,
     apply_period,
+    bare_hour_times,
     format_clock,
     read_duration,
     read_ordinal_day,
@@ -85,7 +88,7 @@ def parse_recurring(words: str, text: str, *, now: datetime, tz: ZoneInfo) -> Sc
         return cycle_schedule(cycle, rest, text, now=now, tz=tz)
     clocks, rest = take_clock_times(rest)
     period, rest = take_period(rest)
-    times = [apply_period(clock, period) or _DEFAULT_TIME for clock in clocks]
+    times = [_repeating_time(clock, period) for clock in clocks]
     times = times or [apply_period(None, period) or _DEFAULT_TIME]
     days = _DaySet(text=text, weekday_today=now.astimezone(tz).weekday(), at=times[0], nth=nth)
     day_words = _day_words(rest)
@@ -95,6 +98,14 @@ def parse_recurring(words: str, text: str, *, now: datetime, tz: ZoneInfo) -> Sc
         days.add(word)
     expression = f"{_time_fields(text, times)} {days.fields()}"
     return CronSchedule(expression, tz)
+
+
+def _repeating_time(clock: ClockTime, period: Period | None) -> time:
+    """A repeating time: a part of the day places a bare hour; else a bare hour from 1 to 6
+    is in the afternoon ("every day at 5" is 17:00), 7 to 11 in the morning."""
+    if period is not None:
+        return apply_period(clock, period) or _DEFAULT_TIME
+    return bare_hour_times(clock, day_named=True)[0]
 
 
 def _read_interval(words: str, text: str, *, now: datetime, tz: ZoneInfo) -> Schedule | None:

@@ -13,7 +13,11 @@ Choosing among several time expressions in one sentence:
 - parts that only make sense together are joined ("remind me tomorrow to call mom at 6pm" is
   "tomorrow at 6pm");
 - an expression right after "for", "until", "since" or "before" belongs to what is said, not to
-  when ("remind me at 9am to book the flight for March 3"), unless it is the only one;
+  when ("remind me at 9am to book the flight for March 3"), unless it is the only one (its
+  ``marker`` then says which word it follows, for the caller to judge);
+- a bare duration ("10 minutes", "a day") is a time only where it opens the sentence or
+  follows "for" or "by" ("snooze it by an hour"): elsewhere it says how long something
+  lasts ("twice a day");
 - a clock time after "the", "a", "my", ... names a thing ("take the 8:15 train");
 - otherwise the expression that opens the sentence wins, then the one that closes it ("remind
   me at 7 to leave at 7:30": 7 o'clock).
@@ -32,7 +36,7 @@ from zoneinfo import ZoneInfo
 from tasks.errors import PastTimeError, ScheduleError
 from tasks.schedule.model import Schedule, ScheduleKind
 from tasks.schedule.parsing import parse_schedule
-from tasks.schedule.phrases import MONTHS, NUMBER_WORDS, ORDINAL_WORDS, WEEKDAYS
+from tasks.schedule.phrases import MONTHS, NUMBER_WORDS, ORDINAL_WORDS, WEEKDAYS, read_delay
 
 MAX_WORDS = 12
 """The longest time expression, in words, that the search tries."""
@@ -79,18 +83,21 @@ _GLUE = frozenset(
     {
         "at", "on", "in", "the", "of", "and", "&", "next", "this", "coming", "other", "every",
         "each", "from", "now", "later", "after", "o'clock", "oclock", "month", "months",
-        "year", "years", "last", "a", "an", "@", "ago",
+        "year", "years", "last", "a", "an", "@", "ago", "before",
     }
 )  # fmt: skip
-_NO_START = frozenset({"and", "&", "of", "from", "now", "later", "o'clock", "oclock", "other"})
+_NO_START = frozenset(
+    {"and", "&", "of", "from", "now", "later", "o'clock", "oclock", "other", "before"}
+)
 _NO_END = frozenset(
     {"at", "on", "in", "the", "of", "and", "&", "next", "this", "coming", "every", "each",
-     "a", "an", "from", "after", "other", "@", "last"}
+     "a", "an", "from", "after", "other", "@", "last", "before"}
 )  # fmt: skip
 _DETERMINERS = frozenset(
     {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "its"}
 )
-_WEAK_AFTER = frozenset({"for", "until", "till", "since", "before"})
+_WEAK_AFTER = frozenset({"for", "until", "till", "since", "before", "by"})
+_DURATION_AFTER = frozenset({"for", "by"})
 _ANCHORS = frozenset({"every", "each", "next", "this", "coming"})
 
 
@@ -106,6 +113,8 @@ class TimePhrase:
         problem: ``None``, or why words that are plainly a time cannot be used ("in -5
             minutes" is in the past), with one phrasing that works.
         example: The phrasing that works, when ``problem`` offers one.
+        marker: The word right before it when that word makes it part of what is said rather
+            than when ("for", "before", "until", "by", ...), else ``None``.
     """
 
     text: str
@@ -113,6 +122,7 @@ class TimePhrase:
     kind: ScheduleKind | None
     problem: str | None = None
     example: str | None = None
+    marker: str | None = None
 
     def without(self, sentence: str) -> str:
         """``sentence`` with the expression's words taken out (spaces tidied)."""
@@ -209,7 +219,10 @@ class _Found:
     phrase: TimePhrase
     first: int
     last: int
-    weak: bool
+
+    @property
+    def weak(self) -> bool:
+        return self.phrase.marker is not None
 
 
 class _Search:
@@ -253,11 +266,14 @@ class _Search:
             text = " ".join(w.text for w in self._words[first : last + 1])
             span = ((self._words[first].start, self._words[last].end),)
             kind, problem = _read(text)
+            before = self._words[first - 1].lower if first > 0 else ""
+            marker = before if before in _WEAK_AFTER else None
             if problem is None:
-                weak = first > 0 and self._words[first - 1].lower in _WEAK_AFTER
-                return _Found(TimePhrase(text, span, kind), first, last, weak), None, last + 1
-            weak = first > 0 and self._words[first - 1].lower in _WEAK_AFTER
-            if not tried_longest and not weak and problem.example is not None:
+                if first > 0 and marker not in _DURATION_AFTER and _bare(text):
+                    return None, None, last + 1  # "twice a day": how long, not when
+                phrase = TimePhrase(text, span, kind, marker=marker)
+                return _Found(phrase, first, last), None, last + 1
+            if not tried_longest and marker is None and problem.example is not None:
                 refusal = TimePhrase(text, span, None, str(problem), problem.example)
                 return None, refusal, last + 1
             tried_longest = True
@@ -311,6 +327,12 @@ class _Search:
             if word == "last" and following == "day":
                 return True
         return False
+
+
+def _bare(text: str) -> bool:
+    """Whether ``text`` is a duration alone ("10 minutes", "half an hour"), not "in 10 minutes"."""
+    lead = text.split(maxsplit=1)[0].lower()
+    return lead not in {"in", "within", "after"} and read_delay(text) is not None
 
 
 def _on_the(words: list[str], index: int) -> bool:

@@ -72,7 +72,7 @@ ONE_TIME = [
     ("  In   5   MINUTES. ", "2026-03-10 14:35:00+01:00"),
     ("At 9 A.M. tomorrow!", "2026-03-11 09:00:00+01:00"),
     ("9 am", "2026-03-11 09:00:00+01:00"),
-    ("at 9:00", "2026-03-11 09:00:00+01:00"),
+    ("at 9:00", "2026-03-10 21:00:00+01:00"),
     ("on Friday at 5 p.m.", "2026-03-13 17:00:00+01:00"),
     ("in five minutes", "2026-03-10 14:35:00+01:00"),
     ("30 minutes from now", "2026-03-10 15:00:00+01:00"),
@@ -88,7 +88,7 @@ ONE_TIME = [
     ("in 3 days at 9am", "2026-03-13 09:00:00+01:00"),
     ("March 3rd 2027 at 8am", "2027-03-03 08:00:00+01:00"),
     ("on 2026-04-01 at 10am", "2026-04-01 10:00:00+02:00"),
-    ("at 8 o'clock", "2026-03-11 08:00:00+01:00"),
+    ("at 8 o'clock", "2026-03-10 20:00:00+01:00"),
     # parts of the day: this morning/afternoon/evening and tonight are today's
     ("this afternoon", "2026-03-10 15:00:00+01:00"),
     ("this evening", "2026-03-10 19:00:00+01:00"),
@@ -113,6 +113,22 @@ ONE_TIME = [
     ("next month on the 15th", "2026-04-15 09:00:00+02:00"),
     ("the last day of the month", "2026-03-31 09:00:00+02:00"),
     ("on the last day of next month at 6pm", "2026-04-30 18:00:00+02:00"),
+    # a bare hour on the 12-hour dial: 1-6 in the afternoon, 7-11 next (the morning with a
+    # day), 12 noon; written with a leading zero or past 12 it is what it says
+    ("at 3:15", "2026-03-10 15:15:00+01:00"),
+    ("at 2", "2026-03-11 14:00:00+01:00"),
+    ("at 7:30", "2026-03-10 19:30:00+01:00"),
+    ("at 12", "2026-03-11 12:00:00+01:00"),
+    ("at 07:30", "2026-03-11 07:30:00+01:00"),
+    ("tomorrow at 5", "2026-03-11 17:00:00+01:00"),
+    ("tomorrow at 9", "2026-03-11 09:00:00+01:00"),
+    ("at 6:45 tomorrow in the morning", "2026-03-11 06:45:00+01:00"),
+    # the weekend, and a time moved by a duration
+    ("this weekend", "2026-03-14 09:00:00+01:00"),
+    ("on the weekend at 10", "2026-03-14 10:00:00+01:00"),
+    ("10 minutes before 6pm", "2026-03-10 17:50:00+01:00"),
+    ("an hour after midnight", "2026-03-11 01:00:00+01:00"),
+    ("half an hour before friday at 5pm", "2026-03-13 16:30:00+01:00"),
 ]
 
 
@@ -190,6 +206,7 @@ RECURRING = [
         "2026-03-11 08:00:00+01:00",
     ),
     ("sundays at 7pm", "0 19 * * 0", "every Sunday at 19:00", "2026-03-15 19:00:00+01:00"),
+    ("every day at 5", "0 17 * * *", "every day at 17:00", "2026-03-10 17:00:00+01:00"),
     # parts of the day: morning -> am, evening and night -> pm
     (
         "every sunday evening at 7",
@@ -341,7 +358,7 @@ def test_a_cycle_of_days_keeps_its_wall_clock_time_across_dst() -> None:
 
 def test_a_cycle_time_in_the_spring_gap_is_shifted_by_the_gap() -> None:
     schedule = parse_schedule(
-        "every other day at 2:30", now=datetime(2026, 3, 26, 12, tzinfo=BERLIN), tz=BERLIN
+        "every other day at 2:30am", now=datetime(2026, 3, 26, 12, tzinfo=BERLIN), tz=BERLIN
     )
     first = schedule.next_after(datetime(2026, 3, 26, 12, tzinfo=BERLIN))
     assert first is not None
@@ -412,9 +429,9 @@ def test_zone_by_name_and_naive_now_as_local_time() -> None:
 @pytest.mark.parametrize(
     ("tz", "now", "text", "expected"),
     [
-        (BERLIN, datetime(2026, 3, 28, 12, 0), "tomorrow at 2:30", "2026-03-29 03:30:00+02:00"),
+        (BERLIN, datetime(2026, 3, 28, 12, 0), "tomorrow at 2:30am", "2026-03-29 03:30:00+02:00"),
         (BERLIN, datetime(2026, 3, 28, 12, 0), "2026-03-29 02:30", "2026-03-29 03:30:00+02:00"),
-        (BERLIN, datetime(2026, 10, 24, 12, 0), "tomorrow at 2:30", "2026-10-25 02:30:00+02:00"),
+        (BERLIN, datetime(2026, 10, 24, 12, 0), "tomorrow at 02:30", "2026-10-25 02:30:00+02:00"),
         (NEW_YORK, datetime(2026, 3, 7, 12, 0), "tomorrow at 2:30am", "2026-03-08 03:30:00-04:00"),
         (
             NEW_YORK,
