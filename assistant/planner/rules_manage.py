@@ -75,6 +75,7 @@ _STOPWORDS = frozenset(
     }
 )  # fmt: skip
 _IT = frozenset({"it", "that", "this"})
+_TO_HOUR = re.compile(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _ALL = frozenset({"all", "every", "everything", "each"})
 
 
@@ -108,6 +109,8 @@ def on_task(message: Message, context: Context) -> Intent | None:
 
 def _on_task(action: Action, rest: str) -> Intent:
     delay = when = None
+    if action is Action.MOVE:
+        rest = _TO_HOUR.sub(r"\1 at ", rest)  # "move it to 7": the number is a clock time
     phrase = find_time(rest) if action in (Action.SNOOZE, Action.MOVE) else None
     if phrase is not None and phrase.problem is not None:
         return Say(answers.cannot_use_time(phrase, f"{action.value} it to {{when}}"))
@@ -219,6 +222,8 @@ MANAGE = Rule(
         _moves("snooze the trash reminder", "take out the trash", "2026-03-10 20:10"),
         _moves("push back the dentist reminder by 15 min", "dentist", "2026-03-11 09:15"),
         _moves("move the dentist reminder to 6pm", "dentist", "2026-03-11 18:00"),
+        _moves("move the dentist reminder to 5", "dentist", "2026-03-11 17:00"),
+        _moves("move the dentist to 10:30", "dentist", "2026-03-11 10:30"),
         _moves("reschedule the dentist to friday at 10am", "dentist", "2026-03-13 10:00"),
         _moves("move the trash reminder to 9pm", "take out the trash", "2026-03-10 21:00"),
         _moves("push the plumber reminder to 11am", "call the plumber", "2026-03-11 11:00"),

@@ -8,6 +8,7 @@ them to a schedule value.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from datetime import datetime, time
 
@@ -20,9 +21,17 @@ from tasks.schedule.model import (
     Schedule,
     resolve_local,
 )
-from tasks.schedule.phrases import apply_period, normalize, say_clock, take_clock_times, take_period
+from tasks.schedule.phrases import (
+    apply_period,
+    bare_hour_times,
+    normalize,
+    say_clock,
+    take_clock_times,
+    take_period,
+)
 
 _FILLER = frozenset({"at", "to", "for", "around", "about"})
+_TO_HOUR = re.compile(r"^(?:to|for)\s+(?=\d{1,2}(?::\d{2})?$)")
 
 
 def read_time_of_day(text: str) -> time | None:
@@ -35,7 +44,7 @@ def read_time_of_day(text: str) -> time | None:
     """
     if not isinstance(text, str) or len(text) > 60:
         return None
-    clocks, rest = take_clock_times(normalize(text))
+    clocks, rest = take_clock_times(_TO_HOUR.sub("at ", normalize(text)))
     try:
         period, rest = take_period(rest)
     except ScheduleError:
@@ -44,6 +53,8 @@ def read_time_of_day(text: str) -> time | None:
         return None
     if not clocks and period is None:
         return None
+    if clocks and period is None:
+        return bare_hour_times(clocks[0], day_named=True)[0]  # "to 5" on that day is 17:00
     return apply_period(clocks[0] if clocks else None, period)
 
 
