@@ -58,7 +58,9 @@ async def chat(
         terminal.append(
             TerminalChat(
                 agent=app.agent,
-                commands=SlashCommands(tasks=app.tasks, memory=app.memory, agent=app.agent),
+                commands=SlashCommands(
+                    tasks=app.tasks, memory=app.memory, agent=app.agent, buttons=False
+                ),
                 user_id=LOCAL_USER,
                 chat_id=LOCAL_CHAT,
                 input=input,
