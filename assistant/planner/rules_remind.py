@@ -441,6 +441,13 @@ REMIND = Rule(
             "take my medication",
             "every 8 hours",
         ),
+        once(
+            "remind me at quarter past 3 to call the school", "2026-03-10 15:15", "call the school"
+        ),
+        once("remind me at half past six to leave", "2026-03-10 18:30", "leave"),
+        once(
+            "ping me in a couple of minutes to check the tea", "2026-03-10 14:32", "check the tea"
+        ),
         # an answer to the question asked back completes the reminder
         Golden(
             "tomorrow at 9am",

@@ -70,6 +70,18 @@ _SPELLED = (
     (re.compile(r"\b(?:a )?quarter (?:of )?(?:an |a )?hour\b"), "15 minutes"),
     (re.compile(r"\bhalf a day\b"), "12 hours"),
     (re.compile(r"\bhalf a minute\b"), "30 seconds"),
+    (re.compile(r"\ba couple (?:of )?"), "2 "),
+    (re.compile(r"\ba few "), "3 "),
+)
+_HOUR_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+_PAST_MINUTES = {"five": 5, "ten": 10, "quarter": 15, "twenty": 20, "twenty-five": 25, "half": 30}
+_HOUR = rf"(?P<hour>1[0-2]|0?[1-9]|{'|'.join(_HOUR_WORDS)})\b"
+_PAST_OR_TO = re.compile(
+    rf"\b(?:a\s+)?(?P<minutes>{'|'.join(sorted(_PAST_MINUTES, key=len, reverse=True))})\s+"
+    rf"(?P<way>past|to)\s+{_HOUR}"
 )
 _AMPM = re.compile(r"\b([ap])\.\s?m\b\.?")
 _COMPOUND_ORDINAL = re.compile(
@@ -119,7 +131,18 @@ def normalize(text: str) -> str:
     lowered = _COMPOUND_ORDINAL.sub(r"\1-\2", lowered)
     for pattern, replacement in _SPELLED:
         lowered = pattern.sub(replacement, lowered)
+    lowered = _PAST_OR_TO.sub(_clock_words, lowered)
     return _SPACES.sub(" ", lowered).strip(" .!?;:")
+
+
+def _clock_words(match: re.Match[str]) -> str:
+    """ "quarter past 3" is 3:15, "half past six" 6:30, "ten to 5" 4:50 (bare hours all)."""
+    said = match["hour"]
+    hour = _HOUR_WORDS[said] if said in _HOUR_WORDS else int(said)
+    minutes = _PAST_MINUTES[match["minutes"]]
+    if match["way"] == "to":
+        hour, minutes = (hour - 1) or 12, 60 - minutes
+    return f"{hour}:{minutes:02d}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -76,14 +76,14 @@ _UNITS = frozenset(
         "hr", "hrs", "day", "days", "week", "weeks", "wk", "wks",
     }
 )  # fmt: skip
-_SPELLED_AMOUNTS = frozenset({"half", "quarter", "couple"})
+_SPELLED_AMOUNTS = frozenset({"half", "quarter", "couple", "few"})
 _AMOUNTS = frozenset(NUMBER_WORDS) | _SPELLED_AMOUNTS
 _AMPM = frozenset({"am", "pm", "a.m.", "p.m.", "a.m", "p.m"})
 _GLUE = frozenset(
     {
         "at", "on", "in", "the", "of", "and", "&", "next", "this", "coming", "other", "every",
         "each", "from", "now", "later", "after", "o'clock", "oclock", "month", "months",
-        "year", "years", "last", "a", "an", "@", "ago", "before",
+        "year", "years", "last", "a", "an", "@", "ago", "before", "past", "couple", "few",
     }
 )  # fmt: skip
 _NO_START = frozenset(
@@ -98,6 +98,8 @@ _DETERMINERS = frozenset(
 )
 _WEAK_AFTER = frozenset({"for", "until", "till", "since", "before", "by"})
 _DURATION_AFTER = frozenset({"for", "by"})
+_PAST_OR_TO = frozenset({"past", "to"})
+_CLOCK_FRACTIONS = frozenset({"quarter", "half", "ten", "twenty", "five", "twenty-five"})
 _ANCHORS = frozenset({"every", "each", "next", "this", "coming"})
 
 
@@ -283,13 +285,18 @@ class _Search:
         """The last word of the stretch of time-like words that starts at ``first``."""
         last = first
         limit = min(len(self._words), first + MAX_WORDS) - 1
-        while (
-            last < limit
-            and not self._words[last].stop_after
-            and _timeish(self._words[last + 1].lower)
-        ):
+        while last < limit and not self._words[last].stop_after and self._joins(last + 1):
             last += 1
         return last
+
+    def _joins(self, index: int) -> bool:
+        """Whether word ``index`` continues a stretch: a time word, or the "to" of "quarter to
+        five" (elsewhere "to" starts what is said: "remind me at 5 to call mom")."""
+        word = self._words[index].lower
+        if word != "to":
+            return _timeish(word)
+        following = self._words[index + 1].lower if index + 1 < len(self._words) else ""
+        return self._words[index - 1].lower in _CLOCK_FRACTIONS and _hourish(following)
 
     def _may_start(self, index: int) -> bool:
         word = self._words[index].lower
@@ -326,6 +333,8 @@ class _Search:
                 return True  # "the first of next month", "on the first"
             if word == "last" and following == "day":
                 return True
+            if word in _PAST_OR_TO and following and _hourish(following):
+                return True  # "quarter past 3", "ten to six"
         return False
 
 
@@ -333,6 +342,10 @@ def _bare(text: str) -> bool:
     """Whether ``text`` is a duration alone ("10 minutes", "half an hour"), not "in 10 minutes"."""
     lead = text.split(maxsplit=1)[0].lower()
     return lead not in {"in", "within", "after"} and read_delay(text) is not None
+
+
+def _hourish(word: str) -> bool:
+    return word.isdigit() or word in NUMBER_WORDS
 
 
 def _on_the(words: list[str], index: int) -> bool:

@@ -123,6 +123,13 @@ ONE_TIME = [
     ("tomorrow at 5", "2026-03-11 17:00:00+01:00"),
     ("tomorrow at 9", "2026-03-11 09:00:00+01:00"),
     ("at 6:45 tomorrow in the morning", "2026-03-11 06:45:00+01:00"),
+    # clock words and spelled amounts
+    ("at quarter past 3", "2026-03-10 15:15:00+01:00"),
+    ("at half past six", "2026-03-10 18:30:00+01:00"),
+    ("at quarter to 5", "2026-03-10 16:45:00+01:00"),
+    ("at ten to nine tomorrow", "2026-03-11 08:50:00+01:00"),
+    ("in a couple of minutes", "2026-03-10 14:32:00+01:00"),
+    ("in a few hours", "2026-03-10 17:30:00+01:00"),
     # the weekend, and a time moved by a duration
     ("this weekend", "2026-03-14 09:00:00+01:00"),
     ("on the weekend at 10", "2026-03-14 10:00:00+01:00"),
