@@ -99,6 +99,10 @@ def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[Task
     by_id = [e for e in entries if e.id.lower() in {w.lower() for w in words}]
     if by_id:
         return by_id
+    # Whole words first: "plan" is "plan the week", not "water the plants".
+    exact = [e for e in entries if all(w.lower() in e.haystack for w in words)]
+    if exact:
+        return exact
     scored = [(sum(_word_in(w, e.haystack) for w in words), e) for e in entries]
     full = [e for score, e in scored if score == len(words)]
     if full:

@@ -185,6 +185,9 @@ class OfflinePlanner:
         if listing is None or not listing.ok:
             return self._wording.report(turn.latest)
         verb = _VERBS.get(intent.action.value, "move")
+        slot = (
+            f" to {intent.when}" if intent.when else f" by {intent.delay}" if intent.delay else ""
+        )
         entries = compose.task_entries(listing)
         if entries is None:
             shown = (listing.display or listing.text).strip()
@@ -204,7 +207,7 @@ class OfflinePlanner:
         if len(matched) > 1:
             return (
                 f"{len(matched)} tasks match {wanted!r}:\n{_lines(matched)}\n"
-                f"Which one? Say e.g. '{verb} {matched[0].id}'."
+                f"Which one? Say e.g. '{verb} {matched[0].id}{slot}'."
             )
         call = self._planner.act_on(intent, matched[0].id)
         return self._wording.report(turn.latest) if turn.made(call) else render_calls([call])

@@ -240,6 +240,12 @@ MANAGE = Rule(
             seeded=True,
         ),
         Golden("cancel the yoga reminder", says("No task matches 'yoga'", "dentist"), seeded=True),
+        Golden(
+            "move the call reminder to 8pm",
+            says("2 tasks match 'call'", "to 8pm'"),
+            seeded=True,
+        ),
+        _sets("pause the water reminder", "water the plants", TaskStatus.PAUSED),
         Golden("cancel all my reminders", says("one at a time", "gym"), seeded=True),
         Golden("cancel the gym reminder", says("You have no active tasks")),
         Golden(
