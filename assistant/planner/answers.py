@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tasks import TimePhrase
 
 EXAMPLES = (
@@ -103,12 +105,12 @@ def ask_action(schedule: str, *, repeats: bool) -> str:
     )
 
 
-def cannot_use_time(phrase: TimePhrase, sentence: str) -> str:
-    """Say why the time in a sentence cannot be used, with the sentence redone with one that
-    works: ``sentence`` has ``{when}`` where the time goes."""
+def cannot_use_time(phrase: TimePhrase, redo: Callable[[str], str]) -> str:
+    """Say why the time in a sentence cannot be used, with the sentence redone (``redo``) with
+    the time that works."""
     problem = phrase.problem or f"could not read {phrase.text!r} as a time"
     if phrase.example is not None:
-        problem = problem.replace(repr(phrase.example), repr(sentence.format(when=phrase.example)))
+        problem = problem.replace(repr(phrase.example), repr(redo(phrase.example)))
     return f"I couldn't use that time: {problem}."
 
 

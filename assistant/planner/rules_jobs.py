@@ -82,7 +82,7 @@ def scheduled_job(message: Message, context: Context) -> Intent | None:
     if phrase.problem is not None:
         if job is None and not leading:
             return None
-        return Say(answers.cannot_use_time(phrase, f"{{when}} {rest}".strip()))
+        return Say(answers.cannot_use_time(phrase, lambda when: f"{when} {rest}".strip()))
     if job is None:
         if _DEVICE.search(rest) and not _URL.search(rest):
             return Say(answers.ASK_URL)

@@ -113,7 +113,7 @@ def _on_task(action: Action, rest: str) -> Intent:
         rest = _TO_HOUR.sub(r"\1 at ", rest)  # "move it to 7": the number is a clock time
     phrase = find_time(rest) if action in (Action.SNOOZE, Action.MOVE) else None
     if phrase is not None and phrase.problem is not None:
-        return Say(answers.cannot_use_time(phrase, f"{action.value} it to {{when}}"))
+        return Say(answers.cannot_use_time(phrase, lambda when: f"{action.value} it to {when}"))
     if phrase is not None:
         rest = phrase.without(rest)
         delay, when = _delay_or_time(phrase)

@@ -93,7 +93,8 @@ def _reminder(text: str, found: re.Match[str], head: _Head) -> Intent:
         return _ask_when(body, phrase, head)
     what = reminder_text(phrase.without(body)) or head.default
     if phrase.problem is not None:
-        return Say(answers.cannot_use_time(phrase, f"remind me {{when}} to {what or 'do it'}"))
+        what = what or "do it"
+        return Say(answers.cannot_use_time(phrase, lambda when: f"remind me {when} to {what}"))
     if not what:
         return Say(answers.ask_what(phrase.text))
     return Remind(in_the_morning(phrase.text) if head.morning else phrase.text, what)

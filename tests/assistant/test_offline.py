@@ -420,7 +420,8 @@ def test_a_page_is_summarised_or_said_to_be_empty_or_unreadable(planner: Offline
 WORDS = st.sampled_from(
     ["remind", "me", "to", "at", "every", "tomorrow", "9", "pm", "cancel", "the", "gym", "in",
      "-5", "minutes", "note:", "what", "is", "my", "?", "https://x.org", "snooze", "it", "by",
-     "move", "6pm", "twice", "a", "day", "before", "search", "for", "ask:", "POST", "#tag"]
+     "move", "6pm", "twice", "a", "day", "before", "search", "for", "ask:", "POST", "#tag",
+     "{", "}", "{when}", "%s", "0m", "IN"]
 )  # fmt: skip
 
 
@@ -435,6 +436,12 @@ def test_any_message_gets_text_and_only_valid_json_calls(app: App, text: str) ->
     assert isinstance(answer, str) and answer
     for call in PARSER.extract_calls(answer):
         assert call.tool_name in app.registry
+
+
+@pytest.mark.parametrize("text", ["IN 0M {", "remind me in -5 minutes to {when} %s }{"])
+def test_braces_in_a_message_are_only_text(planner: OfflinePlanner, text: str) -> None:
+    answer = planner.respond_to(text)
+    assert "I couldn't use that time" in answer
 
 
 def test_a_long_message_is_read_in_linear_time(planner: OfflinePlanner) -> None:
