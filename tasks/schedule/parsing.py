@@ -377,7 +377,12 @@ def _days_ahead(context: _Context, words: str, at: time | None) -> Iterator[date
             f"say e.g. 'in {delay['span'] if delay else words}'"
         )
     clock = f" at {say_clock(at)}" if at is not None else ""
-    hint = "next monday" if words in ("next week", "week") else "tomorrow"
+    hints = {
+        "next week": "next monday",
+        "week": "next monday",
+        "next month": "the 1st of next month",
+    }
+    hint = hints.get(words, "tomorrow")
     raise context.refuse(
         f"did not understand {words!r} as a day; say e.g. '{hint}{clock or ' at 9am'}'"
     )

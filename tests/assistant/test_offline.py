@@ -352,6 +352,26 @@ def test_an_answer_to_a_question_asked_back_completes_the_reminder(
     assert calls_in(other) == [(named(planner, lambda t: t.get_current_time), {})]
 
 
+# -- with a search service ----------------------------------------------------------------
+
+
+async def test_with_a_search_key_searches_are_planned_and_scheduled(tmp_path: Path) -> None:
+    settings = load_settings(
+        data_dir=tmp_path / "keyed", timezone=ZONE.key, llm_base_url=None, serpapi_api_key="k"
+    )
+    async with open_app(settings, clock=ManualClock(NOW)) as app:
+        planner = app.backend
+        assert isinstance(planner, OfflinePlanner)
+        assert calls_in(planner.respond_to("search for python asyncio")) == [
+            (named(planner, lambda t: t.search_web), {"query": "python asyncio"})
+        ]
+        sentence = "every weekday at 9am search the top US news and send me the top 3"
+        reply = await app.agent.handle_message(sentence, user_id="u", chat_id="u")
+        [task] = await app.tasks.list_tasks("u")
+    assert reply.text.startswith("Scheduled the web search 'the top US news' every weekday")
+    assert task.execution.model_dump(exclude={"kind"}) == {"query": "the top US news", "limit": 3}
+
+
 # -- answering from notes ------------------------------------------------------------------
 
 WHEN = datetime(2026, 1, 1, tzinfo=UTC)

@@ -542,6 +542,7 @@ EXAMPLE = re.compile(r"e\.g\. '([^']+)'")
         ("every 2 days on friday", "every 2 weeks on friday"),
         ("tomorrow at 9am and 5pm", "tomorrow at 9am"),
         ("next week at 5pm", "next monday at 5pm"),
+        ("next month", "the 1st of next month at 9am"),
         ("13pm", "13:00"),
     ],
 )
