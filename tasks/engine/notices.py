@@ -22,9 +22,15 @@ def label(task: Task) -> str:
     return f'task {task.id} ("{text}")'
 
 
+def _opening(text: str) -> str:
+    """``text`` opening a sentence: its first letter upper case, the rest as written
+    (``str.capitalize`` would lower-case the task's description)."""
+    return text[:1].upper() + text[1:]
+
+
 def failed_notice(task: Task, error: str, failures: int, max_failures: int) -> str:
     """Say that a run failed and what happens next."""
-    head = f"{label(task).capitalize()} failed: {error}"
+    head = f"{_opening(label(task))} failed: {error}"
     if task.schedule.kind == "once" or task.status is not TaskStatus.ACTIVE:
         return f"{head}\nIt will not run again."
     if task.next_run is None:
@@ -48,7 +54,7 @@ def disabled_notice(task: Task, failures: int, error: str | None) -> str:
 def given_up_notice(task: Task) -> str:
     """Say that a run was given up after the process stopped during it twice."""
     return (
-        f"{label(task).capitalize()} did not finish: the assistant stopped twice while "
+        f"{_opening(label(task))} did not finish: the assistant stopped twice while "
         "running it, so I gave that run up."
     )
 
