@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import inspect
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,12 +18,17 @@ from tools.calls import RiskLevel
 from tools.context import ToolContext
 from tools.decorator import Formatter, ToolSpec, spec_of
 from tools.errors import ToolDefinitionError, ToolError
+from tools.hooks import Hook
 from tools.schema import JsonSchema
 
 DynamicKey = tuple[str, str, str]
 """``(tool name, parameter name, path inside the parameter's schema)``."""
 
 _PER_USER_NOTE = "(allowed values are computed for each user)"
+_EMPTY_NOTE = "(no values are available right now)"
+_FAILED_NOTE = "(the allowed values could not be computed right now)"
+
+logger = logging.getLogger(__name__)
 
 
 class ArgumentConversionError(ToolError):
@@ -91,22 +97,20 @@ class Tool:
         """
         properties: dict[str, Any] = {}
         for name, prop in self.spec.parameters["properties"].items():
-            properties[name] = self._resolve(prop, ctx, name, "")
+            resolved = self._resolve(prop, ctx, name, "")
+            properties[name] = {} if isinstance(resolved, _Marker) else resolved
         return {**self.spec.parameters, "properties": properties}
 
     async def prepare(self, ctx: ToolContext) -> dict[DynamicKey, Any]:
-        """Evaluate every dynamic value (awaiting asynchronous ones) for ``ctx``."""
-        resolved: dict[DynamicKey, Any] = {}
-        for key, provider in self.providers():
-            value = provider(ctx)
-            if inspect.isawaitable(value):
-                value = await value
-            resolved[key] = value
-        return resolved
+        """Evaluate every dynamic value (awaiting asynchronous ones) for ``ctx``.
 
-    def providers(self) -> list[tuple[DynamicKey, Callable[[ToolContext], Any]]]:
+        A provider that fails is logged and its value is left out (see ``UNAVAILABLE``).
+        """
+        return {key: await evaluate(key, provider, ctx) for key, provider in self.providers()}
+
+    def providers(self) -> list[tuple[DynamicKey, Hook]]:
         """Return every dynamic value of the schema with its provider, bound to the instance."""
-        found: list[tuple[DynamicKey, Callable[[ToolContext], Any]]] = []
+        found: list[tuple[DynamicKey, Hook]] = []
 
         def walk(node: Any, param: str, path: str) -> None:
             if isinstance(node, dict):
@@ -116,34 +120,27 @@ class Tool:
                 for index, value in enumerate(node):
                     walk(value, param, f"{path}/{index}")
             elif callable(node):
-                found.append(((self.name, param, path), self._bind_provider(node)))
+                found.append(((self.name, param, path), Hook.of(node, self.instance)))
 
         for name, prop in self.spec.parameters["properties"].items():
             walk(prop, name, "")
         return found
 
-    def _bind_provider(self, provider: Callable[..., Any]) -> Callable[..., Any]:
-        """Bind a plain function of the tool's class whose first parameter is ``self``."""
-        if self.instance is not None and inspect.isfunction(provider):
-            params = list(inspect.signature(provider).parameters)
-            if params and params[0] == "self":
-                bound: Callable[..., Any] = provider.__get__(self.instance)
-                return bound
-        return provider
-
     def _resolve(self, node: Any, ctx: ToolContext | None, param: str, path: str) -> Any:
         if isinstance(node, dict):
             out: dict[str, Any] = {}
-            dropped = False
+            dropped = ""
             for key, value in node.items():
                 resolved = self._resolve(value, ctx, param, f"{path}/{key}")
-                if resolved is _DROP or (key == "enum" and resolved == []):
-                    dropped = True
+                if resolved is _DROP or resolved is UNAVAILABLE:
+                    dropped = dropped or (_PER_USER_NOTE if ctx is None else _FAILED_NOTE)
+                    continue
+                if key == "enum" and resolved == []:
+                    dropped = dropped or _EMPTY_NOTE
                     continue
                 out[key] = resolved
             if dropped:
-                note = _PER_USER_NOTE if ctx is None else "(no values are available right now)"
-                out["description"] = f"{out.get('description', '')} {note}".strip()
+                out["description"] = f"{out.get('description', '')} {dropped}".strip()
             return out
         if isinstance(node, list):
             return [self._resolve(v, ctx, param, f"{path}/{i}") for i, v in enumerate(node)]
@@ -158,7 +155,11 @@ class Tool:
             return _DROP
         if key in ctx.resolved:
             return ctx.resolved[key]
-        value = self._bind_provider(provider)(ctx)
+        try:
+            value = Hook.of(provider, self.instance)(ctx)
+        except Exception:
+            logger.exception("tool %r: the dynamic value at %s failed", self.name, param_path(key))
+            return UNAVAILABLE
         if inspect.isawaitable(value):
             if inspect.iscoroutine(value):
                 value.close()
@@ -175,7 +176,7 @@ class Tool:
         rule = self.spec.options.requires_approval
         if isinstance(rule, bool):
             return rule
-        return bool(self._bind_provider(rule)(arguments, ctx))
+        return bool(Hook.of(rule, self.instance)(arguments, ctx))
 
     # -- calling ------------------------------------------------------------------------
 
@@ -235,11 +236,30 @@ class Tool:
         return render_output(output, formatter)
 
 
-class _Drop:
-    """Marks a dynamic value left out of a schema rendered without context."""
+class _Marker:
+    """A value that stands for a dynamic value left out of a schema."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
 
 
-_DROP = _Drop()
+_DROP = _Marker("<rendered without a context>")
+UNAVAILABLE: Any = _Marker("<unavailable>")
+"""What ``prepare`` records for a dynamic value whose provider failed: the schema leaves it
+out (only that tool loses it), and the failure is logged."""
+
+
+async def evaluate(key: DynamicKey, provider: Hook, ctx: ToolContext) -> Any:
+    """Return ``provider``'s value for ``ctx`` (awaited), or ``UNAVAILABLE`` if it fails."""
+    try:
+        value = provider(ctx)
+        return await value if inspect.isawaitable(value) else value
+    except Exception:
+        logger.exception("tool %r: the dynamic value at %s failed", key[0], param_path(key))
+        return UNAVAILABLE
 
 
 def param_path(key: DynamicKey) -> str:

@@ -11,10 +11,11 @@ import inspect
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from tools.binding import DynamicKey, Tool
+from tools.binding import DynamicKey, Tool, evaluate
 from tools.context import ToolContext
 from tools.decorator import is_tool, normalize_name
 from tools.errors import ToolDefinitionError, ToolNotFoundError
+from tools.hooks import Hook
 
 Registrable = Tool | Callable[..., Any] | object
 """A ``Tool``, a function marked with ``@tool``, or an object whose methods are marked."""
@@ -30,7 +31,7 @@ class ToolRegistry:
     def __init__(self, items: Iterable[Registrable] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._aliases: dict[str, str] = {}
-        self._providers: list[tuple[DynamicKey, Callable[[ToolContext], Any]]] = []
+        self._providers: list[tuple[DynamicKey, Hook]] = []
         for item in items:
             self.add(item)
 
@@ -122,20 +123,16 @@ class ToolRegistry:
         """Return ``ctx`` carrying every dynamic schema value evaluated for it.
 
         Asynchronous providers (a database query for this user's task ids) can only be
-        evaluated here; the synchronous exports then read the values from the context.
+        evaluated here; the synchronous exports then read the values from the context. A
+        provider that fails is logged and only the tools that use it go without its values.
         """
         resolved: dict[DynamicKey, Any] = {}
         # Tools often share a provider (every task tool lists the same task ids): ask it once.
         answers: dict[tuple[object, object], Any] = {}
         for key, provider in self._providers:
-            identity = (
-                getattr(provider, "__func__", provider),
-                getattr(provider, "__self__", None),
-            )
-            if identity not in answers:
-                value = provider(ctx)
-                answers[identity] = await value if inspect.isawaitable(value) else value
-            resolved[key] = answers[identity]
+            if provider.identity not in answers:
+                answers[provider.identity] = await evaluate(key, provider, ctx)
+            resolved[key] = answers[provider.identity]
         return ctx.with_resolved(resolved)
 
 

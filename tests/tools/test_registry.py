@@ -101,3 +101,72 @@ async def test_a_provider_shared_by_several_tools_is_asked_once_per_prepare() ->
         assert registry.get(name).schema(ctx)["properties"]["task_id"]["enum"] == ["x1"]
     await registry.prepare(ctx)
     assert shared.asked == 2
+
+
+class Garden:
+    """Dynamic values written every way a provider may be written."""
+
+    def __init__(self) -> None:
+        self.beds = ["north", "south"]
+
+    def plants_of(self, ctx: ToolContext) -> list[str]:
+        return [f"{ctx.user_id}-rose"]
+
+    @tool(params={"bed": {"enum": lambda self: list(self.beds)}})
+    def water(self, bed: str) -> str:
+        """Water a bed."""
+        return bed
+
+    @tool(params={"plant": {"enum": plants_of}})
+    def prune(self, plant: str) -> str:
+        """Prune a plant."""
+        return plant
+
+    @tool(params={"tool": {"enum": lambda ctx: [ctx.chat_id]}})
+    def fetch(self, tool: str) -> str:
+        """Fetch a tool from the shed."""
+        return tool
+
+    @tool(params={"season": {"enum": lambda: ["spring", "autumn"]}})
+    def sow(self, season: str) -> str:
+        """Sow seeds."""
+        return season
+
+
+async def test_providers_of_self_of_self_and_context_of_context_or_of_nothing() -> None:
+    registry = ToolRegistry([Garden()])
+    ctx = await registry.prepare(ToolContext(user_id="ann", chat_id="shed"))
+
+    def enum(name: str, param: str) -> Any:
+        return registry.get(name).schema(ctx)["properties"][param]["enum"]
+
+    assert enum("water", "bed") == ["north", "south"]
+    assert enum("prune", "plant") == ["ann-rose"]
+    assert enum("fetch", "tool") == ["shed"]
+    assert enum("sow", "season") == ["spring", "autumn"]
+    # Synchronous providers also work without prepare.
+    assert registry.get("water").schema(ToolContext())["properties"]["bed"]["enum"] == [
+        "north",
+        "south",
+    ]
+
+
+async def test_a_failing_provider_costs_only_its_own_tool_its_values(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Broken:
+        @tool(params={"item": {"enum": lambda self: self.missing_attribute}})
+        def take(self, item: str) -> str:
+            """Take an item."""
+            return item
+
+    registry = ToolRegistry([Broken(), Garden()])
+    ctx = await registry.prepare(ToolContext(user_id="ann"))
+
+    take = registry.get("take").schema(ctx)["properties"]["item"]
+    assert "enum" not in take
+    assert "could not be computed" in take["description"]
+    assert registry.get("water").schema(ctx)["properties"]["bed"]["enum"] == ["north", "south"]
+    assert "'take'" in caplog.text and "item/enum" in caplog.text
+    # Rendering without prepare fails the same way: logged, and only for that tool.
+    assert "enum" not in registry.get("take").schema(ToolContext())["properties"]["item"]
