@@ -211,6 +211,8 @@ class Tool:
         kwargs: dict[str, Any] = {}
         for param in self.spec.params:
             if param.name not in arguments:
+                if param.pass_default:
+                    kwargs[param.name] = param.default
                 continue
             try:
                 kwargs[param.name] = self.spec.adapter(param).validate_python(arguments[param.name])

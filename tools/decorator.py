@@ -12,7 +12,17 @@ import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, TypeVar, Unpack, get_args, get_origin, get_type_hints, overload
+from typing import (
+    Annotated,
+    Any,
+    TypedDict,
+    TypeVar,
+    Unpack,
+    get_args,
+    get_origin,
+    get_type_hints,
+    overload,
+)
 
 from pydantic import TypeAdapter
 from pydantic.fields import FieldInfo
@@ -134,12 +144,23 @@ class ToolOptions:
 
 @dataclass(frozen=True, slots=True)
 class ParamSpec:
-    """One argument of a tool, as Python sees it."""
+    """One argument of a tool, as Python sees it.
+
+    Attributes:
+        name: The parameter's name.
+        annotation: Its type (with a ``Field(...)`` default folded in as ``Annotated``).
+        required: Whether it has no default.
+        default: Its default value (a ``Field``'s own default), ``None`` without one.
+        pass_default: Whether a call without it must pass ``default`` explicitly, because
+            the function's own default is a ``Field(...)`` object or there is none (a
+            parameter ``@tool(required=...)`` leaves out).
+    """
 
     name: str
     annotation: Any
     required: bool
     default: Any = None
+    pass_default: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,7 +272,7 @@ def build_spec(func: Callable[..., Any], options: ToolOptions) -> ToolSpec:
     params, context_param = _collect_params(
         positional[1:] if is_method else positional, hints, where
     )
-    properties = {p.name: _property_schema(p, hints, doc.params, where) for p in params}
+    properties = {p.name: _property_schema(p, doc.params, where) for p in params}
     _merge_overrides(properties, options.params, where)
     required = (
         list(options.required)
@@ -305,16 +326,25 @@ def _collect_params(
         if _is_context(annotation):
             context_param = parameter.name
             continue
-        has_default = parameter.default is not inspect.Parameter.empty
-        params.append(
-            ParamSpec(
-                name=parameter.name,
-                annotation=annotation,
-                required=not has_default,
-                default=parameter.default if has_default else None,
-            )
-        )
+        params.append(_param_spec(parameter, annotation))
     return params, context_param
+
+
+def _param_spec(parameter: inspect.Parameter, annotation: Any) -> ParamSpec:
+    default = parameter.default
+    if isinstance(default, FieldInfo):
+        # ``x: str = Field(description=...)`` means ``x: Annotated[str, Field(...)]``.
+        required = default.is_required()
+        return ParamSpec(
+            name=parameter.name,
+            annotation=Annotated[annotation, default],
+            required=required,
+            default=None if required else default.get_default(call_default_factory=True),
+            pass_default=True,
+        )
+    if default is inspect.Parameter.empty:
+        return ParamSpec(parameter.name, annotation, required=True, pass_default=True)
+    return ParamSpec(parameter.name, annotation, required=False, default=default)
 
 
 def _is_context(annotation: Any) -> bool:
@@ -323,10 +353,8 @@ def _is_context(annotation: Any) -> bool:
     return get_origin(annotation) is not None and ToolContext in get_args(annotation)
 
 
-def _property_schema(
-    param: ParamSpec, hints: dict[str, Any], docs: dict[str, str], where: str
-) -> JsonSchema:
-    schema = schema_for(hints[param.name], where=f"{where}, parameter {param.name!r}")
+def _property_schema(param: ParamSpec, docs: dict[str, str], where: str) -> JsonSchema:
+    schema = schema_for(param.annotation, where=f"{where}, parameter {param.name!r}")
     if "description" not in schema and docs.get(param.name):
         schema["description"] = docs[param.name]
     if not param.required:
@@ -340,8 +368,6 @@ _NO_DEFAULT = object()
 
 
 def _json_default(value: Any) -> Any:
-    if isinstance(value, FieldInfo):
-        return _NO_DEFAULT
     if value is None or isinstance(value, str | int | float | bool):
         return value
     try:

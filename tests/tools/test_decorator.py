@@ -5,7 +5,16 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from tools import RiskLevel, Tool, ToolContext, ToolDefinitionError, tool
+from tools import (
+    RiskLevel,
+    Tool,
+    ToolCall,
+    ToolContext,
+    ToolDefinitionError,
+    ToolExecutor,
+    ToolRegistry,
+    tool,
+)
 from tools.decorator import spec_of
 
 
@@ -197,3 +206,43 @@ def test_methods_become_tools_bound_to_their_instance() -> None:
     assert counter.total == 3
     with pytest.raises(ToolDefinitionError, match="register an instance"):
         Tool.from_function(Counter.add)
+
+
+async def test_a_field_default_is_read_like_annotated_field() -> None:
+    @tool
+    def forecast(
+        city: str = Field(description="City name"),
+        days: int = Field(3, ge=1, le=7, description="How many days"),
+        units: list[str] = Field(default_factory=lambda: ["C"]),  # noqa: B008
+    ) -> str:
+        """Forecast the weather."""
+        return f"{city} {days} {units}"
+
+    schema = Tool.from_function(forecast).schema()
+    assert schema["required"] == ["city"]
+    assert schema["properties"]["city"] == {"type": "string", "description": "City name"}
+    assert schema["properties"]["days"] == {
+        "type": "integer",
+        "description": "How many days",
+        "minimum": 1,
+        "maximum": 7,
+        "default": 3,
+    }
+    assert schema["properties"]["units"]["default"] == ["C"]
+    # Left out, a parameter gets the Field's default, never the Field object itself.
+    result = await ToolExecutor(ToolRegistry([forecast])).execute(
+        ToolCall("forecast", {"city": "Oslo"}), ToolContext()
+    )
+    assert result.output == "Oslo 3 ['C']"
+
+
+async def test_a_parameter_that_required_leaves_out_is_passed_as_none() -> None:
+    @tool(required=["layer"])
+    def paint(layer: str, color: str, style: str) -> str:
+        """Paint a layer."""
+        return f"{layer} {color!r} {style!r}"
+
+    result = await ToolExecutor(ToolRegistry([paint])).execute(
+        ToolCall("paint", {"layer": "roads", "color": "red"}), ToolContext()
+    )
+    assert result.output == "roads 'red' None"
