@@ -77,6 +77,11 @@ class Tool:
         return self.spec.options.timeout
 
     @property
+    def parallel(self) -> bool:
+        """Whether calls of this tool may run at the same time as the calls around them."""
+        return self.spec.options.parallel
+
+    @property
     def function(self) -> Callable[..., Any]:
         """The callable to invoke: the function, or the method bound to its instance."""
         if self.instance is not None:

@@ -76,6 +76,7 @@ class ToolArguments(_TakenAsGiven, total=False):
     aliases: Sequence[str]
     risk_level: RiskLevel | str
     timeout: float
+    parallel: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,8 @@ class ToolOptions:
         requires_approval: Whether (or a rule deciding when) a person approves a call first.
         risk_level: How much harm a call can do.
         timeout: Seconds a call may run.
+        parallel: Whether a call may run at the same time as the calls around it (a tool
+            that only reads); calls in one reply otherwise run one after another, in order.
     """
 
     name: str | None = None
@@ -109,6 +112,7 @@ class ToolOptions:
     requires_approval: ApprovalRule = False
     risk_level: RiskLevel = RiskLevel.LOW
     timeout: float = DEFAULT_TIMEOUT
+    parallel: bool = False
 
     @classmethod
     def of(
@@ -118,6 +122,7 @@ class ToolOptions:
         aliases: Sequence[str] = (),
         risk_level: RiskLevel | str = RiskLevel.LOW,
         timeout: float = DEFAULT_TIMEOUT,
+        parallel: bool = False,
         **given: Unpack[_TakenAsGiven],
     ) -> ToolOptions:
         """Return ``@tool``'s arguments as options, checked and with defaults filled in.
@@ -138,6 +143,7 @@ class ToolOptions:
             aliases=tuple(aliases),
             risk_level=risk,
             timeout=float(timeout),
+            parallel=bool(parallel),
             **given,
         )
 

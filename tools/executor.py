@@ -84,12 +84,34 @@ class ToolExecutor:
         return await self._execute_prepared(call, ctx)
 
     async def execute_all(self, calls: Sequence[ToolCall], ctx: ToolContext) -> list[ToolResult]:
-        """Run independent ``calls`` concurrently; results come back in call order."""
+        """Run ``calls`` in order, one after another; results come back in call order.
+
+        A call sees what the calls before it did ("add a reminder, then list the tasks").
+        Neighbouring calls of tools declared ``parallel`` (tools that only read) run at the
+        same time, as one step of that order.
+        """
         if not calls:
             return []
         if not ctx.prepared:
             ctx = await self.registry.prepare(ctx)
-        return list(await asyncio.gather(*(self._execute_prepared(c, ctx) for c in calls)))
+        results: list[ToolResult] = []
+        for step in self._steps(calls):
+            results.extend(await asyncio.gather(*(self._execute_prepared(c, ctx) for c in step)))
+        return results
+
+    def _steps(self, calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
+        """Split ``calls`` into steps: each call alone, neighbouring parallel calls together."""
+        steps: list[list[ToolCall]] = []
+        joinable = False
+        for call in calls:
+            found = self.registry.find(call.tool_name)
+            parallel = found is not None and found.parallel
+            if parallel and joinable:
+                steps[-1].append(call)
+            else:
+                steps.append([call])
+            joinable = parallel
+        return steps
 
     async def execute_from_text(self, text: str, ctx: ToolContext) -> list[ToolResult]:
         """Find the tool calls in a model's ``text`` and run them."""

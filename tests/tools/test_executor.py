@@ -66,13 +66,13 @@ class Recorder:
         """Fail."""
         raise RuntimeError("disk on fire\nsecond line")
 
-    @tool
+    @tool(parallel=True)
     async def wait_for_gate(self) -> str:
         """Wait until open_gate runs."""
         await asyncio.wait_for(self.gate.wait(), 2)
         return "passed"
 
-    @tool
+    @tool(parallel=True)
     async def open_gate(self) -> str:
         """Open the gate."""
         self.gate.set()
@@ -158,13 +158,40 @@ async def test_invalid_call_is_not_run() -> None:
     assert "Did you mean 'http'?" in unknown.text
 
 
-async def test_execute_all_runs_concurrently_and_keeps_call_order() -> None:
+async def test_neighbouring_parallel_calls_run_together_and_keep_call_order() -> None:
     executor, _ = make()
     calls = [ToolCall("wait_for_gate", {}), ToolCall("open_gate", {}), ToolCall("nope", {})]
     results = await executor.execute_all(calls, CTX)
     assert [r.call for r in results] == calls
     assert [r.status for r in results] == [ToolStatus.OK, ToolStatus.OK, ToolStatus.INVALID]
     assert results[0].output == "passed"
+
+
+async def test_calls_run_one_after_another_in_the_order_given() -> None:
+    log: list[str] = []
+
+    class Journal:
+        @tool
+        async def write(self, line: str) -> str:
+            """Write a line, slowly."""
+            await asyncio.sleep(0.01 if line == "first" else 0)
+            log.append(line)
+            return line
+
+        @tool(parallel=True)
+        def read(self) -> list[str]:
+            """Read what was written."""
+            return list(log)
+
+    executor = ToolExecutor(ToolRegistry([Journal()]))
+    calls = [
+        ToolCall("write", {"line": "first"}),
+        ToolCall("write", {"line": "second"}),
+        ToolCall("read", {}),
+    ]
+    results = await executor.execute_all(calls, CTX)
+    assert log == ["first", "second"]
+    assert results[2].output == ["first", "second"]
 
 
 async def test_output_is_capped_for_the_model() -> None:
