@@ -194,7 +194,7 @@ class TaskTools:
         )
         return TaskReply(text, summary)
 
-    @tool(llm_format=_listing, gui_format=_listing, timeout=15)
+    @tool(llm_format=_listing, gui_format=_listing, timeout=15, parallel=True)
     async def list_tasks(self, ctx: ToolContext) -> list[TaskSummary]:
         """List the user's scheduled tasks and reminders with their ids and next runs."""
         tasks = await self._manager.list_tasks(ctx.user_id)

@@ -293,6 +293,7 @@ class WebTools:
         params={"limit": {"minimum": 1, "maximum": MAX_SEARCH_RESULTS}},
         llm_format=render_hits,
         timeout=30.0,
+        parallel=True,
     )
     async def search_web(self, query: str, limit: int = 5) -> str | list[SearchHit]:
         """Search the web and return the top results (title, link and snippet).
@@ -311,6 +312,7 @@ class WebTools:
         params={"max_chars": {"minimum": 100, "maximum": 50_000}},
         llm_format=FetchedPage.render,
         timeout=45.0,
+        parallel=True,
     )
     async def fetch_url(self, url: str, max_chars: int = 4000) -> FetchedPage:
         """Download a web page and return its readable text.
