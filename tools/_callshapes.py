@@ -10,7 +10,7 @@ Accepted shapes (``ARGS`` is a dict, a JSON string of a dict, ``null`` or ``""``
     {"tool_calls": [CALL, ...]}                                  # a pasted OpenAI message
 
 Not calls: ``{"tool": "none"}``, ``{"type": "final", ...}``, ``{"action": "Final Answer"}``,
-and any other data.
+and any other data. The first three are answers: ``read_answer`` reads them.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ _META_KEYS = frozenset(
 _NO_TOOL = frozenset({"none", "null", "no_tool", "final", "final_answer", "final answer"})
 _NOT_CALL_TYPES = frozenset({"final", "final_answer", "answer", "message", "text", "response"})
 _CALL_TYPES = frozenset({"tool_call", "function", "function_call", "tool_use", "tool"})
+_ANSWER_KEYS = ("content", "answer", "response", "message", "text", "output", "final_answer")
 _MAX_NAME = 128
 _MAX_ARGUMENT_TOKENS = 4096
 _SPACE = re.compile(r"\s")
@@ -89,6 +90,55 @@ def _call(obj: Mapping[str, Any]) -> CallShape | None:
     if "name" in obj:
         return _make(obj["name"], _first_present(obj), missing_ok=kind in _CALL_TYPES)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A final answer written as JSON, read from one decoded value.
+
+    Attributes:
+        text: What to show the user; ``None`` when the value only says that no tool is
+            needed (``{"tool": "none", "reason": ...}``) without giving the answer.
+        reason: Why no tool was called, when the value says so.
+    """
+
+    text: str | None
+    reason: str | None = None
+
+
+def read_answer(value: object) -> Answer | None:
+    """Return the answer ``value`` holds, or ``None`` when it is not an answer.
+
+    Answers: ``{"type": "final", "content": TEXT}`` (or ``answer``, ``response``...),
+    ``{"final_answer": TEXT}``, ``{"action": "Final Answer", "action_input": TEXT}``, and
+    ``{"tool": "none", "reason": ..., "arguments": {}}``, which says no tool is needed.
+    """
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    tool = value.get("tool", value.get("tool_name", value.get("action")))
+    text = _answer_text(value)
+    if isinstance(kind, str) and kind.strip().lower() in _NOT_CALL_TYPES:
+        return Answer(text, _text_or_none(value.get("reason")))
+    if isinstance(tool, str) and tool.strip().lower() in _NO_TOOL:
+        if text is None and isinstance(value.get("action_input"), str):
+            text = value["action_input"]
+        return Answer(text, _text_or_none(value.get("reason")))
+    if kind is None and tool is None and isinstance(value.get("final_answer"), str):
+        return Answer(value["final_answer"])
+    return None
+
+
+def _answer_text(value: Mapping[str, Any]) -> str | None:
+    for key in _ANSWER_KEYS:
+        found = value.get(key)
+        if isinstance(found, str):
+            return found
+    return None
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 _MISSING: Any = object()

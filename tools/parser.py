@@ -11,7 +11,8 @@ reads all of these, in the order they appear in the reply:
   and Python-style ``[f(a=1), g()]`` lists (Llama 3.x pythonic; read with :mod:`ast`, never
   evaluated), also bare ``f(a=1)`` inside a tag or a ``tool_code`` fence;
 - the key shapes listed in :mod:`tools._callshapes`, with arguments given as an object or as a
-  JSON string; ``{"tool": "none"}`` and ``{"type": "final", ...}`` are not calls;
+  JSON string; ``{"tool": "none"}`` and ``{"type": "final", ...}`` are not calls but answers,
+  which :meth:`ToolParser.final_answer` reads;
 - damaged JSON: trailing or missing commas, single quotes, ``True``/``False``/``None``,
   unquoted keys, and a reply cut off before its closing brackets.
 
@@ -26,12 +27,16 @@ import json
 import re
 from collections.abc import Collection
 
+from tools._callshapes import Answer, read_answer
+from tools._jsonrepair import RepairError, parse_lenient
 from tools._scanner import Block, Scan
 from tools.calls import ToolCall
 
-__all__ = ["ToolParser"]
+__all__ = ["Answer", "ToolParser"]
 
 _NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
+_WHOLE_FENCE = re.compile(r"\A```[\w+.#-]*[ \t]*\n?(.*?)```\Z", re.DOTALL)
+_MAX_ANSWER_STEPS = 1 << 16
 
 
 class ToolParser:
@@ -87,6 +92,31 @@ class ToolParser:
         for piece in kept[1:]:
             joined = _glue(joined, piece)
         return joined.strip()
+
+    def final_answer(self, text: str) -> Answer | None:
+        """Return the answer when the whole reply is one JSON answer, else ``None``.
+
+        Some contracts have the model answer in JSON too: ``{"type": "final", "content":
+        "..."}``, or ``{"tool": "none", "reason": "..."}`` when no tool is needed (see
+        ``Answer``). The object may stand in a fence, and may be damaged like a call.
+        """
+        body = text.strip()
+        fenced = _WHOLE_FENCE.match(body)
+        if fenced is not None:
+            body = fenced.group(1).strip()
+        if not body.startswith("{"):
+            return None
+        try:
+            value: object = self._decoder.decode(body)
+        except ValueError:
+            try:
+                lenient = parse_lenient(body, 0, len(body), max_steps=_MAX_ANSWER_STEPS)
+            except RepairError:
+                return None
+            if body[lenient.end :].strip():
+                return None
+            value = lenient.value
+        return read_answer(value)
 
     def _blocks(self, text: str) -> list[Block]:
         return Scan(text, accepts=self._accepts, decoder=self._decoder).run()

@@ -25,6 +25,7 @@ from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, em
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
 from assistant.agent.wording import (
+    ANSWER_PLAINLY,
     APPROVAL_NEEDED,
     EMPTY_MESSAGE,
     approval_outcome,
@@ -120,6 +121,8 @@ class _Turn:
     failures: Counter[str] = field(default_factory=Counter)
     usage: Usage = field(default_factory=Usage)
     rounds: int = 0
+    nudge: tuple[ChatMessage, ...] = ()
+    nudged: bool = False
 
 
 class DialogAgent:
@@ -290,9 +293,12 @@ class DialogAgent:
             turn.rounds += 1
             turn.ctx = replace(turn.ctx, now=self._clock.now())
             response = await self._ask(turn)
+            turn.nudge = ()
             calls, native = self._calls_in(response)
             if not calls:
-                text = response.text.strip() or empty_answer(turn.results)
+                text = self._answer_in(turn, response.text)
+                if text is None:
+                    continue
                 return await self._finish(turn, self.finalize_response(text))
             turn.new.append(
                 ChatMessage(
@@ -329,8 +335,27 @@ class DialogAgent:
         turn.usage = turn.usage + response.usage
         return response
 
+    def _answer_in(self, turn: _Turn, text: str) -> str | None:
+        """Return the answer in a reply without calls; ``None`` to ask the model once more.
+
+        A reply that is a JSON answer (``{"type": "final", "content": ...}``) answers with
+        its content. One that only says no tool is needed (``{"tool": "none", ...}``) gets
+        one more round, in which the model is asked for the answer itself; that exchange is
+        not kept in the history.
+        """
+        answer = self.parser.final_answer(text)
+        if answer is None:
+            return text.strip() or empty_answer(turn.results)
+        if answer.text is not None:
+            return answer.text.strip() or empty_answer(turn.results)
+        if turn.nudged or turn.rounds >= self.max_rounds:
+            return empty_answer(turn.results)
+        turn.nudged = True
+        turn.nudge = (ChatMessage(Role.ASSISTANT, text), ChatMessage(Role.USER, ANSWER_PLAINLY))
+        return None
+
     async def _complete(self, turn: _Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
-        messages = [*await self.system_messages(ctx, mode), *turn.history, *turn.new]
+        messages = [*await self.system_messages(ctx, mode), *turn.history, *turn.new, *turn.nudge]
         tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
         return await self.backend.complete(messages, tools=tools)
 

@@ -57,6 +57,59 @@ async def test_contract_turn_runs_calls_and_strips_them() -> None:
     assert backend_calls(world)[0].tools is None
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '{"type": "final", "content": "It is sunny in Lisbon."}',
+        '```json\n{"type": "final", "content": "It is sunny in Lisbon."}\n```',
+        '{"action": "Final Answer", "action_input": "It is sunny in Lisbon."}',
+    ],
+)
+async def test_an_answer_written_as_json_shows_its_content(answer: str) -> None:
+    world = scripted([fence("get_current_time"), answer, "Yes."])
+
+    reply = await world.say("weather in Lisbon?")
+    await world.say("sure?")
+
+    assert reply.text == "It is sunny in Lisbon."
+    assert world.sent(2)[-2] == ChatMessage(Role.ASSISTANT, "It is sunny in Lisbon.")
+
+
+async def test_a_reply_that_no_tool_is_needed_is_followed_by_the_answer() -> None:
+    world = scripted(
+        [
+            '{"tool": "none", "reason": "a greeting needs no tool", "arguments": {}}',
+            "Hello! How can I help?",
+            "Fine.",
+        ]
+    )
+
+    reply = await world.say("hello")
+    await world.say("how are you?")
+
+    assert reply.text == "Hello! How can I help?"
+    assert reply.rounds == 2
+    asked = world.sent(1)
+    assert asked[-2].content.startswith('{"tool": "none"')
+    assert asked[-1].role is Role.USER and "without JSON" in asked[-1].content
+    # Only the answer is kept: the next turn's history has the question and the answer.
+    assert [m.content for m in world.sent(2)[1:]] == [
+        "hello",
+        "Hello! How can I help?",
+        "how are you?",
+    ]
+
+
+async def test_a_model_that_only_ever_says_no_tool_is_asked_once_more() -> None:
+    none = '{"tool": "none", "reason": "nothing to do", "arguments": {}}'
+    world = scripted([none, none])
+
+    reply = await world.say("hello")
+
+    assert reply.text == "The model gave no answer; please rephrase your request."
+    assert len(backend_calls(world)) == 2
+
+
 async def test_system_prompt_has_catalog_enums_and_local_time() -> None:
     world = scripted(["Hello."])
 

@@ -462,3 +462,38 @@ def test_extract_calls_returns_tool_calls() -> None:
             id=calls[0].id,
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "text", "reason"),
+    [
+        ('{"type": "final", "content": "It is 14:35."}', "It is 14:35.", None),
+        ('```json\n{"type": "final", "content": "Done."}\n```', "Done.", None),
+        ("{'type': 'final', 'answer': 'Damaged but fine.',}", "Damaged but fine.", None),
+        ('{"final_answer": "42"}', "42", None),
+        ('{"action": "Final Answer", "action_input": "Paris."}', "Paris.", None),
+        ('{"tool": "none", "reason": "small talk", "arguments": {}}', None, "small talk"),
+        ('{"tool": "none", "reason": "small talk", "answer": "Hi!"}', "Hi!", "small talk"),
+    ],
+)
+def test_a_reply_that_is_one_json_answer_is_read_as_the_answer(
+    reply: str, text: str | None, reason: str | None
+) -> None:
+    answer = ToolParser().final_answer(reply)
+    assert answer is not None
+    assert (answer.text, answer.reason) == (text, reason)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "It is 14:35.",
+        '{"tool": "get_time", "args": {}}',
+        '{"type": "tool_call", "name": "get_time", "arguments": {}}',
+        '{"city": "Paris"}',
+        'Here: {"type": "final", "content": "prose around it is not a JSON answer"}',
+        '{"type": "final", "content": "cut off',
+    ],
+)
+def test_calls_data_and_prose_are_not_answers(reply: str) -> None:
+    assert ToolParser().final_answer(reply) is None
