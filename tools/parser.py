@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
+from functools import cache
+from types import MethodType
+from typing import Concatenate, Generic, ParamSpec, TypeVar
 
 from tools._callshapes import Answer, read_answer
 from tools._jsonrepair import RepairError, parse_lenient
@@ -34,13 +37,40 @@ from tools.calls import ToolCall
 
 __all__ = ["Answer", "ToolParser"]
 
+P = ParamSpec("P")
+R = TypeVar("R")
 _NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
 _WHOLE_FENCE = re.compile(r"\A```[\w+.#-]*[ \t]*\n?(.*?)```\Z", re.DOTALL)
 _MAX_ANSWER_STEPS = 1 << 16
 
 
+class _ClassOrInstance(Generic[P, R]):
+    """A parser method that also works on the class, with a parser that knows no names.
+
+    ``ToolParser.extract_calls(text)`` is ``ToolParser().extract_calls(text)``.
+    """
+
+    def __init__(self, method: Callable[Concatenate[ToolParser, P], R]) -> None:
+        self._method = method
+        self.__doc__ = method.__doc__
+
+    def __get__(self, parser: ToolParser | None, owner: type[ToolParser]) -> Callable[P, R]:
+        bound: Callable[P, R] = MethodType(
+            self._method, parser if parser is not None else _any_names()
+        )
+        return bound
+
+
+@cache
+def _any_names() -> ToolParser:
+    return ToolParser()
+
+
 class ToolParser:
     """Reads tool calls out of a model's text reply.
+
+    Its methods also work on the class itself (``ToolParser.extract_calls(text)``), as a
+    parser without ``tool_names``.
 
     Args:
         tool_names: Names (and aliases) of the tools the model may call. When given, a bare
@@ -55,6 +85,7 @@ class ToolParser:
         self._known = None if tool_names is None else frozenset(map(_normalise, tool_names))
         self._decoder = json.JSONDecoder(strict=False)
 
+    @_ClassOrInstance
     def extract_calls(self, text: str) -> list[ToolCall]:
         """Return the calls in ``text``, in order.
 
@@ -72,6 +103,7 @@ class ToolParser:
             for hit in block.hits
         ]
 
+    @_ClassOrInstance
     def strip_calls(self, text: str) -> str:
         """Return ``text`` without the blocks that hold calls, whitespace tidied.
 
@@ -93,6 +125,7 @@ class ToolParser:
             joined = _glue(joined, piece)
         return joined.strip()
 
+    @_ClassOrInstance
     def final_answer(self, text: str) -> Answer | None:
         """Return the answer when the whole reply is one JSON answer, else ``None``.
 

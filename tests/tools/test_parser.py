@@ -497,3 +497,17 @@ def test_a_reply_that_is_one_json_answer_is_read_as_the_answer(
 )
 def test_calls_data_and_prose_are_not_answers(reply: str) -> None:
     assert ToolParser().final_answer(reply) is None
+
+
+def test_the_methods_work_on_the_class_as_a_parser_that_knows_no_names() -> None:
+    reply = 'Sure.\n```json\n{"tool": "water_plants", "args": {"bed": "north"}}\n```'
+
+    [call] = ToolParser.extract_calls(reply)
+
+    assert (call.tool_name, call.arguments) == ("water_plants", {"bed": "north"})
+    assert ToolParser.strip_calls(reply) == "Sure."
+    assert ToolParser.final_answer('{"type": "final", "content": "Watered."}') is not None
+    # An instance keeps its filter: a bare object in prose must name a known tool.
+    bare = 'Try {"tool": "water_plants", "args": {}} later.'
+    assert ToolParser(tool_names=["prune"]).extract_calls(bare) == []
+    assert len(ToolParser.extract_calls(bare)) == 1
