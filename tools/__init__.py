@@ -20,7 +20,14 @@ from tools.catalog import (
 )
 from tools.context import ToolContext
 from tools.custom import LoadFailure, LoadReport, load_custom_tools
-from tools.decorator import DEFAULT_TIMEOUT, ToolSpec, is_tool, normalize_name, tool
+from tools.decorator import (
+    DEFAULT_TIMEOUT,
+    ToolSpec,
+    is_tool,
+    normalize_name,
+    tool,
+    tool_output,
+)
 from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotFoundError
 from tools.executor import ToolExecutor
 from tools.parser import ToolParser
@@ -62,5 +69,6 @@ __all__ = [
     "schema_document",
     "tool",
     "tool_definitions",
+    "tool_output",
     "validate_tool_call",
 ]

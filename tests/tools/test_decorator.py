@@ -14,6 +14,7 @@ from tools import (
     ToolExecutor,
     ToolRegistry,
     tool,
+    tool_output,
 )
 from tools.decorator import spec_of
 
@@ -246,3 +247,74 @@ async def test_a_parameter_that_required_leaves_out_is_passed_as_none() -> None:
         ToolCall("paint", {"layer": "roads", "color": "red"}), ToolContext()
     )
     assert result.output == "roads 'red' None"
+
+
+def test_name_and_description_may_come_first_with_parameter_types_by_name() -> None:
+    @tool("plant_tree", "Plant a tree somewhere", species=str, spot=str, depth=int)
+    def plant(species, spot, depth=30):  # type: ignore[no-untyped-def]
+        """Not the description."""
+        return f"{species} at {spot}, {depth} cm deep"
+
+    spec = spec_of(plant)
+    assert (spec.name, spec.description) == ("plant_tree", "Plant a tree somewhere")
+    assert spec.parameters["properties"] == {
+        "species": {"type": "string"},
+        "spot": {"type": "string"},
+        "depth": {"type": "integer", "default": 30},
+    }
+    assert spec.parameters["required"] == ["species", "spot"]
+
+
+def test_a_keyword_is_a_parameter_type_only_for_a_parameter_of_that_name() -> None:
+    @tool("log_visit", "Log a visit", description=str, timeout=float, risk_level="medium")
+    def log_visit(description: str, timeout: float = 1.0) -> str:
+        """Log."""
+        return description
+
+    spec = spec_of(log_visit)
+    assert spec.description == "Log a visit"
+    assert spec.options.timeout == 30.0  # the option keeps its default: timeout names a parameter
+    assert spec.options.risk_level is RiskLevel.MEDIUM
+    assert spec.parameters["properties"]["timeout"] == {"type": "number", "default": 1.0}
+
+    # The signature's own annotation wins over a looser type given by name.
+    @tool("tag", "Tag things", tags=list)
+    def tag(tags: list[str] | None = None) -> list[str]:
+        """Tag."""
+        return tags or []
+
+    assert spec_of(tag).parameters["properties"]["tags"]["items"] == {"type": "string"}
+
+
+def test_shorthand_mistakes_are_refused_with_the_name() -> None:
+    with pytest.raises(ToolDefinitionError, match="no option 'colour'"):
+        tool("paint", "Paint", colour="red")
+    with pytest.raises(ToolDefinitionError, match="description twice"):
+        tool("paint", "Paint", description="Paint again")
+    with pytest.raises(ToolDefinitionError, match="no option 'shade'"):
+
+        @tool("paint", "Paint", shade=str)
+        def paint(colour: str) -> str:
+            """Paint."""
+            return colour
+
+
+async def test_tool_output_formats_the_result_above_or_below_tool() -> None:
+    @tool
+    @tool_output(llm_format="{city}: {degrees} C", gui_format=lambda r: f"{r['degrees']} degrees")
+    def weather(city: str) -> dict[str, Any]:
+        """Weather."""
+        return {"city": city, "degrees": 21}
+
+    # Where both say how, @tool's own option wins.
+    @tool_output(llm_format=lambda r: f"{len(r)} results")
+    @tool(llm_format="found {result}")
+    def search(query: str) -> list[str]:
+        """Search."""
+        return [query, query]
+
+    executor = ToolExecutor(ToolRegistry([weather, search]))
+    hot = await executor.execute(ToolCall("weather", {"city": "Oslo"}), ToolContext())
+    assert (hot.text, hot.display) == ("Oslo: 21 C", "21 degrees")
+    found = await executor.execute(ToolCall("search", {"query": "x"}), ToolContext())
+    assert found.text == "found ['x', 'x']"
