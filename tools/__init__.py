@@ -12,11 +12,15 @@ from tools.calls import (
     ToolStatus,
 )
 from tools.catalog import (
+    ParameterSchema,
     ToolDefinition,
+    ToolSchema,
     markdown_catalog,
+    openai_spec,
     prompt_catalog,
     schema_document,
     tool_definitions,
+    tool_schema,
 )
 from tools.context import ToolContext
 from tools.custom import LoadFailure, LoadReport, load_custom_tools
@@ -44,6 +48,7 @@ __all__ = [
     "InMemoryApprovalStore",
     "LoadFailure",
     "LoadReport",
+    "ParameterSchema",
     "RiskLevel",
     "Tool",
     "ToolCall",
@@ -56,6 +61,7 @@ __all__ = [
     "ToolParser",
     "ToolRegistry",
     "ToolResult",
+    "ToolSchema",
     "ToolSpec",
     "ToolStats",
     "ToolStatus",
@@ -64,11 +70,13 @@ __all__ = [
     "load_custom_tools",
     "markdown_catalog",
     "normalize_name",
+    "openai_spec",
     "prompt_catalog",
     "render_output",
     "schema_document",
     "tool",
     "tool_definitions",
     "tool_output",
+    "tool_schema",
     "validate_tool_call",
 ]

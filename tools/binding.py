@@ -7,7 +7,7 @@ import dataclasses
 import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,9 +16,10 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from tools.calls import RiskLevel
 from tools.context import ToolContext
-from tools.decorator import Formatter, ToolSpec, spec_of
+from tools.decorator import ApprovalRule, Formatter, ToolOptions, ToolSpec, spec_of
 from tools.errors import ToolDefinitionError, ToolError
 from tools.hooks import Hook
+from tools.mapping import mapping_spec
 from tools.schema import JsonSchema
 
 DynamicKey = tuple[str, str, str]
@@ -35,12 +36,56 @@ class ArgumentConversionError(ToolError):
     """Arguments passed the schema but not the conversion to the function's Python types."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Tool:
-    """A tool ready for use: its specification, bound to an instance for methods."""
+    """A tool ready for use: its specification, bound to an instance for methods.
+
+    Usually made from a ``@tool`` function by the registry. It can also be defined directly,
+    from a function of the arguments dict (see ``tools.mapping``)::
+
+        Tool(name="lights_off", description="Turn the lights off",
+             parameters={"type": "object", "properties": {"room": {"type": "string"}}},
+             executor=turn_off)  # turn_off(arguments) or turn_off(arguments, user_context)
+    """
 
     spec: ToolSpec
-    instance: object | None = None
+    instance: object | None
+
+    def __init__(
+        self,
+        spec: ToolSpec | None = None,
+        instance: object | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        executor: Callable[..., Any] | None = None,
+        requires_approval: ApprovalRule = False,
+        risk_level: RiskLevel | str = RiskLevel.LOW,
+    ) -> None:
+        """Bind ``spec`` to ``instance``, or define a tool from ``name`` and ``executor``.
+
+        Raises:
+            ToolDefinitionError: when neither or both forms are given, or the definition is
+                malformed.
+        """
+        if spec is None:
+            if name is None or executor is None:
+                raise ToolDefinitionError(
+                    "a Tool needs a spec (use Tool.from_function), or a name and an executor"
+                )
+            options = ToolOptions.of(requires_approval=requires_approval, risk_level=risk_level)
+            spec = mapping_spec(
+                name=name,
+                func=executor,
+                description=description,
+                parameters=parameters,
+                options=options,
+            )
+        elif name is not None or executor is not None:
+            raise ToolDefinitionError("a Tool takes a spec or a name and an executor, not both")
+        object.__setattr__(self, "spec", spec)
+        object.__setattr__(self, "instance", instance)
 
     @classmethod
     def from_function(cls, func: Callable[..., Any], instance: object | None = None) -> Tool:
@@ -174,6 +219,16 @@ class Tool:
             )
         return value
 
+    def to_openai_spec(self, ctx: ToolContext | None = None) -> dict[str, Any]:
+        """Return ``{"type": "function", "function": {name, description, parameters}}``.
+
+        The shape OpenAI's ``tools`` field uses, for prompts and exports; the LLM backends
+        write their requests with their own adapter (``assistant.llm``).
+        """
+        from tools.catalog import openai_spec  # the catalog is built on this module
+
+        return openai_spec(self, ctx)
+
     # -- safety -------------------------------------------------------------------------
 
     def needs_approval(self, arguments: dict[str, Any], ctx: ToolContext) -> bool:
@@ -198,19 +253,29 @@ class Tool:
         options = self.spec.options
         if options.preprocess is not None:
             arguments = options.preprocess(dict(arguments))
-        kwargs = self._convert(arguments)
-        if self.spec.context_param is not None:
-            kwargs[self.spec.context_param] = ctx
-        function = self.function
+        function, args, kwargs = self._call_of(arguments, ctx)
         if self.spec.is_async:
-            result = await function(**kwargs)
+            result = await function(*args, **kwargs)
         else:
-            result = await asyncio.to_thread(function, **kwargs)
+            result = await asyncio.to_thread(function, *args, **kwargs)
             if inspect.isawaitable(result):
                 result = await result
         if options.postprocess is not None:
             result = options.postprocess(result)
         return result
+
+    def _call_of(
+        self, arguments: dict[str, Any], ctx: ToolContext
+    ) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
+        """Return what to call, with which positional and keyword arguments."""
+        if self.spec.takes_mapping:
+            hook = Hook.of(self.function)
+            offered = (dict(arguments), ctx.user_context())
+            return hook.target, offered if hook.takes is None else offered[: hook.takes], {}
+        kwargs = self._convert(arguments)
+        if self.spec.context_param is not None:
+            kwargs[self.spec.context_param] = ctx
+        return self.function, (), kwargs
 
     def _convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}

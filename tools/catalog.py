@@ -4,6 +4,8 @@
     prompt_catalog(tools, ctx)     one readable signature per tool, for a system prompt
     markdown_catalog(tools)        a document for people (``assistant tools``)
     schema_document(tools, ctx)    ``{"tools": [{"name", "description", "parameters"}]}``
+    openai_spec(tool, ctx)         ``{"type": "function", "function": {...}}`` for one tool
+    tool_schema(tool, ctx)         a ``ToolSchema``: one ``ParameterSchema`` per parameter
 
 Every function takes the tools in order (a ``ToolRegistry`` iterates them so). With a
 context prepared by ``ToolRegistry.prepare``, dynamic values (this user's task ids) are
@@ -13,8 +15,9 @@ format (OpenAI's ``tools`` field) is made from ``ToolDefinition`` inside its LLM
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -38,6 +41,67 @@ class ToolDefinition:
     parameters: JsonSchema
 
 
+@dataclass(frozen=True, slots=True)
+class ParameterSchema:
+    """One parameter of a tool, as ``ToolRegistry.get_schema`` describes it.
+
+    Attributes:
+        name: The argument's name.
+        type: Its type in words: ``string``, ``integer``, ``list of string``, ``one of ...``.
+        description: What it is, or "".
+        required: Whether a call must give it.
+        default: Its default when it has one (``None`` otherwise).
+    """
+
+    name: str
+    type: str
+    description: str = ""
+    required: bool = False
+    default: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSchema:
+    """A tool's name, description, parameters and result type, for people and registries.
+
+    Attributes:
+        name: The tool's name.
+        description: What it does.
+        parameters: One entry per parameter, in order.
+        returns: The name of the result's type, when the function says.
+    """
+
+    name: str
+    description: str = ""
+    parameters: tuple[ParameterSchema, ...] = ()
+    returns: str | None = None
+
+
+def tool_schema(tool: Tool, ctx: ToolContext | None = None) -> ToolSchema:
+    """Return ``tool`` described as a ``ToolSchema``."""
+    schema = tool.schema(ctx)
+    required = set(schema.get("required", ()))
+    parameters = tuple(
+        ParameterSchema(
+            name=name,
+            type=_type_text(prop),
+            description=str(prop.get("description", "")),
+            required=name in required,
+            default=prop.get("default"),
+        )
+        for name, prop in schema.get("properties", {}).items()
+    )
+    returns = None if tool.spec.takes_mapping else _return_name(tool.spec.func)
+    return ToolSchema(tool.name, tool.description, parameters, returns)
+
+
+def _return_name(func: Callable[..., Any]) -> str | None:
+    annotation = inspect.signature(func).return_annotation
+    if annotation is inspect.Signature.empty:
+        return None
+    return annotation if isinstance(annotation, str) else getattr(annotation, "__name__", None)
+
+
 def tool_definitions(
     tools: Iterable[Tool], ctx: ToolContext | None = None
 ) -> tuple[ToolDefinition, ...]:
@@ -47,6 +111,16 @@ def tool_definitions(
         ToolError: when a dynamic value is asynchronous and ``ctx`` was not prepared.
     """
     return tuple(ToolDefinition(each.name, each.description, each.schema(ctx)) for each in tools)
+
+
+def openai_spec(tool: Tool, ctx: ToolContext | None = None) -> dict[str, Any]:
+    """Return one tool as ``{"type": "function", "function": {name, description, parameters}}``.
+
+    The shape of OpenAI's ``tools`` field, which prompts and other frameworks reuse; the
+    backends' requests are written by their own adapter in ``assistant.llm``.
+    """
+    definition = ToolDefinition(tool.name, tool.description, tool.schema(ctx))
+    return {"type": "function", "function": asdict(definition)}
 
 
 def schema_document(tools: Iterable[Tool], ctx: ToolContext | None = None) -> dict[str, Any]:

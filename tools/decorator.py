@@ -189,6 +189,8 @@ class ToolSpec:
         is_method: Whether ``func`` takes ``self`` and must be bound to an instance.
         is_async: Whether ``func`` is a coroutine function.
         options: The decorator's options (hooks, formatting, safety).
+        takes_mapping: Whether ``func`` takes all the arguments as one dict (and the caller
+            as another) instead of one keyword per argument; see ``tools.mapping``.
     """
 
     name: str
@@ -200,6 +202,7 @@ class ToolSpec:
     is_method: bool
     is_async: bool
     options: ToolOptions
+    takes_mapping: bool = False
     adapters: dict[str, TypeAdapter[Any]] = field(default_factory=dict, compare=False)
 
     @property

@@ -229,7 +229,7 @@ class ToolExecutor:
             ApprovalError: when the request is unknown, not ``by``'s, expired or decided.
         """
         request = await self._decide(request_id, by, ApprovalStatus.APPROVED)
-        tool = self.registry.get(request.tool_name)
+        tool = self.registry[request.tool_name]
         run_ctx = ctx or ToolContext(
             user_id=request.user_id, chat_id=request.chat_id, now=self._clock.now()
         )

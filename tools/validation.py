@@ -109,14 +109,20 @@ class _Checker:
         for name in schema.get("required", []):
             if name not in arguments:
                 self._missing(name, properties.get(name, {}))
+        extra = schema.get("additionalProperties", True)
         for name, value in arguments.items():
-            if name not in properties:
+            if name in properties:
+                cleaned[name] = self.check(value, properties[name], name)
+            elif isinstance(extra, dict):
+                cleaned[name] = self.check(value, extra, name)
+            elif extra is not False:
+                # A tool that takes its arguments as one dict may accept any of them.
+                cleaned[name] = value
+            else:
                 accepted = ", ".join(repr(p) for p in properties) or "none"
                 self.errors.append(
                     f"tool {self.tool!r}: unknown argument {name!r}; accepted arguments: {accepted}"
                 )
-                continue
-            cleaned[name] = self.check(value, properties[name], name)
         return cleaned
 
     def _missing(self, name: str, prop: JsonSchema) -> None:

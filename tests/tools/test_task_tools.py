@@ -190,7 +190,7 @@ async def test_task_id_enum_is_the_callers_live_tasks(
     await call(executor, clock, "add_reminder", user="bob", when="in 1h", message="c")
 
     ctx = await executor.registry.prepare(ctx_for("alice", clock))
-    schema = executor.registry.get("cancel_task").schema(ctx)
+    schema = executor.registry["cancel_task"].schema(ctx)
 
     assert sorted(schema["properties"]["task_id"]["enum"]) == sorted(
         [first.task.id, second.task.id]
