@@ -7,10 +7,10 @@ import inspect
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import timedelta
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from common import Clock, SystemClock
 from tools.approvals import ApprovalStore, InMemoryApprovalStore
@@ -20,7 +20,7 @@ from tools.context import ToolContext
 from tools.errors import ApprovalError, ToolError
 from tools.registry import ToolRegistry
 from tools.telemetry import Telemetry, ToolStats
-from tools.validation import validate_tool_call
+from tools.validation import ValidationResult, validate_tool_call
 
 if TYPE_CHECKING:
     from tools.parser import ToolParser
@@ -73,17 +73,19 @@ class ToolExecutor:
 
     # -- running calls --------------------------------------------------------------------
 
-    async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+    async def execute(self, call: ToolCall, ctx: ToolContext | None = None) -> ToolResult:
         """Validate ``call`` and run it, or stop at the approval gate.
 
         Per-user schema values come from ``ctx`` when it is already prepared (the agent
-        prepares it for the round the model answered), else they are resolved now.
+        prepares it for the round the model answered), else they are resolved now. Without
+        ``ctx`` the call runs for the local user (see ``local_context``).
         """
-        if not ctx.prepared:
-            ctx = await self.registry.prepare(ctx)
+        ctx = await self._ready(ctx)
         return await self._execute_prepared(call, ctx)
 
-    async def execute_all(self, calls: Sequence[ToolCall], ctx: ToolContext) -> list[ToolResult]:
+    async def execute_all(
+        self, calls: Sequence[ToolCall], ctx: ToolContext | None = None
+    ) -> list[ToolResult]:
         """Run ``calls`` in order, one after another; results come back in call order.
 
         A call sees what the calls before it did ("add a reminder, then list the tasks").
@@ -92,8 +94,7 @@ class ToolExecutor:
         """
         if not calls:
             return []
-        if not ctx.prepared:
-            ctx = await self.registry.prepare(ctx)
+        ctx = await self._ready(ctx)
         results: list[ToolResult] = []
         for step in self._steps(calls):
             results.extend(await asyncio.gather(*(self._execute_prepared(c, ctx) for c in step)))
@@ -113,14 +114,34 @@ class ToolExecutor:
             joinable = parallel
         return steps
 
-    async def execute_from_text(self, text: str, ctx: ToolContext) -> list[ToolResult]:
-        """Find the tool calls in a model's ``text`` and run them."""
+    async def execute_from_text(
+        self, text: str, ctx: ToolContext | None = None
+    ) -> list[ToolResult]:
+        """Find the tool calls in a model's ``text`` and run them, in order."""
         parser = self._parser
         if parser is None:
             from tools.parser import ToolParser
 
             parser = self._parser = ToolParser(tool_names=self.registry.all_names())
         return await self.execute_all(parser.extract_calls(text), ctx)
+
+    def validate_tool_call(
+        self, call: ToolCall | Mapping[str, Any], ctx: ToolContext | None = None
+    ) -> ValidationResult:
+        """Check a call without running it: ``is_valid``, ``errors`` and ``warnings``.
+
+        The call may be a ``ToolCall`` or a dict as models and plans write them, such as
+        ``{"tool": "add_reminder", "args": {...}}`` or ``{"name": ..., "arguments": ...}``.
+        """
+        return validate_tool_call(call, self.registry, ctx)
+
+    def local_context(self) -> ToolContext:
+        """The context of a call made without one: the local user and chat, in UTC, now."""
+        return ToolContext(now=self._clock.now())
+
+    async def _ready(self, ctx: ToolContext | None) -> ToolContext:
+        ctx = ctx if ctx is not None else self.local_context()
+        return ctx if ctx.prepared else await self.registry.prepare(ctx)
 
     async def _execute_prepared(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         await _run_hooks(self._before, call, ctx)

@@ -6,10 +6,11 @@ import json
 import math
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tools._callshapes import read_calls
 from tools.binding import Tool
 from tools.calls import ToolCall
 from tools.context import ToolContext
@@ -56,13 +57,17 @@ class ValidationResult:
 
 
 def validate_tool_call(
-    call: ToolCall, registry: ToolRegistry, ctx: ToolContext | None = None
+    call: ToolCall | Mapping[str, Any], registry: ToolRegistry, ctx: ToolContext | None = None
 ) -> ValidationResult:
     """Check ``call`` against the schema of the tool it names.
 
-    Dynamic values (such as the ids of this user's tasks) are checked when ``ctx`` is given
-    and has been prepared by ``registry.prepare``. This never raises for bad calls.
+    ``call`` may also be a dict as a model or a plan writes it (``{"tool": NAME, "args":
+    {...}}``, ``{"name": NAME, "arguments": {...}}``...). Dynamic values (such as the ids
+    of this user's tasks) are checked when ``ctx`` is given and has been prepared by
+    ``registry.prepare``. This never raises for bad calls.
     """
+    if not isinstance(call, ToolCall):
+        return _validate_mapping(call, registry, ctx)
     tool = registry.find(call.tool_name)
     if tool is None:
         return ValidationResult(
@@ -92,6 +97,25 @@ def validate_tool_call(
         errors=checker.errors,
         warnings=warnings + checker.warnings,
         arguments=cleaned,
+    )
+
+
+def _validate_mapping(
+    data: Mapping[str, Any], registry: ToolRegistry, ctx: ToolContext | None
+) -> ValidationResult:
+    shapes = read_calls(dict(data))
+    raw = json.dumps(data, ensure_ascii=False, default=repr)
+    if len(shapes) != 1:
+        call = ToolCall(str(data.get("tool", data.get("name", ""))), {}, raw_json=raw)
+        return ValidationResult(
+            call=call,
+            tool=None,
+            errors=[
+                f'{_show(dict(data))} is not one tool call; write {{"tool": NAME, "args": {{...}}}}'
+            ],
+        )
+    return validate_tool_call(
+        ToolCall(shapes[0].name, shapes[0].arguments, raw_json=raw), registry, ctx
     )
 
 

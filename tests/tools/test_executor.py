@@ -344,3 +344,35 @@ async def test_a_tool_error_is_a_plain_message_without_a_traceback(
         result.text == "tool 'refuse' failed: I could not understand 'blorp'; e.g. 'in 5 minutes'"
     )
     assert "Traceback" not in caplog.text
+
+
+async def test_without_a_context_calls_run_for_the_local_user() -> None:
+    @tool
+    def whoami(ctx: ToolContext) -> str:
+        """Say who is calling."""
+        return f"{ctx.user_id} in {ctx.chat_id} at {ctx.now:%H:%M}"
+
+    executor = ToolExecutor(ToolRegistry([whoami]), clock=ManualClock(START))
+    expected = "local in local at 12:00"
+    assert (await executor.execute(ToolCall("whoami", {}))).output == expected
+    assert [r.output for r in await executor.execute_all([ToolCall("whoami", {})])] == [expected]
+    [found] = await executor.execute_from_text('```json\n{"tool": "whoami", "args": {}}\n```')
+    assert found.output == expected
+
+
+def test_validate_tool_call_takes_the_dict_a_plan_writes() -> None:
+    executor, _ = make()
+
+    good = executor.validate_tool_call({"tool": "http", "sequence": 1, "args": {"url": "http://a"}})
+    assert good.is_valid and good.errors == [] and good.arguments == {"url": "http://a"}
+    assert executor.validate_tool_call(
+        {"name": "weather", "arguments": '{"city": "Rome"}'}
+    ).is_valid
+
+    missing = executor.validate_tool_call({"tool": "http", "args": {}})
+    assert not missing.is_valid
+    assert missing.errors == ["tool 'http': missing required argument 'url': expected string"]
+    unknown = executor.validate_tool_call({"tool": "htp", "args": {}})
+    assert "Did you mean 'http'?" in unknown.errors[0]
+    nonsense = executor.validate_tool_call({"colour": "blue"})
+    assert not nonsense.is_valid and "is not one tool call" in nonsense.errors[0]
