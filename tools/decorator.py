@@ -79,6 +79,13 @@ class ToolArguments(_TakenAsGiven, total=False):
     risk_level: RiskLevel | str
     timeout: float
     parallel: bool
+    resolvers: Mapping[str, Callable[..., Any]]
+    argument_aliases: Mapping[str, Sequence[str]]
+
+
+Resolver = Callable[..., Any]
+"""Fills in a missing argument: a function of ``(ctx)`` or ``(ctx, arguments)`` (in a class,
+``(self, ...)``), sync or async, returning the value or ``None`` for none."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +109,11 @@ class ToolOptions:
             that only reads); calls in one reply otherwise run one after another, in order.
         types: Parameter types given by name (``@tool("f", "...", delay=str)``), for
             parameters the signature leaves unannotated.
+        resolvers: How a missing argument is filled in from the call's context before the
+            call is checked, by parameter (see ``Resolver``); such a parameter is optional
+            for the model.
+        argument_aliases: Other names a call may give an argument, by parameter
+            (``{"when": ["delay"]}``); the call is read as if it used the parameter's name.
     """
 
     name: str | None = None
@@ -118,6 +130,8 @@ class ToolOptions:
     timeout: float = DEFAULT_TIMEOUT
     parallel: bool = False
     types: Mapping[str, Any] = field(default_factory=dict)
+    resolvers: Mapping[str, Resolver] = field(default_factory=dict)
+    argument_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -128,6 +142,8 @@ class ToolOptions:
         risk_level: RiskLevel | str = RiskLevel.LOW,
         timeout: float = DEFAULT_TIMEOUT,
         parallel: bool = False,
+        resolvers: Mapping[str, Resolver] | None = None,
+        argument_aliases: Mapping[str, Sequence[str]] | None = None,
         **given: Unpack[_TakenAsGiven],
     ) -> ToolOptions:
         """Return ``@tool``'s arguments as options, checked and with defaults filled in.
@@ -149,8 +165,21 @@ class ToolOptions:
             risk_level=risk,
             timeout=float(timeout),
             parallel=bool(parallel),
+            resolvers=dict(resolvers or {}),
+            argument_aliases=_aliases_by_parameter(argument_aliases or {}),
             **given,
         )
+
+
+def _aliases_by_parameter(given: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    aliases: dict[str, tuple[str, ...]] = {}
+    for name, others in given.items():
+        if isinstance(others, str):
+            raise ToolDefinitionError(
+                f"argument_aliases[{name!r}] must be a list of names, e.g. [{others!r}]"
+            )
+        aliases[name] = tuple(others)
+    return aliases
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,10 +400,11 @@ def build_spec(func: Callable[..., Any], options: ToolOptions) -> ToolSpec:
     )
     properties = {p.name: _property_schema(p, doc.params, where) for p in params}
     _merge_overrides(properties, options.params, where)
+    _check_argument_names(properties, options, where)
     required = (
         list(options.required)
         if options.required is not None
-        else [p.name for p in params if p.required]
+        else [p.name for p in params if p.required and p.name not in options.resolvers]
     )
     unknown = [r for r in required if r not in properties]
     if unknown:
@@ -471,6 +501,29 @@ def _json_default(value: Any) -> Any:
         return TypeAdapter(type(value)).dump_python(value, mode="json")
     except Exception:  # a default that has no JSON form is simply not advertised
         return _NO_DEFAULT
+
+
+def _check_argument_names(properties: JsonSchema, options: ToolOptions, where: str) -> None:
+    """Resolvers and argument aliases must name parameters; an alias must not be one."""
+    named = {
+        "resolvers": list(options.resolvers),
+        "argument_aliases": list(options.argument_aliases),
+    }
+    for option, names in named.items():
+        unknown = [name for name in names if name not in properties]
+        if unknown:
+            raise ToolDefinitionError(
+                f"{where}: {option} names {unknown[0]!r}, which is not a parameter; "
+                f"parameters are {sorted(properties)!r}"
+            )
+    seen: set[str] = set()
+    for name, aliases in options.argument_aliases.items():
+        for alias in aliases:
+            if alias in properties or alias in seen:
+                raise ToolDefinitionError(
+                    f"{where}: the argument alias {alias!r} (of {name!r}) is already taken"
+                )
+            seen.add(alias)
 
 
 def _merge_overrides(

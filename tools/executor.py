@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from common import Clock, SystemClock
 from tools.approvals import ApprovalStore, InMemoryApprovalStore
+from tools.arguments import fill_missing, read_aliases
 from tools.binding import ArgumentConversionError, Tool
 from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
 from tools.context import ToolContext
@@ -145,8 +146,17 @@ class ToolExecutor:
 
     async def _execute_prepared(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         await _run_hooks(self._before, call, ctx)
+        call, unfilled = await self._fill(call, ctx)
         verdict = validate_tool_call(call, self.registry, ctx)
-        if verdict.tool is None or not verdict.is_valid:
+        if unfilled is not None:
+            result = ToolResult(
+                call=call,
+                status=ToolStatus.INVALID,
+                text=unfilled,
+                display=unfilled,
+                error=unfilled,
+            )
+        elif verdict.tool is None or not verdict.is_valid:
             result = ToolResult(
                 call=call,
                 status=ToolStatus.INVALID,
@@ -157,8 +167,24 @@ class ToolExecutor:
             result = await self._request_approval(verdict.tool, call, verdict.arguments, ctx)
         else:
             result = await self._run(verdict.tool, call, verdict.arguments, ctx)
+            if verdict.dropped and result.ok:
+                left_out = ", ".join(repr(name) for name in verdict.dropped)
+                note = f"\n(Left out unknown arguments: {left_out}.)"
+                result = replace(result, text=result.text + note)
         await self._observe(verdict.tool.name if verdict.tool else UNKNOWN_TOOL, result, ctx)
         return result
+
+    async def _fill(self, call: ToolCall, ctx: ToolContext) -> tuple[ToolCall, str | None]:
+        """Fill in the missing arguments the tool's resolvers can; or say what failed."""
+        tool = self.registry.find(call.tool_name)
+        if tool is None or not tool.spec.options.resolvers or not isinstance(call.arguments, dict):
+            return call, None
+        arguments, _ = read_aliases(tool, call.arguments)
+        try:
+            filled = await fill_missing(tool, arguments, ctx)
+        except ToolError as exc:
+            return call, str(exc)
+        return replace(call, arguments=filled), None
 
     async def _observe(self, tool_name: str, result: ToolResult, ctx: ToolContext) -> None:
         """Count a finished call in the telemetry and show it to the after-hooks."""

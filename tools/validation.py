@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tools._callshapes import read_calls
+from tools.arguments import read_aliases
 from tools.binding import Tool
 from tools.calls import ToolCall
 from tools.context import ToolContext
@@ -30,8 +31,11 @@ class ValidationResult:
         call: The call that was checked.
         tool: The tool it names, when that tool exists.
         errors: What must be fixed, each naming the tool, argument, expectation and value.
-        warnings: What was accepted after a lossless fix (``"5"`` -> ``5``).
-        arguments: The cleaned arguments (coercions applied).
+        warnings: What was accepted after a lossless fix (``"5"`` -> ``5``), or left out:
+            an unknown argument of an otherwise valid call, an alias given with its name.
+        arguments: The cleaned arguments (coercions applied, aliases renamed, unknown
+            arguments left out).
+        dropped: The unknown arguments that were left out of an otherwise valid call.
     """
 
     call: ToolCall
@@ -39,6 +43,7 @@ class ValidationResult:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     arguments: dict[str, Any] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
 
     @property
     def is_valid(self) -> bool:
@@ -89,14 +94,16 @@ def validate_tool_call(
                 f"received {_show(arguments)}"
             ],
         )
+    arguments, renamed = read_aliases(tool, arguments)
     checker = _Checker(tool.name)
     cleaned = checker.check_arguments(arguments, schema)
     return ValidationResult(
         call=call,
         tool=tool,
         errors=checker.errors,
-        warnings=warnings + checker.warnings,
+        warnings=warnings + renamed + checker.warnings,
         arguments=cleaned,
+        dropped=checker.dropped,
     )
 
 
@@ -126,9 +133,13 @@ class _Checker:
         self.tool = tool_name
         self.errors: list[str] = []
         self.warnings: list[str] = []
+        self.dropped: list[str] = []
 
     def check_arguments(self, arguments: dict[str, Any], schema: JsonSchema) -> dict[str, Any]:
+        """Return the cleaned arguments; an unknown one is left out with a warning when
+        nothing else is wrong, and is an error otherwise (so the model learns the names)."""
         properties: dict[str, JsonSchema] = schema.get("properties", {})
+        unknown: list[str] = []
         cleaned: dict[str, Any] = {}
         for name in schema.get("required", []):
             if name not in arguments:
@@ -143,10 +154,15 @@ class _Checker:
                 # A tool that takes its arguments as one dict may accept any of them.
                 cleaned[name] = value
             else:
-                accepted = ", ".join(repr(p) for p in properties) or "none"
-                self.errors.append(
-                    f"tool {self.tool!r}: unknown argument {name!r}; accepted arguments: {accepted}"
-                )
+                unknown.append(name)
+        accepted = ", ".join(repr(p) for p in properties) or "none"
+        for name in unknown:
+            said = f"tool {self.tool!r}: unknown argument {name!r}; accepted arguments: {accepted}"
+            if self.errors:
+                self.errors.append(said)
+            else:
+                self.warnings.append(f"{said} (left out)")
+                self.dropped.append(name)
         return cleaned
 
     def _missing(self, name: str, prop: JsonSchema) -> None:

@@ -14,6 +14,7 @@ from tools import (
     InMemoryApprovalStore,
     ToolCall,
     ToolContext,
+    ToolDefinitionError,
     ToolError,
     ToolExecutor,
     ToolRegistry,
@@ -149,8 +150,9 @@ async def test_exception_becomes_a_short_error_and_the_traceback_is_logged(
 
 async def test_invalid_call_is_not_run() -> None:
     executor, recorder = make()
-    result = await executor.execute(ToolCall("http", {"url": 5, "verb": "GET"}), CTX)
+    result = await executor.execute(ToolCall("http", {"verb": "GET"}), CTX)
     assert result.status is ToolStatus.INVALID
+    assert "missing required argument 'url'" in result.text
     assert "unknown argument 'verb'" in result.text
     assert recorder.requests == []
     unknown = await executor.execute(ToolCall("htp", {}), CTX)
@@ -376,3 +378,95 @@ def test_validate_tool_call_takes_the_dict_a_plan_writes() -> None:
     assert "Did you mean 'http'?" in unknown.errors[0]
     nonsense = executor.validate_tool_call({"colour": "blue"})
     assert not nonsense.is_valid and "is not one tool call" in nonsense.errors[0]
+
+
+class Charts:
+    """A tool whose missing arguments are filled in from the call's context."""
+
+    def __init__(self) -> None:
+        self.folder = "/charts"
+
+    def next_path(self, ctx: ToolContext, arguments: dict[str, Any]) -> str:
+        return f"{self.folder}/{ctx.user_id}-{arguments['y']}.png"
+
+    @tool(
+        resolvers={
+            "x": lambda ctx: "date" if ctx.chat_id == "sales" else None,
+            "output_path": next_path,
+            "zone": lambda ctx: ctx.timezone.key,
+        },
+        argument_aliases={"y": ["column", "value"]},
+    )
+    def plot_line(self, x: str, y: str, output_path: str, zone: str = "UTC") -> str:
+        """Plot y against x."""
+        return f"{y} by {x} in {zone} -> {output_path}"
+
+
+async def test_missing_arguments_are_filled_in_from_the_context_before_the_check() -> None:
+    executor = ToolExecutor(ToolRegistry([Charts()]))
+    ctx = ToolContext(user_id="ann", chat_id="sales")
+
+    result = await executor.execute(ToolCall("plot_line", {"y": "revenue"}), ctx)
+
+    assert result.output == "revenue by date in UTC -> /charts/ann-revenue.png"
+    assert result.call.arguments == {
+        "y": "revenue",
+        "x": "date",
+        "output_path": "/charts/ann-revenue.png",
+        "zone": "UTC",
+    }
+    given = await executor.execute(ToolCall("plot_line", {"y": "cost", "x": "month"}), ctx)
+    assert given.output == "cost by month in UTC -> /charts/ann-cost.png"
+    assert executor.registry["plot_line"].schema()["required"] == ["y"]
+
+
+async def test_an_argument_that_cannot_be_filled_in_is_asked_of_the_model() -> None:
+    executor = ToolExecutor(ToolRegistry([Charts()]))
+
+    result = await executor.execute(ToolCall("plot_line", {"y": "revenue"}), CTX)
+
+    assert result.status is ToolStatus.INVALID
+    assert result.text == (
+        "tool 'plot_line': the argument 'x' is missing and could not be filled in from the "
+        "context; give it in the call"
+    )
+
+
+async def test_an_argument_may_come_under_another_name() -> None:
+    executor = ToolExecutor(ToolRegistry([Charts()]))
+    ctx = ToolContext(user_id="ann", chat_id="sales")
+
+    aliased = await executor.execute(ToolCall("plot_line", {"column": "profit"}), ctx)
+    assert aliased.output == "profit by date in UTC -> /charts/ann-profit.png"
+    both = executor.validate_tool_call(
+        {"tool": "plot_line", "args": {"y": "a", "value": "b", "x": "d", "output_path": "p"}}
+    )
+    assert both.arguments["y"] == "a"
+    assert "ignored 'value', another name of 'y'" in both.warnings[0]
+
+
+async def test_an_unknown_argument_of_a_valid_call_is_left_out_and_the_model_told() -> None:
+    executor, recorder = make()
+
+    result = await executor.execute(ToolCall("http", {"url": "http://a", "retries": 3}), CTX)
+
+    assert result.status is ToolStatus.OK
+    assert recorder.requests == [("GET", "http://a")]
+    assert result.text == "GET http://a -> 200\n(Left out unknown arguments: 'retries'.)"
+
+
+def test_resolvers_and_argument_aliases_must_name_parameters() -> None:
+    @tool(resolvers={"colour": lambda ctx: "red"})
+    def paint(color: str) -> str:
+        """Paint."""
+        return color
+
+    @tool(argument_aliases={"color": ["shade"], "size": ["color"]})
+    def draw(color: str, size: int) -> str:
+        """Draw."""
+        return color
+
+    with pytest.raises(ToolDefinitionError, match="resolvers names 'colour'"):
+        ToolRegistry([paint])
+    with pytest.raises(ToolDefinitionError, match=r"alias 'color' \(of 'size'\) is already taken"):
+        ToolRegistry([draw])
