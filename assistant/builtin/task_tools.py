@@ -88,6 +88,14 @@ def _listing(tasks: Sequence[TaskSummary]) -> str:
     return "\n".join(task.line() for task in tasks)
 
 
+def _known_fields(data: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """Drop ``summarize`` (as in web_search ``{"query", "limit", "summarize"}``, the way other
+    assistants write it): search results are summarised whenever a model is configured."""
+    if data is None or "summarize" not in data:
+        return data
+    return {key: value for key, value in data.items() if key != "summarize"}
+
+
 def _approval_needed(arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
     """An api_call task is an HTTP request that will run unattended: a person approves it."""
     return str(arguments.get("task_type", "")).strip().lower() == "api_call"
@@ -134,7 +142,13 @@ class TaskTools:
         timeout=15,
     )
 
-    @tool(llm_format=_reply_text, gui_format=_reply_text, timeout=15)
+    # Other assistants teach models add_reminder(delay="5m", message=...).
+    @tool(
+        llm_format=_reply_text,
+        gui_format=_reply_text,
+        timeout=15,
+        argument_aliases={"when": ["delay"]},
+    )
     async def add_reminder(self, ctx: ToolContext, when: str, message: str) -> TaskReply:
         """Remind the user of something at a time; the time is worked out from their words.
 
@@ -185,7 +199,7 @@ class TaskTools:
                 three the description is used when it is left out.
         """
         parsed = self._parse(schedule, ctx, recurring=True)
-        task = await self._add(ctx, task_type, parsed, description, execution_data)
+        task = await self._add(ctx, task_type, parsed, description, _known_fields(execution_data))
         summary = self._summary(task, ctx)
         kind = _TYPE_WORDS.get(task.task_type.value, task.task_type.value)
         text = (
