@@ -12,6 +12,7 @@ turn ends with a final answer, a pause for approval, or honestly at ``max_rounds
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 from collections import Counter
@@ -56,6 +57,7 @@ from tools import (
     ToolRegistry,
     ToolResult,
     ToolStatus,
+    is_tool,
     prompt_catalog,
     tool_definitions,
 )
@@ -63,6 +65,10 @@ from tools import (
 logger = logging.getLogger(__name__)
 
 ZoneLookup = Callable[[str], Awaitable[ZoneInfo]]
+SystemMessages = (
+    Sequence[ChatMessage | Mapping[str, str]] | Awaitable[Sequence[ChatMessage | Mapping[str, str]]]
+)
+"""What ``_system_messages`` returns: messages or role/content dicts, or an awaitable of them."""
 
 _FAILED = frozenset({ToolStatus.INVALID, ToolStatus.ERROR, ToolStatus.TIMEOUT})
 _CACHE_SIZE = 256
@@ -129,15 +135,19 @@ class DialogAgent:
     """Runs conversation turns against an LLM backend with tools.
 
     Subclasses may override ``system_messages`` (what the model is told) and
-    ``finalize_response`` (the last touch on what the user sees).
+    ``finalize_response`` (the last touch on what the user sees), and may define tools as
+    their own ``@tool`` methods: they join the agent's registry. The hooks may also be
+    written as other agent frameworks name them: ``_system_messages()`` returns extra system
+    messages (``ChatMessage`` values or ``{"role", "content"}`` dicts, sync or async), sent
+    after the agent's own prompt, and ``_finalize_response(text)`` touches the reply last.
     """
 
     def __init__(
         self,
         *,
         backend: LLMBackend,
-        registry: ToolRegistry,
-        executor: ToolExecutor,
+        registry: ToolRegistry | None = None,
+        executor: ToolExecutor | None = None,
         memory: ConversationStore | None = None,
         parser: ToolParser | None = None,
         clock: Clock | None = None,
@@ -154,9 +164,11 @@ class DialogAgent:
 
         Args:
             backend: The model.
-            registry: The tools the model may call.
+            registry: The tools the model may call (the executor's, by default); a subclass's
+                own ``@tool`` methods are added to it.
             executor: Runs calls (validation, approvals, timeouts); its approval store
-                should be the persistent one so pauses survive a restart.
+                should be the persistent one so pauses survive a restart. By default, one
+                for ``registry`` with approvals kept in memory.
             memory: Where conversations are kept and users' zones are found.
             parser: Reads contract-mode calls from text; defaults to one for ``registry``.
             clock: The source of time (tests inject a manual one).
@@ -174,10 +186,15 @@ class DialogAgent:
         if tool_retries < 0:
             raise ValueError(f"tool_retries must be 0 or more, got {tool_retries!r}")
         self.backend = backend
+        if registry is None:
+            registry = executor.registry if executor is not None else ToolRegistry()
+        if _has_own_tools(type(self)):
+            registry.add(self)
         self.registry = registry
-        self.executor = executor
+        self.executor = executor or ToolExecutor(registry, clock=clock)
         self.memory: ConversationStore = memory if memory is not None else InMemoryConversations()
-        self.parser = parser or ToolParser(tool_names=registry.all_names())
+        self._given_parser = parser
+        self._parsers: dict[tuple[str, ...], ToolParser] = {}
         self._clock = clock or SystemClock()
         self._default_zone = default_zone or ZoneInfo("UTC")
         self._zone_lookup = zone_lookup
@@ -193,13 +210,30 @@ class DialogAgent:
 
     # -- the public surface -------------------------------------------------------------
 
-    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReply:
-        """Answer one message; the turn is stored once it completes."""
+    async def handle_message(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        chat_id: str,
+        profile: Mapping[str, str] | None = None,
+    ) -> AgentReply:
+        """Answer one message; the turn is stored once it completes.
+
+        ``profile`` is what the interface knows of the user (a name, a language); with the
+        user's stored settings it is the tools' ``ToolContext.profile``.
+        """
         if not text.strip():
             return await self._reply(user_id, chat_id, AgentReply(text=EMPTY_MESSAGE))
         async with self._lock(user_id, chat_id):
-            turn = await self._start(user_id, chat_id, ChatMessage(Role.USER, text))
+            first = ChatMessage(Role.USER, text)
+            turn = await self._start(user_id, chat_id, first, profile or {})
             return await self._run_guarded(turn)
+
+    async def chat(self, text: str, *, user_id: str = "local", chat_id: str = "local") -> str:
+        """Answer one message and return the reply's text (the local user by default)."""
+        reply = await self.handle_message(text, user_id=user_id, chat_id=chat_id)
+        return reply.text
 
     async def resolve_approval(self, request_id: str, *, approved: bool, by: str) -> AgentReply:
         """Run (or refuse) exactly the call behind ``request_id`` and continue the turn.
@@ -260,18 +294,28 @@ class DialogAgent:
 
     def finalize_response(self, text: str) -> str:
         """Return the text the user sees; override to post-process every reply."""
-        return text.strip()
+        return self._finalize_response(text.strip())
+
+    def _system_messages(self) -> SystemMessages:
+        """Return extra system messages, sent after the agent's own (none by default)."""
+        return []
+
+    def _finalize_response(self, text: str) -> str:
+        """Return ``text`` touched last (unchanged by default)."""
+        return text
 
     # -- the loop -------------------------------------------------------------------------
 
-    async def _start(self, user_id: str, chat_id: str, first: ChatMessage) -> _Turn:
+    async def _start(
+        self,
+        user_id: str,
+        chat_id: str,
+        first: ChatMessage,
+        profile: Mapping[str, str] | None = None,
+    ) -> _Turn:
         # The profile comes with the history: one trip to the store instead of two.
         loaded = await self.memory.load_context(user_id, chat_id, max_chars=self._history_chars)
-        if self._zone_lookup is not None:
-            zone = await self._zone_lookup(user_id)
-        else:
-            zone = self._zone_of(user_id, loaded.user)
-        ctx = self._new_context(user_id, chat_id, zone)
+        ctx = await self._new_context(user_id, chat_id, loaded.user, profile)
         return _Turn(ctx=ctx, history=[from_stored(m) for m in loaded.messages], new=[first])
 
     async def _run_guarded(self, turn: _Turn) -> AgentReply:
@@ -354,8 +398,17 @@ class DialogAgent:
         turn.nudge = (ChatMessage(Role.ASSISTANT, text), ChatMessage(Role.USER, ANSWER_PLAINLY))
         return None
 
+    async def _system_prompt(self, ctx: ToolContext, mode: ToolMode) -> list[ChatMessage]:
+        """The hooks' system messages: ``system_messages``, then ``_system_messages``."""
+        own: object = self.system_messages(ctx, mode)
+        extra: object = self._system_messages()
+        own = await own if inspect.isawaitable(own) else own
+        extra = await extra if inspect.isawaitable(extra) else extra
+        return [*_as_messages(own), *_as_messages(extra)]
+
     async def _complete(self, turn: _Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
-        messages = [*await self.system_messages(ctx, mode), *turn.history, *turn.new, *turn.nudge]
+        system = await self._system_prompt(ctx, mode)
+        messages = [*system, *turn.history, *turn.new, *turn.nudge]
         tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
         return await self.backend.complete(messages, tools=tools)
 
@@ -430,6 +483,19 @@ class DialogAgent:
 
     # -- helpers --------------------------------------------------------------------------
 
+    @property
+    def parser(self) -> ToolParser:
+        """Reads contract-mode calls: the one given, else one that knows the registry's
+        names as they are now (tools may be registered after the agent is made)."""
+        if self._given_parser is not None:
+            return self._given_parser
+        names = tuple(self.registry.all_names())
+        found = self._parsers.get(names)
+        if found is None:
+            self._parsers.clear()
+            found = self._parsers[names] = ToolParser(tool_names=names)
+        return found
+
     async def _reply(self, user_id: str, chat_id: str, reply: AgentReply) -> AgentReply:
         event = AgentEvent(AgentEventKind.REPLY_READY, user_id, chat_id, text=reply.text)
         await emit(self._on_event, event)
@@ -453,15 +519,27 @@ class DialogAgent:
         )
 
     async def _context(self, user_id: str, chat_id: str) -> ToolContext:
-        return self._new_context(user_id, chat_id, await self.user_zone(user_id))
+        return await self._new_context(user_id, chat_id, await self.memory.get_user(user_id))
 
-    def _new_context(self, user_id: str, chat_id: str, zone: ZoneInfo) -> ToolContext:
+    async def _new_context(
+        self,
+        user_id: str,
+        chat_id: str,
+        stored: UserProfile | None,
+        profile: Mapping[str, str] | None = None,
+    ) -> ToolContext:
+        """The context of a call: the user's zone, and their settings with ``profile``."""
+        if self._zone_lookup is not None:
+            zone = await self._zone_lookup(user_id)
+        else:
+            zone = self._zone_of(user_id, stored)
         return ToolContext(
             user_id=user_id,
             chat_id=chat_id,
             timezone=zone,
             now=self._clock.now(),
             services=self._services,
+            profile={**(stored.settings if stored is not None else {}), **(profile or {})},
         )
 
     async def user_zone(self, user_id: str) -> ZoneInfo:
@@ -483,6 +561,28 @@ class DialogAgent:
     def _lock(self, user_id: str, chat_id: str) -> AbstractAsyncContextManager[None]:
         """One turn at a time per (user, chat)."""
         return self._locks.hold((user_id, chat_id))
+
+
+def _has_own_tools(cls: type) -> bool:
+    """Whether a subclass of ``DialogAgent`` defines ``@tool`` methods."""
+    return any(is_tool(member) for _, member in inspect.getmembers(cls, inspect.isfunction))
+
+
+def _as_messages(found: object) -> list[ChatMessage]:
+    """Read hook output: ``ChatMessage`` values or ``{"role": ..., "content": ...}`` dicts."""
+    if not isinstance(found, list | tuple):
+        raise TypeError(f"a system-message hook must return a list of messages, got {found!r}")
+    messages: list[ChatMessage] = []
+    for item in found:
+        if isinstance(item, ChatMessage):
+            messages.append(item)
+        elif isinstance(item, Mapping) and isinstance(item.get("content"), str):
+            messages.append(ChatMessage(Role(item.get("role", "system")), item["content"]))
+        else:
+            raise TypeError(
+                f"a system message is a ChatMessage or a {{'role', 'content'}} dict, got {item!r}"
+            )
+    return messages
 
 
 def _sentence(text: str) -> str:

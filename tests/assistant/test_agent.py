@@ -23,7 +23,7 @@ from assistant.llm import (
 from common import ManualClock
 from memory import MemoryStore
 from tests.assistant.agent_world import NOW, World, fence, native
-from tools import ApprovalStatus, ToolCall, ToolContext, ToolStatus
+from tools import ApprovalStatus, ToolCall, ToolContext, ToolStatus, tool
 
 
 def scripted(
@@ -366,6 +366,49 @@ async def test_hooks_can_be_overridden() -> None:
 
     assert reply.text == "HELLO THERE"
     assert world.sent(0)[1].content == "Shout."
+
+
+async def test_a_subclass_brings_its_own_tools_and_hooks_in_other_spellings() -> None:
+    class Librarian(DialogAgent):
+        shelves = ("poetry", "history")
+
+        async def _system_messages(self) -> list[dict[str, str]]:
+            return [{"role": "system", "content": "The library closes at 18:00."}]
+
+        def _finalize_response(self, text: str) -> str:
+            return f"{text} (library)"
+
+        @tool(params={"shelf": {"enum": lambda self: list(self.shelves)}})
+        def count_books(self, shelf: str) -> int:
+            """Count the books on a shelf."""
+            return len(shelf)
+
+    backend = ScriptedBackend([fence("count_books", shelf="poetry"), "Six books."])
+    agent = Librarian(backend=backend)
+
+    assert await agent.chat("how many poetry books?") == "Six books. (library)"
+    system = backend.calls[0].messages[:2]
+    assert 'shelf: one of "poetry", "history"' in system[0].content
+    assert system[1] == ChatMessage(Role.SYSTEM, "The library closes at 18:00.")
+    assert "count_books" in agent.registry and agent.executor.registry is agent.registry
+
+
+async def test_tools_see_the_users_settings_and_what_the_interface_knows() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def whoami(arguments: dict[str, Any], user_context: dict[str, Any]) -> str:
+        seen.append(user_context)
+        return "noted"
+
+    world = scripted([fence("whoami"), "Done."])
+    world.registry.register_tool("whoami", whoami, description="Say who is asking")
+
+    await world.agent.handle_message(
+        "who am I?", user_id="alice", chat_id="c", profile={"first_name": "Alice"}
+    )
+
+    assert seen[0]["user_id"] == "alice" and seen[0]["first_name"] == "Alice"
+    assert seen[0]["timezone"] == "Europe/Berlin"
 
 
 async def test_reset_starts_a_fresh_conversation() -> None:
