@@ -7,6 +7,7 @@ satisfies the protocol here that names what an interface uses of it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
@@ -41,8 +42,15 @@ class AgentEventLike(Protocol):
 class ChatAgent(Protocol):
     """What the interfaces need from the agent (``assistant.agent.DialogAgent``)."""
 
-    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReplyLike:
-        """Answer one message."""
+    async def handle_message(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        chat_id: str,
+        profile: Mapping[str, str] | None = None,
+    ) -> AgentReplyLike:
+        """Answer one message; ``profile`` is what the interface knows of the user."""
         ...
 
     async def resolve_approval(self, request_id: str, *, approved: bool, by: str) -> AgentReplyLike:

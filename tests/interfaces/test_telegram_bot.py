@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -53,6 +53,11 @@ async def test_start_registers_the_commands_menu(bot: Harness) -> None:
         "new",
     ]
     assert bot.api.calls_of("deleteWebhook")  # polling starts by removing any webhook
+
+
+async def test_tools_learn_what_telegram_says_about_the_sender(bot: Harness) -> None:
+    [reply] = await bot.say(ALICE, "who am i")
+    assert reply == f"first_name=user{ALICE}, language_code=en"
 
 
 async def test_a_stranger_is_refused_and_nothing_runs(bot: Harness) -> None:
@@ -306,10 +311,14 @@ class CrashingAgent:
     def __init__(self, agent: DialogAgent) -> None:
         self._agent = agent
 
-    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReply:
+    async def handle_message(
+        self, text: str, *, user_id: str, chat_id: str, profile: Mapping[str, str] | None = None
+    ) -> AgentReply:
         if text == "crash":
             raise RuntimeError("a bug while handling the update")
-        return await self._agent.handle_message(text, user_id=user_id, chat_id=chat_id)
+        return await self._agent.handle_message(
+            text, user_id=user_id, chat_id=chat_id, profile=profile
+        )
 
     async def reset(self, *, user_id: str, chat_id: str) -> None:
         await self._agent.reset(user_id=user_id, chat_id=chat_id)
