@@ -7,14 +7,14 @@ satisfies the protocol here that names what an interface uses of it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from memory import Note, UserProfile
 from tasks import Task, TaskRun
-from tools import ApprovalRequest, ApprovalStatus, ToolCall
+from tools import ApprovalRequest, ApprovalStatus, Tool, ToolCall
 
 
 class AgentReplyLike(Protocol):
@@ -67,6 +67,10 @@ class ChatAgent(Protocol):
 
     async def user_zone(self, user_id: str) -> ZoneInfo:
         """The user's time zone."""
+        ...
+
+    def available_tools(self) -> Sequence[Tool]:
+        """The tools the model may call, in order."""
         ...
 
 

@@ -3,6 +3,7 @@
     tool_definitions(tools, ctx)   what a model is told about each tool, in no provider's format
     prompt_catalog(tools, ctx)     one readable signature per tool, for a system prompt
     markdown_catalog(tools)        a document for people (``assistant tools``)
+    people_catalog(tools)          one plain line per tool, for the person using them (/tools)
     schema_document(tools, ctx)    ``{"tools": [{"name", "description", "parameters"}]}``
     openai_spec(tool, ctx)         ``{"type": "function", "function": {...}}`` for one tool
     tool_schema(tool, ctx)         a ``ToolSchema``: one ``ParameterSchema`` per parameter
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -135,6 +137,47 @@ def prompt_catalog(tools: Iterable[Tool], ctx: ToolContext | None = None) -> str
     description, its aliases and the parameters' descriptions.
     """
     return "\n".join(_prompt_block(each, each.schema(ctx)) for each in tools)
+
+
+def people_catalog(tools: Iterable[Tool]) -> str:
+    """Return the tools for the person using them: one line each, in second person.
+
+    Each line has the tool's name, its arguments, the first sentence of its description
+    (``the user`` read as ``you``) and whether it asks for approval first.
+    """
+    lines = ["The tools I can use for you (just ask in your own words):"]
+    for each in tools:
+        arguments = ", ".join(each.spec.parameters["properties"])
+        approval = _approval_note(each.spec.options.requires_approval)
+        summary = _second_person(_first_sentence(each.description))
+        lines.append(f"- {each.name}({arguments}): {summary}{approval}")
+    if len(lines) == 1:
+        return "I have no tools: I can only answer from what I know."
+    return "\n".join(lines)
+
+
+def _approval_note(rule: object) -> str:
+    if rule is False:
+        return ""
+    return " Asks you first." if rule is True else " Some calls ask you first."
+
+
+_SECOND_PERSON = (
+    (re.compile(r"\b[Tt]he user's\b"), "your"),
+    (re.compile(r"\b[Tt]he user\b"), "you"),
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s")
+
+
+def _first_sentence(text: str) -> str:
+    first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].rstrip(";")
+    return first if first.endswith((".", "!", "?")) else f"{first}."
+
+
+def _second_person(text: str) -> str:
+    for pattern, replacement in _SECOND_PERSON:
+        text = pattern.sub(replacement, text)
+    return text[:1].upper() + text[1:]
 
 
 def markdown_catalog(tools: Iterable[Tool]) -> str:

@@ -50,6 +50,7 @@ from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
     ApprovalError,
     ApprovalRequest,
+    Tool,
     ToolCall,
     ToolContext,
     ToolExecutor,
@@ -276,6 +277,10 @@ class DialogAgent:
         turn = _Turn(ctx=ctx, history=[], new=[ChatMessage(Role.USER, prompt)], commit=False)
         reply = await self._run(turn)
         return reply.text
+
+    def available_tools(self) -> list[Tool]:
+        """The tools the model may call, in registration order (``/tools`` lists them)."""
+        return list(self.registry)
 
     async def reset(self, *, user_id: str, chat_id: str) -> None:
         """Start a fresh conversation in this chat (old turns stay searchable)."""

@@ -30,7 +30,7 @@ from tests.interfaces.telegram_harness import (
     running_bot,
 )
 from tests.interfaces.world import T0, open_world
-from tools import ApprovalRequest
+from tools import ApprovalRequest, Tool
 
 
 @pytest.fixture
@@ -50,6 +50,7 @@ async def test_start_registers_the_commands_menu(bot: Harness) -> None:
         "notes",
         "tz",
         "approvals",
+        "tools",
         "new",
     ]
     assert bot.api.calls_of("deleteWebhook")  # polling starts by removing any webhook
@@ -331,6 +332,9 @@ class CrashingAgent:
 
     async def user_zone(self, user_id: str) -> ZoneInfo:
         return await self._agent.user_zone(user_id)
+
+    def available_tools(self) -> list[Tool]:
+        return self._agent.available_tools()
 
 
 async def test_a_reminder_due_while_the_bot_was_down_is_delivered_late(
