@@ -395,8 +395,10 @@ def build_spec(func: Callable[..., Any], options: ToolOptions) -> ToolSpec:
     doc = parse_docstring(func.__doc__)
     positional = list(signature.parameters.values())
     is_method = bool(positional) and positional[0].name in {"self", "cls"}
+    # A parameter described only by a ``params`` fragment takes any value the schema allows.
+    described = {name: Any for name in options.params if name not in hints}
     params, context_param = _collect_params(
-        positional[1:] if is_method else positional, hints, where
+        positional[1:] if is_method else positional, {**described, **hints}, where
     )
     properties = {p.name: _property_schema(p, doc.params, where) for p in params}
     _merge_overrides(properties, options.params, where)
@@ -447,7 +449,7 @@ def _collect_params(
         if parameter.name not in hints:
             raise ToolDefinitionError(
                 f"{where}: parameter {parameter.name!r} has no type annotation; add one, "
-                f"e.g. `{parameter.name}: str`"
+                f"e.g. `{parameter.name}: str`, or describe it in params"
             )
         annotation = hints[parameter.name]
         if _is_context(annotation):

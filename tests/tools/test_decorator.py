@@ -318,3 +318,18 @@ async def test_tool_output_formats_the_result_above_or_below_tool() -> None:
     assert (hot.text, hot.display) == ("Oslo: 21 C", "21 degrees")
     found = await executor.execute(ToolCall("search", {"query": "x"}), ToolContext())
     assert found.text == "found ['x', 'x']"
+
+
+async def test_a_parameter_described_in_params_needs_no_annotation() -> None:
+    @tool(params={"layer_id": {"type": "string", "description": "The layer."}})
+    def remove_layer(layer_id):  # type: ignore[no-untyped-def]
+        """Remove a layer."""
+        return f"removed {layer_id}"
+
+    schema = Tool.from_function(remove_layer).schema()
+    assert schema["properties"] == {"layer_id": {"type": "string", "description": "The layer."}}
+    executor = ToolExecutor(ToolRegistry([remove_layer]))
+    result = await executor.execute(ToolCall("remove_layer", {"layer_id": "roads"}))
+    assert result.output == "removed roads"
+    invalid = await executor.execute(ToolCall("remove_layer", {"layer_id": ["roads"]}))
+    assert invalid.status.value == "invalid"
