@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, get_type_hints
 
 from tools.binding import Tool
 from tools.context import ToolContext
@@ -98,10 +98,17 @@ def tool_schema(tool: Tool, ctx: ToolContext | None = None) -> ToolSchema:
 
 
 def _return_name(func: Callable[..., Any]) -> str | None:
-    annotation = inspect.signature(func).return_annotation
+    try:
+        annotation = get_type_hints(func).get("return", inspect.Signature.empty)
+    except (NameError, TypeError):
+        annotation = inspect.signature(func).return_annotation
     if annotation is inspect.Signature.empty:
         return None
-    return annotation if isinstance(annotation, str) else getattr(annotation, "__name__", None)
+    if isinstance(annotation, str):
+        return annotation
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
 
 
 def tool_definitions(
