@@ -134,6 +134,22 @@ class Tool:
             return bound
         return self.spec.func
 
+    @property
+    def parameters(self) -> JsonSchema:
+        """The arguments' JSON Schema, without per-user values (``schema`` resolves them)."""
+        return self.schema()
+
+    @property
+    def requires_approval(self) -> bool:
+        """Whether some calls (or all) wait for a person's approval (``needs_approval``
+        decides for one call)."""
+        return self.spec.options.requires_approval is not False
+
+    async def executor(self, arguments: Mapping[str, Any]) -> Any:
+        """Run the tool with ``arguments`` for the local user, unchecked; ``ToolExecutor``
+        is what checks, gates and times calls."""
+        return await self.invoke(dict(arguments), ToolContext())
+
     # -- describing ---------------------------------------------------------------------
 
     def schema(self, ctx: ToolContext | None = None) -> JsonSchema:

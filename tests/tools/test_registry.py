@@ -269,3 +269,29 @@ async def test_the_registry_describes_and_runs_its_tools() -> None:
     assert not (await registry.execute("ad", {})).success
     registry.clear()
     assert registry.list_tools() == [] and "add" not in registry
+
+
+async def test_a_tool_reads_like_a_plain_definition() -> None:
+    async def lights_off(arguments: dict[str, Any]) -> str:
+        return f"{arguments['room']} dark"
+
+    lights = Tool(
+        name="lights_off",
+        description="Turn the lights off",
+        parameters={"type": "object", "properties": {"room": {"type": "string"}}},
+        executor=lights_off,
+        requires_approval=True,
+    )
+    adder = make_registry()["add"]
+
+    assert (lights.name, lights.description, lights.requires_approval) == (
+        "lights_off",
+        "Turn the lights off",
+        True,
+    )
+    assert lights.parameters["properties"] == {"room": {"type": "string"}}
+    assert await lights.executor({"room": "hall"}) == "hall dark"
+    assert not adder.requires_approval and adder.parameters["required"] == ["a", "b"]
+    assert await adder.executor({"a": 2, "b": 3}) == 5
+    with pytest.raises(ToolDefinitionError, match="a name and an executor"):
+        Tool(name="half")
