@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field, replace
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
@@ -53,6 +53,7 @@ from tools import (
     Tool,
     ToolCall,
     ToolContext,
+    ToolError,
     ToolExecutor,
     ToolParser,
     ToolRegistry,
@@ -300,6 +301,24 @@ class DialogAgent:
     def finalize_response(self, text: str) -> str:
         """Return the text the user sees; override to post-process every reply."""
         return self._finalize_response(text.strip())
+
+    def _build_tool_defs(self) -> list[dict[str, Any]]:
+        """Return ``{"name", "description", "parameters"}`` per tool, for the local user.
+
+        Other agent frameworks' name for what the model is told about the tools; a value
+        only an asynchronous provider can give is left out (the agent awaits them per turn).
+        """
+        ctx = ToolContext(now=self._clock.now(), services=self._services)
+        definitions: list[dict[str, Any]] = []
+        for each in self.registry:
+            try:
+                schema = each.schema(ctx)
+            except ToolError:
+                schema = each.schema(None)
+            definitions.append(
+                {"name": each.name, "description": each.description, "parameters": schema}
+            )
+        return definitions
 
     def _system_messages(self) -> SystemMessages:
         """Return extra system messages, sent after the agent's own (none by default)."""

@@ -106,16 +106,20 @@ async def test_tool_defs_carry_static_params_and_enums_computed_from_self() -> N
     agent, _, depot = fleet([])
     depot.closed.append("campus")
 
-    ctx = await agent.registry.prepare(ToolContext())
-    definitions = {d.name: d for d in tool_definitions(agent.registry, ctx)}
+    definitions = {d["name"]: d for d in agent._build_tool_defs()}
 
     assert set(definitions) == {"move_bikes", "close_station", "forecast_demand"}
     move = definitions["move_bikes"]
-    assert move.description == "Move bikes from one station to another"
-    assert move.parameters["required"] == ["source", "target"]
-    assert move.parameters["properties"]["source"]["enum"] == ["harbour", "station"]
-    assert move.parameters["properties"]["count"] == {"type": "integer", "minimum": 1}
-    assert definitions["close_station"].parameters["properties"] == {"station": {"type": "string"}}
+    assert move["description"] == "Move bikes from one station to another"
+    assert move["parameters"]["required"] == ["source", "target"]
+    assert move["parameters"]["properties"]["source"]["enum"] == ["harbour", "station"]
+    assert move["parameters"]["properties"]["count"] == {"type": "integer", "minimum": 1}
+    close = definitions["close_station"]["parameters"]
+    assert close["properties"] == {"station": {"type": "string"}}
+    # The agent resolves the same values for each user's turn.
+    ctx = await agent.registry.prepare(ToolContext(user_id="ops"))
+    [prepared] = [d for d in tool_definitions(agent.registry, ctx) if d.name == "move_bikes"]
+    assert prepared.parameters == move["parameters"]
 
 
 async def test_a_function_call_runs_the_method_with_pre_and_postprocessing_and_the_hooks() -> None:
