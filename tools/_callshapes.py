@@ -8,6 +8,7 @@ Accepted shapes (``ARGS`` is a dict, a JSON string of a dict, ``null`` or ``""``
     {"function": {"name": NAME, "arguments": ARGS}, ...}          # OpenAI, Hermes
     {"action": NAME, "action_input": ARGS}                       # ReAct-style agents
     {"tool_calls": [CALL, ...]}                                  # a pasted OpenAI message
+    {"plan" | "steps" | "calls": [CALL, ...]}                    # a plan of several steps
 
 Not calls: ``{"tool": "none"}``, ``{"type": "final", ...}``, ``{"action": "Final Answer"}``,
 and any other data. The first three are answers: ``read_answer`` reads them.
@@ -23,6 +24,8 @@ from typing import Any
 
 from tools._jsonrepair import RepairError, parse_lenient
 
+_FINAL_TYPES = frozenset({"final", "final_answer"})
+_LIST_KEYS = ("tool_calls", "calls", "steps", "plan")
 _ARGUMENT_KEYS = ("args", "arguments", "parameters", "params", "input", "tool_input")
 _META_KEYS = frozenset(
     {"tool", "tool_name", "id", "type", "reason", "reasoning", "thought", "explanation"}
@@ -54,7 +57,7 @@ def read_calls(value: object) -> list[CallShape]:
 def _object_calls(value: object, *, unwrap: bool) -> list[CallShape]:
     if not isinstance(value, dict):
         return []
-    nested = value.get("tool_calls")
+    nested = next((value[key] for key in _LIST_KEYS if key in value), None)
     if unwrap and isinstance(nested, list) and "name" not in value and "tool" not in value:
         return [call for item in nested for call in _object_calls(item, unwrap=False)]
     call = _call(value)
@@ -106,19 +109,21 @@ class Answer:
     reason: str | None = None
 
 
-def read_answer(value: object) -> Answer | None:
+def read_answer(value: object, *, strict: bool = False) -> Answer | None:
     """Return the answer ``value`` holds, or ``None`` when it is not an answer.
 
     Answers: ``{"type": "final", "content": TEXT}`` (or ``answer``, ``response``...),
     ``{"final_answer": TEXT}``, ``{"action": "Final Answer", "action_input": TEXT}``, and
     ``{"tool": "none", "reason": ..., "arguments": {}}``, which says no tool is needed.
+    ``strict`` leaves out the kinds that ordinary data also has (``"type": "text"``...).
     """
     if not isinstance(value, dict):
         return None
     kind = value.get("type")
     tool = value.get("tool", value.get("tool_name", value.get("action")))
     text = _answer_text(value)
-    if isinstance(kind, str) and kind.strip().lower() in _NOT_CALL_TYPES:
+    kinds = _FINAL_TYPES if strict else _NOT_CALL_TYPES
+    if isinstance(kind, str) and kind.strip().lower() in kinds:
         return Answer(text, _text_or_none(value.get("reason")))
     if isinstance(tool, str) and tool.strip().lower() in _NO_TOOL:
         if text is None and isinstance(value.get("action_input"), str):

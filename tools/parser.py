@@ -23,6 +23,7 @@ in the length of the reply.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable, Collection
@@ -40,8 +41,11 @@ __all__ = ["Answer", "ToolParser"]
 P = ParamSpec("P")
 R = TypeVar("R")
 _NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
-_WHOLE_FENCE = re.compile(r"\A```[\w+.#-]*[ \t]*\n?(.*?)```\Z", re.DOTALL)
+_FENCE_TAG = re.compile(r"[\w+.#-]*")
 _MAX_ANSWER_STEPS = 1 << 16
+_LINE_OBJECT = re.compile(r"(?m)^[ \t]*\{")
+_AROUND_FENCE = re.compile(r"\s*```")
+_MAX_EMBEDDED = 4
 
 
 class _ClassOrInstance(Generic[P, R]):
@@ -127,21 +131,34 @@ class ToolParser:
 
     @_ClassOrInstance
     def final_answer(self, text: str) -> Answer | None:
-        """Return the answer when the whole reply is one JSON answer, else ``None``.
+        """Return the answer a reply writes as JSON, else ``None``.
 
         Some contracts have the model answer in JSON too: ``{"type": "final", "content":
         "..."}``, or ``{"tool": "none", "reason": "..."}`` when no tool is needed (see
-        ``Answer``). The object may stand in a fence, and may be damaged like a call.
+        ``Answer``). When the whole reply is such an object (in a fence or not, damaged like
+        a call may be), it is the answer. A reply with prose around a fenced block or an
+        object on lines of its own counts only for the unmistakable kinds (``"type":
+        "final"``, ``"tool": "none"``); the prose answers for a ``none`` without content.
         """
-        body = text.strip()
-        fenced = _WHOLE_FENCE.match(body)
-        if fenced is not None:
-            body = fenced.group(1).strip()
+        whole = self._whole_answer(text)
+        if whole is not None:
+            return whole
+        for start, end, value in self._embedded_objects(text):
+            answer = read_answer(value, strict=True)
+            if answer is not None:
+                prose = (text[:start] + text[end:]).strip().strip("`").strip()
+                return Answer(
+                    answer.text if answer.text is not None else prose or None, answer.reason
+                )
+        return None
+
+    def _whole_answer(self, text: str) -> Answer | None:
+        body = _unfenced(text.strip())
         if not body.startswith("{"):
             return None
         try:
             value: object = self._decoder.decode(body)
-        except ValueError:
+        except (ValueError, RecursionError):
             try:
                 lenient = parse_lenient(body, 0, len(body), max_steps=_MAX_ANSWER_STEPS)
             except RepairError:
@@ -151,11 +168,43 @@ class ToolParser:
             value = lenient.value
         return read_answer(value)
 
+    def _embedded_objects(self, text: str) -> list[tuple[int, int, object]]:
+        """Strict JSON objects that open one of the first lines that open with ``{`` (inside a
+        fence or not), in order."""
+        found: list[tuple[int, int, object]] = []
+        openings = _LINE_OBJECT.finditer(text)
+        for opening in itertools.islice(openings, _MAX_EMBEDDED):
+            start = opening.end() - 1
+            try:
+                # A slice: a failed decode counts the lines before it, which here are none.
+                value, used = self._decoder.raw_decode(text[start:])
+            except (ValueError, RecursionError):
+                continue
+            end = start + used
+            fence = _AROUND_FENCE.match(text, end)
+            before = text.rfind("```", 0, start)
+            if fence is not None and before >= 0:
+                found.append((before, fence.end(), value))
+            else:
+                found.append((start, end, value))
+        return found
+
     def _blocks(self, text: str) -> list[Block]:
         return Scan(text, accepts=self._accepts, decoder=self._decoder).run()
 
     def _accepts(self, name: str) -> bool:
         return self._known is None or _normalise(name) in self._known
+
+
+def _unfenced(body: str) -> str:
+    """``body`` without the fence around it, when the whole of it is one fenced block."""
+    if len(body) < 6 or not body.startswith("```") or not body.endswith("```"):
+        return body
+    inner = body[3:-3]
+    tag, newline, rest = inner.partition("\n")
+    if newline and _FENCE_TAG.fullmatch(tag.strip()):
+        return rest.strip()
+    return inner.strip()
 
 
 def _normalise(name: str) -> str:

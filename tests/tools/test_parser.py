@@ -485,6 +485,40 @@ def test_a_reply_that_is_one_json_answer_is_read_as_the_answer(
 
 
 @pytest.mark.parametrize(
+    ("reply", "text"),
+    [
+        ('Here it is:\n{"type": "final", "content": "Hello!"}', "Hello!"),
+        ('Sure.\n```json\n{"type": "final", "content": "Done."}\n```\nAnything else?', "Done."),
+        (
+            'I can answer that myself.\n```json\n{"tool": "none", "reason": "chat"}\n```',
+            "I can answer that myself.",
+        ),
+        ('{"tool": "none", "reason": "chat", "arguments": {}}\nHi there!', "Hi there!"),
+    ],
+)
+def test_an_unmistakable_answer_among_prose_is_read(reply: str, text: str) -> None:
+    answer = ToolParser.final_answer(reply)
+    assert answer is not None and answer.text == text
+
+
+def test_data_among_prose_is_not_an_answer() -> None:
+    reply = 'A chat message looks like this:\n{"type": "text", "text": "hi"}'
+    assert ToolParser.final_answer(reply) is None
+
+
+def test_a_plan_of_steps_is_read_as_its_calls_in_order() -> None:
+    reply = (
+        '```json\n{"plan": [{"tool": "load", "sequence": 1, "args": {"path": "a.csv"}},\n'
+        '{"tool": "plot", "sequence": 2, "args": {"y": "revenue"}}]}\n```'
+    )
+    calls = ToolParser.extract_calls(reply)
+    assert [(c.tool_name, c.arguments) for c in calls] == [
+        ("load", {"path": "a.csv"}),
+        ("plot", {"y": "revenue"}),
+    ]
+
+
+@pytest.mark.parametrize(
     "reply",
     [
         "It is 14:35.",
