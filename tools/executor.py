@@ -65,6 +65,7 @@ class ToolExecutor:
             approvals if approvals is not None else InMemoryApprovalStore()
         )
         self._parser = parser
+        self._parser_names: tuple[str, ...] | None = None
         self._clock = clock or SystemClock()
         self._approval_ttl = approval_ttl
         self._max_output_chars = max_output_chars
@@ -120,10 +121,13 @@ class ToolExecutor:
     ) -> list[ToolResult]:
         """Find the tool calls in a model's ``text`` and run them, in order."""
         parser = self._parser
-        if parser is None:
+        names = tuple(self.registry.all_names())
+        if parser is None or self._parser_names not in (None, names):
             from tools.parser import ToolParser
 
-            parser = self._parser = ToolParser(tool_names=self.registry.all_names())
+            # Made for the registry's names as they are: tools may join it later.
+            parser = self._parser = ToolParser(tool_names=names)
+            self._parser_names = names
         return await self.execute_all(parser.extract_calls(text), ctx)
 
     def validate_tool_call(

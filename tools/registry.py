@@ -280,15 +280,15 @@ class ToolRegistry:
     ) -> ToolResult:
         """Validate and run one call, as a ``ToolExecutor`` of this registry does.
 
-        Without ``ctx`` the call runs for the local user (``ToolContext()``); a call that
-        needs approval comes back pending (an executor of your own decides approvals).
+        Without ``ctx`` the call runs for the local user; a call that needs approval comes
+        back pending (an executor of your own decides approvals).
         """
         # The executor is built on the registry; it is made here only when a call needs it.
         from tools.executor import ToolExecutor
 
         if self._executor is None:
             self._executor = ToolExecutor(self)
-        return await self._executor.execute(ToolCall(name, dict(arguments)), ctx or ToolContext())
+        return await self._executor.execute(ToolCall(name, dict(arguments)), ctx)
 
 
 def _tools_in(item: Registrable) -> list[Tool]:

@@ -470,3 +470,18 @@ def test_resolvers_and_argument_aliases_must_name_parameters() -> None:
         ToolRegistry([paint])
     with pytest.raises(ToolDefinitionError, match=r"alias 'color' \(of 'size'\) is already taken"):
         ToolRegistry([draw])
+
+
+async def test_execute_from_text_knows_tools_registered_after_the_first_call() -> None:
+    registry = ToolRegistry()
+    executor = ToolExecutor(registry)
+    bare = 'Calling {"tool": "ping", "args": {}} now.'
+    assert await executor.execute_from_text(bare) == []
+
+    @registry.register
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    [result] = await executor.execute_from_text(bare)
+    assert result.output == "pong"
