@@ -25,18 +25,13 @@ from tools.catalog import (
 )
 from tools.context import ToolContext
 from tools.custom import LoadFailure, LoadReport, load_custom_tools
-from tools.decorator import (
-    DEFAULT_TIMEOUT,
-    ToolSpec,
-    is_tool,
-    normalize_name,
-    tool,
-    tool_output,
-)
+from tools.decorator import is_tool, tool, tool_output
 from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotFoundError
 from tools.executor import ToolExecutor
+from tools.options import DEFAULT_TIMEOUT
 from tools.parser import ToolParser
 from tools.registry import ToolRegistry
+from tools.spec import ToolSpec, normalize_name
 from tools.telemetry import ToolStats
 from tools.validation import ValidationResult, validate_tool_call
 

@@ -16,11 +16,13 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from tools.calls import RiskLevel
 from tools.context import ToolContext
-from tools.decorator import ApprovalRule, Formatter, ToolOptions, ToolSpec, spec_of
+from tools.decorator import spec_of
 from tools.errors import ToolDefinitionError, ToolError
 from tools.hooks import Hook
 from tools.mapping import mapping_spec
+from tools.options import ApprovalRule, Formatter, ToolOptions
 from tools.schema import JsonSchema
+from tools.spec import ToolSpec
 
 DynamicKey = tuple[str, str, str]
 """``(tool name, parameter name, path inside the parameter's schema)``."""

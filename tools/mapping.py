@@ -17,10 +17,11 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tools.decorator import ToolOptions, ToolSpec, normalize_name
 from tools.docstrings import parse_docstring
 from tools.errors import ToolDefinitionError
+from tools.options import ToolOptions
 from tools.schema import JsonSchema
+from tools.spec import ToolSpec, normalize_name
 
 
 def mapping_spec(

@@ -18,9 +18,10 @@ from tools.binding import DynamicKey, Tool, evaluate
 from tools.calls import ToolCall, ToolResult
 from tools.catalog import ToolSchema, openai_spec, prompt_catalog, schema_document, tool_schema
 from tools.context import ToolContext
-from tools.decorator import is_tool, normalize_name, tool
+from tools.decorator import is_tool, tool
 from tools.errors import ToolDefinitionError, ToolNotFoundError
 from tools.hooks import Hook
+from tools.spec import normalize_name
 
 if TYPE_CHECKING:
     from tools.executor import ToolExecutor
