@@ -13,18 +13,26 @@ turn ends with a final answer, a pause for approval, or honestly at ``max_rounds
 from __future__ import annotations
 
 import inspect
-import json
 import logging
-from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field, replace
-from typing import Any, Generic, TypeVar
+from dataclasses import replace
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
+from assistant.agent.turn import (
+    AgentReply,
+    Rendered,
+    SystemMessages,
+    Turn,
+    as_messages,
+    broken_native_arguments,
+    is_pending,
+    result_messages,
+)
 from assistant.agent.wording import (
     ANSWER_PLAINLY,
     APPROVAL_NEEDED,
@@ -41,9 +49,7 @@ from assistant.llm.base import (
     Role,
     SupportsContractFallback,
     ToolMode,
-    Usage,
 )
-from assistant.llm.contract import render_results
 from assistant.llm.errors import LLMError, ToolsUnsupportedError
 from common import Clock, KeyedLocks, SystemClock
 from memory import DEFAULT_MAX_CHARS, UserProfile
@@ -64,73 +70,12 @@ from tools import (
     tool_definitions,
 )
 
+__all__ = ["AgentReply", "DialogAgent"]
+
 logger = logging.getLogger(__name__)
 
 ZoneLookup = Callable[[str], Awaitable[ZoneInfo]]
-SystemMessages = (
-    Sequence[ChatMessage | Mapping[str, str]] | Awaitable[Sequence[ChatMessage | Mapping[str, str]]]
-)
-"""What ``_system_messages`` returns: messages or role/content dicts, or an awaitable of them."""
-
 _FAILED = frozenset({ToolStatus.INVALID, ToolStatus.ERROR, ToolStatus.TIMEOUT})
-_CACHE_SIZE = 256
-V = TypeVar("V")
-
-
-@dataclass(frozen=True, slots=True)
-class AgentReply:
-    """The outcome of a turn, for an interface to show.
-
-    Attributes:
-        text: What the user sees (tool-call blocks stripped).
-        approvals: Requests waiting for the user's Approve/Deny.
-        results: Every tool result of the turn, in order.
-        rounds: How many model calls the turn took.
-        usage: Tokens the turn consumed.
-    """
-
-    text: str
-    approvals: tuple[ApprovalRequest, ...] = ()
-    results: tuple[ToolResult, ...] = ()
-    rounds: int = 0
-    usage: Usage = field(default_factory=Usage)
-
-
-class _Rendered(Generic[V]):
-    """What ``render`` makes of the tools, cached by the dynamic values it was made with.
-
-    The values (this user's task ids) rarely change between rounds, so a round reuses what
-    an earlier round rendered instead of walking every tool's schema again.
-    """
-
-    def __init__(self, render: Callable[[ToolRegistry, ToolContext], V]) -> None:
-        self._render = render
-        self._found: dict[str, V] = {}
-
-    def __call__(self, registry: ToolRegistry, ctx: ToolContext) -> V:
-        key = f"{len(registry)}:{_resolved_key(ctx)}"
-        found = self._found.get(key)
-        if found is None:
-            if len(self._found) >= _CACHE_SIZE:
-                self._found.clear()
-            found = self._found[key] = self._render(registry, ctx)
-        return found
-
-
-@dataclass
-class _Turn:
-    """The state of one turn while it runs; only ``new`` is committed."""
-
-    ctx: ToolContext
-    history: list[ChatMessage]
-    new: list[ChatMessage]
-    commit: bool = True
-    results: list[ToolResult] = field(default_factory=list)
-    failures: Counter[str] = field(default_factory=Counter)
-    usage: Usage = field(default_factory=Usage)
-    rounds: int = 0
-    nudge: tuple[ChatMessage, ...] = ()
-    nudged: bool = False
 
 
 class DialogAgent:
@@ -207,8 +152,8 @@ class DialogAgent:
         self._history_chars = history_chars
         self._on_event = on_event
         self._locks: KeyedLocks[tuple[str, str]] = KeyedLocks()
-        self._catalog = _Rendered(prompt_catalog)
-        self._definitions = _Rendered(tool_definitions)
+        self._catalog = Rendered(prompt_catalog)
+        self._definitions = Rendered(tool_definitions)
 
     # -- the public surface -------------------------------------------------------------
 
@@ -275,7 +220,7 @@ class DialogAgent:
             LLMError: the model failed; the scheduler records the run as failed.
         """
         ctx = await self._context(owner_id, chat_id)
-        turn = _Turn(ctx=ctx, history=[], new=[ChatMessage(Role.USER, prompt)], commit=False)
+        turn = Turn(ctx=ctx, history=[], new=[ChatMessage(Role.USER, prompt)], commit=False)
         reply = await self._run(turn)
         return reply.text
 
@@ -336,13 +281,13 @@ class DialogAgent:
         chat_id: str,
         first: ChatMessage,
         profile: Mapping[str, str] | None = None,
-    ) -> _Turn:
+    ) -> Turn:
         # The profile comes with the history: one trip to the store instead of two.
         loaded = await self.memory.load_context(user_id, chat_id, max_chars=self._history_chars)
         ctx = await self._new_context(user_id, chat_id, loaded.user, profile)
-        return _Turn(ctx=ctx, history=[from_stored(m) for m in loaded.messages], new=[first])
+        return Turn(ctx=ctx, history=[from_stored(m) for m in loaded.messages], new=[first])
 
-    async def _run_guarded(self, turn: _Turn) -> AgentReply:
+    async def _run_guarded(self, turn: Turn) -> AgentReply:
         """Run the turn; a model failure becomes a reply and the turn is not stored."""
         try:
             return await self._run(turn)
@@ -356,7 +301,7 @@ class DialogAgent:
             )
             return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply)
 
-    async def _run(self, turn: _Turn) -> AgentReply:
+    async def _run(self, turn: Turn) -> AgentReply:
         while turn.rounds < self.max_rounds:
             turn.rounds += 1
             turn.ctx = replace(turn.ctx, now=self._clock.now())
@@ -374,8 +319,8 @@ class DialogAgent:
                 )
             )
             results = await self._execute(turn, calls)
-            turn.new.extend(_result_messages(results, native=native))
-            pending = [r.approval for r in results if r.approval is not None and _pending(r)]
+            turn.new.extend(result_messages(results, native=native))
+            pending = [r.approval for r in results if r.approval is not None and is_pending(r)]
             if pending:
                 # The interface shows what waits (a card with buttons, a y/n question); the
                 # reply keeps what the model said around its calls, and the history records
@@ -389,7 +334,7 @@ class DialogAgent:
             turn, self.finalize_response(gave_up(self.max_rounds, turn.results))
         )
 
-    async def _ask(self, turn: _Turn) -> LLMResponse:
+    async def _ask(self, turn: Turn) -> LLMResponse:
         """Ask the model for its next message; rebuild in contract mode if tools are refused."""
         # The round's calls are validated against the same per-user values the model was shown.
         ctx = turn.ctx = await self.registry.prepare(turn.ctx)
@@ -403,7 +348,7 @@ class DialogAgent:
         turn.usage = turn.usage + response.usage
         return response
 
-    def _answer_in(self, turn: _Turn, text: str) -> str | None:
+    def _answer_in(self, turn: Turn, text: str) -> str | None:
         """Return the answer in a reply without calls; ``None`` to ask the model once more.
 
         A reply that is a JSON answer (``{"type": "final", "content": ...}``) answers with
@@ -428,9 +373,9 @@ class DialogAgent:
         extra: object = self._system_messages()
         own = await own if inspect.isawaitable(own) else own
         extra = await extra if inspect.isawaitable(extra) else extra
-        return [*_as_messages(own), *_as_messages(extra)]
+        return [*as_messages(own), *as_messages(extra)]
 
-    async def _complete(self, turn: _Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
+    async def _complete(self, turn: Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
         system = await self._system_prompt(ctx, mode)
         messages = [*system, *turn.history, *turn.new, *turn.nudge]
         tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
@@ -446,7 +391,7 @@ class DialogAgent:
             self.backend.fall_back_to_contract("the model wrote its tool calls as text")
         return calls, False
 
-    async def _execute(self, turn: _Turn, calls: Sequence[ToolCall]) -> list[ToolResult]:
+    async def _execute(self, turn: Turn, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run the calls the turn's retry budget still allows; refuse the others."""
         results: list[ToolResult | None] = [self._refusal(turn, call) for call in calls]
         runnable = [call for call, refused in zip(calls, results, strict=True) if refused is None]
@@ -460,13 +405,13 @@ class DialogAgent:
             if result.status in _FAILED:
                 turn.failures[result.call.tool_name] += 1
             await emit(self._on_event, self._event(AgentEventKind.TOOL_FINISHED, turn.ctx, result))
-            if result.approval is not None and _pending(result):
+            if result.approval is not None and is_pending(result):
                 event = self._event(AgentEventKind.APPROVAL_REQUESTED, turn.ctx, result)
                 await emit(self._on_event, event)
         turn.results.extend(done)
         return done
 
-    def _refusal(self, turn: _Turn, call: ToolCall) -> ToolResult | None:
+    def _refusal(self, turn: Turn, call: ToolCall) -> ToolResult | None:
         """Return an INVALID result for a call that must not run, or ``None``."""
         used = turn.failures[call.tool_name]
         if used > self._tool_retries:
@@ -474,7 +419,7 @@ class DialogAgent:
                 f"The call to {call.tool_name!r} was not run: it already failed {used} times "
                 "in this turn. Do not call it again; tell the user what went wrong."
             )
-        elif _broken_native_arguments(call):
+        elif broken_native_arguments(call):
             text = (
                 f"The call to {call.tool_name!r} was not run: its arguments are not a JSON "
                 f"object: {call.raw_json!r}. Send the call again with valid JSON arguments."
@@ -485,7 +430,7 @@ class DialogAgent:
 
     async def _finish(
         self,
-        turn: _Turn,
+        turn: Turn,
         text: str,
         approvals: tuple[ApprovalRequest, ...] = (),
         *,
@@ -592,53 +537,9 @@ def _has_own_tools(cls: type) -> bool:
     return any(is_tool(member) for _, member in inspect.getmembers(cls, inspect.isfunction))
 
 
-def _as_messages(found: object) -> list[ChatMessage]:
-    """Read hook output: ``ChatMessage`` values or ``{"role": ..., "content": ...}`` dicts."""
-    if not isinstance(found, list | tuple):
-        raise TypeError(f"a system-message hook must return a list of messages, got {found!r}")
-    messages: list[ChatMessage] = []
-    for item in found:
-        if isinstance(item, ChatMessage):
-            messages.append(item)
-        elif isinstance(item, Mapping) and isinstance(item.get("content"), str):
-            messages.append(ChatMessage(Role(item.get("role", "system")), item["content"]))
-        else:
-            raise TypeError(
-                f"a system message is a ChatMessage or a {{'role', 'content'}} dict, got {item!r}"
-            )
-    return messages
-
-
 def _sentence(text: str) -> str:
     """Return ``text`` capitalised and ending with a full stop."""
     text = text.strip()
     if not text:
         return text
     return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
-
-
-def _resolved_key(ctx: ToolContext) -> str:
-    return repr(sorted(ctx.resolved.items(), key=lambda item: item[0]))
-
-
-def _pending(result: ToolResult) -> bool:
-    return result.status is ToolStatus.PENDING_APPROVAL
-
-
-def _broken_native_arguments(call: ToolCall) -> bool:
-    """Whether a native call's arguments arrived as text that is not a JSON object."""
-    if call.span is not None or call.arguments or not call.raw_json.strip():
-        return False
-    try:
-        return not isinstance(json.loads(call.raw_json), dict)
-    except ValueError:
-        return True
-
-
-def _result_messages(results: Sequence[ToolResult], *, native: bool) -> list[ChatMessage]:
-    """Return the messages that carry results back: one per call natively, else one."""
-    if native:
-        return [
-            ChatMessage(Role.TOOL, r.text, tool_call_id=r.call.id, results=(r,)) for r in results
-        ]
-    return [ChatMessage(Role.TOOL, render_results(results), results=tuple(results))]
