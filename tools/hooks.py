@@ -1,4 +1,4 @@
-"""``Hook``: a function given to ``@tool`` (a dynamic value, an approval rule), ready to call.
+"""``Hook``: a function given to ``@tool`` (a dynamic value, a rule, a resolver), ready to call.
 
 Such functions are written in several ways, and every one of them works::
 
