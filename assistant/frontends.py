@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
-from assistant.agent.events import AgentEvent
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import ConfigError, Settings
 from common import Clock, SystemClock
@@ -50,33 +49,23 @@ async def chat(
     """Run the terminal chat with the scheduler, until ``/quit`` or the end of input."""
     clock = clock or SystemClock()
     console = Console(output)
-    terminal: list[TerminalChat] = []
-
-    def on_event(event: AgentEvent) -> None:
-        if terminal:
-            terminal[0].on_event(event)
-
     async with AsyncExitStack() as stack:
         notifier = await _routing(settings, stack, clock, local=TerminalNotifier(console))
         app = await stack.enter_async_context(
-            open_app(
-                settings, notifier=notifier, clock=clock, on_event=on_event, run_scheduler=True
-            )
+            open_app(settings, notifier=notifier, clock=clock, run_scheduler=True)
         )
         commands = SlashCommands(
             tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
         )
-        terminal.append(
-            TerminalChat(
-                agent=app.agent,
-                commands=commands,
-                user_id=LOCAL_USER,
-                chat_id=LOCAL_CHAT,
-                input=input,
-                output=output,
-            )
+        terminal = TerminalChat(
+            agent=app.agent,
+            commands=commands,
+            user_id=LOCAL_USER,
+            chat_id=LOCAL_CHAT,
+            input=input,
+            output=output,
         )
-        await terminal[0].run()
+        await terminal.run()
     return 0
 
 

@@ -22,6 +22,7 @@ from interfaces.protocols import (
     AgentEventLike,
     AgentReplyLike,
     ChatAgent,
+    EventListener,
     MemoryService,
     TaskService,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "CommandReply",
     "CommandSpec",
     "Console",
+    "EventListener",
     "JsonlNotifier",
     "LoggingNotifier",
     "MemoryService",
