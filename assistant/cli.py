@@ -238,29 +238,29 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER, open_app
+    from tasks import task_line
 
     async def go() -> int:
         async with open_app(settings) as app:
             tasks = await app.tasks.list_tasks(LOCAL_USER)
             zone = await app.agent.user_zone(LOCAL_USER)
-        rows = [_task_row(t, zone) for t in tasks]
         if args.json:
+            rows = [_task_row(t, zone) for t in tasks]
             print(json.dumps(rows, ensure_ascii=False, indent=2))
-        elif not rows:
+        elif not tasks:
             print("No active tasks.")
         else:
-            for row in rows:
-                state = "" if row["enabled"] else " (paused)"
-                print(f"{row['id']}  {row['schedule']}  next: {row['next_run']}{state}")
-                print(f"        {row['task_type']}: {row['description']}")
+            now = app.clock.now()
+            for task in tasks:
+                print(task_line(task, zone, now))
         return 0
 
     return _run(go())
 
 
 def _task_row(task: Task, zone: ZoneInfo) -> dict[str, Any]:
-    """A task for people and scripts, its times in the user's zone (``/tz`` sets it)."""
-    from interfaces import schedule_words
+    """A task for scripts, its times in the user's zone (``/tz`` sets it)."""
+    from tasks import schedule_words
 
     next_run = task.next_run.astimezone(zone) if task.next_run else None
     return {

@@ -27,7 +27,7 @@ from interfaces.protocols import (
     TaskService,
 )
 from interfaces.terminal import Console, TerminalChat, TerminalNotifier
-from interfaces.views import agent_replies, approval_card, request_line, schedule_words
+from interfaces.views import agent_replies, approval_card, request_line
 
 __all__ = [
     "Action",
@@ -54,5 +54,4 @@ __all__ = [
     "agent_replies",
     "approval_card",
     "request_line",
-    "schedule_words",
 ]

@@ -171,7 +171,7 @@ class SlashCommands:
         return self.help()
 
     async def _list_tasks(self, call: _Call) -> CommandReply:
-        reply = task_list(await self._tasks.list_tasks(call.user_id), call.zone)
+        reply = task_list(await self._tasks.list_tasks(call.user_id), call.zone, self._clock.now())
         return CommandReply((reply,))
 
     async def _cancel(self, call: _Call) -> CommandReply:
@@ -276,7 +276,7 @@ class SlashCommands:
             # Not the presser's task (or gone): answer them only, and leave the message as it is
             # (in a group it shows the owner's list).
             return ActionOutcome(notice=_sentence(error), alert=True)
-        refreshed = task_list(await self._tasks.list_tasks(user_id), zone)
+        refreshed = task_list(await self._tasks.list_tasks(user_id), zone, self._clock.now())
         return ActionOutcome(notice=notice, alert=alert, update=refreshed)
 
     async def _snooze(

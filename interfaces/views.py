@@ -15,7 +15,15 @@ from common.redaction import redact_secrets
 from interfaces.messages import Action, ActionKind, Button, ButtonRows, Reply
 from interfaces.protocols import AgentReplyLike
 from memory import Note
-from tasks import OnceSchedule, Task, TaskRun, TaskStatus, format_lateness, format_local
+from tasks import (
+    Task,
+    TaskRun,
+    TaskStatus,
+    format_lateness,
+    format_local,
+    schedule_words,
+    task_line,
+)
 from tools import ApprovalRequest
 
 MAX_LISTED_TASKS = 20  # 3 buttons each: well under Telegram's 100 buttons per keyboard
@@ -29,7 +37,7 @@ TASK_COMMANDS = "Commands: /cancel ID, /pause ID, /resume ID, /run ID, /snooze I
 """What the terminal says once under its task list (where Telegram has buttons)."""
 
 
-def task_list(tasks: Sequence[Task], zone: ZoneInfo) -> Reply:
+def task_list(tasks: Sequence[Task], zone: ZoneInfo, now: datetime) -> Reply:
     """The /tasks view: each task with its schedule and next run, and its buttons; without
     buttons, one line per task and the commands once below."""
     if not tasks:
@@ -41,7 +49,7 @@ def task_list(tasks: Sequence[Task], zone: ZoneInfo) -> Reply:
     for number, task in enumerate(shown, start=1):
         lines.append("")
         lines.extend(_task_lines(number, task, zone))
-        plain.append(task_line(task, zone))
+        plain.append(task_line(task, zone, now))
         rows.append(_task_buttons(task))
     if len(tasks) > len(shown):
         more = f"…and {len(tasks) - len(shown)} more; cancel some to see the rest."
@@ -49,30 +57,6 @@ def task_list(tasks: Sequence[Task], zone: ZoneInfo) -> Reply:
         plain.append(more)
     plain.append(TASK_COMMANDS)
     return Reply("\n".join(lines), tuple(rows), plain="\n".join(plain))
-
-
-def task_line(task: Task, zone: ZoneInfo) -> str:
-    """One task on one line: ``[a1b2c3] reminder: call mom · every day at 09:00 ... · next
-    2026-03-10 09:00``."""
-    kind = task.task_type.value.replace("_", " ")
-    return f"[{task.id}] {kind}: {task.description} · {_state(task, zone, next_word='next')}"
-
-
-def schedule_words(task: Task, zone: ZoneInfo) -> str:
-    """A task's schedule in words; a one-time task's time in the user's zone."""
-    schedule = task.schedule
-    if isinstance(schedule, OnceSchedule):
-        return f"once at {format_local(schedule.at, zone)} ({zone.key})"
-    return schedule.describe()
-
-
-def _state(task: Task, zone: ZoneInfo, *, next_word: str) -> str:
-    if task.status is TaskStatus.ACTIVE and task.next_run is not None:
-        if isinstance(task.schedule, OnceSchedule):
-            return f"{next_word} {format_local(task.next_run, zone)}"
-        return f"{schedule_words(task, zone)} · {next_word} {format_local(task.next_run, zone)}"
-    reason = f" ({task.status_reason})" if task.status_reason else ""
-    return f"{schedule_words(task, zone)} · {task.status.value}{reason}"
 
 
 def _task_lines(number: int, task: Task, zone: ZoneInfo) -> list[str]:

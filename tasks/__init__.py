@@ -9,6 +9,7 @@ runners that carry them out.
     models, execution, protocols, errors   the data types and seams shared by all four
 """
 
+from tasks.describe import schedule_words, task_label, task_line, when_text
 from tasks.engine import DEFAULT_SNOOZE, TaskManager
 from tasks.errors import (
     PastTimeError,
@@ -138,6 +139,10 @@ __all__ = [
     "resolve_local",
     "retime",
     "schedule_from_json",
+    "schedule_words",
     "scheduler_lock",
+    "task_label",
+    "task_line",
+    "when_text",
     "zone_from_name",
 ]

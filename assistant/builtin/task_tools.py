@@ -15,7 +15,6 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
-from zoneinfo import ZoneInfo
 
 from tasks import (
     OnceSchedule,
@@ -31,6 +30,9 @@ from tasks import (
     read_time_of_day,
     resolve_local,
     retime,
+    schedule_words,
+    task_line,
+    when_text,
 )
 from tools import ToolContext, ToolError, tool
 
@@ -65,6 +67,7 @@ class TaskSummary:
         next_run: The next run as ISO 8601 with the user's offset, or ``None``.
         next_run_text: The next run for people: ``today at 14:35 (Europe/Berlin)``.
         status: ``active``, ``paused``, ``running``, ``disabled``, ``done`` or ``cancelled``.
+        line: The task as every listing shows it (``tasks.task_line``).
     """
 
     id: str
@@ -74,15 +77,7 @@ class TaskSummary:
     next_run: str | None
     next_run_text: str
     status: str
-
-    def line(self) -> str:
-        """One line for a listing: ``- a1b2c3: call mom (today at 14:35 (Europe/Berlin))``;
-        a recurring task also says its schedule: ``(every day at 09:00 ...; next ...)``."""
-        state = "" if self.status == "active" else f" [{self.status}]"
-        if self.schedule.startswith("once") and self.next_run:
-            return f"- {self.id}: {self.description} ({self.next_run_text}){state}"
-        when = f"; next {self.next_run_text}" if self.next_run else ""
-        return f"- {self.id}: {self.description} ({self.schedule}{when}){state}"
+    line: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,14 +106,14 @@ class TaskListing:
             on = f" for {self.day}" if self.day else ""
             return f"The user has no scheduled tasks{on}."
         head = f"Tasks for {self.day}:\n" if self.day else ""
-        return head + "\n".join(task.line() for task in self.tasks)
+        return head + "\n".join(f"- {task.line}" for task in self.tasks)
 
     def for_person(self) -> str:
         """The listing as a person reads it."""
         if not self.tasks:
             return f"Nothing is scheduled for {self.day}." if self.day else "You have no tasks."
         head = f"Your tasks for {self.day}:" if self.day else "Your tasks:"
-        return head + "\n" + "\n".join(task.line() for task in self.tasks)
+        return head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
 
 
 def _reply_text(reply: TaskReply) -> str:
@@ -128,22 +123,6 @@ def _reply_text(reply: TaskReply) -> str:
 def _approval_needed(arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
     """An api_call task is an HTTP request that will run unattended: a person approves it."""
     return str(arguments.get("task_type", "")).strip().lower() == "api_call"
-
-
-def when_text(instant: datetime | None, tz: ZoneInfo, now: datetime) -> str:
-    """Say an instant for the user: ``at 14:35 (Europe/Berlin)``, ``tomorrow at 09:00 (...)``."""
-    if instant is None:
-        return "never (nothing is scheduled)"
-    local = instant.astimezone(tz)
-    today = now.astimezone(tz).date()
-    clock = local.strftime("%H:%M:%S" if local.second else "%H:%M")
-    if local.date() == today:
-        day = "today "
-    elif local.date() == today + timedelta(days=1):
-        day = "tomorrow "
-    else:
-        day = f"on {local.strftime('%a')} {local.date().isoformat()} "
-    return f"{day}at {clock} ({tz.key})"
 
 
 class TaskTools:
@@ -422,10 +401,11 @@ class TaskTools:
             id=task.id,
             task_type=task.task_type.value,
             description=task.description,
-            schedule=task.schedule.describe(),
+            schedule=schedule_words(task, tz),
             next_run=None if run is None else run.astimezone(tz).isoformat(),
             next_run_text=when_text(run, tz, ctx.now),
             status=task.status.value,
+            line=task_line(task, tz, ctx.now, next_run=run),
         )
 
 

@@ -230,7 +230,7 @@ def _entry(item: object) -> TaskEntry | None:
     schedule = _text(_field(item, "schedule_text", "schedule", "when"))
     kind = _text(_field(item, "task_type", "type"))
     own_line = getattr(item, "line", None)
-    shown = str(own_line()).removeprefix("- ") if callable(own_line) else None
+    shown = own_line if isinstance(own_line, str) else None
     return _make_entry(task_id, label, schedule, f"{detail} {kind}", shown)
 
 

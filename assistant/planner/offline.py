@@ -50,8 +50,8 @@ _ASKED_WHAT = re.compile(r"What should I remind you about (?P<when>.+?)\? For ex
 
 
 @dataclass(frozen=True, slots=True)
-class _Turn:
-    """The current turn, read back from the conversation.
+class _Progress:
+    """How far the current turn has got, read back from the conversation.
 
     Attributes:
         request: The user's message that started the turn.
@@ -154,7 +154,7 @@ class OfflinePlanner:
 
     def respond(self, messages: Sequence[ChatMessage]) -> str:
         """The text of the next message (the synchronous core of ``complete``)."""
-        turn = _read_turn(messages)
+        turn = _read_progress(messages)
         if turn is None:
             return answers.HELP
         intent = self.understand(turn.request)
@@ -180,7 +180,7 @@ class OfflinePlanner:
     def _understands(self, prompt: str) -> bool:
         return not isinstance(self.understand(prompt), Say)
 
-    def _continue(self, intent: Intent, turn: _Turn) -> str:
+    def _continue(self, intent: Intent, turn: _Progress) -> str:
         if any(r.status is ToolStatus.PENDING_APPROVAL for r in turn.latest):
             return self._wording.report(turn.latest)
         if isinstance(intent, OnTask) and not intent.ids:
@@ -191,7 +191,7 @@ class OfflinePlanner:
             return self._summarize(turn)
         return self._wording.report(turn.latest)
 
-    def _task_by_words(self, intent: OnTask, turn: _Turn) -> str:
+    def _task_by_words(self, intent: OnTask, turn: _Progress) -> str:
         listing = turn.last(self._list_tool)
         acted = [r for r in turn.results if r.call.tool_name != self._list_tool]
         if acted:
@@ -226,7 +226,7 @@ class OfflinePlanner:
         call = self._planner.act_on(intent, matched[0].id)
         return self._wording.report(turn.latest) if turn.made(call) else render_calls([call])
 
-    def _recall(self, intent: Recall, turn: _Turn) -> str:
+    def _recall(self, intent: Recall, turn: _Progress) -> str:
         found = turn.last(self._memory_tool)
         if found is None or not found.ok:
             return self._wording.report(turn.latest)
@@ -243,7 +243,7 @@ class OfflinePlanner:
             answer += "\nAlso related:\n" + "\n".join(f"- {hit}" for hit in hits[1:3])
         return answer
 
-    def _summarize(self, turn: _Turn) -> str:
+    def _summarize(self, turn: _Progress) -> str:
         fetched = turn.last(self._page_tool)
         if fetched is None or not fetched.ok:
             return self._wording.report(turn.latest)
@@ -262,7 +262,7 @@ def render_calls(calls: Sequence[PlannedCall]) -> str:
     return " ".join(call.lead for call in calls) + "\n\n" + "\n\n".join(blocks)
 
 
-def _about_the_last_task(intent: OnTask, turn: _Turn) -> Intent:
+def _about_the_last_task(intent: OnTask, turn: _Progress) -> Intent:
     """ "snooze it": the task the conversation was last about, or the question which one."""
     task_id = turn.last_task()
     if task_id is None:
@@ -270,7 +270,7 @@ def _about_the_last_task(intent: OnTask, turn: _Turn) -> Intent:
     return replace(intent, ids=(task_id,), last=False)
 
 
-def _answer_to_a_question(intent: Intent, turn: _Turn) -> Intent:
+def _answer_to_a_question(intent: Intent, turn: _Progress) -> Intent:
     """A message that answers the planner's last question ("When should I remind you to buy
     milk?" - "tomorrow at 9am") completes the reminder asked about."""
     if not isinstance(intent, Say):
@@ -327,7 +327,7 @@ def _call_key(tool: str, arguments: object) -> str:
     return tool + json.dumps(arguments, sort_keys=True, default=str)
 
 
-def _read_turn(messages: Sequence[ChatMessage]) -> _Turn | None:
+def _read_progress(messages: Sequence[ChatMessage]) -> _Progress | None:
     results: list[ToolResult] = []
     latest: list[ToolResult] | None = None
     for index in range(len(messages) - 1, -1, -1):
@@ -339,7 +339,9 @@ def _read_turn(messages: Sequence[ChatMessage]) -> _Turn | None:
         elif message.role is Role.USER:
             ordered = tuple(reversed(results))
             earlier = tuple(messages[:index])
-            return _Turn(message.content, ordered, tuple(latest) if latest else ordered, earlier)
+            return _Progress(
+                message.content, ordered, tuple(latest) if latest else ordered, earlier
+            )
     return None
 
 

@@ -83,7 +83,7 @@ async def test_tasks_show_schedule_next_run_in_the_users_zone_and_buttons(world:
     # Without buttons: one line per task, and the commands once below the list.
     assert listing.plain.splitlines() == [
         "Your tasks (times in America/New_York):",
-        f"[{first.id}] reminder: stretch · next 2025-03-10 08:05",
+        f"[{first.id}] reminder: stretch · today at 08:05 (America/New_York)",
         f"[{second.id}] reminder: call mom · once at 2025-03-10 09:00 (America/New_York) · "
         "paused (paused by its owner)",
         "Commands: /cancel ID, /pause ID, /resume ID, /run ID, /snooze ID 10m, /runs ID",

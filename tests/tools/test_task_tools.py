@@ -14,9 +14,9 @@ from assistant.builtin.task_tools import (
     TaskReply,
     TaskSummary,
     TaskTools,
-    when_text,
 )
 from common.clock import ManualClock
+from tasks import when_text
 from tasks.engine.manager import TaskManager
 from tasks.execution import ApiCallData
 from tasks.models import TaskStatus
@@ -184,9 +184,10 @@ async def test_list_tasks_shows_only_the_callers_tasks(
     mine = await call(executor, clock, "list_tasks")
     theirs = await call(executor, clock, "list_tasks", user="carol")
 
-    assert mine.text == f"- {added.task.id}: gym (tomorrow at 08:00 (Europe/Berlin))"
+    assert mine.text == f"- [{added.task.id}] reminder: gym · tomorrow at 08:00 (Europe/Berlin)"
     assert (
-        mine.display == f"Your tasks:\n- {added.task.id}: gym (tomorrow at 08:00 (Europe/Berlin))"
+        mine.display
+        == f"Your tasks:\n- [{added.task.id}] reminder: gym · tomorrow at 08:00 (Europe/Berlin)"
     )
     assert isinstance(mine.output, TaskListing) and isinstance(mine.output.tasks[0], TaskSummary)
     assert theirs.text == "The user has no scheduled tasks."
@@ -207,9 +208,9 @@ async def test_list_tasks_of_one_day_shows_what_runs_that_day(
 
     assert tomorrow.display == (
         "Your tasks for tomorrow (Tue 2026-03-03):\n"
-        f"- {gym.task.id}: gym (tomorrow at 08:00 (Europe/Berlin))\n"
-        f"- {pills.task.id}: pills (every day at 20:00 (Europe/Berlin); "
-        "next tomorrow at 20:00 (Europe/Berlin))"
+        f"- [{gym.task.id}] reminder: gym · tomorrow at 08:00 (Europe/Berlin)\n"
+        f"- [{pills.task.id}] reminder: pills · every day at 20:00 (Europe/Berlin) · "
+        "next tomorrow at 20:00 (Europe/Berlin)"
     )
     assert sunday.display.startswith("Your tasks for Sun 2026-03-08:\n- ")
     assert "rent" not in sunday.display and "pills" in sunday.display
