@@ -17,7 +17,12 @@ from interfaces.messages import (
     CommandReply,
     Reply,
 )
-from interfaces.notifiers import JsonlNotifier, LoggingNotifier, RoutingNotifier
+from interfaces.notifiers import (
+    WEB_CHAT_PREFIX,
+    JsonlNotifier,
+    LoggingNotifier,
+    RoutingNotifier,
+)
 from interfaces.protocols import (
     AgentEventLike,
     AgentReplyLike,
@@ -30,6 +35,7 @@ from interfaces.terminal import Console, TerminalChat, TerminalNotifier
 from interfaces.views import agent_replies, approval_card, request_line
 
 __all__ = [
+    "WEB_CHAT_PREFIX",
     "Action",
     "ActionKind",
     "ActionOutcome",
