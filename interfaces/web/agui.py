@@ -47,7 +47,7 @@ from ag_ui.core import (
 )
 from ag_ui.encoder import EventEncoder
 
-from common.redaction import redact_secrets
+from common import redact_secrets
 from interfaces.protocols import AgentEventLike, AgentReplyLike
 from tools import ApprovalRequest, ToolCall, ToolResult, ToolStatus
 

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from common.redaction import redact_secrets
+from common import redact_secrets
 from interfaces.messages import CommandReply
 from interfaces.protocols import AgentReplyLike
 from interfaces.views import approval_card, plain_value

@@ -11,15 +11,15 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from assistant.agent import AgentReply, DialogAgent, EventCallback
-from common.clock import ManualClock
-from interfaces.telegram.bot import (
+from common import ManualClock
+from interfaces import NO_TASKS
+from interfaces.telegram import (
     INVALID_BUTTON,
     TelegramInterface,
     TelegramSetupError,
     WebhookConfig,
 )
-from interfaces.views import NO_TASKS
-from tasks.models import TaskStatus
+from tasks import TaskStatus
 from tests.interfaces.botapi_standin import ApiError, BotApiStandin
 from tests.interfaces.telegram_harness import (
     ALICE,
