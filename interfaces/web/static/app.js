@@ -52,7 +52,7 @@ function icon(name) {
 
 function toast(text, bad = false) {
   const item = el("div", { class: bad ? "toast bad" : "toast", text });
-  $("toasts").append(item);
+  $("toasts").replaceChildren(item);  // the newest says what happened last; no pile-up
   setTimeout(() => item.remove(), bad ? 6000 : 3500);
 }
 
