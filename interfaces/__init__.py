@@ -17,11 +17,17 @@ from interfaces.messages import (
     CommandReply,
     Reply,
 )
-from interfaces.notifiers import JsonlNotifier, LoggingNotifier, RoutingNotifier
+from interfaces.notifiers import (
+    WEB_CHAT_PREFIX,
+    JsonlNotifier,
+    LoggingNotifier,
+    RoutingNotifier,
+)
 from interfaces.protocols import (
     AgentEventLike,
     AgentReplyLike,
     ChatAgent,
+    EventListener,
     MemoryService,
     TaskService,
 )
@@ -37,6 +43,7 @@ from interfaces.views import NO_TASKS, agent_replies, approval_card, format_argu
 
 __all__ = [
     "NO_TASKS",
+    "WEB_CHAT_PREFIX",
     "Action",
     "ActionKind",
     "ActionOutcome",
@@ -49,6 +56,7 @@ __all__ = [
     "CommandReply",
     "CommandSpec",
     "Console",
+    "EventListener",
     "JsonlNotifier",
     "LoggingNotifier",
     "MemoryService",

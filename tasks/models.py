@@ -308,6 +308,22 @@ class FinishedRun:
     disabled: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class SchedulerHealth:
+    """How the scheduler is doing, for a health check.
+
+    Attributes:
+        running: Whether the timer runs.
+        last_tick: When the timer last woke up to claim due runs (``None``: not yet).
+        overdue: Enabled tasks whose next run is more than the grace period in the past
+            (due but not claimed: a scheduler falling behind, or not running).
+    """
+
+    running: bool
+    last_tick: datetime | None
+    overdue: int
+
+
 def format_lateness(late_by: timedelta) -> str:
     """Say a lateness briefly: ``"2 h"``, ``"2 h 5 min"``, ``"45 min"``, ``"30 s"``."""
     seconds = int(late_by.total_seconds())

@@ -100,6 +100,8 @@ class Timer:
         self._prefetch = prefetch
         self._task: asyncio.Task[None] | None = None
         self._known_wakeup: tuple[datetime | None] | None = None
+        self.last_tick: datetime | None = None
+        """When the loop last woke up to claim due runs (for health checks)."""
 
     @property
     def running(self) -> bool:
@@ -168,6 +170,7 @@ class Timer:
         while True:
             self._wake.clear()
             self._known_wakeup = None
+            self.last_tick = self._clock.now()
             # Everything due by the horizon is claimed in this round.
             horizon = self._clock.now() + self._prefetch
             try:

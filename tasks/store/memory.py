@@ -183,6 +183,11 @@ class MemoryTaskStore(TaskStore):
         times = [when for when, _, _ in itertools.chain(self._enabled(), self._leased())]
         return min(times, default=None)
 
+    async def count_overdue(self, before: datetime) -> int:
+        """Count the enabled tasks due before ``before``."""
+        before = require_aware(before, "before")
+        return sum(1 for when, _, _ in self._enabled() if when < before)
+
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
     ) -> list[FinishedRun]:

@@ -98,6 +98,29 @@ async def test_reminder_fires_when_due_with_no_llm(store: TaskStore, clock: Manu
     assert await manager.run_due() == 0
 
 
+async def test_health_says_when_the_timer_last_ran_and_what_is_overdue(
+    clock: ManualClock,
+) -> None:
+    notifier = RecordingNotifier()
+    stopped = manager_for(MemoryTaskStore(), clock, notifier)
+    await stopped.start(timer=False)
+    await remind(stopped, MINUTE)
+    clock.advance(3 * MINUTE)
+
+    health = await stopped.health()
+    assert not health.running and health.last_tick is None and health.overdue == 1
+    assert (await stopped.health(grace=5 * MINUTE)).overdue == 0
+    await stopped.stop()
+
+    async with manager_for(MemoryTaskStore(), clock, notifier) as running:
+        await remind(running, 4 * MINUTE, "soon")  # the clock is at T0 + 3 min
+        clock.advance(MINUTE)
+        await notifier.wait_for(1)
+        health = await running.health()
+        assert health.running and health.last_tick == clock.now() and health.overdue == 0
+        await running.wait_idle()
+
+
 async def test_timer_sleeps_until_due_and_wakes_on_new_tasks(clock: ManualClock) -> None:
     notifier = RecordingNotifier()
     async with manager_for(MemoryTaskStore(), clock, notifier) as manager:

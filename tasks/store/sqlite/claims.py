@@ -152,6 +152,15 @@ def next_wakeup(conn: sqlite3.Connection) -> datetime | None:
     return min(found, default=None)
 
 
+def count_overdue(conn: sqlite3.Connection, before: datetime) -> int:
+    """The enabled tasks due before ``before`` (a range of the due index)."""
+    row = conn.execute(
+        "SELECT count(*) FROM scheduled_tasks WHERE enabled = 1 AND next_run < ?",
+        (to_db_time(before),),
+    ).fetchone()
+    return int(row[0])
+
+
 def _abandon(conn: sqlite3.Connection, expired: TaskRun) -> None:
     conn.execute(
         "UPDATE task_runs SET status = 'abandoned', lease_until = NULL, error = ? WHERE id = ?",
