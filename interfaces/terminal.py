@@ -91,7 +91,8 @@ def render_delivery(delivery: Delivery) -> str:
         return f"\n[reminder] {delivery.text}{hint}"
     if delivery.kind is DeliveryKind.RESULT:
         return f"\n[task {delivery.task_id}]\n{delivery.text}"
-    return f"\n[notice about task {delivery.task_id}] {delivery.text}"
+    hint = f"  [Run again: /run {delivery.task_id}]" if delivery.run_again else ""
+    return f"\n[notice about task {delivery.task_id}] {delivery.text}{hint}"
 
 
 def render_command_reply(reply: CommandReply) -> str:
@@ -120,6 +121,7 @@ def action_command(action: Action) -> str | None:
         ActionKind.PAUSE: f"/pause {action.target}",
         ActionKind.RESUME: f"/resume {action.target}",
         ActionKind.RUN_NOW: f"/run {action.target}",
+        ActionKind.RUN_AGAIN: f"/run {action.target}",
     }
     return commands.get(action.kind)
 

@@ -18,6 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, f
 from tasks.errors import TaskDataError
 
 HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+NOT_IDEMPOTENT_METHODS = frozenset({"POST", "PATCH"})
+"""Methods whose repetition may act twice (order twice, append twice): a request with one of
+them is never repeated once it may have reached the server."""
 
 
 class TaskType(StrEnum):
@@ -87,6 +90,11 @@ class ApiCallData(_Data):
             )
         return value
 
+    @property
+    def idempotent(self) -> bool:
+        """Whether sending this request twice does what sending it once does."""
+        return self.method not in NOT_IDEMPOTENT_METHODS
+
 
 ExecutionData: TypeAlias = ReminderData | AgentTaskData | WebSearchData | ApiCallData
 
@@ -102,6 +110,15 @@ _EXAMPLES: dict[TaskType, str] = {
     TaskType.WEB_SEARCH: '{"query": "top US news", "limit": 3}',
     TaskType.API_CALL: '{"method": "POST", "url": "https://example.com/lights/off"}',
 }
+
+
+def repeat_is_safe(data: ExecutionData) -> bool:
+    """Whether a run whose outcome is unknown may run again without asking its owner.
+
+    Everything may, except a non-idempotent HTTP request (POST, PATCH): it may have reached
+    the server already, and a second one could act twice.
+    """
+    return not isinstance(data, ApiCallData) or data.idempotent
 
 
 def parse_task_type(value: str | TaskType) -> TaskType:

@@ -41,6 +41,8 @@ class Delivery:
         text: The message, plain text; a late run's text already ends with a note saying how
             late it is and when it was due.
         late_by: How late a run fired after downtime, or ``None`` when on time.
+        run_again: Whether to offer a one-tap "Run again" of the task (a notice about a run
+            whose outcome is unknown, which the scheduler never repeats by itself).
     """
 
     task_id: str
@@ -50,6 +52,7 @@ class Delivery:
     kind: DeliveryKind
     text: str
     late_by: timedelta | None = None
+    run_again: bool = False
 
 
 class Notifier(Protocol):

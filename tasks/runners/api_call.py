@@ -1,8 +1,11 @@
 """The ``api_call`` runner: the stored HTTP request, retried where repeating it is safe.
 
 GET, HEAD, PUT, DELETE and OPTIONS are retried on network errors and 5xx. POST and PATCH are
-retried only when the connection could not be made (the request was surely not sent); a
-timeout after sending, or a 5xx answer, means the server may have acted, so it is final.
+retried only when the connection could not be made (the request was surely not sent); a 5xx
+answer is final, and a connection lost after sending (a timeout, a dropped connection) means
+the server may have acted: the run's outcome is unknown, it is never repeated, and its owner
+is asked. POST and PATCH carry an ``Idempotency-Key`` header, one per run (the same on each
+of its attempts), so a server that honours it acts once however often it is asked.
 
 The request is made exactly as it was approved when the task was created. The delivered
 outcome names the method, the URL without its query or credentials, the status and a short
@@ -12,8 +15,9 @@ piece of the body; header values never appear in it (they are scrubbed from the 
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import httpx
 
@@ -26,8 +30,6 @@ from tasks.runners.base import Deliverer, RunReport, Sleep
 log = logging.getLogger(__name__)
 
 BODY_PREVIEW = 300
-# Methods whose repetition may act twice: retried only when the request was surely not sent.
-NOT_IDEMPOTENT = frozenset({"POST", "PATCH"})
 NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
@@ -68,9 +70,10 @@ class ApiCallRunner:
                 error=f"task {task.id!r} is an api_call without request data; recreate it",
             )
         target = f"{data.method} {redact_url(data.url)}"
-        response, failure = await self._request(data)
+        response, failure = await self._request(data, idempotency_key(task, run))
         if response is None:
-            return RunReport(RunStatus.FAILED, error=f"{target} failed: {failure}")
+            status = RunStatus.FAILED if failure.sent_ok else RunStatus.OUTCOME_UNKNOWN
+            return RunReport(status, error=f"{target} failed: {failure.detail}")
         outcome = f"{target} -> {response.status_code} {response.reason_phrase}".rstrip()
         preview = body_preview(response, _secrets(data, response))
         text = f"{outcome}\n{preview}" if preview else outcome
@@ -80,35 +83,39 @@ class ApiCallRunner:
         # The request was made: running the task again to deliver its outcome would repeat it.
         return replace(report, retry_later=False)
 
-    async def _request(self, data: ApiCallData) -> tuple[httpx.Response | None, str]:
-        idempotent = data.method not in NOT_IDEMPOTENT
+    async def _request(self, data: ApiCallData, key: str) -> tuple[httpx.Response | None, _Failure]:
+        idempotent = data.idempotent
         retried = httpx.TransportError if idempotent else NOT_SENT_ERRORS
-        failure = "no attempt was made"
+        failure = _Failure("no attempt was made")
         for attempt in range(self._attempts):
             if attempt:
                 await self._sleep(self._backoff * 2 ** (attempt - 1))
             try:
-                response = await self._send(data)
+                response = await self._send(data, key)
             except retried as exc:
-                failure = f"{type(exc).__name__}: {exc or 'no detail'}"
+                failure = _Failure(f"{type(exc).__name__}: {exc or 'no detail'}")
                 log.info(
-                    "api_call attempt %d to %s: %s", attempt + 1, redact_url(data.url), failure
+                    "api_call attempt %d to %s: %s",
+                    attempt + 1,
+                    redact_url(data.url),
+                    failure.detail,
                 )
                 continue
             except httpx.TransportError as exc:
                 # The request may have reached the server: repeating it could act twice.
                 detail = f"{type(exc).__name__}: {exc or 'no detail'}"
-                return None, f"{detail} (not retried: a {data.method} may already have acted)"
+                note = f"not repeated: the {data.method} may already have acted"
+                return None, _Failure(f"{detail} ({note})", sent_ok=False)
             last = attempt == self._attempts - 1
             if response.status_code < 500 or last or not idempotent:
-                return response, ""
+                return response, failure
             log.info(
                 "api_call attempt %d to %s: HTTP %d",
                 attempt + 1,
                 redact_url(data.url),
                 response.status_code,
             )
-        return None, f"{failure} (after {self._attempts} attempts)"
+        return None, _Failure(f"{failure.detail} (after {self._attempts} attempts)")
 
     async def aclose(self) -> None:
         """Close the client this runner made itself (a given client is left alone)."""
@@ -123,18 +130,42 @@ class ApiCallRunner:
             self._owned = httpx.AsyncClient(follow_redirects=False)
         return self._owned
 
-    async def _send(self, data: ApiCallData) -> httpx.Response:
+    async def _send(self, data: ApiCallData, key: str) -> httpx.Response:
         body = data.body
         content = body if isinstance(body, str) else None
         json_body = None if body is None or isinstance(body, str) else body
+        headers = dict(data.headers)
+        stated = {name.lower() for name in headers}
+        if not data.idempotent and IDEMPOTENCY_HEADER.lower() not in stated:
+            headers[IDEMPOTENCY_HEADER] = key
         return await self._http().request(
             data.method,
             data.url,
-            headers=data.headers,
+            headers=headers,
             content=content,
             json=json_body,
             timeout=data.timeout,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Failure:
+    """Why no answer came: the detail, and whether the request surely did not act."""
+
+    detail: str
+    sent_ok: bool = True  # False: it may have reached the server (the outcome is unknown)
+
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+_KEY_NAMESPACE = uuid.UUID("6f1c2f6e-5a39-4d7e-9a51-3f0d2b8c7e11")
+
+
+def idempotency_key(task: Task, run: TaskRun) -> str:
+    """The ``Idempotency-Key`` of a run: the same for every attempt of this run, another for
+    any other run (a later occurrence, or a "Run again"). It is derived from the task, the
+    ledger row and the instants of the run, so it needs no column of its own."""
+    name = f"{task.id}/{run.id}/{run.claimed_at.isoformat()}/{run.scheduled_for.isoformat()}"
+    return str(uuid.uuid5(_KEY_NAMESPACE, name))
 
 
 def _secrets(data: ApiCallData, response: httpx.Response) -> list[str]:

@@ -203,6 +203,10 @@ def test_results_and_notices_are_labelled() -> None:
 
     assert render_delivery(result) == "\n[task t1]\nTop 3 news: ..."
     assert render_delivery(notice) == "\n[notice about task t1] disabled after 5 failures"
+    unknown = Delivery("t1", 3, "alice", "c", DeliveryKind.NOTICE, "may or may not", run_again=True)
+    assert (
+        render_delivery(unknown) == "\n[notice about task t1] may or may not  [Run again: /run t1]"
+    )
 
 
 async def test_interactive_chat_prints_deliveries_above_the_prompt() -> None:

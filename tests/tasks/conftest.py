@@ -11,13 +11,14 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from common.clock import ManualClock
-from tasks.execution import ReminderData, TaskType
+from tasks.execution import ApiCallData, ReminderData, TaskType
 from tasks.models import DEFAULT_MISFIRE_RULES, MisfireRule, TaskDraft
 from tasks.protocols import Delivery, DeliveryStatus, SearchHit
 from tasks.schedule.model import IntervalSchedule, OnceSchedule, Schedule
 from tasks.store.base import TaskStore
 from tasks.store.memory import MemoryTaskStore
 from tasks.store.sqlite.store import SqliteTaskStore
+from tests.tasks.http_standin import ScriptedServer
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -55,6 +56,40 @@ def reminder_draft(
         created_at=created_at,
         next_run=first,
     )
+
+
+def api_call_draft(
+    schedule: Schedule,
+    *,
+    method: str = "POST",
+    url: str = "https://example.com/lights/off",
+    owner: str = "alice",
+    created_at: datetime = T0,
+) -> TaskDraft:
+    """An api_call draft with the type's default misfire rule (SKIP, 10 minutes' grace)."""
+    first = schedule.next_after(created_at - timedelta(microseconds=1))
+    assert first is not None
+    return TaskDraft(
+        owner_id=owner,
+        chat_id=f"chat-{owner}",
+        task_type=TaskType.API_CALL,
+        description=f"{method} {url}",
+        schedule=schedule,
+        execution=ApiCallData(method=method, url=url),
+        misfire=DEFAULT_MISFIRE_RULES[TaskType.API_CALL],
+        created_at=created_at,
+        next_run=first,
+    )
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[ScriptedServer]:
+    """A scripted HTTP server listening on 127.0.0.1 for the test's duration."""
+    scripted = ScriptedServer()
+    listener = await asyncio.start_server(scripted.handle, "127.0.0.1", 0)
+    scripted.port = listener.sockets[0].getsockname()[1]
+    async with listener:
+        yield scripted
 
 
 StoreFactory = Callable[[], TaskStore]

@@ -26,6 +26,7 @@ from tests.tasks.conftest import (
     every,
     once_at,
 )
+from tests.tasks.http_standin import HOLD, ScriptedServer
 
 MINUTE = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
@@ -664,3 +665,76 @@ async def test_runs_claimed_ahead_start_on_time_or_not_at_all(clock: ManualClock
 
     assert notifier.texts() == ["kept"]
     assert skipped.status is RunStatus.SKIPPED and "cancelled or paused" in (skipped.error or "")
+
+
+async def post_task(manager: TaskManager, url: str) -> Task:
+    return await manager.add_task(
+        owner_id="alice",
+        chat_id="chat-alice",
+        task_type=TaskType.API_CALL,
+        schedule=once_at(T0 + MINUTE),
+        execution_data={"method": "POST", "url": url, "body": {"pizza": 1}},
+        description="order pizza",
+    )
+
+
+async def test_a_post_whose_process_died_mid_request_is_never_sent_again(
+    tmp_path: Path, clock: ManualClock, server: ScriptedServer
+) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    lease = timedelta(seconds=30)
+    server.replies = [(HOLD, "")]  # the server has the POST and has not answered yet
+    dying = TaskManager(
+        store=SqliteTaskStore(path), clock=clock, notifier=notifier, lease=lease,
+        drain_timeout=timedelta(0),
+    )  # fmt: skip
+    await dying.start(timer=False)
+    task = await post_task(dying, f"{server.url}/orders")
+    clock.advance(MINUTE)
+    running = asyncio.create_task(dying.run_due())
+    await server.wait_for(1)
+    await dying.stop()  # its run is cut off mid-request, and nothing beats for it any more
+    assert await running == 1
+
+    heir = TaskManager(store=SqliteTaskStore(path), clock=clock, notifier=notifier, lease=lease)
+    async with heir:
+        clock.advance(lease)
+        assert await heir.run_due() == 0
+        (lost,) = await heir.history(task.id, "alice")
+        (notice,) = notifier.deliveries
+
+        assert len(server.received) == 1  # not sent again
+        assert lost.status is RunStatus.OUTCOME_UNKNOWN and lost.attempt == 1
+        assert notice.kind is DeliveryKind.NOTICE and notice.run_again
+        assert notice.run_id == lost.id and notice.text.startswith(
+            f'Task {task.id} ("order pizza") may or may not have happened: the assistant '
+            "stopped during this run"
+        )
+        assert (await heir.get_task(task.id, "alice")).status is TaskStatus.DONE
+
+        again = await heir.run_now(task.id, "alice")  # what "Run again" does
+
+    assert again.status is RunStatus.SUCCEEDED and len(server.received) == 2
+    first_key, second_key = (r.headers["idempotency-key"] for r in server.received)
+    assert first_key != second_key  # a new run, a new key
+
+
+async def test_a_post_cut_off_by_the_time_limit_has_an_unknown_outcome(
+    store: TaskStore, clock: ManualClock, server: ScriptedServer
+) -> None:
+    server.replies = [(HOLD, "")]
+    notifier = RecordingNotifier()
+    manager = TaskManager(
+        store=store, clock=clock, notifier=notifier,
+        run_timeout=timedelta(milliseconds=200),  # real time: the limit bounds real waits
+    )  # fmt: skip
+    task = await post_task(manager, f"{server.url}/orders")
+    clock.advance(MINUTE)
+
+    assert await manager.run_due() == 1
+
+    (run,) = await manager.history(task.id, "alice")
+    assert run.status is RunStatus.OUTCOME_UNKNOWN and len(server.received) == 1
+    (notice,) = notifier.deliveries
+    assert notice.run_again and "may or may not have happened" in notice.text

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import timedelta
-from http import HTTPStatus
 
 import httpx
 import pytest
@@ -45,6 +44,7 @@ from tests.tasks.conftest import (
     ScriptedAgent,
     once_at,
 )
+from tests.tasks.http_standin import HANG_UP, ScriptedServer
 
 HITS = [
     SearchHit("Markets rally", "https://news.example/1", "Stocks rose."),
@@ -205,65 +205,6 @@ async def test_deliverer_retries_failed_but_not_blocked(clock: ManualClock) -> N
 # -- api_call against a real server ------------------------------------------------------------
 
 
-HANG_UP = 0
-"""A scripted status: close the connection without answering."""
-
-
-@dataclass
-class Received:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-
-
-@dataclass
-class ScriptedServer:
-    """An HTTP/1.1 server on 127.0.0.1 answering with scripted (status, body) pairs."""
-
-    replies: list[tuple[int, str]] = field(default_factory=list)
-    received: list[Received] = field(default_factory=list)
-    echo_headers: bool = False
-    port: int = 0
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-        method, path, _ = head[0].split(" ", 2)
-        headers = {
-            k.strip().lower(): v.strip()
-            for k, v in (line.split(":", 1) for line in head[1:] if line)
-        }
-        body = await reader.readexactly(int(headers.get("content-length", "0")))
-        self.received.append(Received(method, path, headers, body))
-        status, text = self.replies.pop(0) if self.replies else (200, "ok")
-        if status == HANG_UP:
-            writer.close()  # the request arrived; the connection drops before any answer
-            return
-        if self.echo_headers:
-            text = json.dumps(headers)
-        payload = text.encode()
-        writer.write(
-            f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Length: {len(payload)}\r\n"
-            "Connection: close\r\n\r\n".encode()
-            + payload
-        )
-        await writer.drain()
-        writer.close()
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[ScriptedServer]:
-    scripted = ScriptedServer()
-    listener = await asyncio.start_server(scripted.handle, "127.0.0.1", 0)
-    scripted.port = listener.sockets[0].getsockname()[1]
-    async with listener:
-        yield scripted
-
-
 @pytest.fixture
 async def client() -> AsyncIterator[httpx.AsyncClient]:
     async with httpx.AsyncClient() as http:
@@ -315,9 +256,57 @@ async def test_api_call_never_repeats_a_post_the_server_may_have_acted_on(
     assert answered.status is RunStatus.FAILED and "503 Service Unavailable" in (
         answered.error or ""
     )
-    assert dropped.status is RunStatus.FAILED and "RemoteProtocolError" in (dropped.error or "")
-    assert f"not retried: a {method} may already have acted" in (dropped.error or "")
+    # The server got it and hung up without answering: whether it acted is unknown.
+    assert dropped.status is RunStatus.OUTCOME_UNKNOWN
+    assert "RemoteProtocolError" in (dropped.error or "")
+    assert f"not repeated: the {method} may already have acted" in (dropped.error or "")
     assert notifier.deliveries == []
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+async def test_a_post_carries_an_idempotency_key_stable_per_run(
+    method: str, deliverer: Deliverer, clock: ManualClock
+) -> None:
+    sent: list[httpx.Request] = []
+
+    def refuse_then_answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        if len(sent) == 1:  # surely not sent: the one failure a POST is retried after
+            raise httpx.ConnectError("connection refused", request=request)
+        return httpx.Response(201, text="created")
+
+    transport = httpx.MockTransport(refuse_then_answer)
+    async with httpx.AsyncClient(transport=transport) as client:
+        runner = ApiCallRunner(deliverer, client, sleep=clock.sleep)
+        task = api_task("https://shop.example/orders", method=method, body={"pizza": 1})
+        first = await runner.run(task, make_run())
+        again = await runner.run(task, replace(make_run(), id=8))
+
+    assert first.status is RunStatus.SUCCEEDED and again.status is RunStatus.SUCCEEDED
+    keys = [request.headers["idempotency-key"] for request in sent]
+    assert len(keys) == 3 and keys[0] == keys[1] != keys[2]  # two attempts of one run, then another
+    assert all(len(key) == 36 for key in keys)  # a UUID
+
+
+async def test_idempotent_methods_carry_no_key_and_a_stated_key_is_kept(
+    deliverer: Deliverer, clock: ManualClock
+) -> None:
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
+        runner = ApiCallRunner(deliverer, client, sleep=clock.sleep)
+        await runner.run(api_task("https://shop.example/a", method="PUT"), make_run())
+        stated = {"idempotency-KEY": "mine-42"}
+        await runner.run(
+            api_task("https://shop.example/b", method="POST", headers=stated), make_run()
+        )
+
+    assert "idempotency-key" not in sent[0].headers
+    assert sent[1].headers.get_list("idempotency-key") == ["mine-42"]
 
 
 async def test_api_call_retries_a_get_whose_connection_dropped(
