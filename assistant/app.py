@@ -12,15 +12,11 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
-import httpx
-
 from assistant.agent.dialog import DialogAgent
 from assistant.agent.events import EventCallback
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT
 from assistant.builtin import (
-    GuardedTransport,
     MemoryTools,
-    NetGuard,
     SystemTools,
     TaskTools,
     WebSearchError,
@@ -156,15 +152,6 @@ async def open_app(
         store = SqliteTaskStore(settings.database_path)
         await store.open()
         stack.push_async_callback(store.close)
-        # Scheduled API calls go through the same SSRF guard as the api_call tool.
-        guard = NetGuard(allow_hosts=settings.http_allow_hosts)
-        http = httpx.AsyncClient(
-            transport=GuardedTransport(guard=guard),
-            timeout=httpx.Timeout(15.0),
-            follow_redirects=True,
-            max_redirects=5,
-        )
-        stack.push_async_callback(http.aclose)
         web = WebTools(
             serpapi_key=(
                 settings.serpapi_api_key.get_secret_value() if settings.serpapi_api_key else None
@@ -183,7 +170,8 @@ async def open_app(
             agent=late_agent,
             searcher=_TaskSearcher(web),
             summarizer=late_agent if settings.llm_base_url else None,
-            http=http,
+            # Scheduled API calls take the api_call tool's own guarded path.
+            http=web.http,
             # Tasks added by another process (`assistant ask`) are noticed within a second.
             recheck_every=timedelta(seconds=1),
         )

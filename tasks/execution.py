@@ -15,12 +15,8 @@ from typing import Annotated, Any, Literal, TypeAlias
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
+from common import HTTP_METHODS, NOT_IDEMPOTENT_METHODS, HttpRequest
 from tasks.errors import TaskDataError
-
-HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
-NOT_IDEMPOTENT_METHODS = frozenset({"POST", "PATCH"})
-"""Methods whose repetition may act twice (order twice, append twice): a request with one of
-them is never repeated once it may have reached the server."""
 
 
 class TaskType(StrEnum):
@@ -94,6 +90,26 @@ class ApiCallData(_Data):
     def idempotent(self) -> bool:
         """Whether sending this request twice does what sending it once does."""
         return self.method not in NOT_IDEMPOTENT_METHODS
+
+    def to_request(
+        self, *, extra_headers: Mapping[str, str] | None = None, max_bytes: int = 1_000_000
+    ) -> HttpRequest:
+        """The request this data describes: a string body is sent as it is, any other body
+        as JSON (with its content type, unless the headers name one); ``extra_headers`` are
+        added where the stored headers do not already name them."""
+        headers = dict(self.headers)
+        stated = {name.lower() for name in headers}
+        for name, value in (extra_headers or {}).items():
+            if name.lower() not in stated:
+                headers[name] = value
+        content: bytes | None = None
+        if isinstance(self.body, str):
+            content = self.body.encode()
+        elif self.body is not None:
+            content = json.dumps(self.body, ensure_ascii=False).encode()
+            if "content-type" not in stated:
+                headers["Content-Type"] = "application/json"
+        return HttpRequest(self.method, self.url, headers, content, self.timeout, max_bytes)
 
 
 ExecutionData: TypeAlias = ReminderData | AgentTaskData | WebSearchData | ApiCallData

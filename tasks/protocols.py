@@ -1,7 +1,8 @@
 """What the scheduler needs from the layers above it, as small protocols.
 
 The composition root passes implementations in: the Telegram or terminal ``Notifier``, the
-``DialogAgent`` as ``AgentRunner``, the web-search tool as ``Searcher``.
+``DialogAgent`` as ``AgentRunner``, the web-search tool as ``Searcher``, the tools' guarded
+HTTP client as ``HttpSender``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
 from typing import Protocol
+
+from common import HttpRequest, HttpResponse
 
 
 class DeliveryKind(StrEnum):
@@ -88,5 +91,18 @@ class Searcher(Protocol):
 
         Raises:
             TaskError: with a clear message when search is not configured or fails.
+        """
+        ...
+
+
+class HttpSender(Protocol):
+    """Sends HTTP requests (api_call tasks) through the program's one guarded client."""
+
+    async def send(self, request: HttpRequest) -> HttpResponse:
+        """Send ``request`` (following redirects) and return the final answer.
+
+        Raises:
+            HttpRequestError: when no answer came; it says whether the request may have
+                reached the server and whether trying again can help.
         """
         ...

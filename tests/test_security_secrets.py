@@ -12,12 +12,17 @@ import logging
 import ssl
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
+from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.builtin.web import WebSearchError, WebTools
+from assistant.config import load_settings
+from common import ManualClock
 from interfaces.views import approval_card, format_arguments, request_line
+from tasks import Delivery, DeliveryStatus, RunStatus, TaskRun, parse_schedule
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
 
@@ -214,3 +219,70 @@ async def test_an_unreachable_serpapi_never_shows_the_key(logs: pytest.LogCaptur
     assert result.status is ToolStatus.ERROR
     assert "SerpApi" in result.text
     assert_hidden(SECRET, seen(result), logs.text)
+
+
+# -- scheduled api_calls take the tool's path --------------------------------------------------
+
+
+class Recorder:
+    """Delivers nothing anywhere, records what the scheduler delivered."""
+
+    def __init__(self) -> None:
+        self.deliveries: list[Delivery] = []
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        self.deliveries.append(delivery)
+        return DeliveryStatus.DELIVERED
+
+
+SCHEDULED_SECRETS = {"X-Api-Key": SECRET, "X-Auth-Token": SECRET, "X-Password": SECRET}
+
+
+async def scheduled_call(tmp_path: Path, url: str, recorder: Recorder) -> TaskRun:
+    """Schedule a GET of ``url`` with secret headers through the app, and run it now."""
+    clock = ManualClock(datetime(2026, 3, 10, 13, 30, tzinfo=UTC))
+    settings = load_settings(
+        data_dir=tmp_path / "data", timezone="Europe/Berlin",
+        http_allow_hosts="127.0.0.1,localhost",
+    )  # fmt: skip
+    async with open_app(settings, notifier=recorder, clock=clock) as app:
+        task = await app.tasks.add_task(
+            owner_id=LOCAL_USER,
+            chat_id=LOCAL_CHAT,
+            task_type="api_call",
+            schedule=parse_schedule("every day at 8am", now=clock.now(), tz=app.settings.zone),
+            execution_data={"url": url, "headers": {**SCHEDULED_SECRETS, "Accept": "text/plain"}},
+        )
+        return await app.tasks.run_now(task.id, LOCAL_USER)
+
+
+async def test_a_scheduled_call_never_carries_secret_headers_to_another_origin(
+    tmp_path: Path, server: LocalWebServer, logs: pytest.LogCaptureFixture
+) -> None:
+    server.pages["/away"] = Page(
+        status=307, headers={"Location": server.url("/page", host="localhost")}
+    )
+    server.pages["/page"] = Page("lights off")
+    recorder = Recorder()
+
+    run = await scheduled_call(tmp_path, server.url("/away"), recorder)
+
+    assert run.status is RunStatus.SUCCEEDED, run.error
+    first, followed = server.requests
+    for name in SCHEDULED_SECRETS:
+        assert first.headers[name] == SECRET  # to the origin the owner approved
+        assert name not in followed.headers  # never to the one it redirected to
+    assert followed.headers["Accept"] == "text/plain"
+    assert_hidden(SECRET, logs.text, *(d.text for d in recorder.deliveries))
+
+
+async def test_a_scheduled_call_redirected_to_a_private_address_is_refused(
+    tmp_path: Path, server: LocalWebServer
+) -> None:
+    server.pages["/jump"] = Page(status=302, headers={"Location": "http://10.0.0.1/admin"})
+
+    run = await scheduled_call(tmp_path, server.url("/jump"), Recorder())
+
+    assert run.status is RunStatus.FAILED
+    assert "10.0.0.1 is a private address" in (run.error or "")
+    assert [r.path for r in server.requests] == ["/jump"]

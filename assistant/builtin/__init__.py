@@ -8,7 +8,7 @@ from assistant.builtin.memory_tools import MemoryTools
 from assistant.builtin.netguard import (
     BlockedAddressError,
     FetchError,
-    GuardedTransport,
+    GuardedHttp,
     NetGuard,
 )
 from assistant.builtin.system import (
@@ -27,7 +27,7 @@ __all__ = [
     "CodeRun",
     "CodeSandbox",
     "FetchError",
-    "GuardedTransport",
+    "GuardedHttp",
     "MemoryTools",
     "NetGuard",
     "SandboxLimits",

@@ -2,7 +2,9 @@
 
 ``WebTools`` holds one HTTP client and the SSRF guard. Its ``search`` method also serves
 recurring web_search tasks: the composition root adapts it to the scheduler's ``Searcher``,
-whose errors are ``TaskError``s, so this module raises only the tools' own errors.
+whose errors are ``TaskError``s, so this module raises only the tools' own errors. Its
+guarded client (``http``) is the scheduler's too: scheduled API calls take the very path the
+``api_call`` tool takes.
 """
 
 from __future__ import annotations
@@ -20,21 +22,28 @@ from bs4 import BeautifulSoup
 
 from assistant.builtin.netguard import (
     GuardedHttp,
-    HttpResponse,
     NetGuard,
     Resolver,
     parse_url,
     system_resolver,
 )
-from common import REDACTED, install_log_redaction, redact_headers, redact_url, scrub
+from common import (
+    HTTP_METHODS,
+    REDACTED,
+    SAFE_METHODS,
+    HttpRequest,
+    HttpResponse,
+    install_log_redaction,
+    redact_headers,
+    redact_url,
+    scrub,
+)
 from tasks import SearchHit
 from tools import ToolContext, ToolError, tool
 
 log = logging.getLogger(__name__)
 
 NOT_CONFIGURED = "web search is not configured: set SERPAPI_API_KEY"
-SAFE_METHODS = frozenset({"GET", "HEAD"})
-METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 MAX_SEARCH_RESULTS = 10
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "text/")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -208,6 +217,12 @@ class WebTools:
         )
         self._max_bytes = max_response_bytes
         install_log_redaction()
+
+    @property
+    def http(self) -> GuardedHttp:
+        """The guarded client every outgoing request of the tools takes (the scheduler's
+        api_call runner is given it too)."""
+        return self._http
 
     async def aclose(self) -> None:
         """Close the HTTP client if this object created it."""
@@ -383,17 +398,17 @@ class WebTools:
             timeout: Seconds to wait for the answer (1 to 60).
         """
         verb = method.strip().upper()
-        if verb not in METHODS:
-            raise ToolError(f"method {method!r} is not supported; use one of {list(METHODS)}")
+        if verb not in HTTP_METHODS:
+            raise ToolError(f"method {method!r} is not supported; use one of {list(HTTP_METHODS)}")
         _check_range("timeout", timeout, 1, 60)
         sent = _clean_headers(headers or {})
         log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
         secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
+        request = HttpRequest(
+            verb, url, sent, body.encode() if body is not None else None, timeout, self._max_bytes
+        )
         try:
-            response = await self._http.request(
-                verb, url, headers=sent, content=body.encode() if body is not None else None,
-                seconds=timeout, max_bytes=self._max_bytes,
-            )  # fmt: skip
+            response = await self._http.send(request)
         except ToolError as exc:
             raise ToolError(scrub(str(exc), secrets)) from None
         text = response.text if verb != "HEAD" else ""

@@ -1,11 +1,16 @@
 """The ``api_call`` runner: the stored HTTP request, retried where repeating it is safe.
 
+It goes out through the program's one guarded HTTP client (``HttpSender``, the ``api_call``
+tool's own), so a scheduled call meets the same SSRF guard, the same redirect rules (secret
+headers never follow a redirect to another origin) and the same size cap as the tool.
+
 GET, HEAD, PUT, DELETE and OPTIONS are retried on network errors and 5xx. POST and PATCH are
-retried only when the connection could not be made (the request was surely not sent); a 5xx
+retried only when the request surely never left (the connection could not be made); a 5xx
 answer is final, and a connection lost after sending (a timeout, a dropped connection) means
 the server may have acted: the run's outcome is unknown, it is never repeated, and its owner
 is asked. POST and PATCH carry an ``Idempotency-Key`` header, one per run (the same on each
-of its attempts), so a server that honours it acts once however often it is asked.
+of its attempts), so a server that honours it acts once however often it is asked. A refusal
+that cannot change (a blocked address, an invalid URL) is not retried at all.
 
 The request is made exactly as it was approved when the task was created. The delivered
 outcome names the method, the URL without its query or credentials, the status and a short
@@ -14,6 +19,7 @@ piece of the body; header values never appear in it (they are scrubbed from the 
 
 from __future__ import annotations
 
+import base64
 import logging
 import uuid
 from collections.abc import Iterable
@@ -21,16 +27,15 @@ from dataclasses import dataclass, replace
 
 import httpx
 
-from common.redaction import is_secret_name, redact_url, scrub
+from common import HttpRequest, HttpRequestError, HttpResponse, redact_url, scrub
 from tasks.execution import ApiCallData
 from tasks.models import RunStatus, Task, TaskRun
-from tasks.protocols import DeliveryKind
+from tasks.protocols import DeliveryKind, HttpSender
 from tasks.runners.base import Deliverer, RunReport, Sleep
 
 log = logging.getLogger(__name__)
 
 BODY_PREVIEW = 300
-NOT_SENT_ERRORS = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 
 
 class ApiCallRunner:
@@ -38,8 +43,8 @@ class ApiCallRunner:
 
     Args:
         deliverer: Where the outcome goes.
-        client: The HTTP client (the composition root decides its transport and guards);
-            without one the runner makes its own on first use and ``aclose`` closes it.
+        http: The guarded HTTP client (the composition root passes the tools' own); without
+            one, api_call runs fail saying that none is configured.
         sleep: Waits between retries (the clock's ``sleep``, so tests do not wait).
         attempts: Requests before a network error or 5xx is final.
         backoff: Seconds before the second attempt; doubles each time.
@@ -48,15 +53,14 @@ class ApiCallRunner:
     def __init__(
         self,
         deliverer: Deliverer,
-        client: httpx.AsyncClient | None = None,
+        http: HttpSender | None = None,
         *,
         sleep: Sleep,
         attempts: int = 3,
         backoff: float = 1.0,
     ) -> None:
         self._deliverer = deliverer
-        self._client = client
-        self._owned: httpx.AsyncClient | None = None
+        self._http = http
         self._sleep = sleep
         self._attempts = max(1, attempts)
         self._backoff = backoff
@@ -69,13 +73,20 @@ class ApiCallRunner:
                 RunStatus.FAILED,
                 error=f"task {task.id!r} is an api_call without request data; recreate it",
             )
+        if self._http is None:
+            return RunReport(
+                RunStatus.FAILED,
+                error="api_call tasks need an HTTP client, and none is configured",
+            )
         target = f"{data.method} {redact_url(data.url)}"
-        response, failure = await self._request(data, idempotency_key(task, run))
+        extra = {} if data.idempotent else {IDEMPOTENCY_HEADER: idempotency_key(task, run)}
+        request = data.to_request(extra_headers=extra)
+        response, failure = await self._request(self._http, request)
         if response is None:
-            status = RunStatus.FAILED if failure.sent_ok else RunStatus.OUTCOME_UNKNOWN
+            status = RunStatus.OUTCOME_UNKNOWN if failure.unknown else RunStatus.FAILED
             return RunReport(status, error=f"{target} failed: {failure.detail}")
-        outcome = f"{target} -> {response.status_code} {response.reason_phrase}".rstrip()
-        preview = body_preview(response, _secrets(data, response))
+        outcome = f"{target} -> {response.status_code} {response.reason}".rstrip()
+        preview = body_preview(response, _secrets(data))
         text = f"{outcome}\n{preview}" if preview else outcome
         if response.status_code >= 400:
             return RunReport(RunStatus.FAILED, result=outcome, error=text)
@@ -83,77 +94,46 @@ class ApiCallRunner:
         # The request was made: running the task again to deliver its outcome would repeat it.
         return replace(report, retry_later=False)
 
-    async def _request(self, data: ApiCallData, key: str) -> tuple[httpx.Response | None, _Failure]:
-        idempotent = data.idempotent
-        retried = httpx.TransportError if idempotent else NOT_SENT_ERRORS
+    async def _request(
+        self, http: HttpSender, request: HttpRequest
+    ) -> tuple[HttpResponse | None, _Failure]:
         failure = _Failure("no attempt was made")
         for attempt in range(self._attempts):
             if attempt:
                 await self._sleep(self._backoff * 2 ** (attempt - 1))
             try:
-                response = await self._send(data, key)
-            except retried as exc:
-                failure = _Failure(f"{type(exc).__name__}: {exc or 'no detail'}")
+                response = await http.send(request)
+            except HttpRequestError as exc:
+                detail = exc.reason
+                if exc.may_have_arrived and not request.idempotent:
+                    # Repeating it could act twice: its outcome stays unknown.
+                    note = f"not repeated: the {request.method} may already have acted"
+                    return None, _Failure(f"{detail} ({note})", unknown=True)
+                if exc.permanent:
+                    return None, _Failure(detail)
+                failure = _Failure(detail)
                 log.info(
-                    "api_call attempt %d to %s: %s",
-                    attempt + 1,
-                    redact_url(data.url),
-                    failure.detail,
+                    "api_call attempt %d to %s: %s", attempt + 1, redact_url(request.url), detail
                 )
                 continue
-            except httpx.TransportError as exc:
-                # The request may have reached the server: repeating it could act twice.
-                detail = f"{type(exc).__name__}: {exc or 'no detail'}"
-                note = f"not repeated: the {data.method} may already have acted"
-                return None, _Failure(f"{detail} ({note})", sent_ok=False)
             last = attempt == self._attempts - 1
-            if response.status_code < 500 or last or not idempotent:
+            if response.status_code < 500 or last or not request.idempotent:
                 return response, failure
             log.info(
                 "api_call attempt %d to %s: HTTP %d",
                 attempt + 1,
-                redact_url(data.url),
+                redact_url(request.url),
                 response.status_code,
             )
         return None, _Failure(f"{failure.detail} (after {self._attempts} attempts)")
 
-    async def aclose(self) -> None:
-        """Close the client this runner made itself (a given client is left alone)."""
-        owned, self._owned = self._owned, None
-        if owned is not None:
-            await owned.aclose()
-
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is not None:
-            return self._client
-        if self._owned is None:
-            self._owned = httpx.AsyncClient(follow_redirects=False)
-        return self._owned
-
-    async def _send(self, data: ApiCallData, key: str) -> httpx.Response:
-        body = data.body
-        content = body if isinstance(body, str) else None
-        json_body = None if body is None or isinstance(body, str) else body
-        headers = dict(data.headers)
-        stated = {name.lower() for name in headers}
-        if not data.idempotent and IDEMPOTENCY_HEADER.lower() not in stated:
-            headers[IDEMPOTENCY_HEADER] = key
-        return await self._http().request(
-            data.method,
-            data.url,
-            headers=headers,
-            content=content,
-            json=json_body,
-            timeout=data.timeout,
-        )
-
 
 @dataclass(frozen=True, slots=True)
 class _Failure:
-    """Why no answer came: the detail, and whether the request surely did not act."""
+    """Why no answer came, and whether the request may have acted (its outcome is unknown)."""
 
     detail: str
-    sent_ok: bool = True  # False: it may have reached the server (the outcome is unknown)
+    unknown: bool = False
 
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -168,15 +148,18 @@ def idempotency_key(task: Task, run: TaskRun) -> str:
     return str(uuid.uuid5(_KEY_NAMESPACE, name))
 
 
-def _secrets(data: ApiCallData, response: httpx.Response) -> list[str]:
-    """Header values the request carried (given, or derived such as Basic auth from the URL)."""
-    sent = response.request.headers
-    derived = [v for k, v in sent.items() if is_secret_name(k)]
-    password = httpx.URL(data.url).password
-    return [*data.headers.values(), *derived, *([password] if password else [])]
+def _secrets(data: ApiCallData) -> list[str]:
+    """Secret values the request carried: its header values, and the URL's password with the
+    Basic credentials the client derives from it."""
+    url = httpx.URL(data.url)
+    derived: list[str] = []
+    if url.password:
+        pair = f"{url.username}:{url.password}".encode()
+        derived += [url.password, base64.b64encode(pair).decode("ascii")]
+    return [*data.headers.values(), *derived]
 
 
-def body_preview(response: httpx.Response, secrets: Iterable[str]) -> str:
+def body_preview(response: HttpResponse, secrets: Iterable[str]) -> str:
     """Return the start of the response body, flattened, with secret values scrubbed."""
     if not response.content:
         return ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -10,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from assistant.builtin import GuardedHttp, NetGuard
 from common.clock import ManualClock
 from tasks.execution import ApiCallData, ReminderData, TaskType
 from tasks.models import DEFAULT_MISFIRE_RULES, MisfireRule, TaskDraft
@@ -21,6 +23,7 @@ from tasks.store.sqlite.store import SqliteTaskStore
 from tests.tasks.http_standin import ScriptedServer
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second
 BERLIN = ZoneInfo("Europe/Berlin")
 
 
@@ -80,6 +83,14 @@ def api_call_draft(
         created_at=created_at,
         next_run=first,
     )
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[GuardedHttp]:
+    """The program's guarded HTTP client, trusting 127.0.0.1 (where the stand-ins listen)."""
+    guarded = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]), verify=TLS)
+    yield guarded
+    await guarded.aclose()
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from assistant.builtin import GuardedHttp
 from common.clock import ManualClock
 from tasks.engine.manager import TaskManager
 from tasks.errors import ScheduleError, TaskDataError, TaskNotFoundError, TaskStateError
@@ -679,7 +680,7 @@ async def post_task(manager: TaskManager, url: str) -> Task:
 
 
 async def test_a_post_whose_process_died_mid_request_is_never_sent_again(
-    tmp_path: Path, clock: ManualClock, server: ScriptedServer
+    tmp_path: Path, clock: ManualClock, server: ScriptedServer, http: GuardedHttp
 ) -> None:
     path = tmp_path / "assistant.db"
     notifier = RecordingNotifier()
@@ -687,7 +688,7 @@ async def test_a_post_whose_process_died_mid_request_is_never_sent_again(
     server.replies = [(HOLD, "")]  # the server has the POST and has not answered yet
     dying = TaskManager(
         store=SqliteTaskStore(path), clock=clock, notifier=notifier, lease=lease,
-        drain_timeout=timedelta(0),
+        drain_timeout=timedelta(0), http=http,
     )  # fmt: skip
     await dying.start(timer=False)
     task = await post_task(dying, f"{server.url}/orders")
@@ -697,7 +698,9 @@ async def test_a_post_whose_process_died_mid_request_is_never_sent_again(
     await dying.stop()  # its run is cut off mid-request, and nothing beats for it any more
     assert await running == 1
 
-    heir = TaskManager(store=SqliteTaskStore(path), clock=clock, notifier=notifier, lease=lease)
+    heir = TaskManager(
+        store=SqliteTaskStore(path), clock=clock, notifier=notifier, lease=lease, http=http
+    )
     async with heir:
         clock.advance(lease)
         assert await heir.run_due() == 0
@@ -721,12 +724,12 @@ async def test_a_post_whose_process_died_mid_request_is_never_sent_again(
 
 
 async def test_a_post_cut_off_by_the_time_limit_has_an_unknown_outcome(
-    store: TaskStore, clock: ManualClock, server: ScriptedServer
+    store: TaskStore, clock: ManualClock, server: ScriptedServer, http: GuardedHttp
 ) -> None:
     server.replies = [(HOLD, "")]
     notifier = RecordingNotifier()
     manager = TaskManager(
-        store=store, clock=clock, notifier=notifier,
+        store=store, clock=clock, notifier=notifier, http=http,
         run_timeout=timedelta(milliseconds=200),  # real time: the limit bounds real waits
     )  # fmt: skip
     task = await post_task(manager, f"{server.url}/orders")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import timedelta
 
 import httpx
 import pytest
 
+from assistant.builtin import GuardedHttp, NetGuard
 from common.clock import ManualClock
 from tasks.execution import (
     AgentTaskData,
@@ -205,10 +205,9 @@ async def test_deliverer_retries_failed_but_not_blocked(clock: ManualClock) -> N
 # -- api_call against a real server ------------------------------------------------------------
 
 
-@pytest.fixture
-async def client() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as http:
-        yield http
+def trusting(client: httpx.AsyncClient) -> GuardedHttp:
+    """The guarded client, sending to the mock host ``shop.example`` through ``client``."""
+    return GuardedHttp(guard=NetGuard(allow_hosts=["shop.example"]), client=client)
 
 
 def api_task(url: str, **fields: object) -> Task:
@@ -217,7 +216,7 @@ def api_task(url: str, **fields: object) -> Task:
 
 async def test_api_call_retries_5xx_with_backoff_then_delivers(
     server: ScriptedServer,
-    client: httpx.AsyncClient,
+    http: GuardedHttp,
     deliverer: Deliverer,
     notifier: RecordingNotifier,
     clock: ManualClock,
@@ -225,7 +224,7 @@ async def test_api_call_retries_5xx_with_backoff_then_delivers(
     server.replies = [(503, "busy"), (502, "bad gateway"), (200, '{"lights": "off"}')]
     task = api_task(f"{server.url}/lights/off?key=abc", method="PUT", body={"state": "off"})
 
-    report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(task, make_run())
+    report = await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(task, make_run())
 
     assert report.status is RunStatus.SUCCEEDED
     assert [r.method for r in server.received] == ["PUT"] * 3
@@ -240,13 +239,13 @@ async def test_api_call_retries_5xx_with_backoff_then_delivers(
 async def test_api_call_never_repeats_a_post_the_server_may_have_acted_on(
     method: str,
     server: ScriptedServer,
-    client: httpx.AsyncClient,
+    http: GuardedHttp,
     deliverer: Deliverer,
     notifier: RecordingNotifier,
     clock: ManualClock,
 ) -> None:
     server.replies = [(503, "busy"), (HANG_UP, "")]
-    runner = ApiCallRunner(deliverer, client, sleep=clock.sleep)
+    runner = ApiCallRunner(deliverer, http, sleep=clock.sleep)
     task = api_task(f"{server.url}/order", method=method, body={"pizza": 1})
 
     answered = await runner.run(task, make_run())
@@ -258,7 +257,7 @@ async def test_api_call_never_repeats_a_post_the_server_may_have_acted_on(
     )
     # The server got it and hung up without answering: whether it acted is unknown.
     assert dropped.status is RunStatus.OUTCOME_UNKNOWN
-    assert "RemoteProtocolError" in (dropped.error or "")
+    assert "Server disconnected without sending a response" in (dropped.error or "")
     assert f"not repeated: the {method} may already have acted" in (dropped.error or "")
     assert notifier.deliveries == []
 
@@ -277,7 +276,7 @@ async def test_a_post_carries_an_idempotency_key_stable_per_run(
 
     transport = httpx.MockTransport(refuse_then_answer)
     async with httpx.AsyncClient(transport=transport) as client:
-        runner = ApiCallRunner(deliverer, client, sleep=clock.sleep)
+        runner = ApiCallRunner(deliverer, trusting(client), sleep=clock.sleep)
         task = api_task("https://shop.example/orders", method=method, body={"pizza": 1})
         first = await runner.run(task, make_run())
         again = await runner.run(task, replace(make_run(), id=8))
@@ -298,7 +297,7 @@ async def test_idempotent_methods_carry_no_key_and_a_stated_key_is_kept(
         return httpx.Response(200)
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
-        runner = ApiCallRunner(deliverer, client, sleep=clock.sleep)
+        runner = ApiCallRunner(deliverer, trusting(client), sleep=clock.sleep)
         await runner.run(api_task("https://shop.example/a", method="PUT"), make_run())
         stated = {"idempotency-KEY": "mine-42"}
         await runner.run(
@@ -310,11 +309,11 @@ async def test_idempotent_methods_carry_no_key_and_a_stated_key_is_kept(
 
 
 async def test_api_call_retries_a_get_whose_connection_dropped(
-    server: ScriptedServer, client: httpx.AsyncClient, deliverer: Deliverer, clock: ManualClock
+    server: ScriptedServer, http: GuardedHttp, deliverer: Deliverer, clock: ManualClock
 ) -> None:
     server.replies = [(HANG_UP, ""), (200, "fine")]
 
-    report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(
+    report = await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(
         api_task(f"{server.url}/status"), make_run()
     )
 
@@ -323,10 +322,10 @@ async def test_api_call_retries_a_get_whose_connection_dropped(
 
 
 async def test_api_call_gives_up_after_persistent_5xx(
-    server: ScriptedServer, client: httpx.AsyncClient, deliverer: Deliverer, clock: ManualClock
+    server: ScriptedServer, http: GuardedHttp, deliverer: Deliverer, clock: ManualClock
 ) -> None:
     server.replies = [(500, "down")] * 3
-    runner = ApiCallRunner(deliverer, client, sleep=clock.sleep, attempts=3)
+    runner = ApiCallRunner(deliverer, http, sleep=clock.sleep, attempts=3)
 
     report = await runner.run(api_task(f"{server.url}/x"), make_run())
 
@@ -338,14 +337,14 @@ async def test_api_call_gives_up_after_persistent_5xx(
 
 async def test_api_call_does_not_retry_4xx(
     server: ScriptedServer,
-    client: httpx.AsyncClient,
+    http: GuardedHttp,
     deliverer: Deliverer,
     notifier: RecordingNotifier,
     clock: ManualClock,
 ) -> None:
     server.replies = [(404, "no such light")]
 
-    report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(
+    report = await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(
         api_task(f"{server.url}/lamp"), make_run()
     )
 
@@ -355,25 +354,28 @@ async def test_api_call_does_not_retry_4xx(
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
 async def test_api_call_network_error_is_retried_and_reported(
-    method: str, client: httpx.AsyncClient, deliverer: Deliverer, clock: ManualClock
+    method: str, http: GuardedHttp, deliverer: Deliverer, clock: ManualClock
 ) -> None:
     listener = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
     port = listener.sockets[0].getsockname()[1]
     listener.close()
     await listener.wait_closed()
 
-    report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(
+    report = await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(
         api_task(f"http://127.0.0.1:{port}/x", method=method), make_run()
     )
 
     assert report.status is RunStatus.FAILED  # never sent, so a POST is retried too
-    assert "ConnectError" in (report.error or "") and "(after 3 attempts)" in (report.error or "")
+    assert report.error == (
+        f"{method} http://127.0.0.1:{port}/x failed: All connection attempts failed "
+        "(after 3 attempts)"
+    )
     assert clock.slept == [1.0, 2.0]
 
 
 async def test_api_call_never_echoes_secret_header_values(
     server: ScriptedServer,
-    client: httpx.AsyncClient,
+    http: GuardedHttp,
     deliverer: Deliverer,
     notifier: RecordingNotifier,
     clock: ManualClock,
@@ -385,7 +387,7 @@ async def test_api_call_never_echoes_secret_header_values(
         body="raw text",
     )
 
-    await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(task, make_run())
+    await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(task, make_run())
 
     sent = server.received[0]
     assert sent.headers["x-api-key"] == "k-12345" and sent.body == b"raw text"
@@ -396,15 +398,14 @@ async def test_api_call_never_echoes_secret_header_values(
     assert "[redacted]" in text
 
 
-async def test_api_call_runner_makes_and_closes_its_own_client(
-    server: ScriptedServer, deliverer: Deliverer, clock: ManualClock
+async def test_api_call_without_an_http_client_fails_clearly(
+    deliverer: Deliverer, clock: ManualClock
 ) -> None:
     runner = ApiCallRunner(deliverer, sleep=clock.sleep)
 
-    report = await runner.run(api_task(f"{server.url}/ping", method="head"), make_run())
-    await runner.aclose()
+    report = await runner.run(api_task("https://example.com/ping", method="head"), make_run())
 
-    assert report.status is RunStatus.SUCCEEDED and server.received[0].method == "HEAD"
+    assert report.status is RunStatus.FAILED and "none is configured" in (report.error or "")
 
 
 async def test_runners_refuse_data_of_another_type(deliverer: Deliverer) -> None:
