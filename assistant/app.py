@@ -24,6 +24,7 @@ from assistant.builtin import (
     get_current_time,
 )
 from assistant.config import ConfigError, Settings
+from assistant.datadir import prepare_data_dir
 from assistant.llm import LLMBackend, OpenAIBackend
 from assistant.planner.offline import OfflinePlanner
 from common import Clock, SystemClock, install_log_redaction
@@ -144,7 +145,7 @@ async def open_app(
     clock = clock or SystemClock()
     install_log_redaction("httpx", "httpcore", "telegram", "tools", "tasks")
     async with AsyncExitStack() as stack:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        prepare_data_dir(settings.data_dir)
         if run_scheduler:
             _lock_scheduler(stack, settings)
         memory = await MemoryStore.open(settings.database_path, clock=clock)

@@ -1,11 +1,19 @@
 """What every package stands on and none owns: the clock, per-key locks, secret redaction,
-the vocabulary of outgoing HTTP requests, the lifecycle of long-lived objects, and one SQLite
-connection on its own thread with its migration runner.
+the vocabulary of outgoing HTTP requests, files private to their user, the lifecycle of
+long-lived objects, and one SQLite connection on its own thread with its migration runner.
 
 ``common`` imports nothing from the project; every other package may import it.
 """
 
 from common.clock import Clock, ManualClock, SystemClock, require_aware
+from common.files import (
+    PRIVATE_DIR_MODE,
+    PRIVATE_FILE_MODE,
+    create_private_file,
+    make_private_dir,
+    open_private,
+    tighten,
+)
 from common.http import (
     HTTP_METHODS,
     NOT_IDEMPOTENT_METHODS,
@@ -31,6 +39,8 @@ from common.sqlite import Failures, SqliteDatabase, from_db_time, migrate, to_db
 __all__ = [
     "HTTP_METHODS",
     "NOT_IDEMPOTENT_METHODS",
+    "PRIVATE_DIR_MODE",
+    "PRIVATE_FILE_MODE",
     "REDACTED",
     "SAFE_METHODS",
     "AsyncLifecycle",
@@ -44,14 +54,18 @@ __all__ = [
     "RedactUrlFilter",
     "SqliteDatabase",
     "SystemClock",
+    "create_private_file",
     "from_db_time",
     "install_log_redaction",
     "is_secret_name",
+    "make_private_dir",
     "migrate",
+    "open_private",
     "redact_headers",
     "redact_secrets",
     "redact_url",
     "require_aware",
     "scrub",
+    "tighten",
     "to_db_time",
 ]

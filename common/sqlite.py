@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Generic, TypeVar
 
+from common.files import create_private_file, make_private_dir
+
 H = TypeVar("H")
 T = TypeVar("T")
 
@@ -54,7 +56,8 @@ class SqliteDatabase(Generic[H]):
     was opened: the connection itself, or a package's wrapper around it.
 
     Args:
-        path: The database file; its directory is created when missing.
+        path: The database file; it and its directory are created private (0600, 0700)
+            when missing.
         handle: Makes what each operation's work receives from the open connection.
         failures: The package's exceptions.
         busy_ms: How long a statement waits for another connection's write lock.
@@ -204,7 +207,9 @@ class SqliteDatabase(Generic[H]):
         """On the connection's thread: open and configure the connection."""
         what = self._failures.what
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(self.path.parent)
+            # Private from the start; SQLite gives its -wal and -shm files the same mode.
+            create_private_file(self.path)
             # Autocommit: transactions are the explicit BEGIN ... COMMIT of ``write``.
             conn = sqlite3.connect(self.path, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
