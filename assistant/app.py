@@ -143,7 +143,7 @@ async def open_app(
         run_scheduler: Start the task manager's timer (chat, telegram, serve).
     """
     clock = clock or SystemClock()
-    install_log_redaction("httpx", "httpcore", "telegram", "tools", "tasks")
+    install_log_redaction(*settings.secret_values())
     async with AsyncExitStack() as stack:
         prepare_data_dir(settings.data_dir)
         if run_scheduler:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant.config import ConfigError, Settings, load_settings
+from common import install_log_redaction
 
 if TYPE_CHECKING:
     from tasks import Task, TaskRun
@@ -36,6 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # On the handler: every record of every logger (telegram.*, httpx, ours) is scrubbed.
+    install_log_redaction(*settings.secret_values())
     # httpx logs every URL at INFO, and a Bot API URL carries the bot token.
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(

@@ -152,6 +152,11 @@ class Settings(BaseSettings):
         """Where custom tools are loaded from."""
         return self.custom_tools_dir or self.data_dir / "custom_tools"
 
+    def secret_values(self) -> list[str]:
+        """The secrets among the settings (API keys, the bot token), to hide from every log."""
+        held = (self.llm_api_key, self.serpapi_api_key, self.telegram_bot_token)
+        return [s.get_secret_value() for s in held if s is not None and s.get_secret_value()]
+
     def telegram_token(self) -> str:
         """Return the bot token after checking its shape.
 

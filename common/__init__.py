@@ -26,11 +26,12 @@ from common.lifecycle import AsyncLifecycle
 from common.locks import KeyedLocks
 from common.redaction import (
     REDACTED,
-    RedactUrlFilter,
+    RedactingFilter,
     install_log_redaction,
     is_secret_name,
     redact_headers,
     redact_secrets,
+    redact_text,
     redact_url,
     scrub,
 )
@@ -51,7 +52,7 @@ __all__ = [
     "HttpResponse",
     "KeyedLocks",
     "ManualClock",
-    "RedactUrlFilter",
+    "RedactingFilter",
     "SqliteDatabase",
     "SystemClock",
     "create_private_file",
@@ -63,6 +64,7 @@ __all__ = [
     "open_private",
     "redact_headers",
     "redact_secrets",
+    "redact_text",
     "redact_url",
     "require_aware",
     "scrub",

@@ -216,7 +216,7 @@ class WebTools:
             guard=self._guard, client=self._client, verify=tls, max_redirects=max_redirects
         )
         self._max_bytes = max_response_bytes
-        install_log_redaction()
+        install_log_redaction(self._serpapi_key)
 
     @property
     def http(self) -> GuardedHttp:

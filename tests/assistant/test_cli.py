@@ -16,20 +16,23 @@ def run(
     zone: str = "America/New_York",
     check: bool = True,
     typed: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``assistant ARGS`` in a fresh process; ``typed`` is piped to its standard input."""
-    env = {
+    """Run ``assistant ARGS`` in a fresh process; ``typed`` is piped to its standard input;
+    ``env`` adds variables to the bare environment it runs in."""
+    variables = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(data_dir),
         "ASSISTANT_DATA_DIR": str(data_dir),
         "ASSISTANT_TIMEZONE": zone,
+        **(env or {}),
     }
     done = subprocess.run(
         [sys.executable, "-m", "assistant.cli", *args],
         input=typed,
         capture_output=True,
         text=True,
-        env=env,
+        env=variables,
         cwd=data_dir,
         timeout=60,
         check=False,
@@ -154,3 +157,20 @@ def test_ask_says_how_to_decide_a_pending_approval(tmp_path: Path) -> None:
     assert request["tool"] == "add_recurring_task"
     assert f"/approve {request['id']}" in reply["note"]
     assert tasks_json(tmp_path) == []
+
+
+BOT_TOKEN = "123456789:AAEabcdefghijklmnopqrstuvwxyz0123456"
+
+
+def test_the_bot_token_never_shows_in_debug_logs(tmp_path: Path) -> None:
+    # telegram.Bot logs "Set Bot API URL: <base>/bot<token>" at DEBUG; the Bot API here is a
+    # closed port, so the bot stops right after.
+    done = run(
+        "telegram", data_dir=tmp_path, check=False,
+        env={"TELEGRAM_BOT_TOKEN": BOT_TOKEN, "TELEGRAM_BASE_URL": "http://127.0.0.1:9/bot",
+             "ASSISTANT_LOG_LEVEL": "DEBUG"},
+    )  # fmt: skip
+
+    assert "Set Bot API URL: http://127.0.0.1:9/bot[redacted]" in done.stderr
+    assert BOT_TOKEN not in done.stdout + done.stderr
+    assert BOT_TOKEN.split(":")[1] not in done.stdout + done.stderr
