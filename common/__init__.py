@@ -34,6 +34,7 @@ from common.redaction import (
     redact_text,
     redact_url,
     scrub,
+    url_secrets,
 )
 from common.sqlite import Failures, SqliteDatabase, from_db_time, migrate, to_db_time
 
@@ -70,4 +71,5 @@ __all__ = [
     "scrub",
     "tighten",
     "to_db_time",
+    "url_secrets",
 ]

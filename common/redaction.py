@@ -84,6 +84,23 @@ def redact_url(url: str | httpx.URL) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def url_secrets(url: str | httpx.URL) -> list[str]:
+    """The secret values a URL carries, as written and decoded: its password, and the values
+    of its secret-looking query parameters (``?api_key=...``), to scrub them from whatever a
+    server echoes back."""
+    try:
+        parts = urlsplit(str(url))
+        password = parts.password
+    except ValueError:
+        return []
+    found = [password, unquote_plus(password)] if password else []
+    for pair in parts.query.split("&"):
+        name, equals, value = pair.partition("=")
+        if equals and value and is_secret_name(unquote_plus(name)):
+            found += [value, unquote_plus(value)]
+    return found
+
+
 def _redact_parameter(pair: str) -> str:
     name, equals, _ = pair.partition("=")
     return f"{name}={REDACTED}" if equals and is_secret_name(unquote_plus(name)) else pair

@@ -8,6 +8,7 @@ text that asks the user to approve a call. Real HTTP servers on 127.0.0.1 answer
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import ssl
 from collections.abc import AsyncIterator, Iterator
@@ -23,6 +24,7 @@ from assistant.config import load_settings
 from common import ManualClock
 from interfaces.views import approval_card, format_arguments, request_line
 from tasks import Delivery, DeliveryStatus, RunStatus, TaskRun, parse_schedule
+from tests.tasks.http_standin import ScriptedServer
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
 
@@ -286,3 +288,45 @@ async def test_a_scheduled_call_redirected_to_a_private_address_is_refused(
     assert run.status is RunStatus.FAILED
     assert "10.0.0.1 is a private address" in (run.error or "")
     assert [r.path for r in server.requests] == ["/jump"]
+
+
+# -- query-string secrets, end to end ------------------------------------------------------
+
+
+QUERY_SECRET = "q-s3cret/0123+456"  # decoded: a server may echo it either way
+ENCODED_SECRET = "q-s3cret%2F0123%2B456"
+
+
+@pytest.mark.parametrize("status", [200, 500])
+async def test_a_query_secret_a_server_echoes_never_reaches_the_ledger_the_chat_or_the_log(
+    tmp_path: Path, logs: pytest.LogCaptureFixture, status: int
+) -> None:
+    scripted = ScriptedServer(echo_target=True, replies=[(status, "done")] * 3)
+    listener = await asyncio.start_server(scripted.handle, "127.0.0.1", 0)
+    scripted.port = listener.sockets[0].getsockname()[1]
+    recorder = Recorder()
+    url = f"{scripted.url}/lights?room=1&api_key={ENCODED_SECRET}"
+    async with listener:
+        clock = ManualClock(datetime(2026, 3, 10, 13, 30, tzinfo=UTC))
+        settings = load_settings(
+            data_dir=tmp_path / "data", timezone="Europe/Berlin", http_allow_hosts="127.0.0.1"
+        )
+        async with open_app(settings, notifier=recorder, clock=clock) as app:
+            task = await app.tasks.add_task(
+                owner_id=LOCAL_USER, chat_id=LOCAL_CHAT, task_type="api_call",
+                schedule=parse_schedule("every day at 8am", now=clock.now(), tz=app.settings.zone),
+                execution_data={"url": url},
+            )  # fmt: skip
+            run = await app.tasks.run_now(task.id, LOCAL_USER)
+            ledger = await app.tasks.history(task.id, LOCAL_USER)
+            tool = await ToolExecutor(ToolRegistry([app.web])).execute(
+                ToolCall("api_call", {"url": url}), CTX
+            )
+
+    assert QUERY_SECRET in scripted.received[0].path.replace(ENCODED_SECRET, QUERY_SECRET)
+    assert run.status is (RunStatus.SUCCEEDED if status == 200 else RunStatus.FAILED)
+    delivered = [d.text for d in recorder.deliveries]
+    assert delivered and "you asked for GET /lights?room=1&api_key=" in delivered[0]
+    stored = [part or "" for row in ledger for part in (row.result, row.error)]
+    for secret in (QUERY_SECRET, ENCODED_SECRET):
+        assert_hidden(secret, *delivered, *stored, seen(tool), logs.text)

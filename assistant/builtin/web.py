@@ -35,8 +35,10 @@ from common import (
     HttpResponse,
     install_log_redaction,
     redact_headers,
+    redact_text,
     redact_url,
     scrub,
+    url_secrets,
 )
 from tasks import SearchHit
 from tools import ToolContext, ToolError, tool
@@ -404,6 +406,7 @@ class WebTools:
         sent = _clean_headers(headers or {})
         log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
         secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
+        secrets += url_secrets(url)
         request = HttpRequest(
             verb, url, sent, body.encode() if body is not None else None, timeout, self._max_bytes
         )
@@ -419,7 +422,7 @@ class WebTools:
             status_code=response.status_code,
             reason=response.reason,
             headers=redact_headers(response.headers.items()),
-            body=scrub(shown, secrets),
+            body=redact_text(shown, secrets),
             truncated=response.truncated or len(text) > len(shown),
         )
 

@@ -27,7 +27,14 @@ from dataclasses import dataclass, replace
 
 import httpx
 
-from common import HttpRequest, HttpRequestError, HttpResponse, redact_url, scrub
+from common import (
+    HttpRequest,
+    HttpRequestError,
+    HttpResponse,
+    redact_text,
+    redact_url,
+    url_secrets,
+)
 from tasks.execution import ApiCallData
 from tasks.models import RunStatus, Task, TaskRun
 from tasks.protocols import DeliveryKind, HttpSender
@@ -149,19 +156,20 @@ def idempotency_key(task: Task, run: TaskRun) -> str:
 
 
 def _secrets(data: ApiCallData) -> list[str]:
-    """Secret values the request carried: its header values, and the URL's password with the
-    Basic credentials the client derives from it."""
+    """Secret values the request carried: its header values, the URL's password (with the
+    Basic credentials the client derives from it) and its secret-looking query values."""
     url = httpx.URL(data.url)
-    derived: list[str] = []
+    derived = url_secrets(data.url)
     if url.password:
         pair = f"{url.username}:{url.password}".encode()
-        derived += [url.password, base64.b64encode(pair).decode("ascii")]
+        derived.append(base64.b64encode(pair).decode("ascii"))
     return [*data.headers.values(), *derived]
 
 
 def body_preview(response: HttpResponse, secrets: Iterable[str]) -> str:
-    """Return the start of the response body, flattened, with secret values scrubbed."""
+    """Return the start of the response body, flattened, with secret values scrubbed (those
+    the request carried, and anything ``redact_text`` recognises as a credential)."""
     if not response.content:
         return ""
-    text = scrub(" ".join(response.text.split()), secrets)
+    text = redact_text(" ".join(response.text.split()), secrets)
     return text if len(text) <= BODY_PREVIEW else text[: BODY_PREVIEW - 1] + "…"

@@ -6,6 +6,7 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 from http import HTTPStatus
+from urllib.parse import unquote
 
 HANG_UP = 0
 """A scripted status: close the connection without answering."""
@@ -28,6 +29,7 @@ class ScriptedServer:
     replies: list[tuple[int, str]] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
     echo_headers: bool = False
+    echo_target: bool = False
     port: int = 0
     arrived: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -60,6 +62,8 @@ class ScriptedServer:
             return
         if self.echo_headers:
             text = json.dumps(headers)
+        if self.echo_target:  # as servers do: "no light at /lights?api_key=..."
+            text = f"{text}: you asked for {method} {unquote(path)} ({path})"
         payload = text.encode()
         writer.write(
             f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Length: {len(payload)}\r\n"
