@@ -27,6 +27,7 @@ from assistant.config import ConfigError, Settings
 from assistant.datadir import prepare_data_dir
 from assistant.llm import LLMBackend, OpenAIBackend
 from assistant.planner.offline import OfflinePlanner
+from assistant.secrets import EnvironmentSecrets
 from common import Clock, SystemClock, install_log_redaction
 from interfaces import LoggingNotifier
 from memory import MemoryStore
@@ -34,6 +35,7 @@ from tasks import (
     Notifier,
     SchedulerBusyError,
     SearchHit,
+    SecretSource,
     SqliteTaskStore,
     TaskError,
     TaskManager,
@@ -130,6 +132,7 @@ async def open_app(
     clock: Clock | None = None,
     on_event: EventCallback | None = None,
     run_scheduler: bool = False,
+    secrets: SecretSource | None = None,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
 
@@ -141,6 +144,8 @@ async def open_app(
             the agent read it (tests inject a manual one).
         on_event: Receives the agent's progress events.
         run_scheduler: Start the task manager's timer (chat, telegram, serve).
+        secrets: The values of ``${NAME}`` references in scheduled requests; by default
+            the environment and ``.env`` (read once, here).
     """
     clock = clock or SystemClock()
     install_log_redaction(*settings.secret_values())
@@ -173,6 +178,7 @@ async def open_app(
             summarizer=late_agent if settings.llm_base_url else None,
             # Scheduled API calls take the api_call tool's own guarded path.
             http=web.http,
+            secrets=secrets or EnvironmentSecrets.from_process(),
             # Tasks added by another process (`assistant ask`) are noticed within a second.
             recheck_every=timedelta(seconds=1),
         )

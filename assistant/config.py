@@ -186,6 +186,11 @@ def _env_name(name: str) -> str:
     return name
 
 
+def setting_names() -> list[str]:
+    """The environment variables the settings are read from."""
+    return [_env_name(name) for name in Settings.model_fields]
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Read the settings from the environment and ``.env``.
 

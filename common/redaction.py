@@ -22,9 +22,23 @@ _SECRET_NAME = re.compile(
 )
 
 
+# A value that only names a secret (``${HOME_API_TOKEN}``, ``Bearer ${HOME_API_TOKEN}``): it
+# holds none, and a person approving a request should see which one it names.
+_REFERENCE_ONLY = re.compile(
+    r"\s*(?:(?:Bearer|Basic|Token)\s+)?\$\{[A-Za-z_][A-Za-z0-9_]*\}\s*", re.IGNORECASE
+)
+
+
 def is_secret_name(name: str) -> bool:
     """Return whether a header, parameter or key name suggests that its value is a secret."""
     return bool(_SECRET_NAME.search(name))
+
+
+def _hidden(name: str, value: object) -> bool:
+    """Whether the value of ``name`` is shown as ``[redacted]``."""
+    return is_secret_name(name) and not (
+        isinstance(value, str) and _REFERENCE_ONLY.fullmatch(value)
+    )
 
 
 def redact_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -32,9 +46,10 @@ def redact_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> di
 
     Secret-looking names: Authorization, Proxy-Authorization, Cookie, Set-Cookie and any name
     containing token, key, secret, password, session, signature or credential (X-Api-Key...).
+    A value that only names a secret (``Bearer ${HOME_API_TOKEN}``) is shown: it holds none.
     """
     pairs = headers.items() if isinstance(headers, Mapping) else headers
-    return {name: (REDACTED if is_secret_name(name) else value) for name, value in pairs}
+    return {name: (REDACTED if _hidden(name, value) else value) for name, value in pairs}
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
@@ -53,7 +68,7 @@ def redact_secrets(value: Any) -> Any:
         return {
             key: (
                 REDACTED
-                if is_secret_name(str(key)) and not isinstance(item, Mapping | list)
+                if _hidden(str(key), item) and not isinstance(item, Mapping | list)
                 else redact_secrets(item)
             )
             for key, item in value.items()
@@ -102,8 +117,9 @@ def url_secrets(url: str | httpx.URL) -> list[str]:
 
 
 def _redact_parameter(pair: str) -> str:
-    name, equals, _ = pair.partition("=")
-    return f"{name}={REDACTED}" if equals and is_secret_name(unquote_plus(name)) else pair
+    name, equals, value = pair.partition("=")
+    hidden = equals and _hidden(unquote_plus(name), unquote_plus(value))
+    return f"{name}={REDACTED}" if hidden else pair
 
 
 _HEADER_TUPLE = re.compile(r"\(b'([^']*)', b'([^']*)'\)")

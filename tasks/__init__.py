@@ -46,6 +46,7 @@ from tasks.protocols import (
     Notifier,
     Searcher,
     SearchHit,
+    SecretSource,
 )
 from tasks.schedule import (
     CronSchedule,
@@ -98,6 +99,7 @@ __all__ = [
     "SchedulerBusyError",
     "SearchHit",
     "Searcher",
+    "SecretSource",
     "SqliteTaskStore",
     "Task",
     "TaskDataError",

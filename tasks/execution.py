@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, f
 
 from common import HTTP_METHODS, NOT_IDEMPOTENT_METHODS, HttpRequest
 from tasks.errors import TaskDataError
+from tasks.references import Lookup, check_placement, no_secrets, resolve_headers, resolve_url
 
 
 class TaskType(StrEnum):
@@ -91,13 +92,33 @@ class ApiCallData(_Data):
         """Whether sending this request twice does what sending it once does."""
         return self.method not in NOT_IDEMPOTENT_METHODS
 
+    def check_references(self) -> None:
+        """Refuse a ``${NAME}`` reference that stands where its value would be shown.
+
+        Raises:
+            TaskDataError: saying where references may stand (``tasks.references``).
+        """
+        check_placement(self.headers, self.url)
+
     def to_request(
-        self, *, extra_headers: Mapping[str, str] | None = None, max_bytes: int = 1_000_000
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        lookup: Lookup = no_secrets,
+        max_bytes: int = 1_000_000,
     ) -> HttpRequest:
-        """The request this data describes: a string body is sent as it is, any other body
-        as JSON (with its content type, unless the headers name one); ``extra_headers`` are
-        added where the stored headers do not already name them."""
-        headers = dict(self.headers)
+        """The request this data describes, to send now.
+
+        ``${NAME}`` references in header values and query values are replaced by what
+        ``lookup`` returns; a string body is sent as it is, any other body as JSON (with its
+        content type, unless the headers name one); ``extra_headers`` are added where the
+        stored headers do not already name them.
+
+        Raises:
+            TaskError: when a reference is misplaced or ``lookup`` has no value for it.
+        """
+        self.check_references()
+        headers = resolve_headers(self.headers, lookup)
         stated = {name.lower() for name in headers}
         for name, value in (extra_headers or {}).items():
             if name.lower() not in stated:
@@ -109,7 +130,8 @@ class ApiCallData(_Data):
             content = json.dumps(self.body, ensure_ascii=False).encode()
             if "content-type" not in stated:
                 headers["Content-Type"] = "application/json"
-        return HttpRequest(self.method, self.url, headers, content, self.timeout, max_bytes)
+        url = resolve_url(self.url, lookup)
+        return HttpRequest(self.method, url, headers, content, self.timeout, max_bytes)
 
 
 ExecutionData: TypeAlias = ReminderData | AgentTaskData | WebSearchData | ApiCallData

@@ -2,7 +2,7 @@
 
 The composition root passes implementations in: the Telegram or terminal ``Notifier``, the
 ``DialogAgent`` as ``AgentRunner``, the web-search tool as ``Searcher``, the tools' guarded
-HTTP client as ``HttpSender``.
+HTTP client as ``HttpSender``, the environment and ``.env`` as ``SecretSource``.
 """
 
 from __future__ import annotations
@@ -104,5 +104,17 @@ class HttpSender(Protocol):
         Raises:
             HttpRequestError: when no answer came; it says whether the request may have
                 reached the server and whether trying again can help.
+        """
+        ...
+
+
+class SecretSource(Protocol):
+    """The values of ``${NAME}`` references in scheduled requests (``tasks.references``)."""
+
+    def secret(self, name: str) -> str:
+        """Return the value of ``name`` to send.
+
+        Raises:
+            TaskError: when it has none (or may not be sent), saying what to set.
         """
         ...

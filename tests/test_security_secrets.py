@@ -330,3 +330,46 @@ async def test_a_query_secret_a_server_echoes_never_reaches_the_ledger_the_chat_
     stored = [part or "" for row in ledger for part in (row.result, row.error)]
     for secret in (QUERY_SECRET, ENCODED_SECRET):
         assert_hidden(secret, *delivered, *stored, seen(tool), logs.text)
+
+
+# -- secrets at rest: ${NAME} references ----------------------------------------------------
+
+
+async def test_a_referenced_secret_is_sent_but_never_stored_shown_or_logged(
+    tmp_path: Path,
+    server: LocalWebServer,
+    logs: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME_API_TOKEN", SECRET)
+    server.pages["/lights"] = Page(echo=True, content_type="application/json")
+    recorder = Recorder()
+    clock = ManualClock(datetime(2026, 3, 10, 13, 30, tzinfo=UTC))
+    settings = load_settings(
+        data_dir=tmp_path / "data", timezone="Europe/Berlin", http_allow_hosts="127.0.0.1"
+    )
+    request = {
+        "method": "POST",
+        "url": server.url("/lights") + "?token=${HOME_API_TOKEN}",
+        "headers": {"Authorization": "Bearer ${HOME_API_TOKEN}"},
+    }
+    async with open_app(settings, notifier=recorder, clock=clock) as app:
+        task = await app.tasks.add_task(
+            owner_id=LOCAL_USER, chat_id=LOCAL_CHAT, task_type="api_call",
+            schedule=parse_schedule("every day at 1am", now=clock.now(), tz=app.settings.zone),
+            execution_data=request,
+        )  # fmt: skip
+        run = await app.tasks.run_now(task.id, LOCAL_USER)
+        ledger = await app.tasks.history(task.id, LOCAL_USER)
+        listed = await app.tasks.list_tasks(LOCAL_USER)
+    card = format_arguments({"task_type": "api_call", "execution_data": request})
+
+    assert run.status is RunStatus.SUCCEEDED, run.error
+    (sent,) = server.requests
+    assert sent.headers["Authorization"] == f"Bearer {SECRET}" and sent.query["token"] == [SECRET]
+    assert "Bearer ${HOME_API_TOKEN}" in card and "token=${HOME_API_TOKEN}" in card
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "data").glob("assistant.db*"))
+    assert SECRET.encode() not in stored and b"${HOME_API_TOKEN}" in stored
+    texts = [d.text for d in recorder.deliveries] + [str(t) for t in listed]
+    texts += [part or "" for row in ledger for part in (row.result, row.error)]
+    assert_hidden(SECRET, card, logs.text, *texts)

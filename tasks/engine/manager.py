@@ -32,7 +32,7 @@ from tasks.models import (
     Task,
     TaskRun,
 )
-from tasks.protocols import AgentRunner, HttpSender, Notifier, Searcher
+from tasks.protocols import AgentRunner, HttpSender, Notifier, Searcher, SecretSource
 from tasks.runners.api_call import ApiCallRunner
 from tasks.runners.base import (
     AgentTaskRunner,
@@ -64,6 +64,7 @@ class TaskManager(AsyncLifecycle):
         summarizer: When given, summarises web search hits instead of listing them.
         http: The guarded HTTP client api_call tasks are sent through (the tools' own);
             without it api_call runs fail saying that none is configured.
+        secrets: The values of ``${NAME}`` references in api_call requests.
         runners: Runners per task type, replacing the built-in ones.
         misfire_rules: Per-type misfire defaults, merged over ``DEFAULT_MISFIRE_RULES``.
         max_failures: Failed runs in a row after which a recurring task is disabled.
@@ -92,6 +93,7 @@ class TaskManager(AsyncLifecycle):
         searcher: Searcher | None = None,
         summarizer: AgentRunner | None = None,
         http: HttpSender | None = None,
+        secrets: SecretSource | None = None,
         runners: Mapping[TaskType, TaskRunner] | None = None,
         misfire_rules: Mapping[TaskType, MisfireRule] | None = None,
         max_failures: int = 5,
@@ -115,7 +117,7 @@ class TaskManager(AsyncLifecycle):
         self._drain_timeout = drain_timeout
         self._wake = asyncio.Event()
         deliverer = Deliverer(notifier, sleep=clock.sleep)
-        api_runner = ApiCallRunner(deliverer, http, sleep=clock.sleep)
+        api_runner = ApiCallRunner(deliverer, http, secrets=secrets, sleep=clock.sleep)
         builtin: dict[TaskType, TaskRunner] = {
             TaskType.REMINDER: ReminderRunner(deliverer),
             TaskType.AGENT_TASK: AgentTaskRunner(deliverer, agent),

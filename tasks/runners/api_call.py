@@ -12,9 +12,11 @@ is asked. POST and PATCH carry an ``Idempotency-Key`` header, one per run (the s
 of its attempts), so a server that honours it acts once however often it is asked. A refusal
 that cannot change (a blocked address, an invalid URL) is not retried at all.
 
-The request is made exactly as it was approved when the task was created. The delivered
-outcome names the method, the URL without its query or credentials, the status and a short
-piece of the body; header values never appear in it (they are scrubbed from the body too).
+The request is made exactly as it was approved when the task was created; its ``${NAME}``
+references are resolved as it is sent (``tasks.references``). The delivered outcome names
+the method, the URL as stored (secret query values hidden), the status and a short piece of
+the body; header values, resolved or not, never appear in it (they are scrubbed from the
+body too).
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from common import (
 )
 from tasks.execution import ApiCallData
 from tasks.models import RunStatus, Task, TaskRun
-from tasks.protocols import DeliveryKind, HttpSender
+from tasks.protocols import DeliveryKind, HttpSender, SecretSource
+from tasks.references import no_secrets
 from tasks.runners.base import Deliverer, RunReport, Sleep
 
 log = logging.getLogger(__name__)
@@ -52,6 +55,8 @@ class ApiCallRunner:
         deliverer: Where the outcome goes.
         http: The guarded HTTP client (the composition root passes the tools' own); without
             one, api_call runs fail saying that none is configured.
+        secrets: The values of ``${NAME}`` references, looked up as each request is sent;
+            without it a request with a reference fails saying so.
         sleep: Waits between retries (the clock's ``sleep``, so tests do not wait).
         attempts: Requests before a network error or 5xx is final.
         backoff: Seconds before the second attempt; doubles each time.
@@ -62,12 +67,14 @@ class ApiCallRunner:
         deliverer: Deliverer,
         http: HttpSender | None = None,
         *,
+        secrets: SecretSource | None = None,
         sleep: Sleep,
         attempts: int = 3,
         backoff: float = 1.0,
     ) -> None:
         self._deliverer = deliverer
         self._http = http
+        self._lookup = no_secrets if secrets is None else secrets.secret
         self._sleep = sleep
         self._attempts = max(1, attempts)
         self._backoff = backoff
@@ -87,13 +94,14 @@ class ApiCallRunner:
             )
         target = f"{data.method} {redact_url(data.url)}"
         extra = {} if data.idempotent else {IDEMPOTENCY_HEADER: idempotency_key(task, run)}
-        request = data.to_request(extra_headers=extra)
+        # References are resolved here, for this send only: the stored task keeps them.
+        request = data.to_request(extra_headers=extra, lookup=self._lookup)
         response, failure = await self._request(self._http, request)
         if response is None:
             status = RunStatus.OUTCOME_UNKNOWN if failure.unknown else RunStatus.FAILED
             return RunReport(status, error=f"{target} failed: {failure.detail}")
         outcome = f"{target} -> {response.status_code} {response.reason}".rstrip()
-        preview = body_preview(response, _secrets(data))
+        preview = body_preview(response, _secrets(request))
         text = f"{outcome}\n{preview}" if preview else outcome
         if response.status_code >= 400:
             return RunReport(RunStatus.FAILED, result=outcome, error=text)
@@ -155,15 +163,16 @@ def idempotency_key(task: Task, run: TaskRun) -> str:
     return str(uuid.uuid5(_KEY_NAMESPACE, name))
 
 
-def _secrets(data: ApiCallData) -> list[str]:
-    """Secret values the request carried: its header values, the URL's password (with the
-    Basic credentials the client derives from it) and its secret-looking query values."""
-    url = httpx.URL(data.url)
-    derived = url_secrets(data.url)
+def _secrets(request: HttpRequest) -> list[str]:
+    """Secret values the request carried, references resolved: its header values, the URL's
+    password (with the Basic credentials the client derives from it) and its secret-looking
+    query values."""
+    url = httpx.URL(request.url)
+    derived = url_secrets(request.url)
     if url.password:
         pair = f"{url.username}:{url.password}".encode()
         derived.append(base64.b64encode(pair).decode("ascii"))
-    return [*data.headers.values(), *derived]
+    return [*request.headers.values(), *derived]
 
 
 def body_preview(response: HttpResponse, secrets: Iterable[str]) -> str:

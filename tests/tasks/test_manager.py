@@ -741,3 +741,22 @@ async def test_a_post_cut_off_by_the_time_limit_has_an_unknown_outcome(
     assert run.status is RunStatus.OUTCOME_UNKNOWN and len(server.received) == 1
     (notice,) = notifier.deliveries
     assert notice.run_again and "may or may not have happened" in notice.text
+
+
+async def test_a_request_whose_reference_would_be_shown_is_refused_at_creation(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    manager = manager_for(store, clock, RecordingNotifier())
+
+    with pytest.raises(TaskDataError, match="header 'X-Note' holds a reference"):
+        await manager.add_task(
+            owner_id="alice", chat_id="chat-alice", task_type=TaskType.API_CALL,
+            schedule=once_at(T0 + HOUR),
+            execution_data={"url": "https://x.test/", "headers": {"X-Note": "${TOKEN}"}},
+        )  # fmt: skip
+    kept = await manager.add_task(
+        owner_id="alice", chat_id="chat-alice", task_type=TaskType.API_CALL,
+        schedule=once_at(T0 + HOUR),
+        execution_data={"url": "https://x.test/", "headers": {"X-Api-Key": "${TOKEN}"}},
+    )  # fmt: skip
+    assert kept.execution == (await manager.get_task(kept.id, "alice")).execution

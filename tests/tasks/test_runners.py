@@ -12,6 +12,7 @@ import pytest
 
 from assistant.builtin import GuardedHttp, NetGuard
 from common.clock import ManualClock
+from tasks.errors import TaskDataError, TaskError
 from tasks.execution import (
     AgentTaskData,
     ApiCallData,
@@ -414,3 +415,84 @@ async def test_runners_refuse_data_of_another_type(deliverer: Deliverer) -> None
     report = await ReminderRunner(deliverer).run(wrong, make_run())
 
     assert report.status is RunStatus.FAILED and "recreate the task" in (report.error or "")
+
+
+# -- ${NAME} references ------------------------------------------------------------------
+
+
+class Secrets:
+    """A SecretSource from a dictionary."""
+
+    def __init__(self, **values: str) -> None:
+        self.values = values
+        self.asked: list[str] = []
+
+    def secret(self, name: str) -> str:
+        self.asked.append(name)
+        if name not in self.values:
+            raise TaskDataError(f"the request references ${{{name}}}, which is not set")
+        return self.values[name]
+
+
+TOKEN = "tok-9f8e7d6c5b4a"
+
+
+async def test_references_are_resolved_as_the_request_is_sent_and_never_shown(
+    server: ScriptedServer,
+    http: GuardedHttp,
+    deliverer: Deliverer,
+    notifier: RecordingNotifier,
+    clock: ManualClock,
+) -> None:
+    server.echo_headers = True  # the server echoes what it got, the token included
+    headers = {"Authorization": "Bearer ${HOME_API_TOKEN}", "Accept": "application/json"}
+    task = api_task(f"{server.url}/lights?api_key=${{HOME_API_TOKEN}}&room=1", headers=headers)
+    secrets = Secrets(HOME_API_TOKEN=TOKEN)
+    runner = ApiCallRunner(deliverer, http, secrets=secrets, sleep=clock.sleep)
+
+    report = await runner.run(task, make_run())
+
+    assert report.status is RunStatus.SUCCEEDED
+    (sent,) = server.received
+    assert sent.headers["authorization"] == f"Bearer {TOKEN}"
+    assert sent.path == f"/lights?api_key={TOKEN}&room=1"
+    assert isinstance(task.execution, ApiCallData)
+    assert task.execution.headers["Authorization"] == "Bearer ${HOME_API_TOKEN}"  # as stored
+    (text,) = notifier.texts()
+    assert TOKEN not in text + (report.result or "")
+    assert text.startswith(
+        f"GET http://127.0.0.1:{server.port}/lights?api_key=${{HOME_API_TOKEN}}&room=1 -> 200 OK"
+    )
+
+
+async def test_a_reference_without_a_value_fails_before_anything_is_sent(
+    server: ScriptedServer, http: GuardedHttp, deliverer: Deliverer, clock: ManualClock
+) -> None:
+    task = api_task(server.url, headers={"X-Api-Key": "${MISSING_KEY}"})
+
+    with pytest.raises(TaskError, match=r"references \$\{MISSING_KEY\}, which is not set"):
+        await ApiCallRunner(deliverer, http, secrets=Secrets(), sleep=clock.sleep).run(
+            task, make_run()
+        )
+    with pytest.raises(TaskError, match="no secrets are configured"):
+        await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(task, make_run())
+    assert server.received == []
+
+
+@pytest.mark.parametrize(
+    ("url", "headers", "where"),
+    [
+        ("https://x.test/a", {"X-Note": "${HOME_API_TOKEN}"}, "header 'X-Note'"),
+        ("https://x.test/a?q=${HOME_API_TOKEN}", {}, "query parameter 'q'"),
+        ("https://${HOST}/a", {}, "outside its query"),
+        ("https://x.test/${PATH}", {}, "outside its query"),
+    ],
+)
+def test_a_reference_where_it_would_be_shown_is_refused(
+    url: str, headers: dict[str, str], where: str
+) -> None:
+    data = ApiCallData(url=url, headers=headers)
+    with pytest.raises(TaskDataError, match=where):
+        data.check_references()
+    with pytest.raises(TaskDataError, match="may stand only in the value of a header"):
+        data.to_request(lookup=lambda name: "value")
