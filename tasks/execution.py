@@ -78,9 +78,10 @@ class ApiCallData(_Data):
     def _http_url(cls, value: str) -> str:
         try:
             url = httpx.URL(value)
-        except (httpx.InvalidURL, TypeError) as exc:
+            host = url.host  # decodes an IDNA name, which may be invalid
+        except (httpx.InvalidURL, TypeError, UnicodeError) as exc:
             raise ValueError(f"url {value!r} is not a valid URL ({exc})") from None
-        if url.scheme not in ("http", "https") or not url.host:
+        if url.scheme not in ("http", "https") or not host:
             raise ValueError(
                 f"url {value!r} must be an absolute http:// or https:// URL, "
                 "e.g. 'https://example.com/api/lights/off'"

@@ -215,12 +215,13 @@ def parse_url(url: str) -> httpx.URL:
     """Parse an http(s) URL or raise ``FetchError`` saying what would work."""
     try:
         parsed = httpx.URL(url.strip())
-    except (httpx.InvalidURL, TypeError) as exc:
+        host = parsed.host  # decodes an IDNA name: "xn--localhost" is not one
+    except (httpx.InvalidURL, TypeError, UnicodeError, ValueError) as exc:
         raise FetchError(
             f"invalid URL {url!r}: {exc}; use a full URL like https://example.com/",
             permanent=True,
         ) from None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
+    if parsed.scheme not in ("http", "https") or not host:
         raise FetchError(
             f"invalid URL {url!r}: only http:// and https:// URLs with a host can be fetched",
             permanent=True,

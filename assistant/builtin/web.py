@@ -358,12 +358,15 @@ class WebTools:
     # -- api calls -------------------------------------------------------------------------
 
     def needs_approval(self, url: str, method: str = "GET") -> bool:
-        """Return whether an API call must be approved: any change, or a host not allowed."""
+        """Return whether an API call must be approved: any change, or a host not allowed.
+
+        Raises:
+            FetchError: when ``url`` is not a valid http(s) URL; such a call is refused with
+                that message (the executor's gate makes it an invalid call), never put to a
+                person for approval.
+        """
+        host = parse_url(url).host
         if method.strip().upper() not in SAFE_METHODS:
-            return True
-        try:
-            host = parse_url(url).host
-        except ToolError:
             return True
         return not self._guard.is_allowed_host(host)
 

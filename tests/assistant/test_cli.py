@@ -174,3 +174,12 @@ def test_the_bot_token_never_shows_in_debug_logs(tmp_path: Path) -> None:
     assert "Set Bot API URL: http://127.0.0.1:9/bot[redacted]" in done.stderr
     assert BOT_TOKEN not in done.stdout + done.stderr
     assert BOT_TOKEN.split(":")[1] not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("url", ["http://xn--localhost/", "http://xn--/", "http://[::1/"])
+def test_an_invalid_url_is_a_clear_tool_error_not_a_traceback(tmp_path: Path, url: str) -> None:
+    done = run("ask", f"GET {url}", data_dir=tmp_path, check=False)
+
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "invalid URL" in done.stdout

@@ -350,7 +350,15 @@ async def test_failures_say_whether_the_request_may_have_arrived(
 
 
 @pytest.mark.parametrize(
-    "url", ["ftp://example.com/file", "file:///etc/passwd", "not a url", "http://"]
+    "url",
+    [
+        "ftp://example.com/file",
+        "file:///etc/passwd",
+        "not a url",
+        "http://",
+        "http://xn--localhost/",
+        "http://xn--/",
+    ],
 )
 async def test_bad_urls_get_a_message_quoting_them(url: str) -> None:
     http = GuardedHttp(verify=TLS, guard=NetGuard())
