@@ -37,6 +37,7 @@ from common.redaction import (
     url_secrets,
 )
 from common.sqlite import Failures, SqliteDatabase, from_db_time, migrate, to_db_time
+from common.text import clean_text, clean_value
 
 __all__ = [
     "HTTP_METHODS",
@@ -56,6 +57,8 @@ __all__ = [
     "RedactingFilter",
     "SqliteDatabase",
     "SystemClock",
+    "clean_text",
+    "clean_value",
     "create_private_file",
     "from_db_time",
     "install_log_redaction",

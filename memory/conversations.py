@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from common import Clock
+from common import Clock, clean_text
 from memory._db import Database, Session, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
 from memory._windows import ChatWindows, Turns
@@ -231,7 +231,11 @@ def _encode(message: StoredMessage) -> tuple[str, str, str, str | None, str | No
             f"tool call arguments must be JSON values (strings, numbers, lists, objects): {exc}"
         ) from exc
     role = MessageRole(message.role).value
-    return role, message.content, calls_json, message.tool_call_id, message.name
+    # The store's own edge: text that cannot be UTF-8 (a lone surrogate) would fail the insert
+    # and lose the whole turn.
+    name = None if message.name is None else clean_text(message.name)
+    call_id = None if message.tool_call_id is None else clean_text(message.tool_call_id)
+    return role, clean_text(message.content), clean_text(calls_json), call_id, name
 
 
 def within_budget(
