@@ -118,6 +118,24 @@ def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     return asyncio.run(coroutine)
 
 
+def _show(text: str) -> None:
+    """Print text that holds what others wrote (replies, task descriptions, server answers)
+    without the control sequences it may carry."""
+    from interfaces import terminal_safe
+
+    print(terminal_safe(text))
+
+
+# JSON escapes C0 controls by itself; these would reach the terminal as they are.
+_UNSAFE_IN_JSON = {c: f"\\u{c:04x}" for c in [*range(0x7F, 0xA0), *range(0x202A, 0x202F)]}
+_UNSAFE_IN_JSON.update({c: f"\\u{c:04x}" for c in range(0x2066, 0x206A)})
+
+
+def _json(value: object) -> str:
+    """``value`` as indented JSON whose strings cannot drive the terminal."""
+    return json.dumps(value, ensure_ascii=False, indent=2).translate(_UNSAFE_IN_JSON)
+
+
 # -- schedule -------------------------------------------------------------------------------
 
 
@@ -224,14 +242,14 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                 ],
                 "note": note,
             }
-            print(json.dumps(payload, ensure_ascii=False, indent=2))
+            print(_json(payload))
         else:
             if reply.text:
-                print(reply.text)
+                _show(reply.text)
             for request in reply.approvals:
-                print(f"Waiting for your approval: {request_line(request, zone)}")
+                _show(f"Waiting for your approval: {request_line(request, zone)}")
             if note:
-                print(f"({note})")
+                _show(f"({note})")
         return 0
 
     return _run(go())
@@ -245,14 +263,14 @@ def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:
             tasks = await app.tasks.list_tasks(LOCAL_USER)
         rows = [_task_row(t) for t in tasks]
         if args.json:
-            print(json.dumps(rows, ensure_ascii=False, indent=2))
+            print(_json(rows))
         elif not rows:
             print("No active tasks.")
         else:
             for row in rows:
                 state = "" if row["enabled"] else " (paused)"
-                print(f"{row['id']}  {row['schedule']}  next: {row['next_run']}{state}")
-                print(f"        {row['task_type']}: {row['description']}")
+                _show(f"{row['id']}  {row['schedule']}  next: {row['next_run']}{state}")
+                _show(f"        {row['task_type']}: {row['description']}")
         return 0
 
     return _run(go())
@@ -282,7 +300,7 @@ def _run_cancel(args: argparse.Namespace, settings: Settings) -> int:
             except TaskError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 1
-        print(f"Cancelled {task.id}: {task.description}")
+        _show(f"Cancelled {task.id}: {task.description}")
         return 0
 
     return _run(go())
@@ -301,13 +319,13 @@ def _run_runs(args: argparse.Namespace, settings: Settings) -> int:
                 return 1
         rows = [_run_row(r) for r in runs]
         if args.json:
-            print(json.dumps(rows, ensure_ascii=False, indent=2))
+            print(_json(rows))
         elif not rows:
-            print(f"Task {args.task_id} has not run yet.")
+            _show(f"Task {args.task_id} has not run yet.")
         else:
             for row in rows:
                 detail = row["error"] or row["result"] or ""
-                print(f"{row['scheduled_for']}  {row['status']}  {detail}".rstrip())
+                _show(f"{row['scheduled_for']}  {row['status']}  {detail}".rstrip())
         return 0
 
     return _run(go())

@@ -25,7 +25,7 @@ from interfaces.protocols import (
     MemoryService,
     TaskService,
 )
-from interfaces.terminal import Console, TerminalChat, TerminalNotifier
+from interfaces.terminal import Console, TerminalChat, TerminalNotifier, terminal_safe
 from interfaces.views import agent_replies, approval_card, request_line
 
 __all__ = [
@@ -52,4 +52,5 @@ __all__ = [
     "agent_replies",
     "approval_card",
     "request_line",
+    "terminal_safe",
 ]

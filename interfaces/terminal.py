@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, TextIO
 
+from common import clean_text
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply, Reply
 from interfaces.protocols import AgentEventLike, AgentReplyLike, ChatAgent
 from interfaces.views import request_line
@@ -56,16 +58,45 @@ class Console:
 
     Without an injected stream it writes to whatever ``sys.stdout`` is at that moment, which
     is prompt_toolkit's proxy while the prompt is shown, so output lands above the prompt.
+    Everything it shows passes ``terminal_safe``: model replies, tool output, task
+    descriptions and delivered messages come from outside and may carry escape sequences
+    (a fetched page's ``ESC ] 0;...BEL``, a clear screen, hidden text); the chat's own text
+    has none, so stripping them from everything loses nothing.
     """
 
     def __init__(self, output: TextIO | None = None) -> None:
         self._output = output
 
     def show(self, text: str) -> None:
-        """Write ``text`` and a newline."""
+        """Write ``text``, without control sequences, and a newline."""
         stream = self._output or sys.stdout
-        stream.write(text.rstrip("\n") + "\n")
+        stream.write(terminal_safe(text).rstrip("\n") + "\n")
         stream.flush()
+
+
+# ESC sequences: CSI (colours, cursor moves, clear screen, hidden text), OSC (window titles,
+# hyperlinks, clipboard writes) and DCS/SOS/PM/APC strings, then any other two-byte escape.
+_ESCAPE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"
+    r"|\x1b[\]PX^_].*?(?:\x07|\x1b\\|\x9c|$)"
+    r"|\x1b[ -/]*[0-~]?",
+    re.DOTALL,
+)
+# The C1 forms of the same (one code point each) and every other control character but the
+# line break and the tab; a carriage return would let text overwrite the line before it.
+_C1_STRING = re.compile(
+    r"\x9b[0-?]*[ -/]*[@-~]?|[\x90\x98\x9d\x9e\x9f].*?(?:\x07|\x9c|$)", re.DOTALL
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """Return ``text`` as the terminal may show it: no escape sequences, no control
+    characters but line breaks and tabs, no bidirectional overrides, no lone surrogates."""
+    text = clean_text(text).replace("\r\n", "\n")
+    text = _ESCAPE.sub("", text)
+    text = _C1_STRING.sub("", text)
+    return _CONTROL.sub("", text)
 
 
 class TerminalNotifier:

@@ -183,3 +183,17 @@ def test_an_invalid_url_is_a_clear_tool_error_not_a_traceback(tmp_path: Path, ur
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stdout + done.stderr
     assert "invalid URL" in done.stdout
+
+
+def test_text_from_others_reaches_the_terminal_without_control_sequences(tmp_path: Path) -> None:
+    hostile = "check\x1b]0;pwned\x07 the \x1b[2Joven\x9b2J"
+    made = run("ask", f"remind me in 10 minutes to {hostile}", data_dir=tmp_path)
+    listed = run("tasks", data_dir=tmp_path)
+    as_json = run("tasks", "--json", data_dir=tmp_path)
+
+    for shown in (made.stdout, listed.stdout, as_json.stdout):
+        for control in ("\x1b", "\x07", "\x9b"):
+            assert control not in shown
+    assert "reminder: check the oven" in listed.stdout
+    (row,) = json.loads(as_json.stdout)
+    assert row["description"].startswith("check\x1b]0;pwned")  # the data is kept as it is
