@@ -15,6 +15,7 @@ from datetime import timedelta
 from assistant.agent.dialog import DialogAgent
 from assistant.agent.events import EventCallback
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT
+from assistant.backup import DailyBackups, backups_of
 from assistant.builtin import (
     MemoryTools,
     SystemTools,
@@ -24,7 +25,7 @@ from assistant.builtin import (
     get_current_time,
 )
 from assistant.config import ConfigError, Settings
-from assistant.datadir import prepare_data_dir
+from assistant.datadir import check_database, prepare_data_dir
 from assistant.llm import LLMBackend, OpenAIBackend
 from assistant.planner.offline import OfflinePlanner
 from assistant.secrets import EnvironmentSecrets
@@ -151,6 +152,7 @@ async def open_app(
     install_log_redaction(*settings.secret_values())
     async with AsyncExitStack() as stack:
         prepare_data_dir(settings.data_dir)
+        check_database(settings.database_path)
         if run_scheduler:
             _lock_scheduler(stack, settings)
         memory = await MemoryStore.open(settings.database_path, clock=clock)
@@ -213,6 +215,14 @@ async def open_app(
         stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
+            if settings.backup_days:
+                backups = DailyBackups(
+                    settings.database_path,
+                    backups_of(settings.data_dir),
+                    clock=clock,
+                    keep_days=settings.backup_days,
+                )
+                await stack.enter_async_context(backups)
         yield App(
             settings=settings,
             clock=clock,

@@ -9,11 +9,12 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant.config import ConfigError, Settings, load_settings
+from assistant.datadir import DataError
 from common import install_log_redaction
 
 if TYPE_CHECKING:
@@ -50,6 +51,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except DataError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 130
 
@@ -97,6 +101,20 @@ def _build_parser() -> argparse.ArgumentParser:
     runs.add_argument("task_id")
     runs.add_argument("--json", action="store_true", help="print a JSON array")
     runs.set_defaults(handler=_run_runs)
+
+    doctor = commands.add_parser(
+        "doctor", help="check the data directory and the database: what is wrong, what to do"
+    )
+    doctor.set_defaults(handler=_run_doctor)
+
+    backup = commands.add_parser("backup", help="back up the database (SQLite online backup)")
+    backup.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        help="a new file, or a folder (default: DATA_DIR/backups/manual-<time>.db)",
+    )
+    backup.set_defaults(handler=_run_backup)
 
     serve = commands.add_parser(
         "serve", help="run only the scheduler; deliveries go to a JSON Lines file"
@@ -345,6 +363,34 @@ def _run_row(run: TaskRun) -> dict[str, Any]:
         "result": run.result,
         "error": run.error,
     }
+
+
+# -- the data directory ---------------------------------------------------------------------
+
+
+def _run_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.doctor import examine, render
+
+    today = datetime.now(UTC).date()
+    findings = examine(settings.data_dir, settings.database_path, today=today)
+    _show(render(findings))
+    return 0 if all(f.ok for f in findings) else 1
+
+
+def _run_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.backup import BackupError, back_up, manual_target
+
+    now = datetime.now(UTC)
+    target: Path = args.path or manual_target(settings.data_dir, now)
+    if target.is_dir():
+        target = target / manual_target(settings.data_dir, now).name
+    try:
+        made = back_up(settings.database_path, target)
+    except BackupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"Backed up {settings.database_path} to {made}")
+    return 0
 
 
 # -- interactive front ends -----------------------------------------------------------------

@@ -86,6 +86,9 @@ class Settings(BaseSettings):
         default_factory=list, validation_alias=AliasChoices("ASSISTANT_HTTP_ALLOW_HOSTS")
     )
     custom_tools_dir: Path | None = _env("ASSISTANT_CUSTOM_TOOLS_DIR")
+    backup_days: int = Field(
+        7, ge=0, le=3650, validation_alias=AliasChoices("ASSISTANT_BACKUP_DAYS")
+    )
     log_level: str = Field("WARNING", validation_alias=AliasChoices("ASSISTANT_LOG_LEVEL"))
     serpapi_api_key: SecretStr | None = _env("SERPAPI_API_KEY")
     telegram_bot_token: SecretStr | None = _env("TELEGRAM_BOT_TOKEN")

@@ -36,7 +36,14 @@ from common.redaction import (
     scrub,
     url_secrets,
 )
-from common.sqlite import Failures, SqliteDatabase, from_db_time, migrate, to_db_time
+from common.sqlite import (
+    Failures,
+    SqliteDatabase,
+    UnreadableText,
+    from_db_time,
+    migrate,
+    to_db_time,
+)
 from common.text import clean_text, clean_value
 
 __all__ = [
@@ -57,6 +64,7 @@ __all__ = [
     "RedactingFilter",
     "SqliteDatabase",
     "SystemClock",
+    "UnreadableText",
     "clean_text",
     "clean_value",
     "create_private_file",

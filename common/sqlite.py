@@ -64,6 +64,9 @@ class SqliteDatabase(Generic[H]):
         thread_name: The name of the connection's thread.
         named_rows: Whether rows are ``sqlite3.Row`` (by name) instead of tuples.
         foreign_keys: Whether SQLite enforces foreign keys on this connection.
+        lenient_text: Whether a TEXT value that is not UTF-8 (a damaged page) is read as an
+            ``UnreadableText`` (its bytes decoded with replacement characters) instead of
+            failing the whole query; the reader decides what to do with such a row.
         autocheckpoint: Whether commits on this connection may checkpoint the WAL (the task
             store leaves that to a connection of its own).
     """
@@ -79,6 +82,7 @@ class SqliteDatabase(Generic[H]):
         named_rows: bool = False,
         foreign_keys: bool = False,
         autocheckpoint: bool = True,
+        lenient_text: bool = False,
     ) -> None:
         self.path = path
         self._make_handle = handle
@@ -88,6 +92,7 @@ class SqliteDatabase(Generic[H]):
         self._named_rows = named_rows
         self._foreign_keys = foreign_keys
         self._autocheckpoint = autocheckpoint
+        self._lenient_text = lenient_text
         self._conn: sqlite3.Connection | None = None
         self._handle: H | None = None
         self._executor: ThreadPoolExecutor | None = None
@@ -208,6 +213,13 @@ class SqliteDatabase(Generic[H]):
         what = self._failures.what
         try:
             make_private_dir(self.path.parent)
+            if self.path.is_file() and self.path.stat().st_size == 0:
+                # SQLite would take it for a new database: whatever was lost stays unnoticed.
+                raise self._failures.error(
+                    f"{what} {str(self.path)!r} is empty (0 bytes): its data was lost or the "
+                    "file was truncated, and it is not replaced by a new one; restore a "
+                    "backup over it, or move it away to start with an empty database"
+                )
             # Private from the start; SQLite gives its -wal and -shm files the same mode.
             create_private_file(self.path)
             # Autocommit: transactions are the explicit BEGIN ... COMMIT of ``write``.
@@ -217,6 +229,8 @@ class SqliteDatabase(Generic[H]):
         try:
             if self._named_rows:
                 conn.row_factory = sqlite3.Row
+            if self._lenient_text:
+                conn.text_factory = _lenient_text
             # PRAGMA values cannot be bound as parameters; these are ints this code computed.
             conn.execute(f"PRAGMA busy_timeout = {max(0, self._busy_ms)}")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -307,6 +321,18 @@ def to_db_time(
 def from_db_time(text: str) -> datetime:
     """Return the aware UTC instant stored as ``text`` by ``to_db_time``."""
     return datetime.fromisoformat(text)
+
+
+class UnreadableText(str):
+    """A TEXT value whose bytes are not UTF-8 (a damaged page), decoded with U+FFFD for what
+    could not be read. A reader that finds one in a row skips that row."""
+
+
+def _lenient_text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return UnreadableText(raw.decode("utf-8", "replace"))
 
 
 def _abandon(conn: sqlite3.Connection) -> None:
