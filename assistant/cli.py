@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.config import ConfigError, Settings, load_settings
 from assistant.datadir import DataError
-from common import install_log_redaction
+from common import install_log_redaction, redact_text
 
 if TYPE_CHECKING:
     from tasks import Task, TaskRun
+
+logger = logging.getLogger("assistant")
 
 EXIT_USAGE = 2
 """Exit status for input the command cannot use (a refused schedule, a bad setting)."""
@@ -51,11 +53,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except DataError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        if not _expected(exc):
+            raise
+        # One line for the person; the traceback stays in the log, at DEBUG.
+        logger.debug("assistant %s failed", args.command or "chat", exc_info=exc)
+        print(f"error: {redact_text(_one_line(exc), settings.secret_values())}", file=sys.stderr)
+        return 1
+
+
+def _expected(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure a person fixes (its message says how), not a bug: the
+    data directory or the database cannot be used, Telegram cannot be reached, a file
+    cannot be written."""
+    from interfaces.telegram import TelegramSetupError
+    from memory import MemoryStoreError
+    from tasks import TaskError
+
+    failures = (DataError, MemoryStoreError, TaskError, TelegramSetupError, OSError)
+    return isinstance(exc, failures)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _build_parser() -> argparse.ArgumentParser:

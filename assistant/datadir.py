@@ -27,9 +27,21 @@ class DataError(Exception):
 
 
 def prepare_data_dir(data_dir: Path) -> list[Path]:
-    """Create ``data_dir`` private, or make an existing one private; return what changed."""
-    make_private_dir(data_dir)
-    changed = tighten(data_dir)
+    """Create ``data_dir`` private, or make an existing one private; return what changed.
+
+    Raises:
+        DataError: when it cannot be created or its modes cannot be changed (a read-only
+            file system, a folder of another user).
+    """
+    try:
+        make_private_dir(data_dir)
+        changed = tighten(data_dir)
+    except OSError as exc:
+        raise DataError(
+            f"cannot use the data directory {str(data_dir)!r}: {exc.strerror or exc}; it must "
+            "be a folder this user can write (not on a read-only file system): fix that, or "
+            "set ASSISTANT_DATA_DIR to one"
+        ) from exc
     if changed:
         names = [str(p.relative_to(data_dir)) if p != data_dir else str(data_dir) for p in changed]
         more = f" and {len(names) - _NAMED} more" if len(names) > _NAMED else ""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -225,7 +226,9 @@ class SqliteDatabase(Generic[H]):
             # Autocommit: transactions are the explicit BEGIN ... COMMIT of ``write``.
             conn = sqlite3.connect(self.path, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
-            raise self._failures.error(f"cannot open {what} {str(self.path)!r}: {exc}") from exc
+            raise self._failures.error(
+                _explained(exc, f"cannot open {what} {str(self.path)!r}", self.path, self._busy_ms)
+            ) from exc
         try:
             if self._named_rows:
                 conn.row_factory = sqlite3.Row
@@ -241,7 +244,8 @@ class SqliteDatabase(Generic[H]):
                 conn.execute("PRAGMA wal_autocheckpoint = 0")
         except sqlite3.Error as exc:
             conn.close()
-            raise self._failures.error(f"cannot use {str(self.path)!r} as {what}: {exc}") from exc
+            said = f"cannot use {str(self.path)!r} as {what}"
+            raise self._failures.error(_explained(exc, said, self.path, self._busy_ms)) from exc
         return conn
 
     def _close_now(self, conn: sqlite3.Connection) -> None:
@@ -251,8 +255,32 @@ class SqliteDatabase(Generic[H]):
             raise self._translate(exc) from exc
 
     def _translate(self, exc: sqlite3.Error) -> Exception:
-        what = self._failures.what
-        return self._failures.error(f"SQLite error on {what} {str(self.path)!r}: {exc}")
+        said = f"SQLite error on {self._failures.what} {str(self.path)!r}"
+        return self._failures.error(_explained(exc, said, self.path, self._busy_ms))
+
+
+_BUSY = frozenset({"SQLITE_BUSY", "SQLITE_LOCKED"})
+_NOT_WRITABLE = frozenset({"SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH"})
+_NOT_WRITABLE_OS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+
+
+def _explained(exc: OSError | sqlite3.Error, said: str, path: Path, busy_ms: int) -> str:
+    """``said: exc``, with what happened and what to do when it is a failure a person fixes:
+    a lock another process holds, or a file or folder that cannot be written."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    code = exc.errno if isinstance(exc, OSError) else None
+    if any(name.startswith(busy) for busy in _BUSY):
+        return (
+            f"{said}: {exc}: another process holds its lock (waited {busy_ms / 1000:g} s for "
+            "it); close the other program using this database, then try again"
+        )
+    if code in _NOT_WRITABLE_OS or any(name.startswith(n) for n in _NOT_WRITABLE):
+        return (
+            f"{said}: {exc}; it and its folder {str(path.parent)!r} must be readable and "
+            "writable by this user (SQLite keeps its -wal and -shm files beside it): fix the "
+            "permissions, or use another data directory"
+        )
+    return f"{said}: {exc}"
 
 
 def migrate(

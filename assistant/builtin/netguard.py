@@ -126,13 +126,22 @@ async def system_resolver(host: str) -> list[IPAddress]:
     try:
         infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise FetchError(f"cannot resolve host {host!r}: {exc.strerror}") from None
+        raise unresolvable(host, exc.strerror or str(exc)) from exc
+
     addresses: list[IPAddress] = []
     for *_, sockaddr in infos:
         ip = ipaddress.ip_address(str(sockaddr[0]).split("%", 1)[0])
         if ip not in addresses:
             addresses.append(ip)
     return addresses
+
+
+def unresolvable(host: str, reason: str) -> FetchError:
+    """The error for a host name that does not resolve (nothing was sent)."""
+    return FetchError(
+        f"cannot resolve host {host!r} ({reason}); check the name, and that this machine "
+        "can reach its DNS server"
+    )
 
 
 def _normal_host(host: str) -> str:

@@ -130,6 +130,7 @@ class ApiCallRunner:
                 log.info(
                     "api_call attempt %d to %s: %s", attempt + 1, redact_url(request.url), detail
                 )
+                log.debug("api_call attempt %d failed", attempt + 1, exc_info=exc)
                 continue
             last = attempt == self._attempts - 1
             if response.status_code < 500 or last or not request.idempotent:

@@ -14,9 +14,10 @@ from common.clock import ManualClock
 from tasks.engine.manager import TaskManager
 from tasks.errors import ScheduleError, TaskDataError, TaskNotFoundError, TaskStateError
 from tasks.execution import TaskType, WebSearchData
-from tasks.models import MisfireAction, MisfirePolicy, RunStatus, Task, TaskStatus
+from tasks.models import Claim, MisfireAction, MisfirePolicy, RunStatus, Task, TaskStatus
 from tasks.protocols import DeliveryKind, DeliveryStatus
 from tasks.schedule.model import Schedule
+from tasks.store import TaskStoreError
 from tasks.store.base import TaskStore
 from tasks.store.memory import MemoryTaskStore
 from tasks.store.sqlite.store import SqliteTaskStore
@@ -760,3 +761,46 @@ async def test_a_request_whose_reference_would_be_shown_is_refused_at_creation(
         execution_data={"url": "https://x.test/", "headers": {"X-Api-Key": "${TOKEN}"}},
     )  # fmt: skip
     assert kept.execution == (await manager.get_task(kept.id, "alice")).execution
+
+
+class LockedForAWhile(MemoryTaskStore):
+    """A store whose claims fail, as while another process holds the database's lock."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def claim_due(
+        self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
+    ) -> list[Claim]:
+        if self.failures:
+            self.failures -= 1
+            raise TaskStoreError(
+                "SQLite error on the task database: it is locked by another process"
+            )
+        return await super().claim_due(now, limit=limit, lease=lease, ahead=ahead)
+
+
+async def test_a_locked_store_is_one_warning_per_retry_and_the_timer_carries_on(
+    clock: ManualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    notifier = RecordingNotifier()
+    store = LockedForAWhile(failures=2)
+    with caplog.at_level(logging.DEBUG, logger="tasks"):
+        async with manager_for(store, clock, notifier) as manager:
+            await remind(manager, timedelta(0), "still delivered")
+            for _ in range(100):  # each retry waits a second on the manual clock
+                if notifier.deliveries:
+                    break
+                clock.advance(timedelta(seconds=1))
+                for _ in range(10):
+                    await asyncio.sleep(0)
+            await notifier.wait_for(1)
+
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert [r.getMessage() for r in warnings] == [
+        "the task timer could not use the store (SQLite error on the task database: it is "
+        "locked by another process); retrying in 1 s"
+    ] * 2
+    assert all(r.exc_info is None for r in caplog.records if r.levelno > logging.DEBUG)
+    assert sum(r.exc_info is not None for r in caplog.records) == 2  # at DEBUG
