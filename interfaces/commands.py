@@ -25,8 +25,8 @@ from interfaces.views import (
     task_list,
 )
 from memory import MemoryInputError
-from tasks import DEFAULT_SNOOZE, RunStatus, ScheduleError, TaskError, read_duration
-from tools import ApprovalStatus
+from tasks import DEFAULT_SNOOZE, RunStatus, ScheduleError, TaskError, TaskRun, read_delay
+from tools import ApprovalStatus, people_catalog
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +69,8 @@ class SlashCommands:
         memory: The memory store.
         agent: The dialog agent (fresh conversations, approvals, the user's zone).
         clock: The source of the current instant (tests inject a manual one).
+        buttons: Whether the interface shows buttons (Telegram does, the terminal does not);
+            the help text says so only where it does.
     """
 
     def __init__(
@@ -78,6 +80,7 @@ class SlashCommands:
         memory: MemoryService,
         agent: ChatAgent,
         clock: Clock | None = None,
+        buttons: bool = True,
     ) -> None:
         self._tasks = tasks
         self._memory = memory
@@ -87,7 +90,12 @@ class SlashCommands:
         commands: tuple[tuple[CommandSpec, _Handler], ...] = (
             (CommandSpec("start", "", "Say hello and set up"), self._start),
             (CommandSpec("help", "", "What I can do"), self._help),
-            (CommandSpec("tasks", "", "Your scheduled tasks, with buttons"), self._list_tasks),
+            (
+                CommandSpec(
+                    "tasks", "", "Your scheduled tasks" + (", with buttons" if buttons else "")
+                ),
+                self._list_tasks,
+            ),
             (CommandSpec("cancel", "ID", "Cancel a task"), self._cancel),
             (
                 CommandSpec("snooze", f"ID {DEFAULT_SNOOZE}", "Put a task's next run off"),
@@ -100,6 +108,7 @@ class SlashCommands:
                 self._time_zone,
             ),
             (CommandSpec("approvals", "", "Requests waiting for your approval"), self._approvals),
+            (CommandSpec("tools", "", "The tools I can use for you"), self._tools_list),
             (CommandSpec("new", "", "Start a fresh conversation"), self._new),
         )
         self._table = {spec.name: (spec, handler) for spec, handler in commands}
@@ -163,7 +172,7 @@ class SlashCommands:
         return self.help()
 
     async def _list_tasks(self, call: _Call) -> CommandReply:
-        reply = task_list(await self._tasks.list_tasks(call.user_id), call.zone)
+        reply = task_list(await self._tasks.list_tasks(call.user_id), call.zone, self._clock.now())
         return CommandReply((reply,))
 
     async def _cancel(self, call: _Call) -> CommandReply:
@@ -225,6 +234,9 @@ class SlashCommands:
             return CommandReply.of("Nothing is waiting for your approval.")
         return CommandReply(tuple(approval_card(request, call.zone) for request in pending))
 
+    async def _tools_list(self, call: _Call) -> CommandReply:
+        return CommandReply.of(people_catalog(self._agent.available_tools()))
+
     async def _new(self, call: _Call) -> CommandReply:
         await self._agent.reset(user_id=call.user_id, chat_id=call.chat_id)
         return CommandReply.of("Started a fresh conversation. Your tasks and notes are kept.")
@@ -261,7 +273,7 @@ class SlashCommands:
         try:
             if action.kind is ActionKind.RUN_NOW:
                 run = await self._tasks.run_now(action.target, user_id)
-                notice, alert = f"Ran {action.target}: {run.status.value}.", False
+                notice, alert = _ran(action.target, run), False
             else:
                 operation, verb = operations[action.kind]
                 task = await operation(action.target, user_id)
@@ -270,7 +282,7 @@ class SlashCommands:
             # Not the presser's task (or gone): answer them only, and leave the message as it is
             # (in a group it shows the owner's list).
             return ActionOutcome(notice=_sentence(error), alert=True)
-        refreshed = task_list(await self._tasks.list_tasks(user_id), zone)
+        refreshed = task_list(await self._tasks.list_tasks(user_id), zone, self._clock.now())
         return ActionOutcome(notice=notice, alert=alert, update=refreshed)
 
     async def _run_again(self, action: Action, user_id: str) -> ActionOutcome:
@@ -296,7 +308,7 @@ class SlashCommands:
         self, task_id: str, words: str, user_id: str, zone: ZoneInfo
     ) -> tuple[str, bool]:
         try:
-            span = read_duration(words)
+            span = read_delay(words)
         except ScheduleError as error:
             return _sentence(error), False
         if span is None:
@@ -348,6 +360,13 @@ _DECIDED = {
 def _status_words(status: RunStatus) -> str:
     """A run status as words (``outcome unknown``)."""
     return status.value.replace("_", " ")
+
+
+def _ran(task_id: str, run: TaskRun) -> str:
+    """What a run now did: ``Ran k3m9xa now: succeeded (delivered).``."""
+    detail = " ".join((run.error or run.result or "").split())
+    detail = detail if len(detail) <= 200 else detail[:199] + "…"
+    return f"Ran {task_id} now: {_status_words(run.status)}" + (f" ({detail})." if detail else ".")
 
 
 def _split(text: str) -> tuple[str, str]:

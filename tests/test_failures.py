@@ -19,10 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.builtin import GuardedHttp, NetGuard
-from assistant.builtin.netguard import IPAddress, unresolvable
-from common.clock import ManualClock
-from tasks.models import RunStatus
+from assistant.builtin import GuardedHttp, IPAddress, NetGuard, unresolvable
+from common import ManualClock
+from tasks import RunStatus
 from tasks.runners import ApiCallRunner, Deliverer
 from tests.assistant.test_cli import BOT_TOKEN, run
 from tests.tasks.conftest import RecordingNotifier

@@ -19,10 +19,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
-from assistant.builtin.web import WebSearchError, WebTools
+from assistant.builtin import WebSearchError, WebTools
 from assistant.config import load_settings
 from common import ManualClock
-from interfaces.views import approval_card, format_arguments, request_line
+from interfaces import approval_card, format_arguments, request_line
 from tasks import Delivery, DeliveryStatus, RunStatus, TaskRun, parse_schedule
 from tests.tasks.http_standin import ScriptedServer
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error

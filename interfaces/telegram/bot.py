@@ -16,8 +16,7 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from telegram import BotCommand, CallbackQuery, Message, Update
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
@@ -31,7 +30,7 @@ from telegram.ext import (
     filters,
 )
 
-from common import Clock, KeyedLocks
+from common import AsyncLifecycle, Clock, KeyedLocks
 from interfaces.commands import SlashCommands
 from interfaces.messages import ActionOutcome, Reply
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
@@ -83,7 +82,7 @@ def stranger_text(user_id: int) -> str:
     )
 
 
-class TelegramInterface:
+class TelegramInterface(AsyncLifecycle):
     """The assistant as a Telegram bot.
 
     Args:
@@ -216,16 +215,10 @@ class TelegramInterface:
         await self.app.shutdown()
         await self._queue.close()
 
-    async def __aenter__(self) -> Self:
+    async def _enter(self) -> None:
         await self.start()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.stop()
 
     async def _register_commands(self) -> None:
@@ -283,7 +276,10 @@ class TelegramInterface:
         message, user_id, chat_id = _where(update)
         async with self._chat_lock(chat_id), self._typing(chat_id):
             reply = await self._agent.handle_message(
-                message.text or "", user_id=user_id, chat_id=str(chat_id)
+                message.text or "",
+                user_id=user_id,
+                chat_id=str(chat_id),
+                profile=_profile(update),
             )
             zone = await self._agent.user_zone(user_id)
             await self._send_all(chat_id, agent_replies(reply, zone))
@@ -389,6 +385,20 @@ def _where(update: Update) -> tuple[Message, str, int]:
     if message is None or user is None:
         raise ValueError(f"update {update.update_id} has no message or no sender")
     return message, str(user.id), message.chat.id
+
+
+def _profile(update: Update) -> dict[str, str]:
+    """What Telegram says about the sender, for tools that ask who is calling."""
+    user = update.effective_user
+    if user is None:
+        return {}
+    fields = {
+        "first_name": user.first_name,
+        "last_name": user.last_name,
+        "username": user.username,
+        "language_code": user.language_code,
+    }
+    return {name: value for name, value in fields.items() if value}
 
 
 async def _answer(query: CallbackQuery, text: str, *, alert: bool) -> None:

@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-from common import AsyncLifecycle
-from common.clock import Clock, SystemClock
+from common import AsyncLifecycle, Clock, SystemClock
 from tasks.engine import changes
 from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.drafts import new_draft, normalize_id
@@ -300,6 +299,22 @@ class TaskManager(AsyncLifecycle):
         task = await self.get_task(task_id, owner_id)
         change = changes.snooze(task, self._clock.now(), delay)
         return await self._apply(task.id, owner_id, change)
+
+    async def reschedule(self, task_id: str, owner_id: str, schedule: Schedule) -> Task:
+        """Give the task a new schedule, keeping its id; its next run is the schedule's first.
+
+        An active or paused task may be rescheduled (a paused one stays paused until it is
+        resumed); a run claimed just before for the old time is skipped.
+
+        Raises:
+            ScheduleError: when the new schedule has no run after now.
+            TaskNotFoundError: when the owner has no such task.
+            TaskStateError: when the task is running, finished or cancelled.
+        """
+        change = changes.reschedule(schedule, self._clock.now())
+        task = await self._apply(task_id, owner_id, change)
+        self._ahead.retract(task.id)
+        return task
 
     async def run_now(self, task_id: str, owner_id: str) -> TaskRun:
         """Run the task once now, outside its schedule, and return the finished ledger row."""

@@ -12,14 +12,24 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from assistant.builtin import GuardedHttp, NetGuard
-from common.clock import ManualClock
-from tasks.execution import ApiCallData, ReminderData, TaskType
-from tasks.models import DEFAULT_MISFIRE_RULES, MisfireRule, TaskDraft
-from tasks.protocols import Delivery, DeliveryStatus, SearchHit
-from tasks.schedule.model import IntervalSchedule, OnceSchedule, Schedule
-from tasks.store.base import TaskStore
-from tasks.store.memory import MemoryTaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from common import ManualClock
+from tasks import (
+    DEFAULT_MISFIRE_RULES,
+    ApiCallData,
+    Delivery,
+    DeliveryStatus,
+    IntervalSchedule,
+    MemoryTaskStore,
+    MisfireRule,
+    OnceSchedule,
+    ReminderData,
+    Schedule,
+    SearchHit,
+    SqliteTaskStore,
+    TaskDraft,
+    TaskStore,
+    TaskType,
+)
 from tests.tasks.http_standin import ScriptedServer
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)

@@ -8,8 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tasks.errors import ScheduleError
-from tasks.schedule.preview import preview_schedule
+from tasks import ScheduleError, preview_schedule
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")
@@ -43,6 +42,22 @@ def test_recurring_preview_fires_once_on_the_fall_back_night() -> None:
         "2026-11-01T01:30:00-04:00",
         "2026-11-02T01:30:00-05:00",
         "2026-11-03T01:30:00-05:00",
+    ]
+
+
+def test_a_cycle_of_days_is_previewed_at_its_wall_clock_time_through_spring_forward() -> None:
+    preview = preview_schedule(
+        "every other day at 8am",
+        now_local=datetime(2026, 3, 26, 12, 0),
+        tz=BERLIN,
+        count=3,
+        recurring=None,
+    )
+    assert preview.description == "every other day at 08:00 (Europe/Berlin)"
+    assert [t.isoformat() for t in preview.next] == [
+        "2026-03-27T08:00:00+01:00",
+        "2026-03-29T08:00:00+02:00",
+        "2026-03-31T08:00:00+02:00",
     ]
 
 

@@ -11,28 +11,29 @@ import httpx
 import pytest
 
 from assistant.builtin import GuardedHttp, NetGuard
-from common.clock import ManualClock
-from tasks.errors import TaskDataError, TaskError
-from tasks.execution import (
+from common import ManualClock
+from tasks import (
+    DEFAULT_MISFIRE_RULES,
     AgentTaskData,
     ApiCallData,
+    DeliveryKind,
+    DeliveryStatus,
     ExecutionData,
+    MisfireAction,
     ReminderData,
+    RunStatus,
+    SearchHit,
+    Task,
+    TaskDataError,
+    TaskError,
+    TaskRun,
+    TaskStatus,
     TaskType,
     WebSearchData,
 )
-from tasks.models import (
-    DEFAULT_MISFIRE_RULES,
-    MisfireAction,
-    RunStatus,
-    Task,
-    TaskRun,
-    TaskStatus,
-)
-from tasks.protocols import DeliveryKind, DeliveryStatus, SearchHit
-from tasks.runners.api_call import ApiCallRunner
-from tasks.runners.base import (
+from tasks.runners import (
     AgentTaskRunner,
+    ApiCallRunner,
     Deliverer,
     ReminderRunner,
     WebSearchRunner,

@@ -11,20 +11,22 @@ from types import MappingProxyType
 
 import pytest
 
-from tasks.errors import TaskError, TaskNotFoundError, TaskStateError
-from tasks.execution import TaskType
-from tasks.models import (
+from tasks import (
     DEFAULT_MISFIRE_RULES,
+    MemoryTaskStore,
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
     RunOutcome,
     RunStatus,
+    SqliteTaskStore,
+    TaskError,
+    TaskNotFoundError,
+    TaskStateError,
     TaskStatus,
+    TaskType,
 )
-from tasks.store.base import OUTCOME_UNKNOWN_ERROR, UNSET, TaskChange, TaskStore
-from tasks.store.memory import MemoryTaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks.store import OUTCOME_UNKNOWN_ERROR, UNSET, TaskChange, TaskStore
 from tests.tasks.conftest import (
     T0,
     StoreFactory,
@@ -86,6 +88,20 @@ async def test_update_applies_only_from_allowed_states(store: TaskStore) -> None
         await store.update_task(
             task.id, "mallory", pause, allowed_from=set(TaskStatus), action="pause"
         )
+
+
+async def test_update_can_replace_the_schedule_keeping_the_id(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    later = once_at(T0 + 3 * HOUR)
+    change = TaskChange(schedule=later, next_run=T0 + 3 * HOUR)
+
+    moved = await store.update_task(
+        task.id, "alice", change, allowed_from={TaskStatus.ACTIVE}, action="reschedule"
+    )
+
+    assert (moved.id, moved.schedule, moved.next_run) == (task.id, later, T0 + 3 * HOUR)
+    assert await store.get_task(task.id) == moved
+    assert [t.id for t in await store.list_tasks("alice")] == [task.id]
 
 
 async def test_cancelled_and_done_tasks_leave_the_active_list(store: TaskStore) -> None:

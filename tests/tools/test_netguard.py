@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.builtin.netguard import (
+from assistant.builtin import (
     BlockedAddressError,
     FetchError,
     GuardedHttp,

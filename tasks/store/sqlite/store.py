@@ -15,8 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import to_db_time
-from common.clock import require_aware
+from common import require_aware, to_db_time
 from tasks.errors import TaskError
 from tasks.execution import execution_to_json
 from tasks.models import (
@@ -29,7 +28,7 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.store.base import GivenUp, TaskChange, TaskStore, not_found
+from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found
 from tasks.store.sqlite import claims, runs
 from tasks.store.sqlite.checkpoint import WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
@@ -291,6 +290,11 @@ def _update_task(
         raise not_found(task_id)
     updated = changed(task_from_row(row), change, allowed_from=allowed_from, action=action)
     store_state(conn, updated)
+    if change.schedule is not UNSET:
+        conn.execute(
+            "UPDATE scheduled_tasks SET schedule = ? WHERE id = ?",
+            (updated.schedule.to_json(), updated.id),
+        )
     return updated
 
 
