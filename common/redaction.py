@@ -125,8 +125,12 @@ def _redact_parameter(pair: str) -> str:
 _HEADER_TUPLE = re.compile(r"\(b'([^']*)', b'([^']*)'\)")
 # A Telegram bot token (123456789:AAE...), wherever it stands (a Bot API URL's path).
 _BOT_TOKEN = re.compile(r"(?<!\d)\d{5,16}:[A-Za-z0-9_-]{30,64}(?![A-Za-z0-9_-])")
-# A credential after its scheme ("Bearer sk-...", "Basic dXNlcjpw..."), as servers echo them.
-_CREDENTIAL = re.compile(r"\b(Bearer|Basic)(\s+|%20)[^\s\"',;)}\]]+", re.IGNORECASE)
+# A credential after its scheme ("Bearer sk-...", "Basic dXNlcjpw..."), as servers echo them:
+# token-like (8 characters or more, a digit or a sign among them), so "basic information" stays.
+_CREDENTIAL = re.compile(
+    r"\b(Bearer|Basic)(\s+|%20)(?=[^\s\"',;)}\]]*[0-9+/=_.-])[A-Za-z0-9+/=_.~-]{8,}",
+    re.IGNORECASE,
+)
 # An OpenAI-style API key, as a 401 body quotes it ("Incorrect API key provided: sk-...").
 _API_KEY = re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}")
 _URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+")
