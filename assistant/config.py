@@ -86,6 +86,9 @@ class Settings(BaseSettings):
         default_factory=list, validation_alias=AliasChoices("ASSISTANT_HTTP_ALLOW_HOSTS")
     )
     custom_tools_dir: Path | None = _env("ASSISTANT_CUSTOM_TOOLS_DIR")
+    backup_days: int = Field(
+        7, ge=0, le=3650, validation_alias=AliasChoices("ASSISTANT_BACKUP_DAYS")
+    )
     log_level: str = Field("WARNING", validation_alias=AliasChoices("ASSISTANT_LOG_LEVEL"))
     serpapi_api_key: SecretStr | None = _env("SERPAPI_API_KEY")
     telegram_bot_token: SecretStr | None = _env("TELEGRAM_BOT_TOKEN")
@@ -175,6 +178,11 @@ class Settings(BaseSettings):
         """The ``token:user,...`` pairs of the web API ("" when none are set)."""
         return self.api_tokens.get_secret_value().strip() if self.api_tokens else ""
 
+    def secret_values(self) -> list[str]:
+        """The secrets among the settings (API keys, the bot token), to hide from every log."""
+        held = (self.llm_api_key, self.serpapi_api_key, self.telegram_bot_token)
+        return [s.get_secret_value() for s in held if s is not None and s.get_secret_value()]
+
     def telegram_token(self) -> str:
         """Return the bot token after checking its shape.
 
@@ -202,6 +210,11 @@ def _env_name(name: str) -> str:
     if field is not None and isinstance(field.validation_alias, AliasChoices):
         return str(field.validation_alias.choices[0])
     return name
+
+
+def setting_names() -> list[str]:
+    """The environment variables the settings are read from."""
+    return [_env_name(name) for name in Settings.model_fields]
 
 
 def load_settings(**overrides: Any) -> Settings:

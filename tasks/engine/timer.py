@@ -21,7 +21,7 @@ from tasks.engine.executor import RunExecutor
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.notices import FollowUps
 from tasks.models import RunOutcome
-from tasks.store.base import GivenUp, TaskStore
+from tasks.store import GivenUp, TaskStore, TaskStoreError
 
 log = logging.getLogger(__name__)
 
@@ -179,6 +179,11 @@ class Timer:
                 # ``_wake``, so the timer comes straight back.
                 known = self._known_wakeup
                 next_wakeup = known[0] if known else await self._store.next_wakeup()
+            except TaskStoreError as exc:
+                # A lock held elsewhere, a full disk: the message says it; one line per retry.
+                log.warning("the task timer could not use the store (%s); retrying in 1 s", exc)
+                log.debug("the task timer's store failure", exc_info=exc)
+                next_wakeup = self._clock.now() + _STORE_RETRY
             except Exception:
                 log.exception("the task timer could not read the store; retrying shortly")
                 next_wakeup = self._clock.now() + _STORE_RETRY
