@@ -26,6 +26,7 @@ from assistant.llm.errors import (
     ToolsUnsupportedError,
 )
 from assistant.llm.openai_compat import OpenAIBackend
+from assistant.llm.probe import ToolSupport, ToolSupportCache
 from assistant.llm.scripted import ScriptedBackend, ScriptedCall
 
 __all__ = [
@@ -49,6 +50,8 @@ __all__ = [
     "SupportsContractFallback",
     "TextDelta",
     "ToolMode",
+    "ToolSupport",
+    "ToolSupportCache",
     "ToolsUnsupportedError",
     "Usage",
     "stream_whole",
