@@ -32,6 +32,7 @@ from assistant.agent.wording import (
     empty_answer,
     gave_up,
     llm_failed,
+    waiting_notice,
 )
 from assistant.llm.base import (
     ChatMessage,
@@ -41,6 +42,7 @@ from assistant.llm.base import (
     SupportsContractFallback,
     ToolMode,
     Usage,
+    Waiting,
 )
 from assistant.llm.contract import render_results
 from assistant.llm.errors import LLMError, LLMResponseError, ToolsUnsupportedError
@@ -369,6 +371,8 @@ class DialogAgent:
         async for event in self.backend.stream(messages, tools=tools):
             if isinstance(event, LLMResponse):
                 response = event
+            elif isinstance(event, Waiting):
+                await self._emit_text(turn, waiting_notice(event.ahead), AgentEventKind.WAITING)
             elif piece := turn.visible.feed(event.text):
                 await self._emit_text(turn, piece)
         if response is None:
@@ -381,9 +385,11 @@ class DialogAgent:
             await self._emit_text(turn, rest)
         turn.visible = None
 
-    async def _emit_text(self, turn: _Turn, piece: str) -> None:
+    async def _emit_text(
+        self, turn: _Turn, piece: str, kind: AgentEventKind = AgentEventKind.TEXT_DELTA
+    ) -> None:
         event = AgentEvent(
-            AgentEventKind.TEXT_DELTA,
+            kind,
             turn.ctx.user_id,
             turn.ctx.chat_id,
             text=piece,

@@ -8,9 +8,11 @@ from assistant.llm.base import (
     Role,
     StreamEvent,
     SupportsContractFallback,
+    SupportsTokenBudget,
     TextDelta,
     ToolMode,
     Usage,
+    Waiting,
     stream_whole,
 )
 from assistant.llm.errors import (
@@ -48,11 +50,13 @@ __all__ = [
     "ScriptedCall",
     "StreamEvent",
     "SupportsContractFallback",
+    "SupportsTokenBudget",
     "TextDelta",
     "ToolMode",
     "ToolSupport",
     "ToolSupportCache",
     "ToolsUnsupportedError",
     "Usage",
+    "Waiting",
     "stream_whole",
 ]
