@@ -28,7 +28,7 @@ from assistant.builtin import (
     get_current_time,
 )
 from assistant.config import ConfigError, Settings
-from assistant.llm import LLMBackend, OpenAIBackend
+from assistant.llm import LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
 from assistant.planner.offline import OfflinePlanner
 from common import Clock, SystemClock, install_log_redaction
 from interfaces import LoggingNotifier
@@ -110,7 +110,25 @@ def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
 
 
 def build_backend(settings: Settings) -> LLMBackend:
-    """Return the configured LLM: an OpenAI-compatible server, or the offline planner."""
+    """Return the configured LLM: a GGUF file in process (it takes precedence), an
+    OpenAI-compatible server, or the offline planner.
+
+    Raises:
+        ConfigError: the model file is missing or is not GGUF.
+    """
+    if settings.llm_model_path is not None:
+        try:
+            return LocalBackend(
+                model_path=settings.llm_model_path,
+                context_tokens=settings.llm_ctx,
+                gpu_layers=settings.llm_gpu_layers,
+                threads=settings.llm_threads,
+                chat_template=settings.llm_chat_template,
+                grammar=settings.llm_grammar,
+                max_tokens=settings.llm_max_tokens,
+            )
+        except LLMModelError as exc:
+            raise ConfigError(str(exc)) from None
     if settings.llm_base_url is None:
         return OfflinePlanner()
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
@@ -121,6 +139,18 @@ def build_backend(settings: Settings) -> LLMBackend:
         timeout=settings.llm_timeout,
         mode=settings.llm_mode,
     )
+
+
+async def _load(model: LocalBackend) -> None:
+    """Load a local model at start, so that a model that cannot run stops the start.
+
+    Raises:
+        ConfigError: with the one message that says why and what to set.
+    """
+    try:
+        await model.load()
+    except LLMModelError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 @asynccontextmanager
@@ -172,6 +202,8 @@ async def open_app(
         stack.push_async_callback(web.aclose)
         model = backend or build_backend(settings)
         stack.push_async_callback(model.aclose)
+        if isinstance(model, LocalBackend):
+            await _load(model)
 
         late_agent = _LateAgent()
         manager = TaskManager(
@@ -180,7 +212,7 @@ async def open_app(
             clock=clock,
             agent=late_agent,
             searcher=_TaskSearcher(web),
-            summarizer=late_agent if settings.llm_base_url else None,
+            summarizer=late_agent if settings.llm_base_url or settings.llm_model_path else None,
             http=http,
             # Tasks added by another process (`assistant ask`) are noticed within a second.
             recheck_every=timedelta(seconds=1),
