@@ -1,5 +1,6 @@
 """The DialogAgent: a conversation turn of model -> tool calls -> results -> model.
 
+claims    no claim without a tool result: replies that say they did what no tool did
 dialog    ``DialogAgent``: the loop, approvals, scheduled agent tasks
 events    progress events for interfaces (tool started/finished, approval, reply)
 history   what the agent needs from memory, and an in-memory store of the same contract
@@ -7,6 +8,7 @@ prompts   the system prompt
 wording   the texts the agent writes itself (pauses, give-ups, failures)
 """
 
+from assistant.agent.claims import Claim, ClaimCheck, check_claims, find_claims
 from assistant.agent.dialog import AgentReply, DialogAgent
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback
 from assistant.agent.history import ConversationStore, InMemoryConversations
@@ -17,9 +19,13 @@ __all__ = [
     "AgentEvent",
     "AgentEventKind",
     "AgentReply",
+    "Claim",
+    "ClaimCheck",
     "ConversationStore",
     "DialogAgent",
     "EventCallback",
     "InMemoryConversations",
     "build_system_prompt",
+    "check_claims",
+    "find_claims",
 ]
