@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from assistant.agent.claims import check_claims
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
@@ -321,6 +322,7 @@ class DialogAgent:
             calls, native = self._calls_in(response)
             if not calls:
                 text = self.finalize_response(response.text.strip() or empty_answer(turn.results))
+                text = self._honest(turn, text)
                 await self._show_rest(turn, text)
                 return await self._finish(turn, text)
             await self._show_rest(turn, self.parser.strip_calls(response.text).strip())
@@ -337,7 +339,7 @@ class DialogAgent:
                 # reply keeps what the model said around its calls, and the history records
                 # the pause for the model.
                 said = self.parser.strip_calls(response.text) if not native else response.text
-                text = self.finalize_response(said)
+                text = self._honest(turn, self.finalize_response(said))
                 await self._show_rest(turn, text)
                 return await self._finish(
                     turn, text, tuple(pending), recorded=text or APPROVAL_NEEDED
@@ -378,6 +380,17 @@ class DialogAgent:
         if response is None:
             raise LLMResponseError("the model's stream ended without its response")
         return response
+
+    def _honest(self, turn: _Turn, text: str) -> str:
+        """Return ``text``, or the truth when it claims an action no call of the turn did."""
+        checked = check_claims(text, turn.results)
+        for claim in checked.caught:
+            logger.warning(
+                "caught a claim no tool call backs (user %s): %.200r",
+                turn.ctx.user_id,
+                claim.sentence,
+            )
+        return checked.text
 
     async def _show_rest(self, turn: _Turn, shown: str) -> None:
         """Stream what is left of a round's text now that it is known (calls stripped)."""

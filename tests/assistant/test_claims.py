@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from assistant.agent import check_claims, find_claims
+from assistant.llm import ScriptedBackend
+from tests.assistant.agent_world import World, fence
 from tools import ToolCall, ToolResult, ToolStatus
 
 
@@ -118,3 +122,35 @@ def test_a_lookup_does_not_back_an_action() -> None:
     checked = check_claims("I've scheduled it for 9am.", [ok("list_tasks")])
 
     assert checked.caught
+
+
+# -- through the agent ----------------------------------------------------------------------
+
+
+async def test_a_turn_that_claims_what_no_tool_did_tells_the_truth(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    world = World(ScriptedBackend(["Done! I'll remind you in 10 minutes to check the oven."]))
+
+    with caplog.at_level(logging.WARNING, logger="assistant.agent"):
+        reply = await world.say("remind me in 10 minutes to check the oven")
+
+    assert reply.text.startswith("I did not schedule anything")
+    assert world.home.reminders == []
+    assert "caught a claim" in caplog.text
+    assert "I'll remind you in 10 minutes" in caplog.text
+    stored = await world.conversations.load_context("alice", "chat-alice", max_chars=10_000)
+    assert stored.messages[-1].content == reply.text
+
+
+async def test_a_turn_whose_claim_a_tool_backs_is_unchanged() -> None:
+    world = World(
+        ScriptedBackend(
+            [fence("add_reminder", when="in 10 minutes", message="oven"), "I'll remind you."]
+        )
+    )
+
+    reply = await world.say("remind me in 10 minutes to check the oven")
+
+    assert reply.text == "I'll remind you."
+    assert world.home.reminders == [("in 10 minutes", "oven")]
