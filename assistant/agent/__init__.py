@@ -1,5 +1,6 @@
 """The DialogAgent: a conversation turn of model -> tool calls -> results -> model.
 
+budget    fit a round into a small context window (relevant tools, latest conversation)
 claims    no claim without a tool result: replies that say they did what no tool did
 dialog    ``DialogAgent``: the loop, approvals, scheduled agent tasks
 events    progress events for interfaces (tool started/finished, approval, reply)
@@ -8,6 +9,7 @@ prompts   the system prompt
 wording   the texts the agent writes itself (pauses, give-ups, failures)
 """
 
+from assistant.agent.budget import FittedRound, fit_round, rank_tools
 from assistant.agent.claims import Claim, ClaimCheck, check_claims, find_claims
 from assistant.agent.dialog import AgentReply, DialogAgent
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback
@@ -24,8 +26,11 @@ __all__ = [
     "ConversationStore",
     "DialogAgent",
     "EventCallback",
+    "FittedRound",
     "InMemoryConversations",
     "build_system_prompt",
     "check_claims",
     "find_claims",
+    "fit_round",
+    "rank_tools",
 ]
