@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from assistant.agent.budget import fit_round
 from assistant.agent.claims import check_claims
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
@@ -41,6 +42,7 @@ from assistant.llm.base import (
     LLMResponse,
     Role,
     SupportsContractFallback,
+    SupportsTokenBudget,
     ToolMode,
     Usage,
     Waiting,
@@ -363,8 +365,16 @@ class DialogAgent:
         return response
 
     async def _complete(self, turn: _Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
-        messages = [*await self.system_messages(ctx, mode), *turn.history, *turn.new]
+        system = await self.system_messages(ctx, mode)
         tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
+        history = turn.history
+        if isinstance(self.backend, SupportsTokenBudget):
+            # A small window gets the most relevant tools and the latest conversation.
+            fitted = await fit_round(
+                self.backend, system=system, history=history, new=turn.new, tools=tools
+            )
+            history, tools = fitted.history, fitted.tools
+        messages = [*system, *history, *turn.new]
         if turn.listener is None:
             return await self.backend.complete(messages, tools=tools)
         # Someone follows this turn as it happens: stream, showing what may be shown.
