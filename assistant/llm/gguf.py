@@ -8,12 +8,13 @@ is loaded, so the assistant runs without it when no local model is configured.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.llm.errors import LLMModelError
+from assistant.llm.grammar import CALL_OPENERS, ToolGrammar
 from assistant.llm.templates import BUILTIN_TEMPLATES, resolve_template
 from assistant.llm.toolprompt import TemplateMessage
 
@@ -187,19 +188,67 @@ class GgufModel:
         *,
         max_tokens: int,
         temperature: float,
-        grammar: str | None,
+        grammar: ToolGrammar | None,
         cancelled: Callable[[], bool],
         emit: Callable[[str], None],
     ) -> Generated:
         """Decode the model's answer to ``prompt``, passing each piece of text to ``emit``.
 
-        Stops between two tokens once ``cancelled()`` is true.
+        Under ``grammar`` only the first token is chosen with the full grammar (see
+        ``assistant.llm.grammar``): a call is then decoded whole under the call grammar, an
+        answer freely up to any character that may open a call. Stops between two tokens
+        once ``cancelled()`` is true.
         """
-        chunks = self._llama.create_completion(
+        if grammar is None:
+            finish = self._decode(
+                prompt.tokens, max_tokens, temperature, prompt.stop, None, cancelled, emit
+            )
+            return self._generated(prompt, finish)
+        first, finish = self._first_piece(prompt, grammar.either, temperature)
+        if first.lstrip().startswith("{"):
+            finish = self._decode(
+                prompt.tokens, max_tokens, temperature, prompt.stop, grammar.call, cancelled, emit
+            )
+            return self._generated(prompt, finish)
+        if not first or finish != "length" or max_tokens <= 1:
+            emit(first)
+            return self._generated(prompt, finish)
+        emit(first)
+        started = prompt.tokens + self._llama.tokenize(first.encode("utf-8"), add_bos=False)
+        stop = [*prompt.stop, *CALL_OPENERS]
+        finish = self._decode(started, max_tokens - 1, temperature, stop, None, cancelled, emit)
+        return self._generated(prompt, finish)
+
+    def _first_piece(self, prompt: Prompt, grammar: str, temperature: float) -> tuple[str, str]:
+        """The first token of the reply, chosen under ``grammar``, and why decoding stopped."""
+        whole = self._llama.create_completion(
             prompt=prompt.tokens,
-            max_tokens=max_tokens,
+            max_tokens=1,
             temperature=temperature,
             stop=prompt.stop,
+            grammar=self._grammar(grammar),
+        )
+        if isinstance(whole, Iterator):
+            raise TypeError("llama-cpp-python streamed although asked for a whole answer")
+        choice = whole["choices"][0]
+        return choice["text"], choice["finish_reason"] or "stop"
+
+    def _decode(
+        self,
+        tokens: list[int],
+        max_tokens: int,
+        temperature: float,
+        stop: list[str],
+        grammar: str | None,
+        cancelled: Callable[[], bool],
+        emit: Callable[[str], None],
+    ) -> str:
+        """Decode from ``tokens``, streaming pieces to ``emit``; return the finish reason."""
+        chunks = self._llama.create_completion(
+            prompt=tokens,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            stop=stop,
             grammar=self._grammar(grammar) if grammar else None,
             stream=True,
         )
@@ -209,8 +258,7 @@ class GgufModel:
         try:
             for chunk in chunks:
                 if cancelled():
-                    finish = "cancelled"
-                    break
+                    return "cancelled"
                 choice = chunk["choices"][0]
                 if choice["text"]:
                     emit(choice["text"])
@@ -218,6 +266,9 @@ class GgufModel:
                     finish = choice["finish_reason"]
         finally:
             chunks.close()
+        return finish
+
+    def _generated(self, prompt: Prompt, finish: str) -> Generated:
         written = max(0, int(self._llama.n_tokens) - len(prompt.tokens))
         return Generated(completion_tokens=written, finish_reason=finish)
 

@@ -6,25 +6,48 @@ tool's JSON Schema (llama.cpp's own schema-to-grammar converter writes that part
 text without the characters that open a call in any form the parser reads
 (`````, ``{``, ``[``, ``<``). A model under it cannot write a malformed call: at worst it
 runs out of tokens inside one, which the backend reports as a call to repair.
+
+Checking every token against a grammar is slow in llama.cpp (each step tests the whole
+vocabulary), so the backend uses it where it matters: the first token decides between a call
+(decoded whole under ``ToolGrammar.call``) and an answer, whose rest is decoded freely and
+stopped before any character in ``CALL_OPENERS``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from tools import ToolDefinition
 
-_ANSWER_RULES = """\
+CALL_OPENERS = "`{[<"
+"""The characters an answer under the grammar never holds: each may open a call."""
+
+_EITHER_RULES = """\
 root ::= call | answer
 answer ::= answer-char answer-char*
 answer-char ::= [^`{[<]
 """
+_CALL_RULES = "root ::= call\n"
 
 
-def tool_grammar(tools: Sequence[ToolDefinition]) -> str:
-    """Return the GBNF grammar of a reply that may call any of ``tools``.
+@dataclass(frozen=True, slots=True)
+class ToolGrammar:
+    """The grammars of a reply, in GBNF.
+
+    Attributes:
+        either: One call or a plain answer.
+        call: One call (for a reply whose first token opened one).
+    """
+
+    either: str
+    call: str
+
+
+def tool_grammar(tools: Sequence[ToolDefinition]) -> ToolGrammar:
+    """Return the grammars of a reply that may call any of ``tools``.
 
     Raises:
         ValueError: ``tools`` is empty (with no tools, decode without a grammar).
@@ -40,7 +63,8 @@ def tool_grammar(tools: Sequence[ToolDefinition]) -> str:
         "call ::=" + line.removeprefix("root ::=") if line.startswith("root ::=") else line
         for line in lines
     ]
-    return "\n".join([*renamed, _ANSWER_RULES])
+    calls_only = "\n".join(renamed)
+    return ToolGrammar(either=f"{calls_only}\n{_EITHER_RULES}", call=f"{calls_only}\n{_CALL_RULES}")
 
 
 def _call_schema(each: ToolDefinition) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from assistant.llm.base import ChatMessage, LLMResponse, StreamEvent, TextDelta, ToolMode, Usage
 from assistant.llm.errors import ContextTooSmallError, LLMError, LLMResponseError
 from assistant.llm.gguf import Generated, GgufModel, ModelSettings, Prompt, check_file
-from assistant.llm.grammar import tool_grammar
+from assistant.llm.grammar import CALL_OPENERS, ToolGrammar, tool_grammar
 from assistant.llm.queue import ModelQueue, Monotonic
 from assistant.llm.toolprompt import read_reply, template_messages
 from tools import ToolDefinition
@@ -31,7 +31,7 @@ logger = logging.getLogger(__name__)
 MIN_ANSWER_TOKENS = 16
 """Fewer free tokens than this after the prompt and there is no room for an answer."""
 
-_MAY_OPEN_A_CALL = frozenset("`{[<")
+_MAY_OPEN_A_CALL = frozenset(CALL_OPENERS)
 _END = object()
 
 
@@ -235,7 +235,7 @@ class LocalBackend:
         model: GgufModel,
         prompt: Prompt,
         max_tokens: int,
-        grammar: str | None,
+        grammar: ToolGrammar | None,
         cancel: threading.Event,
         pieces: asyncio.Queue[object],
     ) -> asyncio.Future[Generated]:
