@@ -83,6 +83,7 @@ class OpenAIBackend:
         backoff: float = 0.5,
         max_wait: float = 60.0,
         temperature: float | None = None,
+        max_tokens: int | None = None,
         sleep: Sleep = asyncio.sleep,
         transport: httpx.AsyncBaseTransport | None = None,
         tool_support: ToolSupportCache | None = None,
@@ -99,6 +100,8 @@ class OpenAIBackend:
             backoff: First backoff in seconds; doubles per attempt.
             max_wait: Upper bound of any single wait, ``Retry-After`` included.
             temperature: Sampling temperature, or ``None`` for the server's default.
+            max_tokens: The longest answer in tokens, or ``None`` for the server's default
+                (``ASSISTANT_LLM_MAX_TOKENS``).
             sleep: How to wait between attempts (tests pass a recorder).
             transport: An httpx transport (tests may pass ``httpx.MockTransport``).
             tool_support: Where ``AUTO`` keeps what the probe found (one per process
@@ -118,6 +121,7 @@ class OpenAIBackend:
         self._backoff = backoff
         self._max_wait = max_wait
         self._temperature = temperature
+        self._max_tokens = max_tokens
         self._sleep = sleep
         self._streams = True
         self._support = tool_support or ToolSupportCache()
@@ -214,6 +218,8 @@ class OpenAIBackend:
             payload["tool_choice"] = "auto"
         if self._temperature is not None:
             payload["temperature"] = self._temperature
+        if self._max_tokens is not None:
+            payload["max_tokens"] = self._max_tokens
         return payload, native
 
     async def _check_native_tools(self, tools: Sequence[ToolDefinition] | None) -> None:

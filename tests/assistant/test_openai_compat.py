@@ -587,3 +587,19 @@ async def test_auto_switches_when_the_model_writes_calls_as_text(
     assert "tools" in standin.requests[1].body
     assert "tools" not in standin.requests[2].body
     assert standin.requests[2].messages[-1]["content"].startswith("Tool results:")
+
+
+async def test_max_tokens_is_sent_only_when_set(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    capped = make_backend(standin, sleep, mode=ToolMode.CONTRACT, max_tokens=64)
+    free = make_backend(standin, sleep, mode=ToolMode.CONTRACT)
+    standin.push(completion("a"), completion("b"))
+
+    await capped.complete(HELLO)
+    await free.complete(HELLO)
+    await capped.aclose()
+    await free.aclose()
+
+    assert standin.requests[0].body["max_tokens"] == 64
+    assert "max_tokens" not in standin.requests[1].body
