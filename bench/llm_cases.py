@@ -1,7 +1,8 @@
 """The conversations of ``bench.llm_eval``: what a person says and what must then be true.
 
-The clock stands at Tuesday 2026-03-10 13:30 UTC (14:30 in Berlin, 09:30 in New York, which
-has just moved to summer time, 22:30 in Tokyo), so every resolved time is known in advance.
+The clock stands at Tuesday 2026-03-10 13:30 UTC (14:30 in Berlin, 09:30 in New York and
+06:30 in Los Angeles, which have just moved to summer time, 22:30 in Tokyo), so every
+resolved time is known in advance.
 A case succeeds when the right tool did the work (a task at the right time with the right
 words, a note, a cancelled task, a request waiting for approval) or, for a question, when
 the answer holds the fact and nothing was changed.
@@ -136,6 +137,12 @@ CASES: tuple[Case, ...] = (
     _remind("Asia/Kolkata", "remind me at 9pm to call dad", "2026-03-10 21:00", "dad"),
     _remind(
         "Europe/Berlin", "in 5 minutes remind me to check my email", "2026-03-10 14:35", "email"
+    ),
+    _remind(
+        "America/Los_Angeles",
+        "remind me in 3 hours to leave for the airport",
+        "2026-03-10 09:30",
+        "airport",
     ),
     _recur(
         "Europe/Berlin",
