@@ -337,7 +337,7 @@ async def evaluate(settings: Settings, label: str, cases: Sequence[Case]) -> Sum
                 mark = "ok  " if outcome.success else "FAIL"
                 print(
                     f"  {mark} {outcome.seconds:6.1f}s {outcome.kind:10} {outcome.said[:48]!r:50} "
-                    f"{outcome.why[:60]}",
+                    f"{outcome.why[:100]}",
                     file=sys.stderr,
                     flush=True,
                 )
@@ -412,7 +412,8 @@ def print_table(summaries: Sequence[Summary]) -> None:
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    cases = CASES[: args.limit] if args.limit else CASES
+    cases = CASES[:: args.every]
+    cases = cases[: args.limit] if args.limit else cases
     summaries = []
     with tempfile.TemporaryDirectory(prefix="assistant-llm-eval-") as folder:
         for index, (label, settings) in enumerate(configurations(args, Path(folder))):
@@ -438,6 +439,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", help="smollm2, gemma, or a GGUF path (default: the environment)")
     parser.add_argument("--grammar", choices=["on", "off", "both"], help="local models only")
     parser.add_argument("--limit", type=int, help="only the first N conversations")
+    parser.add_argument(
+        "--every",
+        type=int,
+        default=1,
+        help="only every Nth conversation (a smaller sample of each kind)",
+    )
     parser.add_argument("--max-rounds", type=int, default=MAX_ROUNDS, dest="max_rounds")
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS, dest="max_tokens")
     parser.add_argument("--ctx", type=int, default=CONTEXT, help="context tokens (local models)")
