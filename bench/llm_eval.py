@@ -322,8 +322,11 @@ def _repaired(results: Sequence[ToolResult]) -> int:
     return repaired
 
 
-async def evaluate(settings: Settings, label: str, cases: Sequence[Case]) -> Summary:
-    """Run every case against the backend ``settings`` configure."""
+async def evaluate(
+    settings: Settings, label: str, cases: Sequence[Case], *, deadline: float | None = None
+) -> Summary:
+    """Run every case against the backend ``settings`` configure (none is started after
+    ``deadline`` seconds; the summary then covers those that ran)."""
     timed = TimedBackend(build_backend(settings))
     claims = ClaimLog()
     logging.getLogger("assistant.agent").addHandler(claims)
@@ -332,6 +335,9 @@ async def evaluate(settings: Settings, label: str, cases: Sequence[Case]) -> Sum
     try:
         async with open_app(settings, backend=timed, clock=ManualClock(NOW)) as app:
             for index, case in enumerate(cases):
+                if deadline is not None and time.perf_counter() - started > deadline:
+                    print(f"  deadline: stopped after {index} conversations", file=sys.stderr)
+                    break
                 outcome = await run_case(app, case, f"eval{index}")
                 summary.outcomes.append(outcome)
                 mark = "ok  " if outcome.success else "FAIL"
@@ -419,7 +425,7 @@ async def main_async(args: argparse.Namespace) -> int:
         for index, (label, settings) in enumerate(configurations(args, Path(folder))):
             print(f"{label}: {len(cases)} conversations", file=sys.stderr, flush=True)
             run_settings = settings.model_copy(update={"data_dir": Path(folder) / str(index)})
-            summaries.append(await evaluate(run_settings, label, cases))
+            summaries.append(await evaluate(run_settings, label, cases, deadline=args.deadline))
     print_table(summaries)
     if args.json:
         print(
@@ -448,6 +454,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-rounds", type=int, default=MAX_ROUNDS, dest="max_rounds")
     parser.add_argument("--max-tokens", type=int, default=MAX_TOKENS, dest="max_tokens")
     parser.add_argument("--ctx", type=int, default=CONTEXT, help="context tokens (local models)")
+    parser.add_argument(
+        "--deadline", type=float, help="seconds per model after which no conversation starts"
+    )
     parser.add_argument("--json", action="store_true", help="also print every outcome as JSON")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)
