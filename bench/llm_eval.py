@@ -43,8 +43,9 @@ from bench.llm_cases import CASES, NOW, Case
 from bench.machine import this_machine
 from bench.models import KNOWN, model_path
 from common import ManualClock
+from memory import MessageRole, StoredMessage
 from tasks import Task, TaskStatus, parse_schedule
-from tools import ToolDefinition, ToolResult, ToolStatus
+from tools import ToolCall, ToolDefinition, ToolResult, ToolStatus
 
 MAX_ROUNDS = 4
 MAX_TOKENS = 192
@@ -187,9 +188,44 @@ def _p(values: Iterable[float], q: float = 0.5) -> float:
     return round(data[min(len(data) - 1, int(q * len(data)))], 2)
 
 
-async def run_case(app: App, case: Case, user: str) -> Outcome:
+def primer() -> list[StoredMessage]:
+    """Two earlier exchanges in which the assistant called tools (``--primed``): the history
+    of a user who has used tools before, which small models imitate."""
+    stored: list[StoredMessage] = []
+    for said, name, args, result in (
+        (
+            "remind me at 5pm to call mom",
+            "add_reminder",
+            {"when": "at 5pm", "message": "call mom"},
+            "reminder set",
+        ),
+        (
+            "note: the door code is 1234",
+            "save_note",
+            {"content": "the door code is 1234"},
+            "note saved",
+        ),
+    ):
+        call = ToolCall(name, args)
+        stored += [
+            StoredMessage(role=MessageRole.USER, content=said),
+            StoredMessage(role=MessageRole.ASSISTANT, content="", tool_calls=(call,)),
+            StoredMessage(
+                role=MessageRole.TOOL,
+                content=f"Tool results:\n- {name} [ok]: {result}",
+                tool_call_id=call.id,
+                name=name,
+            ),
+            StoredMessage(role=MessageRole.ASSISTANT, content=f"Done: {result}."),
+        ]
+    return stored
+
+
+async def run_case(app: App, case: Case, user: str, *, primed: bool = False) -> Outcome:
     """Run one conversation as ``user`` and score it."""
     await app.memory.set_timezone(user, case.zone)
+    if primed:
+        await app.memory.append_turn(user, user, primer())
     zone = ZoneInfo(case.zone)
     for words, when in case.setup.tasks:
         await app.tasks.add_task(
@@ -323,7 +359,12 @@ def _repaired(results: Sequence[ToolResult]) -> int:
 
 
 async def evaluate(
-    settings: Settings, label: str, cases: Sequence[Case], *, deadline: float | None = None
+    settings: Settings,
+    label: str,
+    cases: Sequence[Case],
+    *,
+    deadline: float | None = None,
+    primed: bool = False,
 ) -> Summary:
     """Run every case against the backend ``settings`` configure (none is started after
     ``deadline`` seconds; the summary then covers those that ran)."""
@@ -338,7 +379,7 @@ async def evaluate(
                 if deadline is not None and time.perf_counter() - started > deadline:
                     print(f"  deadline: stopped after {index} conversations", file=sys.stderr)
                     break
-                outcome = await run_case(app, case, f"eval{index}")
+                outcome = await run_case(app, case, f"eval{index}", primed=primed)
                 summary.outcomes.append(outcome)
                 mark = "ok  " if outcome.success else "FAIL"
                 print(
@@ -425,7 +466,13 @@ async def main_async(args: argparse.Namespace) -> int:
         for index, (label, settings) in enumerate(configurations(args, Path(folder))):
             print(f"{label}: {len(cases)} conversations", file=sys.stderr, flush=True)
             run_settings = settings.model_copy(update={"data_dir": Path(folder) / str(index)})
-            summaries.append(await evaluate(run_settings, label, cases, deadline=args.deadline))
+            if args.primed:
+                label += ", primed"
+            summaries.append(
+                await evaluate(
+                    run_settings, label, cases, deadline=args.deadline, primed=args.primed
+                )
+            )
     print_table(summaries)
     if args.json:
         print(
@@ -456,6 +503,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ctx", type=int, default=CONTEXT, help="context tokens (local models)")
     parser.add_argument(
         "--deadline", type=float, help="seconds per model after which no conversation starts"
+    )
+    parser.add_argument(
+        "--primed",
+        action="store_true",
+        help="start each conversation after two example exchanges that called tools",
     )
     parser.add_argument("--json", action="store_true", help="also print every outcome as JSON")
     args = parser.parse_args(argv)
