@@ -88,7 +88,8 @@ how things stand ("your reminder is set for 9")."""
 
 _STEM = "|".join(sorted(_VERBS, key=len, reverse=True))
 _ANY_FORM = rf"(?P<verb>{_STEM})(?:led|ling|e|ed|es|ing|d|t)?\b"
-_PAST_FORM = rf"(?P<verb>{_STEM})(?:led|ed|d|t)\b|(?P<same>set|ran)\b"
+# No bare "d": "sen" + "d" is "send", an order, where "sen" + "t" is "sent".
+_PAST_FORM = rf"(?P<verb>{_STEM})(?:led|ed|t)\b|(?P<same>set|ran)\b"
 _ADVERBS = r"(?:just\s+|now\s+|already\s+|successfully\s+|also\s+|gone ahead and\s+)*"
 _THINGS = r"(?:reminder|task|alarm|timer|note|event|request|message|light)s?"
 
@@ -108,7 +109,7 @@ _DONE_TO_A_THING = re.compile(
 _BARE_PARTICIPLE = re.compile(
     r"^(?:done[,:!]?\s*)?(?:" + rf"{_THINGS}\s+(?:" + _PAST_FORM + r")"
     r"|(?P<verb2>schedul|creat|add|cancell?|delet|remov|paus|resum|snooz|sav|not|sen|post)"
-    r"(?:ed|d|t)\b)"
+    r"(?:led|ed|t)\b)"
 )
 _DONE = re.compile(r"^(?:done|all set|all done)\b")
 _NOT_A_CLAIM = re.compile(

@@ -60,6 +60,9 @@ NOT_CLAIMS = [
     "2 + 2 = 4.",
     "Your notes are private to you.",
     "The model gave no answer; please rephrase your request.",
+    "Send the call again with valid JSON arguments.",
+    "I stopped after 4 rounds of tool calls without reaching a final answer.",
+    "- remind_me: The call to 'remind_me' was not run: its arguments are not a JSON object.",
 ]
 
 
