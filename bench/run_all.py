@@ -1,6 +1,6 @@
 """Every benchmark in one command, printed as one table with the date and the machine.
 
-Run with ``.venv/bin/python -m bench.run_all`` from the repository root (about five minutes;
+Run with ``.venv/bin/python -m bench.run_all`` from the repository root (about three minutes;
 ``--quick`` for a smaller crash and load run, ``--only NAME`` to run some of them). Each
 benchmark runs as its own process (so one's memory and event loop do not colour another's)
 with a time limit; its printed figures become rows of the table. A benchmark that is missing,
