@@ -1,6 +1,6 @@
 """What every package stands on and none owns: the clock, per-key locks, secret redaction,
-the lifecycle of long-lived objects, and one SQLite connection on its own thread with its
-migration runner.
+the lifecycle of long-lived objects, one SQLite connection on its own thread with its
+migration runner, and its PostgreSQL counterpart (a connection pool, LISTEN, migrations).
 
 ``common`` imports nothing from the project; every other package may import it.
 """
@@ -8,6 +8,14 @@ migration runner.
 from common.clock import Clock, ManualClock, SystemClock, require_aware
 from common.lifecycle import AsyncLifecycle
 from common.locks import KeyedLocks
+from common.postgres import (
+    Listener,
+    PgConnection,
+    PostgresDatabase,
+    PostgresFailures,
+    is_postgres_url,
+    notify,
+)
 from common.redaction import (
     REDACTED,
     RedactUrlFilter,
@@ -26,14 +34,20 @@ __all__ = [
     "Clock",
     "Failures",
     "KeyedLocks",
+    "Listener",
     "ManualClock",
+    "PgConnection",
+    "PostgresDatabase",
+    "PostgresFailures",
     "RedactUrlFilter",
     "SqliteDatabase",
     "SystemClock",
     "from_db_time",
     "install_log_redaction",
+    "is_postgres_url",
     "is_secret_name",
     "migrate",
+    "notify",
     "redact_headers",
     "redact_secrets",
     "redact_url",
