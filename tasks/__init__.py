@@ -61,7 +61,9 @@ from tasks.schedule import (
     zone_from_name,
 )
 from tasks.store import (
+    ChatScope,
     MemoryTaskStore,
+    PostgresTaskStore,
     SchedulerBusyError,
     SqliteTaskStore,
     TaskStore,
@@ -75,6 +77,7 @@ __all__ = [
     "AgentRunner",
     "AgentTaskData",
     "ApiCallData",
+    "ChatScope",
     "CronSchedule",
     "Delivery",
     "DeliveryKind",
@@ -87,6 +90,7 @@ __all__ = [
     "MisfireRule",
     "Notifier",
     "OnceSchedule",
+    "PostgresTaskStore",
     "ReminderData",
     "RunStatus",
     "Schedule",

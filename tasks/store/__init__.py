@@ -5,10 +5,14 @@ planning     misfire decisions: what a claim does with a due task, as a pure fun
 transitions  how claims and finished runs change a task's state, as pure functions
 memory       ``MemoryTaskStore``: dictionaries (tests, throwaway sessions)
 sqlite       ``SqliteTaskStore``: the embedded default, one database file
+postgres     ``PostgresTaskStore``: one database shared by several schedulers
+scope        ``ChatScope``: the chats whose runs a scheduler claims
 """
 
 from tasks.store.base import GivenUp, TaskChange, TaskStore
 from tasks.store.memory import MemoryTaskStore
+from tasks.store.postgres import PostgresTaskStore
+from tasks.store.scope import ChatScope
 from tasks.store.sqlite import (
     SchedulerBusyError,
     SqliteTaskStore,
@@ -17,8 +21,10 @@ from tasks.store.sqlite import (
 )
 
 __all__ = [
+    "ChatScope",
     "GivenUp",
     "MemoryTaskStore",
+    "PostgresTaskStore",
     "SchedulerBusyError",
     "SqliteTaskStore",
     "TaskChange",

@@ -17,6 +17,7 @@ from tasks.protocols import Delivery, DeliveryStatus, SearchHit
 from tasks.schedule.model import IntervalSchedule, OnceSchedule, Schedule
 from tasks.store.base import TaskStore
 from tasks.store.memory import MemoryTaskStore
+from tasks.store.postgres import PostgresTaskStore
 from tasks.store.sqlite.store import SqliteTaskStore
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -60,12 +61,16 @@ def reminder_draft(
 StoreFactory = Callable[[], TaskStore]
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> StoreFactory:
-    """Make stores of one kind; SQLite ones share one file in ``tmp_path``."""
+    """Make stores of one kind; SQLite ones share one file in ``tmp_path``, PostgreSQL ones
+    one fresh database on the session's server."""
     if request.param == "memory":
         shared = MemoryTaskStore()
         return lambda: shared
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("postgres_url")
+        return lambda: PostgresTaskStore(url)
     return lambda: SqliteTaskStore(tmp_path / "assistant.db")
 
 
