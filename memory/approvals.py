@@ -28,7 +28,7 @@ class ApprovalRepository:
         """Insert or replace ``request`` (keyed by its id)."""
         require_id(request.id, "approval id")
         require_id(request.user_id, "user_id")
-        row = _encode(request)
+        row = encode_request(request)
         await self._db.write(
             lambda tx: tx.execute(
                 f"INSERT OR REPLACE INTO approvals ({_COLUMNS})"
@@ -42,7 +42,7 @@ class ApprovalRepository:
         row = await self._db.fetch_one(
             f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (request_id,)
         )
-        return None if row is None else _decode(row)
+        return None if row is None else decode_request(row)
 
     async def decide(
         self, request_id: str, status: ApprovalStatus, by: str, at: datetime
@@ -77,7 +77,7 @@ class ApprovalRepository:
             return tx.fetch_one(f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (request_id,))
 
         row = await self._db.write(move)
-        return None if row is None else _decode(row)
+        return None if row is None else decode_request(row)
 
     async def for_user(self, user_id: str, status: ApprovalStatus | None) -> list[ApprovalRequest]:
         """Return the user's requests newest first, optionally only those in ``status``."""
@@ -93,10 +93,10 @@ class ApprovalRepository:
                 " ORDER BY created_at DESC, id",
                 (user_id, ApprovalStatus(status).value),
             )
-        return [_decode(row) for row in rows]
+        return [decode_request(row) for row in rows]
 
 
-def _encode(request: ApprovalRequest) -> tuple[Any, ...]:
+def encode_request(request: ApprovalRequest) -> tuple[Any, ...]:
     try:
         arguments = json.dumps(request.arguments, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -119,7 +119,7 @@ def _encode(request: ApprovalRequest) -> tuple[Any, ...]:
     )
 
 
-def _decode(row: sqlite3.Row) -> ApprovalRequest:
+def decode_request(row: sqlite3.Row) -> ApprovalRequest:
     arguments = json.loads(row["arguments"])
     if not isinstance(arguments, dict):
         raise MemoryStoreError(f"approval {row['id']!r} holds arguments that are not an object")

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from common import Clock
 from memory._db import Database, Session, from_db_time, to_db_time
+from memory._rows import NamedRow
 from memory._validate import require_id, require_limit
 from memory._windows import ChatWindows, Turns
 from memory.errors import MemoryInputError
@@ -65,7 +66,7 @@ class ConversationRepository:
         """Store one turn's messages in one transaction and return the turn id."""
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
-        rows = [_encode(message) for message in _check_messages(messages)]
+        rows = [encode_message(message) for message in check_messages(messages)]
         chars = sum(_size(row) for row in rows)
         created = to_db_time(self._clock.now())
 
@@ -103,7 +104,7 @@ class ConversationRepository:
         """
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
-        _check_budget(max_chars, max_turns)
+        check_budget(max_chars, max_turns)
         key = (user_id, chat_id)
 
         def window(tx: Session) -> list[StoredMessage]:
@@ -179,7 +180,7 @@ def _match(
         RankedMessage(
             id=int(row["id"]),
             chat_id=str(row["chat_id"]),
-            message=_decode(row, from_db_time(row["created_at"])),
+            message=decode_message(row, from_db_time(row["created_at"])),
             created_at=from_db_time(row["created_at"]),
             score=-float(row["score"]),
             matched_all=matched_all,
@@ -197,7 +198,7 @@ def turn_size(messages: Sequence[StoredMessage]) -> int:
     Raises:
         MemoryInputError: for a message that cannot be stored (see ``append_turn``).
     """
-    return sum(_size(_encode(message)) for message in _check_messages(messages))
+    return sum(_size(encode_message(message)) for message in check_messages(messages))
 
 
 def _size(row: tuple[str, str, str, str | None, str | None]) -> int:
@@ -205,7 +206,7 @@ def _size(row: tuple[str, str, str, str | None, str | None]) -> int:
     return len(content) + len(calls)
 
 
-def _check_messages(messages: Sequence[StoredMessage]) -> Sequence[StoredMessage]:
+def check_messages(messages: Sequence[StoredMessage]) -> Sequence[StoredMessage]:
     if not messages:
         raise MemoryInputError("a turn needs at least one message, got none")
     for message in messages:
@@ -220,7 +221,7 @@ def _check_messages(messages: Sequence[StoredMessage]) -> Sequence[StoredMessage
     return messages
 
 
-def _encode(message: StoredMessage) -> tuple[str, str, str, str | None, str | None]:
+def encode_message(message: StoredMessage) -> tuple[str, str, str, str | None, str | None]:
     calls = [
         {"id": c.id, "name": c.tool_name, "arguments": c.arguments} for c in message.tool_calls
     ]
@@ -247,7 +248,7 @@ def within_budget(
     Raises:
         MemoryInputError: for a negative ``max_chars`` or a ``max_turns`` outside 1..1000.
     """
-    _check_budget(max_chars, max_turns)
+    check_budget(max_chars, max_turns)
     fitting: list[T] = []
     total = 0
     for size, turn in itertools.islice(turns, max_turns):
@@ -259,7 +260,7 @@ def within_budget(
     return fitting
 
 
-def _check_budget(max_chars: int, max_turns: int | None) -> None:
+def check_budget(max_chars: int, max_turns: int | None) -> None:
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
         raise MemoryInputError(f"max_chars must be an integer >= 0, got {max_chars!r}")
     if max_turns is not None:
@@ -295,11 +296,11 @@ def _read_turns(tx: Session, created: dict[int, str]) -> Turns:
         times = {turn_id: from_db_time(created[turn_id]) for turn_id in chunk}
         for row in rows:
             turn_id = int(row["turn_id"])
-            turns.setdefault(turn_id, []).append(_decode(row, times[turn_id]))
+            turns.setdefault(turn_id, []).append(decode_message(row, times[turn_id]))
     return {turn_id: tuple(messages) for turn_id, messages in turns.items()}
 
 
-def _decode(row: sqlite3.Row, created_at: datetime) -> StoredMessage:
+def decode_message(row: NamedRow, created_at: datetime) -> StoredMessage:
     raw_calls: list[dict[str, Any]] = json.loads(row["tool_calls"]) if row["tool_calls"] else []
     return StoredMessage(
         role=MessageRole(row["role"]),

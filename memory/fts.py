@@ -39,11 +39,22 @@ class FtsQuery:
     any_terms: str | None
 
 
-def build_query(text: str) -> FtsQuery | None:
-    """Return the FTS5 queries for ``text``, or ``None`` when it holds no words at all."""
+def search_words(text: str) -> list[str]:
+    """The words of ``text`` a search looks for: letters and digits only, each once, stop
+    words dropped unless nothing else is left, at most ``MAX_TERMS``."""
     words = _distinct(_WORD.findall(text))
     meaningful = [w for w in words if w.lower() not in STOP_WORDS] or words
-    terms = [_term(w) for w in meaningful[:MAX_TERMS]]
+    return meaningful[:MAX_TERMS]
+
+
+def is_prefix(word: str) -> bool:
+    """Whether ``word`` is searched as a prefix ("pass" finds "password")."""
+    return len(word) >= MIN_PREFIX_CHARS
+
+
+def build_query(text: str) -> FtsQuery | None:
+    """Return the FTS5 queries for ``text``, or ``None`` when it holds no words at all."""
+    terms = [_term(w) for w in search_words(text)]
     if not terms:
         return None
     return FtsQuery(
@@ -54,7 +65,7 @@ def build_query(text: str) -> FtsQuery | None:
 
 def _term(word: str) -> str:
     # A word holds no '"', so quoting it cannot break out; '*' makes it a prefix.
-    return f'"{word}"*' if len(word) >= MIN_PREFIX_CHARS else f'"{word}"'
+    return f'"{word}"*' if is_prefix(word) else f'"{word}"'
 
 
 def _distinct(words: list[str]) -> list[str]:

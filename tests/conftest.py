@@ -7,8 +7,9 @@ If it cannot start, every test that needs it fails with the reason; none is skip
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import asyncpg
 import pytest
@@ -29,17 +30,20 @@ def postgres_server() -> Iterator[EmbeddedPostgres]:
 
 
 @pytest.fixture
-async def postgres_url(postgres_server: EmbeddedPostgres) -> AsyncIterator[str]:
-    """The URL of a fresh, empty database on the session's server (dropped afterwards)."""
+def postgres_url(postgres_server: EmbeddedPostgres) -> Iterator[str]:
+    """The URL of a fresh, empty database on the session's server (dropped afterwards).
+
+    A plain (not async) fixture, so that other plain fixtures can ask for it by parameter.
+    """
     name = f"test_{next(_databases)}"
-    admin = await asyncpg.connect(postgres_server.url())
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
-    finally:
-        await admin.close()
+    asyncio.run(_admin(postgres_server, f'CREATE DATABASE "{name}" TEMPLATE template0'))
     yield postgres_server.url(name)
-    admin = await asyncpg.connect(postgres_server.url())
+    asyncio.run(_admin(postgres_server, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+async def _admin(server: EmbeddedPostgres, statement: str) -> None:
+    admin = await asyncpg.connect(server.url())
     try:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.execute(statement)
     finally:
         await admin.close()
