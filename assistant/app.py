@@ -34,12 +34,15 @@ from common import Clock, SystemClock, install_log_redaction
 from interfaces import LoggingNotifier
 from memory import MemoryStore
 from tasks import (
+    ChatScope,
     Notifier,
+    PostgresTaskStore,
     SchedulerBusyError,
     SearchHit,
     SqliteTaskStore,
     TaskError,
     TaskManager,
+    TaskStore,
     scheduler_lock,
 )
 from tools import LoadReport, ToolExecutor, ToolRegistry, load_custom_tools
@@ -110,6 +113,21 @@ def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
         ) from None
 
 
+def _stores(
+    settings: Settings, clock: Clock, serves: ChatScope | None
+) -> tuple[MemoryStore, TaskStore]:
+    """The memory and task stores: on ``ASSISTANT_DATABASE_URL``'s PostgreSQL database when
+    it is set, else in the SQLite file under the data directory (neither opened yet)."""
+    url = settings.postgres_url
+    if url is None:
+        return MemoryStore(settings.database_path, clock=clock), SqliteTaskStore(
+            settings.database_path
+        )
+    pool = settings.database_pool_size
+    memory = MemoryStore(database_url=url, clock=clock, pool_size=pool)
+    return memory, PostgresTaskStore(url, scope=serves, pool_size=pool)
+
+
 def build_backend(settings: Settings) -> LLMBackend:
     """Return the configured LLM: an OpenAI-compatible server, or the offline planner."""
     if settings.llm_base_url is None:
@@ -133,6 +151,7 @@ async def open_app(
     clock: Clock | None = None,
     on_event: EventCallback | None = None,
     run_scheduler: bool = False,
+    serves: ChatScope | None = None,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
 
@@ -144,16 +163,20 @@ async def open_app(
             the agent read it (tests inject a manual one).
         on_event: Receives the agent's progress events.
         run_scheduler: Start the task manager's timer (chat, telegram, serve).
+        serves: The chats the front end delivers to. On PostgreSQL, where several
+            schedulers share the tasks, this one claims only their runs and leaves the rest
+            to a process that can deliver them (every chat by default). SQLite's one
+            scheduler fires every task.
     """
     clock = clock or SystemClock()
     install_log_redaction("httpx", "httpcore", "telegram", "tools", "tasks")
     async with AsyncExitStack() as stack:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        if run_scheduler:
+        if run_scheduler and settings.postgres_url is None:
             _lock_scheduler(stack, settings)
-        memory = await MemoryStore.open(settings.database_path, clock=clock)
+        memory, store = _stores(settings, clock, serves)
+        await memory.start()
         stack.push_async_callback(memory.close)
-        store = SqliteTaskStore(settings.database_path)
         await store.open()
         stack.push_async_callback(store.close)
         # Scheduled API calls go through the same SSRF guard as the api_call tool.
@@ -184,8 +207,9 @@ async def open_app(
             searcher=_TaskSearcher(web),
             summarizer=late_agent if settings.llm_base_url else None,
             http=http,
-            # Tasks added by another process (`assistant ask`) are noticed within a second.
-            recheck_every=timedelta(seconds=1),
+            # Tasks added by another process (`assistant ask`) are noticed within a second;
+            # on PostgreSQL at once, by LISTEN, and the re-read is only a safety net.
+            recheck_every=timedelta(seconds=1 if settings.postgres_url is None else 30),
         )
         registry = ToolRegistry(
             [TaskTools(manager), MemoryTools(memory), get_current_time, web, SystemTools()]

@@ -4,6 +4,12 @@ Whichever front end runs the scheduler, every delivery goes to the interface its
 to (see ``interfaces.RoutingNotifier``): the terminal's own chat to the terminal (or, when only
 the bot or ``serve`` runs, to the JSON Lines file), Telegram chats to Telegram when a token is
 configured, and anything no interface serves to the file.
+
+On PostgreSQL several front ends fire tasks from one database, so each claims only the runs of
+the chats it delivers to itself (``serves``) and leaves the others to a process that can:
+Telegram chats to processes with the bot token, the terminal's chat to ``assistant chat`` or
+``assistant serve`` (whose JSON Lines file is its terminal). Nothing goes to a fallback file
+while some other process could deliver it for real.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from interfaces import (
     TerminalChat,
     TerminalNotifier,
 )
-from tasks import Notifier
+from tasks import ChatScope, Notifier
 
 if TYPE_CHECKING:
     from interfaces.telegram import TelegramNotifier, WebhookConfig
@@ -60,7 +66,12 @@ async def chat(
         notifier = await _routing(settings, stack, clock, local=TerminalNotifier(console))
         app = await stack.enter_async_context(
             open_app(
-                settings, notifier=notifier, clock=clock, on_event=on_event, run_scheduler=True
+                settings,
+                notifier=notifier,
+                clock=clock,
+                on_event=on_event,
+                run_scheduler=True,
+                serves=_local_and_telegram(settings),
             )
         )
         commands = SlashCommands(tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock)
@@ -89,7 +100,13 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
         local = JsonlNotifier(sink, clock=clock)
         notifier = await _routing(settings, stack, clock, local=local, sink=sink)
         await stack.enter_async_context(
-            open_app(settings, notifier=notifier, clock=clock, run_scheduler=True)
+            open_app(
+                settings,
+                notifier=notifier,
+                clock=clock,
+                run_scheduler=True,
+                serves=_local_and_telegram(settings),
+            )
         )
         print(f"ready: delivering to {sink}", flush=True)
         await stop.wait()
@@ -124,7 +141,11 @@ async def telegram(
             "once to learn your user id, then set TELEGRAM_ALLOWED_USERS=<that id>",
             file=sys.stderr,
         )
-    async with open_app(settings, notifier=notifier, clock=clock, run_scheduler=True) as app:
+    # The terminal's chat is left to `assistant chat` or `serve` (here it would go to a file).
+    telegram_chats = ChatScope.all_but([LOCAL_CHAT])
+    async with open_app(
+        settings, notifier=notifier, clock=clock, run_scheduler=True, serves=telegram_chats
+    ) as app:
         interface = TelegramInterface(
             token=token,
             base_url=settings.telegram_base_url,
@@ -167,6 +188,13 @@ async def _routing(
         )
         stack.push_async_callback(remote.aclose)
     return RoutingNotifier(local_chat=LOCAL_CHAT, local=local, remote=remote, fallback=fallback)
+
+
+def _local_and_telegram(settings: Settings) -> ChatScope:
+    """The terminal's chat, and every Telegram chat when the bot token is configured."""
+    if settings.telegram_bot_token is not None:
+        return ChatScope.every()
+    return ChatScope.just([LOCAL_CHAT])
 
 
 def _stop_on_signals() -> asyncio.Event:

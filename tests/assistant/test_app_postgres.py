@@ -1,0 +1,90 @@
+"""The application on PostgreSQL: every store in the database, several schedulers at once."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+from assistant.config import ConfigError, Settings, load_settings
+from common import ManualClock
+from memory import HitKind
+from tasks import ChatScope, Delivery, DeliveryStatus
+
+T0 = datetime(2026, 3, 10, 13, 30, tzinfo=UTC)
+
+
+def settings_for(tmp_path: Path, url: str) -> Settings:
+    return load_settings(data_dir=tmp_path / "data", timezone="Europe/Berlin", database_url=url)
+
+
+class Recorder:
+    """A notifier that keeps what it delivered."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.arrived = asyncio.Event()
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        self.texts.append(delivery.text)
+        self.arrived.set()
+        return DeliveryStatus.DELIVERED
+
+
+async def test_every_store_lives_in_the_database(tmp_path: Path, postgres_url: str) -> None:
+    settings = settings_for(tmp_path, postgres_url)
+    clock = ManualClock(T0)
+    async with open_app(settings, clock=clock) as app:
+        await app.agent.handle_message(
+            "note: the wifi password is hunter2", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+        await app.agent.handle_message(
+            "remind me in 5 minutes to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+    assert not (tmp_path / "data" / "assistant.db").exists()
+
+    recorder = Recorder()
+    async with open_app(settings, notifier=recorder, clock=clock) as again:
+        hits = await again.memory.search_memory(LOCAL_USER, "wifi password")
+        assert hits[0].kind is HitKind.NOTE and "hunter2" in hits[0].text
+        history = await again.memory.load_conversation(LOCAL_USER, LOCAL_CHAT)
+        assert len({m.turn_id for m in history}) == 2
+        clock.advance(timedelta(minutes=5))
+        assert await again.tasks.run_due() == 1
+    assert recorder.texts == ["stretch"]
+
+
+async def test_schedulers_share_the_database_and_each_claims_its_own_chats(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    settings = settings_for(tmp_path, postgres_url)
+    clock = ManualClock(T0)
+    terminal, bot = Recorder(), Recorder()
+    async with (
+        open_app(settings, notifier=terminal, clock=clock, run_scheduler=True,
+                 serves=ChatScope.just([LOCAL_CHAT])) as here,
+        open_app(settings, notifier=bot, clock=clock, run_scheduler=True,
+                 serves=ChatScope.all_but([LOCAL_CHAT])) as there,
+    ):  # fmt: skip
+        for chat in (LOCAL_CHAT, "123456"):
+            await here.agent.handle_message(
+                f"remind me in 1 minute to call {chat}", user_id=LOCAL_USER, chat_id=chat
+            )
+        clock.advance(timedelta(minutes=1))  # both timers wake; each claims its own chats
+        async with asyncio.timeout(5):
+            await terminal.arrived.wait()
+            await bot.arrived.wait()
+        await here.tasks.wait_idle()
+        await there.tasks.wait_idle()
+    assert terminal.texts == ["call local"]
+    assert bot.texts == ["call 123456"]
+
+
+def test_a_database_url_must_be_postgresql_and_is_never_echoed(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="ASSISTANT_DATABASE_URL: must be a PostgreSQL URL") as e:
+        settings_for(tmp_path, "mysql://bob:hunter2@db.example/assistant")
+    assert "hunter2" not in str(e.value)
+    assert settings_for(tmp_path, "  ").postgres_url is None
