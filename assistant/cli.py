@@ -105,6 +105,21 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(handler=_run_serve)
 
+    migrate = commands.add_parser(
+        "migrate", help="copy the SQLite database into PostgreSQL and verify the counts"
+    )
+    migrate.add_argument(
+        "--from",
+        dest="source",
+        help="sqlite:PATH of the database to copy (default: DATA_DIR/assistant.db)",
+    )
+    migrate.add_argument(
+        "--to",
+        dest="target",
+        help="postgresql://... of an empty database (default: ASSISTANT_DATABASE_URL)",
+    )
+    migrate.set_defaults(handler=_run_migrate)
+
     telegram = commands.add_parser("telegram", help="run the Telegram bot")
     telegram.add_argument("--webhook-url", help="use a webhook instead of long polling")
     telegram.set_defaults(handler=_run_telegram)
@@ -324,6 +339,31 @@ def _run_row(run: TaskRun) -> dict[str, Any]:
         "result": run.result,
         "error": run.error,
     }
+
+
+def _run_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.migrate import MigrationError, migrate, source_path
+    from common import is_postgres_url, redact_url
+    from memory import MemoryStoreError
+    from tasks import TaskError
+
+    target = args.target or settings.postgres_url
+    if target is None or not is_postgres_url(target):
+        raise ConfigError(
+            "give the target as --to postgresql://user:password@host:5432/database "
+            "(or set ASSISTANT_DATABASE_URL)"
+        )
+    try:
+        source = source_path(args.source or f"sqlite:{settings.database_path}")
+        copied = asyncio.run(migrate(source, target))
+    except (MigrationError, TaskError, MemoryStoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"Copied {source} into {redact_url(target)}; every count verified:")
+    for entry in copied:
+        print(f"  {entry.table:<22} {entry.source:>9} rows")
+    print("Set ASSISTANT_DATABASE_URL to it and restart the assistant.")
+    return 0
 
 
 # -- interactive front ends -----------------------------------------------------------------

@@ -61,6 +61,7 @@ from tasks.schedule import (
     zone_from_name,
 )
 from tasks.store import (
+    TASK_TABLES,
     ChatScope,
     MemoryTaskStore,
     PostgresTaskStore,
@@ -74,6 +75,7 @@ from tasks.store import (
 __all__ = [
     "DEFAULT_MISFIRE_RULES",
     "DEFAULT_SNOOZE",
+    "TASK_TABLES",
     "AgentRunner",
     "AgentTaskData",
     "ApiCallData",

@@ -11,7 +11,7 @@ scope        ``ChatScope``: the chats whose runs a scheduler claims
 
 from tasks.store.base import GivenUp, TaskChange, TaskStore
 from tasks.store.memory import MemoryTaskStore
-from tasks.store.postgres import PostgresTaskStore
+from tasks.store.postgres import TASK_TABLES, PostgresTaskStore
 from tasks.store.scope import ChatScope
 from tasks.store.sqlite import (
     SchedulerBusyError,
@@ -21,6 +21,7 @@ from tasks.store.sqlite import (
 )
 
 __all__ = [
+    "TASK_TABLES",
     "ChatScope",
     "GivenUp",
     "MemoryTaskStore",
