@@ -74,7 +74,9 @@ async def chat(
                 serves=_local_and_telegram(settings),
             )
         )
-        commands = SlashCommands(tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock)
+        commands = SlashCommands(
+            tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
+        )
         terminal.append(
             TerminalChat(
                 agent=app.agent,

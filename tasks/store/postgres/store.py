@@ -29,7 +29,7 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.store.base import GivenUp, TaskChange, TaskStore, not_found
+from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found
 from tasks.store.postgres import claims, runs
 from tasks.store.postgres.runs import owned_row, store_state
 from tasks.store.postgres.schema import CHANGES_CHANNEL, TASK_COLUMNS, migrate, task_from_row
@@ -303,6 +303,12 @@ async def _update_task(
         raise not_found(task_id)
     updated = changed(task_from_row(row), change, allowed_from=allowed_from, action=action)
     await store_state(conn, updated)
+    if change.schedule is not UNSET:
+        await conn.execute(
+            "UPDATE scheduled_tasks SET schedule = $1 WHERE id = $2",
+            updated.schedule.to_json(),
+            updated.id,
+        )
     await notify(conn, CHANGES_CHANNEL)
     return updated
 
