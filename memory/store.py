@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from common import AsyncLifecycle, Clock, SystemClock
+from common import AsyncLifecycle, Clock, SystemClock, redact_url
 from memory._validate import MAX_LIMIT
 from memory.backend import MemoryBackend, SqliteBackend
 from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS
@@ -127,14 +127,12 @@ class MemoryStore(AsyncLifecycle):
         """The database file, or the PostgreSQL URL without its password."""
         if self._path is not None:
             return str(self._path)
-        from common import redact_url
-
         return redact_url(self._url or "")
 
     def _ready(self) -> MemoryBackend:
-        if self._backend is None or self._closed:
-            if self._closed:
-                raise StoreClosedError(f"the memory store on {self.where!r} is closed")
+        if self._closed:
+            raise StoreClosedError(f"the memory store on {self.where!r} is closed")
+        if self._backend is None:
             raise StoreClosedError(
                 f"the memory store on {self.where!r} is not open; "
                 "use 'await MemoryStore.open(path)' or 'async with MemoryStore(path)'"

@@ -58,7 +58,7 @@ WITH ids AS MATERIALIZED (
     UPDATE scheduled_tasks AS t
     SET status = u.status, enabled = u.status = 'active', next_run = u.next_run
     FROM unnest($10::text[], $11::text[], $12::timestamptz[]) AS u(id, status, next_run)
-    WHERE t.id = u.id
+    WHERE t.id = ANY($10::text[]) AND t.id = u.id  -- by primary key, never a scan
 )
 SELECT id FROM ids ORDER BY n
 """

@@ -29,7 +29,8 @@ _FINISH_RUNS = (
     "UPDATE task_runs AS r SET status = u.status, started_at = u.started_at, "
     "finished_at = u.finished_at, result = u.result, error = u.error, lease_until = NULL "
     "FROM unnest($1::bigint[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::text[], "
-    "$6::text[]) AS u(id, status, started_at, finished_at, result, error) WHERE r.id = u.id"
+    "$6::text[]) AS u(id, status, started_at, finished_at, result, error) "
+    "WHERE r.id = ANY($1::bigint[]) AND r.id = u.id"
 )
 _TASKS_AFTER_RUNS = (
     "UPDATE scheduled_tasks AS t SET status = u.status, enabled = u.status = 'active', "
@@ -37,7 +38,7 @@ _TASKS_AFTER_RUNS = (
     "consecutive_failures = u.failures, run_count = u.run_count, last_run = u.last_run "
     "FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::int[], $6::int[], "
     "$7::timestamptz[]) AS u(id, status, next_run, status_reason, failures, run_count, last_run) "
-    "WHERE t.id = u.id"
+    "WHERE t.id = ANY($1::text[]) AND t.id = u.id"
 )
 _TASK_STATE = (
     "UPDATE scheduled_tasks SET status = $1, enabled = $2, next_run = $3, status_reason = $4, "
