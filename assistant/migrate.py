@@ -15,8 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from common import PgConnection, PostgresDatabase, PostgresFailures
-from common.copying import TableCopy, copy_table, postgres_count, sqlite_count
+from common import (
+    PgConnection,
+    PostgresDatabase,
+    PostgresFailures,
+    TableCopy,
+    copy_table,
+    postgres_count,
+    sqlite_count,
+)
 from memory import MEMORY_TABLES, MemoryStore
 from tasks import (
     TASK_TABLES,

@@ -40,7 +40,7 @@ import asyncpg
 
 from bench.pg_server import EmbeddedPostgres, embedded_postgres
 from bench.scheduler import NoOpNotifier, current_rss_mb, drafts, run_part
-from common.clock import SystemClock
+from common import SystemClock
 from tasks import PostgresTaskStore, TaskManager
 
 SCHEDULERS = (1, 2, 4)

@@ -29,13 +29,18 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from common.clock import SystemClock
-from tasks.engine.manager import TaskManager
-from tasks.execution import ReminderData, TaskType
-from tasks.models import DEFAULT_MISFIRE_RULES, TaskDraft
-from tasks.protocols import Delivery, DeliveryStatus
-from tasks.schedule.model import OnceSchedule
-from tasks.store.sqlite.store import SqliteTaskStore
+from common import SystemClock
+from tasks import (
+    DEFAULT_MISFIRE_RULES,
+    Delivery,
+    DeliveryStatus,
+    OnceSchedule,
+    ReminderData,
+    SqliteTaskStore,
+    TaskDraft,
+    TaskManager,
+    TaskType,
+)
 
 ZONE = ZoneInfo("Europe/Berlin")
 RULE = DEFAULT_MISFIRE_RULES[TaskType.REMINDER]

@@ -6,6 +6,7 @@ migration runner, and its PostgreSQL counterpart (a connection pool, LISTEN, mig
 """
 
 from common.clock import Clock, ManualClock, SystemClock, require_aware
+from common.copying import TableCopy, copy_table, flag, instant, postgres_count, sqlite_count
 from common.lifecycle import AsyncLifecycle
 from common.locks import KeyedLocks
 from common.postgres import (
@@ -42,16 +43,22 @@ __all__ = [
     "RedactUrlFilter",
     "SqliteDatabase",
     "SystemClock",
+    "TableCopy",
+    "copy_table",
+    "flag",
     "from_db_time",
     "install_log_redaction",
+    "instant",
     "is_postgres_url",
     "is_secret_name",
     "migrate",
     "notify",
+    "postgres_count",
     "redact_headers",
     "redact_secrets",
     "redact_url",
     "require_aware",
     "scrub",
+    "sqlite_count",
     "to_db_time",
 ]

@@ -25,10 +25,18 @@ from interfaces.protocols import (
     MemoryService,
     TaskService,
 )
-from interfaces.terminal import Console, TerminalChat, TerminalNotifier
-from interfaces.views import agent_replies, approval_card, request_line
+from interfaces.terminal import (
+    CommandHandler,
+    Console,
+    TerminalChat,
+    TerminalNotifier,
+    render_delivery,
+    render_message,
+)
+from interfaces.views import NO_TASKS, agent_replies, approval_card, format_arguments, request_line
 
 __all__ = [
+    "NO_TASKS",
     "Action",
     "ActionKind",
     "ActionOutcome",
@@ -37,6 +45,7 @@ __all__ = [
     "Button",
     "ButtonRows",
     "ChatAgent",
+    "CommandHandler",
     "CommandReply",
     "CommandSpec",
     "Console",
@@ -51,5 +60,8 @@ __all__ = [
     "TerminalNotifier",
     "agent_replies",
     "approval_card",
+    "format_arguments",
+    "render_delivery",
+    "render_message",
     "request_line",
 ]

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
 
-from common.clock import require_aware
+from common import require_aware
 from tasks.execution import ExecutionData, TaskType
 from tasks.schedule.model import Schedule
 

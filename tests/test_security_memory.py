@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.builtin.memory_tools import MemoryTools
+from assistant.builtin import MemoryTools
 from common import ManualClock
 from memory import MemoryStore, MessageRole, StoredMessage
 from tools import (

@@ -20,11 +20,13 @@ from tools.catalog import (
 )
 from tools.context import ToolContext
 from tools.custom import LoadFailure, LoadReport, load_custom_tools
-from tools.decorator import DEFAULT_TIMEOUT, ToolSpec, is_tool, normalize_name, tool
+from tools.decorator import DEFAULT_TIMEOUT, ToolSpec, is_tool, normalize_name, spec_of, tool
+from tools.docstrings import parse_docstring
 from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotFoundError
 from tools.executor import ToolExecutor
 from tools.parser import ToolParser
 from tools.registry import ToolRegistry
+from tools.schema import JsonSchema
 from tools.telemetry import ToolStats
 from tools.validation import ValidationResult, validate_tool_call
 
@@ -35,6 +37,7 @@ __all__ = [
     "ApprovalStatus",
     "ApprovalStore",
     "InMemoryApprovalStore",
+    "JsonSchema",
     "LoadFailure",
     "LoadReport",
     "RiskLevel",
@@ -57,9 +60,11 @@ __all__ = [
     "load_custom_tools",
     "markdown_catalog",
     "normalize_name",
+    "parse_docstring",
     "prompt_catalog",
     "render_output",
     "schema_document",
+    "spec_of",
     "tool",
     "tool_definitions",
     "validate_tool_call",

@@ -11,6 +11,7 @@ from assistant.agent.dialog import AgentReply, DialogAgent
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback
 from assistant.agent.history import ConversationStore, InMemoryConversations
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
+from assistant.agent.streaming import VisibleText
 
 __all__ = [
     "DEFAULT_BASE_PROMPT",
@@ -21,5 +22,6 @@ __all__ = [
     "DialogAgent",
     "EventCallback",
     "InMemoryConversations",
+    "VisibleText",
     "build_system_prompt",
 ]

@@ -12,7 +12,6 @@ import logging
 import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -26,7 +25,14 @@ from assistant.builtin.netguard import (
     parse_url,
     system_resolver,
 )
-from common import REDACTED, install_log_redaction, redact_headers, redact_url, scrub
+from common import (
+    REDACTED,
+    AsyncLifecycle,
+    install_log_redaction,
+    redact_headers,
+    redact_url,
+    scrub,
+)
 from tasks import SearchHit
 from tools import ToolContext, ToolError, tool
 
@@ -165,7 +171,7 @@ def _check_range(name: str, value: float, low: float, high: float) -> None:
         raise ToolError(f"{name} {value!r} is out of range; use a value from {low:g} to {high:g}")
 
 
-class WebTools:
+class WebTools(AsyncLifecycle):
     """search_web, fetch_url and api_call, sharing one client and one SSRF guard.
 
     Args:
@@ -220,15 +226,10 @@ class WebTools:
         if self._own_client:
             await self._client.aclose()
 
-    async def __aenter__(self) -> WebTools:
-        return self
+    async def _enter(self) -> None:
+        """Nothing to open: the client connects on first use."""
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.aclose()
 
     # -- search ----------------------------------------------------------------------------

@@ -16,8 +16,7 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from telegram import BotCommand, CallbackQuery, Message, Update
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
@@ -31,7 +30,7 @@ from telegram.ext import (
     filters,
 )
 
-from common import Clock, KeyedLocks
+from common import AsyncLifecycle, Clock, KeyedLocks
 from interfaces.commands import SlashCommands
 from interfaces.messages import ActionOutcome, Reply
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
@@ -83,7 +82,7 @@ def stranger_text(user_id: int) -> str:
     )
 
 
-class TelegramInterface:
+class TelegramInterface(AsyncLifecycle):
     """The assistant as a Telegram bot.
 
     Args:
@@ -216,16 +215,10 @@ class TelegramInterface:
         await self.app.shutdown()
         await self._queue.close()
 
-    async def __aenter__(self) -> Self:
+    async def _enter(self) -> None:
         await self.start()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.stop()
 
     async def _register_commands(self) -> None:

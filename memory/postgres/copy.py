@@ -5,7 +5,7 @@ The full-text columns are not copied: PostgreSQL computes them from the text.
 
 from __future__ import annotations
 
-from common.copying import TableCopy, flag, instant
+from common import TableCopy, flag, instant
 
 MEMORY_TABLES = (
     TableCopy("users", ("user_id", "timezone", "created_at"), {"created_at": instant}),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from common.clock import Clock
+from common import Clock
 from tasks.models import Claim
 
 

@@ -15,8 +15,7 @@ from typing import Any
 
 import httpx
 
-from common import AsyncLifecycle
-from common.clock import Clock, SystemClock
+from common import AsyncLifecycle, Clock, SystemClock
 from tasks.engine import changes
 from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.drafts import new_draft, normalize_id

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
-from common.clock import Clock
+from common import Clock
 from tasks.engine.executor import RunExecutor
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.notices import FollowUps

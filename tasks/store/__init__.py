@@ -9,7 +9,7 @@ postgres     ``PostgresTaskStore``: one database shared by several schedulers
 scope        ``ChatScope``: the chats whose runs a scheduler claims
 """
 
-from tasks.store.base import GivenUp, TaskChange, TaskStore
+from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore
 from tasks.store.memory import MemoryTaskStore
 from tasks.store.postgres import TASK_TABLES, PostgresTaskStore
 from tasks.store.scope import ChatScope
@@ -22,6 +22,7 @@ from tasks.store.sqlite import (
 
 __all__ = [
     "TASK_TABLES",
+    "UNSET",
     "ChatScope",
     "GivenUp",
     "MemoryTaskStore",

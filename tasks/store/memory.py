@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import TypeVar
 
-from common.clock import require_aware
+from common import require_aware
 from tasks.errors import TaskError
 from tasks.models import (
     Claim,

@@ -10,8 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.agent.dialog import DialogAgent
-from assistant.agent.events import AgentEvent, AgentEventKind
+from assistant.agent import AgentEvent, AgentEventKind, DialogAgent
 from assistant.llm import (
     ChatMessage,
     LLMResponse,

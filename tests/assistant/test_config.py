@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from assistant.config import ConfigError, load_settings
-from assistant.llm.base import ToolMode
+from assistant.llm import ToolMode
 
 _VARIABLES = [
     "ASSISTANT_DATA_DIR",

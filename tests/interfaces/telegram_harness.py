@@ -7,10 +7,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.clock import ManualClock
+from common import ManualClock
 from interfaces import ChatAgent
-from interfaces.telegram.bot import TelegramInterface
-from interfaces.telegram.delivery import TelegramNotifier
+from interfaces.telegram import TelegramInterface, TelegramNotifier
 from tests.interfaces.botapi_standin import BotApiStandin
 from tests.interfaces.fakes import FakeTime
 from tests.interfaces.world import World, open_world

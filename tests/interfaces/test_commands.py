@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from interfaces.commands import SlashCommands
-from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
-from tasks.models import TaskStatus
+from interfaces import Action, ActionKind, ActionOutcome, CommandReply, SlashCommands
+from tasks import TaskStatus
 from tests.interfaces.world import World, open_world
 
 ALICE, BOB = "alice", "bob"

@@ -10,16 +10,16 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.agent.dialog import AgentReply, DialogAgent
-from common.clock import ManualClock
-from interfaces.telegram.bot import (
+from assistant.agent import AgentReply, DialogAgent
+from common import ManualClock
+from interfaces import NO_TASKS
+from interfaces.telegram import (
     INVALID_BUTTON,
     TelegramInterface,
     TelegramSetupError,
     WebhookConfig,
 )
-from interfaces.views import NO_TASKS
-from tasks.models import TaskStatus
+from tasks import TaskStatus
 from tests.interfaces.botapi_standin import ApiError, BotApiStandin
 from tests.interfaces.telegram_harness import (
     ALICE,

@@ -12,12 +12,17 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from assistant.agent.events import AgentEvent, AgentEventKind
+from assistant.agent import AgentEvent, AgentEventKind
 from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
-from interfaces.messages import Action, ActionKind, ActionOutcome, Button, CommandReply, Reply
-from interfaces.terminal import (
+from interfaces import (
+    Action,
+    ActionKind,
+    ActionOutcome,
+    Button,
     CommandHandler,
+    CommandReply,
     Console,
+    Reply,
     TerminalChat,
     TerminalNotifier,
     render_delivery,

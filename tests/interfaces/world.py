@@ -16,15 +16,20 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.agent.dialog import DialogAgent
+from assistant.agent import DialogAgent
 from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
-from common.clock import ManualClock
-from interfaces.commands import SlashCommands
+from common import ManualClock
+from interfaces import SlashCommands
 from memory import MemoryStore
-from tasks import Delivery, DeliveryStatus, Notifier, OnceSchedule
-from tasks.engine.manager import TaskManager
-from tasks.models import Task
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks import (
+    Delivery,
+    DeliveryStatus,
+    Notifier,
+    OnceSchedule,
+    SqliteTaskStore,
+    Task,
+    TaskManager,
+)
 from tools import ToolContext, ToolExecutor, ToolRegistry, tool
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)

@@ -9,16 +9,27 @@ from pathlib import Path
 
 import pytest
 
-from common.clock import ManualClock
-from tasks.engine.manager import TaskManager
-from tasks.errors import ScheduleError, TaskDataError, TaskNotFoundError, TaskStateError
-from tasks.execution import TaskType, WebSearchData
-from tasks.models import MisfireAction, MisfirePolicy, RunStatus, Task, TaskStatus
-from tasks.protocols import DeliveryKind, DeliveryStatus
-from tasks.schedule.model import Schedule
-from tasks.store.base import TaskStore
-from tasks.store.memory import MemoryTaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from common import ManualClock
+from tasks import (
+    DeliveryKind,
+    DeliveryStatus,
+    MemoryTaskStore,
+    MisfireAction,
+    MisfirePolicy,
+    RunStatus,
+    Schedule,
+    ScheduleError,
+    SqliteTaskStore,
+    Task,
+    TaskDataError,
+    TaskManager,
+    TaskNotFoundError,
+    TaskStateError,
+    TaskStatus,
+    TaskStore,
+    TaskType,
+    WebSearchData,
+)
 from tests.tasks.conftest import (
     T0,
     RecordingNotifier,

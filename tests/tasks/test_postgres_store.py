@@ -14,13 +14,18 @@ from datetime import timedelta
 import asyncpg
 import pytest
 
-from common.clock import ManualClock
-from tasks.engine.manager import TaskManager
-from tasks.models import RunOutcome, RunStatus, TaskStatus
-from tasks.store.base import TaskChange, TaskStore
-from tasks.store.postgres import PostgresTaskStore
-from tasks.store.postgres.schema import SchemaError
-from tasks.store.scope import ChatScope
+from common import ManualClock
+from tasks import (
+    ChatScope,
+    PostgresTaskStore,
+    RunOutcome,
+    RunStatus,
+    TaskError,
+    TaskManager,
+    TaskStatus,
+    TaskStore,
+)
+from tasks.store import TaskChange
 from tests.tasks.conftest import T0, RecordingNotifier, every, once_at, reminder_draft
 
 LEASE = timedelta(minutes=2)
@@ -163,5 +168,5 @@ async def test_a_newer_schema_is_refused(postgres_url: str) -> None:
     finally:
         await conn.close()
 
-    with pytest.raises(SchemaError, match="tasks schema version 99"):
+    with pytest.raises(TaskError, match="tasks schema version 99"):
         await PostgresTaskStore(postgres_url).open()

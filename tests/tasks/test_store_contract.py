@@ -11,21 +11,23 @@ from types import MappingProxyType
 
 import pytest
 
-from tasks.errors import TaskError, TaskNotFoundError, TaskStateError
-from tasks.execution import TaskType
-from tasks.models import (
+from tasks import (
     DEFAULT_MISFIRE_RULES,
+    MemoryTaskStore,
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
+    PostgresTaskStore,
     RunOutcome,
     RunStatus,
+    SqliteTaskStore,
+    TaskError,
+    TaskNotFoundError,
+    TaskStateError,
     TaskStatus,
+    TaskType,
 )
-from tasks.store.base import UNSET, TaskChange, TaskStore
-from tasks.store.memory import MemoryTaskStore
-from tasks.store.postgres import PostgresTaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks.store import UNSET, TaskChange, TaskStore
 from tests.tasks.conftest import T0, StoreFactory, every, once_at, reminder_draft
 
 LEASE = timedelta(minutes=2)

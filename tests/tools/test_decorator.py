@@ -5,8 +5,7 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import BaseModel, Field
 
-from tools import RiskLevel, Tool, ToolContext, ToolDefinitionError, tool
-from tools.decorator import spec_of
+from tools import RiskLevel, Tool, ToolContext, ToolDefinitionError, spec_of, tool
 
 
 class Color(enum.Enum):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.builtin.memory_tools import MemoryTools
+from assistant.builtin import MemoryTools
 from common import ManualClock
 from memory import HitKind, MemoryHit, MemoryStore, MessageRole, Note, StoredMessage
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from tools.calls import ToolCall
-from tools.parser import ToolParser
+from tools import ToolCall, ToolParser
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.builtin.sandbox import CodeSandbox, SandboxUnavailableError
-from assistant.builtin.system import SystemTools, get_current_time
+from assistant.builtin import CodeSandbox, SandboxUnavailableError, SystemTools, get_current_time
 from tools import (
     RiskLevel,
     ToolCall,

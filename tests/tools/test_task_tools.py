@@ -8,20 +8,23 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.builtin.task_tools import (
+from assistant.builtin import (
     SEARCH_NOT_CONFIGURED,
     TaskListing,
     TaskReply,
     TaskSummary,
     TaskTools,
 )
-from common.clock import ManualClock
-from tasks import when_text
-from tasks.engine.manager import TaskManager
-from tasks.execution import ApiCallData
-from tasks.models import TaskStatus
-from tasks.protocols import Delivery, DeliveryStatus
-from tasks.store.memory import MemoryTaskStore
+from common import ManualClock
+from tasks import (
+    ApiCallData,
+    Delivery,
+    DeliveryStatus,
+    MemoryTaskStore,
+    TaskManager,
+    TaskStatus,
+    when_text,
+)
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
 
 BERLIN = ZoneInfo("Europe/Berlin")

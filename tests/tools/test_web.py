@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from assistant.builtin.web import (
+from assistant.builtin import (
     NOT_CONFIGURED,
     ApiResponse,
     WebSearchError,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from common.copying import TableCopy, flag, instant
+from common import TableCopy, flag, instant
 
 TASK_TABLES = (
     TableCopy(

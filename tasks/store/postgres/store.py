@@ -15,8 +15,14 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
-from common import Listener, PgConnection, PostgresDatabase, PostgresFailures, notify
-from common.clock import require_aware
+from common import (
+    Listener,
+    PgConnection,
+    PostgresDatabase,
+    PostgresFailures,
+    notify,
+    require_aware,
+)
 from tasks.errors import TaskError
 from tasks.execution import execution_to_json
 from tasks.models import (

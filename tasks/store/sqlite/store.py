@@ -15,8 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import to_db_time
-from common.clock import require_aware
+from common import require_aware, to_db_time
 from tasks.errors import TaskError
 from tasks.execution import execution_to_json
 from tasks.models import (
