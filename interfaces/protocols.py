@@ -7,13 +7,14 @@ satisfies the protocol here that names what an interface uses of it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from memory import Note, UserProfile
 from tasks import Task, TaskRun
-from tools import ApprovalRequest, ApprovalStatus, ToolCall
+from tools import ApprovalRequest, ApprovalStatus, Tool, ToolCall
 
 
 class AgentReplyLike(Protocol):
@@ -41,8 +42,15 @@ class AgentEventLike(Protocol):
 class ChatAgent(Protocol):
     """What the interfaces need from the agent (``assistant.agent.DialogAgent``)."""
 
-    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReplyLike:
-        """Answer one message."""
+    async def handle_message(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        chat_id: str,
+        profile: Mapping[str, str] | None = None,
+    ) -> AgentReplyLike:
+        """Answer one message; ``profile`` is what the interface knows of the user."""
         ...
 
     async def resolve_approval(self, request_id: str, *, approved: bool, by: str) -> AgentReplyLike:
@@ -59,6 +67,10 @@ class ChatAgent(Protocol):
 
     async def user_zone(self, user_id: str) -> ZoneInfo:
         """The user's time zone."""
+        ...
+
+    def available_tools(self) -> Sequence[Tool]:
+        """The tools the model may call, in order."""
         ...
 
 

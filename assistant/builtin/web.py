@@ -300,6 +300,7 @@ class WebTools(AsyncLifecycle):
         params={"limit": {"minimum": 1, "maximum": MAX_SEARCH_RESULTS}},
         llm_format=render_hits,
         timeout=30.0,
+        parallel=True,
     )
     async def search_web(self, query: str, limit: int = 5) -> str | list[SearchHit]:
         """Search the web and return the top results (title, link and snippet).
@@ -318,6 +319,7 @@ class WebTools(AsyncLifecycle):
         params={"max_chars": {"minimum": 100, "maximum": 50_000}},
         llm_format=FetchedPage.render,
         timeout=45.0,
+        parallel=True,
     )
     async def fetch_url(self, url: str, max_chars: int = 4000) -> FetchedPage:
         """Download a web page and return its readable text.
@@ -374,7 +376,7 @@ class WebTools(AsyncLifecycle):
         url: str,
         method: str = "GET",
         headers: dict[str, str] | None = None,
-        body: str | None = None,
+        body: str | dict[str, Any] | list[Any] | None = None,
         timeout: float = 15,  # noqa: ASYNC109 -- the tool's documented argument name
     ) -> ApiResponse:
         """Call an HTTP API and return its status and the start of its answer.
@@ -386,7 +388,7 @@ class WebTools(AsyncLifecycle):
             url: The full http(s) URL.
             method: The HTTP method.
             headers: Request headers; secret values are never shown or logged.
-            body: The request body as text (JSON as a string).
+            body: The request body: text, or JSON data (an object or a list), sent as JSON.
             timeout: Seconds to wait for the answer (1 to 60).
         """
         verb = method.strip().upper()
@@ -394,6 +396,10 @@ class WebTools(AsyncLifecycle):
             raise ToolError(f"method {method!r} is not supported; use one of {list(METHODS)}")
         _check_range("timeout", timeout, 1, 60)
         sent = _clean_headers(headers or {})
+        if body is not None and not isinstance(body, str):
+            body = json.dumps(body, ensure_ascii=False)
+            if not any(name.lower() == "content-type" for name in sent):
+                sent["Content-Type"] = "application/json"
         log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
         secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
         try:

@@ -276,7 +276,10 @@ class TelegramInterface(AsyncLifecycle):
         message, user_id, chat_id = _where(update)
         async with self._chat_lock(chat_id), self._typing(chat_id):
             reply = await self._agent.handle_message(
-                message.text or "", user_id=user_id, chat_id=str(chat_id)
+                message.text or "",
+                user_id=user_id,
+                chat_id=str(chat_id),
+                profile=_profile(update),
             )
             zone = await self._agent.user_zone(user_id)
             await self._send_all(chat_id, agent_replies(reply, zone))
@@ -382,6 +385,20 @@ def _where(update: Update) -> tuple[Message, str, int]:
     if message is None or user is None:
         raise ValueError(f"update {update.update_id} has no message or no sender")
     return message, str(user.id), message.chat.id
+
+
+def _profile(update: Update) -> dict[str, str]:
+    """What Telegram says about the sender, for tools that ask who is calling."""
+    user = update.effective_user
+    if user is None:
+        return {}
+    fields = {
+        "first_name": user.first_name,
+        "last_name": user.last_name,
+        "username": user.username,
+        "language_code": user.language_code,
+    }
+    return {name: value for name, value in fields.items() if value}
 
 
 async def _answer(query: CallbackQuery, text: str, *, alert: bool) -> None:

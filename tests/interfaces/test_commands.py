@@ -136,6 +136,15 @@ async def test_notes_lists_only_the_users_notes(world: World) -> None:
     assert "bob" not in text
 
 
+async def test_tools_lists_the_tools_in_the_users_words(world: World) -> None:
+    assert (await ask(world, "/tools")).text == (
+        "The tools I can use for you (just ask in your own words):\n"
+        "- add_reminder(seconds, message): Remind you after a number of seconds.\n"
+        "- whoami(): Say what the interface told about you.\n"
+        "- post(url): POST to a URL. Asks you first."
+    )
+
+
 async def test_new_starts_a_fresh_conversation(world: World) -> None:
     await world.agent.handle_message("hello", user_id=ALICE, chat_id=ALICE)
     assert await world.memory.load_conversation(ALICE, ALICE)

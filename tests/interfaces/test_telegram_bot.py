@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -30,7 +30,7 @@ from tests.interfaces.telegram_harness import (
     running_bot,
 )
 from tests.interfaces.world import T0, open_world
-from tools import ApprovalRequest
+from tools import ApprovalRequest, Tool
 
 
 @pytest.fixture
@@ -50,9 +50,15 @@ async def test_start_registers_the_commands_menu(bot: Harness) -> None:
         "notes",
         "tz",
         "approvals",
+        "tools",
         "new",
     ]
     assert bot.api.calls_of("deleteWebhook")  # polling starts by removing any webhook
+
+
+async def test_tools_learn_what_telegram_says_about_the_sender(bot: Harness) -> None:
+    [reply] = await bot.say(ALICE, "who am i")
+    assert reply == f"first_name=user{ALICE}, language_code=en"
 
 
 async def test_a_stranger_is_refused_and_nothing_runs(bot: Harness) -> None:
@@ -306,10 +312,14 @@ class CrashingAgent:
     def __init__(self, agent: DialogAgent) -> None:
         self._agent = agent
 
-    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReply:
+    async def handle_message(
+        self, text: str, *, user_id: str, chat_id: str, profile: Mapping[str, str] | None = None
+    ) -> AgentReply:
         if text == "crash":
             raise RuntimeError("a bug while handling the update")
-        return await self._agent.handle_message(text, user_id=user_id, chat_id=chat_id)
+        return await self._agent.handle_message(
+            text, user_id=user_id, chat_id=chat_id, profile=profile
+        )
 
     async def reset(self, *, user_id: str, chat_id: str) -> None:
         await self._agent.reset(user_id=user_id, chat_id=chat_id)
@@ -322,6 +332,9 @@ class CrashingAgent:
 
     async def user_zone(self, user_id: str) -> ZoneInfo:
         return await self._agent.user_zone(user_id)
+
+    def available_tools(self) -> list[Tool]:
+        return self._agent.available_tools()
 
 
 async def test_a_reminder_due_while_the_bot_was_down_is_delivered_late(

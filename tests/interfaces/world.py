@@ -80,6 +80,11 @@ class Gadgets:
         )
         return f"I'll remind you at {at.astimezone(ctx.timezone):%H:%M:%S} ({task.id})"
 
+    @tool
+    def whoami(self, ctx: ToolContext) -> str:
+        """Say what the interface told about the user."""
+        return ", ".join(f"{key}={value}" for key, value in sorted(ctx.profile.items()))
+
     @tool(requires_approval=True, risk_level="high")
     def post(self, url: str) -> str:
         """POST to a URL.
@@ -101,6 +106,8 @@ def default_script(messages: Sequence[ChatMessage]) -> str:
     if text.startswith("remind "):
         _, seconds, message = text.split(" ", 2)
         return fence("add_reminder", seconds=int(seconds), message=message)
+    if text == "who am i":
+        return fence("whoami")
     if text.startswith("post "):
         return fence("post", url=text.removeprefix("post "))
     if text.startswith("long "):

@@ -247,6 +247,16 @@ async def test_a_lan_host_on_the_allow_list_is_reached(
     assert server.requests[0].method == "PUT"
 
 
+async def test_a_body_given_as_data_is_sent_as_json(web: WebTools, server: LocalWebServer) -> None:
+    server.pages["/lights/off"] = Page('{"ok": true}', content_type="application/json")
+    url = server.url("/lights/off", host="localhost")
+    reply = await web.api_call(url, "POST", body={"state": "off", "rooms": ["hall"]})
+    assert reply.status_code == 200
+    sent = server.requests[0]
+    assert json.loads(sent.body or b"null") == {"state": "off", "rooms": ["hall"]}
+    assert sent.headers["Content-Type"] == "application/json"
+
+
 async def test_api_call_never_shows_or_logs_secret_headers(
     web: WebTools, server: LocalWebServer, caplog: pytest.LogCaptureFixture
 ) -> None:
