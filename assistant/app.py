@@ -12,15 +12,12 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
-import httpx
-
 from assistant.agent.dialog import DialogAgent
 from assistant.agent.events import EventCallback
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT
+from assistant.backup import DailyBackups, backups_of
 from assistant.builtin import (
-    GuardedTransport,
     MemoryTools,
-    NetGuard,
     SystemTools,
     TaskTools,
     WebSearchError,
@@ -28,8 +25,10 @@ from assistant.builtin import (
     get_current_time,
 )
 from assistant.config import ConfigError, Settings
+from assistant.datadir import check_database, prepare_data_dir
 from assistant.llm import LLMBackend, OpenAIBackend
 from assistant.planner import OfflinePlanner, PlannerTools
+from assistant.secrets import EnvironmentSecrets
 from common import Clock, SystemClock, install_log_redaction
 from interfaces import LoggingNotifier
 from memory import MemoryStore
@@ -39,6 +38,7 @@ from tasks import (
     PostgresTaskStore,
     SchedulerBusyError,
     SearchHit,
+    SecretSource,
     SqliteTaskStore,
     TaskError,
     TaskManager,
@@ -175,6 +175,7 @@ async def open_app(
     clock: Clock | None = None,
     on_event: EventCallback | None = None,
     run_scheduler: bool = False,
+    secrets: SecretSource | None = None,
     serves: ChatScope | None = None,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
@@ -188,15 +189,19 @@ async def open_app(
             the agent read it (tests inject a manual one).
         on_event: Receives the agent's progress events.
         run_scheduler: Start the task manager's timer (chat, telegram, serve).
+        secrets: The values of ``${NAME}`` references in scheduled requests; by default
+            the environment and ``.env`` (read once, here).
         serves: The chats the front end delivers to. On PostgreSQL, where several
             schedulers share the tasks, this one claims only their runs and leaves the rest
             to a process that can deliver them (every chat by default). SQLite's one
             scheduler fires every task.
     """
     clock = clock or SystemClock()
-    install_log_redaction("httpx", "httpcore", "telegram", "tools", "tasks")
+    install_log_redaction(*settings.secret_values())
     async with AsyncExitStack() as stack:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        prepare_data_dir(settings.data_dir)
+        if settings.postgres_url is None:
+            check_database(settings.database_path)
         if run_scheduler and settings.postgres_url is None:
             _lock_scheduler(stack, settings)
         memory, store = _stores(settings, clock, serves)
@@ -204,15 +209,6 @@ async def open_app(
         stack.push_async_callback(memory.close)
         await store.open()
         stack.push_async_callback(store.close)
-        # Scheduled API calls go through the same SSRF guard as the api_call tool.
-        guard = NetGuard(allow_hosts=settings.http_allow_hosts)
-        http = httpx.AsyncClient(
-            transport=GuardedTransport(guard=guard),
-            timeout=httpx.Timeout(15.0),
-            follow_redirects=True,
-            max_redirects=5,
-        )
-        stack.push_async_callback(http.aclose)
         web = WebTools(
             serpapi_key=(
                 settings.serpapi_api_key.get_secret_value() if settings.serpapi_api_key else None
@@ -229,7 +225,9 @@ async def open_app(
             agent=late_agent,
             searcher=_TaskSearcher(web),
             summarizer=late_agent if settings.llm_base_url else None,
-            http=http,
+            # Scheduled API calls take the api_call tool's own guarded path.
+            http=web.http,
+            secrets=secrets or EnvironmentSecrets.from_process(),
             # Tasks added by another process (`assistant ask`) are noticed within a second;
             # on PostgreSQL at once, by LISTEN, and the re-read is only a safety net.
             recheck_every=timedelta(seconds=1 if settings.postgres_url is None else 30),
@@ -271,6 +269,14 @@ async def open_app(
         stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
+            if settings.backup_days:
+                backups = DailyBackups(
+                    settings.database_path,
+                    backups_of(settings.data_dir),
+                    clock=clock,
+                    keep_days=settings.backup_days,
+                )
+                await stack.enter_async_context(backups)
         yield App(
             settings=settings,
             clock=clock,

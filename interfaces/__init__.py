@@ -17,11 +17,17 @@ from interfaces.messages import (
     CommandReply,
     Reply,
 )
-from interfaces.notifiers import JsonlNotifier, LoggingNotifier, RoutingNotifier
+from interfaces.notifiers import (
+    WEB_CHAT_PREFIX,
+    JsonlNotifier,
+    LoggingNotifier,
+    RoutingNotifier,
+)
 from interfaces.protocols import (
     AgentEventLike,
     AgentReplyLike,
     ChatAgent,
+    EventListener,
     MemoryService,
     TaskService,
 )
@@ -32,11 +38,20 @@ from interfaces.terminal import (
     TerminalNotifier,
     render_delivery,
     render_message,
+    terminal_safe,
 )
-from interfaces.views import NO_TASKS, agent_replies, approval_card, format_arguments, request_line
+from interfaces.views import (
+    NO_TASKS,
+    agent_replies,
+    approval_card,
+    format_arguments,
+    request_line,
+    run_history,
+)
 
 __all__ = [
     "NO_TASKS",
+    "WEB_CHAT_PREFIX",
     "Action",
     "ActionKind",
     "ActionOutcome",
@@ -49,6 +64,7 @@ __all__ = [
     "CommandReply",
     "CommandSpec",
     "Console",
+    "EventListener",
     "JsonlNotifier",
     "LoggingNotifier",
     "MemoryService",
@@ -64,4 +80,6 @@ __all__ = [
     "render_delivery",
     "render_message",
     "request_line",
+    "run_history",
+    "terminal_safe",
 ]

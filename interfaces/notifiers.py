@@ -13,12 +13,17 @@ import asyncio
 import json
 import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
-from common import Clock, SystemClock
+from common import Clock, SystemClock, make_private_dir, open_private
 from tasks import Delivery, DeliveryStatus, Notifier
 
 logger = logging.getLogger(__name__)
+
+WEB_CHAT_PREFIX = "web:"
+"""The chat ids of the web page's conversations start with this (``web:main``): their
+deliveries go to the web front end when it runs, else to the fallback file."""
 
 
 class RoutingNotifier:
@@ -34,6 +39,8 @@ class RoutingNotifier:
         local: Delivers the terminal's messages (the terminal, or the fallback file).
         remote: Delivers every other chat's messages (Telegram), if configured.
         fallback: Where messages go that no attached interface serves.
+        prefixed: Notifiers for the chats whose ids start with a prefix (``"web:"``: the web
+            page's chats), asked before the others.
     """
 
     def __init__(
@@ -43,13 +50,23 @@ class RoutingNotifier:
         local: Notifier,
         remote: Notifier | None,
         fallback: Notifier,
+        prefixed: Mapping[str, Notifier] | None = None,
     ) -> None:
         self._local_chat = local_chat
         self._local = local
         self._remote = remote
         self._fallback = fallback
+        self._prefixed = dict(prefixed or {})
+
+    @property
+    def remote(self) -> Notifier | None:
+        """The notifier of the other chats (Telegram's), if configured."""
+        return self._remote
 
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        for prefix, notifier in self._prefixed.items():
+            if delivery.chat_id.startswith(prefix):
+                return await notifier.deliver(delivery)
         if delivery.chat_id == self._local_chat:
             return await self._local.deliver(delivery)
         if self._remote is not None:
@@ -67,7 +84,8 @@ class JsonlNotifier:
     """Appends each delivery as one JSON object per line, flushed to disk before it counts.
 
     Each line holds ``task_id``, ``run_id``, ``owner_id``, ``chat_id``, ``kind``, ``text``,
-    ``late_by_seconds`` (or null) and ``delivered_at`` (ISO 8601, UTC).
+    ``late_by_seconds`` (or null) and ``delivered_at`` (ISO 8601, UTC). The file is private
+    to its user (0600).
     """
 
     def __init__(self, path: Path, *, clock: Clock | None = None) -> None:
@@ -100,8 +118,8 @@ class JsonlNotifier:
         return DeliveryStatus.DELIVERED
 
     def _append(self, line: str) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as sink:
+        make_private_dir(self.path.parent)
+        with open_private(self.path) as sink:
             sink.write(line + "\n")
             sink.flush()
             os.fsync(sink.fileno())

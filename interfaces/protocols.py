@@ -7,14 +7,14 @@ satisfies the protocol here that names what an interface uses of it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from memory import Note, UserProfile
+from memory import MemoryHit, Note, UserProfile
 from tasks import Task, TaskRun
-from tools import ApprovalRequest, ApprovalStatus, Tool, ToolCall
+from tools import ApprovalRequest, ApprovalStatus, Tool, ToolCall, ToolResult
 
 
 class AgentReplyLike(Protocol):
@@ -24,19 +24,35 @@ class AgentReplyLike(Protocol):
     def text(self) -> str: ...
     @property
     def approvals(self) -> tuple[ApprovalRequest, ...]: ...
+    @property
+    def results(self) -> tuple[ToolResult, ...]: ...
 
 
 class AgentEventLike(Protocol):
     """A progress event of the agent's turn (``assistant.agent.AgentEvent``).
 
-    ``kind`` is one of ``"tool_started"``, ``"tool_finished"``, ``"approval_requested"`` and
-    ``"reply_ready"``.
+    ``kind`` is one of ``"text_delta"`` (``text`` is the next piece of the reply being
+    written in model call ``round``), ``"tool_started"`` (``call``), ``"tool_finished"``
+    (``call`` and ``result``), ``"approval_requested"`` (``approval``) and ``"reply_ready"``
+    (``text`` is the whole reply).
     """
 
     @property
     def kind(self) -> str: ...
     @property
     def call(self) -> ToolCall | None: ...
+    @property
+    def result(self) -> ToolResult | None: ...
+    @property
+    def approval(self) -> ApprovalRequest | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def round(self) -> int: ...
+
+
+EventListener = Callable[[AgentEventLike], Awaitable[None] | None]
+"""Follows one turn as it happens (``on_event`` of ``ChatAgent``)."""
 
 
 class ChatAgent(Protocol):
@@ -49,11 +65,20 @@ class ChatAgent(Protocol):
         user_id: str,
         chat_id: str,
         profile: Mapping[str, str] | None = None,
+        on_event: EventListener | None = None,
     ) -> AgentReplyLike:
-        """Answer one message; ``profile`` is what the interface knows of the user."""
+        """Answer one message; ``profile`` is what the interface knows of the user; with
+        ``on_event`` the reply streams to it as it is written."""
         ...
 
-    async def resolve_approval(self, request_id: str, *, approved: bool, by: str) -> AgentReplyLike:
+    async def resolve_approval(
+        self,
+        request_id: str,
+        *,
+        approved: bool,
+        by: str,
+        on_event: EventListener | None = None,
+    ) -> AgentReplyLike:
         """Run (or refuse) the call behind an approval request and continue the turn."""
         ...
 
@@ -91,6 +116,7 @@ class MemoryService(Protocol):
     """What the interfaces need from memory (``memory.MemoryStore``)."""
 
     async def list_notes(self, user_id: str, limit: int = 20) -> list[Note]: ...
+    async def search_memory(self, user_id: str, query: str, limit: int = 5) -> list[MemoryHit]: ...
     async def get_user(self, user_id: str) -> UserProfile | None: ...
     async def set_timezone(self, user_id: str, timezone: str) -> UserProfile: ...
     async def list_approvals(

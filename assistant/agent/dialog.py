@@ -52,7 +52,7 @@ from assistant.llm.base import (
     ToolMode,
 )
 from assistant.llm.errors import LLMError, LLMResponseError, ToolsUnsupportedError
-from common import Clock, KeyedLocks, SystemClock
+from common import Clock, KeyedLocks, SystemClock, clean_text, clean_value
 from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
     ApprovalError,
@@ -178,6 +178,7 @@ class DialogAgent:
             on_event: Receives this turn's events, the model's text as it is written
                 (``TEXT_DELTA``) included; the reply is then streamed from the model.
         """
+        text = clean_text(text)  # text from outside: it may not even be valid UTF-8
         if not text.strip():
             reply = AgentReply(text=EMPTY_MESSAGE)
             return await self._reply(user_id, chat_id, reply, on_event)
@@ -372,7 +373,7 @@ class DialogAgent:
                 raise
             response = await self._complete(turn, ctx, ToolMode.CONTRACT)
         turn.usage = turn.usage + response.usage
-        return response
+        return _cleaned(response)
 
     def _answer_in(self, turn: Turn, text: str) -> str | None:
         """Return the answer in a reply without calls; ``None`` to ask the model once more.
@@ -430,7 +431,7 @@ class DialogAgent:
             AgentEventKind.TEXT_DELTA,
             turn.ctx.user_id,
             turn.ctx.chat_id,
-            text=piece,
+            text=clean_text(piece),
             round=turn.rounds,
         )
         await emit((self._on_event, turn.listener), event)
@@ -586,6 +587,20 @@ class DialogAgent:
     def _lock(self, user_id: str, chat_id: str) -> AbstractAsyncContextManager[None]:
         """One turn at a time per (user, chat)."""
         return self._locks.hold((user_id, chat_id))
+
+
+def _cleaned(response: LLMResponse) -> LLMResponse:
+    """A model's reply with its text and call arguments made storable (``clean_text``)."""
+    calls = tuple(
+        replace(
+            call,
+            tool_name=clean_text(call.tool_name),
+            arguments=clean_value(call.arguments),
+            raw_json=clean_text(call.raw_json),
+        )
+        for call in response.tool_calls
+    )
+    return replace(response, text=clean_text(response.text), tool_calls=calls)
 
 
 def _has_own_tools(cls: type) -> bool:

@@ -8,8 +8,16 @@ OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio and OpenRouter all answer
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Sequence,
+)
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal, overload
@@ -44,7 +52,7 @@ from assistant.llm.wire import (
     mentions_streaming,
     mentions_tools,
 )
-from common import redact_url
+from common import redact_text, redact_url
 from tools import ToolDefinition
 
 logger = logging.getLogger(__name__)
@@ -113,6 +121,8 @@ class OpenAIBackend:
         self._temperature = temperature
         self._sleep = sleep
         self._streams = True
+        password = httpx.URL(self.base_url).password
+        self._secrets = tuple(secret for secret in (api_key, password) if secret)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.AsyncClient(
             base_url=self.base_url, headers=headers, timeout=timeout, transport=transport
@@ -141,9 +151,10 @@ class OpenAIBackend:
                 (``AUTO`` after a fallback): rebuild the round for the contract and retry.
             LLMError: every other failure, with a message that says what to fix.
         """
-        payload, native = self._payload(messages, tools)
-        response = await self._post(payload, sent_tools=native)
-        return decode_completion(response, where=self._where)
+        with self._scrubbing():
+            payload, native = self._payload(messages, tools)
+            response = await self._post(payload, sent_tools=native)
+            return decode_completion(response, where=self._where)
 
     async def stream(
         self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
@@ -157,28 +168,31 @@ class OpenAIBackend:
             ToolsUnsupportedError: as ``complete``.
             LLMError: as ``complete``; also when the stream breaks off.
         """
-        payload, native = self._payload(messages, tools)
-        response = None
-        if self._streams:
-            response = await self._post({**payload, "stream": True}, sent_tools=native, stream=True)
-        if response is None:
-            async for event in stream_whole(await self.complete(messages, tools=tools)):
-                yield event
-            return
-        try:
-            if not response.headers.get("content-type", "").startswith("text/event-stream"):
-                # Answered whole although asked to stream (some servers ignore the flag).
-                await response.aread()
-                async for event in stream_whole(decode_completion(response, where=self._where)):
+        with self._scrubbing():
+            payload, native = self._payload(messages, tools)
+            response = None
+            if self._streams:
+                response = await self._post(
+                    {**payload, "stream": True}, sent_tools=native, stream=True
+                )
+            if response is None:
+                async for event in stream_whole(await self.complete(messages, tools=tools)):
                     yield event
                 return
-            completion = StreamedCompletion(where=self._where)
-            async for data in self._events(response):
-                if (text := completion.add(data)) != "":
-                    yield TextDelta(text)
-            yield completion.response()
-        finally:
-            await response.aclose()
+            try:
+                if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                    # Answered whole although asked to stream (some servers ignore the flag).
+                    await response.aread()
+                    async for event in stream_whole(decode_completion(response, where=self._where)):
+                        yield event
+                    return
+                completion = StreamedCompletion(where=self._where)
+                async for data in self._events(response):
+                    if (text := completion.add(data)) != "":
+                        yield TextDelta(text)
+                yield completion.response()
+            finally:
+                await response.aclose()
 
     def _payload(
         self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] | None
@@ -238,6 +252,22 @@ class OpenAIBackend:
     async def aclose(self) -> None:
         """Close the HTTP connections."""
         await self._client.aclose()
+
+    @contextlib.contextmanager
+    def _scrubbing(self) -> Iterator[None]:
+        """Let errors leave with the key, and any credential a server echoes, hidden.
+
+        A server that refuses a key often quotes it ("Incorrect API key provided: Bearer
+        sk-..."); the message goes to the user and the log, so it is scrubbed here, at the
+        boundary, whatever path raised it.
+        """
+        try:
+            yield
+        except LLMError as exc:
+            clean = redact_text(str(exc), self._secrets)
+            if clean == str(exc):
+                raise
+            raise type(exc)(clean) from exc.__cause__
 
     @property
     def _where(self) -> str:

@@ -1,4 +1,5 @@
-"""The Telegram interface: the bot, the scheduler's Telegram notifier and the outgoing queue."""
+"""The Telegram interface: the bot, the scheduler's Telegram notifier, the outgoing queue, and
+replies that grow in place while the model writes them."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from interfaces.telegram.bot import (
     WebhookConfig,
 )
 from interfaces.telegram.delivery import DEFAULT_BASE_URL, TelegramNotifier
+from interfaces.telegram.live import LIVE_INTERVAL, DraftSupport, LiveReply
 from interfaces.telegram.queue import OutgoingQueue, RateLimits, SendOutcome
 from interfaces.telegram.rendering import (
     MAX_CALLBACK_DATA,
@@ -23,7 +25,10 @@ from interfaces.telegram.rendering import (
 __all__ = [
     "DEFAULT_BASE_URL",
     "INVALID_BUTTON",
+    "LIVE_INTERVAL",
     "MAX_CALLBACK_DATA",
+    "DraftSupport",
+    "LiveReply",
     "OutgoingQueue",
     "RateLimits",
     "SendOutcome",

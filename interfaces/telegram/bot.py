@@ -3,13 +3,15 @@
 The bot shares the event loop with the TaskManager: ``start`` runs the Application's
 ``initialize``/``start`` and its updater (long polling, or a webhook), ``stop`` undoes them.
 The order of handlers is the bot's security model: the allowlist gate runs first and stops
-everything for a stranger (one short reply, nothing stored, no tool run).
+everything for a stranger (one short reply, nothing stored, no tool run). A reply grows in
+place while the model writes it (``interfaces.telegram.live``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import secrets
 from collections.abc import AsyncIterator, Iterable
@@ -19,6 +21,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from telegram import BotCommand, CallbackQuery, Message, Update
+from telegram.constants import ChatType
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     Application,
@@ -35,6 +38,7 @@ from interfaces.commands import SlashCommands
 from interfaces.messages import ActionOutcome, Reply
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
 from interfaces.telegram.delivery import DEFAULT_BASE_URL, TelegramNotifier
+from interfaces.telegram.live import LIVE_INTERVAL, DraftSupport, LiveReply
 from interfaces.telegram.rendering import decode_action, truncate
 from interfaces.views import agent_replies
 
@@ -98,6 +102,7 @@ class TelegramInterface(AsyncLifecycle):
         webhook: Receive updates by webhook instead of long polling.
         poll_timeout: The long-polling timeout, in seconds.
         clock: Time for the stranger-reply cooldown (the notifier's queue clock by default).
+        live_interval: The least time between two updates of a reply growing in place.
     """
 
     def __init__(
@@ -114,6 +119,7 @@ class TelegramInterface(AsyncLifecycle):
         webhook: WebhookConfig | None = None,
         poll_timeout: float = 10.0,
         clock: Clock | None = None,
+        live_interval: float = LIVE_INTERVAL,
     ) -> None:
         self.notifier = notifier or TelegramNotifier.create(token=token, base_url=base_url)
         self._queue = self.notifier.queue
@@ -128,6 +134,9 @@ class TelegramInterface(AsyncLifecycle):
         self._clock = clock or self._queue.clock
         self._told: dict[int, datetime] = {}
         self._chat_locks: KeyedLocks[int] = KeyedLocks()
+        self._drafts = DraftSupport()
+        self._draft_ids = itertools.count(1)
+        self._live_interval = live_interval
         self.app: AnyApplication = self._build()
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -275,14 +284,27 @@ class TelegramInterface(AsyncLifecycle):
     async def _on_text(self, update: Update, context: Any) -> None:
         message, user_id, chat_id = _where(update)
         async with self._chat_lock(chat_id), self._typing(chat_id):
-            reply = await self._agent.handle_message(
-                message.text or "",
-                user_id=user_id,
-                chat_id=str(chat_id),
-                profile=_profile(update),
+            live = LiveReply(
+                queue=self._queue,
+                chat_id=chat_id,
+                private=message.chat.type == ChatType.PRIVATE,
+                drafts=self._drafts,
+                draft_ids=self._draft_ids,
+                interval=self._live_interval,
             )
+            try:
+                reply = await self._agent.handle_message(
+                    message.text or "",
+                    user_id=user_id,
+                    chat_id=str(chat_id),
+                    profile=_profile(update),
+                    on_event=live,
+                )
+            except BaseException:
+                await live.finish(())  # no half-written reply stays behind
+                raise
             zone = await self._agent.user_zone(user_id)
-            await self._send_all(chat_id, agent_replies(reply, zone))
+            await self._send_all(chat_id, await live.finish(agent_replies(reply, zone)))
 
     async def _on_other(self, update: Update, context: Any) -> None:
         if update.effective_message is not None and update.effective_chat is not None:

@@ -21,7 +21,7 @@ from tasks.engine.executor import RunExecutor
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.notices import FollowUps
 from tasks.models import RunOutcome
-from tasks.store.base import GivenUp, TaskStore
+from tasks.store import GivenUp, TaskStore, TaskStoreError
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +100,8 @@ class Timer:
         self._prefetch = prefetch
         self._task: asyncio.Task[None] | None = None
         self._known_wakeup: tuple[datetime | None] | None = None
+        self.last_tick: datetime | None = None
+        """When the loop last woke up to claim due runs (for health checks)."""
 
     @property
     def running(self) -> bool:
@@ -168,6 +170,7 @@ class Timer:
         while True:
             self._wake.clear()
             self._known_wakeup = None
+            self.last_tick = self._clock.now()
             # Everything due by the horizon is claimed in this round.
             horizon = self._clock.now() + self._prefetch
             try:
@@ -176,6 +179,11 @@ class Timer:
                 # ``_wake``, so the timer comes straight back.
                 known = self._known_wakeup
                 next_wakeup = known[0] if known else await self._store.next_wakeup()
+            except TaskStoreError as exc:
+                # A lock held elsewhere, a full disk: the message says it; one line per retry.
+                log.warning("the task timer could not use the store (%s); retrying in 1 s", exc)
+                log.debug("the task timer's store failure", exc_info=exc)
+                next_wakeup = self._clock.now() + _STORE_RETRY
             except Exception:
                 log.exception("the task timer could not read the store; retrying shortly")
                 next_wakeup = self._clock.now() + _STORE_RETRY

@@ -9,7 +9,14 @@ postgres     ``PostgresTaskStore``: one database shared by several schedulers
 scope        ``ChatScope``: the chats whose runs a scheduler claims
 """
 
-from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore
+from tasks.store.base import (
+    LEASE_LOST_ERROR,
+    OUTCOME_UNKNOWN_ERROR,
+    UNSET,
+    GivenUp,
+    TaskChange,
+    TaskStore,
+)
 from tasks.store.memory import MemoryTaskStore
 from tasks.store.postgres import TASK_TABLES, PostgresTaskStore
 from tasks.store.scope import ChatScope
@@ -21,6 +28,8 @@ from tasks.store.sqlite import (
 )
 
 __all__ = [
+    "LEASE_LOST_ERROR",
+    "OUTCOME_UNKNOWN_ERROR",
     "TASK_TABLES",
     "UNSET",
     "ChatScope",

@@ -34,6 +34,7 @@ from tasks.store.transitions import (
     changed,
     claimed_now,
     claimed_status,
+    lost_outcome,
 )
 
 T = TypeVar("T")
@@ -129,11 +130,8 @@ class MemoryTaskStore(TaskStore):
         for run in expired:
             task = self._tasks[run.task_id]
             plan = plan_reclaim(task, run, now)
-            if plan.action is Reclaim.GIVE_UP:
-                outcome = RunOutcome(
-                    run.id, task.id, RunStatus.FAILED, now, now, error=LEASE_LOST_ERROR
-                )
-                self._finish(outcome, max_failures=None)
+            if plan.action in (Reclaim.GIVE_UP, Reclaim.UNKNOWN):
+                self._finish(lost_outcome(plan.action, run, now), max_failures=None)
                 given_up.append(GivenUp(self._tasks[task.id], self._runs[run.id]))
                 continue
             self._runs[run.id] = replace(
@@ -182,6 +180,11 @@ class MemoryTaskStore(TaskStore):
         """Return the earliest enabled next run or lease expiry."""
         times = [when for when, _, _ in itertools.chain(self._enabled(), self._leased())]
         return min(times, default=None)
+
+    async def count_overdue(self, before: datetime) -> int:
+        """Count the enabled tasks due before ``before``."""
+        before = require_aware(before, "before")
+        return sum(1 for when, _, _ in self._enabled() if when < before)
 
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int

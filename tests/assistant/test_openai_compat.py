@@ -577,3 +577,57 @@ async def test_auto_switches_when_the_model_writes_calls_as_text(
     assert backend.mode is ToolMode.CONTRACT
     assert "tools" not in standin.requests[1].body
     assert standin.requests[1].messages[-1]["content"].startswith("Tool results:")
+
+
+# -- credentials never leave in an error -------------------------------------------------
+
+
+LEAKY_KEY = "sk-live-0123456789abcdefABCDEF"
+PLAIN_KEY = "plain-secret-value-42"
+
+
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [
+        (LEAKY_KEY, f"Incorrect API key provided: Bearer {LEAKY_KEY}"),
+        (LEAKY_KEY, f"Incorrect API key provided: {LEAKY_KEY}. Find your key at ..."),
+        (PLAIN_KEY, f"no such key {PLAIN_KEY!r}"),  # not key-shaped: hidden because it is the key
+    ],
+)
+async def test_a_refused_key_is_never_echoed_to_the_user_or_the_log(
+    standin: OpenAIStandin,
+    sleep: SleepRecorder,
+    caplog: pytest.LogCaptureFixture,
+    key: str,
+    said: str,
+) -> None:
+    standin.push(error(401, said), error(401, said))
+    backend = make_backend(standin, sleep, api_key=key, mode=ToolMode.NATIVE)
+    world = World(backend)
+
+    with pytest.raises(LLMAuthError, match="ASSISTANT_LLM_API_KEY") as caught:
+        await backend.complete(HELLO)
+    reply = await world.say("hello")
+    await backend.aclose()
+
+    assert {k.lower(): v for k, v in standin.requests[0].headers.items()}["authorization"] == (
+        f"Bearer {key}"
+    )
+    assert "refused the API key (HTTP 401: " in str(caught.value)
+    for shown in (str(caught.value), reply.text, caplog.text):
+        assert key not in shown
+    assert "[redacted]" in str(caught.value) and "[redacted]" in reply.text
+
+
+async def test_an_error_event_mid_stream_never_echoes_the_key(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    standin.push(StandinReply(events=[{"error": {"message": f"bad key {PLAIN_KEY}"}}]))
+    backend = make_backend(standin, sleep, api_key=PLAIN_KEY, mode=ToolMode.NATIVE)
+
+    with pytest.raises(LLMResponseError, match="error") as caught:
+        async for _ in backend.stream(HELLO):
+            pass
+    await backend.aclose()
+
+    assert PLAIN_KEY not in str(caught.value)

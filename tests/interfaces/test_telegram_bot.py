@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.agent import AgentReply, DialogAgent
+from assistant.agent import AgentReply, DialogAgent, EventCallback
 from common import ManualClock
 from interfaces import NO_TASKS
 from interfaces.telegram import (
@@ -313,19 +313,34 @@ class CrashingAgent:
         self._agent = agent
 
     async def handle_message(
-        self, text: str, *, user_id: str, chat_id: str, profile: Mapping[str, str] | None = None
+        self,
+        text: str,
+        *,
+        user_id: str,
+        chat_id: str,
+        profile: Mapping[str, str] | None = None,
+        on_event: EventCallback | None = None,
     ) -> AgentReply:
         if text == "crash":
             raise RuntimeError("a bug while handling the update")
         return await self._agent.handle_message(
-            text, user_id=user_id, chat_id=chat_id, profile=profile
+            text, user_id=user_id, chat_id=chat_id, profile=profile, on_event=on_event
         )
 
     async def reset(self, *, user_id: str, chat_id: str) -> None:
         await self._agent.reset(user_id=user_id, chat_id=chat_id)
 
-    async def resolve_approval(self, request_id: str, *, approved: bool, by: str) -> AgentReply:
-        return await self._agent.resolve_approval(request_id, approved=approved, by=by)
+    async def resolve_approval(
+        self,
+        request_id: str,
+        *,
+        approved: bool,
+        by: str,
+        on_event: EventCallback | None = None,
+    ) -> AgentReply:
+        return await self._agent.resolve_approval(
+            request_id, approved=approved, by=by, on_event=on_event
+        )
 
     async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
         return await self._agent.find_approval(request_id, user_id=user_id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import timedelta
 
 import asyncpg
@@ -174,3 +175,22 @@ async def test_a_newer_schema_is_refused(postgres_url: str) -> None:
 
     with pytest.raises(TaskError, match="tasks schema version 99"):
         await PostgresTaskStore(postgres_url).open()
+
+
+async def test_scopes_by_prefix_split_the_chats_between_front_ends(postgres_url: str) -> None:
+    web = PostgresTaskStore(postgres_url, scope=ChatScope.just(prefixes=["web:"]))
+    bot = PostgresTaskStore(postgres_url, scope=ChatScope.all_but(["local"], prefixes=["web:"]))
+    async with web, bot:
+        for owner in ("web:1", "web_2", "local", "123"):
+            draft = reminder_draft(once_at(T0), owner=owner)
+            await web.add_task(replace(draft, chat_id=owner))
+
+        web_claims = await web.claim_due(T0, limit=9, lease=LEASE)
+        bot_claims = await bot.claim_due(T0, limit=9, lease=LEASE)
+
+    assert [c.task.chat_id for c in web_claims] == ["web:1"]
+    assert sorted(c.task.chat_id for c in bot_claims) == ["123", "web_2"]
+    assert ChatScope.just(prefixes=["web:"]).covers("web:1")
+    assert not ChatScope.all_but(["local"], prefixes=["web:"]).covers("web:9")
+    with pytest.raises(ValueError, match="claims nothing"):
+        ChatScope.just()

@@ -36,7 +36,12 @@ from tasks.store.postgres.schema import (
 )
 from tasks.store.scope import ChatScope
 from tasks.store.sqlite.schema import cached_rule, cached_schedule
-from tasks.store.transitions import after_skipped_retry, claimed_now, claimed_status
+from tasks.store.transitions import (
+    after_skipped_retry,
+    claimed_now,
+    claimed_status,
+    lost_outcome,
+)
 
 # One statement writes a claim batch: ledger ids drawn in order, the ledger rows inserted,
 # the tasks advanced. Returns the ids in the order of the ledger rows.
@@ -72,14 +77,26 @@ _INSERT_RUN = (
 def scope_filter(scope: ChatScope, column: str, first: int) -> tuple[str, list[Any]]:
     """The ``AND ...`` that keeps rows whose ``column`` is a chat in ``scope``, and its
     parameters (numbered from ``$first``)."""
-    sql, params = "", list[Any]()
-    if scope.only is not None:
-        sql += f" AND {column} = ANY(${first + len(params)}::text[])"
-        params.append(sorted(scope.only))
-    if scope.excluded:
-        sql += f" AND {column} <> ALL(${first + len(params)}::text[])"
-        params.append(sorted(scope.excluded))
+    params: list[Any] = []
+
+    def param(value: list[str]) -> str:
+        params.append(value)
+        return f"${first + len(params) - 1}::text[]"
+
+    sql = ""
+    if scope.only or scope.only_prefixes:
+        chats, patterns = param(sorted(scope.only)), param(_like(scope.only_prefixes))
+        sql += f" AND ({column} = ANY({chats}) OR {column} LIKE ANY({patterns}))"
+    if scope.excluded or scope.excluded_prefixes:
+        chats, patterns = param(sorted(scope.excluded)), param(_like(scope.excluded_prefixes))
+        sql += f" AND {column} <> ALL({chats}) AND NOT {column} LIKE ANY({patterns})"
     return sql, params
+
+
+def _like(prefixes: frozenset[str]) -> list[str]:
+    """LIKE patterns for ids starting with each prefix (its own ``%``, ``_``, ``\\`` escaped)."""
+    escaped = (p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") for p in prefixes)
+    return sorted(f"{p}%" for p in escaped)
 
 
 async def claim_due(
@@ -141,8 +158,9 @@ async def reclaim_expired(
         assert task_row is not None, "task_runs.task_id references scheduled_tasks"
         task = task_from_row(task_row)
         plan = plan_reclaim(task, expired, now)
-        if plan.action is Reclaim.GIVE_UP:
-            given_up.append(await _give_up(conn, task, expired, now))
+        if plan.action in (Reclaim.GIVE_UP, Reclaim.UNKNOWN):
+            outcome = lost_outcome(plan.action, expired, now)
+            given_up.append(await _give_up(conn, task, expired, outcome))
             continue
         await _abandon(conn, expired)
         if plan.action is Reclaim.SKIP:
@@ -190,6 +208,18 @@ async def claim_now(
         conn, task.id, now, now, misfire=MisfireAction.MANUAL, lease_until=now + lease
     )
     return Claim(task, run)
+
+
+async def count_overdue(conn: PgConnection, before: datetime, scope: ChatScope) -> int:
+    """The enabled tasks (of chats in ``scope``) due before ``before`` (a range of the due
+    index)."""
+    where, params = scope_filter(scope, "chat_id", 2)
+    count = await conn.fetchval(
+        f"SELECT count(*) FROM scheduled_tasks WHERE enabled AND next_run < $1{where}",
+        before,
+        *params,
+    )
+    return int(count)
 
 
 async def next_wakeup(conn: PgConnection, scope: ChatScope) -> datetime | None:
@@ -244,8 +274,9 @@ async def _retry(
     return Claim(task, run)
 
 
-async def _give_up(conn: PgConnection, task: Task, expired: TaskRun, now: datetime) -> GivenUp:
-    outcome = RunOutcome(expired.id, task.id, RunStatus.FAILED, now, now, error=LEASE_LOST_ERROR)
+async def _give_up(
+    conn: PgConnection, task: Task, expired: TaskRun, outcome: RunOutcome
+) -> GivenUp:
     await finish_runs(conn, [outcome], max_failures=None)
     row = await owned_row(conn, task.id, None)
     assert row is not None, "the task was read in this transaction"

@@ -228,6 +228,13 @@ class PostgresTaskStore(TaskStore):
         """Return the earliest enabled next run or lease expiry of this store's chats."""
         return await self._db.read(functools.partial(claims.next_wakeup, scope=self.scope))
 
+    async def count_overdue(self, before: datetime) -> int:
+        """Count the enabled tasks of this store's chats due before ``before``: the ones this
+        scheduler is behind on (another process's chats are not its to fire)."""
+        before = require_aware(before, "before")
+        work = functools.partial(claims.count_overdue, before=before, scope=self.scope)
+        return await self._db.read(work)
+
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
     ) -> list[FinishedRun]:

@@ -191,6 +191,11 @@ class SqliteTaskStore(TaskStore):
         """Return the earliest enabled next run or lease expiry (two index lookups)."""
         return await self._db.read(claims.next_wakeup)
 
+    async def count_overdue(self, before: datetime) -> int:
+        """Count the enabled tasks due before ``before`` (one index range)."""
+        before = require_aware(before, "before")
+        return await self._db.read(functools.partial(claims.count_overdue, before=before))
+
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
     ) -> list[FinishedRun]:
