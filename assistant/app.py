@@ -269,7 +269,9 @@ async def open_app(
         stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
-            if settings.backup_days:
+            # PostgreSQL is backed up by its server; a SQLite file left behind by
+            # `assistant migrate` holds nothing current, so it is not copied day after day.
+            if settings.backup_days and settings.postgres_url is None:
                 backups = DailyBackups(
                     settings.database_path,
                     backups_of(settings.data_dir),

@@ -447,10 +447,14 @@ def _run_migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _run_doctor(args: argparse.Namespace, settings: Settings) -> int:
-    from assistant.doctor import examine, render
+    from assistant.doctor import examine, examine_postgres, render
 
-    today = datetime.now(UTC).date()
-    findings = examine(settings.data_dir, settings.database_path, today=today)
+    url = settings.postgres_url
+    if url is not None:
+        findings = examine_postgres(settings.data_dir, settings.database_path, url)
+    else:
+        today = datetime.now(UTC).date()
+        findings = examine(settings.data_dir, settings.database_path, today=today)
     _show(render(findings))
     return 0 if all(f.ok for f in findings) else 1
 
@@ -458,6 +462,16 @@ def _run_doctor(args: argparse.Namespace, settings: Settings) -> int:
 def _run_backup(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.backup import BackupError, back_up, manual_target
 
+    if settings.postgres_url is not None:
+        # The SQLite file may still be there after `assistant migrate`: copying it would
+        # look like a backup of data it no longer holds.
+        print(
+            "error: ASSISTANT_DATABASE_URL puts every store in PostgreSQL, which `assistant "
+            "backup` does not copy; back it up with the server's tools, e.g. pg_dump "
+            '--format=custom --file=assistant.dump "$ASSISTANT_DATABASE_URL"',
+            file=sys.stderr,
+        )
+        return 1
     now = datetime.now(UTC)
     target: Path = args.path or manual_target(settings.data_dir, now)
     if target.is_dir():

@@ -13,6 +13,7 @@ from assistant.config import ConfigError, Settings, load_settings
 from common import ManualClock
 from memory import HitKind
 from tasks import ChatScope, Delivery, DeliveryStatus
+from tests.assistant.test_cli import run
 
 T0 = datetime(2026, 3, 10, 13, 30, tzinfo=UTC)
 
@@ -88,3 +89,31 @@ def test_a_database_url_must_be_postgresql_and_is_never_echoed(tmp_path: Path) -
         settings_for(tmp_path, "mysql://bob:hunter2@db.example/assistant")
     assert "hunter2" not in str(e.value)
     assert settings_for(tmp_path, "  ").postgres_url is None
+
+
+async def test_doctor_and_backups_on_postgresql(tmp_path: Path, postgres_url: str) -> None:
+    # Trust authentication ignores the password; it must still never be printed.
+    url = postgres_url.replace("postgres@", "postgres:sekrit@")
+    on_postgres = {"ASSISTANT_DATABASE_URL": url}
+    run("ask", "note: the old sqlite note", data_dir=tmp_path)  # as before `assistant migrate`
+    run("ask", "note: the wifi password is hunter2", data_dir=tmp_path, env=on_postgres)
+
+    doctor = run("doctor", data_dir=tmp_path, env=on_postgres)
+    backup = run("backup", data_dir=tmp_path, env=on_postgres, check=False)
+    unreachable = {"ASSISTANT_DATABASE_URL": "postgresql://bob:sekrit@127.0.0.1:1/assistant"}
+    down = run("doctor", data_dir=tmp_path, env=unreachable, check=False)
+    settings = load_settings(data_dir=tmp_path, timezone="Europe/Berlin", database_url=url)
+    async with open_app(settings, clock=ManualClock(T0), run_scheduler=True):
+        pass
+
+    assert "PostgreSQL 18" in doctor.stdout and "answers" in doctor.stdout
+    assert "memory version 1, tasks version 1" in doctor.stdout
+    assert f"{tmp_path / 'assistant.db'} is not used" in doctor.stdout
+    assert "pg_dump" in doctor.stdout and "No problems found." in doctor.stdout
+    assert backup.returncode == 1 and "pg_dump" in backup.stderr
+    assert down.returncode == 1 and "PROBLEM  cannot connect" in down.stdout
+    assert "check ASSISTANT_DATABASE_URL" in down.stdout
+    everything = doctor.stdout + doctor.stderr + backup.stderr + down.stdout + down.stderr
+    assert "sekrit" not in everything
+    # The SQLite file holds nothing current: neither command nor scheduler copies it.
+    assert not (tmp_path / "backups").exists()
