@@ -110,10 +110,10 @@ async def child_ready(url: str) -> dict[str, float]:
 # -- the parent ------------------------------------------------------------------------------
 
 
-def spawn(*args: str) -> subprocess.Popen[str]:
-    """Start a child of this module in a fresh interpreter."""
+def spawn(*args: str, module: str = "bench.pg_scheduler") -> subprocess.Popen[str]:
+    """Start a child of ``module`` (``--child ARGS``) in a fresh interpreter."""
     return subprocess.Popen(
-        [sys.executable, "-m", "bench.pg_scheduler", "--child", *args],
+        [sys.executable, "-m", module, "--child", *args],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,

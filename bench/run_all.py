@@ -53,6 +53,13 @@ BENCHES = (
         limit=600,
         quick_args=("--repeat", "1"),
     ),
+    Bench(
+        "PostgreSQL driver",
+        "bench.pg_driver",
+        ("--repeat", "3"),
+        limit=180,
+        quick_args=("--repeat", "1"),
+    ),
     Bench("agent", "bench.agent", limit=120),
     Bench("golden set", "bench.golden", limit=60),
     Bench(
