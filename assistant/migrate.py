@@ -5,7 +5,7 @@ approval requests; ids are kept, so task ids users know and the ledger's run ids
 The copy is one PostgreSQL transaction that also compares every table's row count with the
 source before committing: it lands whole and verified, or not at all. The target must be
 empty (a fresh database); the source is read only, under its scheduler lock, so no scheduler
-changes it meanwhile.
+changes it meanwhile, and in one read transaction, so all of it is copied as of one moment.
 """
 
 from __future__ import annotations
@@ -91,6 +91,10 @@ async def _migrate(source: Path, url: str, say: Callable[[str], None]) -> list[C
     async with PostgresTaskStore(url) as target, MemoryStore(database_url=url):
         say(f"copying {source} into {target.where}")
     reader = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    # One read transaction: every table is copied and counted as of one moment, so a
+    # command that writes meanwhile (`assistant ask` takes no scheduler lock) cannot leave
+    # a ledger row without its task.
+    reader.execute("BEGIN")
     database = PostgresDatabase(url, failures=_FAILURES, max_size=1)
     try:
         await database.open()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import load_settings
+from assistant.migrate import migrate, source_path
 from common import ManualClock
 from tools import ApprovalRequest, RiskLevel
 
@@ -108,3 +109,29 @@ async def test_migrating_needs_a_source_and_a_stopped_scheduler(
     async with open_app(settings, run_scheduler=True):
         busy = assistant("migrate", "--to", postgres_url, data_dir=tmp_path / "data")
     assert busy.returncode == 1 and "stop it first" in busy.stderr
+
+
+async def test_the_copy_is_of_one_moment_while_another_command_writes(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    data_dir = tmp_path / "data"
+    clock = ManualClock(T0)
+    async with open_app(
+        load_settings(data_dir=data_dir, timezone="Europe/Berlin"), clock=clock
+    ) as app:
+        await fill(app, clock)
+        before = await snapshot(app)
+    asked: list[subprocess.CompletedProcess[str]] = []
+
+    def meanwhile(line: str) -> None:
+        if line.startswith("  users:"):  # `ask` takes no scheduler lock: it writes now
+            asked.append(assistant("ask", "note: written during the copy", data_dir=data_dir))
+
+    await migrate(source_path(f"sqlite:{data_dir / 'assistant.db'}"), postgres_url, say=meanwhile)
+
+    assert [done.returncode for done in asked] == [0], asked
+    on_postgres = load_settings(
+        data_dir=data_dir, timezone="Europe/Berlin", database_url=postgres_url
+    )
+    async with open_app(on_postgres, clock=clock) as app:
+        assert await snapshot(app) == before
