@@ -26,7 +26,7 @@ from assistant.builtin import (
 )
 from assistant.config import ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
-from assistant.llm import LLMBackend, OpenAIBackend
+from assistant.llm import LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
 from assistant.planner import OfflinePlanner, PlannerTools
 from assistant.secrets import EnvironmentSecrets
 from common import Clock, SystemClock, install_log_redaction
@@ -129,8 +129,26 @@ def _stores(
 
 
 def build_backend(settings: Settings) -> LLMBackend | None:
-    """Return the configured language model, or ``None`` when none is configured (the offline
-    planner is then built with the tools, in ``open_app``)."""
+    """Return the configured language model: a GGUF file in process (it takes precedence) or
+    an OpenAI-compatible server; ``None`` when none is configured (the offline planner is then
+    built with the tools, in ``open_app``).
+
+    Raises:
+        ConfigError: the model file is missing or is not GGUF.
+    """
+    if settings.llm_model_path is not None:
+        try:
+            return LocalBackend(
+                model_path=settings.llm_model_path,
+                context_tokens=settings.llm_ctx,
+                gpu_layers=settings.llm_gpu_layers,
+                threads=settings.llm_threads,
+                chat_template=settings.llm_chat_template,
+                grammar=settings.llm_grammar,
+                max_tokens=settings.llm_max_tokens,
+            )
+        except LLMModelError as exc:
+            raise ConfigError(str(exc)) from None
     if settings.llm_base_url is None:
         return None
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
@@ -164,6 +182,18 @@ def offline_planner(
         api_call=web.api_call,
     )
     return OfflinePlanner(tools=tools, registry=registry, search_configured=web.search_configured)
+
+
+async def _load(model: LocalBackend) -> None:
+    """Load a local model at start, so that a model that cannot run stops the start.
+
+    Raises:
+        ConfigError: with the one message that says why and what to set.
+    """
+    try:
+        await model.load()
+    except LLMModelError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 @asynccontextmanager
@@ -224,7 +254,7 @@ async def open_app(
             clock=clock,
             agent=late_agent,
             searcher=_TaskSearcher(web),
-            summarizer=late_agent if settings.llm_base_url else None,
+            summarizer=late_agent if settings.llm_base_url or settings.llm_model_path else None,
             # Scheduled API calls take the api_call tool's own guarded path.
             http=web.http,
             secrets=secrets or EnvironmentSecrets.from_process(),
@@ -246,6 +276,8 @@ async def open_app(
             or offline_planner(tasks=task_tools, memory=memory_tools, web=web, registry=registry)
         )
         stack.push_async_callback(model.aclose)
+        if isinstance(model, LocalBackend):
+            await _load(model)
         executor = ToolExecutor(
             registry,
             approvals=memory,

@@ -82,6 +82,19 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(
         60.0, gt=0, le=600, validation_alias=AliasChoices("ASSISTANT_LLM_TIMEOUT")
     )
+    llm_model_path: Path | None = _env("ASSISTANT_LLM_MODEL_PATH")
+    llm_ctx: int = Field(
+        4096, ge=256, le=1_048_576, validation_alias=AliasChoices("ASSISTANT_LLM_CTX")
+    )
+    llm_gpu_layers: int = Field(0, ge=-1, validation_alias=AliasChoices("ASSISTANT_LLM_GPU_LAYERS"))
+    llm_threads: int | None = Field(
+        None, ge=1, le=1024, validation_alias=AliasChoices("ASSISTANT_LLM_THREADS")
+    )
+    llm_grammar: bool = Field(True, validation_alias=AliasChoices("ASSISTANT_LLM_GRAMMAR"))
+    llm_chat_template: str | None = _env("ASSISTANT_LLM_CHAT_TEMPLATE")
+    llm_max_tokens: int = Field(
+        512, ge=16, le=32_768, validation_alias=AliasChoices("ASSISTANT_LLM_MAX_TOKENS")
+    )
     max_rounds: int = Field(5, ge=1, le=20, validation_alias=AliasChoices("ASSISTANT_MAX_ROUNDS"))
     system_prompt: str | None = _env("ASSISTANT_SYSTEM_PROMPT")
     approval_ttl_minutes: float = Field(
@@ -146,6 +159,9 @@ class Settings(BaseSettings):
 
     @field_validator(
         "llm_base_url",
+        "llm_model_path",
+        "llm_threads",
+        "llm_chat_template",
         "system_prompt",
         "telegram_webhook_url",
         "telegram_bot_token",

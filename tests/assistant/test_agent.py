@@ -462,7 +462,7 @@ async def test_a_zone_lookup_overrides_the_stored_zone(tmp_path: Path) -> None:
 
 BROKEN = [
     ("a lone surrogate from the model", "hi", "here \ud83d you go"),
-    ("invalid UTF-8 from the user", "caf\udcff au lait", "noted"),  # surrogateescape'd bytes
+    ("invalid UTF-8 from the user", "caf\udcff au lait", "a fine drink"),  # surrogateescape'd bytes
     ("a pair split in two halves", "hi", "smile \ud83d\ude00"),
 ]
 

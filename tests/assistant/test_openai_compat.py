@@ -381,6 +381,11 @@ def test_retry_after_accepts_seconds_and_dates() -> None:
 # -- whole turns through the DialogAgent ---------------------------------------------------
 
 
+def probe_answered() -> StandinReply:
+    """A model answering the AUTO probe with the native call it asks for."""
+    return completion(None, tool_calls=[("p1", "report_status", {"status": "ok"})])
+
+
 def model_calls(mode: ToolMode, name: str, call_id: str = "c1", **args: Any) -> StandinReply:
     """The model asking for one call, natively or in the text contract."""
     if mode is ToolMode.NATIVE:
@@ -567,7 +572,11 @@ async def test_auto_switches_when_the_model_writes_calls_as_text(
 ) -> None:
     backend = make_backend(standin, sleep, mode=ToolMode.AUTO)
     world = World(backend)
-    standin.push(model_calls(ToolMode.CONTRACT, "get_current_time"), completion("13:00."))
+    standin.push(
+        probe_answered(),
+        model_calls(ToolMode.CONTRACT, "get_current_time"),
+        completion("13:00."),
+    )
 
     reply = await world.say("time?")
     await backend.aclose()
@@ -575,8 +584,9 @@ async def test_auto_switches_when_the_model_writes_calls_as_text(
     assert reply.text == "13:00."
     assert [r.status for r in reply.results] == [ToolStatus.OK]
     assert backend.mode is ToolMode.CONTRACT
-    assert "tools" not in standin.requests[1].body
-    assert standin.requests[1].messages[-1]["content"].startswith("Tool results:")
+    assert "tools" in standin.requests[1].body
+    assert "tools" not in standin.requests[2].body
+    assert standin.requests[2].messages[-1]["content"].startswith("Tool results:")
 
 
 # -- credentials never leave in an error -------------------------------------------------
@@ -631,3 +641,19 @@ async def test_an_error_event_mid_stream_never_echoes_the_key(
     await backend.aclose()
 
     assert PLAIN_KEY not in str(caught.value)
+
+
+async def test_max_tokens_is_sent_only_when_set(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    capped = make_backend(standin, sleep, mode=ToolMode.CONTRACT, max_tokens=64)
+    free = make_backend(standin, sleep, mode=ToolMode.CONTRACT)
+    standin.push(completion("a"), completion("b"))
+
+    await capped.complete(HELLO)
+    await free.complete(HELLO)
+    await capped.aclose()
+    await free.aclose()
+
+    assert standin.requests[0].body["max_tokens"] == 64
+    assert "max_tokens" not in standin.requests[1].body
