@@ -12,7 +12,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from assistant.llm.base import ToolMode
-from common import is_postgres_url
+from common import is_postgres_url, url_secrets
 
 _TOKEN_SHAPE = re.compile(r"^\d{5,16}:[A-Za-z0-9_-]{30,64}$")
 
@@ -219,9 +219,11 @@ class Settings(BaseSettings):
         return self.api_tokens.get_secret_value().strip() if self.api_tokens else ""
 
     def secret_values(self) -> list[str]:
-        """The secrets among the settings (API keys, the bot token), to hide from every log."""
+        """The secrets among the settings (API keys, the bot token, the database password), to
+        hide from every log."""
         held = (self.llm_api_key, self.serpapi_api_key, self.telegram_bot_token)
-        return [s.get_secret_value() for s in held if s is not None and s.get_secret_value()]
+        values = [s.get_secret_value() for s in held if s is not None and s.get_secret_value()]
+        return values + ([] if self.postgres_url is None else url_secrets(self.postgres_url))
 
     def telegram_token(self) -> str:
         """Return the bot token after checking its shape.

@@ -89,6 +89,9 @@ def test_a_database_url_must_be_postgresql_and_is_never_echoed(tmp_path: Path) -
         settings_for(tmp_path, "mysql://bob:hunter2@db.example/assistant")
     assert "hunter2" not in str(e.value)
     assert settings_for(tmp_path, "  ").postgres_url is None
+    # Every log line is scrubbed of the password, as written and decoded.
+    url = "postgresql://bob:hunter%402@db.example/assistant"
+    assert {"hunter%402", "hunter@2"} <= set(settings_for(tmp_path, url).secret_values())
 
 
 async def test_doctor_and_backups_on_postgresql(tmp_path: Path, postgres_url: str) -> None:
