@@ -25,17 +25,15 @@ from tasks.models import Claim, MisfireAction, RunOutcome, RunStatus, Task, Task
 from tasks.store.base import LEASE_LOST_ERROR, GivenUp, not_found
 from tasks.store.planning import ClaimPlan, Reclaim, plan_claim, plan_reclaim
 from tasks.store.postgres.runs import finish_runs, owned_row, store_state
-from tasks.store.postgres.schema import (
-    RUN_COLUMNS,
-    RUN_ID_SEQUENCE,
-    TASK_COLUMNS,
-    Row,
-    run_from_row,
-    seconds_opt,
-    task_from_row,
-)
+from tasks.store.postgres.schema import RUN_ID_SEQUENCE, Row, run_from_row, task_from_row
 from tasks.store.scope import ChatScope
-from tasks.store.sqlite.schema import cached_rule, cached_schedule
+from tasks.store.sqlite.schema import (
+    RUN_COLUMNS,
+    TASK_COLUMNS,
+    cached_rule,
+    cached_schedule,
+    seconds_opt,
+)
 from tasks.store.transitions import (
     after_skipped_retry,
     claimed_now,

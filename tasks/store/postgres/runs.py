@@ -16,13 +16,8 @@ from datetime import datetime
 from common import PgConnection, notify
 from tasks.models import FinishedRun, RunOutcome, Task, TaskRun, TaskStatus
 from tasks.store.base import UNSET, not_found
-from tasks.store.postgres.schema import (
-    CHANGES_CHANNEL,
-    RUN_COLUMNS,
-    TASK_COLUMNS,
-    Row,
-    run_from_row,
-)
+from tasks.store.postgres.schema import CHANGES_CHANNEL, Row, run_from_row
+from tasks.store.sqlite.schema import RUN_COLUMNS, TASK_COLUMNS
 from tasks.store.transitions import AfterRun, after_run
 
 _FINISH_RUNS = (

@@ -1,6 +1,7 @@
 """The task tables in PostgreSQL, their migrations, and the row <-> value conversions.
 
-The same tables as in SQLite, in PostgreSQL's types: instants are ``timestamptz``
+The same tables as in SQLite (the same column lists and ``SchemaError``, taken from
+``tasks.store.sqlite.schema``), in PostgreSQL's types: instants are ``timestamptz``
 (microseconds, returned as aware UTC datetimes), ``enabled`` is a boolean, durations are
 ``double precision`` seconds as in SQLite (so one cached misfire rule serves both), run ids
 come from an identity column. The version lives in ``schema_versions`` like SQLite's;
@@ -13,10 +14,14 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 from common import PostgresDatabase
-from tasks.errors import TaskError
 from tasks.execution import TaskType
 from tasks.models import MisfireAction, RunStatus, Task, TaskRun, TaskStatus
-from tasks.store.sqlite.schema import cached_execution, cached_rule, cached_schedule
+from tasks.store.sqlite.schema import (
+    SchemaError,
+    cached_execution,
+    cached_rule,
+    cached_schedule,
+)
 
 COMPONENT = "tasks"
 
@@ -73,16 +78,6 @@ SCHEMA_VERSION = len(MIGRATIONS)
 RUN_ID_SEQUENCE = "task_runs_id_seq"
 """The identity sequence of ``task_runs.id``."""
 
-TASK_COLUMNS = (
-    "id, owner_id, chat_id, task_type, description, schedule, execution_data, status, "
-    "misfire_policy, misfire_grace, created_at, next_run, last_run, run_count, "
-    "consecutive_failures, status_reason"
-)
-RUN_COLUMNS = (
-    "id, task_id, scheduled_for, claimed_at, status, misfire, attempt, missed, late_by, "
-    "lease_until, started_at, finished_at, result, error"
-)
-
 if TYPE_CHECKING:
     import asyncpg
 
@@ -90,10 +85,6 @@ if TYPE_CHECKING:
 else:
     Row = Any
 """A row as asyncpg returns it (columns by name)."""
-
-
-class SchemaError(TaskError):
-    """The database holds a task schema this program cannot use."""
 
 
 async def migrate(db: PostgresDatabase) -> int:
@@ -104,11 +95,6 @@ async def migrate(db: PostgresDatabase) -> int:
         TaskStoreError: when PostgreSQL fails.
     """
     return await db.migrate(component=COMPONENT, migrations=MIGRATIONS, error=SchemaError)
-
-
-def seconds_opt(span: timedelta | None) -> float | None:
-    """Return ``span`` in seconds, passing ``None`` through."""
-    return None if span is None else span.total_seconds()
 
 
 def task_from_row(

@@ -24,7 +24,6 @@ from common import (
     require_aware,
 )
 from tasks.errors import TaskError
-from tasks.execution import execution_to_json
 from tasks.models import (
     Claim,
     FinishedRun,
@@ -38,9 +37,10 @@ from tasks.models import (
 from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found
 from tasks.store.postgres import claims, runs
 from tasks.store.postgres.runs import owned_row, store_state
-from tasks.store.postgres.schema import CHANGES_CHANNEL, TASK_COLUMNS, migrate, task_from_row
+from tasks.store.postgres.schema import CHANGES_CHANNEL, migrate, task_from_row
 from tasks.store.scope import ChatScope
 from tasks.store.sqlite.db import TaskStoreError
+from tasks.store.sqlite.schema import TASK_COLUMNS, draft_values
 from tasks.store.transitions import changed
 
 __all__ = ["PostgresTaskStore"]
@@ -266,7 +266,7 @@ class PostgresTaskStore(TaskStore):
         ``ON CONFLICT DO NOTHING`` makes the check and the insert one step, so two
         processes drawing the same id at the same moment cannot both take it.
         """
-        rows = [_draft_row(d) for d in drafts]
+        rows = [draft_values(d, require_aware) for d in drafts]
         chosen: list[str | None] = [None] * len(rows)
         seen: set[str] = set()
         for _ in range(_ID_ATTEMPTS):
@@ -324,18 +324,3 @@ async def _update_task(
         )
     await notify(conn, CHANGES_CHANNEL)
     return updated
-
-
-def _draft_row(draft: TaskDraft) -> tuple[Any, ...]:
-    return (
-        draft.owner_id,
-        draft.chat_id,
-        draft.task_type.value,
-        draft.description,
-        draft.schedule.to_json(),
-        execution_to_json(draft.execution),
-        draft.misfire.policy.value,
-        draft.misfire.grace.total_seconds(),
-        require_aware(draft.created_at, "created_at"),
-        require_aware(draft.next_run, "next_run"),
-    )
