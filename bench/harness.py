@@ -147,13 +147,7 @@ async def run_crash_test(
         try:
             await _kill_and_restart(plan, proc, start, rng, report, say)
             reader = SinkReader(sink)
-            end_of_span = start + timedelta(seconds=plan.lead + plan.span)
-            report.settle_seconds, gave_up = await wait_settled(
-                plan, store, reader, set(ids), end_of_span, say
-            )
-            if gave_up:
-                say(gave_up)
-                report.notes.append(gave_up)
+            await settle(plan, store, reader, set(ids), start, report, say)
             report.exit_code = await proc.terminate(within=30.0)
         finally:
             # Whatever went wrong (or cancelled the run), no serve process is left behind.
@@ -190,6 +184,24 @@ class Deliveries(Protocol):
     def read_new(self) -> list[SinkLine]:
         """The lines written since the last call."""
         ...
+
+
+async def settle(
+    plan: CrashPlan,
+    store: TaskStore,
+    reader: Deliveries,
+    ids: set[str],
+    start: datetime,
+    report: CrashReport,
+    say: Progress,
+) -> None:
+    """Wait until the run settled (``wait_settled``, from the end of the span that began at
+    ``start``); record how long it took, and why it stopped waiting if it gave up."""
+    end_of_span = start + timedelta(seconds=plan.lead + plan.span)
+    report.settle_seconds, gave_up = await wait_settled(plan, store, reader, ids, end_of_span, say)
+    if gave_up:
+        say(gave_up)
+        report.notes.append(gave_up)
 
 
 async def wait_settled(

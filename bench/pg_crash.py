@@ -28,7 +28,7 @@ import asyncpg
 
 from assistant.app import LOCAL_CHAT
 from bench.crash_check import CrashReport, PlannedReminder, check_crash_run
-from bench.harness import OWNER, CrashPlan, Progress, reminder_drafts, sleep_until, wait_settled
+from bench.harness import OWNER, CrashPlan, Progress, reminder_drafts, settle, sleep_until
 from bench.pg_server import embedded_postgres
 from bench.serve_process import ServeProcess, serve_command, serve_env
 from bench.sink_file import SinkLine, SinkReader
@@ -130,13 +130,7 @@ async def run_pg_crash_test(
             ready = await asyncio.gather(*(p.start(within=plan.startup_timeout) for p in procs))
             report.startup_seconds += ready
             await _kill_one_at_a_time(plan, procs, start, rng, report, say)
-            end_of_span = start + timedelta(seconds=plan.lead + plan.span)
-            report.settle_seconds, gave_up = await wait_settled(
-                plan, store, reader, set(ids), end_of_span, say
-            )
-            if gave_up:
-                say(gave_up)
-                report.notes.append(gave_up)
+            await settle(plan, store, reader, set(ids), start, report, say)
             codes = await asyncio.gather(*(p.terminate(within=30.0) for p in procs))
             report.exit_code = next((code for code in codes if code != 0), 0)
         finally:

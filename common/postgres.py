@@ -113,15 +113,31 @@ class PostgresDatabase:
         """Whether the pool is open."""
         return self._pool is not None
 
-    async def open(self) -> None:
+    async def open(
+        self, *, migrate: Callable[[PostgresDatabase], Awaitable[object]] | None = None
+    ) -> None:
         """Open the pool (its first connections); opening an open database is a no-op.
+
+        Args:
+            migrate: Brings the caller's tables up to date once the pool is open; when it
+                raises, the pool is closed again.
 
         Raises:
             Exception: the ``PostgresFailures.error`` type, when the server cannot be reached
-                or refuses the connection (the message says which).
+                or refuses the connection (the message says which); what ``migrate`` raised.
         """
         if self._pool is not None:
             return
+        await self._connect()
+        if migrate is None:
+            return
+        try:
+            await migrate(self)
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _connect(self) -> None:
         import asyncpg
 
         try:

@@ -34,10 +34,11 @@ _IDS_PER_QUERY = 500
 
 _ROLES = frozenset(role.value for role in MessageRole)
 
-_MESSAGE_COLUMNS = (
+MESSAGE_COLUMNS = (
     "m.id, m.turn_id, m.role, m.content, m.tool_calls, m.tool_call_id, m.name,"
     " t.chat_id, t.created_at"
 )
+"""What a search reads of a message (``m``) and its turn (``t``), in both databases."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +173,7 @@ def _match(
     tx: Session, user_id: str, match: str, limit: int, reported: set[str], *, matched_all: bool
 ) -> list[RankedMessage]:
     rows = tx.fetch_all(
-        f"SELECT {_MESSAGE_COLUMNS}, bm25(conversation_messages_fts) AS score"
+        f"SELECT {MESSAGE_COLUMNS}, bm25(conversation_messages_fts) AS score"
         " FROM conversation_messages_fts"
         " JOIN conversation_messages AS m ON m.id = conversation_messages_fts.rowid"
         " JOIN conversation_turns AS t ON t.id = m.turn_id"

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 
 from common import PgConnection, PostgresDatabase
 from memory._db import from_db_time, to_db_time
-from memory._rows import NamedRow
 from memory._validate import require_id
-from memory.approvals import encode_request
-from memory.errors import MemoryInputError, MemoryStoreError
-from tools import ApprovalRequest, ApprovalStatus, RiskLevel
+from memory.approvals import COLUMNS, decode_request, encode_request
+from memory.errors import MemoryInputError
+from tools import ApprovalRequest, ApprovalStatus
 
-_COLUMNS = (
-    "id, user_id, chat_id, tool_name, arguments, call_id, risk_level, status,"
-    " created_at, expires_at, decided_by, decided_at"
-)
 _UPSERT = (
-    f"INSERT INTO approvals ({_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+    f"INSERT INTO approvals ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
     " ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, chat_id = excluded.chat_id,"
     " tool_name = excluded.tool_name, arguments = excluded.arguments,"
     " call_id = excluded.call_id, risk_level = excluded.risk_level, status = excluded.status,"
@@ -52,8 +46,8 @@ class PgApprovalRepository:
         """Return the request with this id, or ``None``."""
 
         async def read(conn: PgConnection) -> ApprovalRequest | None:
-            row = await conn.fetchrow(f"SELECT {_COLUMNS} FROM approvals WHERE id = $1", request_id)
-            return None if row is None else _decode(row)
+            row = await conn.fetchrow(f"SELECT {COLUMNS} FROM approvals WHERE id = $1", request_id)
+            return None if row is None else decode_request(row, _instant)
 
         return await self._db.read(read)
 
@@ -75,10 +69,10 @@ class PgApprovalRepository:
         async def move(conn: PgConnection) -> ApprovalRequest | None:
             row = await conn.fetchrow(
                 "UPDATE approvals SET status = $1, decided_by = $2, decided_at = $3"
-                f" WHERE id = $4 AND status = 'pending'{in_time} RETURNING {_COLUMNS}",
+                f" WHERE id = $4 AND status = 'pending'{in_time} RETURNING {COLUMNS}",
                 decided.value, by, when, request_id,
             )  # fmt: skip
-            return None if row is None else _decode(row)
+            return None if row is None else decode_request(row, _instant)
 
         return await self._db.write(move)
 
@@ -89,31 +83,15 @@ class PgApprovalRepository:
 
         async def read(conn: PgConnection) -> list[ApprovalRequest]:
             rows = await conn.fetch(
-                f"SELECT {_COLUMNS} FROM approvals WHERE user_id = $1"
+                f"SELECT {COLUMNS} FROM approvals WHERE user_id = $1"
                 " AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC, id",
                 user_id,
                 wanted,
             )
-            return [_decode(row) for row in rows]
+            return [decode_request(row, _instant) for row in rows]
 
         return await self._db.read(read)
 
 
-def _decode(row: NamedRow) -> ApprovalRequest:
-    arguments = json.loads(row["arguments"])
-    if not isinstance(arguments, dict):
-        raise MemoryStoreError(f"approval {row['id']!r} holds arguments that are not an object")
-    return ApprovalRequest(
-        id=str(row["id"]),
-        tool_name=str(row["tool_name"]),
-        arguments=arguments,
-        user_id=str(row["user_id"]),
-        chat_id=str(row["chat_id"]),
-        created_at=row["created_at"],
-        expires_at=row["expires_at"],
-        call_id=str(row["call_id"]),
-        risk_level=RiskLevel(row["risk_level"]),
-        status=ApprovalStatus(row["status"]),
-        decided_by=row["decided_by"],
-        decided_at=row["decided_at"],
-    )
+def _instant(value: datetime) -> datetime:
+    return value  # timestamptz comes back as an aware datetime

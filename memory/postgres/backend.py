@@ -39,12 +39,7 @@ class PostgresBackend:
         db = PostgresDatabase(
             url, failures=_FAILURES, max_size=pool_size, application_name="assistant-memory"
         )
-        await db.open()
-        try:
-            await migrate(db)
-        except BaseException:
-            await db.close()
-            raise
+        await db.open(migrate=migrate)
         return cls(db, clock)
 
     async def load_context(

@@ -15,6 +15,7 @@ from memory._db import from_db_time, to_db_time
 from memory._validate import require_id, require_limit
 from memory._windows import ChatWindows, Turns
 from memory.conversations import (
+    MESSAGE_COLUMNS,
     RankedMessage,
     check_budget,
     check_messages,
@@ -42,10 +43,6 @@ _NEWEST_TURNS = (
     " FROM conversation_turns WHERE user_id = $1 AND chat_id = $2 AND NOT archived"
     " ORDER BY id DESC LIMIT $3) AS newest"
     " WHERE total - chars <= $4 ORDER BY id DESC"
-)
-_MESSAGE_COLUMNS = (
-    "m.id, m.turn_id, m.role, m.content, m.tool_calls, m.tool_call_id, m.name,"
-    " t.chat_id, t.created_at"
 )
 
 
@@ -165,7 +162,7 @@ async def _match(
     conn: PgConnection, user_id: str, query: str, limit: int, *, matched_all: bool
 ) -> list[RankedMessage]:
     rows = await conn.fetch(
-        f"SELECT {_MESSAGE_COLUMNS}, ts_rank(m.search, q) AS score"
+        f"SELECT {MESSAGE_COLUMNS}, ts_rank(m.search, q) AS score"
         " FROM conversation_messages AS m JOIN conversation_turns AS t ON t.id = m.turn_id,"
         f" to_tsquery('{TEXT_SEARCH}', $1) AS q"
         " WHERE m.search @@ q AND t.user_id = $2 ORDER BY score DESC, m.id DESC LIMIT $3",

@@ -101,14 +101,7 @@ class PostgresTaskStore(TaskStore):
 
     async def open(self) -> None:
         """Connect and create or migrate the task tables."""
-        if self._db.is_open:
-            return
-        await self._db.open()
-        try:
-            await migrate(self._db)
-        except BaseException:
-            await self._db.close()
-            raise
+        await self._db.open(migrate=migrate)
 
     async def close(self) -> None:
         """Stop listening and close the connections."""
