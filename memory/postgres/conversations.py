@@ -26,7 +26,7 @@ from memory.conversations import (
 )
 from memory.models import StoredMessage
 from memory.postgres.schema import TEXT_SEARCH
-from memory.postgres.search import build_tsquery
+from memory.postgres.search import all_then_any, build_tsquery
 
 _INSERT_MESSAGES = (
     "INSERT INTO conversation_messages"
@@ -146,14 +146,10 @@ class PgConversationRepository:
             return []
 
         async def both(conn: PgConnection) -> list[RankedMessage]:
-            found = await _match(conn, user_id, ts.all_terms, limit, matched_all=True)
-            if len(found) < limit and ts.any_terms is not None:
-                seen = {hit.id for hit in found}
-                more = await _match(
-                    conn, user_id, ts.any_terms, limit + len(seen), matched_all=False
-                )
-                found += [hit for hit in more if hit.id not in seen]
-            return found[:limit]
+            def match(text: str, most: int, every: bool) -> Awaitable[list[RankedMessage]]:
+                return _match(conn, user_id, text, most, matched_all=every)
+
+            return await all_then_any(ts, limit, match, key=lambda hit: hit.id)
 
         return await self._db.read(both, snapshot=True)
 

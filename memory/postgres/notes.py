@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable
 
 from common import Clock, PgConnection, PostgresDatabase
 from memory._db import from_db_time, to_db_time
@@ -11,7 +12,7 @@ from memory._validate import require_id, require_limit
 from memory.models import Note
 from memory.notes import RankedNote, clean_content, normalize_tags
 from memory.postgres.schema import TEXT_SEARCH
-from memory.postgres.search import build_tsquery
+from memory.postgres.search import all_then_any, build_tsquery
 
 _COLUMNS = "n.id, n.user_id, n.content, n.tags, n.created_at"
 
@@ -70,14 +71,10 @@ class PgNoteRepository:
             return []
 
         async def both(conn: PgConnection) -> list[RankedNote]:
-            found = await _match(conn, user_id, ts.all_terms, limit, matched_all=True)
-            if len(found) < limit and ts.any_terms is not None:
-                seen = {hit.note.id for hit in found}
-                more = await _match(
-                    conn, user_id, ts.any_terms, limit + len(seen), matched_all=False
-                )
-                found += [hit for hit in more if hit.note.id not in seen]
-            return found[:limit]
+            def match(text: str, most: int, every: bool) -> Awaitable[list[RankedNote]]:
+                return _match(conn, user_id, text, most, matched_all=every)
+
+            return await all_then_any(ts, limit, match, key=lambda hit: hit.note.id)
 
         return await self._db.read(both, snapshot=True)
 
