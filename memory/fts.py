@@ -10,6 +10,7 @@ accepts any word, so "wifi password?" still finds "The wifi password is hunter2"
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _WORD = re.compile(r"[^\W_]+")
@@ -28,7 +29,8 @@ MIN_PREFIX_CHARS = 3
 
 @dataclass(frozen=True, slots=True)
 class FtsQuery:
-    """The FTS5 ``MATCH`` strings for one search.
+    """The query strings for one search (FTS5 ``MATCH`` strings, or PostgreSQL's tsquery
+    text when built with its terms and operators).
 
     Attributes:
         all_terms: Matches rows that contain every term.
@@ -39,33 +41,39 @@ class FtsQuery:
     any_terms: str | None
 
 
-def search_words(text: str) -> list[str]:
-    """The words of ``text`` a search looks for: letters and digits only, each once, stop
-    words dropped unless nothing else is left, at most ``MAX_TERMS``."""
+def _fts5_term(word: str, prefix: bool) -> str:
+    # A word holds no '"', so quoting it cannot break out; '*' makes it a prefix.
+    return f'"{word}"*' if prefix else f'"{word}"'
+
+
+def build_query(
+    text: str,
+    *,
+    term: Callable[[str, bool], str] = _fts5_term,
+    every: str = " AND ",
+    either: str = " OR ",
+) -> FtsQuery | None:
+    """Return the queries for ``text``, or ``None`` when it holds no words at all.
+
+    The words are letters and digits only, each once, stop words dropped unless nothing else
+    is left, at most ``MAX_TERMS``; words of ``MIN_PREFIX_CHARS`` or more match as prefixes.
+
+    Args:
+        text: What the person typed.
+        term: Quotes one word (and whether it is a prefix) for the query language; FTS5's
+            quoting by default.
+        every: Joins the terms into the every-term query.
+        either: Joins them into the any-term query.
+    """
     words = _distinct(_WORD.findall(text))
     meaningful = [w for w in words if w.lower() not in STOP_WORDS] or words
-    return meaningful[:MAX_TERMS]
-
-
-def is_prefix(word: str) -> bool:
-    """Whether ``word`` is searched as a prefix ("pass" finds "password")."""
-    return len(word) >= MIN_PREFIX_CHARS
-
-
-def build_query(text: str) -> FtsQuery | None:
-    """Return the FTS5 queries for ``text``, or ``None`` when it holds no words at all."""
-    terms = [_term(w) for w in search_words(text)]
+    terms = [term(w, len(w) >= MIN_PREFIX_CHARS) for w in meaningful[:MAX_TERMS]]
     if not terms:
         return None
     return FtsQuery(
-        all_terms=" AND ".join(terms),
-        any_terms=" OR ".join(terms) if len(terms) > 1 else None,
+        all_terms=every.join(terms),
+        any_terms=either.join(terms) if len(terms) > 1 else None,
     )
-
-
-def _term(word: str) -> str:
-    # A word holds no '"', so quoting it cannot break out; '*' makes it a prefix.
-    return f'"{word}"*' if is_prefix(word) else f'"{word}"'
 
 
 def _distinct(words: list[str]) -> list[str]:
