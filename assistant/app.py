@@ -33,13 +33,16 @@ from common import Clock, SystemClock, install_log_redaction
 from interfaces import LoggingNotifier
 from memory import MemoryStore
 from tasks import (
+    ChatScope,
     Notifier,
+    PostgresTaskStore,
     SchedulerBusyError,
     SearchHit,
     SecretSource,
     SqliteTaskStore,
     TaskError,
     TaskManager,
+    TaskStore,
     scheduler_lock,
 )
 from tools import LoadReport, ToolExecutor, ToolRegistry, load_custom_tools
@@ -108,6 +111,21 @@ def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
             f"{exc}: stop it first (one of `assistant chat`, `telegram` or `serve` runs the "
             "scheduler at a time), or give this one its own ASSISTANT_DATA_DIR"
         ) from None
+
+
+def _stores(
+    settings: Settings, clock: Clock, serves: ChatScope | None
+) -> tuple[MemoryStore, TaskStore]:
+    """The memory and task stores: on ``ASSISTANT_DATABASE_URL``'s PostgreSQL database when
+    it is set, else in the SQLite file under the data directory (neither opened yet)."""
+    url = settings.postgres_url
+    if url is None:
+        return MemoryStore(settings.database_path, clock=clock), SqliteTaskStore(
+            settings.database_path
+        )
+    pool = settings.database_pool_size
+    memory = MemoryStore(database_url=url, clock=clock, pool_size=pool)
+    return memory, PostgresTaskStore(url, scope=serves, pool_size=pool)
 
 
 def build_backend(settings: Settings) -> LLMBackend | None:
@@ -188,6 +206,7 @@ async def open_app(
     on_event: EventCallback | None = None,
     run_scheduler: bool = False,
     secrets: SecretSource | None = None,
+    serves: ChatScope | None = None,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
 
@@ -202,17 +221,22 @@ async def open_app(
         run_scheduler: Start the task manager's timer (chat, telegram, serve).
         secrets: The values of ``${NAME}`` references in scheduled requests; by default
             the environment and ``.env`` (read once, here).
+        serves: The chats the front end delivers to. On PostgreSQL, where several
+            schedulers share the tasks, this one claims only their runs and leaves the rest
+            to a process that can deliver them (every chat by default). SQLite's one
+            scheduler fires every task.
     """
     clock = clock or SystemClock()
     install_log_redaction(*settings.secret_values())
     async with AsyncExitStack() as stack:
         prepare_data_dir(settings.data_dir)
-        check_database(settings.database_path)
-        if run_scheduler:
+        if settings.postgres_url is None:
+            check_database(settings.database_path)
+        if run_scheduler and settings.postgres_url is None:
             _lock_scheduler(stack, settings)
-        memory = await MemoryStore.open(settings.database_path, clock=clock)
+        memory, store = _stores(settings, clock, serves)
+        await memory.start()
         stack.push_async_callback(memory.close)
-        store = SqliteTaskStore(settings.database_path)
         await store.open()
         stack.push_async_callback(store.close)
         web = WebTools(
@@ -234,8 +258,9 @@ async def open_app(
             # Scheduled API calls take the api_call tool's own guarded path.
             http=web.http,
             secrets=secrets or EnvironmentSecrets.from_process(),
-            # Tasks added by another process (`assistant ask`) are noticed within a second.
-            recheck_every=timedelta(seconds=1),
+            # Tasks added by another process (`assistant ask`) are noticed within a second;
+            # on PostgreSQL at once, by LISTEN, and the re-read is only a safety net.
+            recheck_every=timedelta(seconds=1 if settings.postgres_url is None else 30),
         )
         task_tools = TaskTools(manager, search_configured=web.search_configured)
         memory_tools = MemoryTools(memory)
@@ -276,7 +301,9 @@ async def open_app(
         stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
-            if settings.backup_days:
+            # PostgreSQL is backed up by its server; a SQLite file left behind by
+            # `assistant migrate` holds nothing current, so it is not copied day after day.
+            if settings.backup_days and settings.postgres_url is None:
                 backups = DailyBackups(
                     settings.database_path,
                     backups_of(settings.data_dir),

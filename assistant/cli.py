@@ -150,6 +150,21 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(handler=_run_serve)
 
+    migrate = commands.add_parser(
+        "migrate", help="copy the SQLite database into PostgreSQL and verify the counts"
+    )
+    migrate.add_argument(
+        "--from",
+        dest="source",
+        help="sqlite:PATH of the database to copy (default: DATA_DIR/assistant.db)",
+    )
+    migrate.add_argument(
+        "--to",
+        dest="target",
+        help="postgresql://... of an empty database (default: ASSISTANT_DATABASE_URL)",
+    )
+    migrate.set_defaults(handler=_run_migrate)
+
     web = commands.add_parser(
         "web", help="run the HTTP API and the web page (and the Telegram bot if configured)"
     )
@@ -403,14 +418,43 @@ def _run_row(run: TaskRun, zone: ZoneInfo) -> dict[str, Any]:
     }
 
 
+def _run_migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.migrate import MigrationError, migrate, source_path
+    from common import is_postgres_url, redact_url
+    from memory import MemoryStoreError
+    from tasks import TaskError
+
+    target = args.target or settings.postgres_url
+    if target is None or not is_postgres_url(target):
+        raise ConfigError(
+            "give the target as --to postgresql://user:password@host:5432/database "
+            "(or set ASSISTANT_DATABASE_URL)"
+        )
+    try:
+        source = source_path(args.source or f"sqlite:{settings.database_path}")
+        copied = asyncio.run(migrate(source, target))
+    except (MigrationError, TaskError, MemoryStoreError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"Copied {source} into {redact_url(target)}; every count verified:")
+    for entry in copied:
+        print(f"  {entry.table:<22} {entry.source:>9} rows")
+    print("Set ASSISTANT_DATABASE_URL to it and restart the assistant.")
+    return 0
+
+
 # -- the data directory ---------------------------------------------------------------------
 
 
 def _run_doctor(args: argparse.Namespace, settings: Settings) -> int:
-    from assistant.doctor import examine, render
+    from assistant.doctor import examine, examine_postgres, render
 
-    today = datetime.now(UTC).date()
-    findings = examine(settings.data_dir, settings.database_path, today=today)
+    url = settings.postgres_url
+    if url is not None:
+        findings = examine_postgres(settings.data_dir, settings.database_path, url)
+    else:
+        today = datetime.now(UTC).date()
+        findings = examine(settings.data_dir, settings.database_path, today=today)
     _show(render(findings))
     return 0 if all(f.ok for f in findings) else 1
 
@@ -418,6 +462,16 @@ def _run_doctor(args: argparse.Namespace, settings: Settings) -> int:
 def _run_backup(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.backup import BackupError, back_up, manual_target
 
+    if settings.postgres_url is not None:
+        # The SQLite file may still be there after `assistant migrate`: copying it would
+        # look like a backup of data it no longer holds.
+        print(
+            "error: ASSISTANT_DATABASE_URL puts every store in PostgreSQL, which `assistant "
+            "backup` does not copy; back it up with the server's tools, e.g. pg_dump "
+            '--format=custom --file=assistant.dump "$ASSISTANT_DATABASE_URL"',
+            file=sys.stderr,
+        )
+        return 1
     now = datetime.now(UTC)
     target: Path = args.path or manual_target(settings.data_dir, now)
     if target.is_dir():

@@ -12,6 +12,7 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from assistant.llm.base import ToolMode
+from common import is_postgres_url, url_secrets
 
 _TOKEN_SHAPE = re.compile(r"^\d{5,16}:[A-Za-z0-9_-]{30,64}$")
 
@@ -67,6 +68,10 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Field(Path("data"), validation_alias=AliasChoices("ASSISTANT_DATA_DIR"))
+    database_url: SecretStr | None = _env("ASSISTANT_DATABASE_URL")
+    database_pool_size: int = Field(
+        4, ge=1, le=100, validation_alias=AliasChoices("ASSISTANT_DATABASE_POOL_SIZE")
+    )
     timezone: str = Field(
         default_factory=system_timezone, validation_alias=AliasChoices("ASSISTANT_TIMEZONE")
     )
@@ -167,6 +172,20 @@ class Settings(BaseSettings):
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
 
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _database(cls, value: object) -> object:
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        if isinstance(value, str) and not value.strip():
+            return None
+        if isinstance(value, str) and not is_postgres_url(value.strip()):
+            raise ValueError(
+                "must be a PostgreSQL URL such as postgresql://user:password@host:5432/assistant "
+                "(unset it to keep the SQLite database under ASSISTANT_DATA_DIR)"
+            )
+        return value.strip() if isinstance(value, str) else value
+
     @field_validator("log_level")
     @classmethod
     def _level(cls, value: str) -> str:
@@ -186,6 +205,11 @@ class Settings(BaseSettings):
         return self.data_dir / "assistant.db"
 
     @property
+    def postgres_url(self) -> str | None:
+        """The PostgreSQL URL every store uses, or ``None`` for SQLite under the data dir."""
+        return None if self.database_url is None else self.database_url.get_secret_value()
+
+    @property
     def tools_dir(self) -> Path:
         """Where custom tools are loaded from."""
         return self.custom_tools_dir or self.data_dir / "custom_tools"
@@ -195,9 +219,11 @@ class Settings(BaseSettings):
         return self.api_tokens.get_secret_value().strip() if self.api_tokens else ""
 
     def secret_values(self) -> list[str]:
-        """The secrets among the settings (API keys, the bot token), to hide from every log."""
+        """The secrets among the settings (API keys, the bot token, the database password), to
+        hide from every log."""
         held = (self.llm_api_key, self.serpapi_api_key, self.telegram_bot_token)
-        return [s.get_secret_value() for s in held if s is not None and s.get_secret_value()]
+        values = [s.get_secret_value() for s in held if s is not None and s.get_secret_value()]
+        return values + ([] if self.postgres_url is None else url_secrets(self.postgres_url))
 
     def telegram_token(self) -> str:
         """Return the bot token after checking its shape.
@@ -218,6 +244,16 @@ class Settings(BaseSettings):
                 "again from @BotFather"
             )
         return token
+
+
+_SECRET_FIELDS = frozenset(
+    label
+    for name, field in Settings.model_fields.items()
+    if "SecretStr" in str(field.annotation)
+    for label in (name, *getattr(field.validation_alias, "choices", ()))
+)
+"""Fields (and their variables) whose values never appear in an error message (tokens, keys,
+database URLs with their passwords)."""
 
 
 def _env_name(name: str) -> str:
@@ -250,7 +286,8 @@ def load_settings(**overrides: Any) -> Settings:
             where = str(error["loc"][0]) if error["loc"] else "?"
             variable = _env_name(where)
             received = error.get("input")
-            shown = "" if isinstance(received, dict) else f" (got {received!r})"
+            secret = where in _SECRET_FIELDS or variable in _SECRET_FIELDS
+            shown = "" if isinstance(received, dict) or secret else f" (got {received!r})"
             message = str(error["msg"]).removeprefix("Value error, ")
             problems.append(f"{variable}: {message}{shown}")
         raise ConfigError("invalid settings:\n  " + "\n  ".join(problems)) from None

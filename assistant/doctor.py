@@ -4,10 +4,16 @@ It reads, never changes: the directory's and files' modes, the database file its
 full ``integrity_check``, every stored text value (a damaged page can leave text that is not
 UTF-8 while ``quick_check`` still says ok: such rows are skipped when read, and listed here),
 and the age of the newest daily backup.
+
+With ``ASSISTANT_DATABASE_URL`` the stores live in PostgreSQL instead (``examine_postgres``):
+the doctor checks that the server answers and which schema versions it holds, names a SQLite
+file left behind by ``assistant migrate`` as no longer used, and says that backing up the
+database is the server's business (``pg_dump``), not the assistant's.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import stat
 from dataclasses import dataclass
@@ -17,6 +23,7 @@ from typing import Any
 
 from assistant.backup import backups_of, daily_backups
 from assistant.datadir import DataError, check_database
+from common import PgConnection, PostgresDatabase, PostgresFailures
 
 MAX_LISTED = 10
 
@@ -56,6 +63,28 @@ def examine(data_dir: Path, database: Path, *, today: date) -> list[Finding]:
             )
         )
     findings.append(_backups(data_dir, today))
+    return findings
+
+
+def examine_postgres(data_dir: Path, database: Path, url: str) -> list[Finding]:
+    """Look at the data directory and the PostgreSQL database every store uses (the one
+    connection runs in an event loop of its own: this is a command's whole work)."""
+    findings = [_modes(data_dir), asyncio.run(_postgres(url))]
+    if database.exists():
+        findings.append(
+            Finding(
+                True,
+                f"{database} is not used: ASSISTANT_DATABASE_URL puts every store in PostgreSQL "
+                "(keep the file as the copy from before `assistant migrate`, or remove it)",
+            )
+        )
+    findings.append(
+        Finding(
+            True,
+            "backups of a PostgreSQL database are the server's, not the assistant's: e.g. "
+            'pg_dump --format=custom --file=assistant.dump "$ASSISTANT_DATABASE_URL"',
+        )
+    )
     return findings
 
 
@@ -166,3 +195,39 @@ def _backups(data_dir: Path, today: date) -> Finding:
             "run `assistant backup` now",
         )
     return Finding(True, listing)
+
+
+class _Unusable(Exception):
+    """The PostgreSQL database cannot be used; the message says why."""
+
+
+def _not_open(where: str) -> _Unusable:
+    return _Unusable(f"the connection to {where!r} is not open")
+
+
+async def _postgres(url: str) -> Finding:
+    database = PostgresDatabase(
+        url, failures=PostgresFailures("the database", _Unusable, _not_open), max_size=1
+    )
+    try:
+        await database.open()
+        version, schemas = await database.read(_server_and_schemas, snapshot=True)
+    except _Unusable as exc:
+        return Finding(
+            False,
+            str(exc),
+            "check ASSISTANT_DATABASE_URL, that the server runs, and that it accepts this user",
+        )
+    finally:
+        await database.close()
+    held = ", ".join(f"{component} version {n}" for component, n in schemas)
+    tables = f"schemas: {held}" if held else "no tables yet (created on first start)"
+    return Finding(True, f"PostgreSQL {version} at {database.where} answers; {tables}")
+
+
+async def _server_and_schemas(conn: PgConnection) -> tuple[str, list[tuple[str, int]]]:
+    version = str(await conn.fetchval("SHOW server_version"))
+    if not await conn.fetchval("SELECT to_regclass('schema_versions') IS NOT NULL"):
+        return version, []
+    rows = await conn.fetch("SELECT component, version FROM schema_versions ORDER BY component")
+    return version, [(str(r["component"]), int(r["version"])) for r in rows]

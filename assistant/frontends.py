@@ -6,6 +6,13 @@ to (see ``interfaces.RoutingNotifier``): the terminal's own chat to the terminal
 the bot, the web or ``serve`` runs, to the JSON Lines file), Telegram chats to Telegram when a
 token is configured, web chats to the open pages when ``web`` runs (and always to the file),
 and anything no interface serves to the file.
+
+On PostgreSQL several front ends fire tasks from one database, so each claims only the runs of
+the chats it delivers to itself (``_serves``) and leaves the others to a process that can:
+Telegram chats to processes with the bot token, web chats to ``assistant web`` (whose open
+pages they belong to), the terminal's chat to ``assistant chat`` or ``assistant serve`` (whose
+JSON Lines file is its terminal). Nothing goes to a fallback file while some other process
+could deliver it for real.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from interfaces import (
     TerminalChat,
     TerminalNotifier,
 )
-from tasks import Notifier
+from tasks import ChatScope, Notifier
 
 if TYPE_CHECKING:
     from interfaces.telegram import TelegramInterface, TelegramNotifier, WebhookConfig
@@ -59,7 +66,13 @@ async def chat(
     async with AsyncExitStack() as stack:
         notifier = await _routing(settings, stack, clock, local=TerminalNotifier(console))
         app = await stack.enter_async_context(
-            open_app(settings, notifier=notifier, clock=clock, run_scheduler=True)
+            open_app(
+                settings,
+                notifier=notifier,
+                clock=clock,
+                run_scheduler=True,
+                serves=_serves(settings, local=True),
+            )
         )
         commands = SlashCommands(
             tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
@@ -87,7 +100,13 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
         local = JsonlNotifier(sink, clock=clock)
         notifier = await _routing(settings, stack, clock, local=local, sink=sink)
         await stack.enter_async_context(
-            open_app(settings, notifier=notifier, clock=clock, run_scheduler=True)
+            open_app(
+                settings,
+                notifier=notifier,
+                clock=clock,
+                run_scheduler=True,
+                serves=_serves(settings, local=True),
+            )
         )
         print(f"ready: delivering to {sink}", flush=True)
         await stop.wait()
@@ -126,7 +145,11 @@ async def telegram(
             "once to learn your user id, then set TELEGRAM_ALLOWED_USERS=<that id>",
             file=sys.stderr,
         )
-    async with open_app(settings, notifier=notifier, clock=clock, run_scheduler=True) as app:
+    # The terminal's and the web's chats are left to the front ends that show them.
+    telegram_chats = _serves(settings, telegram=True)
+    async with open_app(
+        settings, notifier=notifier, clock=clock, run_scheduler=True, serves=telegram_chats
+    ) as app:
         interface = TelegramInterface(
             token=token,
             base_url=settings.telegram_base_url,
@@ -211,7 +234,14 @@ async def open_web(
         inbox = WebInbox(clock=clock, record=sink)
         notifier = await _routing(settings, stack, clock, local=sink, web_notifier=inbox)
         app = await stack.enter_async_context(
-            open_app(settings, notifier=notifier, clock=clock, backend=backend, run_scheduler=True)
+            open_app(
+                settings,
+                notifier=notifier,
+                clock=clock,
+                backend=backend,
+                run_scheduler=True,
+                serves=_serves(settings, web=True),
+            )
         )
         interface = WebInterface(
             agent=app.agent,
@@ -315,6 +345,20 @@ async def _routing(
     web = {WEB_CHAT_PREFIX: web_notifier or fallback}
     return RoutingNotifier(
         local_chat=LOCAL_CHAT, local=local, remote=remote, fallback=fallback, prefixed=web
+    )
+
+
+def _serves(
+    settings: Settings, *, local: bool = False, web: bool = False, telegram: bool = False
+) -> ChatScope:
+    """The chats a front end delivers to itself: the terminal's (``local``), the web's, and
+    Telegram's when it runs the bot or the bot token is configured (every other chat)."""
+    if telegram or settings.telegram_bot_token is not None:
+        return ChatScope.all_but(
+            chats=[] if local else [LOCAL_CHAT], prefixes=[] if web else [WEB_CHAT_PREFIX]
+        )
+    return ChatScope.just(
+        chats=[LOCAL_CHAT] if local else [], prefixes=[WEB_CHAT_PREFIX] if web else []
     )
 
 

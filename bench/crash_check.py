@@ -83,7 +83,7 @@ class CrashReport:
                 f"succeeded, for {self.kills} kills: {self.line_without_success[:10]}"
             )
         if self.integrity != "ok":
-            found.append(f"PRAGMA integrity_check said {self.integrity!r}")
+            found.append(f"the database's integrity check said {self.integrity!r}")
         if self.exit_code not in (0, None):
             found.append(f"the last serve process exited with code {self.exit_code} on SIGTERM")
         return found
@@ -135,11 +135,15 @@ async def check_crash_run(
     planned: Sequence[PlannedReminder],
     lines: Sequence[SinkLine],
     store: TaskStore,
-    database: Path,
+    database: Path | None,
     *,
     owner_id: str,
 ) -> None:
-    """Fill ``report`` by comparing the sink's ``lines`` with the tasks and ledger in ``store``."""
+    """Fill ``report`` by comparing the sink's ``lines`` with the tasks and ledger in ``store``.
+
+    ``database`` is the SQLite file to run ``PRAGMA integrity_check`` on; for another store
+    (``None``) the caller fills ``report.integrity`` with its own check.
+    """
     by_task: dict[str, list[SinkLine]] = defaultdict(list)
     for line in lines:
         by_task[line.task_id].append(line)
@@ -154,7 +158,8 @@ async def check_crash_run(
     counts = Counter(line.task_id for line in lines if line.task_id in known)
     report.duplicates = sum(n - 1 for n in counts.values() if n > 1)
     report.duplicate_tasks = sorted(t for t, n in counts.items() if n > 1)
-    report.integrity = integrity_check(database)
+    if database is not None:
+        report.integrity = integrity_check(database)
 
 
 async def _check_task(

@@ -16,12 +16,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from assistant.config import Settings
 from bench.crash_check import CrashReport, PlannedReminder, check_crash_run
 from bench.serve_process import ServeProcess, serve_command, serve_env
-from bench.sink_file import SinkReader
+from bench.sink_file import SinkLine, SinkReader
 from tasks import (
     MisfirePolicy,
     MisfireRule,
@@ -80,7 +81,7 @@ def database_path(data_dir: Path) -> Path:
 
 
 def reminder_drafts(
-    plan: CrashPlan, start: datetime, rng: random.Random
+    plan: CrashPlan, start: datetime, rng: random.Random, *, chat_id: str = OWNER
 ) -> tuple[list[TaskDraft], list[datetime]]:
     """Return the reminders to store and their due times (sorted), for a plan starting now."""
     utc = ZoneInfo("UTC")
@@ -92,7 +93,7 @@ def reminder_drafts(
     drafts = [
         TaskDraft(
             owner_id=OWNER,
-            chat_id=OWNER,
+            chat_id=chat_id,
             task_type=TaskType.REMINDER,
             description=_message(number),
             schedule=OnceSchedule(at=due, tz=utc),
@@ -146,13 +147,7 @@ async def run_crash_test(
         try:
             await _kill_and_restart(plan, proc, start, rng, report, say)
             reader = SinkReader(sink)
-            end_of_span = start + timedelta(seconds=plan.lead + plan.span)
-            report.settle_seconds, gave_up = await _wait_settled(
-                plan, store, reader, set(ids), end_of_span, say
-            )
-            if gave_up:
-                say(gave_up)
-                report.notes.append(gave_up)
+            await settle(plan, store, reader, set(ids), start, report, say)
             report.exit_code = await proc.terminate(within=30.0)
         finally:
             # Whatever went wrong (or cancelled the run), no serve process is left behind.
@@ -176,17 +171,43 @@ async def _kill_and_restart(
     report.startup_seconds.append(await proc.start(within=plan.startup_timeout))
     moments = sorted(rng.uniform(0, plan.lead + plan.span) for _ in range(plan.kills))
     for number, moment in enumerate(moments, start=1):
-        await _sleep_until(start + timedelta(seconds=moment))
+        await sleep_until(start + timedelta(seconds=moment))
         await proc.kill()
         report.kills += 1
         say(f"kill {number}/{plan.kills} at +{_since(start):.2f} s; restarting")
         report.startup_seconds.append(await proc.start(within=plan.startup_timeout))
 
 
-async def _wait_settled(
+class Deliveries(Protocol):
+    """Where the delivered lines are read from: one sink file, or several."""
+
+    def read_new(self) -> list[SinkLine]:
+        """The lines written since the last call."""
+        ...
+
+
+async def settle(
     plan: CrashPlan,
     store: TaskStore,
-    reader: SinkReader,
+    reader: Deliveries,
+    ids: set[str],
+    start: datetime,
+    report: CrashReport,
+    say: Progress,
+) -> None:
+    """Wait until the run settled (``wait_settled``, from the end of the span that began at
+    ``start``); record how long it took, and why it stopped waiting if it gave up."""
+    end_of_span = start + timedelta(seconds=plan.lead + plan.span)
+    report.settle_seconds, gave_up = await wait_settled(plan, store, reader, ids, end_of_span, say)
+    if gave_up:
+        say(gave_up)
+        report.notes.append(gave_up)
+
+
+async def wait_settled(
+    plan: CrashPlan,
+    store: TaskStore,
+    reader: Deliveries,
     ids: set[str],
     end_of_span: datetime,
     say: Progress,
@@ -228,7 +249,8 @@ async def _wait_settled(
         await asyncio.sleep(POLL_SECONDS)
 
 
-async def _sleep_until(moment: datetime) -> None:
+async def sleep_until(moment: datetime) -> None:
+    """Sleep until the wall-clock ``moment``."""
     delay = (moment - datetime.now(UTC)).total_seconds()
     if delay > 0:
         await asyncio.sleep(delay)

@@ -46,6 +46,20 @@ BENCHES = (
     Bench("parser", "bench.parser", limit=60),
     Bench("schedule parsing", "bench.schedule_parse", limit=60),
     Bench("scheduler", "bench.scheduler", limit=180),
+    Bench(
+        "scheduler (PostgreSQL)",
+        "bench.pg_scheduler",
+        ("--repeat", "3"),
+        limit=600,
+        quick_args=("--repeat", "1"),
+    ),
+    Bench(
+        "PostgreSQL driver",
+        "bench.pg_driver",
+        ("--repeat", "3"),
+        limit=180,
+        quick_args=("--repeat", "1"),
+    ),
     Bench("agent", "bench.agent", limit=120),
     Bench("golden set", "bench.golden", limit=60),
     Bench(
@@ -60,6 +74,13 @@ BENCHES = (
         ("-n", "300", "-t", "20", "-k", "5", "--quiet", "--lease-wait", "200"),
         limit=260,
         quick_args=("-n", "100", "-t", "8", "-k", "3", "--quiet", "--lease-wait", "200"),
+    ),
+    Bench(
+        "crash recovery (PostgreSQL)",
+        "bench.pg_crash",
+        ("-n", "600", "-t", "20", "-k", "6", "--quiet"),
+        limit=240,
+        quick_args=("-n", "150", "-t", "8", "-k", "3", "--quiet"),
     ),
     Bench("load (Telegram pacing)", "bench.load", limit=150),
     Bench(

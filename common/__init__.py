@@ -1,11 +1,13 @@
 """What every package stands on and none owns: the clock, per-key locks, secret redaction,
 the vocabulary of outgoing HTTP requests, files private to their user, the lifecycle of
-long-lived objects, and one SQLite connection on its own thread with its migration runner.
+long-lived objects, one SQLite connection on its own thread with its migration runner, and its
+PostgreSQL counterpart (a connection pool, LISTEN, migrations) with table copying between them.
 
 ``common`` imports nothing from the project; every other package may import it.
 """
 
 from common.clock import Clock, ManualClock, SystemClock, require_aware
+from common.copying import TableCopy, copy_table, flag, instant, postgres_count, sqlite_count
 from common.files import (
     PRIVATE_DIR_MODE,
     PRIVATE_FILE_MODE,
@@ -24,6 +26,14 @@ from common.http import (
 )
 from common.lifecycle import AsyncLifecycle
 from common.locks import KeyedLocks
+from common.postgres import (
+    Listener,
+    PgConnection,
+    PostgresDatabase,
+    PostgresFailures,
+    is_postgres_url,
+    notify,
+)
 from common.redaction import (
     REDACTED,
     RedactingFilter,
@@ -60,26 +70,38 @@ __all__ = [
     "HttpRequestError",
     "HttpResponse",
     "KeyedLocks",
+    "Listener",
     "ManualClock",
+    "PgConnection",
+    "PostgresDatabase",
+    "PostgresFailures",
     "RedactingFilter",
     "SqliteDatabase",
     "SystemClock",
+    "TableCopy",
     "UnreadableText",
     "clean_text",
     "clean_value",
+    "copy_table",
     "create_private_file",
+    "flag",
     "from_db_time",
     "install_log_redaction",
+    "instant",
+    "is_postgres_url",
     "is_secret_name",
     "make_private_dir",
     "migrate",
+    "notify",
     "open_private",
+    "postgres_count",
     "redact_headers",
     "redact_secrets",
     "redact_text",
     "redact_url",
     "require_aware",
     "scrub",
+    "sqlite_count",
     "tighten",
     "to_db_time",
     "url_secrets",

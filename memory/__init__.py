@@ -1,4 +1,5 @@
-"""Memory: conversations, notes with full-text search, users and approval requests in SQLite.
+"""Memory: conversations, notes with full-text search, users and approval requests, in SQLite
+or in PostgreSQL.
 
 The public surface is ``MemoryStore`` and the typed values it takes and returns.
 """
@@ -19,6 +20,7 @@ from memory.models import (
     StoredMessage,
     UserProfile,
 )
+from memory.postgres import MEMORY_TABLES
 from memory.schema import SCHEMA_VERSION
 from memory.store import MemoryStore
 from memory.users import validate_timezone
@@ -26,6 +28,7 @@ from memory.users import validate_timezone
 __all__ = [
     "DEFAULT_MAX_CHARS",
     "DEFAULT_MAX_TURNS",
+    "MEMORY_TABLES",
     "SCHEMA_VERSION",
     "ConversationContext",
     "HitKind",

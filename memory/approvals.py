@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from memory._db import Database, Session, from_db_time, to_db_time
+from memory._rows import NamedRow
 from memory._validate import require_id
 from memory.errors import MemoryInputError, MemoryStoreError
 from tools import ApprovalRequest, ApprovalStatus, RiskLevel
 
-_COLUMNS = (
+COLUMNS = (
     "id, user_id, chat_id, tool_name, arguments, call_id, risk_level, status,"
     " created_at, expires_at, decided_by, decided_at"
 )
+"""The columns ``decode_request`` reads (both databases' tables have them)."""
 
 
 class ApprovalRepository:
@@ -28,10 +31,10 @@ class ApprovalRepository:
         """Insert or replace ``request`` (keyed by its id)."""
         require_id(request.id, "approval id")
         require_id(request.user_id, "user_id")
-        row = _encode(request)
+        row = encode_request(request)
         await self._db.write(
             lambda tx: tx.execute(
-                f"INSERT OR REPLACE INTO approvals ({_COLUMNS})"
+                f"INSERT OR REPLACE INTO approvals ({COLUMNS})"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
@@ -40,9 +43,9 @@ class ApprovalRepository:
     async def get(self, request_id: str) -> ApprovalRequest | None:
         """Return the request with this id, or ``None``."""
         row = await self._db.fetch_one(
-            f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (request_id,)
+            f"SELECT {COLUMNS} FROM approvals WHERE id = ?", (request_id,)
         )
-        return None if row is None else _decode(row)
+        return None if row is None else decode_request(row)
 
     async def decide(
         self, request_id: str, status: ApprovalStatus, by: str, at: datetime
@@ -74,29 +77,29 @@ class ApprovalRepository:
             )
             if changed == 0:
                 return None
-            return tx.fetch_one(f"SELECT {_COLUMNS} FROM approvals WHERE id = ?", (request_id,))
+            return tx.fetch_one(f"SELECT {COLUMNS} FROM approvals WHERE id = ?", (request_id,))
 
         row = await self._db.write(move)
-        return None if row is None else _decode(row)
+        return None if row is None else decode_request(row)
 
     async def for_user(self, user_id: str, status: ApprovalStatus | None) -> list[ApprovalRequest]:
         """Return the user's requests newest first, optionally only those in ``status``."""
         require_id(user_id, "user_id")
         if status is None:
             rows = await self._db.fetch_all(
-                f"SELECT {_COLUMNS} FROM approvals WHERE user_id = ? ORDER BY created_at DESC, id",
+                f"SELECT {COLUMNS} FROM approvals WHERE user_id = ? ORDER BY created_at DESC, id",
                 (user_id,),
             )
         else:
             rows = await self._db.fetch_all(
-                f"SELECT {_COLUMNS} FROM approvals WHERE user_id = ? AND status = ?"
+                f"SELECT {COLUMNS} FROM approvals WHERE user_id = ? AND status = ?"
                 " ORDER BY created_at DESC, id",
                 (user_id, ApprovalStatus(status).value),
             )
-        return [_decode(row) for row in rows]
+        return [decode_request(row) for row in rows]
 
 
-def _encode(request: ApprovalRequest) -> tuple[Any, ...]:
+def encode_request(request: ApprovalRequest) -> tuple[Any, ...]:
     try:
         arguments = json.dumps(request.arguments, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:
@@ -119,7 +122,11 @@ def _encode(request: ApprovalRequest) -> tuple[Any, ...]:
     )
 
 
-def _decode(row: sqlite3.Row) -> ApprovalRequest:
+def decode_request(
+    row: NamedRow, instant: Callable[[Any], datetime] = from_db_time
+) -> ApprovalRequest:
+    """The request in a row of ``COLUMNS``, its instants read with ``instant`` (from
+    SQLite's text by default)."""
     arguments = json.loads(row["arguments"])
     if not isinstance(arguments, dict):
         raise MemoryStoreError(f"approval {row['id']!r} holds arguments that are not an object")
@@ -129,11 +136,11 @@ def _decode(row: sqlite3.Row) -> ApprovalRequest:
         arguments=arguments,
         user_id=str(row["user_id"]),
         chat_id=str(row["chat_id"]),
-        created_at=from_db_time(row["created_at"]),
-        expires_at=from_db_time(row["expires_at"]),
+        created_at=instant(row["created_at"]),
+        expires_at=instant(row["expires_at"]),
         call_id=str(row["call_id"]),
         risk_level=RiskLevel(row["risk_level"]),
         status=ApprovalStatus(row["status"]),
         decided_by=row["decided_by"],
-        decided_at=None if row["decided_at"] is None else from_db_time(row["decided_at"]),
+        decided_at=None if row["decided_at"] is None else instant(row["decided_at"]),
     )

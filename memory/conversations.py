@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 from common import Clock, clean_text
 from memory._db import Database, Session, decode_rows, from_db_time, to_db_time
+from memory._rows import NamedRow
 from memory._validate import require_id, require_limit
 from memory._windows import ChatWindows, Turns
 from memory.errors import MemoryInputError
@@ -33,10 +34,11 @@ _IDS_PER_QUERY = 500
 
 _ROLES = frozenset(role.value for role in MessageRole)
 
-_MESSAGE_COLUMNS = (
+MESSAGE_COLUMNS = (
     "m.id, m.turn_id, m.role, m.content, m.tool_calls, m.tool_call_id, m.name,"
     " t.chat_id, t.created_at"
 )
+"""What a search reads of a message (``m``) and its turn (``t``), in both databases."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +68,7 @@ class ConversationRepository:
         """Store one turn's messages in one transaction and return the turn id."""
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
-        rows = [_encode(message) for message in _check_messages(messages)]
+        rows = [encode_message(message) for message in check_messages(messages)]
         chars = sum(_size(row) for row in rows)
         created = to_db_time(self._clock.now())
 
@@ -104,7 +106,7 @@ class ConversationRepository:
         """
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
-        _check_budget(max_chars, max_turns)
+        check_budget(max_chars, max_turns)
         key = (user_id, chat_id)
 
         def window(tx: Session) -> list[StoredMessage]:
@@ -171,7 +173,7 @@ def _match(
     tx: Session, user_id: str, match: str, limit: int, reported: set[str], *, matched_all: bool
 ) -> list[RankedMessage]:
     rows = tx.fetch_all(
-        f"SELECT {_MESSAGE_COLUMNS}, bm25(conversation_messages_fts) AS score"
+        f"SELECT {MESSAGE_COLUMNS}, bm25(conversation_messages_fts) AS score"
         " FROM conversation_messages_fts"
         " JOIN conversation_messages AS m ON m.id = conversation_messages_fts.rowid"
         " JOIN conversation_turns AS t ON t.id = m.turn_id"
@@ -184,7 +186,7 @@ def _match(
         lambda row: RankedMessage(
             id=int(row["id"]),
             chat_id=str(row["chat_id"]),
-            message=_decode(row, from_db_time(row["created_at"])),
+            message=decode_message(row, from_db_time(row["created_at"])),
             created_at=from_db_time(row["created_at"]),
             score=-float(row["score"]),
             matched_all=matched_all,
@@ -203,7 +205,7 @@ def turn_size(messages: Sequence[StoredMessage]) -> int:
     Raises:
         MemoryInputError: for a message that cannot be stored (see ``append_turn``).
     """
-    return sum(_size(_encode(message)) for message in _check_messages(messages))
+    return sum(_size(encode_message(message)) for message in check_messages(messages))
 
 
 def _size(row: tuple[str, str, str, str | None, str | None]) -> int:
@@ -211,7 +213,7 @@ def _size(row: tuple[str, str, str, str | None, str | None]) -> int:
     return len(content) + len(calls)
 
 
-def _check_messages(messages: Sequence[StoredMessage]) -> Sequence[StoredMessage]:
+def check_messages(messages: Sequence[StoredMessage]) -> Sequence[StoredMessage]:
     if not messages:
         raise MemoryInputError("a turn needs at least one message, got none")
     for message in messages:
@@ -226,7 +228,7 @@ def _check_messages(messages: Sequence[StoredMessage]) -> Sequence[StoredMessage
     return messages
 
 
-def _encode(message: StoredMessage) -> tuple[str, str, str, str | None, str | None]:
+def encode_message(message: StoredMessage) -> tuple[str, str, str, str | None, str | None]:
     calls = [
         {"id": c.id, "name": c.tool_name, "arguments": c.arguments} for c in message.tool_calls
     ]
@@ -257,7 +259,7 @@ def within_budget(
     Raises:
         MemoryInputError: for a negative ``max_chars`` or a ``max_turns`` outside 1..1000.
     """
-    _check_budget(max_chars, max_turns)
+    check_budget(max_chars, max_turns)
     fitting: list[T] = []
     total = 0
     for size, turn in itertools.islice(turns, max_turns):
@@ -269,7 +271,7 @@ def within_budget(
     return fitting
 
 
-def _check_budget(max_chars: int, max_turns: int | None) -> None:
+def check_budget(max_chars: int, max_turns: int | None) -> None:
     if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
         raise MemoryInputError(f"max_chars must be an integer >= 0, got {max_chars!r}")
     if max_turns is not None:
@@ -311,11 +313,11 @@ def _read_turns(tx: Session, created: dict[int, str], reported: set[str]) -> Tur
     return {turn_id: tuple(messages) for turn_id, messages in turns.items()}
 
 
-def _decode_in(row: sqlite3.Row, times: dict[int, datetime]) -> StoredMessage:
-    return _decode(row, times[int(row["turn_id"])])
+def _decode_in(row: NamedRow, times: dict[int, datetime]) -> StoredMessage:
+    return decode_message(row, times[int(row["turn_id"])])
 
 
-def _decode(row: sqlite3.Row, created_at: datetime) -> StoredMessage:
+def decode_message(row: NamedRow, created_at: datetime) -> StoredMessage:
     raw_calls: list[dict[str, Any]] = json.loads(row["tool_calls"]) if row["tool_calls"] else []
     return StoredMessage(
         role=MessageRole(row["role"]),

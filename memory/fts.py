@@ -10,6 +10,7 @@ accepts any word, so "wifi password?" still finds "The wifi password is hunter2"
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 _WORD = re.compile(r"[^\W_]+")
@@ -28,7 +29,8 @@ MIN_PREFIX_CHARS = 3
 
 @dataclass(frozen=True, slots=True)
 class FtsQuery:
-    """The FTS5 ``MATCH`` strings for one search.
+    """The query strings for one search (FTS5 ``MATCH`` strings, or PostgreSQL's tsquery
+    text when built with its terms and operators).
 
     Attributes:
         all_terms: Matches rows that contain every term.
@@ -39,22 +41,39 @@ class FtsQuery:
     any_terms: str | None
 
 
-def build_query(text: str) -> FtsQuery | None:
-    """Return the FTS5 queries for ``text``, or ``None`` when it holds no words at all."""
+def _fts5_term(word: str, prefix: bool) -> str:
+    # A word holds no '"', so quoting it cannot break out; '*' makes it a prefix.
+    return f'"{word}"*' if prefix else f'"{word}"'
+
+
+def build_query(
+    text: str,
+    *,
+    term: Callable[[str, bool], str] = _fts5_term,
+    every: str = " AND ",
+    either: str = " OR ",
+) -> FtsQuery | None:
+    """Return the queries for ``text``, or ``None`` when it holds no words at all.
+
+    The words are letters and digits only, each once, stop words dropped unless nothing else
+    is left, at most ``MAX_TERMS``; words of ``MIN_PREFIX_CHARS`` or more match as prefixes.
+
+    Args:
+        text: What the person typed.
+        term: Quotes one word (and whether it is a prefix) for the query language; FTS5's
+            quoting by default.
+        every: Joins the terms into the every-term query.
+        either: Joins them into the any-term query.
+    """
     words = _distinct(_WORD.findall(text))
     meaningful = [w for w in words if w.lower() not in STOP_WORDS] or words
-    terms = [_term(w) for w in meaningful[:MAX_TERMS]]
+    terms = [term(w, len(w) >= MIN_PREFIX_CHARS) for w in meaningful[:MAX_TERMS]]
     if not terms:
         return None
     return FtsQuery(
-        all_terms=" AND ".join(terms),
-        any_terms=" OR ".join(terms) if len(terms) > 1 else None,
+        all_terms=every.join(terms),
+        any_terms=either.join(terms) if len(terms) > 1 else None,
     )
-
-
-def _term(word: str) -> str:
-    # A word holds no '"', so quoting it cannot break out; '*' makes it a prefix.
-    return f'"{word}"*' if len(word) >= MIN_PREFIX_CHARS else f'"{word}"'
 
 
 def _distinct(words: list[str]) -> list[str]:

@@ -37,7 +37,7 @@ class NoteRepository:
     async def add(self, user_id: str, content: str, tags: list[str] | None) -> Note:
         """Store a note and return it with its id."""
         require_id(user_id, "user_id")
-        text = _clean_content(content)
+        text = clean_content(content)
         clean_tags = normalize_tags(tags)
         created = self._clock.now()
         note_id = await self._db.write(
@@ -122,7 +122,7 @@ def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:
     return tuple(kept)
 
 
-def _clean_content(content: str) -> str:
+def clean_content(content: str) -> str:
     if not isinstance(content, str) or not content.strip():
         raise MemoryInputError(f"a note needs some text, got {content!r}")
     if len(content) > MAX_NOTE_CHARS:

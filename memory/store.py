@@ -6,11 +6,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
-from common import AsyncLifecycle, Clock, SystemClock
-from memory._db import Database
+from common import AsyncLifecycle, Clock, SystemClock, redact_url
 from memory._validate import MAX_LIMIT
-from memory.approvals import ApprovalRepository
-from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS, ConversationRepository
+from memory.backend import MemoryBackend, SqliteBackend
+from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS
 from memory.errors import MemoryStoreError, StoreClosedError
 from memory.models import (
     ConversationContext,
@@ -20,43 +19,67 @@ from memory.models import (
     StoredMessage,
     UserProfile,
 )
-from memory.notes import NoteRepository
-from memory.schema import migrate
-from memory.users import UserRepository
+from memory.postgres import PostgresBackend
 from tools import ApprovalRequest, ApprovalStatus
 
 
 class MemoryStore(AsyncLifecycle):
-    """Conversations, notes, users and approval requests in one SQLite file.
+    """Conversations, notes, users and approval requests, in SQLite or in PostgreSQL.
 
-    The file may be shared with other stores (the task store opens its own connection):
-    the connection runs in WAL mode with a busy timeout, and writes are short transactions.
-    Everything a user owns is scoped by ``user_id``; no call returns another user's data.
+    With a ``path`` it keeps them in that SQLite file, which may be shared with other stores
+    (the task store opens its own connection): the connection runs in WAL mode with a busy
+    timeout, and writes are short transactions. With a ``database_url`` it keeps them in that
+    PostgreSQL database, which any number of processes may share. Everything a user owns is
+    scoped by ``user_id``; no call returns another user's data.
 
     Use ``store = await MemoryStore.open(path)`` ... ``await store.close()``, or
     ``async with MemoryStore(path) as store:``. It implements ``tools.ApprovalStore``.
 
     Args:
-        path: The database file; its directory is created when missing.
+        path: The SQLite database file; its directory is created when missing.
+        database_url: A ``postgresql://`` URL instead of ``path``.
         clock: The source of time; stamps notes, turns and users (the system clock by default).
-        busy_timeout: Seconds to wait for another connection's write lock.
+        busy_timeout: Seconds to wait for another SQLite connection's write lock.
+        pool_size: PostgreSQL connections the store opens at most.
     """
 
     def __init__(
-        self, path: str | Path, *, clock: Clock | None = None, busy_timeout: float = 5.0
+        self,
+        path: str | Path | None = None,
+        *,
+        database_url: str | None = None,
+        clock: Clock | None = None,
+        busy_timeout: float = 5.0,
+        pool_size: int = 4,
     ) -> None:
-        self._path = Path(path)
+        if (path is None) == (database_url is None):
+            raise MemoryStoreError("give a MemoryStore either a SQLite path or a database_url")
+        self._path = None if path is None else Path(path)
+        self._url = database_url
         self._clock = clock or SystemClock()
         self._busy_timeout = busy_timeout
-        self._db: Database | None = None
+        self._pool_size = pool_size
+        self._backend: MemoryBackend | None = None
         self._closed = False
 
     @classmethod
     async def open(
-        cls, path: str | Path, *, clock: Clock | None = None, busy_timeout: float = 5.0
+        cls,
+        path: str | Path | None = None,
+        *,
+        database_url: str | None = None,
+        clock: Clock | None = None,
+        busy_timeout: float = 5.0,
+        pool_size: int = 4,
     ) -> MemoryStore:
-        """Open (creating or migrating) the store at ``path``."""
-        store = cls(path, clock=clock, busy_timeout=busy_timeout)
+        """Open (creating or migrating) the store at ``path`` or ``database_url``."""
+        store = cls(
+            path,
+            database_url=database_url,
+            clock=clock,
+            busy_timeout=busy_timeout,
+            pool_size=pool_size,
+        )
         await store.start()
         return store
 
@@ -64,30 +87,29 @@ class MemoryStore(AsyncLifecycle):
         """Connect and create or migrate the tables; starting twice is harmless.
 
         Raises:
-            MemoryStoreError: when the file cannot be used (not SQLite, newer schema, ...).
+            MemoryStoreError: when the database cannot be used (not SQLite, unreachable,
+                newer schema, ...).
             StoreClosedError: when the store was already closed.
         """
         if self._closed:
-            raise StoreClosedError(f"the memory store on {str(self._path)!r} was closed")
-        if self._db is not None:
+            raise StoreClosedError(f"the memory store on {self.where!r} was closed")
+        if self._backend is not None:
             return
-        db = await Database.connect(self._path, busy_timeout=self._busy_timeout)
-        try:
-            await migrate(db)
-        except BaseException:
-            await db.close()
-            raise
-        self._db = db
-        self._notes = NoteRepository(db, self._clock)
-        self._conversations = ConversationRepository(db, self._clock)
-        self._users = UserRepository(db, self._clock)
-        self._approvals = ApprovalRepository(db)
+        if self._path is not None:
+            self._backend = await SqliteBackend.open(
+                self._path, clock=self._clock, busy_timeout=self._busy_timeout
+            )
+        else:
+            assert self._url is not None
+            self._backend = await PostgresBackend.open(
+                self._url, clock=self._clock, pool_size=self._pool_size
+            )
 
     async def close(self) -> None:
-        """Close the connection; closing twice is harmless, using it afterwards raises."""
+        """Close the connections; closing twice is harmless, using it afterwards raises."""
         self._closed = True
-        if self._db is not None:
-            await self._db.close()
+        if self._backend is not None:
+            await self._backend.close()
 
     async def _enter(self) -> None:
         await self.start()
@@ -96,17 +118,26 @@ class MemoryStore(AsyncLifecycle):
         await self.close()
 
     @property
-    def path(self) -> Path:
-        """The database file."""
+    def path(self) -> Path | None:
+        """The SQLite database file (``None`` on PostgreSQL)."""
         return self._path
 
-    def _ready(self) -> Database:
-        if self._db is None:
+    @property
+    def where(self) -> str:
+        """The database file, or the PostgreSQL URL without its password."""
+        if self._path is not None:
+            return str(self._path)
+        return redact_url(self._url or "")
+
+    def _ready(self) -> MemoryBackend:
+        if self._closed:
+            raise StoreClosedError(f"the memory store on {self.where!r} is closed")
+        if self._backend is None:
             raise StoreClosedError(
-                f"the memory store on {str(self._path)!r} is not open; "
+                f"the memory store on {self.where!r} is not open; "
                 "use 'await MemoryStore.open(path)' or 'async with MemoryStore(path)'"
             )
-        return self._db
+        return self._backend
 
     # Conversations
 
@@ -114,8 +145,7 @@ class MemoryStore(AsyncLifecycle):
         self, user_id: str, chat_id: str, messages: Sequence[StoredMessage]
     ) -> int:
         """Store one whole turn atomically (all its messages or none); return its id."""
-        self._ready()
-        return await self._conversations.append_turn(user_id, chat_id, messages)
+        return await self._ready().conversations.append_turn(user_id, chat_id, messages)
 
     async def load_conversation(
         self,
@@ -131,8 +161,7 @@ class MemoryStore(AsyncLifecycle):
         text plus native tool-call JSON) and ``max_turns`` (``None``: no turn limit). A
         newest turn larger than the budget alone leaves nothing to return.
         """
-        self._ready()
-        return await self._conversations.load(
+        return await self._ready().conversations.load(
             user_id, chat_id, max_chars=max_chars, max_turns=max_turns
         )
 
@@ -146,16 +175,10 @@ class MemoryStore(AsyncLifecycle):
     ) -> ConversationContext:
         """Return the user's profile and ``load_conversation``'s messages, read in one go.
 
-        Both come from one snapshot of the database, in one trip to its thread: what an
-        agent reads before every turn.
+        Both come from one snapshot of the database: what an agent reads before every turn.
         """
-        db = self._ready()
-        read_user = self._users.profile_reader(user_id)
-        read_window = self._conversations.window_reader(
+        return await self._ready().load_context(
             user_id, chat_id, max_chars=max_chars, max_turns=max_turns
-        )
-        return await db.read(
-            lambda tx: ConversationContext(read_user(tx), tuple(read_window(tx))), snapshot=True
         )
 
     async def clear_conversation(self, user_id: str, chat_id: str, *, forget: bool = False) -> int:
@@ -164,34 +187,32 @@ class MemoryStore(AsyncLifecycle):
         By default old turns stay searchable through ``search_memory``; ``forget=True``
         deletes them.
         """
-        self._ready()
-        return await self._conversations.clear(user_id, chat_id, forget=forget)
+        return await self._ready().conversations.clear(user_id, chat_id, forget=forget)
 
     # Notes
 
     async def add_note(self, user_id: str, content: str, tags: list[str] | None = None) -> Note:
         """Store a note (tags lower-cased, de-duplicated) and return it with its id."""
-        self._ready()
-        return await self._notes.add(user_id, content, tags)
+        return await self._ready().notes.add(user_id, content, tags)
 
     async def list_notes(self, user_id: str, limit: int = 20) -> list[Note]:
         """Return the user's newest notes first."""
-        self._ready()
-        return await self._notes.newest(user_id, limit)
+        return await self._ready().notes.newest(user_id, limit)
 
     async def search_memory(self, user_id: str, query: str, limit: int = 5) -> list[MemoryHit]:
         """Search the user's notes and past conversation messages (every chat), best first.
 
         Hits holding every word come first; among equals, notes before messages, then by
-        bm25 score. A message that merely repeats a note found too (the "note: ..." request
-        that saved it, the reply that confirmed it) is left out. Words are quoted, so FTS5
-        syntax in ``query`` is just text and never an error.
+        relevance (bm25 in SQLite, ts_rank in PostgreSQL). A message that merely repeats a
+        note found too (the "note: ..." request that saved it, the reply that confirmed it)
+        is left out. Words are quoted, so query syntax in ``query`` is just text and never
+        an error.
         """
-        self._ready()
-        notes = await self._notes.search(user_id, query, limit)
+        backend = self._ready()
+        notes = await backend.notes.search(user_id, query, limit)
         # Echoes of the notes are dropped below; ask for enough messages to make up for them.
         wanted = min(limit + len(notes), MAX_LIMIT)
-        messages = await self._conversations.search(user_id, query, wanted)
+        messages = await backend.conversations.search(user_id, query, wanted)
         hits = [
             MemoryHit(
                 kind=HitKind.NOTE,
@@ -224,8 +245,7 @@ class MemoryStore(AsyncLifecycle):
 
     async def get_user(self, user_id: str) -> UserProfile | None:
         """Return what memory knows about the user, or ``None``."""
-        self._ready()
-        return await self._users.get(user_id)
+        return await self._ready().users.get(user_id)
 
     async def set_timezone(self, user_id: str, timezone: str) -> UserProfile:
         """Set the user's IANA time zone (creating the user) and return the profile.
@@ -233,28 +253,24 @@ class MemoryStore(AsyncLifecycle):
         Raises:
             MemoryInputError: when ``timezone`` is not an IANA name, e.g. 'Europe/Berlin'.
         """
-        self._ready()
-        await self._users.set_timezone(user_id, timezone)
+        await self._ready().users.set_timezone(user_id, timezone)
         return await self._profile(user_id)
 
     async def set_setting(self, user_id: str, key: str, value: str) -> None:
         """Store one string setting for the user (creating the user)."""
-        self._ready()
-        await self._users.set_setting(user_id, key, value)
+        await self._ready().users.set_setting(user_id, key, value)
 
     async def get_setting(self, user_id: str, key: str, default: str | None = None) -> str | None:
         """Return one setting of the user, or ``default``."""
-        self._ready()
-        found = await self._users.get_setting(user_id, key)
+        found = await self._ready().users.get_setting(user_id, key)
         return default if found is None else found
 
     async def delete_setting(self, user_id: str, key: str) -> bool:
         """Remove one setting; return whether it was set."""
-        self._ready()
-        return await self._users.delete_setting(user_id, key)
+        return await self._ready().users.delete_setting(user_id, key)
 
     async def _profile(self, user_id: str) -> UserProfile:
-        profile = await self._users.get(user_id)
+        profile = await self._ready().users.get(user_id)
         if profile is None:
             raise MemoryStoreError(f"user {user_id!r} vanished right after being stored")
         return profile
@@ -263,13 +279,11 @@ class MemoryStore(AsyncLifecycle):
 
     async def save_approval(self, request: ApprovalRequest) -> None:
         """Insert or replace ``request`` (keyed by its id)."""
-        self._ready()
-        await self._approvals.save(request)
+        await self._ready().approvals.save(request)
 
     async def get_approval(self, request_id: str) -> ApprovalRequest | None:
         """Return the request with this id, or ``None``."""
-        self._ready()
-        return await self._approvals.get(request_id)
+        return await self._ready().approvals.get(request_id)
 
     async def decide_approval(
         self, request_id: str, status: ApprovalStatus, by: str, at: datetime
@@ -280,15 +294,13 @@ class MemoryStore(AsyncLifecycle):
         in two processes) exactly one wins. Approving or denying after ``expires_at`` returns
         ``None`` too.
         """
-        self._ready()
-        return await self._approvals.decide(request_id, status, by, at)
+        return await self._ready().approvals.decide(request_id, status, by, at)
 
     async def list_approvals(
         self, user_id: str, *, status: ApprovalStatus | None = ApprovalStatus.PENDING
     ) -> list[ApprovalRequest]:
         """Return the user's requests, newest first, optionally filtered by status."""
-        self._ready()
-        return await self._approvals.for_user(user_id, status)
+        return await self._ready().approvals.for_user(user_id, status)
 
 
 def _without_echoes(hits: list[MemoryHit]) -> list[MemoryHit]:

@@ -90,7 +90,7 @@ class UserRepository:
     async def set_setting(self, user_id: str, key: str, value: str) -> None:
         """Store one setting, replacing the old value."""
         require_id(user_id, "user_id")
-        _check_setting(key, value)
+        check_setting(key, value)
         created = to_db_time(self._clock.now())
 
         def store(tx: Session) -> None:
@@ -125,7 +125,7 @@ class UserRepository:
         return changed > 0
 
 
-def _check_setting(key: str, value: str) -> None:
+def check_setting(key: str, value: str) -> None:
     if not isinstance(key, str) or not key.strip() or len(key) > MAX_SETTING_KEY_CHARS:
         raise MemoryInputError(
             f"a setting key is a non-empty string of at most {MAX_SETTING_KEY_CHARS} "

@@ -78,7 +78,10 @@ from tasks.schedule import (
     zone_from_name,
 )
 from tasks.store import (
+    TASK_TABLES,
+    ChatScope,
     MemoryTaskStore,
+    PostgresTaskStore,
     SchedulerBusyError,
     SqliteTaskStore,
     TaskStore,
@@ -89,9 +92,11 @@ from tasks.store import (
 __all__ = [
     "DEFAULT_MISFIRE_RULES",
     "DEFAULT_SNOOZE",
+    "TASK_TABLES",
     "AgentRunner",
     "AgentTaskData",
     "ApiCallData",
+    "ChatScope",
     "Claim",
     "CronSchedule",
     "CycleSchedule",
@@ -108,6 +113,7 @@ __all__ = [
     "Notifier",
     "OnceSchedule",
     "PastTimeError",
+    "PostgresTaskStore",
     "ReminderData",
     "RunOutcome",
     "RunStatus",

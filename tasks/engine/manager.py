@@ -183,9 +183,14 @@ class TaskManager(AsyncLifecycle):
     # Lifecycle
 
     async def start(self, *, timer: bool = True) -> None:
-        """Open the store and start the timer (``timer=False``: operations only, no firing)."""
+        """Open the store and start the timer (``timer=False``: operations only, no firing).
+
+        The timer is woken by this manager's own changes and, where the store can tell (see
+        ``TaskStore.watch``), by other processes' changes as they commit.
+        """
         await self._store.open()
         if timer:
+            await self._store.watch(self._wake.set)
             self._timer.start()
 
     async def stop(self) -> None:

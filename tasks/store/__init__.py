@@ -5,6 +5,8 @@ planning     misfire decisions: what a claim does with a due task, as a pure fun
 transitions  how claims and finished runs change a task's state, as pure functions
 memory       ``MemoryTaskStore``: dictionaries (tests, throwaway sessions)
 sqlite       ``SqliteTaskStore``: the embedded default, one database file
+postgres     ``PostgresTaskStore``: one database shared by several schedulers
+scope        ``ChatScope``: the chats whose runs a scheduler claims
 """
 
 from tasks.store.base import (
@@ -16,6 +18,8 @@ from tasks.store.base import (
     TaskStore,
 )
 from tasks.store.memory import MemoryTaskStore
+from tasks.store.postgres import TASK_TABLES, PostgresTaskStore
+from tasks.store.scope import ChatScope
 from tasks.store.sqlite import (
     SchedulerBusyError,
     SqliteTaskStore,
@@ -26,9 +30,12 @@ from tasks.store.sqlite import (
 __all__ = [
     "LEASE_LOST_ERROR",
     "OUTCOME_UNKNOWN_ERROR",
+    "TASK_TABLES",
     "UNSET",
+    "ChatScope",
     "GivenUp",
     "MemoryTaskStore",
+    "PostgresTaskStore",
     "SchedulerBusyError",
     "SqliteTaskStore",
     "TaskChange",

@@ -1,8 +1,9 @@
 """The task store interface: the single source of truth for tasks and their run ledger.
 
-Two implementations keep the same contract (one test suite runs against both):
-``SqliteTaskStore`` (the real one, one database file shared with other packages) and
-``MemoryTaskStore`` (tests, throwaway sessions). Every method that takes an ``owner_id`` treats
+Three implementations keep the same contract (one test suite runs against all):
+``SqliteTaskStore`` (the embedded default, one database file shared with other packages),
+``PostgresTaskStore`` (one database shared by several schedulers) and ``MemoryTaskStore``
+(tests, throwaway sessions). Every method that takes an ``owner_id`` treats
 a task of another owner exactly like a missing one.
 
 All instants are timezone-aware; the stores return them in UTC.
@@ -11,7 +12,7 @@ All instants are timezone-aware; the stores return them in UTC.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
@@ -94,6 +95,15 @@ class TaskStore(AsyncLifecycle):
     @abstractmethod
     async def close(self) -> None:
         """Release the store's resources; calling it again is a no-op."""
+
+    async def watch(self, changed: Callable[[], None]) -> bool:
+        """Ask to have ``changed`` called whenever any process adds or changes a task.
+
+        Returns whether this store can tell. The PostgreSQL store LISTENs for the
+        notifications its writes send; the others cannot, and a manager re-reads them every
+        ``recheck_every`` instead.
+        """
+        return False
 
     @abstractmethod
     async def add_task(self, draft: TaskDraft) -> Task:

@@ -1,4 +1,4 @@
-"""One contract for every ConversationStore: run against the in-memory and the SQLite store.
+"""One contract for every ConversationStore: run against the in-memory, SQLite and PostgreSQL stores.
 
 The SQLite ``MemoryStore`` is the reference; ``InMemoryConversations`` (the store behind the
 agent tests) must keep the same contract, the history budget counted the same way above all.
@@ -6,6 +6,7 @@ agent tests) must keep the same contract, the history budget counted the same wa
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,16 +33,33 @@ def contents(messages: tuple[StoredMessage, ...]) -> list[str]:
     return [m.content for m in messages]
 
 
-@pytest.fixture(params=["in-memory", "sqlite"])
-async def make_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MakeStore]:
+@pytest.fixture(params=["in-memory", "sqlite", "postgres"])
+def database(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Callable[[ManualClock], MemoryStore] | None:
+    """Makes empty database stores of one kind (``None``: the in-memory store)."""
+    if request.param == "in-memory":
+        return None
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("postgres_url")
+        return lambda clock: MemoryStore(database_url=url, clock=clock)
+    count = itertools.count()
+    return lambda clock: MemoryStore(tmp_path / f"{next(count)}.db", clock=clock)
+
+
+@pytest.fixture
+async def make_store(
+    database: Callable[[ManualClock], MemoryStore] | None,
+) -> AsyncIterator[MakeStore]:
     """Make stores of one kind, knowing the given users' time zones."""
     clock = ManualClock(T0)
     opened: list[MemoryStore] = []
 
     async def make(zones: dict[str, str] | None = None) -> ConversationStore:
-        if request.param == "in-memory":
+        if database is None:
             return InMemoryConversations(zones=zones, clock=clock)
-        store = await MemoryStore.open(tmp_path / f"{len(opened)}.db", clock=clock)
+        store = database(clock)
+        await store.start()
         opened.append(store)
         for user_id, zone in (zones or {}).items():
             await store.set_timezone(user_id, zone)

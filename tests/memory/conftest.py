@@ -1,8 +1,9 @@
-"""Fixtures for the memory tests: a store on a real SQLite file and a controllable clock."""
+"""Fixtures for the memory tests: stores on a real SQLite file and on a real PostgreSQL
+database (the same tests run on both), and a controllable clock."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -37,7 +38,21 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "data" / "assistant.db"
 
 
+MakeStore = Callable[..., MemoryStore]
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def make_store(request: pytest.FixtureRequest, db_path: Path) -> MakeStore:
+    """Make (unopened) stores of one kind on one database: a SQLite file, or a fresh
+    PostgreSQL database on the session's server."""
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("postgres_url")
+        return lambda **options: MemoryStore(database_url=url, **options)
+    return lambda **options: MemoryStore(db_path, **options)
+
+
 @pytest.fixture
-async def store(db_path: Path, clock: StepClock) -> AsyncIterator[MemoryStore]:
-    async with MemoryStore(db_path, clock=clock) as opened:
+async def store(make_store: MakeStore, clock: StepClock) -> AsyncIterator[MemoryStore]:
+    """An open store of each kind."""
+    async with make_store(clock=clock) as opened:
         yield opened

@@ -1,9 +1,10 @@
-"""Approval requests: one contract for every ApprovalStore, plus SQLite-only promises."""
+"""Approval requests: one contract for every ApprovalStore (in memory, SQLite, PostgreSQL)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -33,12 +34,25 @@ def request(
     )
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-async def approvals(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[ApprovalStore]:
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def new_store(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], ApprovalStore]:
+    """Make approval stores of one kind; the database ones share one database."""
     if request.param == "memory":
-        yield InMemoryApprovalStore()
-        return
-    async with MemoryStore(tmp_path / "a.db") as store:
+        shared = InMemoryApprovalStore()
+        return lambda: shared
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("postgres_url")
+        return lambda: MemoryStore(database_url=url)
+    return lambda: MemoryStore(tmp_path / "a.db")
+
+
+@pytest.fixture
+async def approvals(new_store: Callable[[], ApprovalStore]) -> AsyncIterator[ApprovalStore]:
+    store = new_store()
+    if isinstance(store, MemoryStore):
+        async with store:
+            yield store
+    else:
         yield store
 
 
@@ -103,9 +117,14 @@ async def test_approving_after_expiry_fails(tmp_path: Path) -> None:
         assert late.status is ApprovalStatus.PENDING and late.is_expired(deadline)
 
 
-async def test_two_stores_racing_to_decide_have_one_winner(tmp_path: Path) -> None:
-    path = tmp_path / "shared.db"
-    async with MemoryStore(path) as one, MemoryStore(path) as two:
+async def test_two_stores_racing_to_decide_have_one_winner(
+    new_store: Callable[[], ApprovalStore],
+) -> None:
+    one, two = new_store(), new_store()
+    async with AsyncExitStack() as opened:
+        for store in (one, two):
+            if isinstance(store, MemoryStore):
+                await opened.enter_async_context(store)
         await one.save_approval(request())
         at = T0 + timedelta(minutes=1)
 

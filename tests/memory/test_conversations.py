@@ -4,8 +4,6 @@ with another store, the cache of decoded turns, long histories."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from memory import (
@@ -16,6 +14,7 @@ from memory import (
     MessageRole,
     StoredMessage,
 )
+from tests.memory.conftest import MakeStore
 from tools import ToolCall
 
 USER = MessageRole.USER
@@ -128,9 +127,9 @@ async def test_load_considers_at_most_the_default_number_of_turns(store: MemoryS
 
 
 async def test_loads_follow_every_change_made_through_another_store(
-    store: MemoryStore, db_path: Path
+    store: MemoryStore, make_store: MakeStore
 ) -> None:
-    async with MemoryStore(db_path) as other:
+    async with make_store() as other:
         await store.append_turn("alice", "c", turn("one", "1"))
         assert [m.content for m in await store.load_conversation("alice", "c")] == ["one", "1"]
 
@@ -147,7 +146,9 @@ async def test_loads_follow_every_change_made_through_another_store(
         assert await store.load_conversation("alice", "c") == []
 
 
-async def test_a_reloaded_history_equals_a_fresh_one(store: MemoryStore, db_path: Path) -> None:
+async def test_a_reloaded_history_equals_a_fresh_one(
+    store: MemoryStore, make_store: MakeStore
+) -> None:
     call = ToolCall("get_current_time", {"tz": "Asia/Tokyo"}, id="call_9")
     for n in range(3):
         await store.append_turn(
@@ -161,20 +162,20 @@ async def test_a_reloaded_history_equals_a_fresh_one(store: MemoryStore, db_path
         )
         await store.load_conversation("alice", "c")
 
-    async with MemoryStore(db_path) as fresh:
+    async with make_store() as fresh:
         assert await store.load_conversation("alice", "c") == await fresh.load_conversation(
             "alice", "c"
         )
 
 
 async def test_a_long_history_loads_whole_without_a_turn_limit(
-    store: MemoryStore, db_path: Path
+    store: MemoryStore, make_store: MakeStore
 ) -> None:
     count = 620  # more turns than one query binds as parameters
     for n in range(count):
         await store.append_turn("alice", "c", [StoredMessage(USER, f"{n}")])
 
-    async with MemoryStore(db_path) as fresh:
+    async with make_store() as fresh:
         loaded = await fresh.load_conversation("alice", "c", max_turns=None, max_chars=10**6)
 
     assert [m.content for m in loaded] == [str(n) for n in range(count)]

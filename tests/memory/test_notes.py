@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memory import HitKind, MemoryInputError, MemoryStore
-from tests.memory.conftest import START
+from tests.memory.conftest import START, MakeStore
 
 TRICKY_TEXTS = [
     'it\'s a "quoted" note',
@@ -132,10 +131,11 @@ FTS_SOUP = st.lists(st.sampled_from(FTS_TOKENS), max_size=20).map("".join)
 
 
 @pytest.fixture
-def fuzz_store(tmp_path: Path) -> Iterator[tuple[asyncio.AbstractEventLoop, MemoryStore]]:
-    """A store on its own event loop, shared by every example of a property test."""
+def fuzz_store(make_store: MakeStore) -> Iterator[tuple[asyncio.AbstractEventLoop, MemoryStore]]:
+    """A store of each kind on its own event loop, shared by every example of a property test."""
     loop = asyncio.new_event_loop()
-    store = loop.run_until_complete(MemoryStore.open(tmp_path / "fuzz.db"))
+    store = make_store()
+    loop.run_until_complete(store.start())
     loop.run_until_complete(store.add_note("alice", "The wifi password is hunter2"))
     yield loop, store
     loop.run_until_complete(store.close())

@@ -19,7 +19,7 @@ from memory import (
     StoreClosedError,
     StoredMessage,
 )
-from tests.memory.conftest import StepClock
+from tests.memory.conftest import MakeStore, StepClock
 
 
 def read_sync(path: Path, sql: str) -> list[tuple[object, ...]]:
@@ -38,10 +38,10 @@ async def test_open_creates_the_file_in_wal_mode_with_a_schema_version(tmp_path:
     ]
 
 
-async def test_data_survives_reopening(db_path: Path) -> None:
-    async with MemoryStore(db_path) as store:
+async def test_data_survives_reopening(make_store: MakeStore) -> None:
+    async with make_store() as store:
         await store.add_note("alice", "persisted")
-    async with MemoryStore(db_path) as store:
+    async with make_store() as store:
         assert [n.content for n in await store.list_notes("alice")] == ["persisted"]
 
 
@@ -78,8 +78,8 @@ async def test_a_file_that_is_not_sqlite_is_refused(tmp_path: Path) -> None:
         await MemoryStore.open(path)
 
 
-async def test_using_a_store_that_is_not_open_raises(db_path: Path) -> None:
-    store = MemoryStore(db_path)
+async def test_using_a_store_that_is_not_open_raises(make_store: MakeStore) -> None:
+    store = make_store()
     with pytest.raises(StoreClosedError, match="not open"):
         await store.list_notes("alice")
 
@@ -92,8 +92,8 @@ async def test_using_a_store_that_is_not_open_raises(db_path: Path) -> None:
         await store.start()
 
 
-async def test_two_stores_on_one_file_see_each_others_writes(db_path: Path) -> None:
-    async with MemoryStore(db_path) as one, MemoryStore(db_path) as two:
+async def test_two_stores_on_one_database_see_each_others_writes(make_store: MakeStore) -> None:
+    async with make_store() as one, make_store() as two:
         note = await one.add_note("alice", "shared wifi password")
         await two.set_timezone("alice", "Asia/Tokyo")
 
@@ -103,8 +103,8 @@ async def test_two_stores_on_one_file_see_each_others_writes(db_path: Path) -> N
         assert profile.timezone == "Asia/Tokyo"
 
 
-async def test_concurrent_writers_on_two_connections_lose_nothing(db_path: Path) -> None:
-    async with MemoryStore(db_path) as one, MemoryStore(db_path) as two:
+async def test_concurrent_writers_on_two_connections_lose_nothing(make_store: MakeStore) -> None:
+    async with make_store() as one, make_store() as two:
 
         async def write(store: MemoryStore, who: str) -> None:
             for n in range(25):
@@ -150,8 +150,8 @@ async def test_search_memory_ranks_notes_and_messages(store: MemoryStore) -> Non
     assert len(await store.search_memory("alice", "wifi password", limit=2)) == 2
 
 
-async def test_the_clock_stamps_what_is_stored(db_path: Path, clock: StepClock) -> None:
-    async with MemoryStore(db_path, clock=clock) as store:
+async def test_the_clock_stamps_what_is_stored(make_store: MakeStore, clock: StepClock) -> None:
+    async with make_store(clock=clock) as store:
         first = await store.add_note("alice", "a")
         second = await store.add_note("alice", "b")
 

@@ -22,6 +22,7 @@ from tasks import (
     MemoryTaskStore,
     MisfireRule,
     OnceSchedule,
+    PostgresTaskStore,
     ReminderData,
     Schedule,
     SearchHit,
@@ -116,12 +117,16 @@ async def server() -> AsyncIterator[ScriptedServer]:
 StoreFactory = Callable[[], TaskStore]
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def store_factory(request: pytest.FixtureRequest, tmp_path: Path) -> StoreFactory:
-    """Make stores of one kind; SQLite ones share one file in ``tmp_path``."""
+    """Make stores of one kind; SQLite ones share one file in ``tmp_path``, PostgreSQL ones
+    one fresh database on the session's server."""
     if request.param == "memory":
         shared = MemoryTaskStore()
         return lambda: shared
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("postgres_url")
+        return lambda: PostgresTaskStore(url)
     return lambda: SqliteTaskStore(tmp_path / "assistant.db")
 
 

@@ -1,10 +1,10 @@
-"""One contract for every TaskStore: run against the in-memory and the SQLite store."""
+"""One contract for every TaskStore: run against the in-memory, the SQLite and the PostgreSQL store."""
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
 from types import MappingProxyType
@@ -17,6 +17,7 @@ from tasks import (
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
+    PostgresTaskStore,
     RunOutcome,
     RunStatus,
     SqliteTaskStore,
@@ -627,16 +628,26 @@ class IdSource:
         return next(self.ids)
 
 
-@pytest.mark.parametrize("kind", ["memory", "sqlite"])
-async def test_bulk_add_redraws_only_the_ids_that_are_taken(kind: str, tmp_path: Path) -> None:
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def store_with_ids(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Callable[[Callable[[], str]], TaskStore]:
+    """Make a store of each kind that draws its task ids from the given source."""
+    if request.param == "memory":
+        return lambda source: MemoryTaskStore(new_id=source)
+    if request.param == "postgres":
+        url: str = request.getfixturevalue("postgres_url")
+        return lambda source: PostgresTaskStore(url, new_id=source)
+    return lambda source: SqliteTaskStore(tmp_path / "assistant.db", new_id=source)
+
+
+async def test_bulk_add_redraws_only_the_ids_that_are_taken(
+    store_with_ids: Callable[[Callable[[], str]], TaskStore],
+) -> None:
     taken = [f"t{n:05d}" for n in range(20)]
     free = [f"f{n:05d}" for n in range(10)]
     source = IdSource(taken)
-    opened: TaskStore = (
-        MemoryTaskStore(new_id=source)
-        if kind == "memory"
-        else SqliteTaskStore(tmp_path / "assistant.db", new_id=source)
-    )
+    opened = store_with_ids(source)
     async with opened as store:
         assert await store.add_tasks([reminder_draft(once_at(T0))] * 20) == taken
         # Two taken ids around each free one: no batch of fresh draws is ever all free.

@@ -11,18 +11,26 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from common import to_db_time
 from tasks.errors import TaskError
-from tasks.execution import ExecutionData, TaskType, execution_from_json, parse_task_type
+from tasks.execution import (
+    ExecutionData,
+    TaskType,
+    execution_from_json,
+    execution_to_json,
+    parse_task_type,
+)
 from tasks.models import (
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
     RunStatus,
     Task,
+    TaskDraft,
     TaskRun,
     TaskStatus,
 )
@@ -134,6 +142,26 @@ def cached_execution(task_type: str, text: str) -> ExecutionData:
 def cached_rule(policy: str, grace_seconds: float) -> MisfireRule:
     """Build a stored misfire rule (a handful of distinct values)."""
     return MisfireRule(MisfirePolicy(policy), timedelta(seconds=grace_seconds))
+
+
+def draft_values(
+    draft: TaskDraft, instant: Callable[[datetime], Any] = to_db_time
+) -> tuple[Any, ...]:
+    """The columns a new task stores from ``draft``: owner_id, chat_id, task_type,
+    description, schedule, execution_data, misfire_policy, misfire_grace, created_at and
+    next_run, the two instants as ``instant`` stores them (SQLite's text by default)."""
+    return (
+        draft.owner_id,
+        draft.chat_id,
+        draft.task_type.value,
+        draft.description,
+        draft.schedule.to_json(),
+        execution_to_json(draft.execution),
+        draft.misfire.policy.value,
+        draft.misfire.grace.total_seconds(),
+        instant(draft.created_at),
+        instant(draft.next_run),
+    )
 
 
 def task_from_row(

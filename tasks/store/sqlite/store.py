@@ -17,7 +17,6 @@ from pathlib import Path
 
 from common import require_aware, to_db_time
 from tasks.errors import TaskError
-from tasks.execution import execution_to_json
 from tasks.models import (
     Claim,
     FinishedRun,
@@ -35,6 +34,7 @@ from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
 from tasks.store.sqlite.runs import Row, chunked, owned_row, store_state
 from tasks.store.sqlite.schema import (
     TASK_COLUMNS,
+    draft_values,
     migrate,
     task_from_row,
 )
@@ -94,13 +94,13 @@ class SqliteTaskStore(TaskStore):
 
     async def add_task(self, draft: TaskDraft) -> Task:
         """Insert ``draft`` under a fresh id (a new id is drawn if one is taken)."""
-        work = functools.partial(_insert_task, row=_draft_row(draft), new_id=self._new_id)
+        work = functools.partial(_insert_task, row=draft_values(draft), new_id=self._new_id)
         task_id = await self._write(work)
         return draft.to_task(task_id)
 
     async def add_tasks(self, drafts: Sequence[TaskDraft]) -> list[str]:
         """Insert many drafts with one ``executemany`` in one transaction."""
-        rows = [_draft_row(d) for d in drafts]
+        rows = [draft_values(d) for d in drafts]
         return await self._write(functools.partial(_insert_tasks, rows=rows, new_id=self._new_id))
 
     async def get_task(self, task_id: str, owner_id: str | None = None) -> Task | None:
@@ -301,18 +301,3 @@ def _update_task(
             (updated.schedule.to_json(), updated.id),
         )
     return updated
-
-
-def _draft_row(draft: TaskDraft) -> Row:
-    return (
-        draft.owner_id,
-        draft.chat_id,
-        draft.task_type.value,
-        draft.description,
-        draft.schedule.to_json(),
-        execution_to_json(draft.execution),
-        draft.misfire.policy.value,
-        draft.misfire.grace.total_seconds(),
-        to_db_time(draft.created_at),
-        to_db_time(draft.next_run),
-    )

@@ -1,0 +1,103 @@
+"""Notes in PostgreSQL: the same checks as in SQLite, searched with tsvector + GIN, ranked."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable
+
+from common import Clock, PgConnection, PostgresDatabase
+from memory._db import from_db_time, to_db_time
+from memory._rows import NamedRow
+from memory._validate import require_id, require_limit
+from memory.models import Note
+from memory.notes import RankedNote, clean_content, normalize_tags
+from memory.postgres.schema import TEXT_SEARCH
+from memory.postgres.search import all_then_any, build_tsquery
+
+_COLUMNS = "n.id, n.user_id, n.content, n.tags, n.created_at"
+
+
+class PgNoteRepository:
+    """Reads and writes the ``notes`` table, always scoped to one user."""
+
+    def __init__(self, db: PostgresDatabase, clock: Clock) -> None:
+        self._db = db
+        self._clock = clock
+
+    async def add(self, user_id: str, content: str, tags: list[str] | None) -> Note:
+        """Store a note and return it with its id."""
+        require_id(user_id, "user_id")
+        text = clean_content(content)
+        clean_tags = normalize_tags(tags)
+        created = from_db_time(to_db_time(self._clock.now()))
+        tags_json = json.dumps(clean_tags, ensure_ascii=False)
+
+        async def insert(conn: PgConnection) -> int:
+            return int(
+                await conn.fetchval(
+                    "INSERT INTO notes (user_id, content, tags, created_at)"
+                    " VALUES ($1, $2, $3, $4) RETURNING id",
+                    user_id,
+                    text,
+                    tags_json,
+                    created,
+                )
+            )
+
+        return Note(await self._db.write(insert), user_id, text, clean_tags, created)
+
+    async def newest(self, user_id: str, limit: int) -> list[Note]:
+        """Return the user's newest notes first."""
+        require_id(user_id, "user_id")
+        wanted = require_limit(limit)
+
+        async def read(conn: PgConnection) -> list[Note]:
+            rows = await conn.fetch(
+                f"SELECT {_COLUMNS} FROM notes AS n WHERE n.user_id = $1"
+                " ORDER BY n.id DESC LIMIT $2",
+                user_id,
+                wanted,
+            )
+            return [_note(row) for row in rows]
+
+        return await self._db.read(read)
+
+    async def search(self, user_id: str, query: str, limit: int) -> list[RankedNote]:
+        """Return the user's notes matching ``query``: all-words matches first, then by rank."""
+        require_id(user_id, "user_id")
+        require_limit(limit)
+        ts = build_tsquery(query)
+        if ts is None:
+            return []
+
+        async def both(conn: PgConnection) -> list[RankedNote]:
+            def match(text: str, most: int, every: bool) -> Awaitable[list[RankedNote]]:
+                return _match(conn, user_id, text, most, matched_all=every)
+
+            return await all_then_any(ts, limit, match, key=lambda hit: hit.note.id)
+
+        return await self._db.read(both, snapshot=True)
+
+
+async def _match(
+    conn: PgConnection, user_id: str, query: str, limit: int, *, matched_all: bool
+) -> list[RankedNote]:
+    rows = await conn.fetch(
+        f"SELECT {_COLUMNS}, ts_rank(n.search, q) AS score"
+        f" FROM notes AS n, to_tsquery('{TEXT_SEARCH}', $1) AS q"
+        " WHERE n.search @@ q AND n.user_id = $2 ORDER BY score DESC, n.id DESC LIMIT $3",
+        query,
+        user_id,
+        limit,
+    )
+    return [RankedNote(_note(row), float(row["score"]), matched_all) for row in rows]
+
+
+def _note(row: NamedRow) -> Note:
+    return Note(
+        id=int(row["id"]),
+        user_id=str(row["user_id"]),
+        content=str(row["content"]),
+        tags=tuple(str(tag) for tag in json.loads(row["tags"])),
+        created_at=row["created_at"],
+    )

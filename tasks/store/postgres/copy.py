@@ -1,0 +1,31 @@
+"""The task tables as ``assistant migrate`` copies them from SQLite (``common.copying``)."""
+
+from __future__ import annotations
+
+from common import TableCopy, flag, instant
+
+TASK_TABLES = (
+    TableCopy(
+        "scheduled_tasks",
+        (
+            "id", "owner_id", "chat_id", "task_type", "description", "schedule",
+            "execution_data", "status", "enabled", "misfire_policy", "misfire_grace",
+            "created_at", "next_run", "last_run", "run_count", "consecutive_failures",
+            "status_reason",
+        ),
+        {"enabled": flag, "created_at": instant, "next_run": instant, "last_run": instant},
+    ),
+    TableCopy(
+        "task_runs",
+        (
+            "id", "task_id", "scheduled_for", "claimed_at", "started_at", "finished_at",
+            "lease_until", "status", "misfire", "missed", "late_by", "attempt", "result",
+            "error",
+        ),
+        dict.fromkeys(
+            ("scheduled_for", "claimed_at", "started_at", "finished_at", "lease_until"), instant
+        ),
+        identity="id",
+    ),
+)  # fmt: skip
+"""In the order they are copied (runs refer to tasks)."""

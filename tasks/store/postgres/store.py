@@ -1,0 +1,319 @@
+"""The PostgreSQL task store: the same contract as SQLite's, for several schedulers at once.
+
+Each operation is one async function run on a pooled connection (``common.PostgresDatabase``):
+a write is one transaction. Claims lock the due rows with ``FOR UPDATE SKIP LOCKED`` (see
+``claims``), so schedulers in any number of processes claim disjoint runs. A store claims only
+the runs of the chats its process can deliver to (its ``ChatScope``). Adding or changing a task
+sends a NOTIFY in the same transaction; ``watch`` LISTENs, so a scheduler learns of another
+process's change when it commits, without polling.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Collection, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from common import (
+    Listener,
+    PgConnection,
+    PostgresDatabase,
+    PostgresFailures,
+    notify,
+    require_aware,
+)
+from tasks.errors import TaskError
+from tasks.models import (
+    Claim,
+    FinishedRun,
+    RunOutcome,
+    Task,
+    TaskDraft,
+    TaskRun,
+    TaskStatus,
+    new_task_id,
+)
+from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found
+from tasks.store.postgres import claims, runs
+from tasks.store.postgres.runs import owned_row, store_state
+from tasks.store.postgres.schema import CHANGES_CHANNEL, migrate, task_from_row
+from tasks.store.scope import ChatScope
+from tasks.store.sqlite.db import TaskStoreError
+from tasks.store.sqlite.schema import TASK_COLUMNS, draft_values
+from tasks.store.transitions import changed
+
+__all__ = ["PostgresTaskStore"]
+
+_ID_ATTEMPTS = 8
+_INSERT_TASKS = (
+    "INSERT INTO scheduled_tasks (id, owner_id, chat_id, task_type, description, schedule, "
+    "execution_data, status, enabled, misfire_policy, misfire_grace, created_at, next_run) "
+    "SELECT id, owner_id, chat_id, task_type, description, schedule, execution_data, "
+    "'active', true, misfire_policy, misfire_grace, created_at, next_run "
+    "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], "
+    "$7::text[], $8::text[], $9::float8[], $10::timestamptz[], $11::timestamptz[]) "
+    "AS d(id, owner_id, chat_id, task_type, description, schedule, execution_data, "
+    "misfire_policy, misfire_grace, created_at, next_run) "
+    "ON CONFLICT (id) DO NOTHING RETURNING id"
+)
+
+
+def _not_open(where: str) -> TaskError:
+    return TaskError(
+        f"the task store {where!r} is not open; call 'await store.open()' "
+        "(or start the TaskManager) first"
+    )
+
+
+_FAILURES = PostgresFailures("the task database", TaskStoreError, _not_open)
+
+
+class PostgresTaskStore(TaskStore):
+    """Tasks and their run ledger in a PostgreSQL database, shared by any number of schedulers.
+
+    Args:
+        url: ``postgresql://user:password@host:5432/database``.
+        scope: The chats whose runs this store claims (the ones its process delivers to).
+        pool_size: Connections the store opens at most (plus one to LISTEN, when watching).
+        new_id: Draws a fresh task id (tests pass one that repeats itself).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        scope: ChatScope | None = None,
+        pool_size: int = 4,
+        new_id: Callable[[], str] = new_task_id,
+    ) -> None:
+        self._db = PostgresDatabase(
+            url, failures=_FAILURES, max_size=pool_size, application_name="assistant-tasks"
+        )
+        self.scope = scope or ChatScope.every()
+        self._new_id = new_id
+        self._listener: Listener | None = None
+
+    @property
+    def where(self) -> str:
+        """The database URL, without its password."""
+        return self._db.where
+
+    async def open(self) -> None:
+        """Connect and create or migrate the task tables."""
+        await self._db.open(migrate=migrate)
+
+    async def close(self) -> None:
+        """Stop listening and close the connections."""
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            await listener.close()
+        await self._db.close()
+
+    async def watch(self, changed: Callable[[], None]) -> bool:
+        """LISTEN for tasks added or changed by any process; call ``changed`` for each."""
+        if self._listener is None:
+            self._listener = await self._db.listen(CHANGES_CHANNEL, changed)
+        return True
+
+    async def add_task(self, draft: TaskDraft) -> Task:
+        """Insert ``draft`` under a fresh id (a new id is drawn if one is taken)."""
+        (task_id,) = await self._db.write(functools.partial(self._insert, drafts=[draft]))
+        return draft.to_task(task_id)
+
+    async def add_tasks(self, drafts: Sequence[TaskDraft]) -> list[str]:
+        """Insert many drafts in one transaction."""
+        if not drafts:
+            return []
+        return await self._db.write(functools.partial(self._insert, drafts=drafts))
+
+    async def get_task(self, task_id: str, owner_id: str | None = None) -> Task | None:
+        """Return the task, or ``None``."""
+        row = await self._db.read(functools.partial(owned_row, task_id=task_id, owner_id=owner_id))
+        return None if row is None else task_from_row(row)
+
+    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]:
+        """Return the owner's tasks by next run (unscheduled last), then creation."""
+        live = "" if include_finished else "AND status NOT IN ('done', 'cancelled') "
+        sql = (
+            f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE owner_id = $1 {live}"
+            "ORDER BY next_run NULLS LAST, created_at, id"
+        )
+        rows = await self._db.read(functools.partial(_fetch, sql=sql, params=(owner_id,)))
+        return [task_from_row(r) for r in rows]
+
+    async def active_task_ids(self, owner_id: str) -> list[str]:
+        """Return the owner's live task ids, oldest first."""
+        sql = (
+            "SELECT id FROM scheduled_tasks WHERE owner_id = $1 "
+            "AND status NOT IN ('done', 'cancelled') ORDER BY created_at, id"
+        )
+        rows = await self._db.read(functools.partial(_fetch, sql=sql, params=(owner_id,)))
+        return [r["id"] for r in rows]
+
+    async def update_task(
+        self,
+        task_id: str,
+        owner_id: str,
+        change: TaskChange,
+        *,
+        allowed_from: Collection[TaskStatus],
+        action: str,
+    ) -> Task:
+        """Apply ``change`` in one transaction if the task's status allows it."""
+        work = functools.partial(
+            _update_task,
+            task_id=task_id,
+            owner_id=owner_id,
+            change=change,
+            allowed_from=frozenset(allowed_from),
+            action=action,
+        )
+        return await self._db.write(work)
+
+    async def claim_due(
+        self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
+    ) -> list[Claim]:
+        """Claim due tasks of this store's chats, earliest first, skipping rows being claimed."""
+        now = require_aware(now, "now")
+        work = functools.partial(
+            claims.claim_due, now=now, limit=limit, lease=lease, ahead=ahead, scope=self.scope
+        )
+        return await self._db.write(work)
+
+    async def reclaim_expired(
+        self, now: datetime, *, limit: int, lease: timedelta
+    ) -> tuple[list[Claim], list[GivenUp]]:
+        """Retry once, or give up, runs (of this store's chats) whose lease ran out."""
+        now = require_aware(now, "now")
+        # A cheap indexed read first: most of the time no lease ran out.
+        expired = functools.partial(claims.any_expired, now=now, scope=self.scope)
+        if not await self._db.read(expired):
+            return [], []
+        work = functools.partial(
+            claims.reclaim_expired, now=now, limit=limit, lease=lease, scope=self.scope
+        )
+        return await self._db.write(work)
+
+    async def renew_leases(
+        self, run_ids: Collection[int], now: datetime, *, lease: timedelta
+    ) -> set[int]:
+        """Extend the leases of those runs that are still claimed, in one statement."""
+        until = require_aware(now, "now") + lease
+        ids = sorted(set(run_ids))
+        if not ids:
+            return set()
+        return await self._db.write(
+            functools.partial(claims.renew_leases, run_ids=ids, until=until)
+        )
+
+    async def claim_now(
+        self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
+    ) -> Claim:
+        """Claim an extra run of the task now, in one transaction (whatever its chat)."""
+        now = require_aware(now, "now")
+        work = functools.partial(
+            claims.claim_now, task_id=task_id, owner_id=owner_id, now=now, lease=lease
+        )
+        return await self._db.write(work)
+
+    async def next_wakeup(self) -> datetime | None:
+        """Return the earliest enabled next run or lease expiry of this store's chats."""
+        return await self._db.read(functools.partial(claims.next_wakeup, scope=self.scope))
+
+    async def count_overdue(self, before: datetime) -> int:
+        """Count the enabled tasks of this store's chats due before ``before``: the ones this
+        scheduler is behind on (another process's chats are not its to fire)."""
+        before = require_aware(before, "before")
+        work = functools.partial(claims.count_overdue, before=before, scope=self.scope)
+        return await self._db.read(work)
+
+    async def finish_runs(
+        self, outcomes: Sequence[RunOutcome], *, max_failures: int
+    ) -> list[FinishedRun]:
+        """Record outcomes and update their tasks, all in one transaction."""
+        if not outcomes:
+            return []
+        work = functools.partial(
+            runs.finish_runs, outcomes=list(outcomes), max_failures=max_failures
+        )
+        return await self._db.write(work)
+
+    async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
+        """Pause the owner's active tasks."""
+        sql = (
+            "UPDATE scheduled_tasks SET status = 'paused', enabled = false, status_reason = $1 "
+            "WHERE owner_id = $2 AND status = 'active' RETURNING id"
+        )
+        rows = await self._db.write(functools.partial(_fetch, sql=sql, params=(reason, owner_id)))
+        return sorted(r["id"] for r in rows)
+
+    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
+        """Return the task's ledger rows, newest first."""
+        work = functools.partial(runs.history, task_id=task_id, owner_id=owner_id, limit=limit)
+        return await self._db.read(work)
+
+    async def _insert(self, conn: PgConnection, drafts: Sequence[TaskDraft]) -> list[str]:
+        """Insert the drafts under fresh ids; an id another task holds is drawn again.
+
+        ``ON CONFLICT DO NOTHING`` makes the check and the insert one step, so two
+        processes drawing the same id at the same moment cannot both take it.
+        """
+        rows = [draft_values(d, require_aware) for d in drafts]
+        chosen: list[str | None] = [None] * len(rows)
+        seen: set[str] = set()
+        for _ in range(_ID_ATTEMPTS):
+            waiting = [i for i, c in enumerate(chosen) if c is None]
+            drawn = self._draw(len(waiting), seen)
+            tried = dict(zip(waiting, drawn, strict=False))
+            if tried:
+                columns = list(zip(*(rows[i] for i in tried), strict=True))
+                taken = await conn.fetch(_INSERT_TASKS, list(tried.values()), *map(list, columns))
+                stored = {r["id"] for r in taken}
+                for index, task_id in tried.items():
+                    if task_id in stored:
+                        chosen[index] = task_id
+            if all(c is not None for c in chosen):
+                await notify(conn, CHANGES_CHANNEL)
+                return [c for c in chosen if c is not None]
+        missing = sum(c is None for c in chosen)
+        raise TaskError(f"could not find {missing} free task ids after {_ID_ATTEMPTS} rounds")
+
+    def _draw(self, count: int, seen: set[str]) -> list[str]:
+        """Up to ``count`` ids never drawn before (a few tries each)."""
+        drawn: list[str] = []
+        for _ in range(4 * count):
+            if len(drawn) == count:
+                break
+            candidate = self._new_id()
+            if candidate not in seen:
+                seen.add(candidate)
+                drawn.append(candidate)
+        return drawn
+
+
+async def _fetch(conn: PgConnection, sql: str, params: Sequence[object]) -> list[Any]:
+    return list(await conn.fetch(sql, *params))
+
+
+async def _update_task(
+    conn: PgConnection,
+    task_id: str,
+    owner_id: str,
+    change: TaskChange,
+    allowed_from: frozenset[TaskStatus],
+    action: str,
+) -> Task:
+    row = await owned_row(conn, task_id, owner_id, lock=True)
+    if row is None:
+        raise not_found(task_id)
+    updated = changed(task_from_row(row), change, allowed_from=allowed_from, action=action)
+    await store_state(conn, updated)
+    if change.schedule is not UNSET:
+        await conn.execute(
+            "UPDATE scheduled_tasks SET schedule = $1 WHERE id = $2",
+            updated.schedule.to_json(),
+            updated.id,
+        )
+    await notify(conn, CHANGES_CHANNEL)
+    return updated
