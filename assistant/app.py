@@ -50,6 +50,8 @@ LOCAL_USER = "local"
 """The user id of the person at the terminal (``assistant chat``, ``ask``, ``tasks``)."""
 LOCAL_CHAT = "local"
 """The chat id of the terminal."""
+SCHEDULER_COMMANDS = "`assistant chat`, `assistant telegram`, `assistant web` or `assistant serve`"
+"""The commands that run the scheduler (only one at a time on a data directory)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +107,8 @@ def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
         stack.enter_context(scheduler_lock(settings.data_dir / "scheduler.lock"))
     except SchedulerBusyError as exc:
         raise ConfigError(
-            f"{exc}: stop it first (one of `assistant chat`, `telegram` or `serve` runs the "
-            "scheduler at a time), or give this one its own ASSISTANT_DATA_DIR"
+            f"{exc}: stop it first (one of {SCHEDULER_COMMANDS} runs the scheduler at a "
+            "time), or give this one its own ASSISTANT_DATA_DIR"
         ) from None
 
 

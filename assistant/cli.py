@@ -8,7 +8,8 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -26,6 +27,9 @@ logger = logging.getLogger("assistant")
 
 EXIT_USAGE = 2
 """Exit status for input the command cannot use (a refused schedule, a bad setting)."""
+EXIT_NO_ANSWER = 3
+"""Exit status of ``assistant ask`` when the model could not answer (unreachable, too small a
+context): the message says why."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,12 +171,16 @@ def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     return asyncio.run(coroutine)
 
 
+def _safe(text: str) -> str:
+    from interfaces import terminal_safe
+
+    return terminal_safe(text)
+
+
 def _show(text: str) -> None:
     """Print text that holds what others wrote (replies, task descriptions, server answers)
     without the control sequences it may carry."""
-    from interfaces import terminal_safe
-
-    print(terminal_safe(text))
+    print(_safe(text))
 
 
 # JSON escapes C0 controls by itself; these would reach the terminal as they are.
@@ -252,15 +260,16 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+    from assistant.app import LOCAL_CHAT, LOCAL_USER, SCHEDULER_COMMANDS, open_app
     from common import redact_secrets
     from interfaces import request_line
 
     async def go() -> int:
         async with open_app(settings) as app:
-            reply = await app.agent.handle_message(
-                " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
-            )
+            with _told_in_the_reply(settings):
+                reply = await app.agent.handle_message(
+                    " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+                )
             zone = await app.agent.user_zone(LOCAL_USER)
             scheduled = any(
                 r.ok and r.call.tool_name in {"add_reminder", "add_recurring_task"}
@@ -268,10 +277,7 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
             )
         notes = []
         if scheduled:
-            notes.append(
-                "Scheduled tasks fire while `assistant chat`, `assistant telegram` or "
-                "`assistant serve` runs."
-            )
+            notes.append(f"Scheduled tasks fire while {SCHEDULER_COMMANDS} runs.")
         notes.extend(
             f"To decide request {a.id}, run `assistant chat` and type /approve {a.id} "
             f"or /deny {a.id}."
@@ -281,6 +287,7 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             payload = {
                 "reply": reply.text,
+                "failed": reply.failed,
                 "tools": [
                     {"tool": r.call.tool_name, "status": r.status.value, "text": r.text}
                     for r in reply.results
@@ -292,6 +299,8 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                 "note": note,
             }
             print(_json(payload))
+        elif reply.failed:
+            print(f"error: {_safe(reply.text)}", file=sys.stderr)
         else:
             if reply.text:
                 _show(reply.text)
@@ -299,9 +308,24 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                 _show(f"Waiting for your approval: {request_line(request, zone)}")
             if note:
                 _show(f"({note})")
-        return 0
+        return EXIT_NO_ANSWER if reply.failed else 0
 
     return _run(go())
+
+
+@contextmanager
+def _told_in_the_reply(settings: Settings) -> Iterator[None]:
+    """Keep the agent's warnings about the turn (a model that failed, a caught claim) off the
+    terminal: ``ask`` says them in its reply or its error. ``ASSISTANT_LOG_LEVEL=INFO`` or
+    ``DEBUG`` shows them still."""
+    agent_log = logging.getLogger("assistant.agent")
+    before = agent_log.level
+    if logging.getLevelName(settings.log_level) >= logging.WARNING:
+        agent_log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        agent_log.setLevel(before)
 
 
 def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:

@@ -199,6 +199,29 @@ def test_ask_says_how_to_decide_a_pending_approval(tmp_path: Path) -> None:
     assert tasks_json(tmp_path) == []
 
 
+def test_ask_exits_3_with_one_message_when_the_model_cannot_answer(tmp_path: Path) -> None:
+    unreachable = {"ASSISTANT_LLM_BASE_URL": "http://127.0.0.1:9/v1"}
+    done = run("ask", "hello", data_dir=tmp_path, check=False, env=unreachable)
+
+    assert done.returncode == 3
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("error: Sorry, I could not get an answer from the language model")
+    assert "ASSISTANT_LLM_BASE_URL" in line
+
+    as_json = run("ask", "--json", "hello", data_dir=tmp_path, check=False, env=unreachable)
+    assert as_json.returncode == 3
+    assert json.loads(as_json.stdout)["failed"] is True
+    assert as_json.stderr == ""
+
+
+def test_ask_names_every_command_that_runs_the_scheduler(tmp_path: Path) -> None:
+    done = run("ask", "remind me in 10 minutes to stretch", data_dir=tmp_path)
+
+    assert "`assistant web`" in done.stdout
+    assert "`assistant serve`" in done.stdout
+
+
 BOT_TOKEN = "123456789:AAEabcdefghijklmnopqrstuvwxyz0123456"
 
 
