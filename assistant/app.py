@@ -24,7 +24,7 @@ from assistant.builtin import (
     WebTools,
     get_current_time,
 )
-from assistant.config import ConfigError, Settings
+from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
 from assistant.llm import LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
 from assistant.planner import OfflinePlanner, PlannerTools
@@ -50,8 +50,6 @@ LOCAL_USER = "local"
 """The user id of the person at the terminal (``assistant chat``, ``ask``, ``tasks``)."""
 LOCAL_CHAT = "local"
 """The chat id of the terminal."""
-SCHEDULER_COMMANDS = "`assistant chat`, `assistant telegram`, `assistant web` or `assistant serve`"
-"""The commands that run the scheduler (only one at a time on a data directory)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.config import ConfigError, Settings, load_settings
+from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings, load_settings
 from assistant.datadir import DataError
 from common import install_log_redaction, redact_text
 
@@ -27,6 +27,9 @@ logger = logging.getLogger("assistant")
 
 EXIT_USAGE = 2
 """Exit status for input the command cannot use (a refused schedule, a bad setting)."""
+EXIT_BROKEN_PIPE = 141
+"""Exit status when the reader of the output went away (``assistant doctor | head -2``): as a
+process that SIGPIPE ends, and quietly."""
 EXIT_NO_ANSWER = 3
 """Exit status of ``assistant ask`` when the model could not answer (unreachable, too small a
 context): the message says why."""
@@ -55,12 +58,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     handler: Callable[[argparse.Namespace, Settings], int] = args.handler
     try:
-        return handler(args, settings)
+        status = handler(args, settings)
+        sys.stdout.flush()  # a reader that went away shows here, not at exit
+        return status
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_left()
     except Exception as exc:
         if not _expected(exc):
             raise
@@ -68,6 +75,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         logger.debug("assistant %s failed", args.command or "chat", exc_info=exc)
         print(f"error: {redact_text(_one_line(exc), settings.secret_values())}", file=sys.stderr)
         return 1
+
+
+def _reader_left() -> int:
+    """End quietly: what is still buffered for stdout goes nowhere instead of failing again
+    when Python flushes it at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_BROKEN_PIPE
 
 
 def _expected(exc: BaseException) -> bool:
@@ -260,7 +276,7 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from assistant.app import LOCAL_CHAT, LOCAL_USER, SCHEDULER_COMMANDS, open_app
+    from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
     from common import redact_secrets
     from interfaces import request_line
 

@@ -16,6 +16,10 @@ from assistant.llm.base import ToolMode
 _TOKEN_SHAPE = re.compile(r"^\d{5,16}:[A-Za-z0-9_-]{30,64}$")
 
 
+SCHEDULER_COMMANDS = "`assistant chat`, `assistant telegram`, `assistant web` or `assistant serve`"
+"""The commands that run the scheduler (one at a time on a data directory), as people are told."""
+
+
 class ConfigError(ValueError):
     """A setting has a value the assistant cannot use; the message names the variable."""
 

@@ -222,6 +222,39 @@ def test_ask_names_every_command_that_runs_the_scheduler(tmp_path: Path) -> None
     assert "`assistant serve`" in done.stdout
 
 
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    run("ask", "note: fine", data_dir=tmp_path)
+    read, write = os.pipe()
+    os.close(read)  # as `| head -2` once it has its lines
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "assistant.cli", "doctor"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={"PATH": os.environ.get("PATH", ""), "ASSISTANT_DATA_DIR": str(tmp_path)},
+            cwd=tmp_path,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write)
+
+    assert done.returncode == 141
+    assert done.stderr == ""
+
+
+def test_the_doctor_counts_a_backup_made_on_demand(tmp_path: Path) -> None:
+    run("ask", "note: fine", data_dir=tmp_path)
+    before = run("doctor", data_dir=tmp_path).stdout
+    run("backup", data_dir=tmp_path)
+    after = run("doctor", data_dir=tmp_path).stdout
+
+    assert "no backup in" in before and "`assistant web`" in before
+    assert "0 daily and 1 manual backup(s), the newest" in after
+    assert "no backup" not in after
+
+
 BOT_TOKEN = "123456789:AAEabcdefghijklmnopqrstuvwxyz0123456"
 
 
