@@ -174,13 +174,30 @@ def _build_parser() -> argparse.ArgumentParser:
         "web", help="run the HTTP API and the web page (and the Telegram bot if configured)"
     )
     web.add_argument("--host", help="the address to listen on (default: ASSISTANT_WEB_HOST)")
-    web.add_argument("--port", type=int, help="the port (default: ASSISTANT_WEB_PORT)")
+    web.add_argument(
+        "--port",
+        type=_port,
+        help="the port, 0 for any free one (it is printed); default: ASSISTANT_WEB_PORT",
+    )
     web.set_defaults(handler=_run_web)
 
     telegram = commands.add_parser("telegram", help="run the Telegram bot")
     telegram.add_argument("--webhook-url", help="use a webhook instead of long polling")
     telegram.set_defaults(handler=_run_telegram)
     return parser
+
+
+def _port(text: str) -> int:
+    """A TCP port from 0 (any free one) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a port: use 1 to 65535, or 0 for any free one"
+        )
+    return port
 
 
 def _run(coroutine: Coroutine[Any, Any, int]) -> int:

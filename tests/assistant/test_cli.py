@@ -255,6 +255,19 @@ def test_the_doctor_counts_a_backup_made_on_demand(tmp_path: Path) -> None:
     assert "no backup" not in after
 
 
+def test_web_without_tokens_refuses_another_host_naming_it_and_a_bad_port(
+    tmp_path: Path,
+) -> None:
+    open_to_all = run("web", "--host", "0.0.0.0", "--port", "0", data_dir=tmp_path, check=False)
+    no_port = run("web", "--port", "70000", data_dir=tmp_path, check=False)
+
+    assert open_to_all.returncode == 2
+    assert "anyone who reaches 0.0.0.0 could act as you" in open_to_all.stderr
+    assert ":0" not in open_to_all.stderr
+    assert no_port.returncode == 2
+    assert "'70000' is not a port: use 1 to 65535, or 0 for any free one" in no_port.stderr
+
+
 BOT_TOKEN = "123456789:AAEabcdefghijklmnopqrstuvwxyz0123456"
 
 
