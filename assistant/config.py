@@ -6,8 +6,8 @@ import ipaddress
 import os
 import re
 from pathlib import Path
-from urllib.parse import urlsplit
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator

@@ -215,9 +215,7 @@ async def _run_stream(turn: Turn, run: AgUiRun, *, keepalive: float) -> AsyncIte
                 await worker
 
 
-async def _deliveries(
-    services: WebServices, user: str, start: str | None
-) -> AsyncIterator[str]:
+async def _deliveries(services: WebServices, user: str, start: str | None) -> AsyncIterator[str]:
     """Yield the user's deliveries after ``start`` as they arrive, until the server stops."""
     inbox, last = services.inbox, start
     yield "retry: 3000\n\n"

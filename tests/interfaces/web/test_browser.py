@@ -310,7 +310,9 @@ def test_reminders_and_the_conversation_are_there_when_the_page_opens_again(
         page = new_tab(context, served)
         reminder = page.locator(".msg.delivery")
         expect(reminder).to_contain_text("water the plants")
-        expect(page.locator(".msg.mine")).to_have_text(["remind me in 5 seconds to water the plants"])
+        expect(page.locator(".msg.mine")).to_have_text(
+            ["remind me in 5 seconds to water the plants"]
+        )
         expect(last_reply(page)).to_contain_text("I'll remind you today at 13:00:05")
         expect(page.locator(".welcome")).to_have_count(0)
         # In the order it happened: the request, the answer, then the reminder.
