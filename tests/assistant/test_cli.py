@@ -84,9 +84,7 @@ def test_reminder_is_created_listed_in_the_users_zone_and_cancelled(tmp_path: Pa
     done = run("ask", "remind me tomorrow at 9am to water the plants", data_dir=tmp_path)
     assert "09:00" in done.stdout
     assert "America/New_York" in done.stdout
-    assert (
-        "fire while `assistant chat`, `assistant telegram` or `assistant serve` runs" in done.stdout
-    )
+    assert "fire while `assistant chat`, `assistant telegram`, `assistant web` or" in done.stdout
 
     [task] = tasks_json(tmp_path)
     assert task["task_type"] == "reminder"
