@@ -24,7 +24,7 @@ from assistant.builtin import (
     WebTools,
     get_current_time,
 )
-from assistant.config import ConfigError, Settings
+from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
 from assistant.llm import LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
 from assistant.planner import OfflinePlanner, PlannerTools
@@ -108,8 +108,8 @@ def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
         stack.enter_context(scheduler_lock(settings.data_dir / "scheduler.lock"))
     except SchedulerBusyError as exc:
         raise ConfigError(
-            f"{exc}: stop it first (one of `assistant chat`, `telegram` or `serve` runs the "
-            "scheduler at a time), or give this one its own ASSISTANT_DATA_DIR"
+            f"{exc}: stop it first (one of {SCHEDULER_COMMANDS} runs the scheduler at a "
+            "time), or give this one its own ASSISTANT_DATA_DIR"
         ) from None
 
 

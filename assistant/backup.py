@@ -24,6 +24,7 @@ logger = logging.getLogger(__name__)
 BACKUP_DIR = "backups"
 CHECK_EVERY = timedelta(hours=1)
 _DAILY = re.compile(r"^daily-(\d{4}-\d{2}-\d{2})\.db$")
+_MANUAL = re.compile(r"^manual-(\d{4}-\d{2}-\d{2})T\d{6}\.db$")
 
 
 class BackupError(Exception):
@@ -94,12 +95,21 @@ def daily_backup(database: Path, folder: Path, today: date, keep_days: int) -> P
 
 def daily_backups(folder: Path) -> list[tuple[Path, date]]:
     """The daily backups in ``folder`` with their days, newest first."""
+    return _dated(folder, _DAILY)
+
+
+def manual_backups(folder: Path) -> list[tuple[Path, date]]:
+    """The backups ``assistant backup`` made in ``folder`` with their days, newest first."""
+    return _dated(folder, _MANUAL)
+
+
+def _dated(folder: Path, name: re.Pattern[str]) -> list[tuple[Path, date]]:
     if not folder.is_dir():
         return []
     found = [
         (path, date.fromisoformat(match.group(1)))
         for path in folder.iterdir()
-        if (match := _DAILY.match(path.name))
+        if (match := name.match(path.name))
     ]
     return sorted(found, key=lambda item: item[1], reverse=True)
 

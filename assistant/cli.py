@@ -8,12 +8,13 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.config import ConfigError, Settings, load_settings
+from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings, load_settings
 from assistant.datadir import DataError
 from common import install_log_redaction, redact_text
 
@@ -26,6 +27,12 @@ logger = logging.getLogger("assistant")
 
 EXIT_USAGE = 2
 """Exit status for input the command cannot use (a refused schedule, a bad setting)."""
+EXIT_BROKEN_PIPE = 141
+"""Exit status when the reader of the output went away (``assistant doctor | head -2``): as a
+process that SIGPIPE ends, and quietly."""
+EXIT_NO_ANSWER = 3
+"""Exit status of ``assistant ask`` when the model could not answer (unreachable, too small a
+context): the message says why."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -51,12 +58,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     handler: Callable[[argparse.Namespace, Settings], int] = args.handler
     try:
-        return handler(args, settings)
+        status = handler(args, settings)
+        sys.stdout.flush()  # a reader that went away shows here, not at exit
+        return status
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_left()
     except Exception as exc:
         if not _expected(exc):
             raise
@@ -64,6 +75,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         logger.debug("assistant %s failed", args.command or "chat", exc_info=exc)
         print(f"error: {redact_text(_one_line(exc), settings.secret_values())}", file=sys.stderr)
         return 1
+
+
+def _reader_left() -> int:
+    """End quietly: what is still buffered for stdout goes nowhere instead of failing again
+    when Python flushes it at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_BROKEN_PIPE
 
 
 def _expected(exc: BaseException) -> bool:
@@ -169,7 +189,11 @@ def _build_parser() -> argparse.ArgumentParser:
         "web", help="run the HTTP API and the web page (and the Telegram bot if configured)"
     )
     web.add_argument("--host", help="the address to listen on (default: ASSISTANT_WEB_HOST)")
-    web.add_argument("--port", type=int, help="the port (default: ASSISTANT_WEB_PORT)")
+    web.add_argument(
+        "--port",
+        type=_port,
+        help="the port, 0 for any free one (it is printed); default: ASSISTANT_WEB_PORT",
+    )
     web.set_defaults(handler=_run_web)
 
     telegram = commands.add_parser("telegram", help="run the Telegram bot")
@@ -178,16 +202,33 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _port(text: str) -> int:
+    """A TCP port from 0 (any free one) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a port: use 1 to 65535, or 0 for any free one"
+        )
+    return port
+
+
 def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     return asyncio.run(coroutine)
+
+
+def _safe(text: str) -> str:
+    from interfaces import terminal_safe
+
+    return terminal_safe(text)
 
 
 def _show(text: str) -> None:
     """Print text that holds what others wrote (replies, task descriptions, server answers)
     without the control sequences it may carry."""
-    from interfaces import terminal_safe
-
-    print(terminal_safe(text))
+    print(_safe(text))
 
 
 # JSON escapes C0 controls by itself; these would reach the terminal as they are.
@@ -273,9 +314,10 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
 
     async def go() -> int:
         async with open_app(settings) as app:
-            reply = await app.agent.handle_message(
-                " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
-            )
+            with _told_in_the_reply(settings):
+                reply = await app.agent.handle_message(
+                    " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+                )
             zone = await app.agent.user_zone(LOCAL_USER)
             scheduled = any(
                 r.ok and r.call.tool_name in {"add_reminder", "add_recurring_task"}
@@ -283,10 +325,7 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
             )
         notes = []
         if scheduled:
-            notes.append(
-                "Scheduled tasks fire while `assistant chat`, `assistant telegram` or "
-                "`assistant serve` runs."
-            )
+            notes.append(f"Scheduled tasks fire while {SCHEDULER_COMMANDS} runs.")
         notes.extend(
             f"To decide request {a.id}, run `assistant chat` and type /approve {a.id} "
             f"or /deny {a.id}."
@@ -296,6 +335,7 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
         if args.json:
             payload = {
                 "reply": reply.text,
+                "failed": reply.failed,
                 "tools": [
                     {"tool": r.call.tool_name, "status": r.status.value, "text": r.text}
                     for r in reply.results
@@ -307,6 +347,8 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                 "note": note,
             }
             print(_json(payload))
+        elif reply.failed:
+            print(f"error: {_safe(reply.text)}", file=sys.stderr)
         else:
             if reply.text:
                 _show(reply.text)
@@ -314,9 +356,24 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                 _show(f"Waiting for your approval: {request_line(request, zone)}")
             if note:
                 _show(f"({note})")
-        return 0
+        return EXIT_NO_ANSWER if reply.failed else 0
 
     return _run(go())
+
+
+@contextmanager
+def _told_in_the_reply(settings: Settings) -> Iterator[None]:
+    """Keep the agent's warnings about the turn (a model that failed, a caught claim) off the
+    terminal: ``ask`` says them in its reply or its error. ``ASSISTANT_LOG_LEVEL=INFO`` or
+    ``DEBUG`` shows them still."""
+    agent_log = logging.getLogger("assistant.agent")
+    before = agent_log.level
+    if logging.getLevelName(settings.log_level) >= logging.WARNING:
+        agent_log.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        agent_log.setLevel(before)
 
 
 def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
@@ -15,6 +17,13 @@ from assistant.llm.base import ToolMode
 from common import is_postgres_url, url_secrets
 
 _TOKEN_SHAPE = re.compile(r"^\d{5,16}:[A-Za-z0-9_-]{30,64}$")
+
+
+SCHEDULER_COMMANDS = "`assistant chat`, `assistant telegram`, `assistant web` or `assistant serve`"
+"""The commands that run the scheduler (one at a time on a data directory), as people are told."""
+
+
+_HOST_NAME = re.compile(r"^(\*\.)?[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?$")
 
 
 class ConfigError(ValueError):
@@ -49,6 +58,17 @@ def _is_zone(name: str) -> bool:
     except (ZoneInfoNotFoundError, ValueError):
         return False
     return True
+
+
+def _is_host(text: str) -> bool:
+    """Whether ``text`` is a host name, a ``*.suffix`` pattern or an IP address."""
+    if ":" in text or text.startswith("["):
+        try:
+            ipaddress.ip_address(text.strip("[]"))
+        except ValueError:
+            return False
+        return True
+    return bool(_HOST_NAME.match(text))
 
 
 def _split_list(value: object) -> object:
@@ -134,8 +154,28 @@ class Settings(BaseSettings):
     def _hosts(cls, value: object) -> object:
         hosts = _split_list(value)
         if isinstance(hosts, list):
+            for host in hosts:
+                if not _is_host(str(host)):
+                    raise ValueError(
+                        f"{str(host)!r} is not a host name; list names without scheme, port "
+                        "or path, e.g. 'home.lan,printer.lan'"
+                    )
             return [str(h).lower() for h in hosts]
         return hosts
+
+    @field_validator("llm_base_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                "must be the http(s) URL of an OpenAI-compatible server, e.g. "
+                "'http://localhost:11434/v1' (Ollama) or 'https://api.openai.com/v1'; leave it "
+                "empty for the offline planner"
+            )
+        return value.strip()
 
     @field_validator("telegram_allowed_users", mode="before")
     @classmethod

@@ -3,7 +3,7 @@
 It reads, never changes: the directory's and files' modes, the database file itself, SQLite's
 full ``integrity_check``, every stored text value (a damaged page can leave text that is not
 UTF-8 while ``quick_check`` still says ok: such rows are skipped when read, and listed here),
-and the age of the newest daily backup.
+and the age of the newest backup (daily, or made by ``assistant backup``).
 
 With ``ASSISTANT_DATABASE_URL`` the stores live in PostgreSQL instead (``examine_postgres``):
 the doctor checks that the server answers and which schema versions it holds, names a SQLite
@@ -21,7 +21,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from assistant.backup import backups_of, daily_backups
+from assistant.backup import backups_of, daily_backups, manual_backups
+from assistant.config import SCHEDULER_COMMANDS
 from assistant.datadir import DataError, check_database
 from common import PgConnection, PostgresDatabase, PostgresFailures
 
@@ -178,21 +179,27 @@ def _text_values(conn: sqlite3.Connection, table: str, column: str) -> list[tupl
 
 
 def _backups(data_dir: Path, today: date) -> Finding:
-    found = daily_backups(backups_of(data_dir))
-    if not found:
+    """The newest backup in the backups folder, daily or made by `assistant backup` (one
+    written elsewhere with a path is not seen)."""
+    folder = backups_of(data_dir)
+    daily, manual = daily_backups(folder), manual_backups(folder)
+    if not daily and not manual:
         return Finding(
             True,
-            "no daily backup yet (the scheduler makes one a day); `assistant backup` makes one now",
+            f"no backup in {folder} yet (one is made a day while {SCHEDULER_COMMANDS} "
+            "runs); `assistant backup` makes one now",
         )
-    newest, day = found[0]
+    newest, day = max([*daily, *manual], key=lambda item: item[1])
     age = (today - day).days
-    listing = f"{len(found)} daily backup(s), the newest {newest} ({day.isoformat()})"
+    listing = (
+        f"{len(daily)} daily and {len(manual)} manual backup(s), "
+        f"the newest {newest} ({day.isoformat()})"
+    )
     if age > 1:
         return Finding(
             False,
             f"{listing} is {age} days old",
-            "daily backups are made while `assistant chat`, `telegram` or `serve` runs; "
-            "run `assistant backup` now",
+            f"daily backups are made while {SCHEDULER_COMMANDS} runs; run `assistant backup` now",
         )
     return Finding(True, listing)
 

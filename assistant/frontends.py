@@ -222,8 +222,10 @@ async def open_web(
     except TokenError as error:
         raise ConfigError(str(error)) from None
     if not len(tokens) and host not in _LOOPBACK:
+        # Port 0 is any free port: the address is then the host alone.
+        reached = f"{host}:{port}" if port else host
         raise ConfigError(
-            f"ASSISTANT_API_TOKENS is empty, so anyone who reaches {host}:{port} could act as "
+            f"ASSISTANT_API_TOKENS is empty, so anyone who reaches {reached} could act as "
             "you: without tokens the web server only listens on 127.0.0.1. Set "
             "ASSISTANT_API_TOKENS=<token>:<user> (make a token with: python3 -c 'import "
             "secrets; print(secrets.token_urlsafe(32))'), or use --host 127.0.0.1"

@@ -4,9 +4,10 @@ Reminders and task results print while you type, above the prompt (prompt_toolki
 ``patch_stdout``). Slash commands go to the shared handlers of ``interfaces.commands``. Where
 Telegram has buttons, the terminal has commands that press them (``/pause ID``, ``/resume
 ID``, ``/run ID``) and prints each button as the command that does the same; ``/approve
-ID``, ``/deny ID`` and ``/quit`` are its own too. Approvals are asked inline (y/n). When
-stdin is not a terminal (piped input, CI) it reads plain lines. Replies appear as the model
-writes them (``LiveReply``).
+ID``, ``/deny ID`` and ``/quit`` are its own too. Approvals are asked inline (y/n); any other
+line leaves the request waiting and is answered as the next message. When stdin is not a
+terminal (piped input, CI) it reads plain lines. Replies appear as the model writes them
+(``LiveReply``).
 """
 
 from __future__ import annotations
@@ -316,45 +317,56 @@ class TerminalChat:
                     return
 
     async def handle_line(self, line: str) -> bool:
-        """Answer one line; return ``False`` when the chat should end. Never raises."""
-        text = line.strip()
-        if not text:
-            return True
-        if text.lower() in QUIT:
-            return False
+        """Answer one line; return ``False`` when the chat should end. Never raises.
+
+        A line typed at a y/n approval prompt that is not an answer leaves the request
+        waiting and is answered here as the next line, so nothing typed is lost.
+        """
+        next_line: str | None = line
+        while next_line is not None:
+            text = next_line.strip()
+            if not text:
+                return True
+            if text.lower() in QUIT:
+                return False
+            next_line = await self._answer(text)
+        return True
+
+    async def _answer(self, text: str) -> str | None:
+        """Answer ``text``; return a line read at an approval prompt that still needs an answer."""
         try:
             if text.startswith("/"):
-                await self._command(text)
-            else:
-                live = self._live()
-                try:
-                    reply = await self.agent.handle_message(
-                        text, user_id=self.user_id, chat_id=self.chat_id, on_event=live
-                    )
-                finally:
-                    live.end_line()
-                await self._show_reply(reply, live)
+                return await self._command(text)
+            live = self._live()
+            try:
+                reply = await self.agent.handle_message(
+                    text, user_id=self.user_id, chat_id=self.chat_id, on_event=live
+                )
+            finally:
+                live.end_line()
+            return await self._show_reply(reply, live)
         except Exception as exc:
             # One bad line must not end the chat; the traceback goes to the log.
             # The line itself is not logged: people type secrets into chats.
             logger.exception("the terminal chat failed on a line of %d characters", len(text))
             self.console.show(f"Something went wrong: {exc}")
-        return True
+        return None
 
     def _live(self) -> LiveReply:
         return LiveReply(self.console, progress=self.interactive)
 
     # -- commands -------------------------------------------------------------------------
 
-    async def _command(self, text: str) -> None:
+    async def _command(self, text: str) -> str | None:
         name, _, rest = text.partition(" ")
         name = name.lower()
         if name in ("/approve", "/deny"):
-            await self._decide_command(name, rest.strip())
-        elif name in _PRESSES and self.commands is not None:
+            return await self._decide_command(name, rest.strip())
+        if name in _PRESSES and self.commands is not None:
             await self._press(self.commands, name, rest.strip())
         else:
             await self._shared_command(name, text)
+        return None
 
     async def _press(self, commands: CommandHandler, name: str, task_id: str) -> None:
         if not task_id:
@@ -385,10 +397,10 @@ class TerminalChat:
         else:
             self.console.show(f"Unknown command {name!r}; /help lists the commands.")
 
-    async def _decide_command(self, name: str, request_id: str) -> None:
+    async def _decide_command(self, name: str, request_id: str) -> str | None:
         if not request_id:
             self.console.show(f"Say which request, e.g. '{name} ap1b2c3d4'.")
-            return
+            return None
         live = self._live()
         try:
             reply = await self.agent.resolve_approval(
@@ -396,36 +408,40 @@ class TerminalChat:
             )
         finally:
             live.end_line()
-        await self._show_reply(reply, live)
+        return await self._show_reply(reply, live)
 
     # -- replies and approvals ------------------------------------------------------------
 
-    async def _show_reply(self, reply: AgentReplyLike, live: LiveReply) -> None:
+    async def _show_reply(self, reply: AgentReplyLike, live: LiveReply) -> str | None:
         """Finish showing a reply, then ask about each approval it carries (and any that
-        follow)."""
+        follow). Return a line typed at a prompt that was not y/n: the requests stay waiting
+        and the line is the next message."""
         live.finish(reply.text)
         waiting = list(reply.approvals)
         while waiting:
             request = waiting.pop(0)
-            decision = await self._ask(request)
-            if decision is None:
-                self.console.show(
-                    f"Request {request.id} is still waiting: /approve {request.id} "
-                    f"or /deny {request.id}."
-                )
-                continue
+            answer = await self._ask(request)
+            if not isinstance(answer, bool):
+                for left in (request, *waiting):
+                    self.console.show(
+                        f"Request {left.id} is still waiting: /approve {left.id} "
+                        f"or /deny {left.id}."
+                    )
+                return answer
             live = self._live()
             try:
                 follow = await self.agent.resolve_approval(
-                    request.id, approved=decision, by=self.user_id, on_event=live
+                    request.id, approved=answer, by=self.user_id, on_event=live
                 )
             finally:
                 live.end_line()
             live.finish(follow.text)
             waiting.extend(follow.approvals)
+        return None
 
-    async def _ask(self, request: ApprovalRequest) -> bool | None:
-        """Ask y/n about ``request``; ``None`` when input ended or the answer was unclear."""
+    async def _ask(self, request: ApprovalRequest) -> bool | str | None:
+        """Ask y/n about ``request``: the decision, the line typed instead of one, or ``None``
+        when input ended."""
         zone = await self.agent.user_zone(self.user_id)
         self.console.show(f"Approve {request_line(request, zone)}? [y/n]")
         answer = await self._lines.read("approve? [y/n] ")
@@ -436,7 +452,7 @@ class TerminalChat:
             return True
         if word in ("n", "no"):
             return False
-        return None
+        return answer if word else None
 
     @contextmanager
     def _patched_stdout(self) -> Iterator[None]:

@@ -325,6 +325,7 @@ class DialogAgent:
                 results=tuple(turn.results),
                 rounds=turn.rounds,
                 usage=turn.usage,
+                failed=True,
             )
             return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply, turn.listener)
 

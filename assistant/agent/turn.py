@@ -34,6 +34,8 @@ class AgentReply:
         results: Every tool result of the turn, in order.
         rounds: How many model calls the turn took.
         usage: Tokens the turn consumed.
+        failed: The model could not answer (unreachable, too small a context...); ``text``
+            says why and the turn was not stored.
     """
 
     text: str
@@ -41,6 +43,7 @@ class AgentReply:
     results: tuple[ToolResult, ...] = ()
     rounds: int = 0
     usage: Usage = field(default_factory=Usage)
+    failed: bool = False
 
 
 class Rendered(Generic[V]):

@@ -62,6 +62,7 @@ APPROVAL_SCHEMA: dict[str, Any] = {
 ReplyBody = Callable[[AgentReplyLike], dict[str, Any]]
 ApprovalText = Callable[[ApprovalRequest], str]
 ShownArguments = Callable[[dict[str, Any]], list[dict[str, str]]]
+ExpiresText = Callable[[ApprovalRequest], str]
 
 _ENCODER = EventEncoder()
 
@@ -82,6 +83,7 @@ class AgUiRun:
         approval_text: How a pending request reads to a person (the interrupt's message).
         shown_arguments: A call's arguments as a person reads them (the interrupt's
             ``metadata.shown``).
+        expires_text: When a request expires, in the user's zone (``metadata.expires_text``).
     """
 
     def __init__(
@@ -93,6 +95,7 @@ class AgUiRun:
         reply_body: ReplyBody,
         approval_text: ApprovalText,
         shown_arguments: ShownArguments,
+        expires_text: ExpiresText,
     ) -> None:
         self.thread_id = thread_id
         self.run_id = run_id
@@ -100,6 +103,7 @@ class AgUiRun:
         self._reply_body = reply_body
         self._approval_text = approval_text
         self._shown = shown_arguments
+        self._expires_text = expires_text
         self._open: str | None = None  # the text message being written, if any
         self._round: int | None = None
         self._written = ""  # the latest round's text
@@ -222,6 +226,7 @@ class AgUiRun:
                 "arguments": redact_secrets(request.arguments),
                 "shown": self._shown(request.arguments),
                 "risk": request.risk_level.value,
+                "expires_text": self._expires_text(request),
             },
         )
 

@@ -3,6 +3,8 @@
     POST /agent/chat     {message, chat_id?} -> the reply, the tool results, the approvals
     POST /agent/stream   the same turn as AG-UI server-sent events (or an AG-UI RunAgentInput)
     GET  /events         reminders and task results for the user's web chats, as they arrive
+                         (?recent=true: those the server still holds first)
+    GET  /history        the recent conversation of a chat (what a page shows when it opens)
 
 A line starting with '/' is a slash command (``/tz Europe/Berlin``, ``/tasks``...), answered
 by the same table as in Telegram and the terminal. A client that disconnects from a stream
@@ -20,7 +22,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header
+from fastapi import APIRouter, Depends, Header, Query
 from fastapi.responses import StreamingResponse
 
 from interfaces.notifiers import WEB_CHAT_PREFIX
@@ -32,10 +34,20 @@ from interfaces.web.convert import (
     chat_body,
     chat_response,
     command_text,
+    expires_text,
+    history_out,
     shown_arguments,
 )
 from interfaces.web.inbox import InboxItem, web_chat
-from interfaces.web.models import ChatRequest, ChatResponse, ErrorOut, StreamRequest
+from interfaces.web.models import (
+    CHAT_ID_PATTERN,
+    DEFAULT_CHAT,
+    ChatRequest,
+    ChatResponse,
+    ErrorOut,
+    HistoryOut,
+    StreamRequest,
+)
 from interfaces.web.services import WebServices, current_user
 
 logger = logging.getLogger(__name__)
@@ -44,6 +56,8 @@ User = Annotated[str, Depends(current_user)]
 Turn = Callable[[EventListener | None], Awaitable[AgentReplyLike]]
 _STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _SSE = {"text/event-stream": {"schema": {"type": "string"}}}
+HISTORY_CHARS = 16_000
+"""How much of a conversation ``/history`` reads at most (about what the model sees)."""
 
 
 def chat_routes(services: WebServices) -> APIRouter:
@@ -92,6 +106,7 @@ def chat_routes(services: WebServices) -> APIRouter:
             shown_arguments=lambda arguments: [
                 shown.model_dump() for shown in shown_arguments(arguments)
             ],
+            expires_text=lambda request: expires_text(request, zone),
         )
         if body.resume:
             turn = _resumed(services, user, body)
@@ -112,16 +127,31 @@ def chat_routes(services: WebServices) -> APIRouter:
     async def events(
         user: User,
         after: str | None = None,
+        recent: bool = False,
         last_event_id: Annotated[str | None, Header()] = None,
     ) -> StreamingResponse:
         """Deliveries after ``after`` (or the ``Last-Event-ID`` a reconnecting browser sends);
-        without either, only those still to come."""
-        start = last_event_id or after or services.inbox.latest_id(user)
+        without either, with ``recent=true`` first those the server still holds for you (the
+        latest 100 since it started: what came while no page was open), else only those
+        still to come."""
+        start = last_event_id or after or (None if recent else services.inbox.latest_id(user))
         return StreamingResponse(
             _deliveries(services, user, start),
             media_type="text/event-stream",
             headers=_STREAM_HEADERS,
         )
+
+    @router.get("/history", summary="The recent conversation of a chat")
+    async def history(
+        user: User,
+        chat_id: Annotated[str, Query(pattern=CHAT_ID_PATTERN)] = DEFAULT_CHAT,
+        limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    ) -> list[HistoryOut]:
+        """What you said in the chat and the assistant's answers, oldest first."""
+        stored = await services.memory.load_conversation(
+            user, web_chat(chat_id), max_chars=HISTORY_CHARS
+        )
+        return history_out(stored, await services.agent.user_zone(user))[-limit:]
 
     return router
 
@@ -185,7 +215,7 @@ async def _run_stream(turn: Turn, run: AgUiRun, *, keepalive: float) -> AsyncIte
                 await worker
 
 
-async def _deliveries(services: WebServices, user: str, start: str) -> AsyncIterator[str]:
+async def _deliveries(services: WebServices, user: str, start: str | None) -> AsyncIterator[str]:
     """Yield the user's deliveries after ``start`` as they arrive, until the server stops."""
     inbox, last = services.inbox, start
     yield "retry: 3000\n\n"

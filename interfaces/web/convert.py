@@ -6,6 +6,8 @@ The words come from where every interface takes them (``tasks.schedule_words``,
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -18,12 +20,13 @@ from interfaces.web.models import (
     ApprovalOut,
     ArgumentOut,
     ChatResponse,
+    HistoryOut,
     NoteOut,
     RunOut,
     TaskOut,
     ToolResultOut,
 )
-from memory import Note
+from memory import MessageRole, Note, StoredMessage
 from tasks import Task, TaskRun, TaskStatus, schedule_words, task_line, when_text
 from tools import ApprovalRequest, ToolResult
 
@@ -80,8 +83,15 @@ def approval_out(request: ApprovalRequest, zone: ZoneInfo) -> ApprovalOut:
         risk=request.risk_level.value,
         status=request.status.value,
         expires_at=expires,
+        expires_text=expires_text(request, zone),
         text=approval_text(request, zone),
     )
+
+
+def expires_text(request: ApprovalRequest, zone: ZoneInfo) -> str:
+    """When a request expires, in the user's zone and named as the rest of the page names
+    times: ``today at 13:30 (Europe/Berlin)``."""
+    return when_text(request.expires_at, zone, request.created_at)
 
 
 def shown_arguments(arguments: dict[str, Any]) -> list[ArgumentOut]:
@@ -120,6 +130,21 @@ def chat_response(reply: AgentReplyLike, chat_id: str, zone: ZoneInfo) -> ChatRe
 def chat_body(reply: AgentReplyLike, chat_id: str, zone: ZoneInfo) -> dict[str, Any]:
     """``chat_response`` as JSON-ready data (the AG-UI run's result)."""
     return chat_response(reply, chat_id, zone).model_dump(mode="json")
+
+
+def history_out(messages: Sequence[StoredMessage], zone: ZoneInfo) -> list[HistoryOut]:
+    """A conversation as a person reads it again: per turn, what they said (when the turn
+    began with it) and the assistant's final answer; calls and results stay out."""
+    shown: list[HistoryOut] = []
+    for _, grouped in itertools.groupby(messages, key=lambda m: m.turn_id):
+        turn = list(grouped)
+        first, last = turn[0], turn[-1]
+        at = local(first.created_at, zone)
+        if first.role is MessageRole.USER and first.content:
+            shown.append(HistoryOut(role="user", text=first.content, at=at))
+        if last.role is MessageRole.ASSISTANT and last.content and not last.tool_calls:
+            shown.append(HistoryOut(role="assistant", text=last.content, at=at))
+    return shown
 
 
 def note_out(note: Note, zone: ZoneInfo) -> NoteOut:

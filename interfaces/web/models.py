@@ -150,6 +150,9 @@ class ApprovalOut(BaseModel):
     risk: str
     status: str
     expires_at: datetime
+    expires_text: str = Field(
+        description="When it expires, in your zone: 'today at 13:30 (Europe/Berlin)'."
+    )
     text: str = Field(description="The request as a person reads it.")
 
 
@@ -222,6 +225,18 @@ class MeOut(BaseModel):
 
     user_id: str
     timezone: str
+    max_message_chars: int = Field(
+        MAX_MESSAGE_CHARS, description="The longest message /agent/chat and /agent/stream take."
+    )
+
+
+class HistoryOut(BaseModel):
+    """A message of a conversation, as a page shows it again: what you said, and the
+    assistant's answer (tool calls and their results are left out)."""
+
+    role: Literal["user", "assistant"]
+    text: str
+    at: datetime | None = Field(description="When its turn was stored, in your zone.")
 
 
 class HealthOut(BaseModel):

@@ -84,9 +84,7 @@ def test_reminder_is_created_listed_in_the_users_zone_and_cancelled(tmp_path: Pa
     done = run("ask", "remind me tomorrow at 9am to water the plants", data_dir=tmp_path)
     assert "09:00" in done.stdout
     assert "America/New_York" in done.stdout
-    assert (
-        "fire while `assistant chat`, `assistant telegram` or `assistant serve` runs" in done.stdout
-    )
+    assert "fire while `assistant chat`, `assistant telegram`, `assistant web` or" in done.stdout
 
     [task] = tasks_json(tmp_path)
     assert task["task_type"] == "reminder"
@@ -197,6 +195,75 @@ def test_ask_says_how_to_decide_a_pending_approval(tmp_path: Path) -> None:
     assert request["tool"] == "add_recurring_task"
     assert f"/approve {request['id']}" in reply["note"]
     assert tasks_json(tmp_path) == []
+
+
+def test_ask_exits_3_with_one_message_when_the_model_cannot_answer(tmp_path: Path) -> None:
+    unreachable = {"ASSISTANT_LLM_BASE_URL": "http://127.0.0.1:9/v1"}
+    done = run("ask", "hello", data_dir=tmp_path, check=False, env=unreachable)
+
+    assert done.returncode == 3
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("error: Sorry, I could not get an answer from the language model")
+    assert "ASSISTANT_LLM_BASE_URL" in line
+
+    as_json = run("ask", "--json", "hello", data_dir=tmp_path, check=False, env=unreachable)
+    assert as_json.returncode == 3
+    assert json.loads(as_json.stdout)["failed"] is True
+    assert as_json.stderr == ""
+
+
+def test_ask_names_every_command_that_runs_the_scheduler(tmp_path: Path) -> None:
+    done = run("ask", "remind me in 10 minutes to stretch", data_dir=tmp_path)
+
+    assert "`assistant web`" in done.stdout
+    assert "`assistant serve`" in done.stdout
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    run("ask", "note: fine", data_dir=tmp_path)
+    read, write = os.pipe()
+    os.close(read)  # as `| head -2` once it has its lines
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "assistant.cli", "doctor"],
+            stdout=write,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={"PATH": os.environ.get("PATH", ""), "ASSISTANT_DATA_DIR": str(tmp_path)},
+            cwd=tmp_path,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write)
+
+    assert done.returncode == 141
+    assert done.stderr == ""
+
+
+def test_the_doctor_counts_a_backup_made_on_demand(tmp_path: Path) -> None:
+    run("ask", "note: fine", data_dir=tmp_path)
+    before = run("doctor", data_dir=tmp_path).stdout
+    run("backup", data_dir=tmp_path)
+    after = run("doctor", data_dir=tmp_path).stdout
+
+    assert "no backup in" in before and "`assistant web`" in before
+    assert "0 daily and 1 manual backup(s), the newest" in after
+    assert "no backup" not in after
+
+
+def test_web_without_tokens_refuses_another_host_naming_it_and_a_bad_port(
+    tmp_path: Path,
+) -> None:
+    open_to_all = run("web", "--host", "0.0.0.0", "--port", "0", data_dir=tmp_path, check=False)
+    no_port = run("web", "--port", "70000", data_dir=tmp_path, check=False)
+
+    assert open_to_all.returncode == 2
+    assert "anyone who reaches 0.0.0.0 could act as you" in open_to_all.stderr
+    assert ":0" not in open_to_all.stderr
+    assert no_port.returncode == 2
+    assert "'70000' is not a port: use 1 to 65535, or 0 for any free one" in no_port.stderr
 
 
 BOT_TOKEN = "123456789:AAEabcdefghijklmnopqrstuvwxyz0123456"

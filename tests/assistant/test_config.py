@@ -160,3 +160,32 @@ def test_bad_local_model_settings_name_the_variable(monkeypatch: pytest.MonkeyPa
         load_settings()
     assert "ASSISTANT_LLM_CTX: Input should be greater than or equal to 256" in str(info.value)
     assert "ASSISTANT_LLM_THREADS: Input should be greater than or equal to 1" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "advice"),
+    [
+        ("ASSISTANT_LLM_BASE_URL", "notaurl", "'http://localhost:11434/v1'"),
+        ("ASSISTANT_LLM_BASE_URL", "localhost:11434/v1", "'http://localhost:11434/v1'"),
+        ("ASSISTANT_HTTP_ALLOW_HOSTS", "http://home.lan/", "'home.lan,printer.lan'"),
+        ("ASSISTANT_HTTP_ALLOW_HOSTS", "nas.local, home.lan:8123", "'home.lan,printer.lan'"),
+    ],
+)
+def test_a_url_or_host_that_is_not_one_is_refused_at_start(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, advice: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert f"{variable}: " in str(info.value)
+    assert advice in str(info.value)
+
+
+def test_host_names_patterns_and_addresses_are_allowed_hosts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ASSISTANT_HTTP_ALLOW_HOSTS", "home.lan,*.lan,192.168.1.5,[fd00::1],nas.")
+    monkeypatch.setenv("ASSISTANT_LLM_BASE_URL", "http://127.0.0.1:8080/v1")
+    settings = load_settings()
+    assert settings.http_allow_hosts == ["home.lan", "*.lan", "192.168.1.5", "[fd00::1]", "nas."]
+    assert settings.llm_base_url == "http://127.0.0.1:8080/v1"

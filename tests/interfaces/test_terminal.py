@@ -170,7 +170,7 @@ async def test_no_denies_the_request() -> None:
 
 async def test_unanswered_request_can_be_approved_later() -> None:
     world = scripted([fence("post", url="http://x.lan"), "Posted."])
-    chat, output = chat_over(world, "post\nmaybe\n")
+    chat, output = chat_over(world, "post\n\n")
     await chat.run()
     (request,) = await world.executor.approvals.list_approvals("alice")
     assert "is still waiting" in output.getvalue()
@@ -178,6 +178,20 @@ async def test_unanswered_request_can_be_approved_later() -> None:
     assert await chat.handle_line(f"/approve {request.id}")
     assert output.getvalue().endswith("Posted.\n")
     assert world.home.posts == ["http://x.lan"]
+
+
+async def test_a_message_typed_at_the_approval_prompt_is_answered_as_the_next_one() -> None:
+    world = scripted([fence("post", url="http://x.lan"), "Nothing is scheduled.", "Bye."])
+    chat, output = chat_over(world, "post\nwhat's on my schedule?\nthanks\n")
+
+    await chat.run()
+
+    (request,) = await world.executor.approvals.list_approvals("alice")
+    shown = output.getvalue()
+    assert f"Request {request.id} is still waiting" in shown
+    assert shown.endswith("Nothing is scheduled.\nBye.\n")
+    assert world.sent(1)[-1].content == "what's on my schedule?"
+    assert world.home.posts == []
 
 
 async def test_shared_commands_render_buttons_as_commands() -> None:

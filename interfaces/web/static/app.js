@@ -1,10 +1,11 @@
 // The assistant's page: sign in with a token, chat with streamed replies (AG-UI events over
 // POST /agent/stream), see and change tasks, decide approvals, and get reminders as they
-// arrive (GET /events). Text from the server is only ever set as textContent.
+// arrive (GET /events). On opening it shows the chat's recent conversation (GET /history)
+// and the deliveries the server still holds, so nothing that came while no page was open is
+// missed. Text from the server is only ever set as textContent.
 "use strict";
 
 const TOKEN_KEY = "assistant.token";
-const LAST_EVENT_KEY = "assistant.lastEvent";
 const EXAMPLES = [
   "remind me in 10 minutes to stretch",
   "every weekday at 8:30 remind me to check the mail",
@@ -13,7 +14,7 @@ const EXAMPLES = [
 ];
 
 const $ = (id) => document.getElementById(id);
-const state = { token: null, busy: false, events: null, chat: "main" };
+const state = { token: null, busy: false, events: null, lastEvent: null, chat: "main", maxChars: 8000 };
 
 // -- small helpers ------------------------------------------------------------------------------
 
@@ -142,15 +143,33 @@ function signOut(message) {
   showLogin(message);
 }
 
-function enter(me) {
+async function enter(me) {
   $("login").hidden = true;
   $("app").hidden = false;
   $("who").textContent = `${me.user_id} · ${me.timezone}`;
   $("logout").hidden = !state.token;
-  if (!$("messages").children.length) welcome();
-  refresh();
-  listen();
+  state.maxChars = me.max_message_chars || state.maxChars;
   $("message").focus();
+  refresh();
+  await loadHistory();
+  listen();
+}
+
+// What was said in this chat before the page opened (it was reloaded, or opened anew).
+async function loadHistory() {
+  let past = [];
+  try {
+    past = await api("GET", `/history?chat_id=${encodeURIComponent(state.chat)}`);
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not load the conversation: ${error.message}`, true);
+  }
+  $("messages").replaceChildren();
+  state.lastEvent = null;  // the deliveries the server holds are shown again among them
+  for (const message of past) {
+    const item = addMessage(message.role === "user" ? "mine" : "theirs", message.text);
+    if (message.at) item.dataset.at = String(Date.parse(message.at));
+  }
+  if (!past.length) welcome();
 }
 
 // -- chat ----------------------------------------------------------------------------------------
@@ -180,6 +199,11 @@ function scrollDown() {
 async function send(text) {
   text = text.trim();
   if (!text || state.busy) return;
+  const length = [...text].length;  // characters, as the server counts them
+  if (length > state.maxChars) {
+    toast(`That message is ${length.toLocaleString("en")} characters long; the limit is ${state.maxChars.toLocaleString("en")}. Shorten it or send it in parts.`, true);
+    return;
+  }
   document.querySelector(".welcome")?.remove();
   addMessage("mine", text);
   $("message").value = "";
@@ -323,7 +347,7 @@ class Turn {
       tool: interrupt.metadata?.tool || "tool",
       shown: interrupt.metadata?.shown || [],
       risk: interrupt.metadata?.risk || "medium",
-      expires_at: interrupt.expiresAt,
+      expires_text: interrupt.metadata?.expires_text,
     });
     $("messages").append(el("li", { class: "ask" }, card));
     scrollDown();
@@ -357,8 +381,10 @@ async function listen() {
   let wait = 1000;
   while (state.events === controller) {
     try {
-      const last = localStorage.getItem(LAST_EVENT_KEY);
-      const response = await fetch("/events", {
+      // First what the server still holds (what came while no page was open), then after
+      // the last one shown.
+      const last = state.lastEvent;
+      const response = await fetch(last ? "/events" : "/events?recent=true", {
         headers: { ...headers(), Accept: "text/event-stream", ...(last ? { "Last-Event-ID": last } : {}) },
         signal: controller.signal,
       });
@@ -366,7 +392,7 @@ async function listen() {
       wait = 1000;
       for await (const event of sse(response)) {
         if (event.event !== "delivery") continue;
-        localStorage.setItem(LAST_EVENT_KEY, event.id);
+        state.lastEvent = event.id;
         delivered(JSON.parse(event.data));
       }
     } catch (error) {
@@ -403,9 +429,18 @@ function delivered(item) {
     );
     bubble.append(actions);
   }
-  $("messages").append(bubble);
+  placeInTime(bubble, Date.parse(item.delivered_at));
   scrollDown();
   refresh();
+}
+
+// A delivery goes after what was said before it: among the conversation shown from history,
+// by time; at the end when it is new.
+function placeInTime(bubble, at) {
+  bubble.dataset.at = String(at);
+  const later = [...$("messages").querySelectorAll(":scope > [data-at]")].find((item) => Number(item.dataset.at) > at);
+  if (later) later.before(bubble);
+  else $("messages").append(bubble);
 }
 
 // -- tasks and approvals ---------------------------------------------------------------------------
@@ -528,7 +563,8 @@ function approvalCard(request) {
     el("button", { type: "button", class: "small approve", text: "Approve", onclick: decide(true) }),
     el("button", { type: "button", class: "small", text: "Deny", onclick: decide(false) }),
   );
-  const expires = request.expires_at ? `Expires ${new Date(request.expires_at).toLocaleTimeString([], { timeStyle: "short" })}` : "";
+  // The server says the time in the user's zone, as everywhere else on the page.
+  const expires = request.expires_text ? `Expires ${request.expires_text}` : "";
   return el("div", { class: "card approval", data: { request: request.id } },
     el("div", { class: "caption" }, icon("shield"), "Needs your approval"),
     el("div", { class: "head" },

@@ -174,6 +174,7 @@ async def test_another_users_ids_read_like_missing_ones(web: Web) -> None:
         assert (await bob.get("/approvals")).json() == []
         assert (await bob.get("/notes")).json() == []
         assert (await bob.get("/notes", params={"q": "wifi"})).json() == []
+        assert (await bob.get("/history")).json() == []
         for method, path in [
             ("GET", f"/tasks/{task_id}"),
             ("GET", f"/tasks/{task_id}/runs"),
@@ -245,7 +246,7 @@ async def test_slash_commands_work_in_the_chat_and_the_zone_follows(web: Web) ->
     listing = await say(web, "/tasks")
 
     assert str(zone["reply"]).startswith("Your time zone is now America/New_York")
-    assert me == {"user_id": "alice", "timezone": "America/New_York"}
+    assert me == {"user_id": "alice", "timezone": "America/New_York", "max_message_chars": 8000}
     assert str(unknown["reply"]).startswith("I don't know the command '/bogus'.")
     assert "stretch" in str(listing["reply"]) and "America/New_York" in str(listing["reply"])
 
@@ -301,3 +302,21 @@ async def test_malformed_tokens_stop_the_start_without_quoting_them(tmp_path: Pa
             async with open_web(web_settings(tmp_path, tokens=tokens)):
                 pass
         assert "ZZ" not in str(refused.value)
+
+
+async def test_history_is_what_was_said_and_answered_without_the_calls(web: Web) -> None:
+    await say(web, "remind me in 10 minutes to stretch")
+    await say(web, "/tasks")  # a slash command is not part of the conversation
+    await say(web, "note: the spare key is under the blue pot", token=BOB_TOKEN)
+    async with web.client() as client:
+        history = (await client.get("/history")).json()
+        other_chat = (await client.get("/history", params={"chat_id": "side"})).json()
+        bad = await client.get("/history", params={"chat_id": "no spaces"})
+
+    assert [(m["role"], m["text"][:39]) for m in history] == [
+        ("user", "remind me in 10 minutes to stretch"),
+        ("assistant", "I'll remind you today at 13:10 (Europe/"),
+    ]
+    assert history[0]["at"] == "2025-03-10T13:00:00+01:00"
+    assert other_chat == []
+    assert bad.status_code == 422

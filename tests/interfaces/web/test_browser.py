@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from assistant.llm import (
     ChatMessage,
@@ -61,16 +61,28 @@ def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def open_page(browser: Browser, served: ServedWeb, viewport: dict[str, int]) -> Page:
+def open_page(
+    browser: Browser,
+    served: ServedWeb,
+    viewport: dict[str, int],
+    *,
+    timezone: str = "Europe/Berlin",
+    locale: str = "en-GB",
+) -> Page:
     context = browser.new_context(
         viewport=viewport,  # type: ignore[arg-type]
-        timezone_id="Europe/Berlin",
-        locale="en-GB",
+        timezone_id=timezone,
+        locale=locale,
         device_scale_factor=2 if viewport == PHONE else 1,
         is_mobile=viewport == PHONE,
         has_touch=viewport == PHONE,
     )
     context.set_default_timeout(WAIT)
+    return new_tab(context, served)
+
+
+def new_tab(context: BrowserContext, served: ServedWeb) -> Page:
+    """A tab of ``context`` on the page, recording the errors it shows."""
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -279,5 +291,73 @@ def test_on_a_wide_screen_with_a_streaming_model(
             "button[data-action=pause]"
         ).click()
         expect(page.locator(".card.task", has_text="plan the week")).to_contain_text("paused")
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.context.close()
+
+
+def test_reminders_and_the_conversation_are_there_when_the_page_opens_again(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, DESKTOP)
+        sign_in(page)
+        say(page, "remind me in 5 seconds to water the plants")
+        expect(last_reply(page)).to_contain_text("to water the plants")
+        context = page.context
+        page.close()
+
+        served.advance(5)  # it fires while no page is open
+        page = new_tab(context, served)
+        reminder = page.locator(".msg.delivery")
+        expect(reminder).to_contain_text("water the plants")
+        expect(page.locator(".msg.mine")).to_have_text(
+            ["remind me in 5 seconds to water the plants"]
+        )
+        expect(last_reply(page)).to_contain_text("I'll remind you today at 13:00:05")
+        expect(page.locator(".welcome")).to_have_count(0)
+        # In the order it happened: the request, the answer, then the reminder.
+        expect(page.locator("#messages > li")).to_have_count(3)
+        expect(page.locator("#messages > li").last).to_contain_text("Reminder")
+
+        page.reload()  # shown once, not twice
+        expect(page.locator(".msg.mine")).to_have_count(1)
+        expect(page.locator(".msg.delivery")).to_have_count(1)
+        say(page, "what's on my schedule?")
+        expect(page.locator(".msg.mine")).to_have_count(2)
+        expect(page.locator("#messages > li").last).not_to_contain_text("Reminder")
+        assert page.errors == []  # type: ignore[attr-defined]
+        context.close()
+
+
+def test_an_approval_expires_in_the_users_zone_whatever_the_browsers(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, DESKTOP, timezone="America/New_York", locale="en-US")
+        sign_in(page)
+        say(page, "at 1am daily POST http://home.lan/lights/off")
+        # Asked at 13:00 in Berlin; requests stay valid 30 minutes.
+        expires = "Expires today at 13:30 (Europe/Berlin)"
+        expect(page.locator(".ask .approval")).to_contain_text(expires)
+        expect(page.locator("#approval-list .approval")).to_contain_text(expires)
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.context.close()
+
+
+def test_a_message_over_the_limit_is_refused_whole_before_it_is_sent(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, DESKTOP)
+        sign_in(page)
+        expect(page.locator(".welcome")).to_be_visible()
+        too_long = "x" * 70_000
+        say(page, too_long)
+        expect(page.locator(".toast.bad")).to_have_text(
+            "That message is 70,000 characters long; the limit is 8,000. "
+            "Shorten it or send it in parts."
+        )
+        assert page.input_value("#message") == too_long  # nothing cut, nothing lost
+        expect(page.locator(".msg.mine")).to_have_count(0)
         assert page.errors == []  # type: ignore[attr-defined]
         page.context.close()

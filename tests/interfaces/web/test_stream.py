@@ -293,11 +293,32 @@ async def test_deliveries_reach_the_open_page_and_a_reconnecting_one(tmp_path: P
     assert [json.loads(line)["text"] for line in lines] == ["stretch", "drink"]
 
 
+async def test_a_page_that_opens_later_asks_for_what_the_server_still_holds(
+    tmp_path: Path,
+) -> None:
+    async with running_web(tmp_path) as web, web.client() as client:
+        await client.post("/agent/chat", json={"message": "remind me in 2 seconds to stretch"})
+        web.clock.advance(2)
+        await web.run_due()  # delivered while no page listens
+        await client.post("/agent/chat", json={"message": "remind me in 3 seconds to drink"})
+        held = await _first_delivery(web, client, advance=3, recent=True)
+        fresh = await _first_delivery(web, client, advance=0, last=held["id"])
+
+    assert held["text"] == "stretch"
+    assert fresh["text"] == "drink"
+
+
 async def _first_delivery(
-    web: Web, client: httpx.AsyncClient, *, advance: float, last: str | None = None
+    web: Web,
+    client: httpx.AsyncClient,
+    *,
+    advance: float,
+    last: str | None = None,
+    recent: bool = False,
 ) -> dict[str, Any]:
     headers = {"Last-Event-ID": last} if last else {}
-    async with client.stream("GET", "/events", headers=headers) as response:
+    params = {"recent": "true"} if recent else {}
+    async with client.stream("GET", "/events", headers=headers, params=params) as response:
         lines = response.aiter_lines()
         assert await anext(lines) == "retry: 3000"
         web.clock.advance(advance)
