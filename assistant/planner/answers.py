@@ -59,6 +59,15 @@ def ask_when(what: str, *, unclear: str | None = None) -> str:
     )
 
 
+def unknown_day(unclear: str, when: str, what: str) -> str:
+    """Refuse a reminder whose day was named in words not understood ("on Easter"), rather
+    than schedule it on another day."""
+    return (
+        f"I couldn't tell which day {unclear!r} is, so nothing was scheduled. Say the date, "
+        f"e.g. 'remind me on March 3 {when} to {what}'."
+    )
+
+
 def ask_exact(said: str, example: str, what: str) -> str:
     """Ask for an exact time when only a limit was said ("before 6pm")."""
     return (
