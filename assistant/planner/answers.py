@@ -41,6 +41,10 @@ ASK_URL = (
     "'at 1am daily POST http://home.lan/lights/off'."
 )
 ASK_NOTE = "What should I note? For example: 'note: the wifi password is hunter2 #home'."
+LIST_NOTES = (
+    "The /notes command lists your notes (newest first). To find one, ask about it, e.g. "
+    "'what did I save about the wifi?'."
+)
 ASK_QUERY = "What should I search for? For example: 'search for python asyncio tutorial'."
 ASK_TOPIC = "What should I look up in your notes? For example: 'what did I say about the wifi?'"
 ASK_FETCH = "Which page? Give me its address, e.g. 'summarize https://example.com/article'."

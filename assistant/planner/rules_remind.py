@@ -566,5 +566,7 @@ REMIND = Rule(
             says("more than one clock time", "'remind me tomorrow at 9am to call mom'"),
         ),
         Golden("remind me today at 2pm to call mom", says("has already passed", "tomorrow at 2pm")),
+        Golden("remind me at 25:00 to call mom", says("'remind me at 9am to call mom'")),
+        Golden("remind me at 13pm to call mom", says("'remind me at 13:00 to call mom'")),
     ),
 )

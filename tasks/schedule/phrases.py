@@ -289,7 +289,7 @@ def _not_a_clock(match: re.Match[str], hour: int, minute: int) -> ScheduleError:
         example = f"{hour}:00"
     else:
         example = "9am"
-    return ScheduleError(f"{match[0].strip()!r} is not a clock time; say e.g. {example!r}")
+    return ScheduleError(f"{match[0].strip()!r} is not a clock time; say e.g. 'at {example}'")
 
 
 def format_clock(at: time) -> str:
