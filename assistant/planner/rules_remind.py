@@ -566,6 +566,10 @@ REMIND = Rule(
             says("more than one clock time", "'remind me tomorrow at 9am to call mom'"),
         ),
         Golden("remind me today at 2pm to call mom", says("has already passed", "tomorrow at 2pm")),
+        Golden(
+            "pick up the kids at 3:15",
+            says("Should I remind you?", "'remind me to pick up the kids at 3:15'"),
+        ),
         Golden("remind me at 25:00 to call mom", says("'remind me at 9am to call mom'")),
         Golden("remind me at 13pm to call mom", says("'remind me at 13:00 to call mom'")),
     ),
