@@ -543,7 +543,7 @@ EXAMPLE = re.compile(r"e\.g\. '([^']+)'")
         ("tomorrow at 9am and 5pm", "tomorrow at 9am"),
         ("next week at 5pm", "next monday at 5pm"),
         ("next month", "the 1st of next month at 9am"),
-        ("13pm", "13:00"),
+        ("13pm", "at 13:00"),
     ],
 )
 def test_a_refusal_gives_one_example_built_from_the_words(text: str, example: str) -> None:
