@@ -41,6 +41,10 @@ ASK_URL = (
     "'at 1am daily POST http://home.lan/lights/off'."
 )
 ASK_NOTE = "What should I note? For example: 'note: the wifi password is hunter2 #home'."
+LIST_NOTES = (
+    "The /notes command lists your notes (newest first). To find one, ask about it, e.g. "
+    "'what did I save about the wifi?'."
+)
 ASK_QUERY = "What should I search for? For example: 'search for python asyncio tutorial'."
 ASK_TOPIC = "What should I look up in your notes? For example: 'what did I say about the wifi?'"
 ASK_FETCH = "Which page? Give me its address, e.g. 'summarize https://example.com/article'."
@@ -56,6 +60,15 @@ def ask_when(what: str, *, unclear: str | None = None) -> str:
     return (
         f"{opening}When should I remind you to {what}? For example: 'remind me in 10 minutes "
         f"to {what}' or 'remind me tomorrow at 9am to {what}'."
+    )
+
+
+def unknown_day(unclear: str, when: str, what: str) -> str:
+    """Refuse a reminder whose day was named in words not understood ("on Easter"), rather
+    than schedule it on another day."""
+    return (
+        f"I couldn't tell which day {unclear!r} is, so nothing was scheduled. Say the date, "
+        f"e.g. 'remind me on March 3 {when} to {what}'."
     )
 
 

@@ -46,6 +46,20 @@ _VERBS = {"cancel": "cancel", "pause": "pause", "resume": "resume", "snooze": "s
 _TASK_MENTION = re.compile(r"\btask ([a-z0-9]{4,32})\b")
 # The planner's own questions, answered in the next message ("tomorrow at 9am").
 _ASKED_WHEN = re.compile(r"When should I remind you to (?P<what>.+?)\? For example")
+_ASKED_WHICH = re.compile(
+    r"\d+ tasks match '[^\n]*':\n(?P<list>(?:- \[\w+\][^\n]*\n)+)Which one\? "
+    r"Say e\.g\. '(?P<example>[^\n]*)'\.$"
+)
+_OFFERED = re.compile(r"^- \[(\w+)\] (?:\w+: )?([^\n]*?)(?: · [^\n]*)?$", re.MULTILINE)
+_PLACES = {
+    "first": 1, "1st": 1, "one": 1, "1": 1, "second": 2, "2nd": 2, "two": 2, "2": 2,
+    "third": 3, "3rd": 3, "three": 3, "3": 3, "fourth": 4, "4th": 4, "4": 4, "fifth": 5,
+    "5th": 5, "5": 5, "last": -1,
+}  # fmt: skip
+_PICK_FILLER = frozenset(
+    {"the", "one", "that", "this", "task", "reminder", "please", "i", "mean", "meant", "it's",
+     "it", "is", "number", "no", "#", "ok", "okay", "oh", "sorry", "about", "with", "to"}
+)  # fmt: skip
 _ASKED_WHAT = re.compile(r"What should I remind you about (?P<when>.+?)\? For example")
 
 
@@ -161,6 +175,7 @@ class OfflinePlanner:
         if isinstance(intent, OnTask) and intent.last:
             intent = _about_the_last_task(intent, turn)
         intent = _answer_to_a_question(intent, turn)
+        intent = self._answer_to_which(intent, turn)
         if not turn.results:
             calls = self._planner.first_calls(intent)
             return render_calls(calls) if calls else _text_of(intent)
@@ -176,6 +191,23 @@ class OfflinePlanner:
 
     async def aclose(self) -> None:
         """Release nothing: the planner holds no connections or files."""
+
+    def _answer_to_which(self, intent: Intent, turn: _Progress) -> Intent:
+        """An answer to "3 tasks match 'call' ... Which one?": "the second one", "the plumber
+        one" or "last" acts on that task as the question's example says."""
+        if not isinstance(intent, Say):
+            return intent
+        asked = _ASKED_WHICH.search(turn.last_said())
+        if asked is None:
+            return intent
+        offered = _OFFERED.findall(asked["list"])
+        shown = next((task_id for task_id, _ in offered if task_id in asked["example"]), None)
+        chosen = _pick(turn.request, offered)
+        if chosen is None or shown is None:
+            return intent
+        example = re.sub(rf"\b{shown}\b", chosen, asked["example"], count=1)
+        redone = self.understand(example)
+        return intent if isinstance(redone, Say) else redone
 
     def _understands(self, prompt: str) -> bool:
         return not isinstance(self.understand(prompt), Say)
@@ -289,6 +321,24 @@ def _answer_to_a_question(intent: Intent, turn: _Progress) -> Intent:
         if text:
             return Remind(what["when"], text)
     return intent
+
+
+def _pick(answer: str, offered: list[tuple[str, str]]) -> str | None:
+    """The id of the offered task ``answer`` names by place or by its own words, or ``None``."""
+    words = [w for w in re.findall(r"[\w'-]+", answer.lower()) if w not in _PICK_FILLER]
+    if not words:
+        return None
+    if len(words) == 1 and (place := _PLACES.get(words[0])) is not None:
+        index = len(offered) - 1 if place == -1 else place - 1
+        return offered[index][0] if 0 <= index < len(offered) else None
+    if len(words) == 1 and words[0] in {task_id for task_id, _ in offered}:
+        return None  # an id alone is understood as it is
+    matches = [
+        task_id
+        for task_id, text in offered
+        if all(re.search(rf"\b{re.escape(w)}\b", text.lower()) for w in words)
+    ]
+    return matches[0] if len(matches) == 1 else None
 
 
 def _text_of(intent: Intent) -> str:

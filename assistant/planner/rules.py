@@ -24,8 +24,9 @@ from assistant.planner.rules_chat import (
 )
 from assistant.planner.rules_jobs import JOBS, REQUESTS
 from assistant.planner.rules_manage import LIST, MANAGE
-from assistant.planner.rules_remind import REMIND
+from assistant.planner.rules_remind import REMIND, reminder_text
 from assistant.planner.text import Message, squash, unquote
+from tasks import find_time
 
 RULES: tuple[Rule, ...] = (
     SMALL_TALK,
@@ -62,4 +63,19 @@ def recognize(text: str, context: Context, *, max_chars: int) -> Intent:
         intent = rule.read(message, context)
         if intent is not None:
             return intent
-    return Say(answers.UNKNOWN)
+    return _maybe_a_reminder(message.text) or Say(answers.UNKNOWN)
+
+
+def _maybe_a_reminder(text: str) -> Say | None:
+    """ "pick up the kids at 3:15": a task and a time, but no request. Nothing is scheduled on
+    a guess; the answer says the sentence that would."""
+    phrase = find_time(text)
+    if phrase is None or phrase.problem is not None or phrase.kind != "once":
+        return None
+    what = reminder_text(phrase.without(text))
+    if not what:
+        return None
+    return Say(
+        f"Should I remind you? I schedule nothing on a guess; say e.g. "
+        f"'remind me to {what} {phrase.text}'."
+    )

@@ -53,7 +53,9 @@ _NOTE = re.compile(
     r"(?:\s+that\b)?(?:\s*[:,\-]\s*|\s+)(?P<content>.+)",
     _F,
 )
-_NOTE_ALONE = re.compile(r"(?:(?:take|make|save|add)\s+a\s+)?note|remember\s+this", _F)
+_NOTE_ALONE = re.compile(
+    r"(?:(?:(?:take|make|save|add)\s+a\s+)?note|remember\s+this|jot\s+down|memo)\s*[:\-]?", _F
+)
 _TRAILING_TAGS = re.compile(r"(?:\s+#[\w\-]+)+$")
 _TAG = re.compile(r"#(?P<tag>\w[\w\-]*)")
 _URL = re.compile(r"\bhttps?://[^\s<>\"'`]+", _F)
@@ -117,6 +119,16 @@ _STOPWORDS = frozenset(
         "how",
         "anything",
     }
+)
+_ASKING = _STOPWORDS | frozenset(
+    {"does", "will", "can", "could", "should", "would", "have", "has", "had", "why", "whom",
+     "whose", "our", "tell", "explain", "define", "translate", "calculate", "any", "some",
+     "there", "know", "be", "in", "on", "at", "and", "or", "with"}
+)  # fmt: skip
+_LIST_NOTES = re.compile(
+    r"(?:(?:show|list|give|display)(?:\s+me)?\s+(?:all\s+)?(?:of\s+)?my\s+notes"
+    r"|what\s+notes\s+do\s+i\s+have|(?:do\s+i\s+have\s+any|which)\s+notes|my\s+notes)\??",
+    _F,
 )
 _WORD = re.compile(r"[\w'\-/.@:]+")
 _QUESTION = re.compile(
@@ -204,9 +216,19 @@ def web_search(message: Message, context: Context) -> Intent | None:
 
 
 def question(message: Message, context: Context) -> Intent | None:
-    """Whatever else is asked: the honest answer that no language model is connected."""
+    """Whatever else is asked: looked up in the notes by its content words ("when does my
+    passport expire?"); when nothing is found there, the honest answer that no language model
+    is connected."""
+    if _LIST_NOTES.fullmatch(message.text):
+        return Say(answers.LIST_NOTES)
     asked = message.text.endswith("?") or _QUESTION.match(message.text) is not None
-    return Say(answers.QUESTION) if asked else None
+    if not asked:
+        return None
+    words = [w for w in _WORD.findall(message.text) if w.lower() not in _ASKING]
+    if not words:
+        return Say(answers.QUESTION)
+    personal = any(w.lower() in {"my", "i", "our", "me"} for w in _WORD.findall(message.text))
+    return Recall(" ".join(words), personal)
 
 
 SMALL_TALK = Rule(
@@ -233,6 +255,7 @@ NOTES = Rule(
         Golden("note: remind me is just a phrase", Notes("remind me is just a phrase")),
         Golden("jot down: buy more coffee filters", Notes("buy more coffee filters")),
         Golden("note", says("What should I note?")),
+        Golden("note:", says("What should I note?")),
     ),
 )
 
@@ -314,5 +337,17 @@ QUESTIONS = Rule(
             "how tall is mount everest?", says("without a language model", "ASSISTANT_LLM_BASE_URL")
         ),
         Golden("why is the sky blue", says("I can't answer that", "ASSISTANT_LLM_BASE_URL")),
+        Golden(
+            "when does my passport expire?",
+            says("From your notes: my passport expires in March 2027"),
+            setup=("note: my passport expires in March 2027",),
+        ),
+        Golden(
+            "what about my passport?",
+            says("From your notes: my passport expires in March 2027"),
+            setup=("note: my passport expires in March 2027",),
+        ),
+        Golden("what notes do I have?", says("/notes", "what did I save about")),
+        Golden("show my notes", says("/notes")),
     ),
 )

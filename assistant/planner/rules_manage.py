@@ -239,6 +239,30 @@ MANAGE = Rule(
             says("2 tasks match 'call'", "call mom", "call the plumber", "Which one?"),
             seeded=True,
         ),
+        Golden(
+            "the plumber one",
+            Changes("call the plumber", status=TaskStatus.CANCELLED),
+            setup=("cancel the call reminder",),
+            seeded=True,
+        ),
+        Golden(
+            "the second one",
+            Changes("call mom", status=TaskStatus.CANCELLED),
+            setup=("cancel the call reminder",),
+            seeded=True,
+        ),
+        Golden(
+            "the last one",
+            Changes("call mom", next_run="2026-03-13 20:00"),
+            setup=("move the call reminder to 8pm",),
+            seeded=True,
+        ),
+        Golden(
+            "the dentist one",
+            says("didn't understand"),
+            setup=("cancel the call reminder",),
+            seeded=True,
+        ),
         Golden("cancel the yoga reminder", says("No task matches 'yoga'", "dentist"), seeded=True),
         Golden(
             "move the call reminder to 8pm",

@@ -68,6 +68,15 @@ _UNCLEAR = re.compile(
 _LEADING = re.compile(
     r"^(?:(?:and|then|so|please)\b\s*)*(?:to|that|about|of|for|re|regarding)\b\s*", _F
 )
+# Words before what is said that name a day the schedule language does not know ("on
+# Easter", "Diwali morning"): scheduling the rest would be a confident wrong day.
+_UNKNOWN_DAY = (
+    re.compile(r"on\s+(?P<when>\S+(?:\s+\S+){0,3}?)\s+(?:to|that|about)\s+(?P<what>.+)", _F),
+    re.compile(
+        r"(?P<when>(?!I\b)[A-Z][\w'’]*(?:\s+[A-Z][\w'’]*){0,2}"
+        r"(?:\s+(?:day|eve|morning|afternoon|evening|night))?)\s+(?:to|that|about)\s+(?P<what>.+)"
+    ),
+)
 _LONE = re.compile(r"^(?:to|that|about|of|for|please|and|then|on|at|in)$", _F)
 
 
@@ -97,7 +106,15 @@ def _reminder(text: str, found: re.Match[str], head: _Head) -> Intent:
         return Say(answers.cannot_use_time(phrase, lambda when: f"remind me {when} to {what}"))
     if not what:
         return Say(answers.ask_what(phrase.text))
+    if (unknown := _unknown_day(what)) is not None:
+        clock = phrase.text if re.search(r"\d|noon|midnight", phrase.text) else "at 9am"
+        return Say(answers.unknown_day(unknown["when"], clock, unknown["what"]))
     return Remind(in_the_morning(phrase.text) if head.morning else phrase.text, what)
+
+
+def _unknown_day(what: str) -> re.Match[str] | None:
+    """ "on Easter to call grandma": a day named but not understood, or ``None``."""
+    return next((m for pattern in _UNKNOWN_DAY if (m := pattern.fullmatch(what))), None)
 
 
 def _ask_when(body: str, phrase: TimePhrase | None, head: _Head) -> Say:
@@ -282,6 +299,23 @@ REMIND = Rule(
             "remind me next monday at 8 to call the school", "2026-03-16 08:00", "call the school"
         ),
         once("remind me on Dec 25 to call the family", "2026-12-25 09:00", "call the family"),
+        once("remind me on Thanksgiving at 10 to call grandma", "2026-11-26 10:00", "call grandma"),
+        once("remind me on new year's eve at 11pm to toast", "2026-12-31 23:00", "toast"),
+        once("remind me Christmas morning to open gifts", "2026-12-25 09:00", "open gifts"),
+        once(
+            "remind me to buy christmas presents tomorrow",
+            "2026-03-11 09:00",
+            "buy christmas presents",
+        ),
+        Golden(
+            "remind me on Easter at 10 to call grandma",
+            says("which day 'Easter' is", "'remind me on March 3 at 10 to call grandma'"),
+        ),
+        Golden(
+            "remind me Diwali morning to light candles",
+            says("which day 'Diwali' is", "'remind me on March 3 at 9am to light candles'"),
+        ),
+        Golden("remind me on payday at 9 to pay rent", says("which day 'payday' is")),
         once("remind me in 3 days to water the cactus", "2026-03-13 14:30", "water the cactus"),
         once(
             "remind me in a quarter of an hour to check the pasta",
@@ -392,6 +426,28 @@ REMIND = Rule(
             "2026-03-10 22:00",
             "take my medicine",
             "every day at 22:00",
+        ),
+        every(
+            "remind me every day at 6:30 and 18:30 to feed the cat",
+            "2026-03-10 18:30",
+            "feed the cat",
+            "every day at 06:30 and 18:30",
+        ),
+        every(
+            "remind me every monday at 9 and 17 to check the mail",
+            "2026-03-16 09:00",
+            "check the mail",
+            "every Monday at 09:00 and 17:00",
+        ),
+        every(
+            "remind me every weekday except friday at 7 to exercise",
+            "2026-03-11 07:00",
+            "exercise",
+            "every Monday, Tuesday, Wednesday and Thursday at 07:00",
+        ),
+        Golden(
+            "remind me every day at 6:30 and 18:00 to feed the cat",
+            says("make one schedule per time"),
         ),
         every(
             "remind me every weekend at 10:30 to go for a run",
@@ -510,5 +566,11 @@ REMIND = Rule(
             says("more than one clock time", "'remind me tomorrow at 9am to call mom'"),
         ),
         Golden("remind me today at 2pm to call mom", says("has already passed", "tomorrow at 2pm")),
+        Golden(
+            "pick up the kids at 3:15",
+            says("Should I remind you?", "'remind me to pick up the kids at 3:15'"),
+        ),
+        Golden("remind me at 25:00 to call mom", says("'remind me at 9am to call mom'")),
+        Golden("remind me at 13pm to call mom", says("'remind me at 13:00 to call mom'")),
     ),
 )

@@ -11,7 +11,7 @@ one phrasing that works, built from the words when they allow it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -36,6 +36,7 @@ from tasks.schedule.phrases import (
     bare_hour_times,
     normalize,
     read_duration,
+    read_holiday,
     read_month_day,
     read_ordinal_day,
     say_clock,
@@ -328,6 +329,8 @@ def _candidate_days(
         if match["next"] and ahead == 0:
             ahead = 7
         return _from_today(today + timedelta(days=ahead), step=timedelta(days=7))
+    if (holiday := read_holiday(words.removeprefix("next "))) is not None:
+        return _holiday_dates(today, holiday)
     if month_day := read_month_day(words):
         return _yearly(today, month_day)
     if (day := read_ordinal_day(words)) is not None:
@@ -412,6 +415,13 @@ def _yearly(today: date, month_day: MonthDay) -> Iterator[date]:
                 return
     if not found:
         month_day.on_year(today.year)  # raises: that day does not exist
+
+
+def _holiday_dates(today: date, holiday: Callable[[int], date]) -> Iterator[date]:
+    """This year's date of a holiday when it is still ahead (or today), then next year's."""
+    for year in (today.year, today.year + 1):
+        if year <= 9999 and (day := holiday(year)) >= today:
+            yield day
 
 
 def _monthly(today: date, day: int) -> Iterator[date]:

@@ -7,7 +7,7 @@ assembles them into schedules.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import date, time, timedelta
 
@@ -88,6 +88,12 @@ _COMPOUND_ORDINAL = re.compile(
     r"\b(twenty|thirty) (first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)\b"
 )
 _SPACES = re.compile(r"\s+")
+# "at 9 and 17": each number after "at ... and" is a clock time too ("at 9 and at 17").
+_AT_AND = re.compile(
+    r"(\b(?:at|@)\s*\d{1,2}(?:[:.]\d{2})?(?:\s*[ap]m)?(?:\s*(?:,|and|&)\s*(?:at\s+)?"
+    r"\d{1,2}(?:[:.]\d{2})?(?:\s*[ap]m)?)*)\s*(?:,|and|&)\s+(?=\d{1,2}(?:[:.]\d{2})?"
+    r"(?:\s*[ap]m)?(?![\d:.]|\s*(?:st|nd|rd|th)\b|[a-z]))"
+)
 
 _CLOCK = re.compile(
     r"(?:\bat\s+|@\s*)?(?<![\d:.])(?:"
@@ -116,6 +122,10 @@ _LATER_PERIODS = frozenset({"afternoon", "evening", "night", "tonight"})
 _NIGHT = frozenset({"night", "tonight"})
 NIGHT_ENDS = time(5)
 """Clock times before this one "tonight" belong to the early hours of the next day."""
+_MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
 _DAY_OF_MONTH = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _MONTH_NAME = rf"(?P<month>{_alternatives(MONTHS)})\.?"
 _YEAR = r"(?:\s+(?P<year>\d{4}))?"
@@ -132,6 +142,7 @@ def normalize(text: str) -> str:
     for pattern, replacement in _SPELLED:
         lowered = pattern.sub(replacement, lowered)
     lowered = _PAST_OR_TO.sub(_clock_words, lowered)
+    lowered = _AT_AND.sub(r"\1 and at ", lowered)
     return _SPACES.sub(" ", lowered).strip(" .!?;:")
 
 
@@ -278,7 +289,7 @@ def _not_a_clock(match: re.Match[str], hour: int, minute: int) -> ScheduleError:
         example = f"{hour}:00"
     else:
         example = "9am"
-    return ScheduleError(f"{match[0].strip()!r} is not a clock time; say e.g. {example!r}")
+    return ScheduleError(f"{match[0].strip()!r} is not a clock time; say e.g. 'at {example}'")
 
 
 def format_clock(at: time) -> str:
@@ -377,10 +388,9 @@ class MonthDay:
         try:
             return date(year, self.month, self.day)
         except ValueError as exc:
-            raise ScheduleError(
-                f"there is no day {self.day} in month {self.month} of {year}; "
-                "say e.g. 'March 3 at 9am'"
-            ) from exc
+            name = _MONTH_NAMES[self.month - 1]
+            said = name if self.year is None else f"{name} {self.year}"
+            raise ScheduleError(f"{said} has no day {self.day}; say e.g. 'March 3 at 9am'") from exc
 
 
 def read_month_day(text: str) -> MonthDay | None:
@@ -418,3 +428,49 @@ def read_ordinal_day(word: str) -> int | None:
     if not 1 <= day <= 31:
         raise ScheduleError(f"{word!r} is not a day of the month; say e.g. 'the 1st'")
     return day
+
+
+def _thanksgiving(year: int) -> date:
+    """US Thanksgiving: the fourth Thursday of November."""
+    first = date(year, 11, 1)
+    return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+
+
+def _fixed(month: int, day: int) -> Callable[[int], date]:
+    return lambda year: date(year, month, day)
+
+
+HOLIDAYS: dict[str, Callable[[int], date]] = {
+    "christmas": _fixed(12, 25),
+    "christmas day": _fixed(12, 25),
+    "xmas": _fixed(12, 25),
+    "xmas day": _fixed(12, 25),
+    "christmas eve": _fixed(12, 24),
+    "xmas eve": _fixed(12, 24),
+    "new year's eve": _fixed(12, 31),
+    "new years eve": _fixed(12, 31),
+    "nye": _fixed(12, 31),
+    "new year's day": _fixed(1, 1),
+    "new years day": _fixed(1, 1),
+    "new year's": _fixed(1, 1),
+    "new year": _fixed(1, 1),
+    "valentine's day": _fixed(2, 14),
+    "valentines day": _fixed(2, 14),
+    "valentine's": _fixed(2, 14),
+    "halloween": _fixed(10, 31),
+    "thanksgiving": _thanksgiving,
+    "thanksgiving day": _thanksgiving,
+}
+"""The holidays the language knows, by name (normalised), and their date in a year."""
+FIXED_HOLIDAYS = {
+    name: (day.month, day.day)
+    for name, rule in HOLIDAYS.items()
+    if rule is not _thanksgiving and (day := rule(2001))
+}
+"""The holidays on the same date every year, as ``(month, day)``: "every christmas"."""
+HOLIDAY_PATTERN = re.compile(rf"\b(?:{_alternatives(HOLIDAYS)})(?![\w'])")
+
+
+def read_holiday(text: str) -> Callable[[int], date] | None:
+    """Read a holiday's name ("christmas eve", "new year's day", "thanksgiving"), or ``None``."""
+    return HOLIDAYS.get(text)

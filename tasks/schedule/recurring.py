@@ -19,6 +19,8 @@ from tasks.errors import ScheduleError
 from tasks.schedule.cycles import cycle_schedule, take_cycle
 from tasks.schedule.model import CronSchedule, IntervalSchedule, Schedule
 from tasks.schedule.phrases import (
+    FIXED_HOLIDAYS,
+    HOLIDAY_PATTERN,
     MONTHS,
     NUMBER_WORDS,
     ORDINAL_WORDS,
@@ -63,6 +65,12 @@ _WEEK = frozenset({"week", "weekly"})
 _MONTH = frozenset({"month", "months", "monthly"})
 _YEAR = frozenset({"year", "years", "yearly", "annually"})
 _DEFAULT_TIME = time(9)
+_EXCEPT_WORD = re.compile(r"\b(?:except|excluding|but not|apart from)\b")
+_DAY_NAME = rf"(?:(?:{_WEEKDAY})s?|weekends?)"
+_EXCEPT = re.compile(
+    rf"\b(?:except(?: for| on)?|excluding|but not(?: on)?|apart from)\s+"
+    rf"(?P<days>{_DAY_NAME}(?:\s+(?:and|or|&)\s+{_DAY_NAME})*)\b"
+)
 _CRON_WEEKDAY = {name: (number + 1) % 7 for name, number in WEEKDAYS.items()}
 
 
@@ -86,18 +94,78 @@ def parse_recurring(words: str, text: str, *, now: datetime, tz: ZoneInfo) -> Sc
     cycle, rest = take_cycle(words) if nth is None else (None, words)
     if cycle is not None:
         return cycle_schedule(cycle, rest, text, now=now, tz=tz)
-    clocks, rest = take_clock_times(rest)
+    excluded, rest = _take_exceptions(rest, text)
+    clocks, rest = take_clock_times(_holidays_as_dates(rest))
     period, rest = take_period(rest)
-    times = [_repeating_time(clock, period) for clock in clocks]
-    times = times or [apply_period(None, period) or _DEFAULT_TIME]
+    times = _repeating_times(text, clocks, period)
     days = _DaySet(text=text, weekday_today=now.astimezone(tz).weekday(), at=times[0], nth=nth)
     day_words = _day_words(rest)
     if not (day_words or clocks or period or nth):
         raise days.refuse("it does not say when", "every day at 9am")
     for word in day_words:
         days.add(word)
+    days.excluded = excluded
     expression = f"{_time_fields(text, times)} {days.fields()}"
     return CronSchedule(expression, tz)
+
+
+def _take_exceptions(words: str, text: str) -> tuple[set[int], str]:
+    """Take "except friday", "except saturdays and sundays" out of ``words``: the weekdays
+    left out. Anything else after "except" is refused, never dropped."""
+    match = _EXCEPT.search(words)
+    if match is None:
+        return set(), words
+    excluded: set[int] = set()
+    for word in match["days"].split():
+        if word in {"and", "or", "&"}:
+            continue
+        if word in _WEEKEND:
+            excluded.update({5, 6})
+            continue
+        name = word[:-1] if word.endswith("s") and word[:-1] in WEEKDAYS else word
+        excluded.add(WEEKDAYS[name])
+    rest = f"{words[: match.start()]} {words[match.end() :]}"
+    if _EXCEPT_WORD.search(rest):
+        raise ScheduleError(
+            f"could not read {text!r} as a repeating time: only weekdays can be left out; "
+            "say e.g. 'every weekday except friday at 7am'"
+        )
+    return excluded, " ".join(rest.split())
+
+
+def _holidays_as_dates(words: str) -> str:
+    """ "every christmas" is every December 25 (a holiday that moves, like Thanksgiving, is
+    left as it is and refused as a day word)."""
+
+    def as_date(match: re.Match[str]) -> str:
+        month_day = FIXED_HOLIDAYS.get(match[0])
+        if month_day is None:
+            return match[0]
+        month, day = month_day
+        return f"{next(name for name, number in MONTHS.items() if number == month)} {day}"
+
+    return HOLIDAY_PATTERN.sub(as_date, words)
+
+
+def _repeating_times(text: str, clocks: list[ClockTime], period: Period | None) -> list[time]:
+    """The times of a repeating phrase, one per clock time said, or refused.
+
+    Several times on the 24-hour dial ("at 6:30 and 18:30") mean what they say: whoever writes
+    18:30 for the evening means the morning by 6:30. Two times that come out the same would
+    silently lose one, so they are refused.
+    """
+    if not clocks:
+        return [apply_period(None, period) or _DEFAULT_TIME]
+    dial24 = len(clocks) > 1 and any(not c.meridiem and c.at.hour > 12 for c in clocks)
+    times = [clock.at if dial24 else _repeating_time(clock, period) for clock in clocks]
+    if len(set(times)) < len(times):
+        said = " and ".join(format_clock(clock.at) for clock in clocks)
+        raise ScheduleError(
+            f"could not read {text!r} as a repeating time: the times {said} come out the same "
+            f"({', '.join(format_clock(at) for at in times)}); say each on the 24-hour clock, "
+            "e.g. 'every day at 6:30 and 18:30'"
+        )
+    return times
 
 
 def _repeating_time(clock: ClockTime, period: Period | None) -> time:
@@ -185,6 +253,7 @@ class _DaySet:
     month_days: list[str] = field(default_factory=list)
     bare_numbers: list[str] = field(default_factory=list)
     months: set[int] = field(default_factory=set)
+    excluded: set[int] = field(default_factory=set)
     every_day: bool = False
     monthly: bool = False
     yearly: bool = False
@@ -229,6 +298,11 @@ class _DaySet:
 
     def fields(self) -> str:
         """The day-of-month, month and day-of-week cron fields."""
+        if self.excluded and (self.nth or self.month_days or self.months or self.yearly):
+            raise self.refuse(
+                "only days of the week can be left out",
+                f"every weekday except friday at {self.clock}",
+            )
         if self.nth is not None:
             return self._nth_fields(self.nth)
         if self.bare_numbers and not (self.months or self.monthly):
@@ -243,14 +317,17 @@ class _DaySet:
             if self.months or self.yearly:
                 example = f"every year on March 3 at {self.clock}"
             raise self.refuse("it does not say on which day of the month", example)
-        if self.weekdays:
-            if self.every_day:
-                raise self.refuse(
-                    "it says both every day and particular days", f"every monday at {self.clock}"
-                )
-            cron_days = sorted((weekday + 1) % 7 for weekday in self.weekdays)
-            return f"* * {_ranges(cron_days)}"
-        return "* * *"
+        if self.weekdays and self.every_day:
+            raise self.refuse(
+                "it says both every day and particular days", f"every monday at {self.clock}"
+            )
+        weekdays = (self.weekdays or set(range(7))) - self.excluded
+        if not weekdays:
+            raise self.refuse("it leaves out every day", f"every weekday at {self.clock}")
+        if len(weekdays) == 7:
+            return "* * *"
+        cron_days = sorted((weekday + 1) % 7 for weekday in weekdays)
+        return f"* * {_ranges(cron_days)}"
 
     def _nth_fields(self, nth: str) -> str:
         if self.weekdays or self.month_days or self.every_day or self.months or self.yearly:

@@ -84,14 +84,16 @@ _GLUE = frozenset(
         "at", "on", "in", "the", "of", "and", "&", "next", "this", "coming", "other", "every",
         "each", "from", "now", "later", "after", "o'clock", "oclock", "month", "months",
         "year", "years", "last", "a", "an", "@", "ago", "before", "past", "couple", "few",
+        "except", "excluding",
     }
 )  # fmt: skip
 _NO_START = frozenset(
-    {"and", "&", "of", "from", "now", "later", "o'clock", "oclock", "other", "before"}
-)
+    {"and", "&", "of", "from", "now", "later", "o'clock", "oclock", "other", "before", "except",
+     "excluding"}
+)  # fmt: skip
 _NO_END = frozenset(
     {"at", "on", "in", "the", "of", "and", "&", "next", "this", "coming", "every", "each",
-     "a", "an", "from", "after", "other", "@", "last", "before"}
+     "a", "an", "from", "after", "other", "@", "last", "before", "except", "excluding"}
 )  # fmt: skip
 _DETERMINERS = frozenset(
     {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "its"}
@@ -101,6 +103,31 @@ _DURATION_AFTER = frozenset({"for", "by"})
 _PAST_OR_TO = frozenset({"past", "to"})
 _CLOCK_FRACTIONS = frozenset({"quarter", "half", "ten", "twenty", "five", "twenty-five"})
 _ANCHORS = frozenset({"every", "each", "next", "this", "coming"})
+_HOLIDAY_NAMES = frozenset(
+    {"christmas", "xmas", "thanksgiving", "halloween", "valentine's", "valentines", "nye"}
+)
+_HOLIDAY_PARTS = frozenset({"new", "year's", "years", "year", "eve"})
+_NEW_YEAR = frozenset({"year's", "years", "year"})
+# A holiday's name is a time where a time may stand: "on christmas", "this halloween",
+# "christmas morning, ..."; not inside what is said ("buy christmas presents").
+_HOLIDAY_AFTER = frozenset(
+    {
+        "on",
+        "at",
+        "this",
+        "next",
+        "coming",
+        "for",
+        "until",
+        "till",
+        "by",
+        "before",
+        "since",
+        "and",
+        "every",
+        "each",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +341,11 @@ class _Search:
             return _pairs(word, following)
         if word in ORDINAL_WORDS:
             return following in {"of", "day"} or following in MONTHS
-        return True
+        if word in _HOLIDAY_NAMES or word == "new":
+            return (word != "new" or following in _NEW_YEAR) and (
+                index == 0 or self._words[index - 1].stop_after or before in _HOLIDAY_AFTER
+            )
+        return word not in _HOLIDAY_PARTS - _GLUE  # "year's", "eve" only after "new", "christmas"
 
     def _has_core(self, first: int, last: int) -> bool:
         """Whether words ``first..last`` hold something only a time says (not just "at the")."""
@@ -332,6 +363,8 @@ class _Search:
             if word in ORDINAL_WORDS and (following in {"of", "day"} or _on_the(words, index)):
                 return True  # "the first of next month", "on the first"
             if word == "last" and following == "day":
+                return True
+            if word in _HOLIDAY_NAMES or (word == "new" and following in _NEW_YEAR):
                 return True
             if word in _PAST_OR_TO and following and _hourish(following):
                 return True  # "quarter past 3", "ten to six"
@@ -382,6 +415,8 @@ def _timeish(word: str) -> bool:
         or word in MONTHS
         or word in WEEKDAYS
         or word in ORDINAL_WORDS
+        or word in _HOLIDAY_NAMES
+        or word in _HOLIDAY_PARTS
         or _NUMBER.fullmatch(word) is not None
         or _CRON_FIELD.fullmatch(word) is not None
     )

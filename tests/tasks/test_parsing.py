@@ -503,7 +503,7 @@ REFUSALS = [
     ("every month at 8am", "on which day of the month"),
     ("at 25:00", "is not a clock time"),
     ("13pm", "is not a clock time"),
-    ("Feb 30", "no day 30 in month 2"),
+    ("Feb 30", "February has no day 30"),
     ("2026-02-30", "day is out of range for month"),
     ("2026-13-01T10:00", "ISO 8601"),
     ("in 2 hours at 5pm", "cannot be combined"),
@@ -543,7 +543,7 @@ EXAMPLE = re.compile(r"e\.g\. '([^']+)'")
         ("tomorrow at 9am and 5pm", "tomorrow at 9am"),
         ("next week at 5pm", "next monday at 5pm"),
         ("next month", "the 1st of next month at 9am"),
-        ("13pm", "13:00"),
+        ("13pm", "at 13:00"),
     ],
 )
 def test_a_refusal_gives_one_example_built_from_the_words(text: str, example: str) -> None:
@@ -640,3 +640,65 @@ def test_any_text_gives_a_schedule_or_a_schedule_error(text: str, recurring: boo
     assert fire is None or fire > NOW.astimezone(UTC)
     if recurring is not None:
         assert (schedule.kind == "recurring") == recurring
+
+
+HOLIDAYS = [
+    ("on christmas", "2026-12-25 09:00:00+01:00"),
+    ("Christmas morning", "2026-12-25 09:00:00+01:00"),
+    ("christmas eve at 6pm", "2026-12-24 18:00:00+01:00"),
+    ("xmas day at 10", "2026-12-25 10:00:00+01:00"),
+    ("on new year's eve at 11pm", "2026-12-31 23:00:00+01:00"),
+    ("new years day", "2027-01-01 09:00:00+01:00"),
+    ("on valentine’s day at 8pm", "2027-02-14 20:00:00+01:00"),
+    ("halloween evening", "2026-10-31 19:00:00+01:00"),
+    ("on Thanksgiving at 10", "2026-11-26 10:00:00+01:00"),  # the 4th Thursday of November
+    ("next christmas at 7", "2026-12-25 07:00:00+01:00"),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), HOLIDAYS)
+def test_a_holiday_is_its_next_date(text: str, expected: str) -> None:
+    assert first_fire(parse_schedule(text, now=NOW, tz=BERLIN)) == expected
+
+
+def test_a_holiday_already_passed_this_year_is_next_years() -> None:
+    after = datetime(2026, 12, 26, 10, 0, tzinfo=BERLIN)
+    schedule = parse_schedule("christmas at 8", now=after, tz=BERLIN)
+    assert first_fire(schedule, after) == "2027-12-25 08:00:00+01:00"
+    thanksgiving = parse_schedule("thanksgiving", now=after, tz=BERLIN)
+    assert first_fire(thanksgiving, after) == "2027-11-25 09:00:00+01:00"
+
+
+SEVERAL_TIMES = [
+    ("every day at 6:30 and 18:30", "30 6,18 * * *"),
+    ("every monday at 9 and 17", "0 9,17 * * 1"),
+    ("every day at 9am and 9pm", "0 9,21 * * *"),
+    ("every day at 9 and 5", "0 9,17 * * *"),
+    ("every weekday except friday at 7", "0 7 * * 1-4"),
+    ("every day except saturdays and sundays at 8", "0 8 * * 1-5"),
+    ("every day except weekends", "0 9 * * 1-5"),
+    ("every christmas at 8", "0 8 25 12 *"),
+]
+
+
+@pytest.mark.parametrize(("text", "expression"), SEVERAL_TIMES)
+def test_several_times_and_left_out_days_are_all_kept(text: str, expression: str) -> None:
+    schedule = parse_schedule(text, now=NOW, tz=BERLIN)
+    assert isinstance(schedule, CronSchedule)
+    assert schedule.expression == expression
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ("every day at 6:30 and 6:30pm and 18:30", "come out the same"),
+        ("every day at 6:30 and 18:00", "make one schedule per time"),
+        ("every monday except monday", "leaves out every day"),
+        ("every month on the 1st except friday", "only days of the week can be left out"),
+        ("every thanksgiving", "did not understand 'thanksgiving'"),
+        ("tomorrow at 9 and 5", "more than one clock time"),
+    ],
+)
+def test_times_that_would_be_lost_are_refused(text: str, fragment: str) -> None:
+    with pytest.raises(ScheduleError, match=re.escape(fragment)):
+        parse_schedule(text, now=NOW, tz=BERLIN)

@@ -233,3 +233,26 @@ def test_any_sentence_gives_a_phrase_that_reads_or_a_reasoned_refusal(sentence: 
     except PastTimeError:
         return
     assert schedule.kind == found.kind or schedule.next_after(NOW - timedelta(days=1)) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "text"),
+    [
+        ("remind me on Thanksgiving at 10 to call grandma", "on Thanksgiving at 10"),
+        ("on new year's eve at 11pm to toast", "on new year's eve at 11pm"),
+        ("Christmas morning to open gifts", "Christmas morning"),
+        ("remind me this halloween to buy candy", "this halloween"),
+        ("every weekday except friday at 7 to exercise", "every weekday except friday at 7"),
+        ("every day at 6:30 and 18:30 to feed the cat", "every day at 6:30 and 18:30"),
+    ],
+)
+def test_holidays_several_times_and_exceptions_are_one_phrase(sentence: str, text: str) -> None:
+    phrase = find_time(sentence)
+    assert phrase is not None and phrase.problem is None
+    assert phrase.text == text
+
+
+def test_a_holiday_inside_what_is_said_is_not_a_time() -> None:
+    assert find_time("to buy christmas presents") is None
+    phrase = find_time("to buy christmas presents tomorrow")
+    assert phrase is not None and phrase.text == "tomorrow"
