@@ -293,11 +293,12 @@ class TaskTools:
         Args:
             delay: How long, e.g. '10m', '1h', 'in 30 minutes', 'half an hour'.
         """
-        return await self._done(
-            ctx,
-            self._manager.snooze(task_id, ctx.user_id, self._delay(delay, ctx)),
-            "Snoozed task {id} ('{description}'); next run {next_run}.",
+        delayed = self._manager.snooze(task_id, ctx.user_id, self._delay(delay, ctx))
+        reply = await self._done(
+            ctx, delayed, "Snoozed task {id} ('{description}'); next run {next_run}"
         )
+        then = "" if reply.task.schedule.startswith("once") else f", then {reply.task.schedule}"
+        return TaskReply(f"{reply.text}{then}.", reply.task)
 
     async def _done(self, ctx: ToolContext, operation: Awaitable[Task], said: str) -> TaskReply:
         """Carry out ``operation`` on one task and say so: ``said`` may name the task's

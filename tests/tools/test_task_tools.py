@@ -351,7 +351,8 @@ async def test_cancel_pause_resume_snooze(
         f"Resumed task {task_id} ('pills'); next run today at 20:00 (Europe/Berlin)."
     )
     assert snoozed.text == (
-        f"Snoozed task {task_id} ('pills'); next run today at 14:40 (Europe/Berlin)."
+        f"Snoozed task {task_id} ('pills'); next run today at 20:10 (Europe/Berlin), then "
+        "every day at 20:00 (Europe/Berlin)."
     )
     assert cancelled.text == f"Cancelled task {task_id} ('pills')."
     assert (await manager.get_task(task_id, "alice")).status is TaskStatus.CANCELLED

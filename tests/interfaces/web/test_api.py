@@ -148,6 +148,15 @@ async def test_a_chat_sets_a_reminder_that_the_task_routes_list_and_change(web: 
         assert (await client.get("/tasks")).json() == []
 
 
+async def test_snoozing_a_recurring_task_puts_its_next_run_off(web: Web) -> None:
+    daily = await say(web, "every day at 9pm remind me to lock the door")
+    daily_id = str(daily["reply"]).rpartition("task ")[2].rstrip(").")
+    async with web.client() as client:
+        snoozed = await client.post(f"/tasks/{daily_id}/snooze", json={"delay": "1h"})
+    assert snoozed.json()["task"]["next_run"] == "2025-03-10T22:00:00+01:00"
+    assert snoozed.json()["notice"] == f"Snoozed {daily_id} until today at 22:00 (Europe/Berlin)."
+
+
 async def test_task_routes_say_what_was_wrong(web: Web) -> None:
     body = await say(web, "remind me in 10 minutes to stretch")
     task_id = str(body["reply"]).rpartition("task ")[2].rstrip(").")
