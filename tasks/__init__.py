@@ -9,7 +9,7 @@ runners that carry them out.
     models, execution, protocols, errors   the data types and seams shared by all four
 """
 
-from tasks.describe import schedule_words, task_label, task_line, when_text
+from tasks.describe import schedule_words, still_scheduled, task_label, task_line, when_text
 from tasks.engine import DEFAULT_SNOOZE, TaskManager
 from tasks.errors import (
     PastTimeError,
@@ -151,6 +151,7 @@ __all__ = [
     "schedule_from_json",
     "schedule_words",
     "scheduler_lock",
+    "still_scheduled",
     "task_label",
     "task_line",
     "when_text",

@@ -708,6 +708,32 @@ async def test_run_now_runs_once_outside_the_schedule(store: TaskStore, clock: M
     assert (await manager.get_task(recurring.id, "alice")).next_run == T0 + HOUR
 
 
+async def test_run_now_of_a_one_time_task_is_an_extra_run_that_keeps_its_time(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier)
+    alarm = await remind(manager, 23 * HOUR, "wake up")
+
+    run = await manager.run_now(alarm.id, "alice")
+
+    assert run.status is RunStatus.SUCCEEDED and run.misfire is MisfireAction.MANUAL
+    kept = await manager.get_task(alarm.id, "alice")
+    assert (kept.status, kept.next_run) == (TaskStatus.ACTIVE, T0 + 23 * HOUR)
+    clock.advance(23 * HOUR)
+    assert await manager.run_due() == 1
+    assert notifier.texts() == ["wake up", "wake up"]
+    runs = await manager.history(alarm.id, "alice")
+    assert [(r.misfire, r.scheduled_for) for r in runs] == [
+        (MisfireAction.ON_TIME, T0 + 23 * HOUR),
+        (MisfireAction.MANUAL, T0),
+    ]
+    assert (await manager.get_task(alarm.id, "alice")).status is TaskStatus.DONE
+    again = await manager.run_now(alarm.id, "alice")  # "Run again": it stays done
+    assert again.status is RunStatus.SUCCEEDED
+    assert (await manager.get_task(alarm.id, "alice")).status is TaskStatus.DONE
+
+
 async def add(
     manager: TaskManager,
     task_type: str,
