@@ -67,6 +67,7 @@ from tasks.schedule import (
     find_time,
     format_local,
     in_the_morning,
+    keep_time_of_day,
     parse_schedule,
     preview_schedule,
     read_delay,
@@ -75,6 +76,7 @@ from tasks.schedule import (
     resolve_local,
     retime,
     schedule_from_json,
+    time_of_day,
     zone_from_name,
 )
 from tasks.store import (
@@ -141,6 +143,7 @@ __all__ = [
     "format_lateness",
     "format_local",
     "in_the_morning",
+    "keep_time_of_day",
     "parse_schedule",
     "preview_schedule",
     "read_delay",
@@ -154,6 +157,7 @@ __all__ = [
     "still_scheduled",
     "task_label",
     "task_line",
+    "time_of_day",
     "when_text",
     "zone_from_name",
 ]
