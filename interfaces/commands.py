@@ -25,7 +25,15 @@ from interfaces.views import (
     task_list,
 )
 from memory import MemoryInputError
-from tasks import DEFAULT_SNOOZE, RunStatus, ScheduleError, TaskError, TaskRun, read_delay
+from tasks import (
+    DEFAULT_SNOOZE,
+    RunStatus,
+    ScheduleError,
+    TaskError,
+    TaskRun,
+    read_delay,
+    still_scheduled,
+)
 from tools import ApprovalStatus, people_catalog
 
 logger = logging.getLogger(__name__)
@@ -273,7 +281,9 @@ class SlashCommands:
         try:
             if action.kind is ActionKind.RUN_NOW:
                 run = await self._tasks.run_now(action.target, user_id)
-                notice, alert = _ran(action.target, run), False
+                task = await self._tasks.get_task(action.target, user_id)
+                still = still_scheduled(task, zone, self._clock.now())
+                notice, alert = _ran(task.id, run, still), False
             else:
                 operation, verb = operations[action.kind]
                 task = await operation(action.target, user_id)
@@ -362,11 +372,13 @@ def _status_words(status: RunStatus) -> str:
     return status.value.replace("_", " ")
 
 
-def _ran(task_id: str, run: TaskRun) -> str:
-    """What a run now did: ``Ran k3m9xa now: succeeded (delivered).``."""
+def _ran(task_id: str, run: TaskRun, still: str) -> str:
+    """What a run now did and what it left (``still_scheduled``): ``Ran k3m9xa now: succeeded
+    (reminder delivered); it still fires tomorrow at 07:00 (Europe/Berlin).``."""
     detail = " ".join((run.error or run.result or "").split())
     detail = detail if len(detail) <= 200 else detail[:199] + "…"
-    return f"Ran {task_id} now: {_status_words(run.status)}" + (f" ({detail})." if detail else ".")
+    said = f" ({detail})" if detail else ""
+    return f"Ran {task_id} now: {_status_words(run.status)}{said}; {still}."
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -9,7 +9,7 @@ runners that carry them out.
     models, execution, protocols, errors   the data types and seams shared by all four
 """
 
-from tasks.describe import schedule_words, task_label, task_line, when_text
+from tasks.describe import schedule_words, still_scheduled, task_label, task_line, when_text
 from tasks.engine import DEFAULT_SNOOZE, TaskManager
 from tasks.errors import (
     PastTimeError,
@@ -67,6 +67,7 @@ from tasks.schedule import (
     find_time,
     format_local,
     in_the_morning,
+    keep_time_of_day,
     parse_schedule,
     preview_schedule,
     read_delay,
@@ -75,6 +76,7 @@ from tasks.schedule import (
     resolve_local,
     retime,
     schedule_from_json,
+    time_of_day,
     zone_from_name,
 )
 from tasks.store import (
@@ -147,6 +149,7 @@ __all__ = [
     "format_lateness",
     "format_local",
     "in_the_morning",
+    "keep_time_of_day",
     "parse_schedule",
     "preview_schedule",
     "read_delay",
@@ -157,8 +160,10 @@ __all__ = [
     "schedule_from_json",
     "schedule_words",
     "scheduler_lock",
+    "still_scheduled",
     "task_label",
     "task_line",
+    "time_of_day",
     "when_text",
     "zone_from_name",
 ]

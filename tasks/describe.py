@@ -4,6 +4,7 @@
     when_text(instant, zone)    today at 14:35 (Europe/Berlin)
     schedule_words(task, zone)  once at 2026-03-10 09:00 (Europe/Berlin) / every weekday at ...
     task_line(task, zone, now)  [k3m9xa] reminder: call mom · today at 14:35 (Europe/Berlin)
+    still_scheduled(task, ...)  it still fires tomorrow at 07:00 (Europe/Berlin)  (after run now)
 
 Times are said in the zone of the person reading (``/tz`` sets it), whatever zone the task
 was made in.
@@ -43,6 +44,16 @@ def when_text(instant: datetime | None, zone: ZoneInfo, now: datetime) -> str:
     else:
         day = f"on {local.strftime('%a')} {local.date().isoformat()} "
     return f"{day}at {clock} ({zone.key})"
+
+
+def still_scheduled(task: Task, zone: ZoneInfo, now: datetime) -> str:
+    """Say what an extra run ("run now") left of the task's schedule: ``it still fires
+    tomorrow at 07:00 (Europe/Berlin)``, ``it stays paused``, ``nothing more is scheduled``."""
+    if task.status is TaskStatus.ACTIVE and task.next_run is not None:
+        return f"it still fires {when_text(task.next_run, zone, now)}"
+    if task.status in (TaskStatus.PAUSED, TaskStatus.DISABLED):
+        return f"it stays {task.status.value}"
+    return "nothing more is scheduled"
 
 
 def schedule_words(task: Task, zone: ZoneInfo) -> str:

@@ -288,6 +288,8 @@ class RunOutcome:
     ``retry_at`` puts a one-time task that was RUNNING back to ACTIVE with this ``next_run``
     instead of finishing it (a failed run worth another try, such as an undelivered
     reminder); the failure still counts, so the task is disabled after too many.
+    ``extra`` marks a run made outside the schedule ("run now"): it counts like any run but
+    never finishes its task nor moves its next run (``retry_at`` is ignored).
     """
 
     run_id: int
@@ -298,6 +300,7 @@ class RunOutcome:
     result: str | None = None
     error: str | None = None
     retry_at: datetime | None = None
+    extra: bool = False
 
 
 @dataclass(frozen=True, slots=True)

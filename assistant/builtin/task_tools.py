@@ -25,6 +25,7 @@ from tasks import (
     TaskManager,
     TaskNotFoundError,
     TaskStatus,
+    keep_time_of_day,
     parse_schedule,
     read_delay,
     read_time_of_day,
@@ -32,6 +33,7 @@ from tasks import (
     retime,
     schedule_words,
     task_line,
+    time_of_day,
     when_text,
 )
 from tools import ToolContext, ToolError, tool
@@ -293,11 +295,12 @@ class TaskTools:
         Args:
             delay: How long, e.g. '10m', '1h', 'in 30 minutes', 'half an hour'.
         """
-        return await self._done(
-            ctx,
-            self._manager.snooze(task_id, ctx.user_id, self._delay(delay, ctx)),
-            "Snoozed task {id} ('{description}'); next run {next_run}.",
+        delayed = self._manager.snooze(task_id, ctx.user_id, self._delay(delay, ctx))
+        reply = await self._done(
+            ctx, delayed, "Snoozed task {id} ('{description}'); next run {next_run}"
         )
+        then = "" if reply.task.schedule.startswith("once") else f", then {reply.task.schedule}"
+        return TaskReply(f"{reply.text}{then}.", reply.task)
 
     async def _done(self, ctx: ToolContext, operation: Awaitable[Task], said: str) -> TaskReply:
         """Carry out ``operation`` on one task and say so: ``said`` may name the task's
@@ -312,7 +315,8 @@ class TaskTools:
         """Move one of the user's tasks to a new time, keeping its id.
 
         A time of day alone keeps the day ('6pm': the same day at 18:00) or, for a repeating
-        task, its days ('7pm': every Monday at 19:00 instead of 18:00).
+        task, its days ('7pm': every Monday at 19:00 instead of 18:00); a day alone keeps the
+        time of day ('friday': every Friday at 08:30 instead of every weekday at 08:30).
 
         Args:
             when: The new time in the user's words: '6pm', 'tomorrow at 9am', 'every monday
@@ -324,10 +328,10 @@ class TaskTools:
         moved = await self._call(ctx, self._manager.reschedule(task.id, ctx.user_id, schedule))
         after = self._summary(moved, ctx)
         if task.schedule.kind == "once" and moved.schedule.kind == "once":
-            change = f"from {before.next_run_text} to {after.next_run_text}"
+            change = f"now {after.next_run_text}, was {before.next_run_text}"
         else:
-            change = f"from {before.schedule} to {after.schedule}; next run {after.next_run_text}"
-        return TaskReply(f"Moved task {moved.id} ('{moved.description}') {change}.", after)
+            change = f"now {after.schedule}, was {before.schedule}; next run {after.next_run_text}"
+        return TaskReply(f"Moved task {moved.id} ('{moved.description}'): {change}.", after)
 
     async def _add(
         self,
@@ -364,11 +368,12 @@ class TaskTools:
             raise ToolError(str(exc)) from None
 
     def _moved(self, task: Task, when: str, ctx: ToolContext) -> Schedule:
-        """The schedule ``when`` gives ``task``: a time of day alone keeps its day(s)."""
+        """The schedule ``when`` gives ``task``: a time of day alone keeps its day(s), a day
+        alone keeps its time of day."""
         try:
             at = read_time_of_day(when)
             if at is None:
-                return self._parse(when, ctx, recurring=task.schedule.kind == "recurring")
+                return self._on_other_days(task, when, ctx)
             if task.schedule.kind == "recurring":
                 return retime(task.schedule, at)
             moved = retime(task.schedule, at)
@@ -377,6 +382,19 @@ class TaskTools:
             return self._parse(when, ctx, recurring=False)  # that day's time passed: the next
         except ScheduleError as exc:
             raise ToolError(str(exc)) from None
+
+    def _on_other_days(self, task: Task, when: str, ctx: ToolContext) -> Schedule:
+        """The schedule ``when`` gives, at the task's time of day when it names only days."""
+        parsed = self._parse(when, ctx, recurring=task.schedule.kind == "recurring")
+        moved = keep_time_of_day(parsed, task.schedule, when)
+        if moved.next_after(ctx.now) is not None:
+            return moved
+        at = time_of_day(moved)
+        clock = at.strftime("%H:%M") if at is not None else "that time"
+        raise ToolError(
+            f"{when!r} at {clock}, the task's time of day, has already passed; say a time "
+            f"too, e.g. '{when} at 6pm', or another day"
+        )
 
     def _day(self, words: str, ctx: ToolContext) -> date:
         """The local date ``words`` name ("tomorrow", "friday"), read from the start of today."""

@@ -45,7 +45,7 @@ from interfaces.web.models import (
 )
 from interfaces.web.services import WebServices, current_user
 from memory import HitKind
-from tasks import ScheduleError, Task, TaskError, read_delay
+from tasks import ScheduleError, Task, TaskError, read_delay, still_scheduled
 from tools import ApprovalStatus
 
 logger = logging.getLogger(__name__)
@@ -101,11 +101,12 @@ def resource_routes(services: WebServices) -> APIRouter:
     async def run_now(task_id: str, user: User) -> TaskActionResponse:
         run = await tasks.run_now(task_id, user)
         task = await tasks.get_task(task_id, user)
-        zone = await agent.user_zone(user)
+        zone, now = await agent.user_zone(user), services.clock.now()
         detail = f" ({run.error or run.result})" if run.error or run.result else ""
+        still = still_scheduled(task, zone, now)
         return TaskActionResponse(
-            notice=f"Ran {task.id} now: {run.status.value}{detail}.",
-            task=task_out(task, zone, services.clock.now()),
+            notice=f"Ran {task.id} now: {run.status.value}{detail}; {still}.",
+            task=task_out(task, zone, now),
             run=run_out(run, zone),
         )
 

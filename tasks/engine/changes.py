@@ -13,11 +13,15 @@ from datetime import datetime, timedelta
 
 from tasks.engine.drafts import first_run
 from tasks.errors import TaskDataError
+from tasks.execution import TaskType
 from tasks.models import Task, TaskStatus
 from tasks.schedule import Schedule
 from tasks.store.base import TaskChange, wrong_state
 
 MAX_SNOOZE = timedelta(days=366)
+JUST_WENT_OFF = timedelta(hours=1)
+"""How long after a repeating reminder went off a snooze brings it back instead of putting
+its next run off."""
 _LIVE = frozenset(s for s in TaskStatus if s.is_live)
 
 
@@ -90,10 +94,21 @@ def snooze(task: Task, now: datetime, delay: timedelta) -> OwnerChange:
     elif task.schedule.kind == "once" and task.next_run is not None:
         change = TaskChange(next_run=max(task.next_run, now) + delay)
         allowed = {TaskStatus.ACTIVE, TaskStatus.PAUSED}
-    else:
+    elif _just_went_off(task, now) or task.next_run is None:
         change = TaskChange(next_run=now + delay)
         allowed = {TaskStatus.ACTIVE}
+    else:
+        change = TaskChange(next_run=max(task.next_run, now) + delay)
+        allowed = {TaskStatus.ACTIVE}
     return OwnerChange(change, frozenset(allowed), "snooze")
+
+
+def _just_went_off(task: Task, now: datetime) -> bool:
+    """Whether a repeating reminder went off within ``JUST_WENT_OFF``: a snooze then means
+    "remind me of it again" (its message's Snooze button), not "put the next one off"."""
+    if task.task_type is not TaskType.REMINDER or task.last_run is None:
+        return False
+    return now - task.last_run <= JUST_WENT_OFF
 
 
 def reschedule(schedule: Schedule, now: datetime) -> OwnerChange:

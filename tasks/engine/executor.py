@@ -21,7 +21,7 @@ from tasks.engine.notices import FollowUps
 from tasks.engine.watchdog import Watchdog
 from tasks.errors import TaskError
 from tasks.execution import TaskType, repeat_is_safe
-from tasks.models import Claim, RunOutcome, RunStatus, TaskRun, TaskStatus
+from tasks.models import Claim, MisfireAction, RunOutcome, RunStatus, TaskRun, TaskStatus
 from tasks.runners.base import RunReport, TaskRunner
 
 log = logging.getLogger(__name__)
@@ -147,6 +147,7 @@ class RunExecutor:
             result=report.result,
             error=report.error,
             retry_at=self._retry_at(claim, report, finished_at),
+            extra=claim.run.misfire is MisfireAction.MANUAL,
         )
         self._leases.finishing(claim.run.id)
         if report.status not in _FOLLOWED_UP:

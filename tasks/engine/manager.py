@@ -302,9 +302,11 @@ class TaskManager(AsyncLifecycle):
     async def snooze(self, task_id: str, owner_id: str, delay: timedelta) -> Task:
         """Put the next run off by ``delay``.
 
-        A pending one-time task moves by ``delay``; one that already ran comes back once,
-        ``delay`` from now; a recurring task runs next at now + ``delay``, then continues on
-        its schedule.
+        Whatever its type, a task's pending next run moves by ``delay``: a recurring task
+        that has not fired yet never fires early. Snoozing what was just delivered brings it
+        back ``delay`` from now: a one-time reminder that already ran comes back once, a
+        recurring reminder that went off within ``changes.JUST_WENT_OFF`` comes back once
+        and then continues on its schedule.
 
         Raises:
             TaskDataError: when ``delay`` is not between one second and a year.

@@ -7,7 +7,8 @@ recurring  "every weekday at 9am", "every 15 minutes", "on the first of every mo
 cycles     "every other day", "every 3 days at 8am", "every 2 weeks on monday"
 parsing    ``parse_schedule``: any phrase, one-time or recurring
 search     ``find_time`` / ``find_schedule``: the time expression inside a sentence
-moves      ``read_time_of_day`` / ``retime``: "move it to 6pm" keeps the day
+moves      ``read_time_of_day`` / ``retime``: "move it to 6pm" keeps the day;
+           ``keep_time_of_day``: "move it to friday" keeps the time
 preview    ``preview_schedule``: what a phrase means and when it fires next
 """
 
@@ -24,7 +25,13 @@ from tasks.schedule.model import (
     schedule_from_json,
     zone_from_name,
 )
-from tasks.schedule.moves import read_time_of_day, retime
+from tasks.schedule.moves import (
+    keep_time_of_day,
+    read_time_of_day,
+    retime,
+    says_time_of_day,
+    time_of_day,
+)
 from tasks.schedule.parsing import parse_schedule
 from tasks.schedule.phrases import Span, in_the_morning, read_delay, read_duration
 from tasks.schedule.preview import SchedulePreview, preview_schedule
@@ -46,6 +53,7 @@ __all__ = [
     "format_duration",
     "format_local",
     "in_the_morning",
+    "keep_time_of_day",
     "parse_schedule",
     "preview_schedule",
     "read_delay",
@@ -53,6 +61,8 @@ __all__ = [
     "read_time_of_day",
     "resolve_local",
     "retime",
+    "says_time_of_day",
     "schedule_from_json",
+    "time_of_day",
     "zone_from_name",
 ]

@@ -1,9 +1,12 @@
-"""Moving a schedule to another time of day: "move the dentist reminder to 6pm".
+"""Moving a schedule: "move the dentist reminder to 6pm", "move the mail reminder to friday".
 
 A time of day alone keeps the day (a reminder tomorrow at 09:00 moved "to 6pm" fires tomorrow at
 18:00) and keeps a repeating schedule's days (every Monday at 18:00 moved "to 7pm" becomes every
 Monday at 19:00). ``read_time_of_day`` tells such words from a full phrase; ``retime`` applies
-them to a schedule value.
+them to a schedule value. The other way round, words that name only a day keep the time of day
+(every weekday at 08:30 moved "to friday" becomes every Friday at 08:30, not 09:00):
+``keep_time_of_day`` applies the old schedule's ``time_of_day`` when ``says_time_of_day`` finds
+none in the words.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from tasks.schedule.phrases import (
     apply_period,
     bare_hour_times,
     normalize,
+    read_delay,
     say_clock,
     take_clock_times,
     take_period,
@@ -32,6 +36,7 @@ from tasks.schedule.phrases import (
 
 _FILLER = frozenset({"at", "to", "for", "around", "about"})
 _TO_HOUR = re.compile(r"^(?:to|for)\s+(?=\d{1,2}(?::\d{2})?$)")
+_CRON = re.compile(r"[\d*/,\-?]+(?:\s+[\w*/,\-?#]+){4}")
 
 
 def read_time_of_day(text: str) -> time | None:
@@ -83,3 +88,48 @@ def retime(schedule: Schedule, at: time) -> Schedule:
         f"it repeats {schedule.describe()}, which has no time of day to move; give it a new "
         f"schedule instead, e.g. 'every day at {say_clock(at)}'"
     )
+
+
+def time_of_day(schedule: Schedule) -> time | None:
+    """The one local time of day the schedule fires at, or ``None`` when it has none
+    ("every 2 hours") or several ("at 9am and 6pm")."""
+    if isinstance(schedule, OnceSchedule):
+        return schedule.at.astimezone(schedule.tz).time()
+    if isinstance(schedule, CycleSchedule):
+        return schedule.times[0] if len(schedule.times) == 1 else None
+    if isinstance(schedule, CronSchedule):
+        minute, hour, _days = schedule.expression.split(maxsplit=2)
+        if minute.isdigit() and hour.isdigit():
+            return time(int(hour), int(minute))
+    return None
+
+
+def says_time_of_day(text: str) -> bool:
+    """Whether the words say when in the day: a clock time ("6pm", "noon"), a part of the day
+    ("tomorrow morning"), a delay in hours or minutes ("in 2 hours"), a cron expression or an
+    ISO time with its time. "friday", "every weekday" and "in 3 days" say only a day."""
+    words = normalize(text)
+    if _CRON.fullmatch(words):
+        return True
+    span = read_delay(words)
+    if span is not None:
+        return bool(span.elapsed)
+    clocks, rest = take_clock_times(words)
+    if clocks:
+        return True
+    try:
+        period, _ = take_period(rest)
+    except ScheduleError:
+        return True  # words the parser refuses anyway: leave them as they are
+    return period is not None
+
+
+def keep_time_of_day(moved: Schedule, old: Schedule, words: str) -> Schedule:
+    """``moved`` (what ``words`` gave) at ``old``'s time of day, when the words name only a
+    day and both schedules have a time of day; otherwise ``moved`` itself."""
+    at = time_of_day(old)
+    if at is None or says_time_of_day(words) or time_of_day(moved) is None:
+        return moved
+    if moved.kind == "recurring":
+        at = at.replace(second=0, microsecond=0)
+    return retime(moved, at)

@@ -5,9 +5,10 @@ decisions), so the in-memory and the SQLite store move tasks through the same st
 
     claim       one-time: ACTIVE -> RUNNING (or DONE when its run is skipped)
                 recurring: stays ACTIVE with its next run (DONE when there is none)
-    run now     one-time: -> RUNNING; recurring: unchanged
+    run now     unchanged: an extra run never consumes a scheduled one
     finish      success resets the failure count, a failure adds one;
-                RUNNING -> DONE, or ACTIVE again at the outcome's ``retry_at``;
+                RUNNING -> DONE, or ACTIVE again at the outcome's ``retry_at``
+                (not for an extra run: the status of its task stays);
                 ACTIVE with ``max_failures`` failures in a row -> DISABLED
     skip retry  RUNNING -> DONE (a recurring task keeps its schedule)
     lost run    a run not run again after its lease ran out (given up, or of unknown outcome)
@@ -23,7 +24,15 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from tasks.models import FinishedRun, RunOutcome, RunStatus, Task, TaskRun, TaskStatus
+from tasks.models import (
+    FinishedRun,
+    MisfireAction,
+    RunOutcome,
+    RunStatus,
+    Task,
+    TaskRun,
+    TaskStatus,
+)
 from tasks.schedule.model import Schedule
 from tasks.store.base import (
     LEASE_LOST_ERROR,
@@ -44,15 +53,16 @@ def claimed_status(schedule: Schedule, plan: ClaimPlan) -> TaskStatus:
 
 
 def claimed_now(task: Task) -> Task:
-    """The task once a run of it was claimed outside its schedule ("run now").
+    """The task once a run of it was claimed outside its schedule ("run now"): unchanged.
+
+    The extra run never consumes a scheduled one: a one-time task stays due at its time,
+    a recurring one keeps its next run.
 
     Raises:
         TaskStateError: when it is cancelled or already running.
     """
     if task.status in (TaskStatus.CANCELLED, TaskStatus.RUNNING):
         raise wrong_state(task, "run")
-    if task.schedule.kind == "once":
-        return replace(task, status=TaskStatus.RUNNING, next_run=None)
     return task
 
 
@@ -96,7 +106,8 @@ def lost_outcome(action: Reclaim, run: TaskRun, now: datetime) -> RunOutcome:
         status, error = RunStatus.OUTCOME_UNKNOWN, OUTCOME_UNKNOWN_ERROR
     else:
         status, error = RunStatus.FAILED, LEASE_LOST_ERROR
-    return RunOutcome(run.id, run.task_id, status, now, now, error=error)
+    extra = run.misfire is MisfireAction.MANUAL
+    return RunOutcome(run.id, run.task_id, status, now, now, error=error, extra=extra)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +145,7 @@ def after_run(
     """
     failures = failures_after(failures, outcome.status)
     next_run: datetime | Unset | None = UNSET
-    if status is TaskStatus.RUNNING:
+    if status is TaskStatus.RUNNING and not outcome.extra:
         status = TaskStatus.DONE if outcome.retry_at is None else TaskStatus.ACTIVE
         next_run = outcome.retry_at
     if (

@@ -90,6 +90,21 @@ async def test_a_reminder_made_by_chat_fires_through_the_notifier(tmp_path: Path
     assert delivered == ["stretch"]
 
 
+async def test_moving_a_recurring_reminder_to_a_day_keeps_its_time(tmp_path: Path) -> None:
+    clock = ManualClock(datetime(2026, 3, 10, 13, 30, tzinfo=UTC))  # a Tuesday
+    async with open_app(settings_for(tmp_path), clock=clock) as app:
+
+        async def say(text: str) -> str:
+            reply = await app.agent.handle_message(text, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+            return reply.text
+
+        await say("remind me every weekday at 8:30 to check the mail")
+        moved = await say("move the mail reminder to friday")
+        [task] = await app.tasks.list_tasks(LOCAL_USER)
+    assert task.schedule.describe() == "every Friday at 08:30 (Europe/Berlin)"
+    assert "now every Friday at 08:30 (Europe/Berlin), was every weekday at 08:30" in moved
+
+
 async def test_one_scheduler_per_data_dir(tmp_path: Path) -> None:
     settings = settings_for(tmp_path)
     async with open_app(settings, run_scheduler=True):

@@ -173,7 +173,10 @@ async def test_task_buttons_act_and_refresh_the_list(world: World) -> None:
     assert cancelled.update is not None and "no scheduled tasks" in cancelled.update.text
     other = await world.remind(ALICE, timedelta(hours=5), "water plants")
     ran = await press(world, ActionKind.RUN_NOW, other.id)
-    assert ran.notice == f"Ran {other.id} now: succeeded (reminder delivered)."
+    assert ran.notice == (
+        f"Ran {other.id} now: succeeded (reminder delivered); it still fires today at 17:00 (UTC)."
+    )
+    assert (await world.manager.get_task(other.id, ALICE)).next_run == other.next_run
     [delivery] = world.recorded()
     assert delivery.text == "water plants"
 

@@ -44,6 +44,7 @@ from tests.tasks.http_standin import HOLD, ScriptedServer
 
 MINUTE = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
+LIGHTS_OFF: dict[str, object] = {"method": "POST", "url": "https://example.com/lights/off"}
 
 
 def manager_for(
@@ -570,7 +571,7 @@ async def test_pause_resume_and_state_errors(store: TaskStore, clock: ManualCloc
         await manager.cancel(task.id, "alice")
 
 
-async def test_snooze_moves_one_time_rearms_done_and_skips_recurring(
+async def test_snooze_moves_one_time_rearms_done_and_puts_recurring_off(
     store: TaskStore, clock: ManualClock
 ) -> None:
     notifier = RecordingNotifier()
@@ -580,16 +581,71 @@ async def test_snooze_moves_one_time_rearms_done_and_skips_recurring(
 
     moved = await manager.snooze(pending.id, "alice", 10 * MINUTE)
     assert moved.next_run == T0 + HOUR + 10 * MINUTE
-    skipped = await manager.snooze(recurring.id, "alice", 20 * MINUTE)
-    assert skipped.next_run == T0 + 20 * MINUTE
+    put_off = await manager.snooze(recurring.id, "alice", 20 * MINUTE)
+    assert put_off.next_run == T0 + 3 * HOUR + 20 * MINUTE
 
     clock.advance(HOUR + 10 * MINUTE)
-    assert await manager.run_due() == 2
+    assert await manager.run_due() == 1
     again = await manager.snooze(pending.id, "alice", 5 * MINUTE)
     assert again.status is TaskStatus.ACTIVE and again.next_run == clock.now() + 5 * MINUTE
-    assert (await manager.get_task(recurring.id, "alice")).next_run == T0 + 3 * HOUR
+    assert (await manager.get_task(recurring.id, "alice")).next_run == T0 + 3 * HOUR + 20 * MINUTE
     with pytest.raises(TaskDataError, match="between 1 second and 366 days"):
         await manager.snooze(pending.id, "alice", timedelta(0))
+
+
+async def test_snooze_of_a_recurring_task_that_has_not_fired_never_fires_it_early(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier)
+    weekly = await remind(manager, 7 * 24 * HOUR, "plan the week", recurring=True)
+    lights = await add(manager, "api_call", LIGHTS_OFF, schedule=every(24 * HOUR, T0 + 17 * HOUR))
+
+    planned = await manager.snooze(weekly.id, "alice", HOUR)
+    posted = await manager.snooze(lights.id, "alice", HOUR)
+
+    assert planned.next_run == T0 + 7 * 24 * HOUR + HOUR
+    assert posted.next_run == T0 + 18 * HOUR
+    clock.advance(17 * HOUR)
+    assert await manager.run_due() == 0
+    assert notifier.deliveries == []
+
+
+async def test_a_recurring_reminder_snoozed_just_after_it_went_off_comes_back(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier)
+    water = await remind(manager, 3 * HOUR, "water plants", recurring=True)
+    clock.advance(3 * HOUR)
+    assert await manager.run_due() == 1
+    clock.advance(2 * MINUTE)
+
+    snoozed = await manager.snooze(water.id, "alice", 10 * MINUTE)
+
+    assert snoozed.next_run == T0 + 3 * HOUR + 12 * MINUTE
+    clock.advance(10 * MINUTE)
+    assert await manager.run_due() == 1
+    assert notifier.texts() == ["water plants", "water plants"]
+    after = await manager.get_task(water.id, "alice")
+    assert after.next_run == T0 + 6 * HOUR  # then on its schedule again
+    clock.advance(2 * HOUR)  # long after it went off: the next run moves instead
+    later = await manager.snooze(water.id, "alice", 10 * MINUTE)
+    assert later.next_run == T0 + 6 * HOUR + 10 * MINUTE
+
+
+async def test_a_task_that_is_not_a_reminder_snoozed_just_after_it_ran_is_not_run_again(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    agent = ScriptedAgent()
+    manager = manager_for(store, clock, RecordingNotifier(), agent)
+    report = await add(manager, "agent_task", {"prompt": "weekly report"}, schedule=every(HOUR))
+    clock.advance(HOUR)
+    assert await manager.run_due() == 1
+
+    snoozed = await manager.snooze(report.id, "alice", 10 * MINUTE)
+
+    assert snoozed.next_run == T0 + 2 * HOUR + 10 * MINUTE
 
 
 async def test_reschedule_keeps_the_id_and_fires_only_at_the_new_time(
@@ -650,6 +706,32 @@ async def test_run_now_runs_once_outside_the_schedule(store: TaskStore, clock: M
     assert notifier.texts() == ["water plants"]
     assert [r.id for r in await manager.history(recurring.id, "alice")] == [run.id]
     assert (await manager.get_task(recurring.id, "alice")).next_run == T0 + HOUR
+
+
+async def test_run_now_of_a_one_time_task_is_an_extra_run_that_keeps_its_time(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier)
+    alarm = await remind(manager, 23 * HOUR, "wake up")
+
+    run = await manager.run_now(alarm.id, "alice")
+
+    assert run.status is RunStatus.SUCCEEDED and run.misfire is MisfireAction.MANUAL
+    kept = await manager.get_task(alarm.id, "alice")
+    assert (kept.status, kept.next_run) == (TaskStatus.ACTIVE, T0 + 23 * HOUR)
+    clock.advance(23 * HOUR)
+    assert await manager.run_due() == 1
+    assert notifier.texts() == ["wake up", "wake up"]
+    runs = await manager.history(alarm.id, "alice")
+    assert [(r.misfire, r.scheduled_for) for r in runs] == [
+        (MisfireAction.ON_TIME, T0 + 23 * HOUR),
+        (MisfireAction.MANUAL, T0),
+    ]
+    assert (await manager.get_task(alarm.id, "alice")).status is TaskStatus.DONE
+    again = await manager.run_now(alarm.id, "alice")  # "Run again": it stays done
+    assert again.status is RunStatus.SUCCEEDED
+    assert (await manager.get_task(alarm.id, "alice")).status is TaskStatus.DONE
 
 
 async def add(

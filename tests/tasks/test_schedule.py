@@ -14,7 +14,10 @@ from tasks import (
     OnceSchedule,
     Schedule,
     ScheduleError,
+    keep_time_of_day,
+    parse_schedule,
     schedule_from_json,
+    time_of_day,
 )
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -363,3 +366,23 @@ def test_json_round_trip(schedule: Schedule) -> None:
 def test_json_refuses_bad_or_unknown_versions(text: str) -> None:
     with pytest.raises(ScheduleError):
         schedule_from_json(text)
+
+
+@pytest.mark.parametrize(
+    ("words", "kept"),
+    [
+        ("friday", "every Friday at 08:30"),
+        ("every weekend", "every Saturday and Sunday at 08:30"),
+        ("friday at noon", "every Friday at 12:00"),
+        ("friday morning", "every Friday at 09:00"),
+        ("0 9 * * 5", "every Friday at 09:00"),
+    ],
+)
+def test_words_that_name_only_days_keep_the_time_of_day(words: str, kept: str) -> None:
+    now = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    old = parse_schedule("every weekday at 8:30", now=now, tz=BERLIN)
+    moved = parse_schedule(words, now=now, tz=BERLIN, recurring=True)
+
+    assert keep_time_of_day(moved, old, words).describe().startswith(kept)
+    assert time_of_day(old) == time(8, 30)
+    assert time_of_day(parse_schedule("every 2 hours", now=now, tz=BERLIN)) is None

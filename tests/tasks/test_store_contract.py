@@ -480,7 +480,8 @@ async def test_a_run_again_of_a_post_is_not_repeated_either(store: TaskStore) ->
     retries, (lost,) = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
 
     assert retries == [] and lost.run.id == again.run.id
-    assert lost.run.status is RunStatus.OUTCOME_UNKNOWN and lost.task.status is TaskStatus.DONE
+    assert lost.run.status is RunStatus.OUTCOME_UNKNOWN
+    assert (lost.task.status, lost.task.next_run) == (TaskStatus.ACTIVE, T0 + HOUR)
 
 
 @pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
@@ -549,20 +550,47 @@ async def test_expired_lease_of_a_cancelled_task_is_not_retried(store: TaskStore
     assert retries == [] and [g.task.id for g in given_up] == [task.id]
 
 
-async def test_claim_now_consumes_one_time_and_keeps_recurring(store: TaskStore) -> None:
+async def test_claim_now_is_an_extra_run_that_keeps_the_tasks_schedule(store: TaskStore) -> None:
     once = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
     recurring = await store.add_task(reminder_draft(every(HOUR, anchor=T0 + HOUR)))
 
     now_once = await store.claim_now(once.id, "alice", T0, lease=LEASE)
     now_recurring = await store.claim_now(recurring.id, "alice", T0, lease=LEASE)
 
-    assert now_once.task.status is TaskStatus.RUNNING and now_once.task.next_run is None
+    assert now_once.task.status is TaskStatus.ACTIVE and now_once.task.next_run == T0 + HOUR
     assert now_once.run.misfire is MisfireAction.MANUAL and now_once.run.scheduled_for == T0
     assert now_recurring.task.next_run == T0 + HOUR
-    with pytest.raises(TaskStateError, match="running right now"):
-        await store.claim_now(once.id, "alice", T0, lease=LEASE)
     with pytest.raises(TaskNotFoundError):
         await store.claim_now(recurring.id, "bob", T0, lease=LEASE)
+    due = await store.claim_due(T0 + HOUR, limit=10, lease=LEASE)
+    assert sorted((c.task.id, c.run.scheduled_for) for c in due) == sorted(
+        [(once.id, T0 + HOUR), (recurring.id, T0 + HOUR)]
+    )
+    with pytest.raises(TaskStateError, match="running right now"):
+        await store.claim_now(once.id, "alice", T0 + HOUR, lease=LEASE)
+
+
+async def test_an_extra_run_finishing_leaves_the_scheduled_run_to_finish_its_task(
+    store: TaskStore,
+) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    extra = await store.claim_now(task.id, "alice", T0 + HOUR - MINUTE, lease=LEASE)
+    (scheduled,) = await store.claim_due(T0 + HOUR, limit=10, lease=LEASE)
+    extra_ends = RunOutcome(
+        extra.run.id, task.id, RunStatus.UNDELIVERED, T0 + HOUR, T0 + HOUR,
+        retry_at=T0 + 2 * HOUR, extra=True,
+    )  # fmt: skip
+
+    (first,) = await store.finish_runs([extra_ends], max_failures=5)
+
+    assert first.task_status is TaskStatus.RUNNING  # the scheduled run is still out
+    ok = RunOutcome(scheduled.run.id, task.id, RunStatus.SUCCEEDED, T0 + HOUR, T0 + HOUR)
+    (second,) = await store.finish_runs([ok], max_failures=5)
+    assert second.task_status is TaskStatus.DONE
+    assert [r.status for r in await store.history(task.id, "alice")] == [
+        RunStatus.SUCCEEDED,
+        RunStatus.UNDELIVERED,
+    ]
 
 
 async def test_next_wakeup_is_the_earliest_enabled_run(store: TaskStore) -> None:

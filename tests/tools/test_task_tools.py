@@ -261,11 +261,14 @@ async def test_reschedule_keeps_the_id_and_says_old_and_new(
 
     moved = await call(executor, clock, "reschedule_task", task_id=dentist, when="6pm")
     assert moved.text == (
-        f"Moved task {dentist} ('dentist') from tomorrow at 09:00 (Europe/Berlin) to "
-        "tomorrow at 18:00 (Europe/Berlin)."
+        f"Moved task {dentist} ('dentist'): now tomorrow at 18:00 (Europe/Berlin), was "
+        "tomorrow at 09:00 (Europe/Berlin)."
     )
     again = await call(executor, clock, "reschedule_task", task_id=dentist, when="friday 10am")
-    assert again.text.endswith("to on Fri 2026-03-06 at 10:00 (Europe/Berlin).")
+    assert again.text == (
+        f"Moved task {dentist} ('dentist'): now on Fri 2026-03-06 at 10:00 (Europe/Berlin), "
+        "was tomorrow at 18:00 (Europe/Berlin)."
+    )
     assert [t.id for t in await manager.list_tasks("alice")] == [dentist]
 
 
@@ -281,14 +284,46 @@ async def test_reschedule_of_a_repeating_task_keeps_its_days(
 
     moved = await call(executor, clock, "reschedule_task", task_id=gym, when="7pm")
     assert moved.text == (
-        f"Moved task {gym} ('gym') from every Monday at 18:00 (Europe/Berlin) to every Monday "
-        "at 19:00 (Europe/Berlin); next run today at 19:00 (Europe/Berlin)."
+        f"Moved task {gym} ('gym'): now every Monday at 19:00 (Europe/Berlin), was every "
+        "Monday at 18:00 (Europe/Berlin); next run today at 19:00 (Europe/Berlin)."
     )
     other = await call(executor, clock, "reschedule_task", task_id=gym, when="every tuesday")
-    assert "to every Tuesday at 09:00 (Europe/Berlin)" in other.text
+    assert "now every Tuesday at 19:00 (Europe/Berlin)" in other.text
+    timed = await call(executor, clock, "reschedule_task", task_id=gym, when="every friday 7am")
+    assert "now every Friday at 07:00 (Europe/Berlin)" in timed.text
     timeless = await call(executor, clock, "reschedule_task", task_id=water, when="9am")
     assert timeless.status is ToolStatus.ERROR
     assert "no time of day to move" in (timeless.error or "")
+
+
+async def test_a_day_alone_keeps_the_time_of_day_and_a_time_alone_keeps_the_days(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    mail = reply_of(
+        await call(executor, clock, "add_reminder", when="every weekday at 8:30", message="mail")
+    ).task.id
+    alarm = reply_of(
+        await call(executor, clock, "add_reminder", when="tomorrow at 7am", message="wake up")
+    ).task.id
+
+    to_friday = await call(executor, clock, "reschedule_task", task_id=mail, when="friday")
+    alarm_friday = await call(executor, clock, "reschedule_task", task_id=alarm, when="friday")
+    in_days = await call(executor, clock, "reschedule_task", task_id=alarm, when="in 5 days")
+    earlier = await call(executor, clock, "reschedule_task", task_id=mail, when="7:45")
+
+    assert to_friday.text == (
+        f"Moved task {mail} ('mail'): now every Friday at 08:30 (Europe/Berlin), was every "
+        "weekday at 08:30 (Europe/Berlin); next run on Fri 2026-03-06 at 08:30 (Europe/Berlin)."
+    )
+    assert alarm_friday.text == (
+        f"Moved task {alarm} ('wake up'): now on Fri 2026-03-06 at 07:00 (Europe/Berlin), was "
+        "tomorrow at 07:00 (Europe/Berlin)."
+    )
+    assert "now on Sat 2026-03-07 at 07:00 (Europe/Berlin)" in in_days.text
+    assert "now every Friday at 07:45 (Europe/Berlin)" in earlier.text
+    today = await call(executor, clock, "reschedule_task", task_id=alarm, when="today")
+    assert today.status is ToolStatus.ERROR
+    assert "has already passed" in (today.error or "")
 
 
 async def test_a_past_time_of_day_moves_to_its_next_occurrence(
@@ -298,7 +333,9 @@ async def test_a_past_time_of_day_moves_to_its_next_occurrence(
         await call(executor, clock, "add_reminder", when="in 1 hour", message="tea")
     ).task.id
     moved = await call(executor, clock, "reschedule_task", task_id=soon, when="8am")
-    assert moved.text.endswith("to tomorrow at 08:00 (Europe/Berlin).")
+    assert moved.text.endswith(
+        "now tomorrow at 08:00 (Europe/Berlin), was today at 15:30 (Europe/Berlin)."
+    )
 
 
 async def test_a_web_search_is_not_scheduled_without_a_search_service(
@@ -351,7 +388,8 @@ async def test_cancel_pause_resume_snooze(
         f"Resumed task {task_id} ('pills'); next run today at 20:00 (Europe/Berlin)."
     )
     assert snoozed.text == (
-        f"Snoozed task {task_id} ('pills'); next run today at 14:40 (Europe/Berlin)."
+        f"Snoozed task {task_id} ('pills'); next run today at 20:10 (Europe/Berlin), then "
+        "every day at 20:00 (Europe/Berlin)."
     )
     assert cancelled.text == f"Cancelled task {task_id} ('pills')."
     assert (await manager.get_task(task_id, "alice")).status is TaskStatus.CANCELLED

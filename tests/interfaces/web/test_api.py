@@ -129,15 +129,21 @@ async def test_a_chat_sets_a_reminder_that_the_task_routes_list_and_change(web: 
         resumed = await client.post(f"/tasks/{task_id}/resume")
         assert resumed.json()["task"]["status"] == "active"
         ran = (await client.post(f"/tasks/{task_id}/run")).json()
-        assert ran["run"]["status"] == "succeeded" and ran["notice"].startswith(f"Ran {task_id}")
+        assert ran["run"]["status"] == "succeeded"
+        assert ran["notice"] == (
+            f"Ran {task_id} now: succeeded (reminder delivered); it still fires today at 14:20 "
+            "(Europe/Berlin)."
+        )
+        assert ran["task"]["status"] == "active"
+        assert ran["task"]["next_run"] == "2025-03-10T14:20:00+01:00"
         [run] = (await client.get(f"/tasks/{task_id}/runs")).json()
         assert run["id"] == ran["run"]["id"] and run["misfire"] == "manual"
         assert run["scheduled_for"] == "2025-03-10T13:00:00+01:00"
-        done = await client.post(f"/tasks/{task_id}/cancel")  # it ran: nothing to cancel
-        assert done.status_code == 409 and "already ran" in done.json()["detail"]
+        done = await client.post(f"/tasks/{task_id}/cancel")  # its own run is still due
+        assert done.json()["task"]["status"] == "cancelled"
         assert (await client.get("/tasks")).json() == []
         finished = (await client.get("/tasks", params={"all": "true"})).json()
-        assert [t["status"] for t in finished] == ["done"]
+        assert [t["status"] for t in finished] == ["cancelled"]
 
     daily = await say(web, "every day at 9am remind me to water the plants")
     daily_id = str(daily["reply"]).rpartition("task ")[2].rstrip(").")
@@ -146,6 +152,15 @@ async def test_a_chat_sets_a_reminder_that_the_task_routes_list_and_change(web: 
         assert cancelled.json()["notice"] == f"Cancelled {daily_id}."
         assert cancelled.json()["task"]["status"] == "cancelled"
         assert (await client.get("/tasks")).json() == []
+
+
+async def test_snoozing_a_recurring_task_puts_its_next_run_off(web: Web) -> None:
+    daily = await say(web, "every day at 9pm remind me to lock the door")
+    daily_id = str(daily["reply"]).rpartition("task ")[2].rstrip(").")
+    async with web.client() as client:
+        snoozed = await client.post(f"/tasks/{daily_id}/snooze", json={"delay": "1h"})
+    assert snoozed.json()["task"]["next_run"] == "2025-03-10T22:00:00+01:00"
+    assert snoozed.json()["notice"] == f"Snoozed {daily_id} until today at 22:00 (Europe/Berlin)."
 
 
 async def test_task_routes_say_what_was_wrong(web: Web) -> None:
