@@ -11,8 +11,13 @@ import pytest
 from assistant.agent import AgentEventKind, fit_round, rank_tools
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import Settings, load_settings
-from assistant.llm import ChatMessage, ContextTooSmallError, LocalBackend, Role
-from assistant.llm.local import MIN_CONTEXT_TOKENS
+from assistant.llm import (
+    MIN_CONTEXT_TOKENS,
+    ChatMessage,
+    ContextTooSmallError,
+    LocalBackend,
+    Role,
+)
 from tests.assistant.agent_world import World
 from tests.assistant.real_models import smollm2_path
 from tools import ToolDefinition

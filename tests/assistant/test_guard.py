@@ -1,6 +1,6 @@
 """Stopping and cutting a reply that loops or recites its prompt (``assistant.llm.guard``)."""
 
-from assistant.llm.guard import MAX_REPEATS, ReplyGuard
+from assistant.llm import MAX_REPEATS, ReplyGuard
 
 CATALOG = [
     "Tools you can use:",
