@@ -253,14 +253,16 @@ async def test_a_model_without_a_chat_template_names_the_setting() -> None:
     await backend.aclose()
 
 
-async def test_a_template_given_in_settings_makes_it_talk() -> None:
+async def test_a_template_given_in_settings_makes_it_write_and_a_recital_is_cut() -> None:
     backend = LocalBackend(model_path=gemma_path(), chat_template="gemma", max_tokens=16)
     started = time.perf_counter()
 
     response = await backend.complete(asking("What is the capital of France?"))
     await backend.aclose()
 
-    assert response.text.strip()
+    # Gemma 3 270M answers this by reciting its system prompt; the user never sees that.
+    assert response.usage.completion_tokens > 0
+    assert "helpful personal assistant" not in response.text
     assert "<start_of_turn>" not in response.text
     assert time.perf_counter() - started < 120
 
