@@ -270,11 +270,8 @@ async def open_app(
         )
         for found in custom.tools:
             registry.add(found)
-        model = (
-            backend
-            or build_backend(settings)
-            or offline_planner(tasks=task_tools, memory=memory_tools, web=web, registry=registry)
-        )
+        planner = offline_planner(tasks=task_tools, memory=memory_tools, web=web, registry=registry)
+        model = backend or build_backend(settings) or planner
         stack.push_async_callback(model.aclose)
         if isinstance(model, LocalBackend):
             await _load(model)
@@ -295,6 +292,9 @@ async def open_app(
             base_prompt=settings.system_prompt or DEFAULT_BASE_PROMPT,
             max_rounds=settings.max_rounds,
             on_event=on_event,
+            # A model's answer to a request it did no call for says so; the planner's own
+            # answers never need the note.
+            asked_action=None if model is planner else planner.asked_action,
         )
         late_agent.agent = agent
         # Stopping also flushes ledger rows still buffered, whether or not the timer ran.

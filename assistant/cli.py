@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -307,18 +308,38 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
     return _run(go())
 
 
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Send everything written to file descriptor 1 to descriptor 2 until the block ends.
+
+    llama.cpp and other native code write to the descriptors directly, past ``sys.stdout``;
+    only moving the descriptor itself keeps their lines out of output meant for a program.
+    """
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        os.dup2(2, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
 def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
     from common import redact_secrets
     from interfaces import request_line
 
     async def go() -> int:
-        async with open_app(settings) as app:
-            with _told_in_the_reply(settings):
-                reply = await app.agent.handle_message(
-                    " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
-                )
-            zone = await app.agent.user_zone(LOCAL_USER)
+        # With --json, stdout carries the JSON alone, whatever a native library prints.
+        with _stdout_to_stderr() if args.json else contextlib.nullcontext():
+            async with open_app(settings) as app:
+                with _told_in_the_reply(settings):
+                    reply = await app.agent.handle_message(
+                        " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+                    )
+                zone = await app.agent.user_zone(LOCAL_USER)
             scheduled = any(
                 r.ok and r.call.tool_name in {"add_reminder", "add_recurring_task"}
                 for r in reply.results

@@ -104,7 +104,7 @@ class Settings(BaseSettings):
     )
     llm_model_path: Path | None = _env("ASSISTANT_LLM_MODEL_PATH")
     llm_ctx: int = Field(
-        4096, ge=256, le=1_048_576, validation_alias=AliasChoices("ASSISTANT_LLM_CTX")
+        4096, ge=576, le=1_048_576, validation_alias=AliasChoices("ASSISTANT_LLM_CTX")
     )
     llm_gpu_layers: int = Field(0, ge=-1, validation_alias=AliasChoices("ASSISTANT_LLM_GPU_LAYERS"))
     llm_threads: int | None = Field(

@@ -7,6 +7,7 @@ events    progress events for interfaces (tool started/finished, approval, reply
 history   what the agent needs from memory, and an in-memory store of the same contract
 prompts   the system prompt
 turn      a turn's outcome (``AgentReply``), its running state, and the loop's pure steps
+undone    saying so when a requested action got an answer but no tool call
 wording   the texts the agent writes itself (pauses, give-ups, failures)
 """
 
@@ -18,12 +19,15 @@ from assistant.agent.history import ConversationStore, InMemoryConversations
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
 from assistant.agent.streaming import VisibleText
 from assistant.agent.turn import AgentReply
+from assistant.agent.undone import ActionReader, AskedAction
 
 __all__ = [
     "DEFAULT_BASE_PROMPT",
+    "ActionReader",
     "AgentEvent",
     "AgentEventKind",
     "AgentReply",
+    "AskedAction",
     "Claim",
     "ClaimCheck",
     "ConversationStore",

@@ -108,7 +108,7 @@ class _Fitter:
         self._kept = len(self._history)
         self._size = await self._count(self._kept, self._tools)
         if self._size > self._limit:
-            raise self._too_small()
+            raise await self._too_small()
         ranked = self._ranked or []
         await self._add_tools(ranked[:FIRST_TOOLS])
         await self._add_history(RECENT_EXCHANGES)
@@ -155,16 +155,35 @@ class _Fitter:
         offered = tuple(tools) if self._ranked is not None else None
         return await self._backend.count_tokens(messages, tools=offered)
 
-    def _too_small(self) -> ContextTooSmallError:
+    async def _too_small(self) -> ContextTooSmallError:
+        """Say what does not fit: the instructions or the message, and the window that would do.
+
+        The window named is the smallest that holds this round with the tool most relevant
+        to it, once a quarter of it is kept for the answer (``answer_tokens``).
+        """
         context = self._backend.context_tokens
+        # The message written alone: some templates (Gemma's) write no system turn of its own.
+        message = await self._backend.count_tokens(self._new, tools=None)
+        instructions = max(0, self._size - message)
+        useful = self._size
+        if self._ranked:
+            useful = await self._count(self._kept, self._ranked[:1])
+        wanted = _window_for(useful)
+        shorter = ", or write a shorter message" if message > instructions else ""
         return ContextTooSmallError(
-            f"this message needs {self._size:,} tokens even without tools or earlier "
-            f"conversation, more than the {self._limit:,} that the model's context of "
-            f"{context:,} tokens leaves once {self._backend.answer_tokens:,} are kept for the "
-            "answer; write a shorter message, or raise ASSISTANT_LLM_CTX",
-            needed=self._size + self._backend.answer_tokens,
+            f"the assistant's instructions take {instructions:,} tokens and this message "
+            f"{message:,}, more than the {self._limit:,} that ASSISTANT_LLM_CTX={context} "
+            f"leaves once {self._backend.answer_tokens:,} are kept for the answer; set "
+            f"ASSISTANT_LLM_CTX to at least {wanted:,}{shorter}",
+            needed=wanted,
             context=context,
         )
+
+
+def _window_for(prompt_tokens: int) -> int:
+    """The smallest window, a multiple of 64, that holds ``prompt_tokens`` and a quarter more."""
+    least = -(-prompt_tokens * 4 // 3)
+    return -(-least // 64) * 64
 
 
 def _exchange_starts(history: Sequence[ChatMessage]) -> list[int]:

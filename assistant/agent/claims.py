@@ -4,10 +4,11 @@ A model that says "Done, I'll remind you at 9" when no reminder exists is the fa
 report most. ``check_claims`` reads a reply sentence by sentence; a sentence claims an action
 when it says, in the first person or of a thing, that something was (or will be) scheduled,
 cancelled, changed, saved or sent. Questions, offers, conditions and negations claim nothing
-("Shall I remind you?", "I can set one", "once you approve", "I could not save it"), and a
-sentence about reminders in general is no claim. Each claim needs a successful call in the
-same turn of a tool that does that kind of thing; a reply with a claim no call backs is
-replaced by the truth, naming a related call that failed when there was one.
+("Shall I remind you?", "I can set one", "once you approve", "I could not save it",
+"No reminder was set."), and a sentence about reminders in general is no claim. Each claim
+needs a successful call in the same turn of a tool that does that kind of thing; a reply with
+a claim no call backs is replaced by the truth, naming a related call that failed when there
+was one.
 """
 
 from __future__ import annotations
@@ -118,6 +119,8 @@ _NOT_A_CLAIM = re.compile(
     r"should i|can i|may i|want me to|like me to|would you|do you want|let me know|"
     r"how to|to do so|approv\w*|(?:once|after|when|until|as soon as) you)\b"
 )
+# "No reminder was set." denies; "No problem, I set it." still claims (its "I set" does).
+_NO_THING = re.compile(rf"^\W*no\s+{_THINGS}\b")
 # A sentence ends at a stop followed by a space or the end: "home.lan" and "3.5" stay whole.
 _SENTENCES = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
 
@@ -175,7 +178,7 @@ def check_claims(text: str, results: Sequence[ToolResult]) -> ClaimCheck:
 
 def _claim_in(sentence: str) -> Claim | None:
     lowered = sentence.lower().replace("\u2019", "'")
-    if lowered.endswith("?") or _NOT_A_CLAIM.search(lowered):
+    if lowered.endswith("?") or _NOT_A_CLAIM.search(lowered) or _NO_THING.search(lowered):
         return None
     for pattern in (_WILL_OR_HAVE, _I_DID, _YOU_WILL_BE):
         hit = pattern.search(lowered)

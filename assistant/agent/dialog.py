@@ -21,7 +21,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from assistant.agent.budget import fit_round
-from assistant.agent.claims import check_claims
+from assistant.agent.claims import ClaimCheck, check_claims
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
@@ -36,6 +36,7 @@ from assistant.agent.turn import (
     is_pending,
     result_messages,
 )
+from assistant.agent.undone import ActionReader, with_undone_note
 from assistant.agent.wording import (
     ANSWER_PLAINLY,
     APPROVAL_NEEDED,
@@ -112,6 +113,7 @@ class DialogAgent:
         tool_retries: int = 2,
         history_chars: int = DEFAULT_MAX_CHARS,
         on_event: EventCallback | None = None,
+        asked_action: ActionReader | None = None,
     ) -> None:
         """Create an agent.
 
@@ -133,6 +135,8 @@ class DialogAgent:
             tool_retries: Failed calls of one tool per turn that the model may retry.
             history_chars: The size budget of the history sent with each turn.
             on_event: Receives progress events (tool started/finished, approval, reply).
+            asked_action: Reads the action a message plainly asks for; a final answer of a
+                turn in which no call did it says so (``undone``). ``None``: no such note.
         """
         if max_rounds < 1:
             raise ValueError(f"max_rounds must be 1 or more, got {max_rounds!r}")
@@ -157,6 +161,7 @@ class DialogAgent:
         self._tool_retries = tool_retries
         self._history_chars = history_chars
         self._on_event = on_event
+        self._asked_action = asked_action
         self._locks: KeyedLocks[tuple[str, str]] = KeyedLocks()
         self._catalog = Rendered(prompt_catalog)
         self._definitions = Rendered(tool_definitions)
@@ -341,7 +346,8 @@ class DialogAgent:
                 if answer is None:
                     await self._show_rest(turn, "")
                     continue
-                text = self._honest(turn, self.finalize_response(answer))
+                checked = self._checked(turn, self.finalize_response(answer))
+                text = checked.text if checked.caught else self._noted(turn, checked.text)
                 await self._show_rest(turn, text)
                 return await self._finish(turn, text)
             await self._show_rest(turn, self.parser.strip_calls(response.text).strip())
@@ -437,6 +443,9 @@ class DialogAgent:
 
     def _honest(self, turn: Turn, text: str) -> str:
         """Return ``text``, or the truth when it claims an action no call of the turn did."""
+        return self._checked(turn, text).text
+
+    def _checked(self, turn: Turn, text: str) -> ClaimCheck:
         checked = check_claims(text, turn.results)
         for claim in checked.caught:
             logger.warning(
@@ -444,7 +453,14 @@ class DialogAgent:
                 turn.ctx.user_id,
                 claim.sentence,
             )
-        return checked.text
+        return checked
+
+    def _noted(self, turn: Turn, text: str) -> str:
+        """``text``, saying so when the message asked for an action that no call did."""
+        if self._asked_action is None or not turn.new or turn.new[0].role is not Role.USER:
+            return text
+        asked = self._asked_action(turn.new[0].content)
+        return with_undone_note(text, asked, turn.results)
 
     async def _show_rest(self, turn: Turn, shown: str) -> None:
         """Stream what is left of a round's text now that it is known (calls stripped)."""

@@ -30,7 +30,8 @@ from assistant.llm.errors import (
     LLMTimeoutError,
     ToolsUnsupportedError,
 )
-from assistant.llm.local import LocalBackend
+from assistant.llm.guard import MAX_REPEATS, ReplyGuard
+from assistant.llm.local import MIN_CONTEXT_TOKENS, LocalBackend
 from assistant.llm.openai_compat import OpenAIBackend, parse_retry_after
 from assistant.llm.probe import ToolSupport, ToolSupportCache
 from assistant.llm.scripted import ScriptedBackend, ScriptedCall
@@ -38,6 +39,8 @@ from assistant.llm.templates import BUILTIN_TEMPLATES
 
 __all__ = [
     "BUILTIN_TEMPLATES",
+    "MAX_REPEATS",
+    "MIN_CONTEXT_TOKENS",
     "ChatMessage",
     "ContextTooSmallError",
     "LLMAuthError",
@@ -54,6 +57,7 @@ __all__ = [
     "LLMTimeoutError",
     "LocalBackend",
     "OpenAIBackend",
+    "ReplyGuard",
     "Role",
     "ScriptedBackend",
     "ScriptedCall",

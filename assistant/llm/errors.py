@@ -74,7 +74,7 @@ class ContextTooSmallError(LLMError):
     """The request does not fit in the model's context window, even cut to its essentials.
 
     Attributes:
-        needed: Tokens the smallest prompt for the request takes.
+        needed: The context window, in tokens, that the request needs (prompt and answer).
         context: The model's context window in tokens.
     """
 

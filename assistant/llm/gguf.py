@@ -7,15 +7,17 @@ is loaded, so the assistant runs without it when no local model is configured.
 
 from __future__ import annotations
 
+import ctypes
+import logging
 import os
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assistant.llm.errors import LLMModelError
 from assistant.llm.grammar import CALL_OPENERS, ToolGrammar
-from assistant.llm.templates import BUILTIN_TEMPLATES, resolve_template
+from assistant.llm.templates import BUILTIN_TEMPLATES, resolve_template, turn_markers
 from assistant.llm.toolprompt import TemplateMessage
 
 if TYPE_CHECKING:
@@ -29,6 +31,12 @@ INSTALL_HINT = (
     "about 4 minutes on 2 cores; pip keeps the built wheel for later installs)"
 )
 _TEMPLATE_KEY = "tokenizer.chat_template"
+REPEAT_PENALTY = 1.1
+"""llama.cpp's penalty on tokens of the last 64 written, for answers (never for calls)."""
+
+native_logger = logging.getLogger("llama_cpp.native")
+"""Where llama.cpp's own log lines go, at DEBUG (``ASSISTANT_LOG_LEVEL=DEBUG`` shows them)."""
+_log_callback: object = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,10 +46,12 @@ class Prompt:
     Attributes:
         tokens: The prompt's tokens.
         stop: Texts that end the model's turn.
+        stop_tokens: Tokens that end it: the template's turn markers.
     """
 
     tokens: list[int]
     stop: list[str]
+    stop_tokens: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +118,17 @@ def check_file(path: Path) -> None:
 class GgufModel:
     """A loaded model with its chat template; use it from one thread at a time."""
 
-    def __init__(self, llama: Llama, formatter: Jinja2ChatFormatter, stop: list[str]) -> None:
+    def __init__(
+        self,
+        llama: Llama,
+        formatter: Jinja2ChatFormatter,
+        stop: list[str],
+        stop_tokens: frozenset[int] = frozenset(),
+    ) -> None:
         self._llama = llama
         self._formatter = formatter
         self._stop = stop
+        self._stop_tokens = stop_tokens
         self._grammars: dict[str, LlamaGrammar] = {}
 
     @classmethod
@@ -130,6 +147,7 @@ class GgufModel:
                 f"not installed; {INSTALL_HINT}"
             ) from None
         _check_memory(settings.path)
+        _route_native_logs()
         try:
             llama = Llama(
                 model_path=str(settings.path),
@@ -147,7 +165,7 @@ class GgufModel:
                 f"too big for the memory left ({_memory_note(settings.path)}); "
                 "check ASSISTANT_LLM_MODEL_PATH, or lower ASSISTANT_LLM_CTX"
             ) from None
-        template, end_of_turn = _template(llama, settings)
+        template = _template(llama, settings)
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
         eos = llama.token_eos()
@@ -157,8 +175,9 @@ class GgufModel:
         formatter = Jinja2ChatFormatter(
             template=template, eos_token=eos_text, bos_token=bos_text, stop_token_ids=[eos]
         )
-        stop = [text for text in (eos_text, end_of_turn) if text]
-        return cls(llama, formatter, stop)
+        markers = turn_markers(template)
+        stop = list(dict.fromkeys(text for text in (eos_text, *markers) if text))
+        return cls(llama, formatter, stop, _single_tokens(llama, markers))
 
     @property
     def context_tokens(self) -> int:
@@ -180,7 +199,7 @@ class GgufModel:
         tokens = self._llama.tokenize(
             written.prompt.encode("utf-8"), add_bos=not written.added_special, special=True
         )
-        return Prompt(tokens=tokens, stop=self._stop)
+        return Prompt(tokens=tokens, stop=self._stop, stop_tokens=self._stop_tokens)
 
     def generate(
         self,
@@ -201,13 +220,13 @@ class GgufModel:
         """
         if grammar is None:
             finish = self._decode(
-                prompt.tokens, max_tokens, temperature, prompt.stop, None, cancelled, emit
+                prompt.tokens, max_tokens, temperature, prompt, None, cancelled, emit
             )
             return self._generated(prompt, finish)
         first, finish = self._first_piece(prompt, grammar.either, temperature)
         if first.lstrip().startswith("{"):
             finish = self._decode(
-                prompt.tokens, max_tokens, temperature, prompt.stop, grammar.call, cancelled, emit
+                prompt.tokens, max_tokens, temperature, prompt, grammar.call, cancelled, emit
             )
             return self._generated(prompt, finish)
         if not first or finish != "length" or max_tokens <= 1:
@@ -215,8 +234,9 @@ class GgufModel:
             return self._generated(prompt, finish)
         emit(first)
         started = prompt.tokens + self._llama.tokenize(first.encode("utf-8"), add_bos=False)
-        stop = [*prompt.stop, *CALL_OPENERS]
-        finish = self._decode(started, max_tokens - 1, temperature, stop, None, cancelled, emit)
+        finish = self._decode(
+            started, max_tokens - 1, temperature, prompt, None, cancelled, emit, CALL_OPENERS
+        )
         return self._generated(prompt, finish)
 
     def _first_piece(self, prompt: Prompt, grammar: str, temperature: float) -> tuple[str, str]:
@@ -238,18 +258,28 @@ class GgufModel:
         tokens: list[int],
         max_tokens: int,
         temperature: float,
-        stop: list[str],
+        prompt: Prompt,
         grammar: str | None,
         cancelled: Callable[[], bool],
         emit: Callable[[str], None],
+        also_stop: Sequence[str] = (),
     ) -> str:
-        """Decode from ``tokens``, streaming pieces to ``emit``; return the finish reason."""
+        """Decode from ``tokens``, streaming pieces to ``emit``; return the finish reason.
+
+        Decoding stops at the prompt's stop texts and ``also_stop``, and one token after a
+        turn marker (llama.cpp checks its stopping criteria against the tokens already
+        evaluated; the marker itself writes no text). An answer is decoded with a repeat
+        penalty; a call is not (JSON repeats quotes and braces by nature).
+        """
+        marker = _MarkerStop(prompt.stop_tokens)
         chunks = self._llama.create_completion(
             prompt=tokens,
             max_tokens=max_tokens,
             temperature=temperature,
-            stop=stop,
+            stop=[*prompt.stop, *also_stop],
             grammar=self._grammar(grammar) if grammar else None,
+            repeat_penalty=1.0 if grammar else REPEAT_PENALTY,
+            stopping_criteria=_criteria(marker),
             stream=True,
         )
         if not isinstance(chunks, Generator):
@@ -266,7 +296,7 @@ class GgufModel:
                     finish = choice["finish_reason"]
         finally:
             chunks.close()
-        return finish
+        return "stop" if marker.fired else finish
 
     def _generated(self, prompt: Prompt, finish: str) -> Generated:
         written = max(0, int(self._llama.n_tokens) - len(prompt.tokens))
@@ -287,12 +317,61 @@ class GgufModel:
         return found
 
 
-def _template(llama: Llama, settings: ModelSettings) -> tuple[str, str | None]:
+class _MarkerStop:
+    """A stopping criterion: true once the last evaluated token is a turn marker."""
+
+    def __init__(self, tokens: frozenset[int]) -> None:
+        self._tokens = tokens
+        self.fired = False
+
+    def __call__(self, input_ids: Any, logits: Any) -> bool:
+        if self._tokens and len(input_ids) and int(input_ids[-1]) in self._tokens:
+            self.fired = True
+        return self.fired
+
+
+def _criteria(marker: _MarkerStop) -> Any:
+    from llama_cpp import StoppingCriteriaList
+
+    return StoppingCriteriaList([marker])
+
+
+def _single_tokens(llama: Llama, markers: Sequence[str]) -> frozenset[int]:
+    """The tokens of the markers that the model's vocabulary holds as one token."""
+    found = set()
+    for marker in markers:
+        tokens = llama.tokenize(marker.encode("utf-8"), add_bos=False, special=True)
+        if len(tokens) == 1:
+            found.add(tokens[0])
+    return frozenset(found)
+
+
+def _route_native_logs() -> None:
+    """Send llama.cpp's log lines to ``native_logger`` instead of the process's stderr.
+
+    llama-cpp-python's own callback prints some of them (Gemma 3's "llama_kv_cache_iswa:
+    using full-size SWA cache") even with ``verbose=False``.
+    """
+    global _log_callback
+    if _log_callback is not None:
+        return
+    import llama_cpp
+
+    @llama_cpp.llama_log_callback  # type: ignore[untyped-decorator]
+    def log(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        if native_logger.isEnabledFor(logging.DEBUG):
+            native_logger.debug("%s", text.decode("utf-8", errors="replace").rstrip())
+
+    llama_cpp.llama_log_set(log, ctypes.c_void_p(0))
+    _log_callback = log  # kept alive: llama.cpp holds only a C pointer to it
+
+
+def _template(llama: Llama, settings: ModelSettings) -> str:
     if settings.chat_template:
         return resolve_template(settings.chat_template)
     own = llama.metadata.get(_TEMPLATE_KEY)
     if own:
-        return own, None
+        return str(own)
     llama.close()
     raise LLMModelError(
         f"{settings.path.name!r} has no chat template, so it cannot be told who says what; "

@@ -22,12 +22,17 @@ from assistant.llm.base import ChatMessage, LLMResponse, StreamEvent, TextDelta,
 from assistant.llm.errors import ContextTooSmallError, LLMError, LLMResponseError
 from assistant.llm.gguf import Generated, GgufModel, ModelSettings, Prompt, check_file
 from assistant.llm.grammar import CALL_OPENERS, ToolGrammar, tool_grammar
+from assistant.llm.guard import ReplyGuard
 from assistant.llm.queue import ModelQueue, Monotonic
 from assistant.llm.toolprompt import read_reply, template_messages
 from tools import ToolDefinition
 
 logger = logging.getLogger(__name__)
 
+MIN_CONTEXT_TOKENS = 576
+"""The smallest window in which a short request fits with the tool it needs: the built-in
+instructions take about 200 tokens (SmolLM2-135M and Gemma 3 270M, measured) and a quarter of
+the window is kept for the answer."""
 MIN_ANSWER_TOKENS = 16
 """Fewer free tokens than this after the prompt and there is no room for an answer."""
 
@@ -77,8 +82,10 @@ class LocalBackend:
             LLMModelError: the file is missing or is not GGUF.
             ValueError: a number is out of range.
         """
-        if context_tokens < 256:
-            raise ValueError(f"context_tokens must be 256 or more, got {context_tokens!r}")
+        if context_tokens < MIN_CONTEXT_TOKENS:
+            raise ValueError(
+                f"context_tokens must be {MIN_CONTEXT_TOKENS} or more, got {context_tokens!r}"
+            )
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be 1 or more, got {max_tokens!r}")
         if threads is not None and threads < 1:
@@ -166,7 +173,11 @@ class LocalBackend:
             LLMResponseError: llama.cpp failed while decoding.
         """
         model = await self._loaded()
-        prompt = model.prompt(template_messages(messages, tools))
+        written_out = template_messages(messages, tools)
+        prompt = model.prompt(written_out)
+        guard = ReplyGuard(
+            line for m in written_out if m["role"] == "system" for line in m["content"].split("\n")
+        )
         room = self._settings.context_tokens - len(prompt.tokens)
         if room < MIN_ANSWER_TOKENS:
             raise self._too_small(len(prompt.tokens))
@@ -179,7 +190,7 @@ class LocalBackend:
                 yield notice
             pieces: asyncio.Queue[object] = asyncio.Queue()
             worker = self._start(
-                model, prompt, min(self._max_tokens, room), grammar, cancel, pieces
+                model, prompt, min(self._max_tokens, room), grammar, cancel, guard, pieces
             )
             written: list[str] = []
             held = _Holdback()
@@ -189,7 +200,7 @@ class LocalBackend:
                 if shown := held.feed(piece):
                     yield TextDelta(shown)
             generated = self._outcome(worker)
-            reply = read_reply("".join(written), tools)
+            reply = read_reply(guard.cut("".join(written)), tools)
             if rest := held.rest(reply.text):
                 yield TextDelta(rest)
             yield LLMResponse(
@@ -237,18 +248,29 @@ class LocalBackend:
         max_tokens: int,
         grammar: ToolGrammar | None,
         cancel: threading.Event,
+        guard: ReplyGuard,
         pieces: asyncio.Queue[object],
     ) -> asyncio.Future[Generated]:
-        """Start decoding on the model's thread; its pieces, then ``_END``, go to ``pieces``."""
+        """Start decoding on the model's thread; its pieces, then ``_END``, go to ``pieces``.
+
+        Decoding stops early when ``guard`` sees the model loop or recite its prompt.
+        """
         loop = asyncio.get_running_loop()
+        looped = threading.Event()
+
+        def emit(text: str) -> None:
+            if guard.feed(text):
+                looped.set()
+            _hand_over(loop, pieces, text)
+
         decode = functools.partial(
             model.generate,
             prompt,
             max_tokens=max_tokens,
             temperature=self._temperature,
             grammar=grammar,
-            cancelled=cancel.is_set,
-            emit=functools.partial(_hand_over, loop, pieces),
+            cancelled=lambda: cancel.is_set() or looped.is_set(),
+            emit=emit,
         )
         worker = loop.run_in_executor(self._thread, decode)
         worker.add_done_callback(lambda _: pieces.put_nowait(_END))

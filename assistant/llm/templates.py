@@ -35,12 +35,26 @@ GEMMA = (
 BUILTIN_TEMPLATES = {"chatml": CHATML, "gemma": GEMMA}
 """The templates ``ASSISTANT_LLM_CHAT_TEMPLATE`` may name."""
 
-END_OF_TURN = {"chatml": "<|im_end|>", "gemma": "<end_of_turn>"}
-"""What ends an assistant turn in each built-in template (besides the model's EOS token)."""
+TURN_MARKERS = (
+    "<|im_start|>",
+    "<|im_end|>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+    "<|start_header_id|>",
+    "<|end_header_id|>",
+    "<|eot_id|>",
+    "<|system|>",
+    "<|user|>",
+    "<|assistant|>",
+    "<|end|>",
+    "<|endoftext|>",
+)
+"""Texts that open or close a turn in common chat templates. A model that writes one has
+ended its answer: what follows is a turn it invents (``user``, the tools, ...)."""
 
 
-def resolve_template(setting: str) -> tuple[str, str | None]:
-    """Return the Jinja template a setting names and the text that ends a turn in it.
+def resolve_template(setting: str) -> str:
+    """Return the Jinja template a setting names.
 
     Args:
         setting: A built-in name (``chatml``, ``gemma``) or the path of a Jinja file.
@@ -50,12 +64,17 @@ def resolve_template(setting: str) -> tuple[str, str | None]:
     """
     name = setting.strip().lower()
     if name in BUILTIN_TEMPLATES:
-        return BUILTIN_TEMPLATES[name], END_OF_TURN[name]
+        return BUILTIN_TEMPLATES[name]
     path = Path(setting).expanduser()
     try:
-        return path.read_text(encoding="utf-8"), None
+        return path.read_text(encoding="utf-8")
     except OSError as exc:
         raise LLMModelError(
             f"ASSISTANT_LLM_CHAT_TEMPLATE={setting!r} is neither a built-in template "
             f"({', '.join(sorted(BUILTIN_TEMPLATES))}) nor a readable Jinja file: {exc}"
         ) from None
+
+
+def turn_markers(template: str) -> list[str]:
+    """The ``TURN_MARKERS`` a template writes: where a model's answer in it must stop."""
+    return [marker for marker in TURN_MARKERS if marker in template]

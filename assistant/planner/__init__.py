@@ -22,7 +22,7 @@ vocabulary of its own.
 """
 
 from assistant.planner.golden import NOW, ZONE, Creates, Golden, Verdict, check_golden, pass_rate
-from assistant.planner.offline import OfflinePlanner
+from assistant.planner.offline import AskedAction, OfflinePlanner
 from assistant.planner.rules import GOLDEN, RULES
 from assistant.planner.toolbox import PlannerTools, ToolboxError
 
@@ -31,6 +31,7 @@ __all__ = [
     "NOW",
     "RULES",
     "ZONE",
+    "AskedAction",
     "Creates",
     "Golden",
     "OfflinePlanner",

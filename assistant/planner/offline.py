@@ -32,7 +32,17 @@ from assistant.llm.base import (
     stream_whole,
 )
 from assistant.planner import answers, compose
-from assistant.planner.intents import Intent, OnTask, ReadPage, Recall, Remind, Say
+from assistant.planner.intents import (
+    Action,
+    Intent,
+    OnTask,
+    ReadPage,
+    Recall,
+    Remind,
+    Repeat,
+    SaveNote,
+    Say,
+)
 from assistant.planner.plan import Planner
 from assistant.planner.rule import Context
 from assistant.planner.rules import recognize
@@ -61,6 +71,28 @@ _PICK_FILLER = frozenset(
      "it", "is", "number", "no", "#", "ok", "okay", "oh", "sorry", "about", "with", "to"}
 )  # fmt: skip
 _ASKED_WHAT = re.compile(r"What should I remind you about (?P<when>.+?)\? For example")
+
+
+@dataclass(frozen=True, slots=True)
+class AskedAction:
+    """An action a message plainly asks for.
+
+    Attributes:
+        tools: The tools (registry names) that do it.
+        undone: What is true when none of them ran: "no reminder was set".
+    """
+
+    tools: frozenset[str]
+    undone: str
+
+
+_UNDONE = {
+    Action.CANCEL: "no task was cancelled",
+    Action.PAUSE: "no task was paused",
+    Action.RESUME: "no task was resumed",
+    Action.SNOOZE: "no task was snoozed",
+    Action.MOVE: "no task was moved",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +220,33 @@ class OfflinePlanner:
     def understand(self, text: str) -> Intent:
         """What ``text`` asks for."""
         return recognize(text, self._context, max_chars=self._max_input_chars)
+
+    def asked_action(self, text: str) -> AskedAction | None:
+        """The action ``text`` plainly asks for (a reminder, a note, ...); ``None`` for the rest.
+
+        A model-backed agent uses it to say so when its model answered such a request
+        without calling a tool.
+        """
+        intent = self.understand(text)
+        tools = self._toolbox.tools
+        name = self._toolbox.name_of
+        if isinstance(intent, Remind):
+            both = {name(tools.add_reminder), name(tools.add_recurring_task)}
+            return AskedAction(frozenset(both), "no reminder was set")
+        if isinstance(intent, Repeat):
+            return AskedAction(frozenset({name(tools.add_recurring_task)}), "nothing was scheduled")
+        if isinstance(intent, SaveNote):
+            return AskedAction(frozenset({name(tools.save_note)}), "no note was saved")
+        if isinstance(intent, OnTask):
+            acting: dict[Action, Callable[..., object]] = {
+                Action.CANCEL: tools.cancel_task,
+                Action.PAUSE: tools.pause_task,
+                Action.RESUME: tools.resume_task,
+                Action.SNOOZE: tools.snooze_task,
+                Action.MOVE: tools.reschedule_task,
+            }
+            return AskedAction(frozenset({name(acting[intent.action])}), _UNDONE[intent.action])
+        return None
 
     async def aclose(self) -> None:
         """Release nothing: the planner holds no connections or files."""

@@ -8,7 +8,7 @@ import pytest
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.builtin import NOT_CONFIGURED
 from assistant.config import ConfigError, Settings, load_settings
-from assistant.llm import LocalBackend
+from assistant.llm import LocalBackend, ScriptedBackend
 from common import ManualClock
 from tasks import Delivery, DeliveryStatus, RunStatus, parse_schedule
 from tests.assistant.real_models import gemma_path, smollm2_path
@@ -156,3 +156,41 @@ async def test_a_model_that_cannot_run_stops_the_start_with_one_message(tmp_path
     with pytest.raises(ConfigError, match="ASSISTANT_LLM_CHAT_TEMPLATE"):
         async with open_app(no_template):
             pass
+
+
+async def test_a_model_answer_to_a_reminder_request_without_a_call_says_none_was_set(
+    tmp_path: Path,
+) -> None:
+    chatty = ScriptedBackend(["Stretching is a great idea! Enjoy it."])
+    async with open_app(settings_for(tmp_path), backend=chatty) as app:
+        reply = await app.agent.handle_message(
+            "remind me in 5 minutes to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+        tasks = await app.tasks.list_tasks(LOCAL_USER)
+
+    assert tasks == []
+    assert reply.text == "Stretching is a great idea! Enjoy it.\n\n(No reminder was set.)"
+
+
+async def test_no_note_when_the_model_did_the_action_or_nothing_was_asked(
+    tmp_path: Path,
+) -> None:
+    call = '```json\n{"tool": "add_reminder", "args": {"when": "in 5 minutes", "message": "stretch"}}\n```'
+    doing = ScriptedBackend([call, "Done, in 5 minutes.", "Hello to you too!"])
+    async with open_app(settings_for(tmp_path), backend=doing) as app:
+        done = await app.agent.handle_message(
+            "remind me in 5 minutes to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+        chat = await app.agent.handle_message("hello!", user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+
+    assert done.text == "Done, in 5 minutes."
+    assert chat.text == "Hello to you too!"
+
+
+async def test_the_offline_planner_needs_no_such_note(tmp_path: Path) -> None:
+    async with open_app(settings_for(tmp_path)) as app:
+        reply = await app.agent.handle_message(
+            "remind me in 5 minutes to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+    assert "No reminder was set" not in reply.text
+    assert "stretch" in reply.text

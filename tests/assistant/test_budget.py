@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 
 from assistant.agent import AgentEventKind, fit_round, rank_tools
-from assistant.llm import ChatMessage, ContextTooSmallError, LocalBackend, Role
+from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+from assistant.config import Settings, load_settings
+from assistant.llm import (
+    MIN_CONTEXT_TOKENS,
+    ChatMessage,
+    ContextTooSmallError,
+    LocalBackend,
+    Role,
+)
 from tests.assistant.agent_world import World
 from tests.assistant.real_models import smollm2_path
 from tools import ToolDefinition
@@ -90,7 +100,7 @@ async def test_a_round_too_big_keeps_the_relevant_tools_and_the_latest_exchanges
 async def test_a_message_too_big_for_the_window_is_refused(small: LocalBackend) -> None:
     new = [ChatMessage(Role.USER, "remember this: " + "lorem ipsum dolor " * 300)]
 
-    with pytest.raises(ContextTooSmallError, match="raise ASSISTANT_LLM_CTX") as caught:
+    with pytest.raises(ContextTooSmallError, match="or write a shorter message") as caught:
         await fit_round(small, system=SYSTEM, history=[], new=new, tools=TOOLS)
 
     assert caught.value.context == 1024
@@ -110,8 +120,42 @@ async def test_the_agent_says_in_the_reply_when_the_context_is_too_small(
         on_event=lambda e: events.append(e.kind),
     )
 
-    assert "context of 1,024 tokens" in reply.text
-    assert "ASSISTANT_LLM_CTX" in reply.text
+    assert "ASSISTANT_LLM_CTX=1024 leaves" in reply.text
+    assert "set ASSISTANT_LLM_CTX to at least" in reply.text
     assert AgentEventKind.TEXT_DELTA not in events
     stored = await world.conversations.load_context("alice", "chat-alice", max_chars=100_000)
     assert stored.messages == ()
+
+
+async def test_instructions_too_big_for_the_window_are_named_with_a_window_that_works(
+    tmp_path: Path,
+) -> None:
+    said = "remind me in 5 minutes to stretch"
+    long_prompt = "You are a careful, friendly and helpful personal assistant. " * 40
+
+    def settings(name: str, ctx: int, prompt: str | None = long_prompt) -> Settings:
+        return load_settings(
+            data_dir=tmp_path / name,
+            llm_model_path=smollm2_path(),
+            llm_ctx=ctx,
+            llm_max_tokens=16,
+            max_rounds=1,
+            system_prompt=prompt,
+        )
+
+    async with open_app(settings("small", MIN_CONTEXT_TOKENS)) as app:
+        refused = await app.agent.handle_message(said, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+    found = re.search(r"instructions take ([\d,]+) tokens and this message (\d+)", refused.text)
+    assert found is not None, refused.text
+    assert int(found.group(1).replace(",", "")) > 10 * int(found.group(2))
+    assert "write a shorter message" not in refused.text
+    wanted = re.search(r"set ASSISTANT_LLM_CTX to at least ([\d,]+)", refused.text)
+    assert wanted is not None, refused.text
+
+    for name, ctx, prompt in [
+        ("suggested", int(wanted.group(1).replace(",", "")), long_prompt),
+        ("smallest", MIN_CONTEXT_TOKENS, None),
+    ]:
+        async with open_app(settings(name, ctx, prompt)) as app:
+            reply = await app.agent.handle_message(said, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+        assert "ASSISTANT_LLM_CTX" not in reply.text, (name, reply.text)

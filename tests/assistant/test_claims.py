@@ -22,6 +22,7 @@ def failed(name: str, error: str) -> ToolResult:
 
 CLAIMS = [
     "Done! I'll remind you at 9am to call mom.",
+    "No problem, I've set the reminder for 9am.",
     "I've scheduled your reminder for tomorrow at 9.",
     "Your reminder has been set for 14:35.",
     "Reminder set for 5pm: call mom.",
@@ -43,6 +44,9 @@ CLAIMS = [
 
 NOT_CLAIMS = [
     "Would you like me to set a reminder?",
+    "Stretching is good for you.\n\n(No reminder was set.)",
+    "No note was saved.",
+    "No task was cancelled.",
     "I can set a reminder for you. When should it fire?",
     "Reminders are delivered at the exact time you ask for.",
     "To cancel a task, say 'cancel' and its id.",

@@ -304,3 +304,17 @@ def test_text_from_others_reaches_the_terminal_without_control_sequences(tmp_pat
     assert "reminder: check the oven" in listed.stdout
     (row,) = json.loads(as_json.stdout)
     assert "\x1b" in row["description"]  # the data is kept as it was given
+
+
+def test_ask_json_keeps_stdout_for_the_json_whatever_native_code_prints(tmp_path: Path) -> None:
+    # A custom tool module stands in for native code (llama.cpp) writing to descriptor 1.
+    folder = tmp_path / "custom_tools"
+    folder.mkdir()
+    (folder / "noisy.py").write_text(
+        "import os\nos.write(1, b'llama_noise: written past sys.stdout\\n')\n", encoding="utf-8"
+    )
+
+    done = run("ask", "--json", "remind me in 5 minutes to stretch", data_dir=tmp_path)
+
+    assert json.loads(done.stdout)["tools"][0]["tool"] == "add_reminder"
+    assert "llama_noise" in done.stderr

@@ -158,7 +158,7 @@ def test_bad_local_model_settings_name_the_variable(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("ASSISTANT_LLM_THREADS", "0")
     with pytest.raises(ConfigError) as info:
         load_settings()
-    assert "ASSISTANT_LLM_CTX: Input should be greater than or equal to 256" in str(info.value)
+    assert "ASSISTANT_LLM_CTX: Input should be greater than or equal to 576" in str(info.value)
     assert "ASSISTANT_LLM_THREADS: Input should be greater than or equal to 1" in str(info.value)
 
 

@@ -204,15 +204,15 @@ async def test_requests_queue_and_a_long_wait_is_reported() -> None:
 
 
 async def test_a_prompt_that_leaves_no_room_is_refused() -> None:
-    backend = LocalBackend(model_path=smollm2_path(), context_tokens=256)
-    long = "please remember this sentence about nothing in particular. " * 40
+    backend = LocalBackend(model_path=smollm2_path(), context_tokens=576)
+    long = "please remember this sentence about nothing in particular. " * 60
 
     with pytest.raises(ContextTooSmallError, match="ASSISTANT_LLM_CTX") as caught:
         await backend.complete(asking(long))
     await backend.aclose()
 
-    assert caught.value.context == 256
-    assert caught.value.needed > 256
+    assert caught.value.context == 576
+    assert caught.value.needed > 576
 
 
 def test_a_missing_file_is_one_clear_message(tmp_path: Path) -> None:
@@ -253,14 +253,16 @@ async def test_a_model_without_a_chat_template_names_the_setting() -> None:
     await backend.aclose()
 
 
-async def test_a_template_given_in_settings_makes_it_talk() -> None:
+async def test_a_template_given_in_settings_makes_it_write_and_a_recital_is_cut() -> None:
     backend = LocalBackend(model_path=gemma_path(), chat_template="gemma", max_tokens=16)
     started = time.perf_counter()
 
     response = await backend.complete(asking("What is the capital of France?"))
     await backend.aclose()
 
-    assert response.text.strip()
+    # Gemma 3 270M answers this by reciting its system prompt; the user never sees that.
+    assert response.usage.completion_tokens > 0
+    assert "helpful personal assistant" not in response.text
     assert "<start_of_turn>" not in response.text
     assert time.perf_counter() - started < 120
 
@@ -283,3 +285,14 @@ async def test_a_waiting_user_is_told_their_place() -> None:
     waits = [e for e in seen["bob"] if e.kind is AgentEventKind.WAITING]
     assert waits and "1 request ahead of yours" in waits[0].text
     assert not [e for e in seen["alice"] if e.kind is AgentEventKind.WAITING]
+
+
+async def test_llama_cpp_logs_nothing_to_stderr_when_a_model_loads(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    backend = LocalBackend(model_path=gemma_path(), chat_template="gemma", max_tokens=4)
+    await backend.load()
+    await backend.complete([SYSTEM, ChatMessage(Role.USER, "hi")])
+    await backend.aclose()
+
+    assert capfd.readouterr().err == ""
