@@ -6,6 +6,12 @@ claims the due runs atomically in batches (expired leases first) and hands them 
 ``RunExecutor``. So that tasks written by another process (a second manager, the command line)
 are noticed, the timer also re-reads the earliest ``next_run`` every ``recheck_every`` at the
 latest; that never delays a known task.
+
+Runs are claimed a moment (``prefetch``) before they are due and started at their exact time.
+When more runs fall due in the coming second than can be claimed in that moment (a burst),
+the timer wakes as much earlier as claiming them takes (the count of due runs times the
+measured cost of one claim, at most ``MAX_LEAD``), so that they are claimed before they are
+due and their deliveries wait for nothing but the event loop.
 """
 
 from __future__ import annotations
@@ -13,20 +19,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from common.clock import Clock
 from tasks.engine.executor import RunExecutor
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.notices import FollowUps
-from tasks.models import RunOutcome
 from tasks.store.base import GivenUp, TaskStore
 
 log = logging.getLogger(__name__)
 
 _STORE_RETRY = timedelta(seconds=1)
 _MAX_IDLE_ROUNDS = 3
+BURST_WINDOW = timedelta(seconds=1)
+"""How far past the next due time the timer counts runs to see whether a burst comes."""
+MAX_LEAD = timedelta(seconds=10)
+"""The earliest the timer starts claiming a burst before it is due."""
+_FIRST_CLAIM_COST = 50e-6  # seconds per claimed run, until measured
+_MIN_CLAIM_COST = 5e-6
+_COST_SAMPLE = 100  # claims in a batch for it to count as a measurement
+
+
+@dataclass(frozen=True, slots=True)
+class _Burst:
+    """A wake-up planned early for a burst: at ``wake``, claim everything due by ``until``."""
+
+    wake: datetime
+    until: datetime
 
 
 class ClaimsFirst:
@@ -100,6 +122,8 @@ class Timer:
         self._prefetch = prefetch
         self._task: asyncio.Task[None] | None = None
         self._known_wakeup: tuple[datetime | None] | None = None
+        self._claim_cost = _FIRST_CLAIM_COST
+        self._burst: _Burst | None = None
 
     @property
     def running(self) -> bool:
@@ -133,11 +157,14 @@ class Timer:
             await self._executor.settle(started)
         return len(started)
 
-    async def _claim_all(
-        self, now: datetime, ahead: timedelta
-    ) -> tuple[list[asyncio.Task[RunOutcome]], list[GivenUp]]:
-        """Claim (and start) every run due by ``now + ahead``, expired leases first."""
-        started: list[asyncio.Task[RunOutcome]] = []
+    async def _claim_all(self, now: datetime, ahead: timedelta) -> tuple[list[int], list[GivenUp]]:
+        """Claim (and queue) every run due by ``now + ahead``, expired leases first.
+
+        Each batch is claimed at the time it is claimed (its misfire decisions, its leases):
+        a burst's claims can take seconds. Between batches the loop runs what is ready
+        (deliveries of runs already due), whether or not the store ever awaits.
+        """
+        started: list[int] = []
         given_up: list[GivenUp] = []
         lease = self._leases.lease
         # Our own runs' leases are renewed first if a beat is overdue (a long claim loop),
@@ -149,29 +176,56 @@ class Timer:
             given_up += lost
             if len(retries) + len(lost) < self._batch:
                 break
+        until = now + ahead
         idle_rounds = 0
         while idle_rounds < _MAX_IDLE_ROUNDS:
+            now = self._clock.now()
+            ahead = max(timedelta(0), until - now)
+            began = time.perf_counter()
             claims = await self._store.claim_due(now, limit=self._batch, lease=lease, ahead=ahead)
+            self._measure(time.perf_counter() - began, len(claims))
             started += self._executor.start(claims)
+            await asyncio.sleep(0)
             if len(claims) == self._batch:
                 idle_rounds = 0
                 continue
             # A short batch: nothing more is due, unless the misfire plans skipped some.
             next_wakeup = await self._store.next_wakeup()
-            if next_wakeup is None or next_wakeup > now + ahead:
+            if next_wakeup is None or next_wakeup > max(until, now):
                 self._known_wakeup = (next_wakeup,)
                 break
             idle_rounds = 0 if claims else idle_rounds + 1
         return started, given_up
+
+    def _measure(self, seconds: float, claims: int) -> None:
+        """Fold a claim batch's time into the cost of one claim (moving average)."""
+        if claims >= _COST_SAMPLE:
+            sample = max(seconds / claims, _MIN_CLAIM_COST)
+            self._claim_cost += 0.3 * (sample - self._claim_cost)
+
+    async def _lead(self, next_wakeup: datetime) -> timedelta:
+        """How long before ``next_wakeup`` to start claiming: ``prefetch``, or as long as
+        claiming the runs due by ``next_wakeup + BURST_WINDOW`` takes."""
+        cap = int(MAX_LEAD.total_seconds() / self._claim_cost)
+        try:
+            due = await self._store.count_due(next_wakeup + BURST_WINDOW, limit=cap)
+        except Exception:
+            log.exception("the task timer could not count the runs due soon")
+            return self._prefetch
+        return max(self._prefetch, timedelta(seconds=due * self._claim_cost))
 
     async def _loop(self) -> None:
         while True:
             self._wake.clear()
             self._known_wakeup = None
             # Everything due by the horizon is claimed in this round.
-            horizon = self._clock.now() + self._prefetch
+            now = self._clock.now()
+            horizon = now + self._prefetch
+            burst, self._burst = self._burst, None
+            if burst is not None and now >= burst.wake:
+                horizon = max(horizon, burst.until)
             try:
-                await self.run_due(wait=False, ahead=self._prefetch)
+                await self.run_due(wait=False, ahead=horizon - now)
                 # run_due usually ends by reading the next wake-up; a change since then set
                 # ``_wake``, so the timer comes straight back.
                 known = self._known_wakeup
@@ -181,7 +235,11 @@ class Timer:
                 next_wakeup = self._clock.now() + _STORE_RETRY
             recheck = self._clock.now() + self._recheck
             if next_wakeup is not None and next_wakeup > horizon:
-                next_wakeup -= self._prefetch  # wake a moment early, to claim ahead
+                # Wake a moment early to claim ahead; for a burst, as early as claiming takes.
+                lead = await self._lead(next_wakeup)
+                if lead > self._prefetch:
+                    self._burst = _Burst(next_wakeup - lead, next_wakeup + BURST_WINDOW)
+                next_wakeup -= lead
             # A wake-up inside the horizon is a lease running out (the due runs were just
             # claimed): that one is waited for exactly, not spun towards.
             deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)

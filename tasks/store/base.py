@@ -184,6 +184,14 @@ class TaskStore(AsyncLifecycle):
         """Return the earliest enabled ``next_run`` or lease expiry, or ``None``."""
 
     @abstractmethod
+    async def count_due(self, until: datetime, *, limit: int) -> int:
+        """Return how many enabled tasks have a ``next_run`` by ``until``, at most ``limit``.
+
+        The timer asks this before it sleeps, to start claiming a burst early enough; it
+        must cost in proportion to the count (an index range), never to all tasks stored.
+        """
+
+    @abstractmethod
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
     ) -> list[FinishedRun]:

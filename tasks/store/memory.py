@@ -189,6 +189,22 @@ class MemoryTaskStore(TaskStore):
         leased = _peek(self._leases, self._is_leased)
         return min((t for t in (due, leased) if t is not None), default=None)
 
+    async def count_due(self, until: datetime, *, limit: int) -> int:
+        """Count the enabled tasks due by ``until`` (walking only the heap entries that are)."""
+        until = require_aware(until, "until")
+        heap, count, seen = self._due, 0, set()
+        stack = [0] if heap else []
+        while stack and count < limit:
+            at = stack.pop()
+            entry = heap[at]
+            if entry[0] > until:
+                continue  # a heap: nothing below this entry is due earlier
+            if entry[1] not in seen and self._is_due(entry):
+                seen.add(entry[1])
+                count += 1
+            stack.extend(child for child in (2 * at + 1, 2 * at + 2) if child < len(heap))
+        return count
+
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
     ) -> list[FinishedRun]:

@@ -389,6 +389,25 @@ async def test_a_lost_run_of_a_skip_policy_task_is_not_retried_beyond_the_grace(
     assert await store.next_wakeup() == T0 + 24 * HOUR
 
 
+async def test_count_due_counts_enabled_tasks_due_by_a_time_up_to_a_limit(
+    store: TaskStore,
+) -> None:
+    minutes = (1, 2, 2, 3)
+    await store.add_tasks([reminder_draft(once_at(T0 + m * MINUTE)) for m in minutes])
+    paused = await store.add_task(reminder_draft(once_at(T0 + MINUTE)))
+    pause = TaskChange(status=TaskStatus.PAUSED)
+    await store.update_task(
+        paused.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+    )
+
+    assert await store.count_due(T0, limit=10) == 0
+    assert await store.count_due(T0 + 2 * MINUTE, limit=10) == 3
+    assert await store.count_due(T0 + HOUR, limit=10) == 4
+    assert await store.count_due(T0 + HOUR, limit=2) == 2
+    await store.claim_due(T0 + MINUTE, limit=10, lease=LEASE)
+    assert await store.count_due(T0 + 2 * MINUTE, limit=10) == 2
+
+
 async def test_a_lost_run_of_a_skip_policy_task_is_retried_within_the_grace(
     store: TaskStore,
 ) -> None:

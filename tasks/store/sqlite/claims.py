@@ -22,6 +22,7 @@ from tasks.store.sqlite.runs import Row, chunked, finish_runs, owned_row, store_
 from tasks.store.sqlite.schema import (
     RUN_COLUMNS,
     TASK_COLUMNS,
+    cached_instant,
     cached_rule,
     cached_schedule,
     run_from_row,
@@ -59,7 +60,7 @@ def claim_due(
     for row in rows:
         schedule = cached_schedule(row[5])
         due_text = row[11]
-        due = datetime.fromisoformat(due_text)
+        due = cached_instant(due_text)
         plan = plan_claim(schedule, due, cached_rule(row[8], row[9]), now)
         status = claimed_status(schedule, plan)
         task_updates.append(
@@ -150,6 +151,16 @@ def next_wakeup(conn: sqlite3.Connection) -> datetime | None:
     ).fetchone()
     found = [datetime.fromisoformat(v) for v in row if v is not None]
     return min(found, default=None)
+
+
+def count_due(conn: sqlite3.Connection, until: str, limit: int) -> int:
+    """How many enabled tasks are due by ``until``, counting at most ``limit`` (the due index)."""
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM scheduled_tasks WHERE enabled = 1 "
+        "AND next_run <= ? LIMIT ?)",
+        (until, limit),
+    ).fetchone()
+    return int(row[0])
 
 
 def _abandon(conn: sqlite3.Connection, expired: TaskRun) -> None:

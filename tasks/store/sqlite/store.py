@@ -192,6 +192,13 @@ class SqliteTaskStore(TaskStore):
         """Return the earliest enabled next run or lease expiry (two index lookups)."""
         return await self._db.read(claims.next_wakeup)
 
+    async def count_due(self, until: datetime, *, limit: int) -> int:
+        """Count the enabled tasks due by ``until`` (a range of the due index)."""
+        until_text = to_db_time(require_aware(until, "until"))
+        return await self._db.read(
+            functools.partial(claims.count_due, until=until_text, limit=max(limit, 0))
+        )
+
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
     ) -> list[FinishedRun]:
