@@ -29,7 +29,7 @@ from assistant.builtin import (
 )
 from assistant.config import ConfigError, Settings
 from assistant.llm import LLMBackend, OpenAIBackend
-from assistant.planner.offline import OfflinePlanner
+from assistant.planner import OfflinePlanner, PlannerTools
 from common import Clock, SystemClock, install_log_redaction
 from interfaces import LoggingNotifier
 from memory import MemoryStore
@@ -110,10 +110,11 @@ def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
         ) from None
 
 
-def build_backend(settings: Settings) -> LLMBackend:
-    """Return the configured LLM: an OpenAI-compatible server, or the offline planner."""
+def build_backend(settings: Settings) -> LLMBackend | None:
+    """Return the configured language model, or ``None`` when none is configured (the offline
+    planner is then built with the tools, in ``open_app``)."""
     if settings.llm_base_url is None:
-        return OfflinePlanner()
+        return None
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
     return OpenAIBackend(
         base_url=settings.llm_base_url,
@@ -122,6 +123,29 @@ def build_backend(settings: Settings) -> LLMBackend:
         timeout=settings.llm_timeout,
         mode=settings.llm_mode,
     )
+
+
+def offline_planner(
+    *, tasks: TaskTools, memory: MemoryTools, web: WebTools, registry: ToolRegistry
+) -> OfflinePlanner:
+    """The offline planner over the builtin tools, named as ``registry`` names them."""
+    tools = PlannerTools(
+        add_reminder=tasks.add_reminder,
+        add_recurring_task=tasks.add_recurring_task,
+        list_tasks=tasks.list_tasks,
+        cancel_task=tasks.cancel_task,
+        pause_task=tasks.pause_task,
+        resume_task=tasks.resume_task,
+        snooze_task=tasks.snooze_task,
+        reschedule_task=tasks.reschedule_task,
+        save_note=memory.save_note,
+        search_memory=memory.search_memory,
+        get_current_time=get_current_time,
+        search_web=web.search_web,
+        fetch_url=web.fetch_url,
+        api_call=web.api_call,
+    )
+    return OfflinePlanner(tools=tools, registry=registry, search_configured=web.search_configured)
 
 
 @asynccontextmanager
@@ -139,7 +163,8 @@ async def open_app(
     Args:
         settings: The configuration.
         notifier: Delivers scheduler messages (the interface's); a logging one by default.
-        backend: The LLM; by default the configured server or the offline planner.
+        backend: The LLM; by default the configured server, else the offline planner over
+            the builtin tools.
         clock: The one clock of the whole graph: the scheduler, memory, the executor and
             the agent read it (tests inject a manual one).
         on_event: Receives the agent's progress events.
@@ -172,8 +197,6 @@ async def open_app(
             allow_hosts=settings.http_allow_hosts,
         )
         stack.push_async_callback(web.aclose)
-        model = backend or build_backend(settings)
-        stack.push_async_callback(model.aclose)
 
         late_agent = _LateAgent()
         manager = TaskManager(
@@ -187,14 +210,20 @@ async def open_app(
             # Tasks added by another process (`assistant ask`) are noticed within a second.
             recheck_every=timedelta(seconds=1),
         )
-        registry = ToolRegistry(
-            [TaskTools(manager), MemoryTools(memory), get_current_time, web, SystemTools()]
-        )
+        task_tools = TaskTools(manager, search_configured=web.search_configured)
+        memory_tools = MemoryTools(memory)
+        registry = ToolRegistry([task_tools, memory_tools, get_current_time, web, SystemTools()])
         custom = load_custom_tools(
             settings.tools_dir, reserved_names=frozenset(registry.all_names())
         )
         for found in custom.tools:
             registry.add(found)
+        model = (
+            backend
+            or build_backend(settings)
+            or offline_planner(tasks=task_tools, memory=memory_tools, web=web, registry=registry)
+        )
+        stack.push_async_callback(model.aclose)
         executor = ToolExecutor(
             registry,
             approvals=memory,

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 from assistant.config import ConfigError, Settings, load_settings
 
 if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
+
     from tasks import Task, TaskRun
 
 EXIT_USAGE = 2
@@ -236,32 +238,36 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
 
 def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER, open_app
+    from tasks import task_line
 
     async def go() -> int:
         async with open_app(settings) as app:
             tasks = await app.tasks.list_tasks(LOCAL_USER)
-        rows = [_task_row(t) for t in tasks]
+            zone = await app.agent.user_zone(LOCAL_USER)
         if args.json:
+            rows = [_task_row(t, zone) for t in tasks]
             print(json.dumps(rows, ensure_ascii=False, indent=2))
-        elif not rows:
+        elif not tasks:
             print("No active tasks.")
         else:
-            for row in rows:
-                state = "" if row["enabled"] else " (paused)"
-                print(f"{row['id']}  {row['schedule']}  next: {row['next_run']}{state}")
-                print(f"        {row['task_type']}: {row['description']}")
+            now = app.clock.now()
+            for task in tasks:
+                print(task_line(task, zone, now))
         return 0
 
     return _run(go())
 
 
-def _task_row(task: Task) -> dict[str, Any]:
-    next_run = task.next_run.astimezone(task.schedule.tz) if task.next_run else None
+def _task_row(task: Task, zone: ZoneInfo) -> dict[str, Any]:
+    """A task for scripts, its times in the user's zone (``/tz`` sets it)."""
+    from tasks import schedule_words
+
+    next_run = task.next_run.astimezone(zone) if task.next_run else None
     return {
         "id": task.id,
         "task_type": task.task_type.value,
         "description": task.description,
-        "schedule": task.schedule.describe(),
+        "schedule": schedule_words(task, zone),
         "next_run": next_run.isoformat() if next_run else None,
         "enabled": task.enabled,
         "run_count": task.run_count,
@@ -296,7 +302,8 @@ def _run_runs(args: argparse.Namespace, settings: Settings) -> int:
             except TaskError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 1
-        rows = [_run_row(r) for r in runs]
+            zone = await app.agent.user_zone(LOCAL_USER)
+        rows = [_run_row(r, zone) for r in runs]
         if args.json:
             print(json.dumps(rows, ensure_ascii=False, indent=2))
         elif not rows:
@@ -310,9 +317,11 @@ def _run_runs(args: argparse.Namespace, settings: Settings) -> int:
     return _run(go())
 
 
-def _run_row(run: TaskRun) -> dict[str, Any]:
+def _run_row(run: TaskRun, zone: ZoneInfo) -> dict[str, Any]:
+    """A ledger row, its times in the user's zone (``/tz`` sets it)."""
+
     def iso(value: datetime | None) -> str | None:
-        return value.isoformat() if value else None
+        return value.astimezone(zone).isoformat() if value else None
 
     return {
         "id": run.id,

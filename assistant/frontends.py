@@ -63,7 +63,9 @@ async def chat(
                 settings, notifier=notifier, clock=clock, on_event=on_event, run_scheduler=True
             )
         )
-        commands = SlashCommands(tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock)
+        commands = SlashCommands(
+            tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
+        )
         terminal.append(
             TerminalChat(
                 agent=app.agent,

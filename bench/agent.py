@@ -24,7 +24,6 @@ from pathlib import Path
 from assistant.agent.dialog import DialogAgent
 from assistant.agent.history import ConversationStore, InMemoryConversations
 from assistant.llm import ChatMessage, LLMResponse, Role, ScriptedBackend, ToolMode
-from assistant.planner.offline import OfflinePlanner
 from memory import MemoryStore
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, tool
 
@@ -119,6 +118,8 @@ OFFLINE_MESSAGES = (
     "remind me in 10 minutes to check the oven",
     "note: the wifi password is on the fridge",
     "what time is it?",
+    "remind me every sunday evening at 7 to plan the week",
+    "what do I have tomorrow?",
 )
 
 
@@ -126,14 +127,15 @@ async def offline_turns(data_dir: Path) -> list[float] | None:
     """Time full turns of the offline planner through the composed app (builtin tools)."""
     try:
         from assistant.app import open_app
-        from assistant.config import Settings
+        from assistant.config import load_settings
     except ImportError as exc:
         print(f"offline planner turn: not measured, the composition root does not load ({exc})")
         return None
-    settings = Settings.model_validate(
-        {"ASSISTANT_DATA_DIR": str(data_dir / "offline"), "ASSISTANT_TIMEZONE": "Europe/Berlin"}
+    settings = load_settings(
+        data_dir=data_dir / "offline", timezone="Europe/Berlin", llm_base_url=None
     )
-    async with open_app(settings, backend=OfflinePlanner()) as app:
+    # No model configured: the composition root builds the offline planner over the tools.
+    async with open_app(settings) as app:
 
         async def turn(i: int) -> object:
             return await app.agent.handle_message(

@@ -47,6 +47,7 @@ BENCHES = (
     Bench("schedule parsing", "bench.schedule_parse", limit=60),
     Bench("scheduler", "bench.scheduler", limit=180),
     Bench("agent", "bench.agent", limit=120),
+    Bench("golden set", "bench.golden", limit=60),
     Bench(
         "telegram round trip",
         "bench.load",

@@ -25,7 +25,7 @@ from interfaces.views import (
     task_list,
 )
 from memory import MemoryInputError
-from tasks import DEFAULT_SNOOZE, ScheduleError, TaskError, read_duration
+from tasks import DEFAULT_SNOOZE, ScheduleError, TaskError, TaskRun, read_delay
 from tools import ApprovalStatus
 
 logger = logging.getLogger(__name__)
@@ -69,6 +69,8 @@ class SlashCommands:
         memory: The memory store.
         agent: The dialog agent (fresh conversations, approvals, the user's zone).
         clock: The source of the current instant (tests inject a manual one).
+        buttons: Whether the interface shows buttons (Telegram does, the terminal does not);
+            the help text says so only where it does.
     """
 
     def __init__(
@@ -78,6 +80,7 @@ class SlashCommands:
         memory: MemoryService,
         agent: ChatAgent,
         clock: Clock | None = None,
+        buttons: bool = True,
     ) -> None:
         self._tasks = tasks
         self._memory = memory
@@ -87,7 +90,12 @@ class SlashCommands:
         commands: tuple[tuple[CommandSpec, _Handler], ...] = (
             (CommandSpec("start", "", "Say hello and set up"), self._start),
             (CommandSpec("help", "", "What I can do"), self._help),
-            (CommandSpec("tasks", "", "Your scheduled tasks, with buttons"), self._list_tasks),
+            (
+                CommandSpec(
+                    "tasks", "", "Your scheduled tasks" + (", with buttons" if buttons else "")
+                ),
+                self._list_tasks,
+            ),
             (CommandSpec("cancel", "ID", "Cancel a task"), self._cancel),
             (
                 CommandSpec("snooze", f"ID {DEFAULT_SNOOZE}", "Put a task's next run off"),
@@ -163,7 +171,7 @@ class SlashCommands:
         return self.help()
 
     async def _list_tasks(self, call: _Call) -> CommandReply:
-        reply = task_list(await self._tasks.list_tasks(call.user_id), call.zone)
+        reply = task_list(await self._tasks.list_tasks(call.user_id), call.zone, self._clock.now())
         return CommandReply((reply,))
 
     async def _cancel(self, call: _Call) -> CommandReply:
@@ -259,7 +267,7 @@ class SlashCommands:
         try:
             if action.kind is ActionKind.RUN_NOW:
                 run = await self._tasks.run_now(action.target, user_id)
-                notice, alert = f"Ran {action.target}: {run.status.value}.", False
+                notice, alert = _ran(action.target, run), False
             else:
                 operation, verb = operations[action.kind]
                 task = await operation(action.target, user_id)
@@ -268,14 +276,14 @@ class SlashCommands:
             # Not the presser's task (or gone): answer them only, and leave the message as it is
             # (in a group it shows the owner's list).
             return ActionOutcome(notice=_sentence(error), alert=True)
-        refreshed = task_list(await self._tasks.list_tasks(user_id), zone)
+        refreshed = task_list(await self._tasks.list_tasks(user_id), zone, self._clock.now())
         return ActionOutcome(notice=notice, alert=alert, update=refreshed)
 
     async def _snooze(
         self, task_id: str, words: str, user_id: str, zone: ZoneInfo
     ) -> tuple[str, bool]:
         try:
-            span = read_duration(words)
+            span = read_delay(words)
         except ScheduleError as error:
             return _sentence(error), False
         if span is None:
@@ -322,6 +330,13 @@ _DECIDED = {
     ApprovalStatus.APPROVED: ("Approved.", "✅ Approved"),
     ApprovalStatus.DENIED: ("Denied.", "❌ Denied"),
 }
+
+
+def _ran(task_id: str, run: TaskRun) -> str:
+    """What a run now did: ``Ran k3m9xa now: succeeded (delivered).``."""
+    detail = " ".join((run.error or run.result or "").split())
+    detail = detail if len(detail) <= 200 else detail[:199] + "…"
+    return f"Ran {task_id} now: {run.status.value}" + (f" ({detail})." if detail else ".")
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -51,10 +51,19 @@ ButtonRows = tuple[tuple[Button, ...], ...]
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """One message to show: plain text and rows of buttons."""
+    """One message to show: plain text and rows of buttons.
+
+    Attributes:
+        text: The message.
+        buttons: Rows of buttons under it.
+        plain: The message for an interface without buttons, when it reads differently there
+            (the terminal's task list: one line per task, the commands once below); "" when
+            ``text`` serves both.
+    """
 
     text: str
     buttons: ButtonRows = ()
+    plain: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,7 +100,10 @@ def render_command_reply(reply: CommandReply) -> str:
 
 
 def render_message(message: Reply) -> str:
-    """Return one message with its buttons written as commands."""
+    """Return one message with its buttons written as commands (or its own text for an
+    interface without buttons, which already says the commands)."""
+    if message.plain:
+        return message.plain
     hints = [
         f"[{button.label}: {command}]"
         for row in message.buttons
@@ -255,7 +258,7 @@ class TerminalChat:
         """Show tool progress (pass this as the agent's ``on_event``)."""
         started = event.kind == "tool_started"
         if started and event.call is not None and self.interactive:
-            self.console.show(f"  ... {event.call.tool_name}")
+            self.console.show(f"  ... {event.call.tool_name.replace('_', ' ')}")
 
     # -- commands -------------------------------------------------------------------------
 
@@ -276,7 +279,11 @@ class TerminalChat:
         action = Action(_PRESSES[name], task_id)
         outcome = await commands.press(action, user_id=self.user_id, chat_id=self.chat_id)
         self.console.show(outcome.notice)
-        for message in (*((outcome.update,) if outcome.update else ()), *outcome.follow_ups):
+        # /run shows that run's outcome (and its delivery, printed as it arrives), not the list.
+        update = (
+            () if action.kind is ActionKind.RUN_NOW or outcome.update is None else (outcome.update,)
+        )
+        for message in (*update, *outcome.follow_ups):
             self.console.show(render_message(message))
 
     async def _shared_command(self, name: str, text: str) -> None:

@@ -6,8 +6,7 @@ interface can show it as it is.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -16,7 +15,15 @@ from common.redaction import redact_secrets
 from interfaces.messages import Action, ActionKind, Button, ButtonRows, Reply
 from interfaces.protocols import AgentReplyLike
 from memory import Note
-from tasks import Task, TaskRun, TaskStatus, format_lateness, format_local
+from tasks import (
+    Task,
+    TaskRun,
+    TaskStatus,
+    format_lateness,
+    format_local,
+    schedule_words,
+    task_line,
+)
 from tools import ApprovalRequest
 
 MAX_LISTED_TASKS = 20  # 3 buttons each: well under Telegram's 100 buttons per keyboard
@@ -26,28 +33,36 @@ NO_TASKS = (
     "You have no scheduled tasks. Try 'remind me in 10 minutes to stretch' or "
     "'every weekday at 8:30 remind me to check the mail'."
 )
+TASK_COMMANDS = "Commands: /cancel ID, /pause ID, /resume ID, /run ID, /snooze ID 10m, /runs ID"
+"""What the terminal says once under its task list (where Telegram has buttons)."""
 
 
-def task_list(tasks: Sequence[Task], zone: ZoneInfo) -> Reply:
-    """The /tasks view: each task with its schedule and next run, and its buttons."""
+def task_list(tasks: Sequence[Task], zone: ZoneInfo, now: datetime) -> Reply:
+    """The /tasks view: each task with its schedule and next run, and its buttons; without
+    buttons, one line per task and the commands once below."""
     if not tasks:
         return Reply(NO_TASKS)
     shown = tasks[:MAX_LISTED_TASKS]
-    lines = [f"Your tasks (times in {zone.key}):"]
+    head = f"Your tasks (times in {zone.key}):"
+    lines, plain = [head], [head]
     rows: list[tuple[Button, ...]] = []
     for number, task in enumerate(shown, start=1):
         lines.append("")
         lines.extend(_task_lines(number, task, zone))
+        plain.append(task_line(task, zone, now))
         rows.append(_task_buttons(task))
     if len(tasks) > len(shown):
-        lines.append(f"\n…and {len(tasks) - len(shown)} more; cancel some to see the rest.")
-    return Reply("\n".join(lines), tuple(rows))
+        more = f"…and {len(tasks) - len(shown)} more; cancel some to see the rest."
+        lines.append(f"\n{more}")
+        plain.append(more)
+    plain.append(TASK_COMMANDS)
+    return Reply("\n".join(lines), tuple(rows), plain="\n".join(plain))
 
 
 def _task_lines(number: int, task: Task, zone: ZoneInfo) -> list[str]:
     kind = task.task_type.value.replace("_", " ")
     lines = [f"{number}. [{task.id}] {kind}: {task.description}"]
-    lines.append(f"   {task.schedule.describe()}")
+    lines.append(f"   {schedule_words(task, zone)}")
     if task.status is TaskStatus.ACTIVE and task.next_run is not None:
         lines.append(f"   next run: {format_local(task.next_run, zone)}")
     else:
@@ -122,10 +137,12 @@ def approval_card(request: ApprovalRequest, zone: ZoneInfo) -> Reply:
 
 def request_line(request: ApprovalRequest, zone: ZoneInfo) -> str:
     """A pending request in one line (the terminal's y/n question), shortened like the card."""
-    arguments = json.dumps(redact_secrets(request.arguments), ensure_ascii=False, default=str)
+    shown = "; ".join(
+        f"{name}: {plain_value(value)}" for name, value in redact_secrets(request.arguments).items()
+    )
     expires = request.expires_at.astimezone(zone)
     return (
-        f"{request.tool_name} {_truncate(arguments, MAX_ARGUMENT_CHARS)} "
+        f"{request.tool_name} ({_truncate(shown, MAX_ARGUMENT_CHARS)}) "
         f"({request.risk_level.value} risk; request {request.id}, expires at {expires:%H:%M})"
     )
 
@@ -143,14 +160,28 @@ def agent_replies(reply: AgentReplyLike, zone: ZoneInfo) -> tuple[Reply, ...]:
 
 
 def format_arguments(arguments: dict[str, Any]) -> str:
-    """Show arguments one per line as JSON values (secrets hidden), truncated when long."""
+    """Show arguments one per line as plain values (secrets hidden), truncated when long."""
     if not arguments:
         return "  (none)"
     lines = []
     for name, value in redact_secrets(arguments).items():
-        shown = json.dumps(value, ensure_ascii=False, default=str)
-        lines.append(f"  {name}: {_truncate(shown, MAX_ARGUMENT_CHARS)}")
+        lines.append(f"  {name}: {_truncate(plain_value(value), MAX_ARGUMENT_CHARS)}")
     return _truncate("\n".join(lines), MAX_ARGUMENTS_CHARS)
+
+
+def plain_value(value: object) -> str:
+    """A value as a person reads it: text as it is, ``method POST, url http://...`` for a
+    mapping, items joined by commas for a list; never JSON."""
+    if value is None:
+        return "(none)"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Mapping):
+        parts = [f"{key} {plain_value(item)}" for key, item in value.items()]
+        return ", ".join(parts) if parts else "(none)"
+    if isinstance(value, list | tuple):
+        return ", ".join(plain_value(item) for item in value) if value else "(none)"
+    return " ".join(str(value).split())
 
 
 def format_moment(instant: datetime, zone: ZoneInfo) -> str:

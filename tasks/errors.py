@@ -2,12 +2,17 @@
 
 TaskError                 base of everything this package raises on purpose
 ├── ScheduleError         a schedule phrase or cron expression cannot be used
+│   └── PastTimeError     it is a time, but one that has already passed
 ├── TaskNotFoundError     no task with that id belongs to that owner
 ├── TaskStateError        the operation does not apply to the task as it is now
 └── TaskDataError         a task's type, execution data or option cannot be used
 """
 
 from __future__ import annotations
+
+import re
+
+_EXAMPLE = re.compile(r"e\.g\. '([^']+)'")
 
 
 class TaskError(Exception):
@@ -16,6 +21,16 @@ class TaskError(Exception):
 
 class ScheduleError(TaskError, ValueError):
     """A schedule cannot be understood or used; the message says what would work."""
+
+    @property
+    def example(self) -> str | None:
+        """The phrasing that works which the message offers ("say e.g. 'in 5 minutes'")."""
+        found = _EXAMPLE.findall(str(self))
+        return found[-1] if found else None
+
+
+class PastTimeError(ScheduleError):
+    """The words are a time, but it has already passed ("today at 2pm" at 14:30)."""
 
 
 class TaskNotFoundError(TaskError, LookupError):

@@ -129,10 +129,28 @@ def schedule_phrases() -> st.SearchStrategy[str]:
     unit = st.sampled_from(["s", "seconds", "min", "minutes", "h", "hours", "days", "weeks"])
     day = st.sampled_from(
         ["today", "tomorrow", "monday", "next friday", "sunday", "dec 31", "feb 29",
-         "march 29", "november 1", "the 31st", "the 1st", "2026-03-29", "day after tomorrow"]
+         "march 29", "november 1", "the 31st", "the 1st", "2026-03-29", "day after tomorrow",
+         "this evening", "tonight", "tomorrow morning", "the 31st of next month",
+         "the last day of the month", "the first of next month"]
     )  # fmt: skip
     days = st.sampled_from(
-        ["day", "weekday", "weekend", "monday", "mon and fri", "month on the 31st", "year"]
+        [
+            "day",
+            "weekday",
+            "weekend",
+            "monday",
+            "mon and fri",
+            "month on the 31st",
+            "year",
+            "other day",
+            "3 days",
+            "2 weeks on monday",
+            "other thursday",
+            "sunday evening",
+            "second tuesday of the month",
+            "year on feb 29",
+            "first of the month",
+        ]
     )
     return st.one_of(
         st.builds("in {} {}".format, number, unit),

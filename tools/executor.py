@@ -129,7 +129,7 @@ class ToolExecutor:
         try:
             output = await asyncio.wait_for(tool.invoke(dict(arguments), ctx), tool.timeout)
         except TimeoutError:
-            message = f"tool {tool.name!r} did not finish within {tool.timeout:g} s and was stopped"
+            message = f"it did not finish within {tool.timeout:g} s and was stopped"
             return self._failure(call, ToolStatus.TIMEOUT, message, started)
         except ArgumentConversionError as exc:
             return self._failure(call, ToolStatus.INVALID, str(exc), started)
@@ -137,11 +137,13 @@ class ToolExecutor:
             raise
         except ToolError as exc:
             # A refusal the tool wrote for the model (bad schedule, blocked address): no traceback.
-            message = f"tool {tool.name!r} failed: {_first_line(exc) or type(exc).__name__}"
+            # The text is read by people too, so it is the refusal alone: the result already
+            # names the tool, and a class name means nothing to them.
+            message = _first_line(exc) or "it failed without saying why"
             return self._failure(call, ToolStatus.ERROR, message, started)
         except Exception as exc:
             logger.exception("tool %r failed (call %s)", tool.name, call.id)
-            message = f"tool {tool.name!r} failed: {_short_error(exc)}"
+            message = _short_error(exc)
             return self._failure(call, ToolStatus.ERROR, message, started)
         duration = time.perf_counter() - started
         text = self._cap(tool.format_for_model(output))
@@ -295,6 +297,5 @@ def _first_line(exc: BaseException) -> str:
 
 
 def _short_error(exc: BaseException) -> str:
-    text = _first_line(exc)
-    name = type(exc).__name__
-    return f"{name}: {text}" if text else name
+    """What went wrong, for people: the error's first line (its class name stays in the log)."""
+    return _first_line(exc) or "it failed unexpectedly (the log has the details)"

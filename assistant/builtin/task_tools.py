@@ -1,30 +1,38 @@
 """Task tools: reminders and scheduled tasks, with the time arithmetic done by code.
 
-``when`` and ``schedule`` take the user's own words ("in 5 minutes", "weekdays 6pm",
-"0 9 * * 1-5"); ``tasks`` resolves them in the caller's zone, and every reply states the
-resolved schedule and the exact next run with its zone, so the model can echo it ("I'll remind
-you at 14:35 (Europe/Berlin) to call mom."). Everything is scoped to the calling user. An
-``api_call`` task needs a person's approval when it is created, and the task keeps exactly the
-request that was approved.
+``when``, ``schedule`` and ``day`` take the user's own words ("in 5 minutes", "weekdays 6pm",
+"0 9 * * 1-5", "tomorrow"); ``tasks`` resolves them in the caller's zone, and every reply
+states the resolved schedule and the exact next run with its zone, so the model can echo it
+("I'll remind you at 14:35 (Europe/Berlin) to call mom."). Everything is scoped to the calling
+user. An ``api_call`` task needs a person's approval when it is created, and the task keeps
+exactly the request that was approved. A web search is not scheduled when no search service is
+configured: it could never run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
-from zoneinfo import ZoneInfo
 
 from tasks import (
+    OnceSchedule,
     Schedule,
+    ScheduleError,
     Task,
     TaskError,
     TaskManager,
     TaskNotFoundError,
     TaskStatus,
     parse_schedule,
-    read_duration,
+    read_delay,
+    read_time_of_day,
+    resolve_local,
+    retime,
+    schedule_words,
+    task_line,
+    when_text,
 )
 from tools import ToolContext, ToolError, tool
 
@@ -36,6 +44,15 @@ _TYPE_WORDS = {
     "api_call": "HTTP call",
 }
 _LISTED_IDS = 10
+# A message that starts like a noun phrase reads "about ...", not "to ...": "about the dentist".
+_NOUN_LEAD = frozenset(
+    {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "it", "its"}
+)
+SEARCH_NOT_CONFIGURED = (
+    "web search is not configured (SERPAPI_API_KEY is not set), so a scheduled search could "
+    "never run and nothing was scheduled; set SERPAPI_API_KEY, or schedule a reminder to search "
+    "yourself instead"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +67,7 @@ class TaskSummary:
         next_run: The next run as ISO 8601 with the user's offset, or ``None``.
         next_run_text: The next run for people: ``today at 14:35 (Europe/Berlin)``.
         status: ``active``, ``paused``, ``running``, ``disabled``, ``done`` or ``cancelled``.
+        line: The task as every listing shows it (``tasks.task_line``).
     """
 
     id: str
@@ -59,15 +77,7 @@ class TaskSummary:
     next_run: str | None
     next_run_text: str
     status: str
-
-    def line(self) -> str:
-        """One line for a listing: ``- a1b2c3: call mom (today at 14:35 (Europe/Berlin))``;
-        a recurring task also says its schedule: ``(every day at 09:00 ...; next ...)``."""
-        state = "" if self.status == "active" else f" [{self.status}]"
-        if self.schedule.startswith("once") and self.next_run:
-            return f"- {self.id}: {self.description} ({self.next_run_text}){state}"
-        when = f"; next {self.next_run_text}" if self.next_run else ""
-        return f"- {self.id}: {self.description} ({self.schedule}{when}){state}"
+    line: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,14 +88,36 @@ class TaskReply:
     task: TaskSummary
 
 
+@dataclass(frozen=True, slots=True)
+class TaskListing:
+    """The user's tasks, all of them or those that run on one day.
+
+    Attributes:
+        tasks: The tasks, soonest first.
+        day: The day asked about, said for people ("tomorrow (Wed 2026-03-11)"), or ``None``.
+    """
+
+    tasks: list[TaskSummary] = field(default_factory=list)
+    day: str | None = None
+
+    def for_model(self) -> str:
+        """The listing as the model reads it."""
+        if not self.tasks:
+            on = f" for {self.day}" if self.day else ""
+            return f"The user has no scheduled tasks{on}."
+        head = f"Tasks for {self.day}:\n" if self.day else ""
+        return head + "\n".join(f"- {task.line}" for task in self.tasks)
+
+    def for_person(self) -> str:
+        """The listing as a person reads it."""
+        if not self.tasks:
+            return f"Nothing is scheduled for {self.day}." if self.day else "You have no tasks."
+        head = f"Your tasks for {self.day}:" if self.day else "Your tasks:"
+        return head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
+
+
 def _reply_text(reply: TaskReply) -> str:
     return reply.text
-
-
-def _listing(tasks: Sequence[TaskSummary]) -> str:
-    if not tasks:
-        return "The user has no scheduled tasks."
-    return "\n".join(task.line() for task in tasks)
 
 
 def _approval_needed(arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
@@ -93,31 +125,18 @@ def _approval_needed(arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
     return str(arguments.get("task_type", "")).strip().lower() == "api_call"
 
 
-def when_text(instant: datetime | None, tz: ZoneInfo, now: datetime) -> str:
-    """Say an instant for the user: ``at 14:35 (Europe/Berlin)``, ``tomorrow at 09:00 (...)``."""
-    if instant is None:
-        return "never (nothing is scheduled)"
-    local = instant.astimezone(tz)
-    today = now.astimezone(tz).date()
-    clock = local.strftime("%H:%M:%S" if local.second else "%H:%M")
-    if local.date() == today:
-        day = "today "
-    elif local.date() == today + timedelta(days=1):
-        day = "tomorrow "
-    else:
-        day = f"on {local.strftime('%a')} {local.date().isoformat()} "
-    return f"{day}at {clock} ({tz.key})"
-
-
 class TaskTools:
     """The reminder and task tools, bound to one task manager.
 
     Args:
         manager: Where tasks are kept and fired.
+        search_configured: Whether web searches can run (a search service is configured);
+            without one, web_search tasks are refused instead of failing at every run.
     """
 
-    def __init__(self, manager: TaskManager) -> None:
+    def __init__(self, manager: TaskManager, *, search_configured: bool = True) -> None:
         self._manager = manager
+        self._search_configured = search_configured
 
     async def active_ids(self, ctx: ToolContext) -> list[str]:
         """The caller's live task ids (the dynamic enum of ``task_id``)."""
@@ -146,8 +165,7 @@ class TaskTools:
         schedule = self._parse(when, ctx, recurring=None)
         task = await self._add(ctx, "reminder", schedule, message, {"message": message})
         summary = self._summary(task, ctx)
-        about = message.strip()
-        about = f"to {about}" if about[:1].islower() else f'of "{about}"'
+        about = _about(message)
         if schedule.kind == "once":
             text = f"I'll remind you {summary.next_run_text} {about} (task {task.id})."
         else:
@@ -184,6 +202,8 @@ class TaskTools:
                 {"query", "limit"}, api_call {"method", "url", "headers", "body"}; for the first
                 three the description is used when it is left out.
         """
+        if task_type == "web_search" and not self._search_configured:
+            raise ToolError(SEARCH_NOT_CONFIGURED)
         parsed = self._parse(schedule, ctx, recurring=True)
         task = await self._add(ctx, task_type, parsed, description, execution_data)
         summary = self._summary(task, ctx)
@@ -194,11 +214,27 @@ class TaskTools:
         )
         return TaskReply(text, summary)
 
-    @tool(llm_format=_listing, gui_format=_listing, timeout=15)
-    async def list_tasks(self, ctx: ToolContext) -> list[TaskSummary]:
-        """List the user's scheduled tasks and reminders with their ids and next runs."""
+    @tool(llm_format=TaskListing.for_model, gui_format=TaskListing.for_person, timeout=15)
+    async def list_tasks(self, ctx: ToolContext, day: str | None = None) -> TaskListing:
+        """List the user's scheduled tasks and reminders with their ids and next runs.
+
+        Args:
+            day: Only the tasks that run on this day, in the user's words: 'today',
+                'tomorrow', 'friday', 'March 3'. Leave it out for all tasks.
+        """
         tasks = await self._manager.list_tasks(ctx.user_id)
-        return [self._summary(task, ctx) for task in tasks]
+        if day is None or not day.strip():
+            return TaskListing([self._summary(task, ctx) for task in tasks])
+        wanted = self._day(day, ctx)
+        start = resolve_local(datetime.combine(wanted, time()), ctx.timezone)
+        end = resolve_local(datetime.combine(wanted + timedelta(days=1), time()), ctx.timezone)
+        fires = [(_fire_between(task, max(start, ctx.now), end), task) for task in tasks]
+        shown = sorted(
+            ((fire, task) for fire, task in fires if fire is not None),
+            key=lambda pair: (pair[0], pair[1].id),
+        )
+        listed = [self._summary(task, ctx, next_run=fire) for fire, task in shown]
+        return TaskListing(listed, day=_day_label(wanted, ctx.local_now.date()))
 
     @_on_one_task
     async def cancel_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
@@ -236,7 +272,7 @@ class TaskTools:
         """Put a task's next run off by a delay (a reminder that already went off comes back).
 
         Args:
-            delay: How long, e.g. '10m', '1h', 'in 30 minutes'.
+            delay: How long, e.g. '10m', '1h', 'in 30 minutes', 'half an hour'.
         """
         return await self._done(
             ctx,
@@ -251,6 +287,28 @@ class TaskTools:
         summary = self._summary(task, ctx)
         text = said.format(id=task.id, description=task.description, next_run=summary.next_run_text)
         return TaskReply(text, summary)
+
+    @_on_one_task
+    async def reschedule_task(self, ctx: ToolContext, task_id: str, when: str) -> TaskReply:
+        """Move one of the user's tasks to a new time, keeping its id.
+
+        A time of day alone keeps the day ('6pm': the same day at 18:00) or, for a repeating
+        task, its days ('7pm': every Monday at 19:00 instead of 18:00).
+
+        Args:
+            when: The new time in the user's words: '6pm', 'tomorrow at 9am', 'every monday
+                at 8am'.
+        """
+        task = await self._call(ctx, self._manager.get_task(task_id, ctx.user_id))
+        before = self._summary(task, ctx)
+        schedule = self._moved(task, when, ctx)
+        moved = await self._call(ctx, self._manager.reschedule(task.id, ctx.user_id, schedule))
+        after = self._summary(moved, ctx)
+        if task.schedule.kind == "once" and moved.schedule.kind == "once":
+            change = f"from {before.next_run_text} to {after.next_run_text}"
+        else:
+            change = f"from {before.schedule} to {after.schedule}; next run {after.next_run_text}"
+        return TaskReply(f"Moved task {moved.id} ('{moved.description}') {change}.", after)
 
     async def _add(
         self,
@@ -272,15 +330,45 @@ class TaskTools:
             ),
         )
 
-    def _parse(self, words: str, ctx: ToolContext, *, recurring: bool | None) -> Schedule:
+    def _parse(
+        self,
+        words: str,
+        ctx: ToolContext,
+        *,
+        recurring: bool | None,
+        now: datetime | None = None,
+    ) -> Schedule:
+        moment = ctx.now if now is None else now
         try:
-            return parse_schedule(words, now=ctx.now, tz=ctx.timezone, recurring=recurring)
+            return parse_schedule(words, now=moment, tz=ctx.timezone, recurring=recurring)
         except TaskError as exc:
             raise ToolError(str(exc)) from None
 
+    def _moved(self, task: Task, when: str, ctx: ToolContext) -> Schedule:
+        """The schedule ``when`` gives ``task``: a time of day alone keeps its day(s)."""
+        try:
+            at = read_time_of_day(when)
+            if at is None:
+                return self._parse(when, ctx, recurring=task.schedule.kind == "recurring")
+            if task.schedule.kind == "recurring":
+                return retime(task.schedule, at)
+            moved = retime(task.schedule, at)
+            if moved.next_after(ctx.now) is not None:
+                return moved
+            return self._parse(when, ctx, recurring=False)  # that day's time passed: the next
+        except ScheduleError as exc:
+            raise ToolError(str(exc)) from None
+
+    def _day(self, words: str, ctx: ToolContext) -> date:
+        """The local date ``words`` name ("tomorrow", "friday"), read from the start of today."""
+        midnight = datetime.combine(ctx.local_now.date(), time())
+        schedule = self._parse(words, ctx, recurring=False, now=midnight)
+        assert isinstance(schedule, OnceSchedule)
+        return schedule.at.astimezone(ctx.timezone).date()
+
     def _delay(self, words: str, ctx: ToolContext) -> timedelta:
         try:
-            span = read_duration(words)
+            span = read_delay(words)
         except TaskError as exc:
             raise ToolError(str(exc)) from None
         if span is None:
@@ -304,14 +392,45 @@ class TaskTools:
         more = f" and {len(tasks) - _LISTED_IDS} more" if len(tasks) > _LISTED_IDS else ""
         return f"the user's tasks are {shown}{more}"
 
-    def _summary(self, task: Task, ctx: ToolContext) -> TaskSummary:
+    def _summary(
+        self, task: Task, ctx: ToolContext, *, next_run: datetime | None = None
+    ) -> TaskSummary:
         tz = ctx.timezone
+        run = next_run or task.next_run
         return TaskSummary(
             id=task.id,
             task_type=task.task_type.value,
             description=task.description,
-            schedule=task.schedule.describe(),
-            next_run=None if task.next_run is None else task.next_run.astimezone(tz).isoformat(),
-            next_run_text=when_text(task.next_run, tz, ctx.now),
+            schedule=schedule_words(task, tz),
+            next_run=None if run is None else run.astimezone(tz).isoformat(),
+            next_run_text=when_text(run, tz, ctx.now),
             status=task.status.value,
+            line=task_line(task, tz, ctx.now, next_run=run),
         )
+
+
+def _about(message: str) -> str:
+    """How a reply names what a reminder is about: "to call mom", 'about "the dentist"'."""
+    text = message.strip()
+    first = text.split(maxsplit=1)[0].lower() if text else ""
+    if text[:1].islower() and first not in _NOUN_LEAD:
+        return f"to {text}"
+    return f'about "{text}"'
+
+
+def _day_label(day: date, today: date) -> str:
+    """Say a day for people: "tomorrow (Tue 2026-03-03)", "Fri 2026-03-06"."""
+    dated = f"{day.strftime('%a')} {day.isoformat()}"
+    if day == today:
+        return f"today ({dated})"
+    return f"tomorrow ({dated})" if day == today + timedelta(days=1) else dated
+
+
+def _fire_between(task: Task, start: datetime, end: datetime) -> datetime | None:
+    """When an active task runs in ``[start, end)``, if it does."""
+    if task.status is not TaskStatus.ACTIVE or task.next_run is None:
+        return None
+    if task.schedule.kind == "once":
+        return task.next_run if start <= task.next_run < end else None
+    fire = task.schedule.next_after(max(start, task.next_run) - timedelta(microseconds=1))
+    return fire if fire is not None and fire < end else None

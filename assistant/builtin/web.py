@@ -209,6 +209,12 @@ class WebTools:
         self._max_bytes = max_response_bytes
         install_log_redaction()
 
+    @property
+    def search_configured(self) -> bool:
+        """Whether web search works (a SerpApi key was given); the planner and the task tools
+        ask before scheduling a search that could only fail."""
+        return self._serpapi_key is not None
+
     async def aclose(self) -> None:
         """Close the HTTP client if this object created it."""
         if self._own_client:

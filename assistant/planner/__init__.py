@@ -3,15 +3,37 @@
 It reads the conversation and writes the same fenced-JSON tool calls a model would, so
 everything after it (parsing, validation, approvals, execution) runs as with an LLM.
 
-    offline           ``OfflinePlanner``: the backend, a small state machine over a turn
-    understand        which request a message is (notes, time, recall, search, ...)
-    understand_tasks  reminders, recurring tasks, listing and task commands
-    intents           what was understood: calls to make and how the turn goes on
-    patterns          where times, schedules, zones and ids stand in a sentence
-    compose           the answer written from tool results
-    answers           the planner's fixed texts (help, greetings, questions back)
+    offline       ``OfflinePlanner``: the backend, a small state machine over a turn
+    toolbox       ``PlannerTools``: typed references to the tools it calls, named by the registry
+    rules         the ordered rules (``rule``: trigger + slot extraction, with golden phrases):
+    rules_remind    reminders ("remind me ...", "wake me up ...", "set an alarm ...")
+    rules_jobs      repeating searches, prompts and HTTP calls; one-time HTTP requests
+    rules_manage    listing tasks and acting on one (cancel, pause, resume, snooze, move)
+    rules_chat      small talk, notes, questions about notes, the time, web, pages, the rest
+    intents       what a message asks for, a tagged union
+    plan          each intent's target tool and arguments
+    compose       the answer written from tool results
+    answers       the planner's own texts (help, questions back, honest refusals)
+    golden        golden phrases, what must come of each, and the check that runs them
+    text, places  reading a message; places and their time zones
+
+The time expression of a sentence is found by ``tasks.find_time``: the planner has no time
+vocabulary of its own.
 """
 
+from assistant.planner.golden import Golden, Verdict, check_golden, pass_rate
 from assistant.planner.offline import OfflinePlanner
+from assistant.planner.rules import GOLDEN, RULES
+from assistant.planner.toolbox import PlannerTools, ToolboxError
 
-__all__ = ["OfflinePlanner"]
+__all__ = [
+    "GOLDEN",
+    "RULES",
+    "Golden",
+    "OfflinePlanner",
+    "PlannerTools",
+    "ToolboxError",
+    "Verdict",
+    "check_golden",
+    "pass_rate",
+]

@@ -1,29 +1,35 @@
-"""The offline planner's fixed answers: help, greetings, and what to say when it is lost."""
+"""The offline planner's own texts: help, greetings, questions back, and honest refusals."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from tasks import TimePhrase
+
 EXAMPLES = (
     '- "remind me in 10 minutes to check the oven"\n'
-    '- "remind me to call mom tomorrow at 6pm"\n'
-    '- "every weekday at 8:30 remind me to check the mail"\n'
-    '- "every day at 8am search the web for local news and send me the top 3"\n'
-    '- "what are my tasks?" / "cancel the oven reminder"\n'
+    '- "remind me every sunday evening at 7 to plan the week"\n'
+    '- "wake me up at 6:45 tomorrow"\n'
+    '- "what do I have tomorrow?" / "move the dentist reminder to 6pm"\n'
+    '- "snooze the trash reminder by an hour" / "cancel the gym reminder"\n'
     '- "note: the wifi password is hunter2 #home" / "what is my wifi password?"\n'
-    '- "what time is it in Tokyo?" / "search for python asyncio tutorial"\n'
-    '- "summarize https://example.com/article"'
+    '- "what time is it in Tokyo?" / "summarize https://example.com/article"'
 )
 
-HELP = (
-    "I'm the built-in offline assistant: no language model, just a few things done reliably. "
-    "I can set reminders and recurring tasks, list, cancel, pause, resume and snooze them, "
-    "keep notes and answer from them, tell the time, search the web and summarise a page. "
-    "Try:\n" + EXAMPLES
+OFFLINE = (
+    "I'm running without a language model, so I understand only a few kinds of requests: "
+    "reminders and repeating tasks (and listing, moving, snoozing, pausing and cancelling "
+    "them), notes and questions about them, the time, web searches (with SERPAPI_API_KEY) "
+    "and page summaries."
+)
+CONNECT = (
+    "To answer anything else, connect a model: set ASSISTANT_LLM_BASE_URL to an "
+    "OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama) and restart."
 )
 
-UNKNOWN = (
-    "Sorry, I didn't understand that. I'm the offline assistant and only know a few kinds of "
-    "requests, for example:\n" + EXAMPLES
-)
+HELP = f"{OFFLINE} Try:\n{EXAMPLES}\n{CONNECT}"
+UNKNOWN = f"Sorry, I didn't understand that. {OFFLINE} For example:\n{EXAMPLES}\n{CONNECT}"
+QUESTION = f"I can't answer that. {OFFLINE}\n{CONNECT}"
 
 GREETING = "Hello! What can I do for you? Say 'help' to see what I understand."
 THANKS = "You're welcome!"
@@ -34,21 +40,103 @@ ASK_URL = (
     "I can do that as a scheduled HTTP call, but I need the URL to call. For example: "
     "'at 1am daily POST http://home.lan/lights/off'."
 )
-ASK_ACTION = (
-    "I understood the schedule, but not what to do then. I can remind you, search the web, "
-    "ask the assistant or call a URL, e.g. 'every monday at 10am remind me to water the plants', "
-    "'every day at 8am search the web for weather Berlin and send me the top 3', "
-    "'every monday at 10am ask: summarise my week', 'at 1am daily POST http://home.lan/lights/off'."
-)
-ASK_WHEN = (
-    "When should I remind you? For example: 'remind me in 10 minutes to {what}' or "
-    "'remind me to {what} tomorrow at 9am'."
-)
-ASK_WHAT = (
-    "What should I remind you about {when}? For example: 'remind me {when} to check the oven'."
-)
 ASK_NOTE = "What should I note? For example: 'note: the wifi password is hunter2 #home'."
 ASK_QUERY = "What should I search for? For example: 'search for python asyncio tutorial'."
 ASK_TOPIC = "What should I look up in your notes? For example: 'what did I say about the wifi?'"
 ASK_FETCH = "Which page? Give me its address, e.g. 'summarize https://example.com/article'."
-ASK_TASK = "Which task? Say e.g. 'cancel a1b2c3' or 'cancel the oven reminder'."
+SEARCH_OFF = (
+    "I can't search the web: no search service is configured (set SERPAPI_API_KEY to a SerpApi "
+    "key and restart)."
+)
+
+
+def ask_when(what: str, *, unclear: str | None = None) -> str:
+    """Ask when to remind of ``what``, saying which words were not understood as a time."""
+    opening = f"I couldn't tell when {unclear!r} is. " if unclear else ""
+    return (
+        f"{opening}When should I remind you to {what}? For example: 'remind me in 10 minutes "
+        f"to {what}' or 'remind me tomorrow at 9am to {what}'."
+    )
+
+
+def ask_exact(said: str, example: str, what: str) -> str:
+    """Ask for an exact time when only a limit was said ("before 6pm")."""
+    return (
+        f"When exactly should I remind you? {said!r} is not one time. Say e.g. "
+        f"'remind me {example} to {what}'."
+    )
+
+
+def several_a_day(said: str, what: str) -> str:
+    """Explain that "twice a day" is two reminders."""
+    return (
+        f"{said[0].upper()}{said[1:]} means more than one reminder, so say each time, e.g. "
+        f"'remind me every day at 9am and 9pm to {what}'."
+    )
+
+
+def ask_what(when: str) -> str:
+    """Ask what to remind of at ``when``."""
+    return (
+        f"What should I remind you about {when}? For example: 'remind me {when} to check the oven'."
+    )
+
+
+def ask_task(verb: str) -> str:
+    """Ask which task to act on."""
+    return (
+        f"Which task should I {verb}? Say e.g. '{verb} the gym reminder' or '{verb} a1b2c3'; "
+        "/tasks lists them."
+    )
+
+
+def ask_action(schedule: str, *, repeats: bool) -> str:
+    """Say the time was understood, but not what to do then."""
+    if not repeats:
+        return (
+            f"I understood the time '{schedule}', but not what to do then. Say e.g. "
+            f"'remind me {schedule} to water the plants'."
+        )
+    return (
+        f"I understood the schedule '{schedule}', but not what to do then. I can remind you, "
+        f"search the web, or call a URL, e.g. '{schedule} remind me to water the plants', "
+        f"'{schedule} search the web for weather Berlin and send me the top 3', "
+        f"'{schedule} POST http://home.lan/lights/off'."
+    )
+
+
+def cannot_use_time(phrase: TimePhrase, redo: Callable[[str], str]) -> str:
+    """Say why the time in a sentence cannot be used, with the sentence redone (``redo``) with
+    the time that works."""
+    problem = phrase.problem or f"could not read {phrase.text!r} as a time"
+    if phrase.example is not None:
+        problem = problem.replace(repr(phrase.example), repr(redo(phrase.example)))
+    return f"I couldn't use that time: {problem}."
+
+
+def search_off_scheduled(schedule: str, query: str) -> str:
+    """Refuse to schedule a search that could never run, offering a reminder instead."""
+    return (
+        f"I can't schedule that search: no search service is configured (SERPAPI_API_KEY is not "
+        "set), so it could never run, and nothing was scheduled. The closest I can do is remind "
+        f"you to search yourself: say '{schedule} remind me to search for {query}'. Or set "
+        "SERPAPI_API_KEY and restart."
+    )
+
+
+def cannot_ask_offline(schedule: str, prompt: str) -> str:
+    """Refuse to schedule a prompt the offline assistant could not answer when it runs."""
+    return (
+        f"I can't schedule that: without a language model I couldn't answer {prompt!r} when the "
+        f"time comes, and nothing was scheduled. The closest I can do is remind you: say "
+        f"'{schedule} remind me to {prompt}'. {CONNECT}"
+    )
+
+
+def once_only(schedule: str, what: str) -> str:
+    """Refuse a one-time search, prompt or HTTP call at a time: those tasks repeat."""
+    return (
+        f"I can schedule searches, questions and HTTP calls only as repeating tasks, and "
+        f"'{schedule}' happens once. Say e.g. 'every day at 8am {what}', or 'remind me "
+        f"{schedule} to {what}'."
+    )

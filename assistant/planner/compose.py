@@ -2,7 +2,9 @@
 
 Tools return typed values (dataclasses, pydantic models, dicts, lists or text); these helpers
 read the few fields the planner needs (a task's id and description, a note's text, a page's
-title and text) from whichever shape arrives, and fall back to the result's text.
+title and text) from whichever shape arrives, and fall back to the result's text. What a call
+was meant to do ("set the reminder") comes from the ``Wording`` the planner builds from its
+toolbox, so no tool is named here.
 """
 
 from __future__ import annotations
@@ -12,25 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from assistant.planner import patterns as ph
+from assistant.planner.text import squash
 from tools import ToolResult, ToolStatus
 
-_ACTIONS = {
-    "add_reminder": "set the reminder",
-    "add_recurring_task": "schedule that",
-    "list_tasks": "list your tasks",
-    "cancel_task": "cancel the task",
-    "pause_task": "pause the task",
-    "resume_task": "resume the task",
-    "snooze_task": "snooze the task",
-    "save_note": "save the note",
-    "search_memory": "search your notes",
-    "get_current_time": "get the time",
-    "search_web": "search the web",
-    "fetch_url": "read that page",
-    "api_call": "make that request",
-    "execute_code": "run that code",
-}
 _LIST_KEYS = ("tasks", "items", "results", "hits", "notes", "matches")
 _TASK_LINE_RE = re.compile(
     r"^\s*(?:[-*\u2022]\s*)?[\[`(]?(?P<id>(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{3,32})[\]`)]?"
@@ -44,27 +30,43 @@ _TOKEN_RE = re.compile(r"\w+")
 
 @dataclass(frozen=True, slots=True)
 class TaskEntry:
-    """One task as the planner sees it in a ``list_tasks`` result."""
+    """One task as the planner sees it in a task listing."""
 
     id: str
     label: str
-    schedule: str
+    shown: str
     haystack: frozenset[str]
 
     def line(self) -> str:
-        """A bullet line for a person: ``- a1b2c3: check the oven (once at ...)``."""
-        when = f" ({self.schedule})" if self.schedule else ""
-        return f"- {self.id}: {self.label}{when}"
+        """A bullet line for a person: ``- a1b2c3: check the oven (today at 18:00 ...)``."""
+        return f"- {self.shown}"
 
 
-def action_words(tool: str) -> str:
-    """What calling ``tool`` does, as words after "I couldn't ..."."""
-    return _ACTIONS.get(tool, f"run {tool}")
+class Wording:
+    """What each tool does, as words after "I couldn't ...": "set the reminder".
+
+    Args:
+        actions: The words per tool name.
+    """
+
+    def __init__(self, actions: Mapping[str, str]) -> None:
+        self._actions = dict(actions)
+
+    def action(self, tool: str) -> str:
+        """What calling ``tool`` does."""
+        return self._actions.get(tool, "do that")
+
+    def outcome(self, result: ToolResult) -> str:
+        """Say what one call did, from its status, display text, text and error."""
+        return outcome(result, self.action(result.call.tool_name))
+
+    def report(self, results: Sequence[ToolResult]) -> str:
+        """Say what each call did, one paragraph per call."""
+        return "\n".join(self.outcome(r) for r in results) or "Done."
 
 
-def outcome(result: ToolResult) -> str:
+def outcome(result: ToolResult, action: str) -> str:
     """Say what one call did, from its status, display text, text and error."""
-    action = action_words(result.call.tool_name)
     reason = (result.error or result.text or result.display).strip()
     if result.status is ToolStatus.OK:
         return _clock_sentence(result) or (result.display or result.text).strip() or "Done."
@@ -77,11 +79,6 @@ def outcome(result: ToolResult) -> str:
     return f"I couldn't {action}." + _suffix(reason)
 
 
-def report(results: Sequence[ToolResult]) -> str:
-    """Say what each call did, one paragraph per call."""
-    return "\n".join(outcome(r) for r in results) or "Done."
-
-
 def task_entries(result: ToolResult) -> list[TaskEntry] | None:
     """Read the tasks out of a ``list_tasks`` result; ``None`` when their shape is unknown."""
     items = _items(result.output)
@@ -91,13 +88,21 @@ def task_entries(result: ToolResult) -> list[TaskEntry] | None:
     lines = (result.text or result.display).splitlines()
     parsed = [m for line in lines if (m := _TASK_LINE_RE.match(line)) is not None]
     if parsed:
-        return [_make_entry(m.group("id"), m.group("label").strip(), "", "") for m in parsed]
+        return [_make_entry(m["id"], m["label"].strip(), "", "", None) for m in parsed]
     text = (result.text or result.display).strip()
     return [] if not text or _NOTHING_RE.match(text) or text in ("[]", "{}") else None
 
 
 def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[TaskEntry]:
-    """The entries all ``words`` point at; failing that, the best majority match."""
+    """The entry whose id is one of ``words``; else the entries all ``words`` point at;
+    failing that, the best majority match."""
+    by_id = [e for e in entries if e.id.lower() in {w.lower() for w in words}]
+    if by_id:
+        return by_id
+    # Whole words first: "plan" is "plan the week", not "water the plants".
+    exact = [e for e in entries if all(w.lower() in e.haystack for w in words)]
+    if exact:
+        return exact
     scored = [(sum(_word_in(w, e.haystack) for w in words), e) for e in entries]
     full = [e for score, e in scored if score == len(words)]
     if full:
@@ -118,10 +123,10 @@ def note_hits(result: ToolResult, question: str) -> list[str] | None:
         return _hits_from_text(result.text or result.display)
     notes: list[str] = []
     others: list[str] = []
-    asked = ph.squash(question).lower()
+    asked = squash(question).lower()
     for item in items:
         text = item if isinstance(item, str) else _text(_field(item, "text", "content", "snippet"))
-        text = ph.squash(text)
+        text = squash(text)
         if not text or text.lower() == asked or text.endswith("?"):
             continue
         kind = _text(_field(item, "kind", "source", "type")).lower()
@@ -147,7 +152,7 @@ def page(result: ToolResult) -> tuple[str, str]:
 
 def summary(text: str, *, title: str = "", sentences: int = 3, max_chars: int = 600) -> str:
     """The first few sentences of the page's prose lines (lines of six words or more)."""
-    lines = [ph.squash(line) for line in text.splitlines()]
+    lines = [squash(line) for line in text.splitlines()]
     lines = [line for line in lines if line and line != title]
     prose = [line for line in lines if len(line.split()) >= 6] or lines
     picked: list[str] = []
@@ -162,9 +167,10 @@ def summary(text: str, *, title: str = "", sentences: int = 3, max_chars: int = 
 
 
 def _clock_sentence(result: ToolResult) -> str:
-    """Say a ``get_current_time`` result as "It's 14:35 on Monday, 2026-01-05 (Asia/Tokyo)."."""
+    """Say a clock reading ({time, weekday, date, timezone}) as "It's 14:35 on Monday,
+    2026-01-05 (Asia/Tokyo)."."""
     output = result.output
-    if result.call.tool_name != "get_current_time" or not isinstance(output, Mapping):
+    if not isinstance(output, Mapping):
         return ""
     clock, day, date = (str(output.get(k, "")) for k in ("time", "weekday", "date"))
     if not (clock and day and date):
@@ -181,6 +187,9 @@ def _suffix(reason: str) -> str:
 
 
 def _items(output: object) -> list[object] | None:
+    listed = getattr(output, "tasks", None)
+    if isinstance(listed, list | tuple):
+        return list(listed)
     if isinstance(output, Mapping):
         for key in _LIST_KEYS:
             value = output.get(key)
@@ -220,12 +229,17 @@ def _entry(item: object) -> TaskEntry | None:
     label = _text(_field(item, "description", "message", "text", "name")) or detail
     schedule = _text(_field(item, "schedule_text", "schedule", "when"))
     kind = _text(_field(item, "task_type", "type"))
-    return _make_entry(task_id, label, schedule, f"{detail} {kind}")
+    own_line = getattr(item, "line", None)
+    shown = own_line if isinstance(own_line, str) else None
+    return _make_entry(task_id, label, schedule, f"{detail} {kind}", shown)
 
 
-def _make_entry(task_id: str, label: str, schedule: str, more: str) -> TaskEntry:
-    words = _TOKEN_RE.findall(f"{task_id} {label} {schedule} {more}".lower())
-    return TaskEntry(task_id, label or "(no description)", schedule, frozenset(words))
+def _make_entry(task_id: str, label: str, schedule: str, more: str, shown: str | None) -> TaskEntry:
+    text = f"{task_id} {label} {schedule} {more}".lower().replace("_", " ")
+    words = _TOKEN_RE.findall(text)
+    label = label or "(no description)"
+    when = f" ({schedule})" if schedule else ""
+    return TaskEntry(task_id, label, shown or f"{task_id}: {label}{when}", frozenset(words))
 
 
 def _word_in(word: str, haystack: frozenset[str]) -> bool:

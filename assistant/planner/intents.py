@@ -1,69 +1,173 @@
-"""What the offline planner understood a message to ask for: an ``Intent``.
+"""What the offline planner understood a message to ask for: an ``Intent``, a tagged union.
 
-An intent is a small plan: the first tool calls to write, and how the turn goes on once their
-results come back (report them, act on the one matching task, answer from notes, summarise a
-page), or simply a text reply.
+Each kind is a small frozen dataclass with a ``Literal`` ``kind``; the rules produce them and
+``plan`` turns each into the tool calls that carry it out. Times and schedules stay the user's
+words (``when``, ``schedule``, ``day``): ``tasks`` resolves them when the tool runs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-
-JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
-
-
-class Flow(StrEnum):
-    """How a turn proceeds after the planner has understood the message."""
-
-    REPLY = "reply"  # answer with text, call nothing
-    CALL = "call"  # make the planned call(s), then report their results
-    TASK_BY_WORDS = "task_by_words"  # list_tasks, then act on the one task the words match
-    RECALL = "recall"  # search_memory, then answer from the best hit
-    SUMMARIZE = "summarize"  # fetch_url, then an extractive summary of the page
+from typing import Literal, TypeAlias
 
 
 @dataclass(frozen=True, slots=True)
-class PlannedCall:
-    """One tool call the planner will write as a fenced JSON block.
+class Say:
+    """Answer with text and call nothing."""
 
-    Attributes:
-        tool: The tool's name.
-        arguments: JSON-ready arguments.
-        lead: The sentence written before the block (what a person sees if the turn pauses).
-    """
-
-    tool: str
-    arguments: dict[str, JsonValue]
-    lead: str
+    text: str
+    kind: Literal["say"] = "say"
 
 
 @dataclass(frozen=True, slots=True)
-class Intent:
-    """A recognised request.
+class Remind:
+    """A reminder, one-time or repeating: "remind me every sunday at 7 to plan the week"."""
+
+    when: str
+    message: str
+    kind: Literal["remind"] = "remind"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchJob:
+    """A repeating web search and how many results to send."""
+
+    query: str
+    limit: int
+    kind: Literal["search"] = "search"
+
+
+@dataclass(frozen=True, slots=True)
+class AskJob:
+    """A repeating prompt answered by the assistant."""
+
+    prompt: str
+    kind: Literal["ask"] = "ask"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpJob:
+    """A repeating (or one-time) HTTP request."""
+
+    method: str
+    url: str
+    body: str | None = None
+    kind: Literal["http"] = "http"
+
+
+Job: TypeAlias = SearchJob | AskJob | HttpJob
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """A repeating task other than a reminder: a search, a prompt, an HTTP call."""
+
+    schedule: str
+    job: Job
+    kind: Literal["repeat"] = "repeat"
+
+
+@dataclass(frozen=True, slots=True)
+class ListTasks:
+    """The user's tasks, all or those of one day ("what do I have tomorrow")."""
+
+    day: str | None = None
+    kind: Literal["list"] = "list"
+
+
+class Action(StrEnum):
+    """What to do to one task."""
+
+    CANCEL = "cancel"
+    PAUSE = "pause"
+    RESUME = "resume"
+    SNOOZE = "snooze"
+    MOVE = "move"
+
+
+@dataclass(frozen=True, slots=True)
+class OnTask:
+    """Act on one task, named by its id or by words: "move the dentist reminder to 6pm".
 
     Attributes:
-        flow: How the turn proceeds.
-        calls: The first calls to make (empty for ``REPLY``).
-        reply: The answer for ``REPLY``.
-        action: For ``TASK_BY_WORDS``, the tool to call on the matching task.
-        words: For ``TASK_BY_WORDS``, the words that pick the task; for ``RECALL``, the topic.
-        extra: For ``TASK_BY_WORDS``, arguments besides ``task_id`` (a snooze delay).
+        action: What to do.
+        ids: Task ids the message names; when empty, ``words`` pick the task.
+        words: Words that pick the task from the list ("dentist").
+        every: The message asked for all tasks ("cancel all my reminders").
+        delay: For a snooze, how long ("an hour").
+        when: For a move, the new time ("6pm").
+        last: The message says "it": the task the conversation was last about.
     """
 
-    flow: Flow
-    calls: tuple[PlannedCall, ...] = ()
-    reply: str = ""
-    action: str = ""
+    action: Action
+    ids: tuple[str, ...] = ()
     words: tuple[str, ...] = ()
-    extra: dict[str, JsonValue] = field(default_factory=dict)
+    every: bool = False
+    delay: str | None = None
+    when: str | None = None
+    last: bool = False
+    kind: Literal["on_task"] = "on_task"
 
 
-def reply(text: str) -> Intent:
-    """An intent that only answers with ``text``."""
-    return Intent(Flow.REPLY, reply=text)
+@dataclass(frozen=True, slots=True)
+class SaveNote:
+    """Keep a note, with its tags."""
+
+    content: str
+    tags: tuple[str, ...] = ()
+    kind: Literal["note"] = "note"
 
 
-def single(tool: str, arguments: dict[str, JsonValue], lead: str) -> Intent:
-    """An intent that makes one call and reports its result."""
-    return Intent(Flow.CALL, calls=(PlannedCall(tool, arguments, lead),))
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """A question answered from the notes: "what is my wifi password?".
+
+    Attributes:
+        query: The words to search for.
+        personal: It asks about the user's own things ("my", "I"); when nothing is found, a
+            question that is not personal gets the honest answer that no model is connected.
+    """
+
+    query: str
+    personal: bool
+    kind: Literal["recall"] = "recall"
+
+
+@dataclass(frozen=True, slots=True)
+class TellTime:
+    """The current time, here or in a zone."""
+
+    zone: str | None = None
+    kind: Literal["time"] = "time"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchWeb:
+    """One web search now."""
+
+    query: str
+    limit: int | None = None
+    kind: Literal["look_up"] = "look_up"
+
+
+@dataclass(frozen=True, slots=True)
+class ReadPage:
+    """Read a page and summarise it."""
+
+    url: str
+    kind: Literal["read"] = "read"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One HTTP request now."""
+
+    job: HttpJob
+    kind: Literal["request"] = "request"
+
+
+Intent: TypeAlias = (
+    Say | Remind | Repeat | ListTasks | OnTask | SaveNote | Recall | TellTime | SearchWeb
+    | ReadPage | Request
+)  # fmt: skip

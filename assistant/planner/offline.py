@@ -8,18 +8,20 @@ parsing, validation, approval and execution run exactly as with an LLM::
     ```
 
 A turn is a small state machine over the conversation: with no results yet it recognises the
-latest user message and writes the first call (or a text answer); once results arrive it
-either writes the next call of a multi-step flow (list the tasks, then cancel the one that
-matches) or composes the final answer from the results. It is deterministic (no clock, no
-randomness), reads nothing from the network and never computes a date: ``when`` and
-``schedule`` carry the user's words, which ``tasks`` resolves.
+latest user message (``rules``) and writes the first calls of its intent (``plan``), or a text
+answer; once results arrive it either writes the next call of a two-step flow (list the tasks,
+then act on the one the words picked) or composes the final answer from the results. It is
+deterministic (no clock, no randomness), linear in the length of the message, reads nothing
+from the network and never computes a date: ``when`` and ``schedule`` carry the user's words
+(the time expression ``tasks.find_time`` found in them), which ``tasks`` resolves.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass
+import re
+from collections.abc import AsyncGenerator, Callable, Sequence
+from dataclasses import dataclass, replace
 
 from assistant.llm.base import (
     ChatMessage,
@@ -30,32 +32,51 @@ from assistant.llm.base import (
     stream_whole,
 )
 from assistant.planner import answers, compose
-from assistant.planner.intents import Flow, Intent, PlannedCall
-from assistant.planner.understand import recognize
-from assistant.planner.understand_tasks import task_call
-from tools import ToolDefinition, ToolResult, ToolStatus
+from assistant.planner.intents import Intent, OnTask, ReadPage, Recall, Remind, Say
+from assistant.planner.plan import Planner
+from assistant.planner.rule import Context
+from assistant.planner.rules import recognize
+from assistant.planner.rules_remind import reminder_text
+from assistant.planner.toolbox import PlannedCall, PlannerTools, Toolbox
+from tasks import find_time
+from tools import ToolDefinition, ToolRegistry, ToolResult, ToolStatus
 
-_VERBS = {
-    "cancel_task": "cancel",
-    "pause_task": "pause",
-    "resume_task": "resume",
-    "snooze_task": "snooze",
-}
+_VERBS = {"cancel": "cancel", "pause": "pause", "resume": "resume", "snooze": "snooze"}
+# How the task tools name a task in what they answer: "... (task k3m9xa)", "Moved task k3m9xa".
+_TASK_MENTION = re.compile(r"\btask ([a-z0-9]{4,32})\b")
+# The planner's own questions, answered in the next message ("tomorrow at 9am").
+_ASKED_WHEN = re.compile(r"When should I remind you to (?P<what>.+?)\? For example")
+_ASKED_WHAT = re.compile(r"What should I remind you about (?P<when>.+?)\? For example")
 
 
 @dataclass(frozen=True, slots=True)
-class _Turn:
-    """The current turn, read back from the conversation.
+class _Progress:
+    """How far the current turn has got, read back from the conversation.
 
     Attributes:
         request: The user's message that started the turn.
         results: Every tool result of the turn, in order.
         latest: The results that arrived after the planner's last message.
+        earlier: The conversation before the turn, oldest first.
     """
 
     request: str
     results: tuple[ToolResult, ...]
     latest: tuple[ToolResult, ...]
+    earlier: tuple[ChatMessage, ...] = ()
+
+    def last_said(self) -> str:
+        """What the planner answered last, before this turn."""
+        said = (m.content for m in reversed(self.earlier) if m.role is Role.ASSISTANT)
+        return next(said, "")
+
+    def last_task(self) -> str | None:
+        """The id of the task the conversation was last about, if any."""
+        for message in reversed(self.earlier):
+            found = _TASK_MENTION.findall(message.content) if message.role is Role.ASSISTANT else []
+            if found:
+                return str(found[-1])
+        return None
 
     def made(self, call: PlannedCall) -> bool:
         """Whether ``call`` was already made in this turn (never make the same call twice)."""
@@ -71,18 +92,47 @@ class OfflinePlanner:
     """A deterministic, English-only planner that speaks the tool-call contract.
 
     Args:
+        tools: The tools it calls (the composition root passes the builtin ones).
+        registry: The registry they are registered in; their names are read from it.
+        search_configured: Whether web searches can run (a search service is configured).
         max_input_chars: Longer messages get a polite refusal instead of being parsed.
+
+    Raises:
+        ToolboxError: when one of ``tools`` is not in ``registry``.
     """
 
-    def __init__(self, *, max_input_chars: int = 4000) -> None:
+    def __init__(
+        self,
+        *,
+        tools: PlannerTools,
+        registry: ToolRegistry,
+        search_configured: bool = False,
+        max_input_chars: int = 4000,
+    ) -> None:
         if max_input_chars < 1:
             raise ValueError(f"max_input_chars must be at least 1, got {max_input_chars!r}")
         self._max_input_chars = max_input_chars
+        self._toolbox = Toolbox(tools, registry)
+        self._planner = Planner(self._toolbox)
+        self._context = Context(search_configured=search_configured, understands=self._understands)
+        self._wording = compose.Wording(_action_words(self._toolbox))
+        self._list_tool = self._toolbox.name_of(tools.list_tasks)
+        self._memory_tool = self._toolbox.name_of(tools.search_memory)
+        self._page_tool = self._toolbox.name_of(tools.fetch_url)
 
     @property
     def mode(self) -> ToolMode:
         """Always ``CONTRACT``: calls are written as fenced JSON in the text."""
         return ToolMode.CONTRACT
+
+    @property
+    def tools(self) -> PlannerTools:
+        """The tools the planner calls."""
+        return self._toolbox.tools
+
+    def tool_name(self, function: Callable[..., object]) -> str:
+        """The registry's name of one of the planner's tools."""
+        return self._toolbox.name_of(function)
 
     async def complete(
         self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
@@ -92,7 +142,7 @@ class OfflinePlanner:
         Args:
             messages: The conversation; the turn starts at the last user message without
                 tool results.
-            tools: Ignored: the planner knows the builtin tools and writes calls as text.
+            tools: Ignored: the planner was given its tools at construction.
         """
         return LLMResponse(text=self.respond(messages))
 
@@ -104,22 +154,167 @@ class OfflinePlanner:
 
     def respond(self, messages: Sequence[ChatMessage]) -> str:
         """The text of the next message (the synchronous core of ``complete``)."""
-        turn = _read_turn(messages)
+        turn = _read_progress(messages)
         if turn is None:
             return answers.HELP
-        intent = recognize(turn.request, max_chars=self._max_input_chars)
+        intent = self.understand(turn.request)
+        if isinstance(intent, OnTask) and intent.last:
+            intent = _about_the_last_task(intent, turn)
+        intent = _answer_to_a_question(intent, turn)
         if not turn.results:
-            return intent.reply if intent.flow is Flow.REPLY else render_calls(intent.calls)
-        return _continue(intent, turn)
+            calls = self._planner.first_calls(intent)
+            return render_calls(calls) if calls else _text_of(intent)
+        return self._continue(intent, turn)
+
+    def respond_to(self, text: str) -> str:
+        """The first answer to ``text`` alone (a new turn with no history)."""
+        return self.respond([ChatMessage(Role.USER, text)])
+
+    def understand(self, text: str) -> Intent:
+        """What ``text`` asks for."""
+        return recognize(text, self._context, max_chars=self._max_input_chars)
 
     async def aclose(self) -> None:
         """Release nothing: the planner holds no connections or files."""
+
+    def _understands(self, prompt: str) -> bool:
+        return not isinstance(self.understand(prompt), Say)
+
+    def _continue(self, intent: Intent, turn: _Progress) -> str:
+        if any(r.status is ToolStatus.PENDING_APPROVAL for r in turn.latest):
+            return self._wording.report(turn.latest)
+        if isinstance(intent, OnTask) and not intent.ids:
+            return self._task_by_words(intent, turn)
+        if isinstance(intent, Recall):
+            return self._recall(intent, turn)
+        if isinstance(intent, ReadPage):
+            return self._summarize(turn)
+        return self._wording.report(turn.latest)
+
+    def _task_by_words(self, intent: OnTask, turn: _Progress) -> str:
+        listing = turn.last(self._list_tool)
+        acted = [r for r in turn.results if r.call.tool_name != self._list_tool]
+        if acted:
+            return self._wording.report(acted)
+        if listing is None or not listing.ok:
+            return self._wording.report(turn.latest)
+        verb = _VERBS.get(intent.action.value, "move")
+        slot = (
+            f" to {intent.when}" if intent.when else f" by {intent.delay}" if intent.delay else ""
+        )
+        entries = compose.task_entries(listing)
+        if entries is None:
+            shown = (listing.display or listing.text).strip()
+            return f"I couldn't tell which task you mean. Your tasks:\n{shown}\nSay '{verb} ID'."
+        if not entries:
+            return f"You have no active tasks, so there is nothing to {verb}."
+        if intent.every or not intent.words:
+            return (
+                f"I {verb} tasks one at a time so nothing goes by accident. Your tasks:\n"
+                + _lines(entries)
+                + f"\nSay e.g. '{verb} {entries[0].id}'."
+            )
+        wanted = " ".join(intent.words)
+        matched = compose.match_tasks(entries, intent.words)
+        if not matched:
+            return f"No task matches {wanted!r}. Your tasks:\n{_lines(entries)}"
+        if len(matched) > 1:
+            return (
+                f"{len(matched)} tasks match {wanted!r}:\n{_lines(matched)}\n"
+                f"Which one? Say e.g. '{verb} {matched[0].id}{slot}'."
+            )
+        call = self._planner.act_on(intent, matched[0].id)
+        return self._wording.report(turn.latest) if turn.made(call) else render_calls([call])
+
+    def _recall(self, intent: Recall, turn: _Progress) -> str:
+        found = turn.last(self._memory_tool)
+        if found is None or not found.ok:
+            return self._wording.report(turn.latest)
+        hits = compose.note_hits(found, turn.request)
+        if hits is None:
+            return self._wording.outcome(found)
+        if not hits:
+            nothing = f"I found nothing in your notes about {intent.query!r}."
+            if intent.personal:
+                return f"{nothing} Save it with e.g. 'note: the wifi password is hunter2'."
+            return f"{nothing} {answers.QUESTION}"
+        answer = f"From your notes: {hits[0]}"
+        if len(hits) > 1:
+            answer += "\nAlso related:\n" + "\n".join(f"- {hit}" for hit in hits[1:3])
+        return answer
+
+    def _summarize(self, turn: _Progress) -> str:
+        fetched = turn.last(self._page_tool)
+        if fetched is None or not fetched.ok:
+            return self._wording.report(turn.latest)
+        url = str(next(iter(fetched.call.arguments.values()), "the page"))
+        title, text = compose.page(fetched)
+        gist = compose.summary(text, title=title)
+        if not gist:
+            return f"I read {url}, but it has no readable text."
+        heading = f"{title} ({url})" if title else url
+        return f"{heading}:\n{gist}"
 
 
 def render_calls(calls: Sequence[PlannedCall]) -> str:
     """Write ``calls`` as a lead sentence and one fenced JSON block per call."""
     blocks = [_block(call) for call in calls]
     return " ".join(call.lead for call in calls) + "\n\n" + "\n\n".join(blocks)
+
+
+def _about_the_last_task(intent: OnTask, turn: _Progress) -> Intent:
+    """ "snooze it": the task the conversation was last about, or the question which one."""
+    task_id = turn.last_task()
+    if task_id is None:
+        return Say(answers.ask_task(intent.action.value))
+    return replace(intent, ids=(task_id,), last=False)
+
+
+def _answer_to_a_question(intent: Intent, turn: _Progress) -> Intent:
+    """A message that answers the planner's last question ("When should I remind you to buy
+    milk?" - "tomorrow at 9am") completes the reminder asked about."""
+    if not isinstance(intent, Say):
+        return intent
+    asked = turn.last_said()
+    if (when := _ASKED_WHEN.match(asked)) is not None:
+        phrase = find_time(turn.request)
+        if (
+            phrase is not None
+            and phrase.problem is None
+            and not reminder_text(phrase.without(turn.request))
+        ):
+            return Remind(phrase.text, when["what"])
+    if (what := _ASKED_WHAT.match(asked)) is not None and find_time(turn.request) is None:
+        text = reminder_text(turn.request)
+        if text:
+            return Remind(what["when"], text)
+    return intent
+
+
+def _text_of(intent: Intent) -> str:
+    assert isinstance(intent, Say), intent  # an intent without calls is a text answer
+    return intent.text
+
+
+def _action_words(toolbox: Toolbox) -> dict[str, str]:
+    tools = toolbox.tools
+    words: list[tuple[Callable[..., object], str]] = [
+        (tools.add_reminder, "set the reminder"),
+        (tools.add_recurring_task, "schedule that"),
+        (tools.list_tasks, "list your tasks"),
+        (tools.cancel_task, "cancel the task"),
+        (tools.pause_task, "pause the task"),
+        (tools.resume_task, "resume the task"),
+        (tools.snooze_task, "snooze the task"),
+        (tools.reschedule_task, "move the task"),
+        (tools.save_note, "save the note"),
+        (tools.search_memory, "search your notes"),
+        (tools.get_current_time, "get the time"),
+        (tools.search_web, "search the web"),
+        (tools.fetch_url, "read that page"),
+        (tools.api_call, "make that request"),
+    ]
+    return {toolbox.name_of(function): text for function, text in words}
 
 
 def _block(call: PlannedCall) -> str:
@@ -132,94 +327,22 @@ def _call_key(tool: str, arguments: object) -> str:
     return tool + json.dumps(arguments, sort_keys=True, default=str)
 
 
-def _read_turn(messages: Sequence[ChatMessage]) -> _Turn | None:
+def _read_progress(messages: Sequence[ChatMessage]) -> _Progress | None:
     results: list[ToolResult] = []
     latest: list[ToolResult] | None = None
-    for message in reversed(messages):
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
         if message.role is Role.ASSISTANT and latest is None:
             latest = list(reversed(results))
         if message.results:
             results.extend(reversed(message.results))
         elif message.role is Role.USER:
             ordered = tuple(reversed(results))
-            return _Turn(message.content, ordered, tuple(latest) if latest else ordered)
+            earlier = tuple(messages[:index])
+            return _Progress(
+                message.content, ordered, tuple(latest) if latest else ordered, earlier
+            )
     return None
-
-
-def _continue(intent: Intent, turn: _Turn) -> str:
-    if any(r.status is ToolStatus.PENDING_APPROVAL for r in turn.latest):
-        return compose.report(turn.latest)
-    if intent.flow is Flow.TASK_BY_WORDS:
-        return _task_by_words(intent, turn)
-    if intent.flow is Flow.RECALL:
-        return _recall(intent, turn)
-    if intent.flow is Flow.SUMMARIZE:
-        return _summarize(turn)
-    return compose.report(turn.latest)
-
-
-def _task_by_words(intent: Intent, turn: _Turn) -> str:
-    if turn.last(intent.action) is not None:
-        return compose.report([r for r in turn.results if r.call.tool_name == intent.action])
-    listing = turn.last("list_tasks")
-    if listing is None or not listing.ok:
-        return compose.report(turn.latest)
-    verb = _VERBS.get(intent.action, "change")
-    entries = compose.task_entries(listing)
-    if entries is None:
-        shown = (listing.display or listing.text).strip()
-        return f"I couldn't tell which task you mean. Your tasks:\n{shown}\nSay '{verb} ID'."
-    if not entries:
-        return f"You have no active tasks, so there is nothing to {verb}."
-    if not intent.words:
-        return (
-            f"I {verb} tasks one at a time so nothing goes by accident. Your tasks:\n"
-            + _lines(entries)
-            + f"\nSay e.g. '{verb} {entries[0].id}'."
-        )
-    wanted = " ".join(intent.words)
-    matched = compose.match_tasks(entries, intent.words)
-    if not matched:
-        return f"No task matches {wanted!r}. Your tasks:\n{_lines(entries)}"
-    if len(matched) > 1:
-        return (
-            f"{len(matched)} tasks match {wanted!r}:\n{_lines(matched)}\n"
-            f"Which one? Say e.g. '{verb} {matched[0].id}'."
-        )
-    call = task_call(intent.action, matched[0].id, intent.extra)
-    return compose.report(turn.latest) if turn.made(call) else render_calls([call])
-
-
-def _recall(intent: Intent, turn: _Turn) -> str:
-    found = turn.last("search_memory")
-    if found is None or not found.ok:
-        return compose.report(turn.latest)
-    topic = intent.words[0] if intent.words else turn.request
-    hits = compose.note_hits(found, turn.request)
-    if hits is None:
-        return compose.outcome(found)
-    if not hits:
-        return (
-            f"I found nothing in your notes about {topic!r}. "
-            "Save it with e.g. 'note: the wifi password is hunter2'."
-        )
-    answer = f"From your notes: {hits[0]}"
-    if len(hits) > 1:
-        answer += "\nAlso related:\n" + "\n".join(f"- {hit}" for hit in hits[1:3])
-    return answer
-
-
-def _summarize(turn: _Turn) -> str:
-    fetched = turn.last("fetch_url")
-    if fetched is None or not fetched.ok:
-        return compose.report(turn.latest)
-    url = str(fetched.call.arguments.get("url", "the page"))
-    title, text = compose.page(fetched)
-    gist = compose.summary(text, title=title)
-    if not gist:
-        return f"I read {url}, but it has no readable text."
-    heading = f"{title} ({url})" if title else url
-    return f"{heading}:\n{gist}"
 
 
 def _lines(entries: Sequence[compose.TaskEntry]) -> str:

@@ -1,4 +1,5 @@
-"""What an owner's cancel, pause, resume and snooze do to a task: pure functions of its state.
+"""What an owner's cancel, pause, resume, snooze and reschedule do to a task: pure functions
+of its state.
 
 Each returns an ``OwnerChange``: the change and the statuses it applies from. The store
 applies it in one step, conditional on the status it finds then, so a task that changed
@@ -10,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from tasks.engine.drafts import first_run
 from tasks.errors import TaskDataError
 from tasks.models import Task, TaskStatus
+from tasks.schedule import Schedule
 from tasks.store.base import TaskChange, wrong_state
 
 MAX_SNOOZE = timedelta(days=366)
@@ -91,3 +94,14 @@ def snooze(task: Task, now: datetime, delay: timedelta) -> OwnerChange:
         change = TaskChange(next_run=now + delay)
         allowed = {TaskStatus.ACTIVE}
     return OwnerChange(change, frozenset(allowed), "snooze")
+
+
+def reschedule(schedule: Schedule, now: datetime) -> OwnerChange:
+    """Give an active or paused task a new schedule; its next run is the schedule's first (a
+    paused task stays paused until it is resumed).
+
+    Raises:
+        ScheduleError: when the schedule has no run after ``now``.
+    """
+    change = TaskChange(schedule=schedule, next_run=first_run(schedule, now))
+    return OwnerChange(change, frozenset({TaskStatus.ACTIVE, TaskStatus.PAUSED}), "reschedule")

@@ -312,6 +312,22 @@ class TaskManager(AsyncLifecycle):
         change = changes.snooze(task, self._clock.now(), delay)
         return await self._apply(task.id, owner_id, change)
 
+    async def reschedule(self, task_id: str, owner_id: str, schedule: Schedule) -> Task:
+        """Give the task a new schedule, keeping its id; its next run is the schedule's first.
+
+        An active or paused task may be rescheduled (a paused one stays paused until it is
+        resumed); a run claimed just before for the old time is skipped.
+
+        Raises:
+            ScheduleError: when the new schedule has no run after now.
+            TaskNotFoundError: when the owner has no such task.
+            TaskStateError: when the task is running, finished or cancelled.
+        """
+        change = changes.reschedule(schedule, self._clock.now())
+        task = await self._apply(task_id, owner_id, change)
+        self._ahead.retract(task.id)
+        return task
+
     async def run_now(self, task_id: str, owner_id: str) -> TaskRun:
         """Run the task once now, outside its schedule, and return the finished ledger row."""
         claim = await self._store.claim_now(

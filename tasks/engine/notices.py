@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from tasks.describe import task_label
 from tasks.models import Claim, FinishedRun, RunStatus, Task, TaskStatus
 from tasks.protocols import Delivery, DeliveryKind, DeliveryStatus
 from tasks.runners.base import BLOCKED_ERROR, Deliverer, RunReport
@@ -14,17 +15,15 @@ from tasks.store.base import GivenUp, TaskStore
 log = logging.getLogger(__name__)
 
 
-def label(task: Task) -> str:
-    """Name a task for a person: ``task k3m9xa ("call mom")``."""
-    text = " ".join(task.description.split())
-    if len(text) > 60:
-        text = text[:59] + "…"
-    return f'task {task.id} ("{text}")'
+def _opening(text: str) -> str:
+    """``text`` opening a sentence: its first letter upper case, the rest as written
+    (``str.capitalize`` would lower-case the task's description)."""
+    return text[:1].upper() + text[1:]
 
 
 def failed_notice(task: Task, error: str, failures: int, max_failures: int) -> str:
     """Say that a run failed and what happens next."""
-    head = f"{label(task).capitalize()} failed: {error}"
+    head = f"{_opening(task_label(task))} failed: {error}"
     if task.schedule.kind == "once" or task.status is not TaskStatus.ACTIVE:
         return f"{head}\nIt will not run again."
     if task.next_run is None:
@@ -39,7 +38,7 @@ def failed_notice(task: Task, error: str, failures: int, max_failures: int) -> s
 def disabled_notice(task: Task, failures: int, error: str | None) -> str:
     """Say that a task was disabled after failing too often, and how to turn it back on."""
     return (
-        f"I disabled {label(task)}: it failed {failures} times in a row. "
+        f"I disabled {task_label(task)}: it failed {failures} times in a row. "
         f"Last error: {error or 'unknown'}\nResume it with 'resume task {task.id}' "
         "once the problem is fixed."
     )
@@ -48,7 +47,7 @@ def disabled_notice(task: Task, failures: int, error: str | None) -> str:
 def given_up_notice(task: Task) -> str:
     """Say that a run was given up after the process stopped during it twice."""
     return (
-        f"{label(task).capitalize()} did not finish: the assistant stopped twice while "
+        f"{_opening(task_label(task))} did not finish: the assistant stopped twice while "
         "running it, so I gave that run up."
     )
 

@@ -1,15 +1,19 @@
 """The schedule language: words and cron expressions in, pure schedule values out.
 
-model      Schedule values (once, interval, cron) with the DST policy and their JSON form
+model      Schedule values (once, interval, cron, cycle) with the DST policy and their JSON form
 phrases    the vocabulary: durations, clock times, parts of the day, dates
 cron       5-field cron expressions
-recurring  "every weekday at 9am", "every 15 minutes", "monthly on the 1st"
+recurring  "every weekday at 9am", "every 15 minutes", "on the first of every month"
+cycles     "every other day", "every 3 days at 8am", "every 2 weeks on monday"
 parsing    ``parse_schedule``: any phrase, one-time or recurring
+search     ``find_time`` / ``find_schedule``: the time expression inside a sentence
+moves      ``read_time_of_day`` / ``retime``: "move it to 6pm" keeps the day
 preview    ``preview_schedule``: what a phrase means and when it fires next
 """
 
 from tasks.schedule.model import (
     CronSchedule,
+    CycleSchedule,
     IntervalSchedule,
     OnceSchedule,
     Schedule,
@@ -20,24 +24,35 @@ from tasks.schedule.model import (
     schedule_from_json,
     zone_from_name,
 )
+from tasks.schedule.moves import read_time_of_day, retime
 from tasks.schedule.parsing import parse_schedule
-from tasks.schedule.phrases import Span, read_duration
+from tasks.schedule.phrases import Span, in_the_morning, read_delay, read_duration
 from tasks.schedule.preview import SchedulePreview, preview_schedule
+from tasks.schedule.search import ScheduleMatch, TimePhrase, find_schedule, find_time
 
 __all__ = [
     "CronSchedule",
+    "CycleSchedule",
     "IntervalSchedule",
     "OnceSchedule",
     "Schedule",
     "ScheduleKind",
+    "ScheduleMatch",
     "SchedulePreview",
     "Span",
+    "TimePhrase",
+    "find_schedule",
+    "find_time",
     "format_duration",
     "format_local",
+    "in_the_morning",
     "parse_schedule",
     "preview_schedule",
+    "read_delay",
     "read_duration",
+    "read_time_of_day",
     "resolve_local",
+    "retime",
     "schedule_from_json",
     "zone_from_name",
 ]

@@ -30,6 +30,7 @@ _DOW_FIELD = re.compile(rf"(?:{_ATOM}#\d|{_TERM})(?:,(?:{_ATOM}#\d|{_TERM}))*", 
 _FIELD_NAMES = ("minute", "hour", "day of month", "month", "day of week")
 _WEEKDAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _MONTH_NAMES = tuple(calendar.month_name)
+_NTH_WORDS = ("first", "second", "third", "fourth", "fifth")
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,13 +129,26 @@ class CronFields:
 
     def describe(self) -> str | None:
         """Say the schedule in plain words, or ``None`` when it has no short English form."""
-        if len(self.times) > 4 or self.nth:
+        if len(self.times) > 4:
             return None
-        days = self._describe_days()
+        days = self._describe_nth() if self.nth else self._describe_days()
         if days is None:
             return None
         clock = " and ".join(f"{t // 60:02d}:{t % 60:02d}" for t in self.times)
         return f"{days} at {clock}"
+
+    def _describe_nth(self) -> str | None:
+        """Say "every month on the second Tuesday" (cron's ``2#2``), the one nth form it knows."""
+        dom_set = self.days is not None or self.last_day
+        if dom_set or len(self.months) != 12 or len(self.nth) != 1 or self.weekdays is None:
+            return None
+        weekday, occurrences = self.nth[0]
+        if self.weekdays != {weekday} or len(occurrences) != 1:
+            return None
+        (which,) = occurrences
+        if not 1 <= which <= len(_NTH_WORDS):
+            return None
+        return f"every month on the {_NTH_WORDS[which - 1]} {_WEEKDAY_NAMES[weekday]}"
 
     def _describe_days(self) -> str | None:
         all_months = len(self.months) == 12

@@ -9,7 +9,9 @@ DST policy for local wall-clock times (one-time and cron schedules alike):
 - a wall time that occurs twice when clocks fall back fires once, at its first occurrence;
 - recurring wall-clock times stay at that wall-clock time across DST changes.
 
-Interval schedules ("every 15 minutes") count real elapsed time and ignore the wall clock.
+Interval schedules ("every 15 minutes") count real elapsed time and ignore the wall clock;
+cycle schedules ("every 3 days at 8am", "every other week on Monday") count local calendar days,
+so they keep their wall-clock time across DST changes.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Literal, cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -26,6 +28,9 @@ from tasks.schedule.cron import CronFields
 
 JSON_VERSION = 1
 _ONE_DAY = timedelta(days=1)
+MAX_CYCLE_DAYS = 3650
+"""The longest cycle a cycle schedule may have: ten years of days."""
+_WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 ScheduleKind = Literal["once", "recurring"]
 
@@ -181,6 +186,109 @@ class CronSchedule(Schedule):
         return {"type": "cron", "expression": self.expression}
 
 
+@dataclass(frozen=True, slots=True)
+class CycleSchedule(Schedule):
+    """Fires on the local dates of a repeating cycle of whole days, at local wall times.
+
+    "every 3 days at 8am" is a 3-day cycle firing on its first day; "every other week on Monday
+    and Thursday" is a 14-day cycle starting on a Monday, firing on its days 0 and 3. Days are
+    counted on the calendar, never as elapsed time, so the wall-clock time holds across DST
+    changes (with the DST policy of ``resolve_local``). The cycle is anchored at its first
+    occurrence; nothing fires before ``anchor``.
+
+    Attributes:
+        every_days: The length of the cycle in days (1 to ``MAX_CYCLE_DAYS``).
+        anchor: The local date the first cycle starts on.
+        days: The days of each cycle that fire, counted from its start (0 is the start).
+        times: The local wall times a firing day fires at.
+        tz: The zone.
+    """
+
+    every_days: int
+    anchor: date
+    days: tuple[int, ...]
+    times: tuple[time, ...]
+    tz: ZoneInfo
+
+    def __post_init__(self) -> None:
+        _check_zone(self.tz)
+        every = self.every_days
+        whole = isinstance(every, int) and not isinstance(every, bool)
+        if not whole or not 1 <= every <= MAX_CYCLE_DAYS:
+            raise ScheduleError(
+                f"a cycle must last 1 to {MAX_CYCLE_DAYS} days, got {every!r}; "
+                "say e.g. 'every 3 days at 8am'"
+            )
+        if not isinstance(self.anchor, date) or isinstance(self.anchor, datetime):
+            raise ScheduleError(f"a cycle's anchor must be a date, got {self.anchor!r}")
+        days = tuple(sorted(set(self.days)))
+        if not days or any(not isinstance(d, int) or not 0 <= d < every for d in days):
+            raise ScheduleError(
+                f"the days of a {every}-day cycle must be between 0 and {every - 1}, "
+                f"got {self.days!r}"
+            )
+        times = tuple(sorted(set(self.times)))
+        if not times or any(not isinstance(t, time) or t.tzinfo is not None for t in times):
+            raise ScheduleError(f"a cycle needs local wall times of day, got {self.times!r}")
+        object.__setattr__(self, "days", days)
+        object.__setattr__(self, "times", times)
+
+    @property
+    def kind(self) -> ScheduleKind:
+        """Always ``"recurring"``."""
+        return "recurring"
+
+    def next_after(self, instant: datetime) -> datetime | None:
+        """Return the first fire strictly after ``instant`` under the DST policy."""
+        instant = _to_utc(instant, "instant")
+        try:
+            # A wall time of the day before can resolve after ``instant`` (a gap shifts it),
+            # and every wall time two days on certainly does: a few firing days suffice.
+            start = max(instant.astimezone(self.tz).date() - _ONE_DAY, self.anchor)
+            day = self._firing_day(start)
+            for _ in range(4):
+                for at in self.times:
+                    fire = resolve_local(datetime.combine(day, at), self.tz)
+                    if fire > instant:
+                        return fire
+                day = self._firing_day(day + _ONE_DAY)
+        except OverflowError:
+            return None
+        return None
+
+    def _firing_day(self, day: date) -> date:
+        """The first firing day on or after ``day`` (which is not before the anchor)."""
+        offset = (day - self.anchor).days % self.every_days
+        ahead = next((d - offset for d in self.days if d >= offset), None)
+        if ahead is None:
+            ahead = self.every_days - offset + self.days[0]
+        return day + timedelta(days=ahead)
+
+    def describe(self) -> str:
+        """Say it as ``every other day at 09:00 (Europe/Berlin)`` or ``every 2 weeks on
+        Monday and Thursday at 07:00 (Europe/Berlin)``."""
+        clock = " and ".join(f"{at.hour:02d}:{at.minute:02d}" for at in self.times)
+        if self.every_days % 7 == 0:
+            weekdays = sorted({(self.anchor + timedelta(days=d)).weekday() for d in self.days})
+            named = _join_words([_WEEKDAY_NAMES[w] for w in weekdays])
+            words = f"{_every(self.every_days // 7, 'week')} on {named}"
+        elif len(self.days) == 1:
+            words = _every(self.every_days, "day")
+        else:
+            numbers = _join_words([str(d + 1) for d in self.days])
+            words = f"on days {numbers} of every {self.every_days}-day cycle"
+        return f"{words} at {clock} ({self.tz.key})"
+
+    def _payload(self) -> dict[str, object]:
+        return {
+            "type": "cycle",
+            "every_days": self.every_days,
+            "anchor": self.anchor.isoformat(),
+            "days": list(self.days),
+            "times": [at.isoformat() for at in self.times],
+        }
+
+
 def resolve_local(wall: datetime, tz: ZoneInfo) -> datetime:
     """Turn a naive local wall time into an aware UTC instant under the DST policy.
 
@@ -245,7 +353,34 @@ def _from_fields(data: dict[str, object]) -> Schedule:
         )
     if kind == "cron":
         return CronSchedule(expression=_text(data, "expression"), tz=tz)
+    if kind == "cycle":
+        return _cycle_from_fields(data, tz)
     raise ValueError(f"unknown schedule type {kind!r}")
+
+
+def _cycle_from_fields(data: dict[str, object], tz: ZoneInfo) -> CycleSchedule:
+    every, days, times = data["every_days"], data["days"], data["times"]
+    if isinstance(every, bool) or not isinstance(every, int):
+        raise TypeError(f"every_days must be a whole number, got {every!r}")
+    if not isinstance(days, list) or not isinstance(times, list):
+        raise TypeError(f"days and times must be lists, got {days!r} and {times!r}")
+    return CycleSchedule(
+        every_days=every,
+        anchor=date.fromisoformat(_text(data, "anchor")),
+        days=tuple(int(d) for d in days),
+        times=tuple(time.fromisoformat(str(at)) for at in times),
+        tz=tz,
+    )
+
+
+def _every(count: int, unit: str) -> str:
+    if count == 1:
+        return f"every {unit}"
+    return f"every other {unit}" if count == 2 else f"every {count} {unit}s"
+
+
+def _join_words(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def zone_from_name(name: str) -> ZoneInfo:

@@ -38,6 +38,18 @@ _UNIT_SECONDS = {
     "weeks": 604800, "week": 604800, "wks": 604800, "wk": 604800, "w": 604800,
 }  # fmt: skip
 _DAY_SECONDS = 86400
+_ORDINAL_NAMES = (
+    "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth",
+    "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+    "seventeenth", "eighteenth", "nineteenth", "twentieth",
+)  # fmt: skip
+ORDINAL_WORDS = {
+    **{name: number for number, name in enumerate(_ORDINAL_NAMES, start=1)},
+    **{f"twenty-{name}": 20 + n for n, name in enumerate(_ORDINAL_NAMES[:9], start=1)},
+    "thirtieth": 30,
+    "thirty-first": 31,
+}
+"""Ordinal words up to the 31st: "first" is 1, "twenty-third" is 23."""
 
 
 def _alternatives(words: Iterable[str]) -> str:
@@ -58,20 +70,40 @@ _SPELLED = (
     (re.compile(r"\b(?:a )?quarter (?:of )?(?:an |a )?hour\b"), "15 minutes"),
     (re.compile(r"\bhalf a day\b"), "12 hours"),
     (re.compile(r"\bhalf a minute\b"), "30 seconds"),
+    (re.compile(r"\ba couple (?:of )?"), "2 "),
+    (re.compile(r"\ba few "), "3 "),
+)
+_HOUR_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
+_PAST_MINUTES = {"five": 5, "ten": 10, "quarter": 15, "twenty": 20, "twenty-five": 25, "half": 30}
+_HOUR = rf"(?P<hour>1[0-2]|0?[1-9]|{'|'.join(_HOUR_WORDS)})\b"
+_PAST_OR_TO = re.compile(
+    rf"\b(?:a\s+)?(?P<minutes>{'|'.join(sorted(_PAST_MINUTES, key=len, reverse=True))})\s+"
+    rf"(?P<way>past|to)\s+{_HOUR}"
 )
 _AMPM = re.compile(r"\b([ap])\.\s?m\b\.?")
+_COMPOUND_ORDINAL = re.compile(
+    r"\b(twenty|thirty) (first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)\b"
+)
 _SPACES = re.compile(r"\s+")
 
 _CLOCK = re.compile(
     r"(?:\bat\s+|@\s*)?(?<![\d:.])(?:"
     r"(?P<h12>\d{1,2})(?:[:.](?P<m12>\d{2}))?\s*(?P<ampm>am|pm)(?![a-z])"
     r"|(?P<h24>\d{1,2}):(?P<m24>\d{2})(?::(?P<s24>\d{2}))?(?![\d:])"
-    r"|(?P<word>noon|midday|midnight)(?![a-z])"
+    r"|(?<![a-z])(?P<word>noon|midday|midnight)(?![a-z])"
     r"|(?P<oclock>\d{1,2})\s*o'?clock(?![a-z])"
     r")"
     r"|\bat\s+(?P<bare>\d{1,2})(?![\d:.a-z])"
+    # "7 in the evening", "11 tonight": an hour before a part of the day
+    r"|(?<![\d:.])(?P<before>\d{1,2})"
+    r"(?= (?:in the |this |at )?(?:morning|afternoon|evening|night|tonight)\b)"
 )
-_PERIOD = re.compile(r"\b(?:(?:in the|this)\s+)?(?P<p>morning|afternoon|evening|night|tonight)\b")
+_PERIOD = re.compile(
+    r"\b(?:(?P<this>this|in the|at)\s+)?(?P<p>morning|afternoon|evening|night|tonight|tonite)\b"
+)
 PERIOD_DEFAULTS = {
     "morning": time(9),
     "afternoon": time(15),
@@ -79,6 +111,11 @@ PERIOD_DEFAULTS = {
     "night": time(20),
     "tonight": time(20),
 }
+"""The clock time a part of the day means when no time is said ("tomorrow morning": 09:00)."""
+_LATER_PERIODS = frozenset({"afternoon", "evening", "night", "tonight"})
+_NIGHT = frozenset({"night", "tonight"})
+NIGHT_ENDS = time(5)
+"""Clock times before this one "tonight" belong to the early hours of the next day."""
 _DAY_OF_MONTH = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
 _MONTH_NAME = rf"(?P<month>{_alternatives(MONTHS)})\.?"
 _YEAR = r"(?:\s+(?P<year>\d{4}))?"
@@ -91,9 +128,21 @@ def normalize(text: str) -> str:
     """Lower-case, spell "a.m." as "am", drop commas and trailing punctuation, collapse spaces."""
     lowered = _AMPM.sub(r"\1m", text.lower())
     lowered = lowered.replace(",", " ").replace("’", "'")
+    lowered = _COMPOUND_ORDINAL.sub(r"\1-\2", lowered)
     for pattern, replacement in _SPELLED:
         lowered = pattern.sub(replacement, lowered)
+    lowered = _PAST_OR_TO.sub(_clock_words, lowered)
     return _SPACES.sub(" ", lowered).strip(" .!?;:")
+
+
+def _clock_words(match: re.Match[str]) -> str:
+    """ "quarter past 3" is 3:15, "half past six" 6:30, "ten to 5" 4:50 (bare hours all)."""
+    said = match["hour"]
+    hour = _HOUR_WORDS[said] if said in _HOUR_WORDS else int(said)
+    minutes = _PAST_MINUTES[match["minutes"]]
+    if match["way"] == "to":
+        hour, minutes = (hour - 1) or 12, 60 - minutes
+    return f"{hour}:{minutes:02d}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,17 +187,31 @@ def read_duration(text: str) -> Span | None:
         raise ScheduleError(f"the duration {text!r} is too long") from exc
 
 
+_DELAY_LEAD = re.compile(r"^(?:(?:in|by|for|after|within)\s+)?(?:another\s+|an\s+extra\s+)?")
+
+
+def read_delay(text: str) -> Span | None:
+    """Read a delay the way people say one: "10m", "in 10 minutes", "by half an hour", "for
+    an hour and a half", "another 5 minutes"; ``None`` when the words are not one."""
+    if not isinstance(text, str) or len(text) > 100:
+        return None
+    return read_duration(_DELAY_LEAD.sub("", normalize(text), count=1))
+
+
 @dataclass(frozen=True, slots=True)
 class ClockTime:
     """A clock time read from the text.
 
     Attributes:
-        at: The time of day.
+        at: The time of day, as written (a bare "5" is 05:00 here).
         meridiem: Whether it said am/pm (or noon/midnight), so a part of the day cannot move it.
+        ambiguous: Whether it is a bare hour of the 12-hour dial ("at 5", "3:15", not "05:00"
+            or "17:45"), which may mean the morning or the afternoon (``bare_hour_times``).
     """
 
     at: time
     meridiem: bool
+    ambiguous: bool = False
 
 
 def take_clock_times(text: str) -> tuple[list[ClockTime], str]:
@@ -163,15 +226,59 @@ def _clock_time(match: re.Match[str]) -> ClockTime:
     if match["ampm"]:
         hour, minute = int(match["h12"]), int(match["m12"] or 0)
         if not 1 <= hour <= 12 or minute > 59:
-            raise ScheduleError(
-                f"{match[0].strip()!r} is not a clock time; say e.g. '9am' or '5:30pm'"
-            )
+            raise _not_a_clock(match, hour, minute)
         return ClockTime(time(hour % 12 + (12 if match["ampm"] == "pm" else 0), minute), True)
-    hour_text = match["h24"] or match["oclock"] or match["bare"]
+    hour_text = match["h24"] or match["oclock"] or match["bare"] or match["before"]
     hour, minute, second = int(hour_text), int(match["m24"] or 0), int(match["s24"] or 0)
     if hour > 23 or minute > 59 or second > 59:
-        raise ScheduleError(f"{match[0].strip()!r} is not a clock time; say e.g. '17:45' or '9am'")
-    return ClockTime(time(hour, minute, second), meridiem=False)
+        raise _not_a_clock(match, hour, minute)
+    ambiguous = 1 <= hour <= 12 and not hour_text.startswith("0")
+    return ClockTime(time(hour, minute, second), meridiem=False, ambiguous=ambiguous)
+
+
+AFTERNOON_HOURS = range(1, 7)
+"""Bare hours read in the afternoon: "at 3" is 15:00, "at 6:30" is 18:30."""
+
+
+def bare_hour_times(clock: ClockTime, *, day_named: bool) -> list[time]:
+    """The times a clock time may mean, the way a person reads a bare hour.
+
+    A bare hour from 1 to 6 is in the afternoon ("pick up the kids at 3:15"); 12 is noon;
+    7 to 11 is its next occurrence ("at 9" is 21:00 at 14:30), and the morning when a day is
+    named ("tomorrow at 9"). Anything else ("05:00", "17:45", "9am") means what it says.
+    """
+    at = clock.at
+    if not clock.ambiguous or at.hour == 12:
+        return [at]
+    if at.hour in AFTERNOON_HOURS:
+        return [at.replace(hour=at.hour + 12)]
+    return [at] if day_named else [at, at.replace(hour=at.hour + 12)]
+
+
+def in_the_morning(text: str) -> str:
+    """Say that a bare hour in ``text`` is in the morning ("wake me up at 6:45").
+
+    Returns ``text`` with "in the morning" added when its only clock time is a bare hour and
+    no part of the day is named, else ``text`` as it is.
+    """
+    try:
+        clocks, rest = take_clock_times(normalize(text))
+    except ScheduleError:
+        return text
+    if len(clocks) != 1 or not clocks[0].ambiguous or _PERIOD.search(rest):
+        return text
+    return f"{text} in the morning"
+
+
+def _not_a_clock(match: re.Match[str], hour: int, minute: int) -> ScheduleError:
+    """Refuse "13pm" or "25:00", with the nearest time that works ("13:00", "9am")."""
+    if hour <= 23 and minute <= 59:
+        example = f"{hour}:{minute:02d}"  # "13pm" or "0am": say it on the 24-hour clock
+    elif hour <= 23:
+        example = f"{hour}:00"
+    else:
+        example = "9am"
+    return ScheduleError(f"{match[0].strip()!r} is not a clock time; say e.g. {example!r}")
 
 
 def format_clock(at: time) -> str:
@@ -179,25 +286,72 @@ def format_clock(at: time) -> str:
     return at.strftime("%H:%M:%S" if at.second else "%H:%M")
 
 
-def take_period(text: str) -> tuple[str | None, str]:
-    """Take a part of the day ("morning", "tonight") out of ``text``."""
-    periods = [match["p"] for match in _PERIOD.finditer(text)]
-    if len(periods) > 1:
-        raise ScheduleError(f"{text!r} names more than one part of the day: {periods!r}")
+def say_clock(at: time) -> str:
+    """Say a time of day the way people type it: ``9am``, ``5:30pm``, ``noon``, ``midnight``."""
+    if at.second:
+        return format_clock(at)
+    if at.minute == 0 and at.hour in (0, 12):
+        return "midnight" if at.hour == 0 else "noon"
+    hour = at.hour % 12 or 12
+    minutes = f":{at.minute:02d}" if at.minute else ""
+    return f"{hour}{minutes}{'am' if at.hour < 12 else 'pm'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Period:
+    """A part of the day read from the text.
+
+    Attributes:
+        name: ``morning``, ``afternoon``, ``evening``, ``night`` or ``tonight``.
+        today: Whether it means today's ("this evening", "tonight"), not the next one.
+    """
+
+    name: str
+    today: bool
+
+    @property
+    def default(self) -> time:
+        """The clock time it means when no time is said."""
+        return PERIOD_DEFAULTS[self.name]
+
+    @property
+    def night(self) -> bool:
+        """Whether it is the night, whose early hours belong to the next day."""
+        return self.name in _NIGHT
+
+
+def take_period(text: str) -> tuple[Period | None, str]:
+    """Take a part of the day ("morning", "this evening", "tonight") out of ``text``."""
+    found = list(_PERIOD.finditer(text))
+    if len(found) > 1:
+        names = [match["p"] for match in found]
+        raise ScheduleError(f"{text!r} names more than one part of the day: {names!r}")
     rest = _SPACES.sub(" ", _PERIOD.sub(" ", text)).strip()
-    return (periods[0] if periods else None), rest
+    if not found:
+        return None, rest
+    name = "tonight" if found[0]["p"] == "tonite" else found[0]["p"]
+    today = name == "tonight" or found[0]["this"] == "this"
+    return Period(name, today), rest
 
 
-def apply_period(clock: ClockTime | None, period: str | None) -> time | None:
-    """Combine a clock time with a part of the day: "tonight at 8" is 20:00."""
+def apply_period(clock: ClockTime | None, period: Period | None) -> time | None:
+    """Combine a clock time with a part of the day: "tonight at 8" is 20:00.
+
+    Morning keeps a bare hour in the morning; afternoon, evening and night move it after
+    noon, except that "tonight at 12" is midnight and "tonight at 1" stays at 01:00.
+    """
     if period is None:
         return None if clock is None else clock.at
     if clock is None:
-        return PERIOD_DEFAULTS[period]
-    later = period in {"afternoon", "evening", "night", "tonight"}
-    if later and not clock.meridiem and clock.at.hour < 12:
-        return clock.at.replace(hour=clock.at.hour + 12)
-    return clock.at
+        return period.default
+    at = clock.at
+    if clock.meridiem or period.name not in _LATER_PERIODS:
+        return at
+    if period.night and at.hour == 12:
+        return at.replace(hour=0)
+    if period.night and at < NIGHT_ENDS:
+        return at
+    return at.replace(hour=at.hour + 12) if at.hour < 12 else at
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,7 +408,9 @@ def _checked_month_day(text: str, month: int, day: int, year: int | None) -> Mon
 
 
 def read_ordinal_day(word: str) -> int | None:
-    """Read a day of the month ("1st", "15th", "3"), or ``None``."""
+    """Read a day of the month ("1st", "15th", "3", "first", "twenty-third"), or ``None``."""
+    if word in ORDINAL_WORDS:
+        return ORDINAL_WORDS[word]
     match = re.fullmatch(_DAY_OF_MONTH, word)
     if match is None:
         return None

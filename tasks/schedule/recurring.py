@@ -1,8 +1,11 @@
-"""Repeating phrases: "every 15 minutes" becomes an interval, day-and-time phrases become cron.
+"""Repeating phrases: "every 15 minutes" becomes an interval, "every 3 days" a cycle of days,
+and day-and-time phrases become cron.
 
 "every weekday at 9am", "weekdays 6pm", "at 9am every weekday", "every tuesday and thursday at
-7am", "every month on the 1st at 8am": the clock times and the day words are read separately,
-in any order, and written as a five-field cron expression so one engine does the DST policy.
+7am", "on the first of every month at 9", "every year on March 3", "the second tuesday of every
+month": the clock times and the day words are read separately, in any order, and written as a
+five-field cron expression so one engine does the DST policy. A refusal says what was wrong
+and gives one phrasing that works, built from what was understood.
 """
 
 from __future__ import annotations
@@ -13,27 +16,43 @@ from datetime import UTC, datetime, time
 from zoneinfo import ZoneInfo
 
 from tasks.errors import ScheduleError
+from tasks.schedule.cycles import cycle_schedule, take_cycle
 from tasks.schedule.model import CronSchedule, IntervalSchedule, Schedule
 from tasks.schedule.phrases import (
     MONTHS,
+    NUMBER_WORDS,
+    ORDINAL_WORDS,
     WEEKDAYS,
+    ClockTime,
+    Period,
     apply_period,
+    bare_hour_times,
     format_clock,
     read_duration,
     read_ordinal_day,
+    say_clock,
     take_clock_times,
     take_period,
 )
 
-RECURRING_EXAMPLES = (
-    "'every weekday at 9am', 'every monday at 10am', 'every 15 minutes', "
-    "'every month on the 1st at 8am' or a cron expression like '0 9 * * 1-5'"
-)
 _INTERVAL = re.compile(r"(?:every|each) (?P<span>.+)|(?P<hourly>hourly)")
-_FILLER = frozenset({"every", "each", "on", "at", "the", "of", "and", "&"})
+_FILLER = frozenset({"every", "each", "on", "at", "the", "of", "and", "&", "in"})
 _ONE_TIME_DELAY = re.compile(r"(?:in|after) (?P<span>.+)")
+_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)|" + "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))
+_WEEKDAY = "|".join(sorted(WEEKDAYS, key=len, reverse=True))
+_NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_NTH_WEEKDAY = re.compile(
+    rf"\b(?:the )?(?P<nth>{'|'.join(_NTH)}) (?P<weekday>{_WEEKDAY}) (?:of|in) "
+    r"(?:the|every|each) month\b"
+)
+_EVERY_FEW = re.compile(
+    r"\b(?:every|each) (?:other|second|third|\d+|"
+    + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+    + r") (?P<unit>months?|years?)\b"
+)
 _JOINED = (
     (re.compile(r"\blast day\b"), "lastday"),
+    (re.compile(rf"\b({_ORDINAL}) day\b"), r"\1"),
     (re.compile(r"\b(?:work|week) ?days?\b"), "weekday"),
     (re.compile(r"\bweek ?ends?\b"), "weekend"),
 )
@@ -44,6 +63,7 @@ _WEEK = frozenset({"week", "weekly"})
 _MONTH = frozenset({"month", "months", "monthly"})
 _YEAR = frozenset({"year", "years", "yearly", "annually"})
 _DEFAULT_TIME = time(9)
+_CRON_WEEKDAY = {name: (number + 1) % 7 for name, number in WEEKDAYS.items()}
 
 
 def parse_recurring(words: str, text: str, *, now: datetime, tz: ZoneInfo) -> Schedule:
@@ -55,18 +75,37 @@ def parse_recurring(words: str, text: str, *, now: datetime, tz: ZoneInfo) -> Sc
     interval = _read_interval(words, text, now=now, tz=tz)
     if interval is not None:
         return interval
-    clocks, rest = take_clock_times(words)
+    if (few := _EVERY_FEW.search(words)) is not None:
+        unit = few["unit"].rstrip("s")
+        example = "every month on the 1st at 9am" if unit == "month" else "every year on March 3"
+        raise ScheduleError(
+            f"could not read {text!r} as a repeating time: repeating every few {unit}s is not "
+            f"supported; say e.g. {example!r}"
+        )
+    nth, words = _take_nth_weekday(words)
+    cycle, rest = take_cycle(words) if nth is None else (None, words)
+    if cycle is not None:
+        return cycle_schedule(cycle, rest, text, now=now, tz=tz)
+    clocks, rest = take_clock_times(rest)
     period, rest = take_period(rest)
-    times = [apply_period(clock, period) or _DEFAULT_TIME for clock in clocks]
+    times = [_repeating_time(clock, period) for clock in clocks]
     times = times or [apply_period(None, period) or _DEFAULT_TIME]
-    days = _DaySet(text=text, weekday_today=now.astimezone(tz).weekday())
+    days = _DaySet(text=text, weekday_today=now.astimezone(tz).weekday(), at=times[0], nth=nth)
     day_words = _day_words(rest)
-    if not (day_words or clocks or period):
-        raise days.refuse("it does not say when")
+    if not (day_words or clocks or period or nth):
+        raise days.refuse("it does not say when", "every day at 9am")
     for word in day_words:
         days.add(word)
     expression = f"{_time_fields(text, times)} {days.fields()}"
     return CronSchedule(expression, tz)
+
+
+def _repeating_time(clock: ClockTime, period: Period | None) -> time:
+    """A repeating time: a part of the day places a bare hour; else a bare hour from 1 to 6
+    is in the afternoon ("every day at 5" is 17:00), 7 to 11 in the morning."""
+    if period is not None:
+        return apply_period(clock, period) or _DEFAULT_TIME
+    return bare_hour_times(clock, day_named=True)[0]
 
 
 def _read_interval(words: str, text: str, *, now: datetime, tz: ZoneInfo) -> Schedule | None:
@@ -80,20 +119,16 @@ def _read_interval(words: str, text: str, *, now: datetime, tz: ZoneInfo) -> Sch
     if span is None:
         _refuse_one_time_delay(words, text)
         return None
-    if span.days:
-        if match is not None and match["span"] in {"day", "week"}:
-            return None  # "every day", "every week": wall-clock days, read as day words
-        raise ScheduleError(
-            f"could not read {text!r} as a repeating time: repeating every few days or weeks "
-            f"is not supported; say e.g. {RECURRING_EXAMPLES}"
-        )
-    if span.elapsed.total_seconds() <= 0:
+    if span.days and not span.elapsed:
+        return None  # whole days and weeks are calendar days: a cycle, or day words
+    every = span.total
+    if every.total_seconds() <= 0:
         raise ScheduleError(
             f"could not read {text!r} as a repeating time: the interval is zero; "
             "say e.g. 'every 15 minutes'"
         )
-    anchor = now.astimezone(UTC).replace(microsecond=0) + span.elapsed
-    return IntervalSchedule(every=span.elapsed, anchor=anchor, tz=tz)
+    anchor = now.astimezone(UTC).replace(microsecond=0) + every
+    return IntervalSchedule(every=every, anchor=anchor, tz=tz)
 
 
 def _refuse_one_time_delay(words: str, text: str) -> None:
@@ -105,6 +140,15 @@ def _refuse_one_time_delay(words: str, text: str) -> None:
         )
 
 
+def _take_nth_weekday(words: str) -> tuple[str | None, str]:
+    """Take "the second tuesday of every month" out of ``words`` as cron's ``2#2``."""
+    match = _NTH_WEEKDAY.search(words)
+    if match is None:
+        return None, words
+    nth = f"{_CRON_WEEKDAY[match['weekday']]}#{_NTH[match['nth']]}"
+    return nth, " ".join(f"{words[: match.start()]} {words[match.end() :]}".split())
+
+
 def _day_words(rest: str) -> list[str]:
     for pattern, replacement in _JOINED:
         rest = pattern.sub(replacement, rest)
@@ -113,9 +157,10 @@ def _day_words(rest: str) -> list[str]:
 
 def _time_fields(text: str, times: list[time]) -> str:
     if any(at.second for at in times):
+        whole = times[0].replace(second=0)
         raise ScheduleError(
             f"could not read {text!r} as a repeating time: repeating times are whole minutes; "
-            "say e.g. 'every day at 9:30am'"
+            f"say e.g. 'every day at {say_clock(whole)}'"
         )
     minutes = sorted({at.minute for at in times})
     hours = sorted({at.hour for at in times})
@@ -123,7 +168,7 @@ def _time_fields(text: str, times: list[time]) -> str:
         said = ", ".join(format_clock(at) for at in times)
         raise ScheduleError(
             f"could not read {text!r} as a repeating time: the times {said} cannot be one "
-            "schedule; make one schedule per time, e.g. 'every day at 9am'"
+            f"schedule; make one schedule per time, e.g. 'every day at {say_clock(times[0])}'"
         )
     return f"{','.join(map(str, minutes))} {','.join(map(str, hours))}"
 
@@ -134,8 +179,11 @@ class _DaySet:
 
     text: str
     weekday_today: int
+    at: time
+    nth: str | None = None
     weekdays: set[int] = field(default_factory=set)
     month_days: list[str] = field(default_factory=list)
+    bare_numbers: list[str] = field(default_factory=list)
     months: set[int] = field(default_factory=set)
     every_day: bool = False
     monthly: bool = False
@@ -169,36 +217,76 @@ class _DaySet:
             return
         day = read_ordinal_day(word)
         if day is None:
-            raise self.refuse(f"did not understand {word!r}")
+            raise self.refuse(f"did not understand {word!r}", f"every day at {self.clock}")
+        if word.isdigit():
+            self.bare_numbers.append(word)  # a day of the month only next to a month
         self.month_days.append(str(day))
+
+    @property
+    def clock(self) -> str:
+        """The first clock time, as people type it."""
+        return say_clock(self.at)
 
     def fields(self) -> str:
         """The day-of-month, month and day-of-week cron fields."""
+        if self.nth is not None:
+            return self._nth_fields(self.nth)
+        if self.bare_numbers and not (self.months or self.monthly):
+            raise self.refuse(
+                f"did not understand {self.bare_numbers[0]!r}",
+                f"every month on the {_ordinal(self.bare_numbers[0])} at {self.clock}",
+            )
         if self.month_days:
             return self._month_day_fields()
         if self.months or self.monthly or self.yearly:
-            raise self.refuse("it does not say on which day of the month")
+            example = f"every month on the 1st at {self.clock}"
+            if self.months or self.yearly:
+                example = f"every year on March 3 at {self.clock}"
+            raise self.refuse("it does not say on which day of the month", example)
         if self.weekdays:
             if self.every_day:
-                raise self.refuse("it says both every day and particular days")
+                raise self.refuse(
+                    "it says both every day and particular days", f"every monday at {self.clock}"
+                )
             cron_days = sorted((weekday + 1) % 7 for weekday in self.weekdays)
             return f"* * {_ranges(cron_days)}"
         return "* * *"
 
+    def _nth_fields(self, nth: str) -> str:
+        if self.weekdays or self.month_days or self.every_day or self.months or self.yearly:
+            raise self.refuse(
+                "it names a weekday of the month and other days too",
+                f"the second tuesday of every month at {self.clock}",
+            )
+        return f"* * {nth}"
+
     def _month_day_fields(self) -> str:
         if self.weekdays or self.every_day:
-            raise self.refuse("it names both days of the week and days of the month")
+            raise self.refuse(
+                "it names both days of the week and days of the month",
+                f"every month on the {_ordinal(self.month_days[0])} at {self.clock}",
+            )
         if self.yearly and not self.months:
-            raise self.refuse("it does not say which month")
+            raise self.refuse(
+                "it does not say which month",
+                f"every year on March {_ordinal(self.month_days[0])} at {self.clock}",
+            )
         month_field = ",".join(map(str, sorted(self.months))) if self.months else "*"
         return f"{','.join(dict.fromkeys(self.month_days))} {month_field} *"
 
-    def refuse(self, problem: str) -> ScheduleError:
-        """An error that says what is wrong with the phrase and what would work."""
+    def refuse(self, problem: str, example: str) -> ScheduleError:
+        """An error that says what is wrong with the phrase and one phrasing that works."""
         return ScheduleError(
-            f"could not read {self.text!r} as a repeating time: {problem}; "
-            f"say e.g. {RECURRING_EXAMPLES}"
+            f"could not read {self.text!r} as a repeating time: {problem}; say e.g. {example!r}"
         )
+
+
+def _ordinal(day: str) -> str:
+    if day == "L":
+        return "last day"
+    number = int(day)
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10)
+    return f"{number}{suffix or 'th'}"
 
 
 def _ranges(numbers: list[int]) -> str:

@@ -28,6 +28,7 @@ from tasks.models import (
     TaskRun,
     TaskStatus,
 )
+from tasks.schedule.model import Schedule
 
 
 class _Unset(Enum):
@@ -48,12 +49,14 @@ class TaskChange:
         next_run: The new next run (``None`` clears it), or ``UNSET``.
         status_reason: The new reason text (``None`` clears it), or ``UNSET``.
         reset_failures: Whether to set the consecutive failure count back to zero.
+        schedule: The new schedule, or ``UNSET``.
     """
 
     status: TaskStatus | Unset = UNSET
     next_run: datetime | Unset | None = UNSET
     status_reason: str | Unset | None = UNSET
     reset_failures: bool = False
+    schedule: Schedule | Literal[_Unset.UNSET] = UNSET
 
 
 @dataclass(frozen=True, slots=True)

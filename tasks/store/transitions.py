@@ -63,6 +63,7 @@ def changed(
         next_run=task.next_run if change.next_run is UNSET else change.next_run,
         status_reason=task.status_reason if change.status_reason is UNSET else change.status_reason,
         consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
+        schedule=task.schedule if change.schedule is UNSET else change.schedule,
     )
 
 

@@ -19,6 +19,7 @@ _BUILTIN = {
     "pause_task",
     "resume_task",
     "snooze_task",
+    "reschedule_task",
     "save_note",
     "search_memory",
     "get_current_time",

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -108,6 +109,45 @@ def test_nonsense_gets_help_and_schedules_nothing(tmp_path: Path) -> None:
     assert reply["tools"] == []
     assert "remind me" in reply["reply"].lower()
     assert tasks_json(tmp_path) == []
+
+
+def test_tasks_and_runs_show_times_in_the_zone_the_user_chose(tmp_path: Path) -> None:
+    run("ask", "remind me tomorrow at 9am to water the plants", data_dir=tmp_path)
+    run("ask", "every day at 8am remind me to stretch", data_dir=tmp_path)
+    daily = next(t for t in tasks_json(tmp_path) if t["description"] == "stretch")
+    chat = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "chat"],
+        input=f"/tz Asia/Tokyo\n/run {daily['id']}\n",
+        capture_output=True,
+        text=True,
+        env={
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(tmp_path),
+            "ASSISTANT_DATA_DIR": str(tmp_path),
+            "ASSISTANT_TIMEZONE": "America/New_York",
+        },
+        cwd=tmp_path,
+        timeout=60,
+        check=False,
+    )
+    assert "Your time zone is now Asia/Tokyo" in chat.stdout, chat.stderr
+    assert f"Ran {daily['id']} now: succeeded" in chat.stdout
+    assert "Your tasks" not in chat.stdout  # /run shows the run, not the list
+    [ran] = json.loads(run("runs", daily["id"], "--json", data_dir=tmp_path).stdout)
+    assert ran["scheduled_for"].endswith("+09:00")
+    tasks = {t["description"]: t for t in tasks_json(tmp_path)}
+    assert all(t["next_run"].endswith("+09:00") for t in tasks.values())
+    # 9am in New York, said in Tokyo's time; a repeating schedule keeps its own zone's words.
+    assert tasks["water the plants"]["schedule"].endswith("(Asia/Tokyo)")
+    assert tasks["stretch"]["schedule"] == "every day at 08:00 (America/New_York)"
+    # The listing says next runs in Tokyo's time (this test runs on the real clock, so the
+    # day words and the hours, which move with New York's DST, are left open).
+    listed = run("tasks", data_dir=tmp_path).stdout
+    assert re.search(r"water the plants · .*at \d\d:00 \(Asia/Tokyo\)", listed), listed
+    assert re.search(
+        r"stretch · every day at 08:00 \(America/New_York\) · next .*at \d\d:00 \(Asia/Tokyo\)",
+        listed,
+    ), listed
 
 
 def test_cancel_and_runs_commands(tmp_path: Path) -> None:

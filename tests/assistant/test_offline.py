@@ -1,195 +1,106 @@
-"""The offline planner: phrasings -> tool calls, results -> answers, multi-step flows."""
+"""The offline planner as a backend: the real builtin tools and registry (``assistant.app``),
+results turned into answers, two-step flows, follow-ups, and robustness on any input.
+
+What each sentence must become is the golden set's job (``test_golden.py``); here the turns
+are replayed with results written by hand, to see every way an answer is composed.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from assistant.agent.dialog import DialogAgent
-from assistant.llm.base import ChatMessage, LLMBackend, Role, ToolMode
-from assistant.planner.offline import OfflinePlanner
+from assistant.app import App, open_app
+from assistant.config import load_settings
+from assistant.llm import ChatMessage, LLMBackend, Role, ToolMode
+from assistant.planner import OfflinePlanner, PlannerTools, ToolboxError
+from assistant.planner.golden import NOW, ZONE
 from common import ManualClock
 from memory.models import HitKind, MemoryHit, MessageRole
-from tools import ToolCall, ToolExecutor, ToolRegistry, ToolResult, ToolStatus, tool
-from tools.parser import ToolParser
+from tools import ToolCall, ToolDefinition, ToolParser, ToolRegistry, ToolResult, ToolStatus
 
 Call = tuple[str, dict[str, Any]]
 PARSER = ToolParser()
 
 
-async def ask(text: str, planner: OfflinePlanner | None = None) -> str:
-    response = await (planner or OfflinePlanner()).complete([ChatMessage(Role.USER, text)])
-    assert response.tool_calls == ()
-    return response.text
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[App]:
+    settings = load_settings(
+        data_dir=tmp_path / "data", timezone=ZONE.key, llm_base_url=None, serpapi_api_key=None
+    )
+    async with open_app(settings, clock=ManualClock(NOW)) as built:
+        yield built
+
+
+@pytest.fixture
+def planner(app: App) -> OfflinePlanner:
+    assert isinstance(app.backend, OfflinePlanner)
+    return app.backend
 
 
 def calls_in(text: str) -> list[Call]:
     return [(c.tool_name, c.arguments) for c in PARSER.extract_calls(text)]
 
 
-def remind(when: str, message: str) -> Call:
-    return ("add_reminder", {"when": when, "message": message})
+def named(planner: OfflinePlanner, pick: Callable[[PlannerTools], Callable[..., object]]) -> str:
+    """The registry's name of one of the planner's tools."""
+    return planner.tool_name(pick(planner.tools))
 
 
-def recurring(schedule: str, task_type: str, description: str, data: dict[str, Any]) -> Call:
-    arguments = {
-        "schedule": schedule,
-        "task_type": task_type,
-        "description": description,
-        "execution_data": data,
-    }
-    return ("add_recurring_task", arguments)
+# -- the backend ---------------------------------------------------------------------------
 
 
-PHRASES: list[tuple[str, list[Call]]] = [
-    # one-time reminders: the time phrase first, last, or before "remind me"
-    ("remind me in 10 minutes to check the oven", [remind("in 10 minutes", "check the oven")]),
-    ("remind me to call mom tomorrow at 6pm", [remind("tomorrow at 6pm", "call mom")]),
-    ("at 9am remind me to take my pills", [remind("at 9am", "take my pills")]),
-    ("remind me at 17:45 to leave for the train", [remind("at 17:45", "leave for the train")]),
-    ("remind me on friday at 5pm that the rent is due", [remind("on friday at 5pm", "the rent is due")]),
-    ("remind me to check the oven in 10 min", [remind("in 10 minutes", "check the oven")]),
-    ("in 10 minutes remind me to check the oven", [remind("in 10 minutes", "check the oven")]),
-    ("Pls remind me to stretch in 1 hour and 15 minutes please", [remind("in 1 hour and 15 minutes", "stretch")]),
-    ('remind me, in 5 minutes, to "feed the cat"!', [remind("in 5 minutes", "feed the cat")]),
-    ("  REMIND   ME in 2 hours TO water the plants.  ", [remind("in 2 hours", "water the plants")]),
-    ("Can you remind me about the dentist tomorrow?", [remind("tomorrow", "the dentist")]),
-    ("set a reminder for tomorrow at 9am to email Bob", [remind("tomorrow at 9am", "email Bob")]),
-    ("reminder: call the bank tomorrow at 10am", [remind("tomorrow at 10am", "call the bank")]),
-    ("remind me to read chapter 5 at 9pm", [remind("at 9pm", "read chapter 5")]),
-    ("remind me to take the 8:15 train at 7:30", [remind("at 7:30", "take the 8:15 train")]),
-    ("remember to call mom at 5pm", [remind("at 5pm", "call mom")]),
-    ("tomorrow at 6pm, remind me to call mom", [remind("tomorrow at 6pm", "call mom")]),
-    ("remind me to pay the rent on March 3 at 8:15", [remind("on March 3 at 8:15", "pay the rent")]),
-    ("remind me in half an hour to stir the soup", [remind("in half an hour", "stir the soup")]),
-    ("remind me on 2026-04-01T09:00 to tell a joke", [remind("2026-04-01T09:00", "tell a joke")]),
-    ("remind me the day after tomorrow at 10am to pay", [remind("the day after tomorrow at 10am", "pay")]),
-    # recurring tasks of each type
-    ("every weekday at 8:30 remind me to check the mail", [recurring("every weekday at 8:30", "reminder", "check the mail", {"message": "check the mail"})]),
-    ("remind me every day at 9am to take vitamins", [recurring("every day at 9am", "reminder", "take vitamins", {"message": "take vitamins"})]),
-    ("remind me to water the plants every tuesday and thursday at 7am", [recurring("every tuesday and thursday at 7am", "reminder", "water the plants", {"message": "water the plants"})]),
-    ("every day at 8am search the web for python news and send me the top 3", [recurring("every day at 8am", "web_search", "python news", {"query": "python news", "limit": 3})]),
-    ("every weekday at 9am search the top US news and send me the top 3", [recurring("every weekday at 9am", "web_search", "the top US news", {"query": "the top US news", "limit": 3})]),
-    ("every monday at 10am ask: summarise my week", [recurring("every monday at 10am", "agent_task", "summarise my week", {"prompt": "summarise my week"})]),
-    ("at 1am daily POST http://home.lan/lights/off", [recurring("every day at 1am", "api_call", "POST http://home.lan/lights/off", {"method": "POST", "url": "http://home.lan/lights/off"})]),
-    ("every 15 minutes GET https://example.com/health", [recurring("every 15 minutes", "api_call", "GET https://example.com/health", {"method": "GET", "url": "https://example.com/health"})]),
-    ("every day remind me to stretch at 9am", [recurring("every day at 9am", "reminder", "stretch", {"message": "stretch"})]),
-    ("every 2 hours remind me to drink water", [recurring("every 2 hours", "reminder", "drink water", {"message": "drink water"})]),
-    ("weekdays 6pm remind me to stop working", [recurring("every weekday at 6pm", "reminder", "stop working", {"message": "stop working"})]),
-    # listing
-    ("what are my tasks?", [("list_tasks", {})]),
-    ("list my reminders", [("list_tasks", {})]),
-    ("show tasks", [("list_tasks", {})]),
-    ("What's scheduled?", [("list_tasks", {})]),
-    # task commands by id
-    ("cancel a1b2c3", [("cancel_task", {"task_id": "a1b2c3"})]),
-    ("Cancel task #a1b2c3 please", [("cancel_task", {"task_id": "a1b2c3"})]),
-    ("cancel a1b2c3 and d4e5f6", [("cancel_task", {"task_id": "a1b2c3"}), ("cancel_task", {"task_id": "d4e5f6"})]),
-    ("pause a1b2c3", [("pause_task", {"task_id": "a1b2c3"})]),
-    ("resume task a1b2c3", [("resume_task", {"task_id": "a1b2c3"})]),
-    ("snooze a1b2c3 for 15 minutes", [("snooze_task", {"task_id": "a1b2c3", "delay": "15m"})]),
-    ("snooze a1b2c3", [("snooze_task", {"task_id": "a1b2c3", "delay": "10m"})]),
-    # by description: the first step lists the tasks
-    ("cancel the oven reminder", [("list_tasks", {})]),
-    # notes
-    ("note: the wifi password is hunter2 #home #wifi", [("save_note", {"content": "the wifi password is hunter2", "tags": ["home", "wifi"]})]),
-    ("remember that the car is parked on level 3", [("save_note", {"content": "the car is parked on level 3"})]),
-    ("save a note my #locker code is 4521", [("save_note", {"content": "my locker code is 4521", "tags": ["locker"]})]),
-    ("note: remind me is just a phrase", [("save_note", {"content": "remind me is just a phrase"})]),
-    # questions answered from notes
-    ("what is my wifi password?", [("search_memory", {"query": "wifi password"})]),
-    ("what is the wifi password?", [("search_memory", {"query": "wifi password"})]),
-    ("where are our spare keys?", [("search_memory", {"query": "spare keys"})]),
-    ("what is the capital of France", [("search_memory", {"query": "capital France"})]),
-    ("what did I say about the car?", [("search_memory", {"query": "car"})]),
-    ("search my notes for locker", [("search_memory", {"query": "locker"})]),
-    # the time
-    ("what time is it", [("get_current_time", {})]),
-    ("time in Tokyo", [("get_current_time", {"tz": "Asia/Tokyo"})]),
-    ("what time is it in New York?", [("get_current_time", {"tz": "America/New_York"})]),
-    ("what's the time in Europe/Lisbon", [("get_current_time", {"tz": "Europe/Lisbon"})]),
-    # web search and pages
-    ("search for python asyncio tutorial", [("search_web", {"query": "python asyncio tutorial"})]),
-    ("google 'best pizza in berlin'", [("search_web", {"query": "best pizza in berlin"})]),
-    ("look up the weather in paris and show me the top 2", [("search_web", {"query": "the weather in paris", "limit": 2})]),
-    ("summarize https://example.com/article", [("fetch_url", {"url": "https://example.com/article"})]),
-    ("what's on https://news.ycombinator.com?", [("fetch_url", {"url": "https://news.ycombinator.com"})]),
-    # a one-time HTTP call
-    ("POST http://home.lan/lights/on", [("api_call", {"url": "http://home.lan/lights/on", "method": "POST"})]),
-]  # fmt: skip
+async def test_the_planner_is_a_contract_mode_backend_and_deterministic(
+    planner: OfflinePlanner,
+) -> None:
+    backend: LLMBackend = planner
+    assert backend.mode is ToolMode.CONTRACT
+    message = [ChatMessage(Role.USER, "remind me in 5m to stretch")]
+    ignored = ToolDefinition("x", "ignored", {"type": "object", "properties": {}})
+    first = await backend.complete(message, tools=[ignored])
+    assert first == await backend.complete(message)
+    assert calls_in(first.text) == [
+        (named(planner, lambda t: t.add_reminder), {"when": "in 5m", "message": "stretch"})
+    ]
+    await backend.aclose()
 
 
-@pytest.mark.parametrize(("text", "expected"), PHRASES, ids=[p[0] for p in PHRASES])
-async def test_phrasing_becomes_the_expected_tool_calls(text: str, expected: list[Call]) -> None:
-    assert calls_in(await ask(text)) == expected
+def test_tool_names_come_from_the_registry(app: App, planner: OfflinePlanner) -> None:
+    with pytest.raises(ToolboxError, match=r"'add_reminder'.* no tool made from that function"):
+        OfflinePlanner(tools=planner.tools, registry=ToolRegistry([]))
+    assert named(planner, lambda t: t.reschedule_task) in app.registry
 
 
-NO_CALL: list[tuple[str, str]] = [
-    ("help", "remind me in 10 minutes"),
-    ("what can you do?", "search the web"),
-    ("hi", "Hello"),
-    ("thanks!", "welcome"),
-    ("", "remind me"),
-    ("blorp fizzle wobble", "didn't understand"),
-    ("how tall is mount everest", "didn't understand"),
-    ("remind me to buy milk", "When should I remind you"),
-    (
-        "remind me yesterday to call bob",
-        "Yesterday is in the past, so I can't remind you then. When should I remind you? For example: 'remind me in 10 minutes to call bob'",
-    ),
-    ("remind me in 10 minutes", "What should I remind you about in 10 minutes"),
-    ("turn off the lights at 1am daily", "need the URL"),
-    ("every day at 8am tell me a joke", "not what to do"),
-    ("what's the time in Atlantis", "'Atlantis'"),
-    ("remind me every day", "What should I remind you about every day"),
-    ("cancel", "Which task"),
-    ("note", "What should I note"),
-    ("summarize", "Which page"),
-]
-
-
-@pytest.mark.parametrize(("text", "expected"), NO_CALL, ids=[t or "<empty>" for t, _ in NO_CALL])
-async def test_requests_it_cannot_act_on_get_text_and_no_call(text: str, expected: str) -> None:
-    answer = await ask(text)
-    assert expected in answer
-    assert calls_in(answer) == []
-
-
-async def test_unknown_input_lists_examples_of_what_works() -> None:
-    answer = await ask("please frobnicate the quantum teapot")
-    assert "remind me in 10 minutes to check the oven" in answer
-    assert "what are my tasks?" in answer
-    assert "```" not in answer
-
-
-async def test_the_planner_is_a_contract_mode_backend_and_deterministic() -> None:
-    planner: LLMBackend = OfflinePlanner()
-    assert planner.mode is ToolMode.CONTRACT
-    first = await planner.complete([ChatMessage(Role.USER, "remind me in 5m to stretch")])
-    again = await planner.complete([ChatMessage(Role.USER, "remind me in 5m to stretch")])
-    assert first == again
-    await planner.aclose()
-
-
-async def test_backticks_and_quotes_in_a_message_survive_the_fence() -> None:
-    answer = await ask('remind me in 5 minutes to run ```rm -rf``` and say "hi"')
-    assert calls_in(answer) == [remind("in 5 minutes", 'run ```rm -rf``` and say "hi"')]
+def test_backticks_and_quotes_in_a_message_survive_the_fence(planner: OfflinePlanner) -> None:
+    answer = planner.respond_to('remind me in 5 minutes to run ```rm -rf``` and say "hi"')
+    assert calls_in(answer)[0][1]["message"] == 'run ```rm -rf``` and say "hi"'
     assert answer.count("```") == 2
 
 
-async def test_a_message_longer_than_the_limit_is_refused_without_a_call() -> None:
-    answer = await ask("note: " + "x" * 200, OfflinePlanner(max_input_chars=100))
-    assert "characters long" in answer
-    assert calls_in(answer) == []
-
-
-def test_a_limit_below_one_is_refused() -> None:
+def test_a_message_longer_than_the_limit_is_refused_without_a_call(app: App) -> None:
+    planner = app.backend
+    assert isinstance(planner, OfflinePlanner)
+    short = OfflinePlanner(tools=planner.tools, registry=app.registry, max_input_chars=100)
+    answer = short.respond_to("note: " + "x" * 200)
+    assert "characters long" in answer and calls_in(answer) == []
     with pytest.raises(ValueError, match="max_input_chars"):
-        OfflinePlanner(max_input_chars=0)
+        OfflinePlanner(tools=planner.tools, registry=app.registry, max_input_chars=0)
+
+
+def test_unknown_input_says_there_is_no_model_and_what_works(planner: OfflinePlanner) -> None:
+    answer = planner.respond_to("please frobnicate the quantum teapot")
+    assert "without a language model" in answer
+    assert "ASSISTANT_LLM_BASE_URL" in answer
+    assert "remind me in 10 minutes to check the oven" in answer
+    assert "```" not in answer
 
 
 # -- answers composed from results ---------------------------------------------------------
@@ -209,45 +120,46 @@ def result(
     return ToolResult(call, status, output=output, text=text, display=display, error=error)
 
 
-async def continue_turn(request: str, *rounds: Sequence[ToolResult]) -> str:
+def continue_turn(
+    planner: OfflinePlanner,
+    request: str,
+    *rounds: Sequence[ToolResult],
+    before: Sequence[ChatMessage] = (),
+) -> str:
     """Replay a turn: the request, then per round the planner's reply and the results."""
-    planner = OfflinePlanner()
-    messages = [ChatMessage(Role.SYSTEM, "system prompt"), ChatMessage(Role.USER, request)]
+    messages = [ChatMessage(Role.SYSTEM, "system prompt"), *before, ChatMessage(Role.USER, request)]
     for results in rounds:
-        said = await planner.complete(messages)
+        said = planner.respond(messages)
         messages += [
-            ChatMessage(Role.ASSISTANT, said.text),
+            ChatMessage(Role.ASSISTANT, said),
             ChatMessage(Role.TOOL, "Tool results: ...", results=tuple(results)),
         ]
-    return (await planner.complete(messages)).text
+    return planner.respond(messages)
 
 
-async def test_a_successful_call_is_answered_with_what_the_tool_displays() -> None:
+def test_a_successful_call_is_answered_with_what_the_tool_displays(
+    planner: OfflinePlanner,
+) -> None:
     done = result(
-        "add_reminder",
-        {"when": "in 5 minutes", "message": "call mom"},
+        named(planner, lambda t: t.add_reminder),
         text='{"id": "a1b2c3"}',
         display="I'll remind you at 14:35 (Europe/Berlin) to call mom.",
     )
-    answer = await continue_turn("remind me in 5 minutes to call mom", [done])
+    answer = continue_turn(planner, "remind me in 5 minutes to call mom", [done])
     assert answer == "I'll remind you at 14:35 (Europe/Berlin) to call mom."
 
 
-async def test_the_time_is_said_as_a_sentence() -> None:
+def test_the_time_is_said_as_a_sentence(planner: OfflinePlanner) -> None:
     output = {
         "date": "2026-01-05",
         "time": "22:35:09",
         "weekday": "Monday",
         "timezone": "Asia/Tokyo",
     }
-    done = result("get_current_time", {"tz": "Asia/Tokyo"}, output=output, text="Monday ...")
-    answer = await continue_turn("time in Tokyo", [done])
-    assert answer == "It's 22:35 on Monday, 2026-01-05 (Asia/Tokyo)."
-
-
-async def test_without_a_display_the_text_for_the_model_is_used() -> None:
-    done = result("get_current_time", text="It is 14:35 on Monday (Asia/Tokyo).")
-    assert await continue_turn("time in Tokyo", [done]) == "It is 14:35 on Monday (Asia/Tokyo)."
+    done = result(named(planner, lambda t: t.get_current_time), output=output, text="Monday ...")
+    assert continue_turn(planner, "time in Tokyo", [done]) == (
+        "It's 22:35 on Monday, 2026-01-05 (Asia/Tokyo)."
+    )
 
 
 @pytest.mark.parametrize(
@@ -255,36 +167,31 @@ async def test_without_a_display_the_text_for_the_model_is_used() -> None:
     [
         (
             ToolStatus.ERROR,
-            "could not understand 'blorp'; say e.g. 'in 10 minutes'",
-            "I couldn't set the reminder. Could not understand 'blorp'; say e.g. 'in 10 minutes'.",
-        ),
-        (
-            ToolStatus.INVALID,
-            "add_reminder: 'when' is required",
-            "I couldn't set the reminder. Add_reminder: 'when' is required.",
+            "could not read 'blorp' as a time; say e.g. 'in 10 minutes'",
+            "I couldn't set the reminder. Could not read 'blorp' as a time; say e.g. "
+            "'in 10 minutes'.",
         ),
         (
             ToolStatus.TIMEOUT,
-            "timed out after 30 s",
-            "I couldn't set the reminder: it took too long and was stopped. Timed out after 30 s.",
+            "it did not finish within 15 s and was stopped",
+            "I couldn't set the reminder: it took too long and was stopped. It did not finish "
+            "within 15 s and was stopped.",
         ),
         (ToolStatus.DENIED, None, "I did not set the reminder: the request was not approved."),
     ],
 )
-async def test_failures_are_said_in_plain_words_and_not_retried(
-    status: ToolStatus, error: str | None, expected: str
+def test_failures_are_said_in_plain_words_and_not_retried(
+    planner: OfflinePlanner, status: ToolStatus, error: str | None, expected: str
 ) -> None:
-    failed = result("add_reminder", {"when": "blorp", "message": "x"}, status=status, error=error)
-    answer = await continue_turn("remind me in 10 minutes to call mom", [failed])
+    failed = result(named(planner, lambda t: t.add_reminder), status=status, error=error)
+    answer = continue_turn(planner, "remind me in 10 minutes to call mom", [failed])
     assert answer == expected
     assert calls_in(answer) == []
 
 
-async def test_an_approved_call_resumed_after_the_pause_is_reported() -> None:
+def test_an_approved_call_resumed_after_the_pause_is_reported(planner: OfflinePlanner) -> None:
     approved = result(
-        "api_call",
-        {"url": "http://home.lan/lights/on", "method": "POST"},
-        display="POST http://home.lan/lights/on -> 200 OK",
+        named(planner, lambda t: t.api_call), display="POST http://home.lan/lights/on -> 200 OK"
     )
     messages = [
         ChatMessage(Role.SYSTEM, "system prompt"),
@@ -293,12 +200,11 @@ async def test_an_approved_call_resumed_after_the_pause_is_reported() -> None:
         ChatMessage(Role.TOOL, "Tool results:\n- api_call [pending_approval]: waiting"),
         ChatMessage(Role.TOOL, "approved and ran", results=(approved,)),
     ]
-    answer = (await OfflinePlanner().complete(messages)).text
-    assert answer == "POST http://home.lan/lights/on -> 200 OK"
+    assert planner.respond(messages) == "POST http://home.lan/lights/on -> 200 OK"
 
 
-async def test_an_earlier_turn_does_not_leak_into_the_next_one() -> None:
-    old = result("list_tasks", display="You have no tasks.")
+def test_an_earlier_turn_does_not_leak_into_the_next_one(planner: OfflinePlanner) -> None:
+    old = result(named(planner, lambda t: t.list_tasks), display="You have no tasks.")
     messages = [
         ChatMessage(Role.USER, "what are my tasks?"),
         ChatMessage(Role.ASSISTANT, "Checking your tasks."),
@@ -306,99 +212,165 @@ async def test_an_earlier_turn_does_not_leak_into_the_next_one() -> None:
         ChatMessage(Role.ASSISTANT, "You have no tasks."),
         ChatMessage(Role.USER, "what time is it"),
     ]
-    answer = (await OfflinePlanner().complete(messages)).text
-    assert calls_in(answer) == [("get_current_time", {})]
+    assert calls_in(planner.respond(messages)) == [
+        (named(planner, lambda t: t.get_current_time), {})
+    ]
 
 
 # -- acting on a task picked by words ----------------------------------------------------
 
 
 @dataclass(frozen=True)
-class FakeTask:
+class Listed:
     id: str
     description: str
     task_type: str = "reminder"
 
 
 TASKS = [
-    FakeTask("a1b2c3", "check the oven"),
-    FakeTask("d4e5f6", "call mom"),
-    FakeTask("g7h8i9", "call the dentist"),
+    Listed("a1b2c3", "check the oven"),
+    Listed("d4e5f6", "call mom"),
+    Listed("g7h8i9", "call the dentist"),
 ]
 
 
-def listing(output: object = TASKS, text: str = "") -> ToolResult:
-    return result("list_tasks", output=output, text=text, display=text)
+def listing(planner: OfflinePlanner, output: object = TASKS, text: str = "") -> ToolResult:
+    return result(named(planner, lambda t: t.list_tasks), output=output, text=text, display=text)
 
 
-async def test_cancel_by_description_cancels_the_one_task_that_matches() -> None:
-    answer = await continue_turn("cancel the oven reminder", [listing()])
-    assert calls_in(answer) == [("cancel_task", {"task_id": "a1b2c3"})]
+def test_the_task_words_pick_is_acted_on_in_a_second_step(planner: OfflinePlanner) -> None:
+    cancel = named(planner, lambda t: t.cancel_task)
+    assert calls_in(continue_turn(planner, "cancel the oven reminder", [listing(planner)])) == [
+        (cancel, {"task_id": "a1b2c3"})
+    ]
+    done = result(cancel, {"task_id": "a1b2c3"}, display="Cancelled a1b2c3.")
+    assert continue_turn(planner, "cancel the oven reminder", [listing(planner)], [done]) == (
+        "Cancelled a1b2c3."
+    )
 
 
-async def test_cancel_by_description_reports_the_cancellation() -> None:
-    cancelled = result("cancel_task", {"task_id": "a1b2c3"}, display="Cancelled a1b2c3.")
-    answer = await continue_turn("cancel the oven reminder", [listing()], [cancelled])
-    assert answer == "Cancelled a1b2c3."
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"tasks": [{"id": "zz9x1a", "description": "water the plants"}]},
+        [Listed("zz9x1a", "water the plants")],
+    ],
+)
+def test_tasks_are_read_from_whichever_shape_arrives(
+    planner: OfflinePlanner, output: object
+) -> None:
+    answer = continue_turn(planner, "delete the plants task", [listing(planner, output)])
+    assert calls_in(answer) == [(named(planner, lambda t: t.cancel_task), {"task_id": "zz9x1a"})]
 
 
-async def test_cancel_by_description_reads_tasks_given_as_dicts() -> None:
-    tasks = {"tasks": [{"id": "zz9x1", "description": "water the plants"}]}
-    answer = await continue_turn("delete the plants task", [listing(tasks)])
-    assert calls_in(answer) == [("cancel_task", {"task_id": "zz9x1"})]
-
-
-async def test_cancel_by_description_reads_tasks_given_as_text_lines() -> None:
+def test_tasks_are_read_from_text_lines(planner: OfflinePlanner) -> None:
     text = "Your tasks:\n- a1b2c3: check the oven (once at 14:35)\n- d4e5f6: call mom (daily)"
-    answer = await continue_turn("cancel the oven one", [listing(None, text)])
-    assert calls_in(answer) == [("cancel_task", {"task_id": "a1b2c3"})]
+    answer = continue_turn(planner, "cancel the oven one", [listing(planner, None, text)])
+    assert calls_in(answer) == [(named(planner, lambda t: t.cancel_task), {"task_id": "a1b2c3"})]
 
 
-async def test_when_several_tasks_match_the_planner_asks_which_listing_them() -> None:
-    answer = await continue_turn("cancel the call reminder", [listing()])
+def test_an_id_without_digits_is_matched_exactly(planner: OfflinePlanner) -> None:
+    tasks = [Listed("dyynbg", "water the plants"), Listed("k3m9xa", "dyynbg fan club")]
+    answer = continue_turn(planner, "cancel dyynbg", [listing(planner, tasks)])
+    assert calls_in(answer) == [(named(planner, lambda t: t.cancel_task), {"task_id": "dyynbg"})]
+
+
+def test_when_several_tasks_match_the_planner_asks_which(planner: OfflinePlanner) -> None:
+    answer = continue_turn(planner, "cancel the call reminder", [listing(planner)])
     assert calls_in(answer) == []
-    assert "2 tasks match 'call'" in answer
-    assert "- d4e5f6: call mom" in answer
-    assert "- g7h8i9: call the dentist" in answer
+    assert "2 tasks match 'call'" in answer and "Which one?" in answer
+    assert "- d4e5f6: call mom" in answer and "- g7h8i9: call the dentist" in answer
     assert "a1b2c3" not in answer
 
 
-async def test_when_no_task_matches_the_planner_says_so() -> None:
-    answer = await continue_turn("cancel the gym reminder", [listing()])
-    assert calls_in(answer) == []
-    assert "No task matches 'gym'" in answer
-    assert "- a1b2c3: check the oven" in answer
+def test_no_match_no_tasks_and_all_of_them(planner: OfflinePlanner) -> None:
+    none = continue_turn(planner, "cancel the gym reminder", [listing(planner)])
+    assert "No task matches 'gym'" in none and "- a1b2c3: check the oven" in none
+    empty = continue_turn(planner, "cancel the gym reminder", [listing(planner, [])])
+    assert empty == "You have no active tasks, so there is nothing to cancel."
+    every = continue_turn(planner, "cancel all my reminders", [listing(planner)])
+    assert "one at a time" in every and calls_in(every) == []
 
 
-async def test_with_no_tasks_there_is_nothing_to_cancel() -> None:
-    answer = await continue_turn("cancel the gym reminder", [listing([])])
-    assert answer == "You have no active tasks, so there is nothing to cancel."
+def test_snooze_and_move_carry_their_delay_and_time(planner: OfflinePlanner) -> None:
+    snoozed = continue_turn(planner, "snooze the oven reminder by 5 min", [listing(planner)])
+    assert calls_in(snoozed) == [
+        (named(planner, lambda t: t.snooze_task), {"task_id": "a1b2c3", "delay": "5 min"})
+    ]
+    moved = continue_turn(planner, "move the oven reminder to 6pm", [listing(planner)])
+    assert calls_in(moved) == [
+        (named(planner, lambda t: t.reschedule_task), {"task_id": "a1b2c3", "when": "6pm"})
+    ]
 
 
-async def test_cancel_all_lists_the_tasks_instead_of_cancelling_them() -> None:
-    answer = await continue_turn("cancel all my reminders", [listing()])
-    assert calls_in(answer) == []
-    assert "one at a time" in answer
-    assert "- d4e5f6: call mom" in answer
-
-
-async def test_snooze_by_description_carries_the_delay() -> None:
-    answer = await continue_turn("snooze the oven reminder by 5 min", [listing()])
-    assert calls_in(answer) == [("snooze_task", {"task_id": "a1b2c3", "delay": "5m"})]
-
-
-async def test_a_failed_listing_is_reported_without_a_second_call() -> None:
-    failed = result("list_tasks", status=ToolStatus.ERROR, error="the task store is closed")
-    answer = await continue_turn("cancel the oven reminder", [failed])
-    assert answer == "I couldn't list your tasks. The task store is closed."
-
-
-async def test_a_failed_cancel_is_reported_and_not_repeated() -> None:
-    failed = result(
-        "cancel_task", {"task_id": "a1b2c3"}, status=ToolStatus.ERROR, error="task is running"
+def test_failed_listing_and_failed_action_are_reported_once(planner: OfflinePlanner) -> None:
+    broken = result(
+        named(planner, lambda t: t.list_tasks), status=ToolStatus.ERROR, error="the store is closed"
     )
-    answer = await continue_turn("cancel the oven reminder", [listing()], [failed])
+    assert continue_turn(planner, "cancel the oven reminder", [broken]) == (
+        "I couldn't list your tasks. The store is closed."
+    )
+    failed = result(
+        named(planner, lambda t: t.cancel_task),
+        {"task_id": "a1b2c3"},
+        status=ToolStatus.ERROR,
+        error="task is running",
+    )
+    answer = continue_turn(planner, "cancel the oven reminder", [listing(planner)], [failed])
     assert answer == "I couldn't cancel the task. Task is running."
+
+
+# -- the conversation so far -----------------------------------------------------------------
+
+
+def test_it_is_the_task_the_conversation_was_last_about(planner: OfflinePlanner) -> None:
+    before = [
+        ChatMessage(Role.USER, "remind me in an hour to call mom"),
+        ChatMessage(Role.ASSISTANT, "I'll remind you today at 15:30 to call mom (task k3m9xa)."),
+    ]
+    answer = continue_turn(planner, "snooze it by 10 minutes", before=before)
+    assert calls_in(answer) == [
+        (named(planner, lambda t: t.snooze_task), {"task_id": "k3m9xa", "delay": "10 minutes"})
+    ]
+    assert "Which task should I snooze?" in continue_turn(planner, "snooze it")
+
+
+def test_an_answer_to_a_question_asked_back_completes_the_reminder(
+    planner: OfflinePlanner,
+) -> None:
+    asked = planner.respond_to("remind me to buy milk")
+    assert asked.startswith("When should I remind you to buy milk?")
+    before = [ChatMessage(Role.USER, "remind me to buy milk"), ChatMessage(Role.ASSISTANT, asked)]
+    answer = continue_turn(planner, "tomorrow at 9am", before=before)
+    assert calls_in(answer) == [
+        (
+            named(planner, lambda t: t.add_reminder),
+            {"when": "tomorrow at 9am", "message": "buy milk"},
+        )
+    ]
+    # Anything else is read as a new request.
+    other = continue_turn(planner, "what time is it", before=before)
+    assert calls_in(other) == [(named(planner, lambda t: t.get_current_time), {})]
+
+
+# -- with a search service ----------------------------------------------------------------
+
+
+async def test_with_a_search_key_searches_are_planned_and_scheduled(tmp_path: Path) -> None:
+    settings = load_settings(
+        data_dir=tmp_path / "keyed", timezone=ZONE.key, llm_base_url=None, serpapi_api_key="k"
+    )
+    async with open_app(settings, clock=ManualClock(NOW)) as app:
+        planner = app.backend
+        assert isinstance(planner, OfflinePlanner)
+        assert calls_in(planner.respond_to("search for python asyncio")) == [
+            (named(planner, lambda t: t.search_web), {"query": "python asyncio"})
+        ]
+        sentence = "every weekday at 9am search the top US news and send me the top 3"
+        reply = await app.agent.handle_message(sentence, user_id="u", chat_id="u")
+        [task] = await app.tasks.list_tasks("u")
+    assert reply.text.startswith("Scheduled the web search 'the top US news' every weekday")
+    assert task.execution.model_dump(exclude={"kind"}) == {"query": "the top US news", "limit": 3}
 
 
 # -- answering from notes ------------------------------------------------------------------
@@ -410,30 +382,26 @@ def hit(text: str, kind: HitKind = HitKind.NOTE, role: MessageRole | None = None
     return MemoryHit(kind, 1, text, 1.0, True, WHEN, role=role)
 
 
-async def test_a_question_is_answered_from_the_best_note() -> None:
+def test_a_question_is_answered_from_the_best_note(planner: OfflinePlanner) -> None:
     hits = [
         hit("what is my wifi password?", HitKind.MESSAGE, MessageRole.USER),
         hit("I found nothing earlier", HitKind.MESSAGE, MessageRole.ASSISTANT),
         hit("the wifi password is hunter2"),
+        hit("the router is in the hall"),
     ]
-    found = result("search_memory", {"query": "wifi password"}, output=hits)
-    answer = await continue_turn("what is my wifi password?", [found])
-    assert answer == "From your notes: the wifi password is hunter2"
-
-
-async def test_other_matches_follow_the_best_one() -> None:
-    hits = [hit("car is on level 3"), hit("car keys are in the drawer")]
-    found = result("search_memory", {"query": "car"}, output=hits)
-    answer = await continue_turn("what did I say about the car?", [found])
-    assert answer == (
-        "From your notes: car is on level 3\nAlso related:\n- car keys are in the drawer"
+    found = result(named(planner, lambda t: t.search_memory), output=hits)
+    assert continue_turn(planner, "what is my wifi password?", [found]) == (
+        "From your notes: the wifi password is hunter2\nAlso related:\n- the router is in the hall"
     )
 
 
-async def test_a_question_with_no_matching_note_says_nothing_was_found() -> None:
-    found = result("search_memory", {"query": "bike lock code"}, output=[])
-    answer = await continue_turn("what is my bike lock code?", [found])
-    assert answer.startswith("I found nothing in your notes about 'bike lock code'.")
+def test_nothing_found_about_my_things_or_the_world(planner: OfflinePlanner) -> None:
+    empty = result(named(planner, lambda t: t.search_memory), output=[])
+    mine = continue_turn(planner, "what is my bike lock code?", [empty])
+    assert mine.startswith("I found nothing in your notes about 'bike lock code'. Save it")
+    world = continue_turn(planner, "what's the capital of France?", [empty])
+    assert world.startswith("I found nothing in your notes about 'capital France'.")
+    assert "without a language model" in world and "ASSISTANT_LLM_BASE_URL" in world
 
 
 # -- summarising a page --------------------------------------------------------------------
@@ -446,100 +414,59 @@ Timeouts are easy with asyncio.timeout in modern versions. The end of this page 
 Contact"""
 
 
-async def test_a_page_is_summarised_from_its_first_prose_sentences() -> None:
-    fetched = result(
-        "fetch_url",
-        {"url": "https://example.com/a"},
-        output={"title": "Example Article", "text": PAGE},
+def test_a_page_is_summarised_or_said_to_be_empty_or_unreadable(planner: OfflinePlanner) -> None:
+    fetch = named(planner, lambda t: t.fetch_url)
+    page = result(
+        fetch, {"url": "https://example.com/a"}, output={"title": "Example Article", "text": PAGE}
     )
-    answer = await continue_turn("summarize https://example.com/a", [fetched])
-    assert answer == (
+    assert continue_turn(planner, "summarize https://example.com/a", [page]) == (
         "Example Article (https://example.com/a):\n"
         "Asyncio makes concurrent code readable in Python programs today. It schedules "
         "coroutines on one thread. Tasks wrap coroutines and run them concurrently."
     )
-
-
-async def test_a_page_without_text_is_said_to_have_none() -> None:
-    fetched = result("fetch_url", {"url": "https://example.com/e"}, output="")
-    answer = await continue_turn("summarize https://example.com/e", [fetched])
-    assert answer == "I read https://example.com/e, but it has no readable text."
-
-
-async def test_a_page_that_cannot_be_fetched_is_reported() -> None:
+    empty = result(fetch, {"url": "https://example.com/e"}, output="")
+    assert continue_turn(planner, "summarize https://example.com/e", [empty]) == (
+        "I read https://example.com/e, but it has no readable text."
+    )
     failed = result(
-        "fetch_url", {"url": "https://x.invalid"}, status=ToolStatus.ERROR, error="DNS failed"
+        fetch, {"url": "https://x.invalid"}, status=ToolStatus.ERROR, error="DNS failed"
     )
-    answer = await continue_turn("summarize https://x.invalid", [failed])
-    assert answer == "I couldn't read that page. DNS failed."
-
-
-# -- through the DialogAgent: parsing, validation and execution as with a model --------------
-
-
-class TaskToolsFake:
-    """Stand-ins for the task tools, with the builtin names and arguments."""
-
-    def __init__(self) -> None:
-        self.cancelled: list[str] = []
-
-    @tool
-    def list_tasks(self) -> list[dict[str, str]]:
-        """List the user's active tasks."""
-        return [{"id": t.id, "description": t.description} for t in TASKS]
-
-    @tool
-    def cancel_task(self, task_id: str) -> str:
-        """Cancel a task.
-
-        Args:
-            task_id: The task's id.
-        """
-        self.cancelled.append(task_id)
-        return f"Cancelled {task_id}."
-
-    @tool
-    def add_reminder(self, when: str, message: str) -> str:
-        """Add a one-time reminder.
-
-        Args:
-            when: When, in the user's words.
-            message: What to say.
-        """
-        return f"I'll remind you {when} to {message}."
-
-
-def agent_over(fake: TaskToolsFake) -> DialogAgent:
-    registry = ToolRegistry([fake])
-    return DialogAgent(
-        backend=OfflinePlanner(),
-        registry=registry,
-        executor=ToolExecutor(registry),
-        clock=ManualClock(WHEN),
+    assert continue_turn(planner, "summarize https://x.invalid", [failed]) == (
+        "I couldn't read that page. DNS failed."
     )
 
 
-async def test_the_agent_runs_the_planners_calls_and_shows_its_answer() -> None:
-    agent = agent_over(TaskToolsFake())
-    reply = await agent.handle_message(
-        "remind me in 10 minutes to stretch", user_id="u", chat_id="c"
-    )
-    assert reply.text == "I'll remind you in 10 minutes to stretch."
-    assert [r.call.tool_name for r in reply.results] == ["add_reminder"]
+# -- any input -------------------------------------------------------------------------------
+
+WORDS = st.sampled_from(
+    ["remind", "me", "to", "at", "every", "tomorrow", "9", "pm", "cancel", "the", "gym", "in",
+     "-5", "minutes", "note:", "what", "is", "my", "?", "https://x.org", "snooze", "it", "by",
+     "move", "6pm", "twice", "a", "day", "before", "search", "for", "ask:", "POST", "#tag",
+     "{", "}", "{when}", "%s", "0m", "IN"]
+)  # fmt: skip
 
 
-async def test_the_agent_cancels_the_task_picked_by_words_in_two_rounds() -> None:
-    fake = TaskToolsFake()
-    reply = await agent_over(fake).handle_message(
-        "cancel the oven reminder", user_id="u", chat_id="c"
-    )
-    assert fake.cancelled == ["a1b2c3"]
-    assert reply.text == "Cancelled a1b2c3."
-    assert reply.rounds == 3
+@settings(
+    max_examples=200, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
+@given(st.one_of(st.text(max_size=120), st.lists(WORDS, max_size=16).map(" ".join)))
+def test_any_message_gets_text_and_only_valid_json_calls(app: App, text: str) -> None:
+    planner = app.backend
+    assert isinstance(planner, OfflinePlanner)
+    answer = planner.respond_to(text)
+    assert isinstance(answer, str) and answer
+    for call in PARSER.extract_calls(answer):
+        assert call.tool_name in app.registry
 
 
-async def test_the_agent_schedules_nothing_for_nonsense() -> None:
-    fake = TaskToolsFake()
-    reply = await agent_over(fake).handle_message("blorp fizzle", user_id="u", chat_id="c")
-    assert "didn't understand" in reply.text
-    assert reply.results == ()
+@pytest.mark.parametrize("text", ["IN 0M {", "remind me in -5 minutes to {when} %s }{"])
+def test_braces_in_a_message_are_only_text(planner: OfflinePlanner, text: str) -> None:
+    answer = planner.respond_to(text)
+    assert "I couldn't use that time" in answer
+
+
+def test_a_long_message_is_read_in_linear_time(planner: OfflinePlanner) -> None:
+    started = time.perf_counter()
+    for filler in ("remind me every monday at 9am and ", "cancel the 1 2 3 ", "at " * 3, "x" * 20):
+        planner.respond_to((filler * 4000)[:3990])
+    assert time.perf_counter() - started < 2.0

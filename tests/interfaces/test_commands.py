@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from interfaces.commands import SlashCommands
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
 from tasks.models import TaskStatus
 from tests.interfaces.world import World, open_world
@@ -43,7 +44,17 @@ async def test_help_lists_every_command_and_names_an_unknown_one(world: World) -
     text = (await ask(world, "/help")).text
     for spec in world.commands.specs:
         assert spec.usage in text
+    assert "/tasks - Your scheduled tasks, with buttons" in text
     assert world.commands.help("/frobnicate").text.startswith("I don't know the command")
+
+
+async def test_help_without_buttons_does_not_mention_them(world: World) -> None:
+    commands = SlashCommands(
+        tasks=world.manager, memory=world.memory, agent=world.agent, buttons=False
+    )
+    text = commands.help().text
+    assert "/tasks - Your scheduled tasks\n" in text
+    assert "button" not in text.lower()
 
 
 async def test_start_asks_for_the_zone_until_it_is_set(world: World) -> None:
@@ -65,9 +76,18 @@ async def test_tasks_show_schedule_next_run_in_the_users_zone_and_buttons(world:
     [listing] = (await ask(world, "/tasks")).replies
     assert "bob's secret" not in listing.text
     assert f"1. [{first.id}] reminder: stretch" in listing.text
-    assert "once at 2025-03-10 13:05 (Europe/Berlin)" in listing.text  # the schedule's own zone
-    assert "next run: 2025-03-10 08:05" in listing.text  # New York, where Alice is
+    # Every time in the zone Alice set, New York; the task was made in Berlin.
+    assert "once at 2025-03-10 08:05 (America/New_York)" in listing.text
+    assert "next run: 2025-03-10 08:05" in listing.text
     assert "paused (paused by its owner)" in listing.text
+    # Without buttons: one line per task, and the commands once below the list.
+    assert listing.plain.splitlines() == [
+        "Your tasks (times in America/New_York):",
+        f"[{first.id}] reminder: stretch · today at 08:05 (America/New_York)",
+        f"[{second.id}] reminder: call mom · once at 2025-03-10 09:00 (America/New_York) · "
+        "paused (paused by its owner)",
+        "Commands: /cancel ID, /pause ID, /resume ID, /run ID, /snooze ID 10m, /runs ID",
+    ]
     labels = [[b.label for b in row] for row in listing.buttons]
     assert labels == [
         [f"Cancel {first.id}", f"Pause {first.id}", f"Run now {first.id}"],
@@ -136,7 +156,7 @@ async def test_task_buttons_act_and_refresh_the_list(world: World) -> None:
     assert cancelled.update is not None and "no scheduled tasks" in cancelled.update.text
     other = await world.remind(ALICE, timedelta(hours=5), "water plants")
     ran = await press(world, ActionKind.RUN_NOW, other.id)
-    assert ran.notice == f"Ran {other.id}: succeeded."
+    assert ran.notice == f"Ran {other.id} now: succeeded (reminder delivered)."
     [delivery] = world.recorded()
     assert delivery.text == "water plants"
 
@@ -179,7 +199,7 @@ async def test_approvals_lists_cards_with_exact_arguments(world: World) -> None:
     request_id = await pending_post(world)
     [card] = (await ask(world, "/approvals")).replies
     assert "Tool: post" in card.text
-    assert '  url: "http://lights.lan/off"' in card.text
+    assert "  url: http://lights.lan/off" in card.text  # plain words, no JSON
     assert "Risk: high." in card.text
     assert [b.action for b in card.buttons[0]] == [
         Action(ActionKind.APPROVE, request_id),

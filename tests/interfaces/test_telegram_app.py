@@ -111,9 +111,13 @@ async def test_a_note_answers_a_later_question(bot: AppBot) -> None:
 async def test_a_scheduled_post_needs_the_owners_approval(bot: AppBot) -> None:
     # The pause is one message: what the assistant said, then the card with its buttons.
     [card] = await bot.say_messages(ALICE, "at 1am daily POST http://home.lan/lights/off")
-    assert card.text.startswith("Scheduling that (every day at 1am).\n\nApproval needed\n")
+    assert card.text.startswith(
+        "I'll schedule POST http://home.lan/lights/off at 1am daily once you approve.\n\n"
+        "Approval needed\n"
+    )
     assert "\nTool: add_recurring_task\n" in card.text
-    assert '  execution_data: {"method": "POST", "url": "http://home.lan/lights/off"}' in card.text
+    assert "  execution_data: method POST, url http://home.lan/lights/off" in card.text
+    assert "{" not in card.text  # no JSON
     assert "Expires at 2025-03-10 13:30 (Europe/Berlin)" in card.text
     assert card.labels == ["Approve", "Deny"]
 

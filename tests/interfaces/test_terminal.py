@@ -21,6 +21,7 @@ from interfaces.terminal import (
     TerminalChat,
     TerminalNotifier,
     render_delivery,
+    render_message,
 )
 from tasks import Delivery, DeliveryKind, DeliveryStatus
 from tests.assistant.agent_world import World, fence
@@ -100,7 +101,7 @@ async def test_approval_is_asked_inline_and_runs_on_yes() -> None:
     await chat.run()
 
     shown = output.getvalue()
-    assert shown.startswith('Approve post {"url": "http://home.lan/off"}')
+    assert shown.startswith("Approve post (url: http://home.lan/off) (")
     assert shown.endswith("The lights are off.\n")
     assert world.home.posts == ["http://home.lan/off"]
 
@@ -141,6 +142,27 @@ async def test_shared_commands_render_buttons_as_commands() -> None:
     assert "/tasks lists your tasks.\nIn this terminal also: /approve ID" in shown
     assert "I don't know the command '/nope'. /tasks lists your tasks." in shown
     assert commands.seen == [("/tasks", "alice"), ("/help", "alice"), ("/nope", "alice")]
+
+
+async def test_a_message_with_its_own_plain_text_is_shown_without_hints() -> None:
+    listing = Reply(
+        "1. [a1b2c3] reminder: stretch\n   next run: 18:00",
+        ((Button("Cancel", Action(ActionKind.CANCEL, "a1b2c3")),),),
+        plain="[a1b2c3] reminder: stretch · next 18:00\nCommands: /cancel ID",
+    )
+    assert (
+        render_message(listing) == "[a1b2c3] reminder: stretch · next 18:00\nCommands: /cancel ID"
+    )
+
+
+async def test_run_shows_the_outcome_of_that_run_not_the_list() -> None:
+    commands = Commands()
+    chat, output = chat_over(scripted([]), "/run a1b2c3\n", commands)
+
+    await chat.run()
+
+    assert commands.pressed == [Action(ActionKind.RUN_NOW, "a1b2c3")]
+    assert output.getvalue() == "Paused a1b2c3.\n"  # the double's notice; no list after it
 
 
 async def test_a_failing_line_does_not_end_the_chat() -> None:

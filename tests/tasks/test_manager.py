@@ -554,6 +554,51 @@ async def test_snooze_moves_one_time_rearms_done_and_skips_recurring(
         await manager.snooze(pending.id, "alice", timedelta(0))
 
 
+async def test_reschedule_keeps_the_id_and_fires_only_at_the_new_time(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier)
+    task = await remind(manager, HOUR)
+
+    moved = await manager.reschedule(task.id, "alice", once_at(T0 + 3 * HOUR))
+
+    assert (moved.id, moved.next_run, moved.status) == (task.id, T0 + 3 * HOUR, TaskStatus.ACTIVE)
+    clock.advance(HOUR)
+    assert await manager.run_due() == 0
+    clock.advance(2 * HOUR)
+    assert await manager.run_due() == 1
+    assert [d.task_id for d in notifier.deliveries] == [task.id]
+
+
+async def test_reschedule_of_a_recurring_or_paused_task(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    manager = manager_for(store, clock, RecordingNotifier())
+    recurring = await remind(manager, 3 * HOUR, recurring=True)
+    moved = await manager.reschedule(recurring.id, "alice", every(HOUR))
+    assert moved.schedule == every(HOUR) and moved.next_run == T0 + HOUR
+
+    paused = await manager.pause((await remind(manager, HOUR)).id, "alice")
+    still = await manager.reschedule(paused.id, "alice", once_at(T0 + 2 * HOUR))
+    assert (still.status, still.next_run) == (TaskStatus.PAUSED, T0 + 2 * HOUR)
+
+
+async def test_reschedule_refuses_a_time_past_and_a_finished_task(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    manager = manager_for(store, clock, RecordingNotifier())
+    task = await remind(manager, HOUR)
+    with pytest.raises(ScheduleError, match="has no run after now"):
+        await manager.reschedule(task.id, "alice", once_at(T0 - HOUR))
+    assert (await manager.get_task(task.id, "alice")).next_run == T0 + HOUR
+    await manager.cancel(task.id, "alice")
+    with pytest.raises(TaskStateError, match="cannot reschedule"):
+        await manager.reschedule(task.id, "alice", once_at(T0 + 2 * HOUR))
+    with pytest.raises(TaskNotFoundError):
+        await manager.reschedule(task.id, "mallory", once_at(T0 + 2 * HOUR))
+
+
 async def test_run_now_runs_once_outside_the_schedule(store: TaskStore, clock: ManualClock) -> None:
     notifier = RecordingNotifier()
     manager = manager_for(store, clock, notifier)

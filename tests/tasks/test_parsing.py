@@ -1,7 +1,8 @@
-"""The schedule language: every phrase of issue 3 at a fixed instant, DST, and refusals."""
+"""The schedule language: every phrase of issues 3 and 11 at a fixed instant, DST, refusals."""
 
 from __future__ import annotations
 
+import re
 import time as clock
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -11,7 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasks.errors import ScheduleError
-from tasks.schedule.model import CronSchedule, IntervalSchedule, OnceSchedule, Schedule
+from tasks.schedule.model import (
+    CronSchedule,
+    CycleSchedule,
+    IntervalSchedule,
+    OnceSchedule,
+    Schedule,
+)
 from tasks.schedule.parsing import parse_schedule
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -65,7 +72,7 @@ ONE_TIME = [
     ("  In   5   MINUTES. ", "2026-03-10 14:35:00+01:00"),
     ("At 9 A.M. tomorrow!", "2026-03-11 09:00:00+01:00"),
     ("9 am", "2026-03-11 09:00:00+01:00"),
-    ("at 9:00", "2026-03-11 09:00:00+01:00"),
+    ("at 9:00", "2026-03-10 21:00:00+01:00"),
     ("on Friday at 5 p.m.", "2026-03-13 17:00:00+01:00"),
     ("in five minutes", "2026-03-10 14:35:00+01:00"),
     ("30 minutes from now", "2026-03-10 15:00:00+01:00"),
@@ -81,7 +88,54 @@ ONE_TIME = [
     ("in 3 days at 9am", "2026-03-13 09:00:00+01:00"),
     ("March 3rd 2027 at 8am", "2027-03-03 08:00:00+01:00"),
     ("on 2026-04-01 at 10am", "2026-04-01 10:00:00+02:00"),
-    ("at 8 o'clock", "2026-03-11 08:00:00+01:00"),
+    ("at 8 o'clock", "2026-03-10 20:00:00+01:00"),
+    # parts of the day: this morning/afternoon/evening and tonight are today's
+    ("this afternoon", "2026-03-10 15:00:00+01:00"),
+    ("this evening", "2026-03-10 19:00:00+01:00"),
+    ("this evening at 8", "2026-03-10 20:00:00+01:00"),
+    ("tonight", "2026-03-10 20:00:00+01:00"),
+    ("tonight at 11", "2026-03-10 23:00:00+01:00"),
+    ("tonight at 12", "2026-03-11 00:00:00+01:00"),
+    ("tonight at midnight", "2026-03-11 00:00:00+01:00"),
+    ("tonight at 1", "2026-03-11 01:00:00+01:00"),
+    ("at 7 in the evening", "2026-03-10 19:00:00+01:00"),
+    ("in the morning", "2026-03-11 09:00:00+01:00"),
+    ("tomorrow morning at 7", "2026-03-11 07:00:00+01:00"),
+    ("tomorrow night", "2026-03-11 20:00:00+01:00"),
+    ("friday evening", "2026-03-13 19:00:00+01:00"),
+    ("at midday", "2026-03-11 12:00:00+01:00"),
+    ("in a quarter of an hour", "2026-03-10 14:45:00+01:00"),
+    # days of the month: word ordinals, this month and the next
+    ("on the first", "2026-04-01 09:00:00+02:00"),
+    ("on the twenty-third at 8pm", "2026-03-23 20:00:00+01:00"),
+    ("the 3rd of next month", "2026-04-03 09:00:00+02:00"),
+    ("the first of next month at 10am", "2026-04-01 10:00:00+02:00"),
+    ("next month on the 15th", "2026-04-15 09:00:00+02:00"),
+    ("the last day of the month", "2026-03-31 09:00:00+02:00"),
+    ("on the last day of next month at 6pm", "2026-04-30 18:00:00+02:00"),
+    # a bare hour on the 12-hour dial: 1-6 in the afternoon, 7-11 next (the morning with a
+    # day), 12 noon; written with a leading zero or past 12 it is what it says
+    ("at 3:15", "2026-03-10 15:15:00+01:00"),
+    ("at 2", "2026-03-11 14:00:00+01:00"),
+    ("at 7:30", "2026-03-10 19:30:00+01:00"),
+    ("at 12", "2026-03-11 12:00:00+01:00"),
+    ("at 07:30", "2026-03-11 07:30:00+01:00"),
+    ("tomorrow at 5", "2026-03-11 17:00:00+01:00"),
+    ("tomorrow at 9", "2026-03-11 09:00:00+01:00"),
+    ("at 6:45 tomorrow in the morning", "2026-03-11 06:45:00+01:00"),
+    # clock words and spelled amounts
+    ("at quarter past 3", "2026-03-10 15:15:00+01:00"),
+    ("at half past six", "2026-03-10 18:30:00+01:00"),
+    ("at quarter to 5", "2026-03-10 16:45:00+01:00"),
+    ("at ten to nine tomorrow", "2026-03-11 08:50:00+01:00"),
+    ("in a couple of minutes", "2026-03-10 14:32:00+01:00"),
+    ("in a few hours", "2026-03-10 17:30:00+01:00"),
+    # the weekend, and a time moved by a duration
+    ("this weekend", "2026-03-14 09:00:00+01:00"),
+    ("on the weekend at 10", "2026-03-14 10:00:00+01:00"),
+    ("10 minutes before 6pm", "2026-03-10 17:50:00+01:00"),
+    ("an hour after midnight", "2026-03-11 01:00:00+01:00"),
+    ("half an hour before friday at 5pm", "2026-03-13 16:30:00+01:00"),
 ]
 
 
@@ -159,6 +213,54 @@ RECURRING = [
         "2026-03-11 08:00:00+01:00",
     ),
     ("sundays at 7pm", "0 19 * * 0", "every Sunday at 19:00", "2026-03-15 19:00:00+01:00"),
+    ("every day at 5", "0 17 * * *", "every day at 17:00", "2026-03-10 17:00:00+01:00"),
+    # parts of the day: morning -> am, evening and night -> pm
+    (
+        "every sunday evening at 7",
+        "0 19 * * 0",
+        "every Sunday at 19:00",
+        "2026-03-15 19:00:00+01:00",
+    ),
+    ("every morning at 7", "0 7 * * *", "every day at 07:00", "2026-03-11 07:00:00+01:00"),
+    ("every night at 10", "0 22 * * *", "every day at 22:00", "2026-03-10 22:00:00+01:00"),
+    (
+        "every weekday morning",
+        "0 9 * * 1-5",
+        "every weekday at 09:00",
+        "2026-03-11 09:00:00+01:00",
+    ),
+    ("every thur", "0 9 * * 4", "every Thursday at 09:00", "2026-03-12 09:00:00+01:00"),
+    # days of the month and of the year
+    (
+        "on the first of every month at 9",
+        "0 9 1 * *",
+        "every month on the 1st at 09:00",
+        "2026-04-01 09:00:00+02:00",
+    ),
+    (
+        "on the 15th day of every month",
+        "0 9 15 * *",
+        "every month on the 15th at 09:00",
+        "2026-03-15 09:00:00+01:00",
+    ),
+    (
+        "on the last day of every month",
+        "0 9 L * *",
+        "every month on the last day at 09:00",
+        "2026-03-31 09:00:00+02:00",
+    ),
+    (
+        "every year on March 3",
+        "0 9 3 3 *",
+        "every year on the 3rd of March at 09:00",
+        "2027-03-03 09:00:00+01:00",
+    ),
+    (
+        "the second tuesday of every month at 6pm",
+        "0 18 * * 2#2",
+        "every month on the second Tuesday at 18:00",
+        "2026-03-10 18:00:00+01:00",
+    ),
 ]
 
 
@@ -173,6 +275,106 @@ def test_recurring_wall_clock_phrases(
     assert first_fire(schedule) == expected
 
 
+CYCLES = [
+    (
+        "every other day",
+        "every other day at 09:00",
+        ["2026-03-11 09:00", "2026-03-13 09:00", "2026-03-15 09:00"],
+    ),
+    ("every 2 days", "every other day at 09:00", ["2026-03-11 09:00", "2026-03-13 09:00"]),
+    (
+        "every 3 days at 8am",
+        "every 3 days at 08:00",
+        ["2026-03-11 08:00", "2026-03-14 08:00", "2026-03-17 08:00"],
+    ),
+    (
+        "every second day at 6pm",
+        "every other day at 18:00",
+        ["2026-03-10 18:00", "2026-03-12 18:00"],
+    ),
+    (
+        "every other week",
+        "every other week on Tuesday at 09:00",
+        ["2026-03-17 09:00", "2026-03-31 09:00"],
+    ),
+    (
+        "every 2 weeks on monday",
+        "every other week on Monday at 09:00",
+        ["2026-03-16 09:00", "2026-03-30 09:00"],
+    ),
+    (
+        "every other monday at 7pm",
+        "every other week on Monday at 19:00",
+        ["2026-03-16 19:00", "2026-03-30 19:00"],
+    ),
+    (
+        "every 2 weeks on monday and thursday at 7",
+        "every other week on Monday and Thursday at 07:00",
+        ["2026-03-12 07:00", "2026-03-23 07:00", "2026-03-26 07:00", "2026-04-06 07:00"],
+    ),
+    (
+        "fortnightly on friday evening",
+        "every other week on Friday at 19:00",
+        ["2026-03-13 19:00", "2026-03-27 19:00"],
+    ),
+    (
+        "every 3 weeks",
+        "every 3 weeks on Tuesday at 09:00",
+        ["2026-03-17 09:00", "2026-04-07 09:00"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "words", "expected"), CYCLES)
+def test_every_few_days_or_weeks_is_calendar_arithmetic_from_the_first_occurrence(
+    text: str, words: str, expected: list[str]
+) -> None:
+    schedule = parse_schedule(text, now=NOW, tz=BERLIN)
+    assert isinstance(schedule, CycleSchedule)
+    assert schedule.describe() == f"{words} (Europe/Berlin)"
+    fires: list[str] = []
+    moment: datetime | None = NOW
+    for _ in expected:
+        assert moment is not None
+        moment = schedule.next_after(moment)
+        assert moment is not None
+        fires.append(moment.astimezone(BERLIN).strftime("%Y-%m-%d %H:%M"))
+    assert fires == expected
+    # The description reads back as the same schedule.
+    assert parse_schedule(words, now=NOW, tz=BERLIN) == schedule
+
+
+def test_a_cycle_of_days_keeps_its_wall_clock_time_across_dst() -> None:
+    # Berlin springs forward on 2026-03-29: 72 hours of real time would land at 09:00, then 10:00.
+    schedule = parse_schedule(
+        "every 3 days at 8am", now=datetime(2026, 3, 25, 12, tzinfo=BERLIN), tz=BERLIN
+    )
+    moment: datetime | None = datetime(2026, 3, 25, 12, tzinfo=BERLIN)
+    seen = []
+    for _ in range(3):
+        assert moment is not None
+        moment = schedule.next_after(moment)
+        assert moment is not None
+        seen.append(moment.astimezone(BERLIN).isoformat(sep=" "))
+    assert seen == [
+        "2026-03-26 08:00:00+01:00",
+        "2026-03-29 08:00:00+02:00",
+        "2026-04-01 08:00:00+02:00",
+    ]
+
+
+def test_a_cycle_time_in_the_spring_gap_is_shifted_by_the_gap() -> None:
+    schedule = parse_schedule(
+        "every other day at 2:30am", now=datetime(2026, 3, 26, 12, tzinfo=BERLIN), tz=BERLIN
+    )
+    first = schedule.next_after(datetime(2026, 3, 26, 12, tzinfo=BERLIN))
+    assert first is not None
+    second = schedule.next_after(first)
+    assert second is not None
+    assert first.astimezone(BERLIN).isoformat(sep=" ") == "2026-03-27 02:30:00+01:00"
+    assert second.astimezone(BERLIN).isoformat(sep=" ") == "2026-03-29 03:30:00+02:00"
+
+
 @pytest.mark.parametrize(
     ("text", "every"),
     [
@@ -182,6 +384,8 @@ def test_recurring_wall_clock_phrases(
         ("every half hour", timedelta(minutes=30)),
         ("hourly", timedelta(hours=1)),
         ("every 30 seconds", timedelta(seconds=30)),
+        ("every 1.5 days", timedelta(hours=36)),
+        ("every 2 days and 3 hours", timedelta(hours=51)),
     ],
 )
 def test_intervals_count_real_time_from_now(text: str, every: timedelta) -> None:
@@ -232,9 +436,9 @@ def test_zone_by_name_and_naive_now_as_local_time() -> None:
 @pytest.mark.parametrize(
     ("tz", "now", "text", "expected"),
     [
-        (BERLIN, datetime(2026, 3, 28, 12, 0), "tomorrow at 2:30", "2026-03-29 03:30:00+02:00"),
+        (BERLIN, datetime(2026, 3, 28, 12, 0), "tomorrow at 2:30am", "2026-03-29 03:30:00+02:00"),
         (BERLIN, datetime(2026, 3, 28, 12, 0), "2026-03-29 02:30", "2026-03-29 03:30:00+02:00"),
-        (BERLIN, datetime(2026, 10, 24, 12, 0), "tomorrow at 2:30", "2026-10-25 02:30:00+02:00"),
+        (BERLIN, datetime(2026, 10, 24, 12, 0), "tomorrow at 02:30", "2026-10-25 02:30:00+02:00"),
         (NEW_YORK, datetime(2026, 3, 7, 12, 0), "tomorrow at 2:30am", "2026-03-08 03:30:00-04:00"),
         (
             NEW_YORK,
@@ -287,7 +491,14 @@ REFUSALS = [
     ("0 9 * * 8", "is not valid"),
     ("0 9 * * 1-5 *", "has 6 fields"),
     ("every 0 minutes", "the interval is zero"),
-    ("every 2 days", "every few days or weeks is not supported"),
+    ("every 2 months", "every few months is not supported"),
+    ("every other year", "every few years is not supported"),
+    ("every 2 days on monday", "days of the week in a cycle of days"),
+    ("every 10000 days", "a cycle lasts at most 3650 days"),
+    ("every 3", "did not understand '3'"),
+    ("in -5 minutes", "that is in the past"),
+    ("this morning", "2026-03-10 09:00 (Europe/Berlin), which has already passed"),
+    ("the 31st of next month", "that month has no day 31"),
     ("every", "it does not say when"),
     ("every month at 8am", "on which day of the month"),
     ("at 25:00", "is not a clock time"),
@@ -312,6 +523,44 @@ def test_refusals_say_what_was_wrong_and_what_works(text: str, fragment: str) ->
     assert fragment in message
     assert repr(text) in message or repr(text.strip()) in message
     assert "e.g." in message
+
+
+EXAMPLE = re.compile(r"e\.g\. '([^']+)'")
+
+
+@pytest.mark.parametrize(
+    ("text", "example"),
+    [
+        ("today at 2pm", "tomorrow at 2pm"),
+        ("this morning", "tomorrow morning"),
+        ("tonight at 8", "tomorrow at 8pm"),
+        ("in -5 minutes", "in 5 minutes"),
+        ("every month at 8am", "every month on the 1st at 8am"),
+        ("every year on the 3rd at 7pm", "every year on March 3rd at 7pm"),
+        ("every monday on the 1st at 6pm", "every month on the 1st at 6pm"),
+        ("every day at 9:15 and 10:30", "every day at 9:15am"),
+        ("every 2 days on friday", "every 2 weeks on friday"),
+        ("tomorrow at 9am and 5pm", "tomorrow at 9am"),
+        ("next week at 5pm", "next monday at 5pm"),
+        ("next month", "the 1st of next month at 9am"),
+        ("13pm", "13:00"),
+    ],
+)
+def test_a_refusal_gives_one_example_built_from_the_words(text: str, example: str) -> None:
+    with pytest.raises(ScheduleError) as caught:
+        parse_schedule(text, now=NOW.replace(hour=21), tz=BERLIN)
+    assert EXAMPLE.findall(str(caught.value)) == [example]
+    assert caught.value.example == example
+
+
+@pytest.mark.parametrize(("text", "fragment"), REFUSALS)
+def test_the_example_in_every_refusal_works(text: str, fragment: str) -> None:
+    with pytest.raises(ScheduleError) as caught:
+        parse_schedule(text, now=NOW, tz=BERLIN)
+    examples = EXAMPLE.findall(str(caught.value))
+    assert len(examples) <= 1, examples
+    for example in examples:
+        parse_schedule(example, now=NOW, tz=BERLIN)
 
 
 def test_overlong_text_is_refused_with_a_short_quote() -> None:

@@ -46,6 +46,22 @@ def test_recurring_preview_fires_once_on_the_fall_back_night() -> None:
     ]
 
 
+def test_a_cycle_of_days_is_previewed_at_its_wall_clock_time_through_spring_forward() -> None:
+    preview = preview_schedule(
+        "every other day at 8am",
+        now_local=datetime(2026, 3, 26, 12, 0),
+        tz=BERLIN,
+        count=3,
+        recurring=None,
+    )
+    assert preview.description == "every other day at 08:00 (Europe/Berlin)"
+    assert [t.isoformat() for t in preview.next] == [
+        "2026-03-27T08:00:00+01:00",
+        "2026-03-29T08:00:00+02:00",
+        "2026-03-31T08:00:00+02:00",
+    ]
+
+
 def test_one_time_preview_has_one_fire_whatever_the_count() -> None:
     preview = preview_schedule(
         "in 5 minutes", now_local=datetime(2026, 3, 10, 14, 30), tz=BERLIN, count=5, recurring=None

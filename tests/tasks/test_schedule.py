@@ -10,6 +10,7 @@ import pytest
 from tasks.errors import ScheduleError
 from tasks.schedule.model import (
     CronSchedule,
+    CycleSchedule,
     IntervalSchedule,
     OnceSchedule,
     Schedule,
@@ -266,12 +267,61 @@ def test_constructors_refuse_naive_times_and_empty_intervals() -> None:
         OnceSchedule(at=aware, tz=BERLIN).next_after(naive)
 
 
+def test_a_cycle_fires_on_its_days_from_the_anchor_at_each_time() -> None:
+    # A two-week cycle from Monday 2026-03-16, firing on its Monday and Thursday.
+    schedule = CycleSchedule(14, date(2026, 3, 16), (0, 3), (time(7), time(19, 30)), BERLIN)
+    assert [f.isoformat(sep=" ") for f in fires(schedule, local(BERLIN, 2026, 3, 1), 5)] == [
+        "2026-03-16 07:00:00+01:00",
+        "2026-03-16 19:30:00+01:00",
+        "2026-03-19 07:00:00+01:00",
+        "2026-03-19 19:30:00+01:00",
+        "2026-03-30 07:00:00+02:00",
+    ]
+    assert schedule.describe() == (
+        "every other week on Monday and Thursday at 07:00 and 19:30 (Europe/Berlin)"
+    )
+
+
+def test_a_cycle_fires_once_in_the_repeated_hour_of_the_fall_back_night() -> None:
+    schedule = CycleSchedule(1, date(2026, 10, 20), (0,), (time(2, 30),), BERLIN)
+    assert [f.isoformat(sep=" ") for f in fires(schedule, local(BERLIN, 2026, 10, 24, 12), 2)] == [
+        "2026-10-25 02:30:00+02:00",
+        "2026-10-26 02:30:00+01:00",
+    ]
+
+
+def test_a_cycle_ends_quietly_at_the_end_of_the_calendar() -> None:
+    schedule = CycleSchedule(3, date(9999, 12, 1), (0,), (time(9),), BERLIN)
+    assert schedule.next_after(datetime(9999, 12, 31, 12, tzinfo=UTC)) is None
+
+
+@pytest.mark.parametrize(
+    ("every", "days", "times", "fragment"),
+    [
+        (0, (0,), (time(9),), "must last 1 to 3650 days"),
+        (3651, (0,), (time(9),), "must last 1 to 3650 days"),
+        (3, (), (time(9),), "must be between 0 and 2"),
+        (3, (3,), (time(9),), "must be between 0 and 2"),
+        (3, (0,), (), "local wall times"),
+        (3, (0,), (time(9, tzinfo=UTC),), "local wall times"),
+    ],
+)
+def test_a_cycle_refuses_impossible_values(
+    every: int, days: tuple[int, ...], times: tuple[time, ...], fragment: str
+) -> None:
+    with pytest.raises(ScheduleError, match=fragment):
+        CycleSchedule(every, date(2026, 3, 16), days, times, BERLIN)
+
+
 ROUND_TRIP: list[Schedule] = [
     OnceSchedule(at=local(BERLIN, 2026, 11, 23, 14, 35), tz=BERLIN),
     OnceSchedule(at=local(BERLIN, 2026, 10, 25, 2, 30, fold=1), tz=BERLIN),
     IntervalSchedule(every=timedelta(minutes=15), anchor=local(NEW_YORK, 2026, 1, 1), tz=NEW_YORK),
     IntervalSchedule(every=timedelta(seconds=1.5), anchor=local(BERLIN, 2026, 1, 1), tz=BERLIN),
     CronSchedule("0 9 * * 1-5", NEW_YORK),
+    CronSchedule("0 18 * * 2#2", BERLIN),
+    CycleSchedule(3, date(2026, 3, 11), (0,), (time(8),), BERLIN),
+    CycleSchedule(14, date(2026, 3, 16), (0, 3), (time(7), time(19, 30)), NEW_YORK),
 ]
 
 
@@ -300,6 +350,14 @@ def test_json_round_trip(schedule: Schedule) -> None:
         ' "anchor": "2026-01-01T00:00:00+00:00", "tz": "UTC"}',
         '{"v": 1, "type": "cron", "expression": "99 * * * *", "tz": "UTC"}',
         '{"v": 1, "type": "cron", "tz": "UTC"}',
+        '{"v": 1, "type": "cycle", "every_days": 0, "anchor": "2026-03-16", "days": [0],'
+        ' "times": ["09:00:00"], "tz": "UTC"}',
+        '{"v": 1, "type": "cycle", "every_days": "3", "anchor": "2026-03-16", "days": [0],'
+        ' "times": ["09:00:00"], "tz": "UTC"}',
+        '{"v": 1, "type": "cycle", "every_days": 3, "anchor": "x", "days": [0],'
+        ' "times": ["09:00:00"], "tz": "UTC"}',
+        '{"v": 1, "type": "cycle", "every_days": 3, "anchor": "2026-03-16", "days": 0,'
+        ' "times": ["09:00:00"], "tz": "UTC"}',
     ],
 )
 def test_json_refuses_bad_or_unknown_versions(text: str) -> None:

@@ -81,6 +81,20 @@ async def test_update_applies_only_from_allowed_states(store: TaskStore) -> None
         )
 
 
+async def test_update_can_replace_the_schedule_keeping_the_id(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    later = once_at(T0 + 3 * HOUR)
+    change = TaskChange(schedule=later, next_run=T0 + 3 * HOUR)
+
+    moved = await store.update_task(
+        task.id, "alice", change, allowed_from={TaskStatus.ACTIVE}, action="reschedule"
+    )
+
+    assert (moved.id, moved.schedule, moved.next_run) == (task.id, later, T0 + 3 * HOUR)
+    assert await store.get_task(task.id) == moved
+    assert [t.id for t in await store.list_tasks("alice")] == [task.id]
+
+
 async def test_cancelled_and_done_tasks_leave_the_active_list(store: TaskStore) -> None:
     kept = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
     gone = await store.add_task(reminder_draft(once_at(T0 + HOUR)))

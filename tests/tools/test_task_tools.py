@@ -8,8 +8,15 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.builtin.task_tools import TaskReply, TaskSummary, TaskTools, when_text
+from assistant.builtin.task_tools import (
+    SEARCH_NOT_CONFIGURED,
+    TaskListing,
+    TaskReply,
+    TaskSummary,
+    TaskTools,
+)
 from common.clock import ManualClock
+from tasks import when_text
 from tasks.engine.manager import TaskManager
 from tasks.execution import ApiCallData
 from tasks.models import TaskStatus
@@ -96,7 +103,7 @@ async def test_add_reminder_takes_recurring_words_too(
 
     reply = reply_of(result)
     assert result.text == (
-        'I\'ll remind you every weekday at 09:00 (Europe/Berlin) of "Stand-up"; the first '
+        'I\'ll remind you every weekday at 09:00 (Europe/Berlin) about "Stand-up"; the first '
         f"time tomorrow at 09:00 (Europe/Berlin) (task {reply.task.id})."
     )
 
@@ -110,7 +117,7 @@ async def test_schedule_errors_reach_the_model_as_readable_errors(
     for result in (nonsense, past):
         assert result.status is ToolStatus.ERROR
         assert result.error is not None
-        assert result.error.startswith("tool 'add_reminder' failed: ")
+        assert result.error.startswith("could not read ")
         assert "Error" not in result.error  # plain words for the model, no exception class
     assert "'whenever'" in (nonsense.error or "")
     assert "'2026-03-01 09:00'" in (past.error or "")
@@ -177,9 +184,105 @@ async def test_list_tasks_shows_only_the_callers_tasks(
     mine = await call(executor, clock, "list_tasks")
     theirs = await call(executor, clock, "list_tasks", user="carol")
 
-    assert mine.text == f"- {added.task.id}: gym (tomorrow at 08:00 (Europe/Berlin))"
-    assert isinstance(mine.output, list) and isinstance(mine.output[0], TaskSummary)
+    assert mine.text == f"- [{added.task.id}] reminder: gym · tomorrow at 08:00 (Europe/Berlin)"
+    assert (
+        mine.display
+        == f"Your tasks:\n- [{added.task.id}] reminder: gym · tomorrow at 08:00 (Europe/Berlin)"
+    )
+    assert isinstance(mine.output, TaskListing) and isinstance(mine.output.tasks[0], TaskSummary)
     assert theirs.text == "The user has no scheduled tasks."
+    assert theirs.display == "You have no tasks."
+
+
+async def test_list_tasks_of_one_day_shows_what_runs_that_day(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    gym = reply_of(await call(executor, clock, "add_reminder", when="tomorrow 8am", message="gym"))
+    pills = reply_of(
+        await call(executor, clock, "add_reminder", when="every day at 8pm", message="pills")
+    )
+    await call(executor, clock, "add_reminder", when="on friday at 5pm", message="rent")
+
+    tomorrow = await call(executor, clock, "list_tasks", day="tomorrow")
+    sunday = await call(executor, clock, "list_tasks", day="sunday")
+
+    assert tomorrow.display == (
+        "Your tasks for tomorrow (Tue 2026-03-03):\n"
+        f"- [{gym.task.id}] reminder: gym · tomorrow at 08:00 (Europe/Berlin)\n"
+        f"- [{pills.task.id}] reminder: pills · every day at 20:00 (Europe/Berlin) · "
+        "next tomorrow at 20:00 (Europe/Berlin)"
+    )
+    assert sunday.display.startswith("Your tasks for Sun 2026-03-08:\n- ")
+    assert "rent" not in sunday.display and "pills" in sunday.display
+    today = await call(executor, clock, "list_tasks", day="today")
+    assert "pills" in today.display and "gym" not in today.display
+    empty = await call(executor, clock, "list_tasks", user="bob", day="today")
+    assert empty.display == "Nothing is scheduled for today (Mon 2026-03-02)."
+
+
+async def test_reschedule_keeps_the_id_and_says_old_and_new(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager
+) -> None:
+    dentist = reply_of(
+        await call(executor, clock, "add_reminder", when="tomorrow at 9am", message="dentist")
+    ).task.id
+
+    moved = await call(executor, clock, "reschedule_task", task_id=dentist, when="6pm")
+    assert moved.text == (
+        f"Moved task {dentist} ('dentist') from tomorrow at 09:00 (Europe/Berlin) to "
+        "tomorrow at 18:00 (Europe/Berlin)."
+    )
+    again = await call(executor, clock, "reschedule_task", task_id=dentist, when="friday 10am")
+    assert again.text.endswith("to on Fri 2026-03-06 at 10:00 (Europe/Berlin).")
+    assert [t.id for t in await manager.list_tasks("alice")] == [dentist]
+
+
+async def test_reschedule_of_a_repeating_task_keeps_its_days(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    gym = reply_of(
+        await call(executor, clock, "add_reminder", when="every monday at 6pm", message="gym")
+    ).task.id
+    water = reply_of(
+        await call(executor, clock, "add_reminder", when="every 2 hours", message="water")
+    ).task.id
+
+    moved = await call(executor, clock, "reschedule_task", task_id=gym, when="7pm")
+    assert moved.text == (
+        f"Moved task {gym} ('gym') from every Monday at 18:00 (Europe/Berlin) to every Monday "
+        "at 19:00 (Europe/Berlin); next run today at 19:00 (Europe/Berlin)."
+    )
+    other = await call(executor, clock, "reschedule_task", task_id=gym, when="every tuesday")
+    assert "to every Tuesday at 09:00 (Europe/Berlin)" in other.text
+    timeless = await call(executor, clock, "reschedule_task", task_id=water, when="9am")
+    assert timeless.status is ToolStatus.ERROR
+    assert "no time of day to move" in (timeless.error or "")
+
+
+async def test_a_past_time_of_day_moves_to_its_next_occurrence(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    soon = reply_of(
+        await call(executor, clock, "add_reminder", when="in 1 hour", message="tea")
+    ).task.id
+    moved = await call(executor, clock, "reschedule_task", task_id=soon, when="8am")
+    assert moved.text.endswith("to tomorrow at 08:00 (Europe/Berlin).")
+
+
+async def test_a_web_search_is_not_scheduled_without_a_search_service(
+    manager: TaskManager, clock: ManualClock
+) -> None:
+    executor = ToolExecutor(ToolRegistry([TaskTools(manager, search_configured=False)]))
+    refused = await call(
+        executor,
+        clock,
+        "add_recurring_task",
+        schedule="every day at 8am",
+        task_type="web_search",
+        description="news",
+    )
+    assert refused.status is ToolStatus.ERROR and refused.error == SEARCH_NOT_CONFIGURED
+    assert await manager.list_tasks("alice") == []
 
 
 async def test_task_id_enum_is_the_callers_live_tasks(
@@ -208,7 +311,7 @@ async def test_cancel_pause_resume_snooze(
 
     paused = await call(executor, clock, "pause_task", task_id=task_id)
     resumed = await call(executor, clock, "resume_task", task_id=task_id)
-    snoozed = await call(executor, clock, "snooze_task", task_id=task_id, delay="10m")
+    snoozed = await call(executor, clock, "snooze_task", task_id=task_id, delay="in 10 minutes")
     cancelled = await call(executor, clock, "cancel_task", task_id=task_id)
 
     assert paused.text == f"Paused task {task_id} ('pills'); resume it to continue."

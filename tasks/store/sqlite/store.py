@@ -29,7 +29,7 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.store.base import GivenUp, TaskChange, TaskStore, not_found
+from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found
 from tasks.store.sqlite import claims, runs
 from tasks.store.sqlite.checkpoint import WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
@@ -298,6 +298,11 @@ def _update_task(
         raise not_found(task_id)
     updated = changed(task_from_row(row), change, allowed_from=allowed_from, action=action)
     store_state(conn, updated)
+    if change.schedule is not UNSET:
+        conn.execute(
+            "UPDATE scheduled_tasks SET schedule = ? WHERE id = ?",
+            (updated.schedule.to_json(), updated.id),
+        )
     return updated
 
 

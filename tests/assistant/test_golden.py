@@ -1,0 +1,86 @@
+"""The offline planner's contract: every golden phrase of every rule, through the real registry,
+executor and task manager (``assistant.app``), on a manual clock at the goldens' instant."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from assistant.app import App, open_app
+from assistant.config import load_settings
+from assistant.planner import GOLDEN, RULES, OfflinePlanner, check_golden
+from assistant.planner.golden import NOW, ZONE, Creates
+from common import ManualClock
+from tools import ToolContext, ToolParser, validate_tool_call
+
+
+@pytest.fixture
+async def app(tmp_path: Path) -> AsyncIterator[App]:
+    settings = load_settings(
+        data_dir=tmp_path / "data", timezone=ZONE.key, llm_base_url=None, serpapi_api_key=None
+    )
+    async with open_app(settings, clock=ManualClock(NOW)) as built:
+        yield built
+
+
+def planner_of(app: App) -> OfflinePlanner:
+    assert isinstance(app.backend, OfflinePlanner)
+    return app.backend
+
+
+def test_there_are_enough_golden_phrases_and_every_rule_has_some() -> None:
+    assert len(GOLDEN) >= 150
+    assert len({golden.text for golden in GOLDEN if not golden.setup}) >= 150
+    assert all(rule.golden for rule in RULES if rule.name != "one-time HTTP requests")
+
+
+def test_the_goldens_cover_the_forms_the_issue_names() -> None:
+    kinds = Counter(type(golden.expect).__name__ for golden in GOLDEN)
+    assert kinds["Creates"] >= 80 and kinds["Changes"] >= 20 and kinds["Says"] >= 40
+    repeating = [g for g in GOLDEN if isinstance(g.expect, Creates) and g.expect.repeats]
+    words = " ".join(golden.text.lower() for golden in GOLDEN)
+    for form in (
+        "every other day", "every 3 days", "every 2 weeks on monday", "this evening", "tonight",
+        "tomorrow morning", "every morning at 7", "on the first of every month",
+        "on the last day of every month", "every year on march 3", "the 3rd of next month",
+        "ping me", "don't let me forget", "wake me up", "set an alarm", "what's on my schedule",
+        "show my reminders", "what do i have tomorrow", "cancel the gym reminder",
+        "stop the news search", "snooze the trash reminder by an hour",
+        "move the dentist reminder to 6pm", "pause the news search", "resume",
+    ):  # fmt: skip
+        assert form in words, form
+    assert len(repeating) >= 25
+
+
+async def test_every_golden_phrase_gives_what_it_must(app: App) -> None:
+    planner = planner_of(app)
+    failures = []
+    for number, golden in enumerate(GOLDEN):
+        verdict = await check_golden(
+            golden,
+            user=f"golden-{number}",
+            agent=app.agent,
+            tasks=app.tasks,
+            planner=planner,
+            registry=app.registry,
+        )
+        if not verdict.passed:
+            failures.append(f"{golden.text!r}: {verdict.problem}\n    answer: {verdict.reply!r}")
+    assert not failures, "\n".join(failures)
+
+
+async def test_every_planned_call_validates_against_the_real_registry(app: App) -> None:
+    planner = planner_of(app)
+    parser = ToolParser(tool_names=app.registry.all_names())
+    ctx = await app.registry.prepare(ToolContext(user_id="u", chat_id="c", timezone=ZONE, now=NOW))
+    planned = 0
+    for golden in GOLDEN:
+        for call in parser.extract_calls(planner.respond_to(golden.text)):
+            verdict = validate_tool_call(call, app.registry, ctx)
+            assert verdict.is_valid, f"{golden.text!r}: {verdict.message()}"
+            assert not verdict.warnings, f"{golden.text!r}: {verdict.warnings}"
+            planned += 1
+    assert planned >= 150
