@@ -209,6 +209,9 @@ async def open_app(
             http=http,
             # Tasks added by another process (`assistant ask`) are noticed within a second.
             recheck_every=timedelta(seconds=1),
+            # Holding the scheduler lock proves the previous holder is gone: the runs it
+            # left claimed are retried as this one starts, not when their leases run out.
+            exclusive=run_scheduler,
         )
         task_tools = TaskTools(manager, search_configured=web.search_configured)
         memory_tools = MemoryTools(memory)

@@ -86,6 +86,11 @@ class TaskManager(AsyncLifecycle):
             (more runs due in the coming second than this window can claim) the timer
             starts as much earlier as the claims take. A run cancelled or paused between
             its claim and its time is recorded as skipped instead of running.
+        exclusive: Whether this manager is the only one firing the store's tasks, and the
+            previous one is known to be gone (the composition root holds the data
+            directory's scheduler lock): the runs still claimed when the timer starts were
+            the previous process's, so they are retried (or given up, by the same rules as
+            after a lease runs out) at once instead of when their leases run out.
     """
 
     def __init__(
@@ -108,6 +113,7 @@ class TaskManager(AsyncLifecycle):
         recheck_every: timedelta = timedelta(seconds=30),
         drain_timeout: timedelta = timedelta(seconds=10),
         prefetch: timedelta = timedelta(milliseconds=50),
+        exclusive: bool = False,
     ) -> None:
         if max_failures < 1 or max_concurrent_runs < 1 or claim_batch < 1:
             raise TaskError(
@@ -160,6 +166,7 @@ class TaskManager(AsyncLifecycle):
             claim_batch=claim_batch,
             recheck_every=recheck_every,
             prefetch=prefetch,
+            orphans_at_start=exclusive,
         )
 
     async def _ledger_turn(self, gate: ClaimsFirst) -> None:

@@ -94,6 +94,8 @@ class Timer:
         claim_batch: How many runs one claim transaction takes.
         recheck_every: The longest the timer sleeps without re-reading the store.
         prefetch: How far ahead the timer claims runs.
+        orphans_at_start: Whether the runs still claimed when the timer first looks were
+            claimed by a process that is gone (so they are retried at once).
     """
 
     def __init__(
@@ -109,6 +111,7 @@ class Timer:
         claim_batch: int,
         recheck_every: timedelta,
         prefetch: timedelta,
+        orphans_at_start: bool = False,
     ) -> None:
         self._store = store
         self._clock = clock
@@ -122,6 +125,7 @@ class Timer:
         self._prefetch = prefetch
         self._task: asyncio.Task[None] | None = None
         self._known_wakeup: tuple[datetime | None] | None = None
+        self._orphans = orphans_at_start
         self._claim_cost = _FIRST_CLAIM_COST
         self._burst: _Burst | None = None
 
@@ -170,12 +174,16 @@ class Timer:
         # Our own runs' leases are renewed first if a beat is overdue (a long claim loop),
         # so this manager never takes its own live runs for dead ones.
         await self._leases.renew_if_due()
+        orphaned = self._orphans
         while True:
-            retries, lost = await self._store.reclaim_expired(now, limit=self._batch, lease=lease)
+            retries, lost = await self._store.reclaim_expired(
+                now, limit=self._batch, lease=lease, orphaned=orphaned
+            )
             started += self._executor.start(retries)
             given_up += lost
             if len(retries) + len(lost) < self._batch:
                 break
+        self._orphans = False
         until = now + ahead
         idle_rounds = 0
         while idle_rounds < _MAX_IDLE_ROUNDS:

@@ -141,9 +141,13 @@ class TaskStore(AsyncLifecycle):
 
     @abstractmethod
     async def reclaim_expired(
-        self, now: datetime, *, limit: int, lease: timedelta
+        self, now: datetime, *, limit: int, lease: timedelta, orphaned: bool = False
     ) -> tuple[list[Claim], list[GivenUp]]:
         """Handle claimed runs whose lease ran out before ``now``.
+
+        With ``orphaned`` every claimed run counts, however long its lease still runs: the
+        caller knows that whoever claimed them is gone (a scheduler that holds the data
+        directory's lock, as it starts). Either way each run is decided as follows.
 
         A first attempt is marked ABANDONED and claimed again as attempt 2 (returned as a
         claim) unless its task was cancelled meanwhile, or its misfire policy is SKIP and the

@@ -13,7 +13,7 @@ import heapq
 import itertools
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from common.clock import require_aware
@@ -43,6 +43,7 @@ from tasks.store.transitions import (
 K = TypeVar("K", str, int)
 _FAR_FUTURE_KEY = (1, 0.0)
 _ID_DRAWS = 64
+_END_OF_TIME = datetime.max.replace(tzinfo=UTC)
 _COMPACT_AT = 1024  # stale heap entries tolerated before a heap is rebuilt
 
 
@@ -124,11 +125,12 @@ class MemoryTaskStore(TaskStore):
         return claims
 
     async def reclaim_expired(
-        self, now: datetime, *, limit: int, lease: timedelta
+        self, now: datetime, *, limit: int, lease: timedelta, orphaned: bool = False
     ) -> tuple[list[Claim], list[GivenUp]]:
-        """Retry or give up runs whose lease ran out."""
+        """Retry or give up runs whose lease ran out (every claimed run, when ``orphaned``)."""
         now = require_aware(now, "now")
-        expired = [self._runs[i] for i in _pop_due(self._leases, self._is_leased, now, limit)]
+        until = _END_OF_TIME if orphaned else now
+        expired = [self._runs[i] for i in _pop_due(self._leases, self._is_leased, until, limit)]
         claims: list[Claim] = []
         given_up: list[GivenUp] = []
         for run in expired:

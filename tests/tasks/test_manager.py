@@ -387,14 +387,12 @@ async def test_a_slow_run_keeps_its_lease_while_its_manager_beats(
     assert len(notifier.deliveries) == 1
 
 
-async def test_a_dead_managers_run_is_retried_after_the_short_lease(
-    tmp_path: Path, clock: ManualClock
-) -> None:
-    path = tmp_path / "assistant.db"
+async def run_left_claimed(
+    path: Path, clock: ManualClock, notifier: RecordingNotifier, lease: timedelta
+) -> Task:
+    """An agent task whose run a manager claimed and left unfinished when it stopped."""
     stuck = ScriptedAgent()
     stuck.release = asyncio.Event()
-    notifier = RecordingNotifier()
-    lease = timedelta(seconds=30)
     dying = TaskManager(
         store=SqliteTaskStore(path), clock=clock, notifier=notifier, agent=stuck, lease=lease,
         drain_timeout=timedelta(0),
@@ -407,6 +405,16 @@ async def test_a_dead_managers_run_is_retried_after_the_short_lease(
         await stuck.started.wait()
     await dying.stop()  # its run is cut off unfinished, and nothing beats for it any more
     assert await running == 1
+    return task
+
+
+async def test_a_dead_managers_run_is_retried_after_the_short_lease(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    lease = timedelta(seconds=30)
+    task = await run_left_claimed(path, clock, notifier, lease)
 
     heir = TaskManager(
         store=SqliteTaskStore(path), clock=clock, notifier=notifier, agent=ScriptedAgent(),
@@ -422,6 +430,29 @@ async def test_a_dead_managers_run_is_retried_after_the_short_lease(
     assert notifier.texts() == ["write the weekly report\n\nanswer to write the weekly report"]
     assert abandoned.status is RunStatus.ABANDONED and abandoned.attempt == 1
     assert retry.status is RunStatus.SUCCEEDED and retry.misfire is MisfireAction.RETRY
+
+
+async def test_an_exclusive_heir_retries_the_dead_managers_run_at_once(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    task = await run_left_claimed(path, clock, notifier, timedelta(seconds=30))
+
+    heir = TaskManager(
+        store=SqliteTaskStore(path), clock=clock, notifier=notifier, agent=ScriptedAgent(),
+        exclusive=True,
+    )  # fmt: skip
+    async with heir:
+        await notifier.wait_for(1)
+        await heir.wait_idle()
+        retry, abandoned = await heir.history(task.id, "alice")
+
+    assert clock.now() == T0 + MINUTE  # no lease was waited out
+    assert notifier.texts() == ["write the weekly report\n\nanswer to write the weekly report"]
+    assert abandoned.status is RunStatus.ABANDONED and abandoned.attempt == 1
+    assert retry.status is RunStatus.SUCCEEDED and retry.misfire is MisfireAction.RETRY
+    assert retry.attempt == 2
 
 
 async def test_a_manager_never_renews_a_run_another_manager_took_over(

@@ -357,6 +357,25 @@ async def test_expired_lease_is_retried_once_then_failed(store: TaskStore) -> No
     assert await store.next_wakeup() is None
 
 
+async def test_orphaned_runs_are_reclaimed_before_their_lease_runs_out(
+    store: TaskStore,
+) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0)))
+    (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
+
+    assert await store.reclaim_expired(T0 + MINUTE, limit=10, lease=LEASE) == ([], [])
+    retries, given_up = await store.reclaim_expired(
+        T0 + MINUTE, limit=10, lease=LEASE, orphaned=True
+    )
+
+    assert given_up == []
+    (retry,) = retries
+    assert retry.run.attempt == 2 and retry.run.misfire is MisfireAction.RETRY
+    assert retry.run.lease_until == T0 + MINUTE + LEASE
+    statuses = {r.id: r.status for r in await store.history(task.id, "alice")}
+    assert statuses == {claim.run.id: RunStatus.ABANDONED, retry.run.id: RunStatus.CLAIMED}
+
+
 async def test_retry_after_a_lost_lease_is_marked_late_beyond_the_grace(
     store: TaskStore,
 ) -> None:

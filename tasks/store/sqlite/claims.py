@@ -32,6 +32,7 @@ from tasks.store.sqlite.schema import (
 )
 from tasks.store.transitions import after_skipped_retry, claimed_now, claimed_status
 
+_END_OF_TIME = "9999"  # sorts after every stored instant
 _INSERT_RUN = (
     "INSERT INTO task_runs (id, task_id, scheduled_for, claimed_at, lease_until, status, "
     "misfire, missed, late_by, attempt, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -75,23 +76,24 @@ def claim_due(
     return claims
 
 
-def any_expired(conn: sqlite3.Connection, now: datetime) -> bool:
-    """Whether a claimed run's lease ran out by ``now`` (an indexed read)."""
+def any_expired(conn: sqlite3.Connection, now: datetime, orphaned: bool = False) -> bool:
+    """Whether a claimed run's lease ran out by ``now`` (any claimed run, when ``orphaned``;
+    an indexed read)."""
     row = conn.execute(
         "SELECT 1 FROM task_runs WHERE status = 'claimed' AND lease_until <= ? LIMIT 1",
-        (to_db_time(now),),
+        (_lease_cutoff(now, orphaned),),
     ).fetchone()
     return row is not None
 
 
 def reclaim_expired(
-    conn: sqlite3.Connection, now: datetime, limit: int, lease: timedelta
+    conn: sqlite3.Connection, now: datetime, limit: int, lease: timedelta, orphaned: bool = False
 ) -> tuple[list[Claim], list[GivenUp]]:
     """Retry once, or give up, runs whose lease ran out (see the store)."""
     rows = conn.execute(
         f"SELECT {RUN_COLUMNS} FROM task_runs WHERE status = 'claimed' "
         "AND lease_until <= ? ORDER BY lease_until LIMIT ?",
-        (to_db_time(now), limit),
+        (_lease_cutoff(now, orphaned), limit),
     ).fetchall()
     claims: list[Claim] = []
     given_up: list[GivenUp] = []
@@ -161,6 +163,11 @@ def count_due(conn: sqlite3.Connection, until: str, limit: int) -> int:
         (until, limit),
     ).fetchone()
     return int(row[0])
+
+
+def _lease_cutoff(now: datetime, orphaned: bool) -> str:
+    """The lease expiry up to which claimed runs are reclaimed: ``now``, or every one."""
+    return _END_OF_TIME if orphaned else to_db_time(now)
 
 
 def _abandon(conn: sqlite3.Connection, expired: TaskRun) -> None:

@@ -157,15 +157,19 @@ class SqliteTaskStore(TaskStore):
         return await self._write(work)
 
     async def reclaim_expired(
-        self, now: datetime, *, limit: int, lease: timedelta
+        self, now: datetime, *, limit: int, lease: timedelta, orphaned: bool = False
     ) -> tuple[list[Claim], list[GivenUp]]:
-        """Retry once, or give up, runs whose lease ran out."""
+        """Retry once, or give up, runs whose lease ran out (every claimed run, when
+        ``orphaned``)."""
         now = require_aware(now, "now")
         # A cheap indexed read first: most of the time no lease ran out and no write
         # transaction is needed.
-        if not await self._db.read(functools.partial(claims.any_expired, now=now)):
+        check = functools.partial(claims.any_expired, now=now, orphaned=orphaned)
+        if not await self._db.read(check):
             return [], []
-        work = functools.partial(claims.reclaim_expired, now=now, limit=limit, lease=lease)
+        work = functools.partial(
+            claims.reclaim_expired, now=now, limit=limit, lease=lease, orphaned=orphaned
+        )
         return await self._write(work)
 
     async def renew_leases(
