@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import logging
 import re
+import sys
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 REDACTED = "[redacted]"
 """What a secret value is replaced with."""
@@ -103,10 +105,16 @@ class RedactUrlFilter(logging.Filter):
             record.msg = _HEADER_TUPLE.sub(_redact_header_tuple, record.msg)
         if isinstance(record.args, tuple):
             record.args = tuple(
-                redact_url(a) if isinstance(a, httpx.URL) or _looks_like_url(a) else a
-                for a in record.args
+                redact_url(a) if _is_httpx_url(a) or _looks_like_url(a) else a for a in record.args
             )
         return True
+
+
+def _is_httpx_url(value: object) -> TypeGuard[httpx.URL]:
+    # httpx is imported only by code that makes requests (a command that never goes online
+    # starts without it); where it is not loaded, no value can be one of its URLs.
+    loaded = sys.modules.get("httpx")
+    return loaded is not None and isinstance(value, loaded.URL)
 
 
 _HEADER_TUPLE = re.compile(r"\(b'([^']*)', b'([^']*)'\)")

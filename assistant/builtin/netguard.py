@@ -470,13 +470,24 @@ class GuardedTransport(httpx.AsyncBaseTransport):
 
     def __init__(self, *, guard: NetGuard, verify: ssl.SSLContext | bool = True) -> None:
         self._guard = guard
-        self._verify = httpx.create_ssl_context() if verify is True else verify
-        self._trusted = httpx.AsyncHTTPTransport(verify=self._verify)
+        self._verify_with = verify
+        self._verify: ssl.SSLContext | bool | None = None
+        self._trusted: httpx.AsyncHTTPTransport | None = None
+
+    def _tls(self) -> ssl.SSLContext | bool:
+        """The TLS verification, made on first use (a verifying context loads the CA bundle,
+        a tenth of a second that a process which never sends a request should not spend)."""
+        if self._verify is None:
+            verify = self._verify_with
+            self._verify = httpx.create_ssl_context() if verify is True else verify
+        return self._verify
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Vet the destination, then send ``request`` to the vetted address."""
         url = request.url
         if self._guard.is_allowed_host(url.host):
+            if self._trusted is None:
+                self._trusted = httpx.AsyncHTTPTransport(verify=self._tls())
             return await self._trusted.handle_async_request(request)
         ip = await self._guard.vet(url.host)
         pinned_url, sni = _pinned(url, ip)
@@ -487,7 +498,7 @@ class GuardedTransport(httpx.AsyncBaseTransport):
             stream=request.stream,
             extensions={**request.extensions, **sni},
         )
-        single = httpx.AsyncHTTPTransport(verify=self._verify, retries=0)
+        single = httpx.AsyncHTTPTransport(verify=self._tls(), retries=0)
         try:
             response = await single.handle_async_request(pinned)
         except BaseException:
@@ -502,7 +513,8 @@ class GuardedTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         """Close the pooled transport for allow-listed hosts."""
-        await self._trusted.aclose()
+        if self._trusted is not None:
+            await self._trusted.aclose()
 
 
 class _ClosingStream(httpx.AsyncByteStream):

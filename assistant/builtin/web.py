@@ -16,7 +16,6 @@ from types import TracebackType
 from typing import Any
 
 import httpx
-from bs4 import BeautifulSoup
 
 from assistant.builtin.netguard import (
     GuardedHttp,
@@ -128,6 +127,10 @@ def html_to_text(html: str) -> tuple[str, str]:
     Scripts, styles, navigation and page chrome are dropped; the main content (``<main>``,
     ``<article>``, else ``<body>``) is kept with one line per block and list items as "- ".
     """
+    # Imported here: BeautifulSoup takes a fifth of a second to import, and only fetch_url
+    # reads HTML.
+    from bs4 import BeautifulSoup
+
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup.find_all(_DROP_TAGS):
@@ -195,16 +198,14 @@ class WebTools:
         max_response_bytes: int = 2_000_000,
         max_redirects: int = 5,
     ) -> None:
-        tls = httpx.create_ssl_context() if verify is True else verify
-        self._own_client = http is None
-        self._client = http or httpx.AsyncClient(timeout=15.0, verify=tls)
+        self._given_client = http
+        self._verify = verify
+        self._max_redirects = max_redirects
+        self._clients: tuple[httpx.AsyncClient, GuardedHttp] | None = None
         self._serpapi_key = (serpapi_key or "").strip() or None
         self._serpapi_url = serpapi_base_url.rstrip("/") + "/search.json"
         self._guard = NetGuard(
             resolver=resolver, allow_hosts=allow_hosts, allow_networks=allow_networks
-        )
-        self._http = GuardedHttp(
-            guard=self._guard, client=self._client, verify=tls, max_redirects=max_redirects
         )
         self._max_bytes = max_response_bytes
         install_log_redaction()
@@ -217,8 +218,21 @@ class WebTools:
 
     async def aclose(self) -> None:
         """Close the HTTP client if this object created it."""
-        if self._own_client:
-            await self._client.aclose()
+        if self._clients is not None and self._given_client is None:
+            await self._clients[0].aclose()
+
+    def _connect(self) -> tuple[httpx.AsyncClient, GuardedHttp]:
+        """The HTTP client and the guarded requests over it, made on first use: a verifying
+        TLS context loads the CA bundle (a tenth of a second), which a command that never
+        goes online should not wait for."""
+        if self._clients is None:
+            tls = httpx.create_ssl_context() if self._verify is True else self._verify
+            client = self._given_client or httpx.AsyncClient(timeout=15.0, verify=tls)
+            guarded = GuardedHttp(
+                guard=self._guard, client=client, verify=tls, max_redirects=self._max_redirects
+            )
+            self._clients = (client, guarded)
+        return self._clients
 
     async def __aenter__(self) -> WebTools:
         return self
@@ -249,7 +263,8 @@ class WebTools:
             )
         params = {"engine": "google", "q": query, "num": str(limit), "api_key": self._serpapi_key}
         try:
-            response = await self._client.get(self._serpapi_url, params=params, timeout=20.0)
+            client, _ = self._connect()
+            response = await client.get(self._serpapi_url, params=params, timeout=20.0)
         except httpx.TimeoutException:
             raise WebSearchError("SerpApi did not answer in time; try again later") from None
         except httpx.HTTPError as exc:
@@ -326,7 +341,7 @@ class WebTools:
             max_chars: The most characters of text to return.
         """
         _check_range("max_chars", max_chars, 100, 50_000)
-        response = await self._http.request(
+        response = await self._connect()[1].request(
             "GET", url, headers={"Accept": "text/html, text/*;q=0.9, */*;q=0.1"},
             seconds=20.0, max_bytes=self._max_bytes,
         )  # fmt: skip
@@ -396,7 +411,7 @@ class WebTools:
         log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
         secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
         try:
-            response = await self._http.request(
+            response = await self._connect()[1].request(
                 verb, url, headers=sent, content=body.encode() if body is not None else None,
                 seconds=timeout, max_bytes=self._max_bytes,
             )  # fmt: skip

@@ -194,3 +194,25 @@ def test_ask_says_how_to_decide_a_pending_approval(tmp_path: Path) -> None:
     assert request["tool"] == "add_recurring_task"
     assert f"/approve {request['id']}" in reply["note"]
     assert tasks_json(tmp_path) == []
+
+
+def test_ask_loads_no_heavy_module_a_turn_on_the_offline_planner_does_not_use(
+    tmp_path: Path,
+) -> None:
+    # The start-up time of `assistant ask` is mostly imports (README: figures).
+    code = (
+        "import sys; from assistant.cli import main; main(['ask', 'what time is it?']); "
+        "print(sorted(m for m in ('bs4', 'telegram', 'prompt_toolkit') if m in sys.modules))"
+    )
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "ASSISTANT_DATA_DIR": str(tmp_path),
+        "ASSISTANT_TIMEZONE": "UTC",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=True,
+    )  # fmt: skip
+
+    assert done.stdout.splitlines()[-1] == "[]", done.stdout
