@@ -16,12 +16,11 @@ from tasks.models import Claim
 
 
 class ClaimedAhead:
-    """The claimed runs waiting for their time or for a free slot, by scheduled time."""
+    """The claimed runs waiting for their time or for a free worker, by scheduled time."""
 
     def __init__(self) -> None:
         self._heap: list[tuple[datetime, int, Claim]] = []
-        self._waiting: dict[str, int] = {}
-        self._retracted: set[str] = set()
+        self._retracted: set[int] = set()  # run ids
 
     def __len__(self) -> int:
         return len(self._heap)
@@ -30,8 +29,6 @@ class ClaimedAhead:
         """Queue a claimed run until its ``scheduled_for``."""
         run = claim.run
         heapq.heappush(self._heap, (run.scheduled_for, run.id, claim))
-        task_id = claim.task.id
-        self._waiting[task_id] = self._waiting.get(task_id, 0) + 1
 
     def next_due(self) -> datetime | None:
         """The scheduled time of the earliest queued run, or ``None`` when none waits."""
@@ -42,28 +39,25 @@ class ClaimedAhead:
         if not self._heap or self._heap[0][0] > now:
             return None
         claim = heapq.heappop(self._heap)[2]
-        return claim, self._left(claim.task.id)
+        if not self._retracted:
+            return claim, False
+        retracted = claim.run.id in self._retracted
+        self._retracted.discard(claim.run.id)
+        return claim, retracted
 
     def retract(self, task_id: str) -> None:
-        """Keep the task's queued runs from running (cancel, pause)."""
-        if task_id in self._waiting:
-            self._retracted.add(task_id)
+        """Keep the task's queued runs from running (cancel, pause).
+
+        It looks at every queued run: cancelling is rare, and a queue holds more than the
+        runs of the next moment only during a burst.
+        """
+        self._retracted.update(
+            claim.run.id for _, _, claim in self._heap if claim.task.id == task_id
+        )
 
     def clear(self) -> list[Claim]:
         """Take every queued run off the queue (the manager stops) and return them."""
         claims = [claim for _, _, claim in self._heap]
         self._heap.clear()
-        self._waiting.clear()
         self._retracted.clear()
         return claims
-
-    def _left(self, task_id: str) -> bool:
-        """Count one queued run of the task off; return whether the task was retracted."""
-        waiting = self._waiting[task_id] - 1
-        retracted = task_id in self._retracted
-        if waiting:
-            self._waiting[task_id] = waiting
-        else:
-            del self._waiting[task_id]
-            self._retracted.discard(task_id)
-        return retracted
