@@ -314,11 +314,36 @@ def run_rounds(store: str, rounds: int, *, as_json: bool) -> None:
     if as_json:
         print(json.dumps({k: v[0] for k, v in summary.items()}))
         return
-    print(f"scheduler, {store} store, {rounds} round(s), fresh process per part: "
-          "median [min-max]")  # fmt: skip
-    for key, value in summary.items():
-        digits = 2 if key.endswith(("p50_ms", "p99_ms")) else (0 if "claims" in key else 1)
-        print(f"  {key:<22} {shown(value, digits)}")
+    kind = "SQLite" if store == "sqlite" else "in-memory"
+    print(
+        f"{kind} store, {rounds} round(s), each part a fresh process"
+        + (", median [min-max]" if rounds > 1 else "")
+    )
+    for label, text in describe(summary):
+        print(f"{label:<32}  {text}")
+
+
+def describe(summary: dict[str, tuple[float, float, float]]) -> list[tuple[str, str]]:
+    """The figures as lines a person reads: a label and its values."""
+
+    def get(key: str, digits: int = 0, unit: str = " ms") -> str:
+        return shown(summary[key], digits) + unit if key in summary else "-"
+
+    lines = [
+        ("(a) 10,000 tasks over 10 s",
+         f"lateness p50 {get('a_p50_ms', 2)}, p99 {get('a_p99_ms', 2)}, max {get('a_max_ms', 1)}"),
+    ]  # fmt: skip
+    for key, label in (("b", "(b) 10,000 due at once"), ("b100k", "(b100k) 100,000 due at once")):
+        lines.append(
+            (label, f"last delivered after {get(key + '_last_ms')}, ledger settled after "
+                    f"{get(key + '_settled_ms')}, peak RSS {get(key + '_peak_mb', 0, ' MB')}")
+        )  # fmt: skip
+    if "c_ready_ms" in summary:
+        lines.append(("(c) 100,000 stored tasks",
+                      f"ready in {get('c_ready_ms', 1)}, RSS {get('c_rss_mb', 0, ' MB')} "
+                      f"(100,000 stored in {get('c_setup_s', 2, ' s')})"))  # fmt: skip
+    lines.append(("(d) claims, batches of 500", f"{get('d_claims_per_s', 0, ' claims/s')}"))
+    return lines
 
 
 def main() -> None:
