@@ -83,8 +83,8 @@ class TaskManager(AsyncLifecycle):
             or once their lease runs out).
         prefetch: How far ahead the timer claims runs; each then starts at its exact time,
             so one database round trip serves every run due in that window. Before a burst
-            (more runs due in the coming second than this window can claim) the timer
-            starts as much earlier as the claims take. A run cancelled or paused between
+            (more runs due in the window than can be claimed within it) the timer starts
+            as much earlier as the claims take. A run cancelled or paused between
             its claim and its time is recorded as skipped instead of running.
         exclusive: Whether this manager is the only one firing the store's tasks, and the
             previous one is known to be gone (the composition root holds the data

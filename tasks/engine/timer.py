@@ -8,8 +8,8 @@ are noticed, the timer also re-reads the earliest ``next_run`` every ``recheck_e
 latest; that never delays a known task.
 
 Runs are claimed a moment (``prefetch``) before they are due and started at their exact time.
-When more runs fall due in the coming second than can be claimed in that moment (a burst),
-the timer wakes as much earlier as claiming them takes (the count of due runs times the
+When more runs fall due in that moment than can be claimed within it (a burst), the timer
+wakes as much earlier as claiming them takes (the count of due runs times the
 measured cost of one claim, with a margin, at most ``MAX_LEAD``), so that they are claimed
 before they are due and their deliveries wait for nothing but the event loop.
 """
@@ -34,8 +34,6 @@ log = logging.getLogger(__name__)
 
 _STORE_RETRY = timedelta(seconds=1)
 _MAX_IDLE_ROUNDS = 3
-BURST_WINDOW = timedelta(seconds=1)
-"""How far past the next due time the timer counts runs to see whether a burst comes."""
 MAX_LEAD = timedelta(seconds=10)
 """The earliest the timer starts claiming a burst before it is due."""
 _FIRST_CLAIM_COST = 50e-6  # seconds per claimed run, until measured
@@ -214,10 +212,10 @@ class Timer:
 
     async def _lead(self, next_wakeup: datetime) -> timedelta:
         """How long before ``next_wakeup`` to start claiming: ``prefetch``, or as long as
-        claiming the runs due by ``next_wakeup + BURST_WINDOW`` takes."""
+        claiming the runs due by ``next_wakeup + prefetch`` takes."""
         cap = int(MAX_LEAD.total_seconds() / self._claim_cost)
         try:
-            due = await self._store.count_due(next_wakeup + BURST_WINDOW, limit=cap)
+            due = await self._store.count_due(next_wakeup + self._prefetch, limit=cap)
         except Exception:
             log.exception("the task timer could not count the runs due soon")
             return self._prefetch
@@ -247,7 +245,7 @@ class Timer:
                 # Wake a moment early to claim ahead; for a burst, as early as claiming takes.
                 lead = await self._lead(next_wakeup)
                 if lead > self._prefetch:
-                    self._burst = _Burst(next_wakeup - lead, next_wakeup + BURST_WINDOW)
+                    self._burst = _Burst(next_wakeup - lead, next_wakeup + self._prefetch)
                 next_wakeup -= lead
             # A wake-up inside the horizon is a lease running out (the due runs were just
             # claimed): that one is waited for exactly, not spun towards.
