@@ -107,6 +107,13 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     serve.set_defaults(handler=_run_serve)
 
+    web = commands.add_parser(
+        "web", help="run the HTTP API and the web page (and the Telegram bot if configured)"
+    )
+    web.add_argument("--host", help="the address to listen on (default: ASSISTANT_WEB_HOST)")
+    web.add_argument("--port", type=int, help="the port (default: ASSISTANT_WEB_PORT)")
+    web.set_defaults(handler=_run_web)
+
     telegram = commands.add_parser("telegram", help="run the Telegram bot")
     telegram.add_argument("--webhook-url", help="use a webhook instead of long polling")
     telegram.set_defaults(handler=_run_telegram)
@@ -348,6 +355,12 @@ def _run_serve(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.frontends import serve
 
     return _run(serve(settings, sink=args.sink or settings.data_dir / "deliveries.jsonl"))
+
+
+def _run_web(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.frontends import web
+
+    return _run(web(settings, host=args.host, port=args.port))
 
 
 def _run_telegram(args: argparse.Namespace, settings: Settings) -> int:

@@ -99,6 +99,10 @@ class Settings(BaseSettings):
     telegram_webhook_listen: str = Field(
         "0.0.0.0:8443", validation_alias=AliasChoices("TELEGRAM_WEBHOOK_LISTEN")
     )
+    web_host: str = Field("127.0.0.1", validation_alias=AliasChoices("ASSISTANT_WEB_HOST"))
+    web_port: int = Field(8080, ge=0, le=65535, validation_alias=AliasChoices("ASSISTANT_WEB_PORT"))
+    # Read as a secret: a bad value is reported without quoting it (``api_tokens_text``).
+    api_tokens: SecretStr | None = _env("ASSISTANT_API_TOKENS")
 
     def __init__(self, **values: Any) -> None:
         """Read the environment and ``.env``; ``values`` by field name take precedence."""
@@ -124,7 +128,22 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown time zone {value!r}; use an IANA name like 'Europe/Berlin'")
         return value
 
-    @field_validator("llm_base_url", "system_prompt", "telegram_webhook_url", mode="before")
+    @field_validator("web_host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        host = value.strip().removeprefix("[").removesuffix("]")
+        if not host or any(c.isspace() or c in "/@" for c in host):
+            raise ValueError("must be an address to listen on, e.g. 127.0.0.1 or 0.0.0.0")
+        return host
+
+    @field_validator(
+        "llm_base_url",
+        "system_prompt",
+        "telegram_webhook_url",
+        "telegram_bot_token",
+        "api_tokens",
+        mode="before",
+    )
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
@@ -151,6 +170,10 @@ class Settings(BaseSettings):
     def tools_dir(self) -> Path:
         """Where custom tools are loaded from."""
         return self.custom_tools_dir or self.data_dir / "custom_tools"
+
+    def api_tokens_text(self) -> str:
+        """The ``token:user,...`` pairs of the web API ("" when none are set)."""
+        return self.api_tokens.get_secret_value().strip() if self.api_tokens else ""
 
     def telegram_token(self) -> str:
         """Return the bot token after checking its shape.

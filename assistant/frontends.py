@@ -1,9 +1,11 @@
-"""Start the assistant behind one of its front ends: terminal chat, Telegram, or headless.
+"""Start the assistant behind one of its front ends: terminal chat, Telegram, the web, or
+headless.
 
 Whichever front end runs the scheduler, every delivery goes to the interface its chat belongs
 to (see ``interfaces.RoutingNotifier``): the terminal's own chat to the terminal (or, when only
-the bot or ``serve`` runs, to the JSON Lines file), Telegram chats to Telegram when a token is
-configured, and anything no interface serves to the file.
+the bot, the web or ``serve`` runs, to the JSON Lines file), Telegram chats to Telegram when a
+token is configured, web chats to the open pages when ``web`` runs (and always to the file),
+and anything no interface serves to the file.
 """
 
 from __future__ import annotations
@@ -12,16 +14,19 @@ import asyncio
 import secrets
 import signal
 import sys
-from contextlib import AsyncExitStack
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
-from assistant.agent.events import AgentEvent
-from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import ConfigError, Settings
+from assistant.llm import LLMBackend
 from common import Clock, SystemClock
 from interfaces import (
+    WEB_CHAT_PREFIX,
     Console,
     JsonlNotifier,
     RoutingNotifier,
@@ -32,7 +37,8 @@ from interfaces import (
 from tasks import Notifier
 
 if TYPE_CHECKING:
-    from interfaces.telegram import TelegramNotifier, WebhookConfig
+    from interfaces.telegram import TelegramInterface, TelegramNotifier, WebhookConfig
+    from interfaces.web import WebInterface, WebServer
 
 
 def default_sink(settings: Settings) -> Path:
@@ -50,33 +56,23 @@ async def chat(
     """Run the terminal chat with the scheduler, until ``/quit`` or the end of input."""
     clock = clock or SystemClock()
     console = Console(output)
-    terminal: list[TerminalChat] = []
-
-    def on_event(event: AgentEvent) -> None:
-        if terminal:
-            terminal[0].on_event(event)
-
     async with AsyncExitStack() as stack:
         notifier = await _routing(settings, stack, clock, local=TerminalNotifier(console))
         app = await stack.enter_async_context(
-            open_app(
-                settings, notifier=notifier, clock=clock, on_event=on_event, run_scheduler=True
-            )
+            open_app(settings, notifier=notifier, clock=clock, run_scheduler=True)
         )
         commands = SlashCommands(
             tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
         )
-        terminal.append(
-            TerminalChat(
-                agent=app.agent,
-                commands=commands,
-                user_id=LOCAL_USER,
-                chat_id=LOCAL_CHAT,
-                input=input,
-                output=output,
-            )
+        terminal = TerminalChat(
+            agent=app.agent,
+            commands=commands,
+            user_id=LOCAL_USER,
+            chat_id=LOCAL_CHAT,
+            input=input,
+            output=output,
         )
-        await terminal[0].run()
+        await terminal.run()
     return 0
 
 
@@ -118,7 +114,11 @@ async def telegram(
     )
     sink = JsonlNotifier(default_sink(settings), clock=clock)
     notifier = RoutingNotifier(
-        local_chat=LOCAL_CHAT, local=sink, remote=bot_notifier, fallback=sink
+        local_chat=LOCAL_CHAT,
+        local=sink,
+        remote=bot_notifier,
+        fallback=sink,
+        prefixed={WEB_CHAT_PREFIX: sink},
     )
     if not settings.telegram_allowed_users:
         print(
@@ -150,6 +150,148 @@ async def telegram(
     return 0
 
 
+@dataclass(frozen=True, slots=True)
+class WebFront:
+    """The web front end while it runs: the app, the HTTP interface and its server, and the
+    Telegram bot when one is configured."""
+
+    app: App
+    interface: WebInterface
+    server: WebServer
+    bot: TelegramInterface | None
+
+
+@asynccontextmanager
+async def open_web(
+    settings: Settings,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    clock: Clock | None = None,
+    backend: LLMBackend | None = None,
+) -> AsyncIterator[WebFront]:
+    """Start the HTTP API, the web page and the scheduler (and the Telegram bot when a token
+    is configured) on the running loop; stop them all on exit.
+
+    Args:
+        settings: The configuration (ASSISTANT_WEB_HOST, ASSISTANT_WEB_PORT,
+            ASSISTANT_API_TOKENS among them).
+        host: The address to listen on, instead of the setting.
+        port: The port, instead of the setting (0: any free one).
+        clock: The one clock of the whole graph.
+        backend: The model, instead of the configured one (tests, benchmarks).
+
+    Raises:
+        ConfigError: when the web extra is missing, the tokens are malformed, the server would
+            listen beyond 127.0.0.1 without tokens, or the address cannot be bound.
+    """
+    try:
+        from interfaces.web import ApiTokens, TokenError, WebInbox, WebInterface, WebServer
+    except ImportError as error:
+        raise ConfigError(
+            f"the web front end needs the 'web' extra ({error.name} is missing): "
+            "pip install 'assistant[web]', or run ./scripts/run web, which installs it"
+        ) from None
+    host = host or settings.web_host
+    port = settings.web_port if port is None else port
+    try:
+        tokens = ApiTokens.parse(settings.api_tokens_text())
+    except TokenError as error:
+        raise ConfigError(str(error)) from None
+    if not len(tokens) and host not in _LOOPBACK:
+        raise ConfigError(
+            f"ASSISTANT_API_TOKENS is empty, so anyone who reaches {host}:{port} could act as "
+            "you: without tokens the web server only listens on 127.0.0.1. Set "
+            "ASSISTANT_API_TOKENS=<token>:<user> (make a token with: python3 -c 'import "
+            "secrets; print(secrets.token_urlsafe(32))'), or use --host 127.0.0.1"
+        )
+    clock = clock or SystemClock()
+    async with AsyncExitStack() as stack:
+        sink = JsonlNotifier(default_sink(settings), clock=clock)
+        inbox = WebInbox(clock=clock, record=sink)
+        notifier = await _routing(settings, stack, clock, local=sink, web_notifier=inbox)
+        app = await stack.enter_async_context(
+            open_app(settings, notifier=notifier, clock=clock, backend=backend, run_scheduler=True)
+        )
+        interface = WebInterface(
+            agent=app.agent,
+            tasks=app.tasks,
+            memory=app.memory,
+            scheduler=app.tasks,
+            inbox=inbox,
+            tokens=tokens,
+            open_user=None if len(tokens) else LOCAL_USER,
+            clock=clock,
+        )
+        server = WebServer(interface.app, host=host, port=port, on_stop=interface.close)
+        try:
+            await server.start()
+        except (OSError, OverflowError) as error:
+            reason = error.strerror if isinstance(error, OSError) else None
+            raise ConfigError(
+                f"cannot listen on {host}:{port} ({reason or error}); pick another "
+                "ASSISTANT_WEB_PORT or --port, or stop what uses it"
+            ) from None
+        stack.push_async_callback(server.stop)
+        bot = await _start_bot(settings, app, notifier)
+        if bot is not None:
+            stack.push_async_callback(bot.stop)
+        # Stopping runs these backwards: the scheduler drains while the bot and pages deliver.
+        stack.push_async_callback(app.tasks.stop)
+        yield WebFront(app=app, interface=interface, server=server, bot=bot)
+
+
+async def web(
+    settings: Settings,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    clock: Clock | None = None,
+) -> int:
+    """Run the web front end (``open_web``) until SIGINT or SIGTERM.
+
+    Raises:
+        ConfigError: as ``open_web``.
+    """
+    stop = _stop_on_signals()
+    async with open_web(settings, host=host, port=port, clock=clock) as front:
+        tokens = settings.api_tokens_text()
+        who = "API tokens" if tokens else "no token: this machine only"
+        also = "; the Telegram bot runs too" if front.bot is not None else ""
+        print(f"ready: {front.server.url}/ ({who}){also}; Ctrl-C stops it", flush=True)
+        await stop.wait()
+    return 0
+
+
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+async def _start_bot(
+    settings: Settings, app: App, notifier: RoutingNotifier
+) -> TelegramInterface | None:
+    """Start the Telegram bot next to another front end, when a token is configured."""
+    if settings.telegram_bot_token is None:
+        return None
+    from interfaces.telegram import TelegramInterface, TelegramNotifier
+
+    bot_notifier = notifier.remote
+    if not isinstance(bot_notifier, TelegramNotifier):
+        return None
+    interface = TelegramInterface(
+        token=settings.telegram_token(),
+        base_url=settings.telegram_base_url,
+        allowed_users=settings.telegram_allowed_users,
+        agent=app.agent,
+        tasks=app.tasks,
+        memory=app.memory,
+        notifier=bot_notifier,
+        webhook=_webhook(settings, settings.telegram_webhook_url),
+        clock=app.clock,
+    )
+    await interface.start()
+    return interface
+
+
 async def _routing(
     settings: Settings,
     stack: AsyncExitStack,
@@ -157,8 +299,10 @@ async def _routing(
     *,
     local: Notifier,
     sink: Path | None = None,
+    web_notifier: Notifier | None = None,
 ) -> RoutingNotifier:
-    """Route the terminal's chat to ``local`` and Telegram chats to Telegram when configured."""
+    """Route the terminal's chat to ``local``, Telegram chats to Telegram when configured, and
+    web chats to ``web_notifier`` (the file when the web front end does not run)."""
     fallback = JsonlNotifier(sink or default_sink(settings), clock=clock)
     remote: TelegramNotifier | None = None
     if settings.telegram_bot_token is not None:
@@ -168,7 +312,10 @@ async def _routing(
             token=settings.telegram_token(), base_url=settings.telegram_base_url, clock=clock
         )
         stack.push_async_callback(remote.aclose)
-    return RoutingNotifier(local_chat=LOCAL_CHAT, local=local, remote=remote, fallback=fallback)
+    web = {WEB_CHAT_PREFIX: web_notifier or fallback}
+    return RoutingNotifier(
+        local_chat=LOCAL_CHAT, local=local, remote=remote, fallback=fallback, prefixed=web
+    )
 
 
 def _stop_on_signals() -> asyncio.Event:

@@ -21,8 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from assistant.agent.dialog import DialogAgent
-from assistant.agent.history import ConversationStore, InMemoryConversations
+from assistant.agent import ConversationStore, DialogAgent, InMemoryConversations
 from assistant.llm import ChatMessage, LLMResponse, Role, ScriptedBackend, ToolMode
 from memory import MemoryStore
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, tool

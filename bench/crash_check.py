@@ -17,8 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bench.sink_file import SinkLine
-from tasks.models import RunStatus, TaskRun, TaskStatus
-from tasks.store.base import TaskStore
+from tasks import RunStatus, TaskRun, TaskStatus, TaskStore
 
 LATE_TOLERANCE = timedelta(seconds=1)
 """Slack between a run's claim (where lateness is decided) and its line being written."""

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench.harness import CrashPlan, database_path, reminder_drafts
 from bench.serve_process import ServeProcess, serve_command, serve_env
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks import SqliteTaskStore
 
 STORED = 10_000
 SETTLE_SECONDS = 1.0

@@ -18,8 +18,7 @@ from pathlib import Path
 
 from assistant.app import open_app
 from assistant.config import load_settings
-from assistant.planner import GOLDEN, OfflinePlanner, Verdict, check_golden, pass_rate
-from assistant.planner.golden import NOW, ZONE
+from assistant.planner import GOLDEN, NOW, ZONE, OfflinePlanner, Verdict, check_golden, pass_rate
 from common import ManualClock
 
 

@@ -22,11 +22,16 @@ from assistant.config import Settings
 from bench.crash_check import CrashReport, PlannedReminder, check_crash_run
 from bench.serve_process import ServeProcess, serve_command, serve_env
 from bench.sink_file import SinkReader
-from tasks import OnceSchedule
-from tasks.execution import ReminderData, TaskType
-from tasks.models import MisfirePolicy, MisfireRule, TaskDraft
-from tasks.store.base import TaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks import (
+    MisfirePolicy,
+    MisfireRule,
+    OnceSchedule,
+    ReminderData,
+    SqliteTaskStore,
+    TaskDraft,
+    TaskStore,
+    TaskType,
+)
 
 OWNER = "crash-test"
 POLL_SECONDS = 0.05

@@ -29,9 +29,7 @@ from pathlib import Path
 from assistant.app import open_app
 from assistant.config import Settings
 from bench.chat_monitor import ChatMonitor
-from interfaces.telegram.bot import TelegramInterface
-from interfaces.telegram.delivery import TelegramNotifier
-from interfaces.telegram.queue import RateLimits
+from interfaces.telegram import RateLimits, TelegramInterface, TelegramNotifier
 from tests.interfaces.botapi_standin import BotApiStandin
 
 FIRST_USER = 10_001

@@ -16,8 +16,7 @@ import time
 import timeit
 from collections.abc import Callable
 
-from tools.calls import ToolCall
-from tools.parser import ToolParser
+from tools import ToolCall, ToolParser
 
 _ROUNDS = 40
 _NAIVE_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)

@@ -72,6 +72,12 @@ BENCHES = (
         quick_args=("--unpaced", "--users", "50", "--messages", "4"),
     ),
     Bench("memory", "bench.footprint", limit=90),
+    Bench(
+        "web API",
+        "bench.web",
+        limit=150,
+        quick_args=("--turns", "50", "--clients", "20", "--messages", "5"),
+    ),
 )
 
 _GAP = re.compile(r"\s{2,}")

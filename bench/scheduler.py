@@ -44,15 +44,21 @@ from bench.workloads import (
     spread,
     summarize,
 )
-from common.clock import SystemClock
-from tasks.engine.manager import TaskManager
-from tasks.execution import ReminderData, TaskType
-from tasks.models import DEFAULT_MISFIRE_RULES, RunStatus, TaskDraft
-from tasks.protocols import Delivery, DeliveryStatus
-from tasks.schedule.model import OnceSchedule
-from tasks.store.base import TaskStore
-from tasks.store.memory import MemoryTaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from common import SystemClock
+from tasks import (
+    DEFAULT_MISFIRE_RULES,
+    Delivery,
+    DeliveryStatus,
+    MemoryTaskStore,
+    OnceSchedule,
+    ReminderData,
+    RunStatus,
+    SqliteTaskStore,
+    TaskDraft,
+    TaskManager,
+    TaskStore,
+    TaskType,
+)
 
 ZONE = ZoneInfo("Europe/Berlin")
 RULE = DEFAULT_MISFIRE_RULES[TaskType.REMINDER]

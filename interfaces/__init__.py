@@ -17,18 +17,33 @@ from interfaces.messages import (
     CommandReply,
     Reply,
 )
-from interfaces.notifiers import JsonlNotifier, LoggingNotifier, RoutingNotifier
+from interfaces.notifiers import (
+    WEB_CHAT_PREFIX,
+    JsonlNotifier,
+    LoggingNotifier,
+    RoutingNotifier,
+)
 from interfaces.protocols import (
     AgentEventLike,
     AgentReplyLike,
     ChatAgent,
+    EventListener,
     MemoryService,
     TaskService,
 )
-from interfaces.terminal import Console, TerminalChat, TerminalNotifier
-from interfaces.views import agent_replies, approval_card, request_line
+from interfaces.terminal import (
+    CommandHandler,
+    Console,
+    TerminalChat,
+    TerminalNotifier,
+    render_delivery,
+    render_message,
+)
+from interfaces.views import NO_TASKS, agent_replies, approval_card, format_arguments, request_line
 
 __all__ = [
+    "NO_TASKS",
+    "WEB_CHAT_PREFIX",
     "Action",
     "ActionKind",
     "ActionOutcome",
@@ -37,9 +52,11 @@ __all__ = [
     "Button",
     "ButtonRows",
     "ChatAgent",
+    "CommandHandler",
     "CommandReply",
     "CommandSpec",
     "Console",
+    "EventListener",
     "JsonlNotifier",
     "LoggingNotifier",
     "MemoryService",
@@ -51,5 +68,8 @@ __all__ = [
     "TerminalNotifier",
     "agent_replies",
     "approval_card",
+    "format_arguments",
+    "render_delivery",
+    "render_message",
     "request_line",
 ]

@@ -26,7 +26,7 @@ from interfaces.views import (
 )
 from memory import MemoryInputError
 from tasks import DEFAULT_SNOOZE, ScheduleError, TaskError, TaskRun, read_delay
-from tools import ApprovalStatus
+from tools import ApprovalStatus, people_catalog
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +108,7 @@ class SlashCommands:
                 self._time_zone,
             ),
             (CommandSpec("approvals", "", "Requests waiting for your approval"), self._approvals),
+            (CommandSpec("tools", "", "The tools I can use for you"), self._tools_list),
             (CommandSpec("new", "", "Start a fresh conversation"), self._new),
         )
         self._table = {spec.name: (spec, handler) for spec, handler in commands}
@@ -232,6 +233,9 @@ class SlashCommands:
         if not pending:
             return CommandReply.of("Nothing is waiting for your approval.")
         return CommandReply(tuple(approval_card(request, call.zone) for request in pending))
+
+    async def _tools_list(self, call: _Call) -> CommandReply:
+        return CommandReply.of(people_catalog(self._agent.available_tools()))
 
     async def _new(self, call: _Call) -> CommandReply:
         await self._agent.reset(user_id=call.user_id, chat_id=call.chat_id)

@@ -13,12 +13,17 @@ import asyncio
 import json
 import logging
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from common import Clock, SystemClock
 from tasks import Delivery, DeliveryStatus, Notifier
 
 logger = logging.getLogger(__name__)
+
+WEB_CHAT_PREFIX = "web:"
+"""The chat ids of the web page's conversations start with this (``web:main``): their
+deliveries go to the web front end when it runs, else to the fallback file."""
 
 
 class RoutingNotifier:
@@ -34,6 +39,8 @@ class RoutingNotifier:
         local: Delivers the terminal's messages (the terminal, or the fallback file).
         remote: Delivers every other chat's messages (Telegram), if configured.
         fallback: Where messages go that no attached interface serves.
+        prefixed: Notifiers for the chats whose ids start with a prefix (``"web:"``: the web
+            page's chats), asked before the others.
     """
 
     def __init__(
@@ -43,13 +50,23 @@ class RoutingNotifier:
         local: Notifier,
         remote: Notifier | None,
         fallback: Notifier,
+        prefixed: Mapping[str, Notifier] | None = None,
     ) -> None:
         self._local_chat = local_chat
         self._local = local
         self._remote = remote
         self._fallback = fallback
+        self._prefixed = dict(prefixed or {})
+
+    @property
+    def remote(self) -> Notifier | None:
+        """The notifier of the other chats (Telegram's), if configured."""
+        return self._remote
 
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        for prefix, notifier in self._prefixed.items():
+            if delivery.chat_id.startswith(prefix):
+                return await notifier.deliver(delivery)
         if delivery.chat_id == self._local_chat:
             return await self._local.deliver(delivery)
         if self._remote is not None:

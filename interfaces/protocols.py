@@ -7,13 +7,14 @@ satisfies the protocol here that names what an interface uses of it.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from memory import Note, UserProfile
+from memory import MemoryHit, Note, UserProfile
 from tasks import Task, TaskRun
-from tools import ApprovalRequest, ApprovalStatus, ToolCall
+from tools import ApprovalRequest, ApprovalStatus, Tool, ToolCall, ToolResult
 
 
 class AgentReplyLike(Protocol):
@@ -23,29 +24,61 @@ class AgentReplyLike(Protocol):
     def text(self) -> str: ...
     @property
     def approvals(self) -> tuple[ApprovalRequest, ...]: ...
+    @property
+    def results(self) -> tuple[ToolResult, ...]: ...
 
 
 class AgentEventLike(Protocol):
     """A progress event of the agent's turn (``assistant.agent.AgentEvent``).
 
-    ``kind`` is one of ``"tool_started"``, ``"tool_finished"``, ``"approval_requested"`` and
-    ``"reply_ready"``.
+    ``kind`` is one of ``"text_delta"`` (``text`` is the next piece of the reply being
+    written in model call ``round``), ``"tool_started"`` (``call``), ``"tool_finished"``
+    (``call`` and ``result``), ``"approval_requested"`` (``approval``) and ``"reply_ready"``
+    (``text`` is the whole reply).
     """
 
     @property
     def kind(self) -> str: ...
     @property
     def call(self) -> ToolCall | None: ...
+    @property
+    def result(self) -> ToolResult | None: ...
+    @property
+    def approval(self) -> ApprovalRequest | None: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def round(self) -> int: ...
+
+
+EventListener = Callable[[AgentEventLike], Awaitable[None] | None]
+"""Follows one turn as it happens (``on_event`` of ``ChatAgent``)."""
 
 
 class ChatAgent(Protocol):
     """What the interfaces need from the agent (``assistant.agent.DialogAgent``)."""
 
-    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReplyLike:
-        """Answer one message."""
+    async def handle_message(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        chat_id: str,
+        profile: Mapping[str, str] | None = None,
+        on_event: EventListener | None = None,
+    ) -> AgentReplyLike:
+        """Answer one message; ``profile`` is what the interface knows of the user; with
+        ``on_event`` the reply streams to it as it is written."""
         ...
 
-    async def resolve_approval(self, request_id: str, *, approved: bool, by: str) -> AgentReplyLike:
+    async def resolve_approval(
+        self,
+        request_id: str,
+        *,
+        approved: bool,
+        by: str,
+        on_event: EventListener | None = None,
+    ) -> AgentReplyLike:
         """Run (or refuse) the call behind an approval request and continue the turn."""
         ...
 
@@ -59,6 +92,10 @@ class ChatAgent(Protocol):
 
     async def user_zone(self, user_id: str) -> ZoneInfo:
         """The user's time zone."""
+        ...
+
+    def available_tools(self) -> Sequence[Tool]:
+        """The tools the model may call, in order."""
         ...
 
 
@@ -79,6 +116,7 @@ class MemoryService(Protocol):
     """What the interfaces need from memory (``memory.MemoryStore``)."""
 
     async def list_notes(self, user_id: str, limit: int = 20) -> list[Note]: ...
+    async def search_memory(self, user_id: str, query: str, limit: int = 5) -> list[MemoryHit]: ...
     async def get_user(self, user_id: str) -> UserProfile | None: ...
     async def set_timezone(self, user_id: str, timezone: str) -> UserProfile: ...
     async def list_approvals(

@@ -5,7 +5,8 @@ Reminders and task results print while you type, above the prompt (prompt_toolki
 Telegram has buttons, the terminal has commands that press them (``/pause ID``, ``/resume
 ID``, ``/run ID``) and prints each button as the command that does the same; ``/approve
 ID``, ``/deny ID`` and ``/quit`` are its own too. Approvals are asked inline (y/n). When
-stdin is not a terminal (piped input, CI) it reads plain lines.
+stdin is not a terminal (piped input, CI) it reads plain lines. Replies appear as the model
+writes them (``LiveReply``).
 """
 
 from __future__ import annotations
@@ -63,9 +64,57 @@ class Console:
 
     def show(self, text: str) -> None:
         """Write ``text`` and a newline."""
+        self.write(text.rstrip("\n") + "\n")
+
+    def write(self, text: str) -> None:
+        """Write ``text`` as it is (a piece of a reply being written) and flush it."""
         stream = self._output or sys.stdout
-        stream.write(text.rstrip("\n") + "\n")
+        stream.write(text)
         stream.flush()
+
+
+class LiveReply:
+    """Shows one turn as it happens: the reply as the model writes it, and tool progress.
+
+    Pass it as the turn's ``on_event``; once the turn is over, ``finish`` ends the line and
+    shows the reply's text when it is not what was written out (a reply that did not stream,
+    such as a refusal or an error). Each model call's text starts on a line of its own.
+
+    Args:
+        console: Where to write.
+        progress: Also show a line per tool started (the interactive chat does).
+    """
+
+    def __init__(self, console: Console, *, progress: bool = False) -> None:
+        self._console = console
+        self._progress = progress
+        self._open = False  # a line of streamed text waits for its end
+        self._round: int | None = None
+        self._written = ""  # the latest model call's text, as written out
+
+    def __call__(self, event: AgentEventLike) -> None:
+        if event.kind == "text_delta" and event.text:
+            if self._round != event.round:
+                self.end_line()
+                self._round, self._written = event.round, ""
+            self._console.write(event.text)
+            self._open = True
+            self._written += event.text
+        elif event.kind == "tool_started" and event.call is not None and self._progress:
+            self.end_line()
+            self._console.show(f"  ... {event.call.tool_name.replace('_', ' ')}")
+
+    def end_line(self) -> None:
+        """End the line of streamed text, if one is open."""
+        if self._open:
+            self._console.write("\n")
+            self._open = False
+
+    def finish(self, text: str) -> None:
+        """End the turn's output: show ``text`` (the whole reply) unless it was written out."""
+        self.end_line()
+        if text.strip() and text.strip() != self._written.strip():
+            self._console.show(text)
 
 
 class TerminalNotifier:
@@ -243,10 +292,14 @@ class TerminalChat:
             if text.startswith("/"):
                 await self._command(text)
             else:
-                reply = await self.agent.handle_message(
-                    text, user_id=self.user_id, chat_id=self.chat_id
-                )
-                await self._show_reply(reply)
+                live = self._live()
+                try:
+                    reply = await self.agent.handle_message(
+                        text, user_id=self.user_id, chat_id=self.chat_id, on_event=live
+                    )
+                finally:
+                    live.end_line()
+                await self._show_reply(reply, live)
         except Exception as exc:
             # One bad line must not end the chat; the traceback goes to the log.
             # The line itself is not logged: people type secrets into chats.
@@ -254,11 +307,8 @@ class TerminalChat:
             self.console.show(f"Something went wrong: {exc}")
         return True
 
-    def on_event(self, event: AgentEventLike) -> None:
-        """Show tool progress (pass this as the agent's ``on_event``)."""
-        started = event.kind == "tool_started"
-        if started and event.call is not None and self.interactive:
-            self.console.show(f"  ... {event.call.tool_name.replace('_', ' ')}")
+    def _live(self) -> LiveReply:
+        return LiveReply(self.console, progress=self.interactive)
 
     # -- commands -------------------------------------------------------------------------
 
@@ -305,17 +355,21 @@ class TerminalChat:
         if not request_id:
             self.console.show(f"Say which request, e.g. '{name} ap1b2c3d4'.")
             return
-        reply = await self.agent.resolve_approval(
-            request_id, approved=name == "/approve", by=self.user_id
-        )
-        await self._show_reply(reply)
+        live = self._live()
+        try:
+            reply = await self.agent.resolve_approval(
+                request_id, approved=name == "/approve", by=self.user_id, on_event=live
+            )
+        finally:
+            live.end_line()
+        await self._show_reply(reply, live)
 
     # -- replies and approvals ------------------------------------------------------------
 
-    async def _show_reply(self, reply: AgentReplyLike) -> None:
-        """Print a reply, then ask about each approval it carries (and any that follow)."""
-        if reply.text.strip():
-            self.console.show(reply.text)
+    async def _show_reply(self, reply: AgentReplyLike, live: LiveReply) -> None:
+        """Finish showing a reply, then ask about each approval it carries (and any that
+        follow)."""
+        live.finish(reply.text)
         waiting = list(reply.approvals)
         while waiting:
             request = waiting.pop(0)
@@ -326,11 +380,14 @@ class TerminalChat:
                     f"or /deny {request.id}."
                 )
                 continue
-            follow = await self.agent.resolve_approval(
-                request.id, approved=decision, by=self.user_id
-            )
-            if follow.text.strip():
-                self.console.show(follow.text)
+            live = self._live()
+            try:
+                follow = await self.agent.resolve_approval(
+                    request.id, approved=decision, by=self.user_id, on_event=live
+                )
+            finally:
+                live.end_line()
+            live.finish(follow.text)
             waiting.extend(follow.approvals)
 
     async def _ask(self, request: ApprovalRequest) -> bool | None:

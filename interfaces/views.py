@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from common.redaction import redact_secrets
+from common import redact_secrets
 from interfaces.messages import Action, ActionKind, Button, ButtonRows, Reply
 from interfaces.protocols import AgentReplyLike
 from memory import Note

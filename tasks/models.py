@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
 
-from common.clock import require_aware
+from common import require_aware
 from tasks.execution import ExecutionData, TaskType
 from tasks.schedule.model import Schedule
 
@@ -306,6 +306,22 @@ class FinishedRun:
     task_status: TaskStatus | None
     consecutive_failures: int
     disabled: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SchedulerHealth:
+    """How the scheduler is doing, for a health check.
+
+    Attributes:
+        running: Whether the timer runs.
+        last_tick: When the timer last woke up to claim due runs (``None``: not yet).
+        overdue: Enabled tasks whose next run is more than the grace period in the past
+            (due but not claimed: a scheduler falling behind, or not running).
+    """
+
+    running: bool
+    last_tick: datetime | None
+    overdue: int
 
 
 def format_lateness(late_by: timedelta) -> str:

@@ -16,8 +16,7 @@ from pathlib import Path
 from bench.crash_check import CrashReport, PlannedReminder, check_crash_run
 from bench.harness import OWNER, CrashPlan, reminder_drafts, run_crash_test
 from bench.sink_file import SinkLine
-from tasks.models import RunOutcome, RunStatus
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks import RunOutcome, RunStatus, SqliteTaskStore
 
 PLAN = CrashPlan(reminders=60, span=6.0, kills=3, seed=20261122, lease_wait=10.0)
 WHOLE_RUN_LIMIT = 60.0

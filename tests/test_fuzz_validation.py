@@ -24,8 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tools import Tool, ToolCall, ToolRegistry, tool, validate_tool_call
-from tools.schema import JsonSchema
+from tools import JsonSchema, Tool, ToolCall, ToolRegistry, tool, validate_tool_call
 
 FUZZ = settings(
     max_examples=120,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.builtin.memory_tools import MemoryTools
+from assistant.builtin import MemoryTools
 from common import ManualClock
 from memory import MemoryStore, MessageRole, StoredMessage
 from tools import (
@@ -63,10 +63,14 @@ async def test_a_model_cannot_name_another_user_in_the_arguments(
 
     result = await executor.execute(ToolCall(name, arguments), as_user("bob"))
 
-    assert result.status is ToolStatus.INVALID
+    # The planted argument is no argument of the tool: it is left out (and the model told),
+    # and the call runs as the caller, bob.
+    assert result.status is ToolStatus.OK
+    assert "Left out unknown arguments" in result.text
     assert "4321" not in result.text
     assert [n.content for n in await store.list_notes("alice")] == ["alice's door code is 4321"]
-    assert await store.list_notes("bob") == []
+    saved = ["planted by bob"] if name == "save_note" else []
+    assert [n.content for n in await store.list_notes("bob")] == saved
 
 
 async def test_a_shared_chat_keeps_each_users_conversation_and_search_apart(

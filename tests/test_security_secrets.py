@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.builtin.web import WebSearchError, WebTools
-from interfaces.views import approval_card, format_arguments, request_line
+from assistant.builtin import WebSearchError, WebTools
+from interfaces import approval_card, format_arguments, request_line
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
 

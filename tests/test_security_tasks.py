@@ -18,21 +18,25 @@ from urllib.parse import quote
 
 import pytest
 
-from common.clock import ManualClock
-from tasks import TaskNotFoundError
-from tasks.engine.manager import TaskManager
-from tasks.execution import (
+from common import ManualClock
+from tasks import (
+    DEFAULT_MISFIRE_RULES,
     AgentTaskData,
     ApiCallData,
     ExecutionData,
+    MemoryTaskStore,
     ReminderData,
+    RunOutcome,
+    RunStatus,
+    SqliteTaskStore,
+    Task,
+    TaskDraft,
+    TaskManager,
+    TaskNotFoundError,
     TaskType,
     WebSearchData,
 )
-from tasks.models import DEFAULT_MISFIRE_RULES, RunOutcome, RunStatus, Task, TaskDraft
-from tasks.store.base import TaskChange, TaskStore
-from tasks.store.memory import MemoryTaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks.store import TaskChange, TaskStore
 from tests.tasks.conftest import T0, RecordingNotifier, every, once_at
 
 HOUR = timedelta(hours=1)

@@ -12,19 +12,28 @@ from tools.calls import (
     ToolStatus,
 )
 from tools.catalog import (
+    ParameterSchema,
     ToolDefinition,
+    ToolSchema,
     markdown_catalog,
+    openai_spec,
+    people_catalog,
     prompt_catalog,
     schema_document,
     tool_definitions,
+    tool_schema,
 )
 from tools.context import ToolContext
 from tools.custom import LoadFailure, LoadReport, load_custom_tools
-from tools.decorator import DEFAULT_TIMEOUT, ToolSpec, is_tool, normalize_name, tool
+from tools.decorator import is_tool, spec_of, tool, tool_output
+from tools.docstrings import parse_docstring
 from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotFoundError
 from tools.executor import ToolExecutor
+from tools.options import DEFAULT_TIMEOUT
 from tools.parser import ToolParser
 from tools.registry import ToolRegistry
+from tools.schema import JsonSchema
+from tools.spec import ToolSpec, normalize_name
 from tools.telemetry import ToolStats
 from tools.validation import ValidationResult, validate_tool_call
 
@@ -35,8 +44,10 @@ __all__ = [
     "ApprovalStatus",
     "ApprovalStore",
     "InMemoryApprovalStore",
+    "JsonSchema",
     "LoadFailure",
     "LoadReport",
+    "ParameterSchema",
     "RiskLevel",
     "Tool",
     "ToolCall",
@@ -49,6 +60,7 @@ __all__ = [
     "ToolParser",
     "ToolRegistry",
     "ToolResult",
+    "ToolSchema",
     "ToolSpec",
     "ToolStats",
     "ToolStatus",
@@ -57,10 +69,16 @@ __all__ = [
     "load_custom_tools",
     "markdown_catalog",
     "normalize_name",
+    "openai_spec",
+    "parse_docstring",
+    "people_catalog",
     "prompt_catalog",
     "render_output",
     "schema_document",
+    "spec_of",
     "tool",
     "tool_definitions",
+    "tool_output",
+    "tool_schema",
     "validate_tool_call",
 ]

@@ -8,9 +8,10 @@ Accepted shapes (``ARGS`` is a dict, a JSON string of a dict, ``null`` or ``""``
     {"function": {"name": NAME, "arguments": ARGS}, ...}          # OpenAI, Hermes
     {"action": NAME, "action_input": ARGS}                       # ReAct-style agents
     {"tool_calls": [CALL, ...]}                                  # a pasted OpenAI message
+    {"plan" | "steps" | "calls": [CALL, ...]}                    # a plan of several steps
 
 Not calls: ``{"tool": "none"}``, ``{"type": "final", ...}``, ``{"action": "Final Answer"}``,
-and any other data.
+and any other data. The first three are answers: ``read_answer`` reads them.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Any
 
 from tools._jsonrepair import RepairError, parse_lenient
 
+_FINAL_TYPES = frozenset({"final", "final_answer"})
+_LIST_KEYS = ("tool_calls", "calls", "steps", "plan")
 _ARGUMENT_KEYS = ("args", "arguments", "parameters", "params", "input", "tool_input")
 _META_KEYS = frozenset(
     {"tool", "tool_name", "id", "type", "reason", "reasoning", "thought", "explanation"}
@@ -30,6 +33,7 @@ _META_KEYS = frozenset(
 _NO_TOOL = frozenset({"none", "null", "no_tool", "final", "final_answer", "final answer"})
 _NOT_CALL_TYPES = frozenset({"final", "final_answer", "answer", "message", "text", "response"})
 _CALL_TYPES = frozenset({"tool_call", "function", "function_call", "tool_use", "tool"})
+_ANSWER_KEYS = ("content", "answer", "response", "message", "text", "output", "final_answer")
 _MAX_NAME = 128
 _MAX_ARGUMENT_TOKENS = 4096
 _SPACE = re.compile(r"\s")
@@ -53,7 +57,7 @@ def read_calls(value: object) -> list[CallShape]:
 def _object_calls(value: object, *, unwrap: bool) -> list[CallShape]:
     if not isinstance(value, dict):
         return []
-    nested = value.get("tool_calls")
+    nested = next((value[key] for key in _LIST_KEYS if key in value), None)
     if unwrap and isinstance(nested, list) and "name" not in value and "tool" not in value:
         return [call for item in nested for call in _object_calls(item, unwrap=False)]
     call = _call(value)
@@ -89,6 +93,57 @@ def _call(obj: Mapping[str, Any]) -> CallShape | None:
     if "name" in obj:
         return _make(obj["name"], _first_present(obj), missing_ok=kind in _CALL_TYPES)
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A final answer written as JSON, read from one decoded value.
+
+    Attributes:
+        text: What to show the user; ``None`` when the value only says that no tool is
+            needed (``{"tool": "none", "reason": ...}``) without giving the answer.
+        reason: Why no tool was called, when the value says so.
+    """
+
+    text: str | None
+    reason: str | None = None
+
+
+def read_answer(value: object, *, strict: bool = False) -> Answer | None:
+    """Return the answer ``value`` holds, or ``None`` when it is not an answer.
+
+    Answers: ``{"type": "final", "content": TEXT}`` (or ``answer``, ``response``...),
+    ``{"final_answer": TEXT}``, ``{"action": "Final Answer", "action_input": TEXT}``, and
+    ``{"tool": "none", "reason": ..., "arguments": {}}``, which says no tool is needed.
+    ``strict`` leaves out the kinds that ordinary data also has (``"type": "text"``...).
+    """
+    if not isinstance(value, dict):
+        return None
+    kind = value.get("type")
+    tool = value.get("tool", value.get("tool_name", value.get("action")))
+    text = _answer_text(value)
+    kinds = _FINAL_TYPES if strict else _NOT_CALL_TYPES
+    if isinstance(kind, str) and kind.strip().lower() in kinds:
+        return Answer(text, _text_or_none(value.get("reason")))
+    if isinstance(tool, str) and tool.strip().lower() in _NO_TOOL:
+        if text is None and isinstance(value.get("action_input"), str):
+            text = value["action_input"]
+        return Answer(text, _text_or_none(value.get("reason")))
+    if kind is None and tool is None and isinstance(value.get("final_answer"), str):
+        return Answer(value["final_answer"])
+    return None
+
+
+def _answer_text(value: Mapping[str, Any]) -> str | None:
+    for key in _ANSWER_KEYS:
+        found = value.get(key)
+        if isinstance(found, str):
+            return found
+    return None
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 _MISSING: Any = object()

@@ -6,7 +6,8 @@ import asyncio
 import dataclasses
 import inspect
 import json
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,26 +16,78 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from tools.calls import RiskLevel
 from tools.context import ToolContext
-from tools.decorator import Formatter, ToolSpec, spec_of
+from tools.decorator import spec_of
 from tools.errors import ToolDefinitionError, ToolError
+from tools.hooks import Hook
+from tools.mapping import mapping_spec
+from tools.options import ApprovalRule, Formatter, ToolOptions
 from tools.schema import JsonSchema
+from tools.spec import ToolSpec
 
 DynamicKey = tuple[str, str, str]
 """``(tool name, parameter name, path inside the parameter's schema)``."""
 
 _PER_USER_NOTE = "(allowed values are computed for each user)"
+_EMPTY_NOTE = "(no values are available right now)"
+_FAILED_NOTE = "(the allowed values could not be computed right now)"
+
+logger = logging.getLogger(__name__)
 
 
 class ArgumentConversionError(ToolError):
     """Arguments passed the schema but not the conversion to the function's Python types."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Tool:
-    """A tool ready for use: its specification, bound to an instance for methods."""
+    """A tool ready for use: its specification, bound to an instance for methods.
+
+    Usually made from a ``@tool`` function by the registry. It can also be defined directly,
+    from a function of the arguments dict (see ``tools.mapping``)::
+
+        Tool(name="lights_off", description="Turn the lights off",
+             parameters={"type": "object", "properties": {"room": {"type": "string"}}},
+             executor=turn_off)  # turn_off(arguments) or turn_off(arguments, user_context)
+    """
 
     spec: ToolSpec
-    instance: object | None = None
+    instance: object | None
+
+    def __init__(
+        self,
+        spec: ToolSpec | None = None,
+        instance: object | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        executor: Callable[..., Any] | None = None,
+        requires_approval: ApprovalRule = False,
+        risk_level: RiskLevel | str = RiskLevel.LOW,
+    ) -> None:
+        """Bind ``spec`` to ``instance``, or define a tool from ``name`` and ``executor``.
+
+        Raises:
+            ToolDefinitionError: when neither or both forms are given, or the definition is
+                malformed.
+        """
+        if spec is None:
+            if name is None or executor is None:
+                raise ToolDefinitionError(
+                    "a Tool needs a spec (use Tool.from_function), or a name and an executor"
+                )
+            options = ToolOptions.of(requires_approval=requires_approval, risk_level=risk_level)
+            spec = mapping_spec(
+                name=name,
+                func=executor,
+                description=description,
+                parameters=parameters,
+                options=options,
+            )
+        elif name is not None or executor is not None:
+            raise ToolDefinitionError("a Tool takes a spec or a name and an executor, not both")
+        object.__setattr__(self, "spec", spec)
+        object.__setattr__(self, "instance", instance)
 
     @classmethod
     def from_function(cls, func: Callable[..., Any], instance: object | None = None) -> Tool:
@@ -71,12 +124,33 @@ class Tool:
         return self.spec.options.timeout
 
     @property
+    def parallel(self) -> bool:
+        """Whether calls of this tool may run at the same time as the calls around them."""
+        return self.spec.options.parallel
+
+    @property
     def function(self) -> Callable[..., Any]:
         """The callable to invoke: the function, or the method bound to its instance."""
         if self.instance is not None:
             bound: Callable[..., Any] = self.spec.func.__get__(self.instance)
             return bound
         return self.spec.func
+
+    @property
+    def parameters(self) -> JsonSchema:
+        """The arguments' JSON Schema, without per-user values (``schema`` resolves them)."""
+        return self.schema()
+
+    @property
+    def requires_approval(self) -> bool:
+        """Whether some calls (or all) wait for a person's approval (``needs_approval``
+        decides for one call)."""
+        return self.spec.options.requires_approval is not False
+
+    async def executor(self, arguments: Mapping[str, Any]) -> Any:
+        """Run the tool with ``arguments`` for the local user, unchecked; ``ToolExecutor``
+        is what checks, gates and times calls."""
+        return await self.invoke(dict(arguments), ToolContext())
 
     # -- describing ---------------------------------------------------------------------
 
@@ -91,22 +165,20 @@ class Tool:
         """
         properties: dict[str, Any] = {}
         for name, prop in self.spec.parameters["properties"].items():
-            properties[name] = self._resolve(prop, ctx, name, "")
+            resolved = self._resolve(prop, ctx, name, "")
+            properties[name] = {} if isinstance(resolved, _Marker) else resolved
         return {**self.spec.parameters, "properties": properties}
 
     async def prepare(self, ctx: ToolContext) -> dict[DynamicKey, Any]:
-        """Evaluate every dynamic value (awaiting asynchronous ones) for ``ctx``."""
-        resolved: dict[DynamicKey, Any] = {}
-        for key, provider in self.providers():
-            value = provider(ctx)
-            if inspect.isawaitable(value):
-                value = await value
-            resolved[key] = value
-        return resolved
+        """Evaluate every dynamic value (awaiting asynchronous ones) for ``ctx``.
 
-    def providers(self) -> list[tuple[DynamicKey, Callable[[ToolContext], Any]]]:
+        A provider that fails is logged and its value is left out (see ``UNAVAILABLE``).
+        """
+        return {key: await evaluate(key, provider, ctx) for key, provider in self.providers()}
+
+    def providers(self) -> list[tuple[DynamicKey, Hook]]:
         """Return every dynamic value of the schema with its provider, bound to the instance."""
-        found: list[tuple[DynamicKey, Callable[[ToolContext], Any]]] = []
+        found: list[tuple[DynamicKey, Hook]] = []
 
         def walk(node: Any, param: str, path: str) -> None:
             if isinstance(node, dict):
@@ -116,34 +188,27 @@ class Tool:
                 for index, value in enumerate(node):
                     walk(value, param, f"{path}/{index}")
             elif callable(node):
-                found.append(((self.name, param, path), self._bind_provider(node)))
+                found.append(((self.name, param, path), Hook.of(node, self.instance)))
 
         for name, prop in self.spec.parameters["properties"].items():
             walk(prop, name, "")
         return found
 
-    def _bind_provider(self, provider: Callable[..., Any]) -> Callable[..., Any]:
-        """Bind a plain function of the tool's class whose first parameter is ``self``."""
-        if self.instance is not None and inspect.isfunction(provider):
-            params = list(inspect.signature(provider).parameters)
-            if params and params[0] == "self":
-                bound: Callable[..., Any] = provider.__get__(self.instance)
-                return bound
-        return provider
-
     def _resolve(self, node: Any, ctx: ToolContext | None, param: str, path: str) -> Any:
         if isinstance(node, dict):
             out: dict[str, Any] = {}
-            dropped = False
+            dropped = ""
             for key, value in node.items():
                 resolved = self._resolve(value, ctx, param, f"{path}/{key}")
-                if resolved is _DROP or (key == "enum" and resolved == []):
-                    dropped = True
+                if resolved is _DROP or resolved is UNAVAILABLE:
+                    dropped = dropped or (_PER_USER_NOTE if ctx is None else _FAILED_NOTE)
+                    continue
+                if key == "enum" and resolved == []:
+                    dropped = dropped or _EMPTY_NOTE
                     continue
                 out[key] = resolved
             if dropped:
-                note = _PER_USER_NOTE if ctx is None else "(no values are available right now)"
-                out["description"] = f"{out.get('description', '')} {note}".strip()
+                out["description"] = f"{out.get('description', '')} {dropped}".strip()
             return out
         if isinstance(node, list):
             return [self._resolve(v, ctx, param, f"{path}/{i}") for i, v in enumerate(node)]
@@ -158,7 +223,11 @@ class Tool:
             return _DROP
         if key in ctx.resolved:
             return ctx.resolved[key]
-        value = self._bind_provider(provider)(ctx)
+        try:
+            value = Hook.of(provider, self.instance)(ctx)
+        except Exception:
+            logger.exception("tool %r: the dynamic value at %s failed", self.name, param_path(key))
+            return UNAVAILABLE
         if inspect.isawaitable(value):
             if inspect.iscoroutine(value):
                 value.close()
@@ -168,6 +237,16 @@ class Tool:
             )
         return value
 
+    def to_openai_spec(self, ctx: ToolContext | None = None) -> dict[str, Any]:
+        """Return ``{"type": "function", "function": {name, description, parameters}}``.
+
+        The shape OpenAI's ``tools`` field uses, for prompts and exports; the LLM backends
+        write their requests with their own adapter (``assistant.llm``).
+        """
+        from tools.catalog import openai_spec  # the catalog is built on this module
+
+        return openai_spec(self, ctx)
+
     # -- safety -------------------------------------------------------------------------
 
     def needs_approval(self, arguments: dict[str, Any], ctx: ToolContext) -> bool:
@@ -175,7 +254,7 @@ class Tool:
         rule = self.spec.options.requires_approval
         if isinstance(rule, bool):
             return rule
-        return bool(self._bind_provider(rule)(arguments, ctx))
+        return bool(Hook.of(rule, self.instance)(arguments, ctx))
 
     # -- calling ------------------------------------------------------------------------
 
@@ -192,24 +271,36 @@ class Tool:
         options = self.spec.options
         if options.preprocess is not None:
             arguments = options.preprocess(dict(arguments))
-        kwargs = self._convert(arguments)
-        if self.spec.context_param is not None:
-            kwargs[self.spec.context_param] = ctx
-        function = self.function
+        function, args, kwargs = self._call_of(arguments, ctx)
         if self.spec.is_async:
-            result = await function(**kwargs)
+            result = await function(*args, **kwargs)
         else:
-            result = await asyncio.to_thread(function, **kwargs)
+            result = await asyncio.to_thread(function, *args, **kwargs)
             if inspect.isawaitable(result):
                 result = await result
         if options.postprocess is not None:
             result = options.postprocess(result)
         return result
 
+    def _call_of(
+        self, arguments: dict[str, Any], ctx: ToolContext
+    ) -> tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]:
+        """Return what to call, with which positional and keyword arguments."""
+        if self.spec.takes_mapping:
+            hook = Hook.of(self.function)
+            offered = (dict(arguments), ctx.user_context())
+            return hook.target, offered if hook.takes is None else offered[: hook.takes], {}
+        kwargs = self._convert(arguments)
+        if self.spec.context_param is not None:
+            kwargs[self.spec.context_param] = ctx
+        return self.function, (), kwargs
+
     def _convert(self, arguments: dict[str, Any]) -> dict[str, Any]:
         kwargs: dict[str, Any] = {}
         for param in self.spec.params:
             if param.name not in arguments:
+                if param.pass_default:
+                    kwargs[param.name] = param.default
                 continue
             try:
                 kwargs[param.name] = self.spec.adapter(param).validate_python(arguments[param.name])
@@ -235,11 +326,30 @@ class Tool:
         return render_output(output, formatter)
 
 
-class _Drop:
-    """Marks a dynamic value left out of a schema rendered without context."""
+class _Marker:
+    """A value that stands for a dynamic value left out of a schema."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
 
 
-_DROP = _Drop()
+_DROP = _Marker("<rendered without a context>")
+UNAVAILABLE: Any = _Marker("<unavailable>")
+"""What ``prepare`` records for a dynamic value whose provider failed: the schema leaves it
+out (only that tool loses it), and the failure is logged."""
+
+
+async def evaluate(key: DynamicKey, provider: Hook, ctx: ToolContext) -> Any:
+    """Return ``provider``'s value for ``ctx`` (awaited), or ``UNAVAILABLE`` if it fails."""
+    try:
+        value = provider(ctx)
+        return await value if inspect.isawaitable(value) else value
+    except Exception:
+        logger.exception("tool %r: the dynamic value at %s failed", key[0], param_path(key))
+        return UNAVAILABLE
 
 
 def param_path(key: DynamicKey) -> str:

@@ -113,3 +113,12 @@ class ToolResult:
     def ok(self) -> bool:
         """Whether the tool ran and succeeded."""
         return self.status is ToolStatus.OK
+
+    @property
+    def success(self) -> bool:
+        """The same as ``ok``."""
+        return self.ok
+
+    def __str__(self) -> str:
+        """What the model reads (``text``)."""
+        return self.text

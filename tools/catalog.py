@@ -3,7 +3,10 @@
     tool_definitions(tools, ctx)   what a model is told about each tool, in no provider's format
     prompt_catalog(tools, ctx)     one readable signature per tool, for a system prompt
     markdown_catalog(tools)        a document for people (``assistant tools``)
+    people_catalog(tools)          one plain line per tool, for the person using them (/tools)
     schema_document(tools, ctx)    ``{"tools": [{"name", "description", "parameters"}]}``
+    openai_spec(tool, ctx)         ``{"type": "function", "function": {...}}`` for one tool
+    tool_schema(tool, ctx)         a ``ToolSchema``: one ``ParameterSchema`` per parameter
 
 Every function takes the tools in order (a ``ToolRegistry`` iterates them so). With a
 context prepared by ``ToolRegistry.prepare``, dynamic values (this user's task ids) are
@@ -13,10 +16,12 @@ format (OpenAI's ``tools`` field) is made from ``ToolDefinition`` inside its LLM
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, get_type_hints
 
 from tools.binding import Tool
 from tools.context import ToolContext
@@ -38,6 +43,74 @@ class ToolDefinition:
     parameters: JsonSchema
 
 
+@dataclass(frozen=True, slots=True)
+class ParameterSchema:
+    """One parameter of a tool, as ``ToolRegistry.get_schema`` describes it.
+
+    Attributes:
+        name: The argument's name.
+        type: Its type in words: ``string``, ``integer``, ``list of string``, ``one of ...``.
+        description: What it is, or "".
+        required: Whether a call must give it.
+        default: Its default when it has one (``None`` otherwise).
+    """
+
+    name: str
+    type: str
+    description: str = ""
+    required: bool = False
+    default: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSchema:
+    """A tool's name, description, parameters and result type, for people and registries.
+
+    Attributes:
+        name: The tool's name.
+        description: What it does.
+        parameters: One entry per parameter, in order.
+        returns: The name of the result's type, when the function says.
+    """
+
+    name: str
+    description: str = ""
+    parameters: tuple[ParameterSchema, ...] = ()
+    returns: str | None = None
+
+
+def tool_schema(tool: Tool, ctx: ToolContext | None = None) -> ToolSchema:
+    """Return ``tool`` described as a ``ToolSchema``."""
+    schema = tool.schema(ctx)
+    required = set(schema.get("required", ()))
+    parameters = tuple(
+        ParameterSchema(
+            name=name,
+            type=_type_text(prop),
+            description=str(prop.get("description", "")),
+            required=name in required,
+            default=prop.get("default"),
+        )
+        for name, prop in schema.get("properties", {}).items()
+    )
+    returns = None if tool.spec.takes_mapping else _return_name(tool.spec.func)
+    return ToolSchema(tool.name, tool.description, parameters, returns)
+
+
+def _return_name(func: Callable[..., Any]) -> str | None:
+    try:
+        annotation = get_type_hints(func).get("return", inspect.Signature.empty)
+    except (NameError, TypeError):
+        annotation = inspect.signature(func).return_annotation
+    if annotation is inspect.Signature.empty:
+        return None
+    if isinstance(annotation, str):
+        return annotation
+    if isinstance(annotation, type):
+        return annotation.__name__
+    return str(annotation).replace("typing.", "")
+
+
 def tool_definitions(
     tools: Iterable[Tool], ctx: ToolContext | None = None
 ) -> tuple[ToolDefinition, ...]:
@@ -47,6 +120,16 @@ def tool_definitions(
         ToolError: when a dynamic value is asynchronous and ``ctx`` was not prepared.
     """
     return tuple(ToolDefinition(each.name, each.description, each.schema(ctx)) for each in tools)
+
+
+def openai_spec(tool: Tool, ctx: ToolContext | None = None) -> dict[str, Any]:
+    """Return one tool as ``{"type": "function", "function": {name, description, parameters}}``.
+
+    The shape of OpenAI's ``tools`` field, which prompts and other frameworks reuse; the
+    backends' requests are written by their own adapter in ``assistant.llm``.
+    """
+    definition = ToolDefinition(tool.name, tool.description, tool.schema(ctx))
+    return {"type": "function", "function": asdict(definition)}
 
 
 def schema_document(tools: Iterable[Tool], ctx: ToolContext | None = None) -> dict[str, Any]:
@@ -61,6 +144,47 @@ def prompt_catalog(tools: Iterable[Tool], ctx: ToolContext | None = None) -> str
     description, its aliases and the parameters' descriptions.
     """
     return "\n".join(_prompt_block(each, each.schema(ctx)) for each in tools)
+
+
+def people_catalog(tools: Iterable[Tool]) -> str:
+    """Return the tools for the person using them: one line each, in second person.
+
+    Each line has the tool's name, its arguments, the first sentence of its description
+    (``the user`` read as ``you``) and whether it asks for approval first.
+    """
+    lines = ["The tools I can use for you (just ask in your own words):"]
+    for each in tools:
+        arguments = ", ".join(each.spec.parameters["properties"])
+        approval = _approval_note(each.spec.options.requires_approval)
+        summary = _second_person(_first_sentence(each.description))
+        lines.append(f"- {each.name}({arguments}): {summary}{approval}")
+    if len(lines) == 1:
+        return "I have no tools: I can only answer from what I know."
+    return "\n".join(lines)
+
+
+def _approval_note(rule: object) -> str:
+    if rule is False:
+        return ""
+    return " Asks you first." if rule is True else " Some calls ask you first."
+
+
+_SECOND_PERSON = (
+    (re.compile(r"\b[Tt]he user's\b"), "your"),
+    (re.compile(r"\b[Tt]he user\b"), "you"),
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s")
+
+
+def _first_sentence(text: str) -> str:
+    first = _SENTENCE_END.split(text.strip(), maxsplit=1)[0].rstrip(";")
+    return first if first.endswith((".", "!", "?")) else f"{first}."
+
+
+def _second_person(text: str) -> str:
+    for pattern, replacement in _SECOND_PERSON:
+        text = pattern.sub(replacement, text)
+    return text[:1].upper() + text[1:]
 
 
 def markdown_catalog(tools: Iterable[Tool]) -> str:

@@ -29,6 +29,8 @@ class ToolContext:
         resolved: Values of dynamic schema providers, filled by ``ToolRegistry.prepare``;
             keyed by ``(tool, parameter, key)``.
         prepared: Whether ``ToolRegistry.prepare`` filled ``resolved`` for this context.
+        profile: What is known about the user besides their id and zone (their settings,
+            what the interface knows of them), by field name.
     """
 
     user_id: str = "local"
@@ -38,11 +40,23 @@ class ToolContext:
     services: Mapping[type, object] = field(default_factory=dict)
     resolved: Mapping[tuple[str, str, str], Any] = field(default_factory=dict)
     prepared: bool = False
+    profile: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def local_now(self) -> datetime:
         """The current time in the user's zone."""
         return self.now.astimezone(self.timezone)
+
+    def user_context(self) -> dict[str, Any]:
+        """Return the caller as plain data: the profile, ``user_id``, ``chat_id``,
+        ``timezone`` (its IANA name) and ``now`` (ISO 8601), for tools that take a dict."""
+        return {
+            **self.profile,
+            "user_id": self.user_id,
+            "chat_id": self.chat_id,
+            "timezone": self.timezone.key,
+            "now": self.now.isoformat(),
+        }
 
     def service(self, kind: type[T]) -> T:
         """Return the service registered under ``kind``.

@@ -7,20 +7,21 @@ import inspect
 import logging
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import timedelta
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from common import Clock, SystemClock
 from tools.approvals import ApprovalStore, InMemoryApprovalStore
+from tools.arguments import fill_missing, read_aliases
 from tools.binding import ArgumentConversionError, Tool
 from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
 from tools.context import ToolContext
 from tools.errors import ApprovalError, ToolError
 from tools.registry import ToolRegistry
 from tools.telemetry import Telemetry, ToolStats
-from tools.validation import validate_tool_call
+from tools.validation import ValidationResult, validate_tool_call
 
 if TYPE_CHECKING:
     from tools.parser import ToolParser
@@ -64,6 +65,7 @@ class ToolExecutor:
             approvals if approvals is not None else InMemoryApprovalStore()
         )
         self._parser = parser
+        self._parser_names: tuple[str, ...] | None = None
         self._clock = clock or SystemClock()
         self._approval_ttl = approval_ttl
         self._max_output_chars = max_output_chars
@@ -73,37 +75,92 @@ class ToolExecutor:
 
     # -- running calls --------------------------------------------------------------------
 
-    async def execute(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
+    async def execute(self, call: ToolCall, ctx: ToolContext | None = None) -> ToolResult:
         """Validate ``call`` and run it, or stop at the approval gate.
 
         Per-user schema values come from ``ctx`` when it is already prepared (the agent
-        prepares it for the round the model answered), else they are resolved now.
+        prepares it for the round the model answered), else they are resolved now. Without
+        ``ctx`` the call runs for the local user (see ``local_context``).
         """
-        if not ctx.prepared:
-            ctx = await self.registry.prepare(ctx)
+        ctx = await self._ready(ctx)
         return await self._execute_prepared(call, ctx)
 
-    async def execute_all(self, calls: Sequence[ToolCall], ctx: ToolContext) -> list[ToolResult]:
-        """Run independent ``calls`` concurrently; results come back in call order."""
+    async def execute_all(
+        self, calls: Sequence[ToolCall], ctx: ToolContext | None = None
+    ) -> list[ToolResult]:
+        """Run ``calls`` in order, one after another; results come back in call order.
+
+        A call sees what the calls before it did ("add a reminder, then list the tasks").
+        Neighbouring calls of tools declared ``parallel`` (tools that only read) run at the
+        same time, as one step of that order.
+        """
         if not calls:
             return []
-        if not ctx.prepared:
-            ctx = await self.registry.prepare(ctx)
-        return list(await asyncio.gather(*(self._execute_prepared(c, ctx) for c in calls)))
+        ctx = await self._ready(ctx)
+        results: list[ToolResult] = []
+        for step in self._steps(calls):
+            results.extend(await asyncio.gather(*(self._execute_prepared(c, ctx) for c in step)))
+        return results
 
-    async def execute_from_text(self, text: str, ctx: ToolContext) -> list[ToolResult]:
-        """Find the tool calls in a model's ``text`` and run them."""
+    def _steps(self, calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
+        """Split ``calls`` into steps: each call alone, neighbouring parallel calls together."""
+        steps: list[list[ToolCall]] = []
+        joinable = False
+        for call in calls:
+            found = self.registry.find(call.tool_name)
+            parallel = found is not None and found.parallel
+            if parallel and joinable:
+                steps[-1].append(call)
+            else:
+                steps.append([call])
+            joinable = parallel
+        return steps
+
+    async def execute_from_text(
+        self, text: str, ctx: ToolContext | None = None
+    ) -> list[ToolResult]:
+        """Find the tool calls in a model's ``text`` and run them, in order."""
         parser = self._parser
-        if parser is None:
+        names = tuple(self.registry.all_names())
+        if parser is None or self._parser_names not in (None, names):
             from tools.parser import ToolParser
 
-            parser = self._parser = ToolParser(tool_names=self.registry.all_names())
+            # Made for the registry's names as they are: tools may join it later.
+            parser = self._parser = ToolParser(tool_names=names)
+            self._parser_names = names
         return await self.execute_all(parser.extract_calls(text), ctx)
+
+    def validate_tool_call(
+        self, call: ToolCall | Mapping[str, Any], ctx: ToolContext | None = None
+    ) -> ValidationResult:
+        """Check a call without running it: ``is_valid``, ``errors`` and ``warnings``.
+
+        The call may be a ``ToolCall`` or a dict as models and plans write them, such as
+        ``{"tool": "add_reminder", "args": {...}}`` or ``{"name": ..., "arguments": ...}``.
+        """
+        return validate_tool_call(call, self.registry, ctx)
+
+    def local_context(self) -> ToolContext:
+        """The context of a call made without one: the local user and chat, in UTC, now."""
+        return ToolContext(now=self._clock.now())
+
+    async def _ready(self, ctx: ToolContext | None) -> ToolContext:
+        ctx = ctx if ctx is not None else self.local_context()
+        return ctx if ctx.prepared else await self.registry.prepare(ctx)
 
     async def _execute_prepared(self, call: ToolCall, ctx: ToolContext) -> ToolResult:
         await _run_hooks(self._before, call, ctx)
+        call, unfilled = await self._fill(call, ctx)
         verdict = validate_tool_call(call, self.registry, ctx)
-        if verdict.tool is None or not verdict.is_valid:
+        if unfilled is not None:
+            result = ToolResult(
+                call=call,
+                status=ToolStatus.INVALID,
+                text=unfilled,
+                display=unfilled,
+                error=unfilled,
+            )
+        elif verdict.tool is None or not verdict.is_valid:
             result = ToolResult(
                 call=call,
                 status=ToolStatus.INVALID,
@@ -114,8 +171,24 @@ class ToolExecutor:
             result = await self._request_approval(verdict.tool, call, verdict.arguments, ctx)
         else:
             result = await self._run(verdict.tool, call, verdict.arguments, ctx)
+            if verdict.dropped and result.ok:
+                left_out = ", ".join(repr(name) for name in verdict.dropped)
+                note = f"\n(Left out unknown arguments: {left_out}.)"
+                result = replace(result, text=result.text + note)
         await self._observe(verdict.tool.name if verdict.tool else UNKNOWN_TOOL, result, ctx)
         return result
+
+    async def _fill(self, call: ToolCall, ctx: ToolContext) -> tuple[ToolCall, str | None]:
+        """Fill in the missing arguments the tool's resolvers can; or say what failed."""
+        tool = self.registry.find(call.tool_name)
+        if tool is None or not tool.spec.options.resolvers or not isinstance(call.arguments, dict):
+            return call, None
+        arguments, _ = read_aliases(tool, call.arguments)
+        try:
+            filled = await fill_missing(tool, arguments, ctx)
+        except ToolError as exc:
+            return call, str(exc)
+        return replace(call, arguments=filled), None
 
     async def _observe(self, tool_name: str, result: ToolResult, ctx: ToolContext) -> None:
         """Count a finished call in the telemetry and show it to the after-hooks."""
@@ -209,7 +282,7 @@ class ToolExecutor:
             ApprovalError: when the request is unknown, not ``by``'s, expired or decided.
         """
         request = await self._decide(request_id, by, ApprovalStatus.APPROVED)
-        tool = self.registry.get(request.tool_name)
+        tool = self.registry[request.tool_name]
         run_ctx = ctx or ToolContext(
             user_id=request.user_id, chat_id=request.chat_id, now=self._clock.now()
         )

@@ -1,23 +1,37 @@
 """``ToolRegistry``: an explicit collection of tools, found by name or alias.
 
 The catalog made from it for models and people (prompt text, Markdown, JSON) is
-``tools.catalog``.
+``tools.catalog``. The registry also answers to the names other tool frameworks give the
+same operations (``register``, ``get_all``, ``list_tools``, ``get_schema``, ``execute``...),
+so their code runs here unchanged (README: Coming from ...).
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from tools.binding import DynamicKey, Tool
+from tools.binding import DynamicKey, Tool, evaluate
+from tools.calls import ToolCall, ToolResult
+from tools.catalog import ToolSchema, openai_spec, prompt_catalog, schema_document, tool_schema
 from tools.context import ToolContext
-from tools.decorator import is_tool, normalize_name
+from tools.decorator import is_tool, tool
 from tools.errors import ToolDefinitionError, ToolNotFoundError
+from tools.hooks import Hook
+from tools.spec import normalize_name
+
+if TYPE_CHECKING:
+    from tools.executor import ToolExecutor
+
+F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 Registrable = Tool | Callable[..., Any] | object
-"""A ``Tool``, a function marked with ``@tool``, or an object whose methods are marked."""
+"""A ``Tool``, a function marked with ``@tool``, an object whose methods are marked, or a
+module whose functions are."""
 
 
 class ToolRegistry:
@@ -30,7 +44,8 @@ class ToolRegistry:
     def __init__(self, items: Iterable[Registrable] = ()) -> None:
         self._tools: dict[str, Tool] = {}
         self._aliases: dict[str, str] = {}
-        self._providers: list[tuple[DynamicKey, Callable[[ToolContext], Any]]] = []
+        self._providers: list[tuple[DynamicKey, Hook]] = []
+        self._executor: ToolExecutor | None = None
         for item in items:
             self.add(item)
 
@@ -73,7 +88,11 @@ class ToolRegistry:
                 return self._tools[self._aliases.get(candidate, candidate)]
         return None
 
-    def get(self, name: str) -> Tool:
+    def get(self, name: str) -> Tool | None:
+        """The same as ``find``: the tool, or ``None`` when no tool has that name or alias."""
+        return self.find(name)
+
+    def __getitem__(self, name: str) -> Tool:
         """Return the tool called ``name`` or with that alias.
 
         Raises:
@@ -122,26 +141,162 @@ class ToolRegistry:
         """Return ``ctx`` carrying every dynamic schema value evaluated for it.
 
         Asynchronous providers (a database query for this user's task ids) can only be
-        evaluated here; the synchronous exports then read the values from the context.
+        evaluated here; the synchronous exports then read the values from the context. A
+        provider that fails is logged and only the tools that use it go without its values.
         """
         resolved: dict[DynamicKey, Any] = {}
         # Tools often share a provider (every task tool lists the same task ids): ask it once.
         answers: dict[tuple[object, object], Any] = {}
         for key, provider in self._providers:
-            identity = (
-                getattr(provider, "__func__", provider),
-                getattr(provider, "__self__", None),
-            )
-            if identity not in answers:
-                value = provider(ctx)
-                answers[identity] = await value if inspect.isawaitable(value) else value
-            resolved[key] = answers[identity]
+            if provider.identity not in answers:
+                answers[provider.identity] = await evaluate(key, provider, ctx)
+            resolved[key] = answers[provider.identity]
         return ctx.with_resolved(resolved)
+
+    # -- the same, in the spellings other tool frameworks use ---------------------------
+
+    @overload
+    def register(
+        self,
+        item: R,
+        /,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        aliases: Sequence[str] = (),
+    ) -> R: ...
+
+    @overload
+    def register(self, schema: ToolSchema, func: F, /) -> F: ...
+
+    @overload
+    def register(self, **options: Any) -> Callable[[F], F]: ...
+
+    def register(self, *given: Any, **options: Any) -> object:
+        """Register a tool and return it; or, without one, return a decorator that does.
+
+        Takes what ``add`` takes, and also a plain function (marked as ``@tool(**options)``
+        would mark it), a ``ToolSchema`` with the function it describes, or, as
+        ``@registry.register(name=..., description=..., aliases=[...])``, options only.
+
+        Raises:
+            ValueError: when a name or alias is already taken (the message quotes it).
+            ToolDefinitionError: when the item cannot become a tool.
+        """
+        if len(given) > 2:
+            raise ToolDefinitionError(
+                f"register takes a tool, or a schema and a function: {given!r}"
+            )
+        item, func = (*given, None, None)[:2]
+        if item is None:
+            return lambda target: self._register_function(target, options)
+        if func is not None:
+            if not isinstance(item, ToolSchema):
+                raise ToolDefinitionError(
+                    f"register(schema, func) needs a ToolSchema, got {item!r}"
+                )
+            named = {"name": item.name, "description": item.description or None}
+            return self._register_function(func, {**named, **options})
+        if inspect.isfunction(item) and (options or not is_tool(item)):
+            return self._register_function(item, options)
+        self.add(item)
+        return item
+
+    def _register_function(self, func: F, options: dict[str, Any]) -> F:
+        if is_tool(func) and options:
+            raise ToolDefinitionError(
+                f"{func.__name__!r} is already marked with @tool; give it the options there"
+            )
+        self.add(func if is_tool(func) else tool(**options)(func))
+        return func
+
+    def register_tool(
+        self,
+        name: str,
+        func: Callable[..., Any],
+        *,
+        description: str | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        requires_approval: bool = False,
+    ) -> Tool:
+        """Register ``func(arguments)`` or ``func(arguments, user_context)`` as the tool ``name``.
+
+        See ``tools.mapping``: without ``parameters`` any arguments are accepted; the
+        description is ``func``'s docstring summary when not given.
+        """
+        found = Tool(
+            name=name,
+            description=description,
+            parameters=parameters,
+            executor=func,
+            requires_approval=requires_approval,
+        )
+        self.add(found)
+        return found
+
+    def get_all(self) -> list[Tool]:
+        """Return every tool, in registration order."""
+        return list(self)
+
+    def list_tools(self) -> list[str]:
+        """The same as ``names``."""
+        return self.names()
+
+    def get_tool(self, name: str) -> Callable[..., Any]:
+        """Return the function of the tool ``name`` (bound to its instance for a method).
+
+        Raises:
+            ToolNotFoundError: naming the closest tool and listing the available ones.
+        """
+        return self[name].function
+
+    def get_schema(self, name: str) -> ToolSchema:
+        """Return the description of the tool ``name``, one entry per parameter.
+
+        Raises:
+            ToolNotFoundError: naming the closest tool and listing the available ones.
+        """
+        return tool_schema(self[name])
+
+    def get_context_string(self, ctx: ToolContext | None = None) -> str:
+        """Return the catalog for a system prompt (``tools.prompt_catalog``)."""
+        return prompt_catalog(self, ctx)
+
+    def export_schema(self, ctx: ToolContext | None = None) -> dict[str, Any]:
+        """Return ``{"tools": [...]}`` (``tools.schema_document``)."""
+        return schema_document(self, ctx)
+
+    def to_openai_spec(self, ctx: ToolContext | None = None) -> list[dict[str, Any]]:
+        """Return every tool as ``{"type": "function", "function": {...}}``."""
+        return [openai_spec(each, ctx) for each in self]
+
+    def clear(self) -> None:
+        """Remove every tool."""
+        self._tools.clear()
+        self._aliases.clear()
+        self._providers.clear()
+
+    async def execute(
+        self, name: str, arguments: Mapping[str, Any], ctx: ToolContext | None = None
+    ) -> ToolResult:
+        """Validate and run one call, as a ``ToolExecutor`` of this registry does.
+
+        Without ``ctx`` the call runs for the local user; a call that needs approval comes
+        back pending (an executor of your own decides approvals).
+        """
+        # The executor is built on the registry; it is made here only when a call needs it.
+        from tools.executor import ToolExecutor
+
+        if self._executor is None:
+            self._executor = ToolExecutor(self)
+        return await self._executor.execute(ToolCall(name, dict(arguments)), ctx)
 
 
 def _tools_in(item: Registrable) -> list[Tool]:
     if isinstance(item, Tool):
         return [item]
+    if isinstance(item, ModuleType):
+        return _tools_of_module(item)
     if inspect.isfunction(item) or inspect.ismethod(item):
         if not is_tool(item):
             raise ToolDefinitionError(f"{item!r} is not marked with @tool")
@@ -156,6 +311,17 @@ def _tools_in(item: Registrable) -> list[Tool]:
     if not found:
         raise ToolDefinitionError(f"{item!r} is neither a tool nor an object with @tool methods")
     return sorted(found, key=lambda t: _definition_order(type(item), t))
+
+
+def _tools_of_module(module: ModuleType) -> list[Tool]:
+    found = [
+        Tool.from_function(member)
+        for _, member in inspect.getmembers(module, inspect.isfunction)
+        if is_tool(member) and member.__module__ == module.__name__
+    ]
+    if not found:
+        raise ToolDefinitionError(f"the module {module.__name__!r} defines no @tool function")
+    return sorted(found, key=lambda t: t.spec.func.__code__.co_firstlineno)
 
 
 def _definition_order(cls: type, found: Tool) -> int:

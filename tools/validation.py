@@ -6,10 +6,12 @@ import json
 import math
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tools._callshapes import read_calls
+from tools.arguments import read_aliases
 from tools.binding import Tool
 from tools.calls import ToolCall
 from tools.context import ToolContext
@@ -29,8 +31,11 @@ class ValidationResult:
         call: The call that was checked.
         tool: The tool it names, when that tool exists.
         errors: What must be fixed, each naming the tool, argument, expectation and value.
-        warnings: What was accepted after a lossless fix (``"5"`` -> ``5``).
-        arguments: The cleaned arguments (coercions applied).
+        warnings: What was accepted after a lossless fix (``"5"`` -> ``5``), or left out:
+            an unknown argument of an otherwise valid call, an alias given with its name.
+        arguments: The cleaned arguments (coercions applied, aliases renamed, unknown
+            arguments left out).
+        dropped: The unknown arguments that were left out of an otherwise valid call.
     """
 
     call: ToolCall
@@ -38,6 +43,7 @@ class ValidationResult:
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     arguments: dict[str, Any] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
 
     @property
     def is_valid(self) -> bool:
@@ -56,13 +62,17 @@ class ValidationResult:
 
 
 def validate_tool_call(
-    call: ToolCall, registry: ToolRegistry, ctx: ToolContext | None = None
+    call: ToolCall | Mapping[str, Any], registry: ToolRegistry, ctx: ToolContext | None = None
 ) -> ValidationResult:
     """Check ``call`` against the schema of the tool it names.
 
-    Dynamic values (such as the ids of this user's tasks) are checked when ``ctx`` is given
-    and has been prepared by ``registry.prepare``. This never raises for bad calls.
+    ``call`` may also be a dict as a model or a plan writes it (``{"tool": NAME, "args":
+    {...}}``, ``{"name": NAME, "arguments": {...}}``...). Dynamic values (such as the ids
+    of this user's tasks) are checked when ``ctx`` is given and has been prepared by
+    ``registry.prepare``. This never raises for bad calls.
     """
+    if not isinstance(call, ToolCall):
+        return _validate_mapping(call, registry, ctx)
     tool = registry.find(call.tool_name)
     if tool is None:
         return ValidationResult(
@@ -84,14 +94,35 @@ def validate_tool_call(
                 f"received {_show(arguments)}"
             ],
         )
+    arguments, renamed = read_aliases(tool, arguments)
     checker = _Checker(tool.name)
     cleaned = checker.check_arguments(arguments, schema)
     return ValidationResult(
         call=call,
         tool=tool,
         errors=checker.errors,
-        warnings=warnings + checker.warnings,
+        warnings=warnings + renamed + checker.warnings,
         arguments=cleaned,
+        dropped=checker.dropped,
+    )
+
+
+def _validate_mapping(
+    data: Mapping[str, Any], registry: ToolRegistry, ctx: ToolContext | None
+) -> ValidationResult:
+    shapes = read_calls(dict(data))
+    raw = json.dumps(data, ensure_ascii=False, default=repr)
+    if len(shapes) != 1:
+        call = ToolCall(str(data.get("tool", data.get("name", ""))), {}, raw_json=raw)
+        return ValidationResult(
+            call=call,
+            tool=None,
+            errors=[
+                f'{_show(dict(data))} is not one tool call; write {{"tool": NAME, "args": {{...}}}}'
+            ],
+        )
+    return validate_tool_call(
+        ToolCall(shapes[0].name, shapes[0].arguments, raw_json=raw), registry, ctx
     )
 
 
@@ -102,21 +133,36 @@ class _Checker:
         self.tool = tool_name
         self.errors: list[str] = []
         self.warnings: list[str] = []
+        self.dropped: list[str] = []
 
     def check_arguments(self, arguments: dict[str, Any], schema: JsonSchema) -> dict[str, Any]:
+        """Return the cleaned arguments; an unknown one is left out with a warning when
+        nothing else is wrong, and is an error otherwise (so the model learns the names)."""
         properties: dict[str, JsonSchema] = schema.get("properties", {})
+        unknown: list[str] = []
         cleaned: dict[str, Any] = {}
         for name in schema.get("required", []):
             if name not in arguments:
                 self._missing(name, properties.get(name, {}))
+        extra = schema.get("additionalProperties", True)
         for name, value in arguments.items():
-            if name not in properties:
-                accepted = ", ".join(repr(p) for p in properties) or "none"
-                self.errors.append(
-                    f"tool {self.tool!r}: unknown argument {name!r}; accepted arguments: {accepted}"
-                )
-                continue
-            cleaned[name] = self.check(value, properties[name], name)
+            if name in properties:
+                cleaned[name] = self.check(value, properties[name], name)
+            elif isinstance(extra, dict):
+                cleaned[name] = self.check(value, extra, name)
+            elif extra is not False:
+                # A tool that takes its arguments as one dict may accept any of them.
+                cleaned[name] = value
+            else:
+                unknown.append(name)
+        accepted = ", ".join(repr(p) for p in properties) or "none"
+        for name in unknown:
+            said = f"tool {self.tool!r}: unknown argument {name!r}; accepted arguments: {accepted}"
+            if self.errors:
+                self.errors.append(said)
+            else:
+                self.warnings.append(f"{said} (left out)")
+                self.dropped.append(name)
         return cleaned
 
     def _missing(self, name: str, prop: JsonSchema) -> None:

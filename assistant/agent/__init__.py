@@ -4,13 +4,16 @@ dialog    ``DialogAgent``: the loop, approvals, scheduled agent tasks
 events    progress events for interfaces (tool started/finished, approval, reply)
 history   what the agent needs from memory, and an in-memory store of the same contract
 prompts   the system prompt
+turn      a turn's outcome (``AgentReply``), its running state, and the loop's pure steps
 wording   the texts the agent writes itself (pauses, give-ups, failures)
 """
 
-from assistant.agent.dialog import AgentReply, DialogAgent
+from assistant.agent.dialog import DialogAgent
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback
 from assistant.agent.history import ConversationStore, InMemoryConversations
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
+from assistant.agent.streaming import VisibleText
+from assistant.agent.turn import AgentReply
 
 __all__ = [
     "DEFAULT_BASE_PROMPT",
@@ -21,5 +24,6 @@ __all__ = [
     "DialogAgent",
     "EventCallback",
     "InMemoryConversations",
+    "VisibleText",
     "build_system_prompt",
 ]

@@ -12,20 +12,30 @@ turn ends with a final answer, a pause for approval, or honestly at ``max_rounds
 
 from __future__ import annotations
 
-import json
+import inspect
 import logging
-from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass, field, replace
-from typing import Generic, TypeVar
+from dataclasses import replace
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
 from assistant.agent.streaming import VisibleText
+from assistant.agent.turn import (
+    AgentReply,
+    Rendered,
+    SystemMessages,
+    Turn,
+    as_messages,
+    broken_native_arguments,
+    is_pending,
+    result_messages,
+)
 from assistant.agent.wording import (
+    ANSWER_PLAINLY,
     APPROVAL_NEEDED,
     EMPTY_MESSAGE,
     approval_outcome,
@@ -40,104 +50,52 @@ from assistant.llm.base import (
     Role,
     SupportsContractFallback,
     ToolMode,
-    Usage,
 )
-from assistant.llm.contract import render_results
 from assistant.llm.errors import LLMError, LLMResponseError, ToolsUnsupportedError
 from common import Clock, KeyedLocks, SystemClock
 from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
     ApprovalError,
     ApprovalRequest,
+    Tool,
     ToolCall,
     ToolContext,
+    ToolError,
     ToolExecutor,
     ToolParser,
     ToolRegistry,
     ToolResult,
     ToolStatus,
+    is_tool,
     prompt_catalog,
     tool_definitions,
 )
 
+__all__ = ["AgentReply", "DialogAgent"]
+
 logger = logging.getLogger(__name__)
 
 ZoneLookup = Callable[[str], Awaitable[ZoneInfo]]
-
 _FAILED = frozenset({ToolStatus.INVALID, ToolStatus.ERROR, ToolStatus.TIMEOUT})
-_CACHE_SIZE = 256
-V = TypeVar("V")
-
-
-@dataclass(frozen=True, slots=True)
-class AgentReply:
-    """The outcome of a turn, for an interface to show.
-
-    Attributes:
-        text: What the user sees (tool-call blocks stripped).
-        approvals: Requests waiting for the user's Approve/Deny.
-        results: Every tool result of the turn, in order.
-        rounds: How many model calls the turn took.
-        usage: Tokens the turn consumed.
-    """
-
-    text: str
-    approvals: tuple[ApprovalRequest, ...] = ()
-    results: tuple[ToolResult, ...] = ()
-    rounds: int = 0
-    usage: Usage = field(default_factory=Usage)
-
-
-class _Rendered(Generic[V]):
-    """What ``render`` makes of the tools, cached by the dynamic values it was made with.
-
-    The values (this user's task ids) rarely change between rounds, so a round reuses what
-    an earlier round rendered instead of walking every tool's schema again.
-    """
-
-    def __init__(self, render: Callable[[ToolRegistry, ToolContext], V]) -> None:
-        self._render = render
-        self._found: dict[str, V] = {}
-
-    def __call__(self, registry: ToolRegistry, ctx: ToolContext) -> V:
-        key = f"{len(registry)}:{_resolved_key(ctx)}"
-        found = self._found.get(key)
-        if found is None:
-            if len(self._found) >= _CACHE_SIZE:
-                self._found.clear()
-            found = self._found[key] = self._render(registry, ctx)
-        return found
-
-
-@dataclass
-class _Turn:
-    """The state of one turn while it runs; only ``new`` is committed."""
-
-    ctx: ToolContext
-    history: list[ChatMessage]
-    new: list[ChatMessage]
-    commit: bool = True
-    listener: EventCallback | None = None
-    visible: VisibleText | None = None
-    results: list[ToolResult] = field(default_factory=list)
-    failures: Counter[str] = field(default_factory=Counter)
-    usage: Usage = field(default_factory=Usage)
-    rounds: int = 0
 
 
 class DialogAgent:
     """Runs conversation turns against an LLM backend with tools.
 
     Subclasses may override ``system_messages`` (what the model is told) and
-    ``finalize_response`` (the last touch on what the user sees).
+    ``finalize_response`` (the last touch on what the user sees), and may define tools as
+    their own ``@tool`` methods: they join the agent's registry. The hooks may also be
+    written as other agent frameworks name them: ``_system_messages()`` returns extra system
+    messages (``ChatMessage`` values or ``{"role", "content"}`` dicts, sync or async), sent
+    after the agent's own prompt, and ``_finalize_response(text)`` touches the reply last.
     """
 
     def __init__(
         self,
         *,
         backend: LLMBackend,
-        registry: ToolRegistry,
-        executor: ToolExecutor,
+        registry: ToolRegistry | None = None,
+        executor: ToolExecutor | None = None,
         memory: ConversationStore | None = None,
         parser: ToolParser | None = None,
         clock: Clock | None = None,
@@ -154,9 +112,11 @@ class DialogAgent:
 
         Args:
             backend: The model.
-            registry: The tools the model may call.
+            registry: The tools the model may call (the executor's, by default); a subclass's
+                own ``@tool`` methods are added to it.
             executor: Runs calls (validation, approvals, timeouts); its approval store
-                should be the persistent one so pauses survive a restart.
+                should be the persistent one so pauses survive a restart. By default, one
+                for ``registry`` with approvals kept in memory.
             memory: Where conversations are kept and users' zones are found.
             parser: Reads contract-mode calls from text; defaults to one for ``registry``.
             clock: The source of time (tests inject a manual one).
@@ -174,10 +134,15 @@ class DialogAgent:
         if tool_retries < 0:
             raise ValueError(f"tool_retries must be 0 or more, got {tool_retries!r}")
         self.backend = backend
+        if registry is None:
+            registry = executor.registry if executor is not None else ToolRegistry()
+        if _has_own_tools(type(self)):
+            registry.add(self)
         self.registry = registry
-        self.executor = executor
+        self.executor = executor or ToolExecutor(registry, clock=clock)
         self.memory: ConversationStore = memory if memory is not None else InMemoryConversations()
-        self.parser = parser or ToolParser(tool_names=registry.all_names())
+        self._given_parser = parser
+        self._parsers: dict[tuple[str, ...], ToolParser] = {}
         self._clock = clock or SystemClock()
         self._default_zone = default_zone or ZoneInfo("UTC")
         self._zone_lookup = zone_lookup
@@ -188,13 +153,19 @@ class DialogAgent:
         self._history_chars = history_chars
         self._on_event = on_event
         self._locks: KeyedLocks[tuple[str, str]] = KeyedLocks()
-        self._catalog = _Rendered(prompt_catalog)
-        self._definitions = _Rendered(tool_definitions)
+        self._catalog = Rendered(prompt_catalog)
+        self._definitions = Rendered(tool_definitions)
 
     # -- the public surface -------------------------------------------------------------
 
     async def handle_message(
-        self, text: str, *, user_id: str, chat_id: str, on_event: EventCallback | None = None
+        self,
+        text: str,
+        *,
+        user_id: str,
+        chat_id: str,
+        profile: Mapping[str, str] | None = None,
+        on_event: EventCallback | None = None,
     ) -> AgentReply:
         """Answer one message; the turn is stored once it completes.
 
@@ -202,6 +173,8 @@ class DialogAgent:
             text: What the user wrote.
             user_id: Who wrote it.
             chat_id: Where; the conversation is kept per user and chat.
+            profile: What the interface knows of the user (a name, a language); with the
+                user's stored settings it is the tools' ``ToolContext.profile``.
             on_event: Receives this turn's events, the model's text as it is written
                 (``TEXT_DELTA``) included; the reply is then streamed from the model.
         """
@@ -209,9 +182,15 @@ class DialogAgent:
             reply = AgentReply(text=EMPTY_MESSAGE)
             return await self._reply(user_id, chat_id, reply, on_event)
         async with self._lock(user_id, chat_id):
-            turn = await self._start(user_id, chat_id, ChatMessage(Role.USER, text))
+            first = ChatMessage(Role.USER, text)
+            turn = await self._start(user_id, chat_id, first, profile or {})
             turn.listener = on_event
             return await self._run_guarded(turn)
+
+    async def chat(self, text: str, *, user_id: str = "local", chat_id: str = "local") -> str:
+        """Answer one message and return the reply's text (the local user by default)."""
+        reply = await self.handle_message(text, user_id=user_id, chat_id=chat_id)
+        return reply.text
 
     async def resolve_approval(
         self,
@@ -262,9 +241,13 @@ class DialogAgent:
             LLMError: the model failed; the scheduler records the run as failed.
         """
         ctx = await self._context(owner_id, chat_id)
-        turn = _Turn(ctx=ctx, history=[], new=[ChatMessage(Role.USER, prompt)], commit=False)
+        turn = Turn(ctx=ctx, history=[], new=[ChatMessage(Role.USER, prompt)], commit=False)
         reply = await self._run(turn)
         return reply.text
+
+    def available_tools(self) -> list[Tool]:
+        """The tools the model may call, in registration order (``/tools`` lists them)."""
+        return list(self.registry)
 
     async def reset(self, *, user_id: str, chat_id: str) -> None:
         """Start a fresh conversation in this chat (old turns stay searchable)."""
@@ -283,21 +266,49 @@ class DialogAgent:
 
     def finalize_response(self, text: str) -> str:
         """Return the text the user sees; override to post-process every reply."""
-        return text.strip()
+        return self._finalize_response(text.strip())
+
+    def _build_tool_defs(self) -> list[dict[str, Any]]:
+        """Return ``{"name", "description", "parameters"}`` per tool, for the local user.
+
+        Other agent frameworks' name for what the model is told about the tools; a value
+        only an asynchronous provider can give is left out (the agent awaits them per turn).
+        """
+        ctx = ToolContext(now=self._clock.now(), services=self._services)
+        definitions: list[dict[str, Any]] = []
+        for each in self.registry:
+            try:
+                schema = each.schema(ctx)
+            except ToolError:
+                schema = each.schema(None)
+            definitions.append(
+                {"name": each.name, "description": each.description, "parameters": schema}
+            )
+        return definitions
+
+    def _system_messages(self) -> SystemMessages:
+        """Return extra system messages, sent after the agent's own (none by default)."""
+        return []
+
+    def _finalize_response(self, text: str) -> str:
+        """Return ``text`` touched last (unchanged by default)."""
+        return text
 
     # -- the loop -------------------------------------------------------------------------
 
-    async def _start(self, user_id: str, chat_id: str, first: ChatMessage) -> _Turn:
+    async def _start(
+        self,
+        user_id: str,
+        chat_id: str,
+        first: ChatMessage,
+        profile: Mapping[str, str] | None = None,
+    ) -> Turn:
         # The profile comes with the history: one trip to the store instead of two.
         loaded = await self.memory.load_context(user_id, chat_id, max_chars=self._history_chars)
-        if self._zone_lookup is not None:
-            zone = await self._zone_lookup(user_id)
-        else:
-            zone = self._zone_of(user_id, loaded.user)
-        ctx = self._new_context(user_id, chat_id, zone)
-        return _Turn(ctx=ctx, history=[from_stored(m) for m in loaded.messages], new=[first])
+        ctx = await self._new_context(user_id, chat_id, loaded.user, profile)
+        return Turn(ctx=ctx, history=[from_stored(m) for m in loaded.messages], new=[first])
 
-    async def _run_guarded(self, turn: _Turn) -> AgentReply:
+    async def _run_guarded(self, turn: Turn) -> AgentReply:
         """Run the turn; a model failure becomes a reply and the turn is not stored."""
         try:
             return await self._run(turn)
@@ -311,14 +322,19 @@ class DialogAgent:
             )
             return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply, turn.listener)
 
-    async def _run(self, turn: _Turn) -> AgentReply:
+    async def _run(self, turn: Turn) -> AgentReply:
         while turn.rounds < self.max_rounds:
             turn.rounds += 1
             turn.ctx = replace(turn.ctx, now=self._clock.now())
             response = await self._ask(turn)
+            turn.nudge = ()
             calls, native = self._calls_in(response)
             if not calls:
-                text = self.finalize_response(response.text.strip() or empty_answer(turn.results))
+                answer = self._answer_in(turn, response.text)
+                if answer is None:
+                    await self._show_rest(turn, "")
+                    continue
+                text = self.finalize_response(answer)
                 await self._show_rest(turn, text)
                 return await self._finish(turn, text)
             await self._show_rest(turn, self.parser.strip_calls(response.text).strip())
@@ -328,8 +344,8 @@ class DialogAgent:
                 )
             )
             results = await self._execute(turn, calls)
-            turn.new.extend(_result_messages(results, native=native))
-            pending = [r.approval for r in results if r.approval is not None and _pending(r)]
+            turn.new.extend(result_messages(results, native=native))
+            pending = [r.approval for r in results if r.approval is not None and is_pending(r)]
             if pending:
                 # The interface shows what waits (a card with buttons, a y/n question); the
                 # reply keeps what the model said around its calls, and the history records
@@ -344,7 +360,7 @@ class DialogAgent:
             turn, self.finalize_response(gave_up(self.max_rounds, turn.results))
         )
 
-    async def _ask(self, turn: _Turn) -> LLMResponse:
+    async def _ask(self, turn: Turn) -> LLMResponse:
         """Ask the model for its next message; rebuild in contract mode if tools are refused."""
         # The round's calls are validated against the same per-user values the model was shown.
         ctx = turn.ctx = await self.registry.prepare(turn.ctx)
@@ -358,8 +374,36 @@ class DialogAgent:
         turn.usage = turn.usage + response.usage
         return response
 
-    async def _complete(self, turn: _Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
-        messages = [*await self.system_messages(ctx, mode), *turn.history, *turn.new]
+    def _answer_in(self, turn: Turn, text: str) -> str | None:
+        """Return the answer in a reply without calls; ``None`` to ask the model once more.
+
+        A reply that is a JSON answer (``{"type": "final", "content": ...}``) answers with
+        its content. One that only says no tool is needed (``{"tool": "none", ...}``) gets
+        one more round, in which the model is asked for the answer itself; that exchange is
+        not kept in the history.
+        """
+        answer = self.parser.final_answer(text)
+        if answer is None:
+            return text.strip() or empty_answer(turn.results)
+        if answer.text is not None:
+            return answer.text.strip() or empty_answer(turn.results)
+        if turn.nudged or turn.rounds >= self.max_rounds:
+            return empty_answer(turn.results)
+        turn.nudged = True
+        turn.nudge = (ChatMessage(Role.ASSISTANT, text), ChatMessage(Role.USER, ANSWER_PLAINLY))
+        return None
+
+    async def _system_prompt(self, ctx: ToolContext, mode: ToolMode) -> list[ChatMessage]:
+        """The hooks' system messages: ``system_messages``, then ``_system_messages``."""
+        own: object = self.system_messages(ctx, mode)
+        extra: object = self._system_messages()
+        own = await own if inspect.isawaitable(own) else own
+        extra = await extra if inspect.isawaitable(extra) else extra
+        return [*as_messages(own), *as_messages(extra)]
+
+    async def _complete(self, turn: Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
+        system = await self._system_prompt(ctx, mode)
+        messages = [*system, *turn.history, *turn.new, *turn.nudge]
         tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
         if turn.listener is None:
             return await self.backend.complete(messages, tools=tools)
@@ -375,13 +419,13 @@ class DialogAgent:
             raise LLMResponseError("the model's stream ended without its response")
         return response
 
-    async def _show_rest(self, turn: _Turn, shown: str) -> None:
+    async def _show_rest(self, turn: Turn, shown: str) -> None:
         """Stream what is left of a round's text now that it is known (calls stripped)."""
         if turn.visible is not None and (rest := turn.visible.finish(shown)):
             await self._emit_text(turn, rest)
         turn.visible = None
 
-    async def _emit_text(self, turn: _Turn, piece: str) -> None:
+    async def _emit_text(self, turn: Turn, piece: str) -> None:
         event = AgentEvent(
             AgentEventKind.TEXT_DELTA,
             turn.ctx.user_id,
@@ -401,7 +445,7 @@ class DialogAgent:
             self.backend.fall_back_to_contract("the model wrote its tool calls as text")
         return calls, False
 
-    async def _execute(self, turn: _Turn, calls: Sequence[ToolCall]) -> list[ToolResult]:
+    async def _execute(self, turn: Turn, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run the calls the turn's retry budget still allows; refuse the others."""
         results: list[ToolResult | None] = [self._refusal(turn, call) for call in calls]
         runnable = [call for call, refused in zip(calls, results, strict=True) if refused is None]
@@ -415,13 +459,13 @@ class DialogAgent:
                 turn.failures[result.call.tool_name] += 1
             finished = self._event(AgentEventKind.TOOL_FINISHED, turn.ctx, result)
             await emit((self._on_event, turn.listener), finished)
-            if result.approval is not None and _pending(result):
+            if result.approval is not None and is_pending(result):
                 event = self._event(AgentEventKind.APPROVAL_REQUESTED, turn.ctx, result)
                 await emit((self._on_event, turn.listener), event)
         turn.results.extend(done)
         return done
 
-    def _refusal(self, turn: _Turn, call: ToolCall) -> ToolResult | None:
+    def _refusal(self, turn: Turn, call: ToolCall) -> ToolResult | None:
         """Return an INVALID result for a call that must not run, or ``None``."""
         used = turn.failures[call.tool_name]
         if used > self._tool_retries:
@@ -429,7 +473,7 @@ class DialogAgent:
                 f"The call to {call.tool_name!r} was not run: it already failed {used} times "
                 "in this turn. Do not call it again; tell the user what went wrong."
             )
-        elif _broken_native_arguments(call):
+        elif broken_native_arguments(call):
             text = (
                 f"The call to {call.tool_name!r} was not run: its arguments are not a JSON "
                 f"object: {call.raw_json!r}. Send the call again with valid JSON arguments."
@@ -440,7 +484,7 @@ class DialogAgent:
 
     async def _finish(
         self,
-        turn: _Turn,
+        turn: Turn,
         text: str,
         approvals: tuple[ApprovalRequest, ...] = (),
         *,
@@ -461,6 +505,19 @@ class DialogAgent:
         return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply, turn.listener)
 
     # -- helpers --------------------------------------------------------------------------
+
+    @property
+    def parser(self) -> ToolParser:
+        """Reads contract-mode calls: the one given, else one that knows the registry's
+        names as they are now (tools may be registered after the agent is made)."""
+        if self._given_parser is not None:
+            return self._given_parser
+        names = tuple(self.registry.all_names())
+        found = self._parsers.get(names)
+        if found is None:
+            self._parsers.clear()
+            found = self._parsers[names] = ToolParser(tool_names=names)
+        return found
 
     async def _reply(
         self, user_id: str, chat_id: str, reply: AgentReply, listener: EventCallback | None
@@ -487,15 +544,27 @@ class DialogAgent:
         )
 
     async def _context(self, user_id: str, chat_id: str) -> ToolContext:
-        return self._new_context(user_id, chat_id, await self.user_zone(user_id))
+        return await self._new_context(user_id, chat_id, await self.memory.get_user(user_id))
 
-    def _new_context(self, user_id: str, chat_id: str, zone: ZoneInfo) -> ToolContext:
+    async def _new_context(
+        self,
+        user_id: str,
+        chat_id: str,
+        stored: UserProfile | None,
+        profile: Mapping[str, str] | None = None,
+    ) -> ToolContext:
+        """The context of a call: the user's zone, and their settings with ``profile``."""
+        if self._zone_lookup is not None:
+            zone = await self._zone_lookup(user_id)
+        else:
+            zone = self._zone_of(user_id, stored)
         return ToolContext(
             user_id=user_id,
             chat_id=chat_id,
             timezone=zone,
             now=self._clock.now(),
             services=self._services,
+            profile={**(stored.settings if stored is not None else {}), **(profile or {})},
         )
 
     async def user_zone(self, user_id: str) -> ZoneInfo:
@@ -519,36 +588,14 @@ class DialogAgent:
         return self._locks.hold((user_id, chat_id))
 
 
+def _has_own_tools(cls: type) -> bool:
+    """Whether a subclass of ``DialogAgent`` defines ``@tool`` methods."""
+    return any(is_tool(member) for _, member in inspect.getmembers(cls, inspect.isfunction))
+
+
 def _sentence(text: str) -> str:
     """Return ``text`` capitalised and ending with a full stop."""
     text = text.strip()
     if not text:
         return text
     return text[0].upper() + text[1:] + ("" if text.endswith((".", "!", "?")) else ".")
-
-
-def _resolved_key(ctx: ToolContext) -> str:
-    return repr(sorted(ctx.resolved.items(), key=lambda item: item[0]))
-
-
-def _pending(result: ToolResult) -> bool:
-    return result.status is ToolStatus.PENDING_APPROVAL
-
-
-def _broken_native_arguments(call: ToolCall) -> bool:
-    """Whether a native call's arguments arrived as text that is not a JSON object."""
-    if call.span is not None or call.arguments or not call.raw_json.strip():
-        return False
-    try:
-        return not isinstance(json.loads(call.raw_json), dict)
-    except ValueError:
-        return True
-
-
-def _result_messages(results: Sequence[ToolResult], *, native: bool) -> list[ChatMessage]:
-    """Return the messages that carry results back: one per call natively, else one."""
-    if native:
-        return [
-            ChatMessage(Role.TOOL, r.text, tool_call_id=r.call.id, results=(r,)) for r in results
-        ]
-    return [ChatMessage(Role.TOOL, render_results(results), results=tuple(results))]

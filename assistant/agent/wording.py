@@ -13,6 +13,12 @@ APPROVAL_NEEDED = "This needs the user's approval before it runs."
 """What the history records for a turn that paused for approval when the model said nothing
 around its call (the user sees the request itself, drawn by the interface)."""
 
+ANSWER_PLAINLY = (
+    "No tool is needed for this. Answer my last message yourself now, in plain words, without JSON."
+)
+"""What the model is told when it replied only that no tool is needed (``{"tool": "none"}``)
+without giving the answer."""
+
 EMPTY_MESSAGE = (
     "Your message was empty. Ask me something, for example "
     "'remind me in 10 minutes to stretch' or 'what are my tasks?'."

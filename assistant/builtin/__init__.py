@@ -8,9 +8,14 @@ from assistant.builtin.memory_tools import MemoryTools
 from assistant.builtin.netguard import (
     BlockedAddressError,
     FetchError,
+    GuardedHttp,
     GuardedTransport,
+    IPAddress,
     NetGuard,
+    blocked_reason,
+    parse_ip_host,
 )
+from assistant.builtin.sandbox import SandboxUnavailableError
 from assistant.builtin.system import (
     CodeRun,
     CodeSandbox,
@@ -18,22 +23,45 @@ from assistant.builtin.system import (
     SystemTools,
     get_current_time,
 )
-from assistant.builtin.task_tools import TaskTools
-from assistant.builtin.web import NOT_CONFIGURED, WebSearchError, WebTools
+from assistant.builtin.task_tools import (
+    SEARCH_NOT_CONFIGURED,
+    TaskListing,
+    TaskReply,
+    TaskSummary,
+    TaskTools,
+)
+from assistant.builtin.web import (
+    NOT_CONFIGURED,
+    ApiResponse,
+    WebSearchError,
+    WebTools,
+    html_to_text,
+)
 
 __all__ = [
     "NOT_CONFIGURED",
+    "SEARCH_NOT_CONFIGURED",
+    "ApiResponse",
     "BlockedAddressError",
     "CodeRun",
     "CodeSandbox",
     "FetchError",
+    "GuardedHttp",
     "GuardedTransport",
+    "IPAddress",
     "MemoryTools",
     "NetGuard",
     "SandboxLimits",
+    "SandboxUnavailableError",
     "SystemTools",
+    "TaskListing",
+    "TaskReply",
+    "TaskSummary",
     "TaskTools",
     "WebSearchError",
     "WebTools",
+    "blocked_reason",
     "get_current_time",
+    "html_to_text",
+    "parse_ip_host",
 ]

@@ -67,6 +67,7 @@ class MemoryTools:
         params={"limit": {"minimum": 1, "maximum": MAX_SEARCH_LIMIT}},
         llm_format=render_hits,
         timeout=10,
+        parallel=True,
     )
     async def search_memory(self, ctx: ToolContext, query: str, limit: int = 5) -> list[MemoryHit]:
         """Search the user's saved notes and past conversations; best matches first.

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from common.redaction import is_secret_name, redact_url
+from common import is_secret_name, redact_url
 from tools import ToolError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address

@@ -38,7 +38,7 @@ def _zone(ctx: ToolContext, tz: str | None) -> ZoneInfo:
         ) from None
 
 
-@tool(llm_format="{weekday} {date} {time} ({timezone}, UTC{utc_offset})")
+@tool(llm_format="{weekday} {date} {time} ({timezone}, UTC{utc_offset})", parallel=True)
 def get_current_time(ctx: ToolContext, tz: str | None = None) -> dict[str, str]:
     """Return the current date and time.
 

@@ -120,6 +120,14 @@ def _reply_text(reply: TaskReply) -> str:
     return reply.text
 
 
+def _known_fields(data: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """Drop ``summarize`` (as in web_search ``{"query", "limit", "summarize"}``, the way other
+    assistants write it): search results are summarised whenever a model is configured."""
+    if data is None or "summarize" not in data:
+        return data
+    return {key: value for key, value in data.items() if key != "summarize"}
+
+
 def _approval_needed(arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
     """An api_call task is an HTTP request that will run unattended: a person approves it."""
     return str(arguments.get("task_type", "")).strip().lower() == "api_call"
@@ -153,7 +161,13 @@ class TaskTools:
         timeout=15,
     )
 
-    @tool(llm_format=_reply_text, gui_format=_reply_text, timeout=15)
+    # Other assistants teach models add_reminder(delay="5m", message=...).
+    @tool(
+        llm_format=_reply_text,
+        gui_format=_reply_text,
+        timeout=15,
+        argument_aliases={"when": ["delay"]},
+    )
     async def add_reminder(self, ctx: ToolContext, when: str, message: str) -> TaskReply:
         """Remind the user of something at a time; the time is worked out from their words.
 
@@ -205,7 +219,7 @@ class TaskTools:
         if task_type == "web_search" and not self._search_configured:
             raise ToolError(SEARCH_NOT_CONFIGURED)
         parsed = self._parse(schedule, ctx, recurring=True)
-        task = await self._add(ctx, task_type, parsed, description, execution_data)
+        task = await self._add(ctx, task_type, parsed, description, _known_fields(execution_data))
         summary = self._summary(task, ctx)
         kind = _TYPE_WORDS.get(task.task_type.value, task.task_type.value)
         text = (
@@ -214,7 +228,12 @@ class TaskTools:
         )
         return TaskReply(text, summary)
 
-    @tool(llm_format=TaskListing.for_model, gui_format=TaskListing.for_person, timeout=15)
+    @tool(
+        llm_format=TaskListing.for_model,
+        gui_format=TaskListing.for_person,
+        timeout=15,
+        parallel=True,
+    )
     async def list_tasks(self, ctx: ToolContext, day: str | None = None) -> TaskListing:
         """List the user's scheduled tasks and reminders with their ids and next runs.
 

@@ -12,7 +12,6 @@ import logging
 import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -25,7 +24,14 @@ from assistant.builtin.netguard import (
     parse_url,
     system_resolver,
 )
-from common import REDACTED, install_log_redaction, redact_headers, redact_url, scrub
+from common import (
+    REDACTED,
+    AsyncLifecycle,
+    install_log_redaction,
+    redact_headers,
+    redact_url,
+    scrub,
+)
 from tasks import SearchHit
 from tools import ToolContext, ToolError, tool
 
@@ -168,7 +174,7 @@ def _check_range(name: str, value: float, low: float, high: float) -> None:
         raise ToolError(f"{name} {value!r} is out of range; use a value from {low:g} to {high:g}")
 
 
-class WebTools:
+class WebTools(AsyncLifecycle):
     """search_web, fetch_url and api_call, sharing one client and one SSRF guard.
 
     Args:
@@ -234,15 +240,10 @@ class WebTools:
             self._clients = (client, guarded)
         return self._clients
 
-    async def __aenter__(self) -> WebTools:
-        return self
+    async def _enter(self) -> None:
+        """Nothing to open: the client connects on first use."""
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.aclose()
 
     # -- search ----------------------------------------------------------------------------
@@ -314,6 +315,7 @@ class WebTools:
         params={"limit": {"minimum": 1, "maximum": MAX_SEARCH_RESULTS}},
         llm_format=render_hits,
         timeout=30.0,
+        parallel=True,
     )
     async def search_web(self, query: str, limit: int = 5) -> str | list[SearchHit]:
         """Search the web and return the top results (title, link and snippet).
@@ -332,6 +334,7 @@ class WebTools:
         params={"max_chars": {"minimum": 100, "maximum": 50_000}},
         llm_format=FetchedPage.render,
         timeout=45.0,
+        parallel=True,
     )
     async def fetch_url(self, url: str, max_chars: int = 4000) -> FetchedPage:
         """Download a web page and return its readable text.
@@ -388,7 +391,7 @@ class WebTools:
         url: str,
         method: str = "GET",
         headers: dict[str, str] | None = None,
-        body: str | None = None,
+        body: str | dict[str, Any] | list[Any] | None = None,
         timeout: float = 15,  # noqa: ASYNC109 -- the tool's documented argument name
     ) -> ApiResponse:
         """Call an HTTP API and return its status and the start of its answer.
@@ -400,7 +403,7 @@ class WebTools:
             url: The full http(s) URL.
             method: The HTTP method.
             headers: Request headers; secret values are never shown or logged.
-            body: The request body as text (JSON as a string).
+            body: The request body: text, or JSON data (an object or a list), sent as JSON.
             timeout: Seconds to wait for the answer (1 to 60).
         """
         verb = method.strip().upper()
@@ -408,6 +411,10 @@ class WebTools:
             raise ToolError(f"method {method!r} is not supported; use one of {list(METHODS)}")
         _check_range("timeout", timeout, 1, 60)
         sent = _clean_headers(headers or {})
+        if body is not None and not isinstance(body, str):
+            body = json.dumps(body, ensure_ascii=False)
+            if not any(name.lower() == "content-type" for name in sent):
+                sent["Content-Type"] = "application/json"
         log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
         secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
         try:

@@ -25,7 +25,7 @@ from assistant.llm.errors import (
     LLMTimeoutError,
     ToolsUnsupportedError,
 )
-from assistant.llm.openai_compat import OpenAIBackend
+from assistant.llm.openai_compat import OpenAIBackend, parse_retry_after
 from assistant.llm.scripted import ScriptedBackend, ScriptedCall
 
 __all__ = [
@@ -51,5 +51,6 @@ __all__ = [
     "ToolMode",
     "ToolsUnsupportedError",
     "Usage",
+    "parse_retry_after",
     "stream_whole",
 ]

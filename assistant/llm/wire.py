@@ -105,16 +105,7 @@ def decode_completion(response: httpx.Response, *, where: str) -> LLMResponse:
     Raises:
         LLMResponseError: the body is not JSON, carries an error, or has no usable choice.
     """
-    try:
-        body = response.json()
-    except ValueError as exc:
-        raise LLMResponseError(
-            f"{where} answered with a body that is not JSON: {_snippet(response.text)!r}"
-        ) from exc
-    if not isinstance(body, dict):
-        raise LLMResponseError(f"{where} answered with JSON that is not an object: {body!r:.200}")
-    if body.get("error"):
-        raise LLMResponseError(f"{where} answered with an error: {_error_text(body)}")
+    body = _json_object(response.text, where=where, what="a body")
     choices = body.get("choices")
     if not isinstance(choices, list) or not choices:
         raise LLMResponseError(
@@ -155,16 +146,7 @@ class StreamedCompletion:
         Raises:
             LLMResponseError: the event is not JSON, or carries an error.
         """
-        try:
-            chunk = json.loads(data)
-        except ValueError as exc:
-            raise LLMResponseError(
-                f"{self._where} sent a stream event that is not JSON: {_snippet(data)!r}"
-            ) from exc
-        if not isinstance(chunk, dict):
-            raise LLMResponseError(f"{self._where} sent a stream event that is not an object")
-        if chunk.get("error"):
-            raise LLMResponseError(f"{self._where} failed while streaming: {_error_text(chunk)}")
+        chunk = _json_object(data, where=self._where, what="a stream event")
         if isinstance(chunk.get("usage"), dict):
             self._usage = _decode_usage(chunk["usage"])
         choices = chunk.get("choices")
@@ -217,6 +199,25 @@ class StreamedCompletion:
                 slot["name"] += function["name"]
             if isinstance(function.get("arguments"), str):
                 slot["args"] += function["arguments"]
+
+
+def _json_object(text: str, *, where: str, what: str) -> dict[str, Any]:
+    """``text`` read as the JSON object a server answered with.
+
+    Raises:
+        LLMResponseError: it is not JSON, not an object, or carries an error.
+    """
+    try:
+        body = json.loads(text)
+    except ValueError as exc:
+        raise LLMResponseError(
+            f"{where} answered with {what} that is not JSON: {_snippet(text)!r}"
+        ) from exc
+    if not isinstance(body, dict):
+        raise LLMResponseError(f"{where} answered with JSON that is not an object: {body!r:.200}")
+    if body.get("error"):
+        raise LLMResponseError(f"{where} answered with an error: {_error_text(body)}")
+    return body
 
 
 def _decode_calls(raw: Any, *, where: str) -> tuple[ToolCall, ...]:

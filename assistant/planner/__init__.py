@@ -21,14 +21,17 @@ The time expression of a sentence is found by ``tasks.find_time``: the planner h
 vocabulary of its own.
 """
 
-from assistant.planner.golden import Golden, Verdict, check_golden, pass_rate
+from assistant.planner.golden import NOW, ZONE, Creates, Golden, Verdict, check_golden, pass_rate
 from assistant.planner.offline import OfflinePlanner
 from assistant.planner.rules import GOLDEN, RULES
 from assistant.planner.toolbox import PlannerTools, ToolboxError
 
 __all__ = [
     "GOLDEN",
+    "NOW",
     "RULES",
+    "ZONE",
+    "Creates",
     "Golden",
     "OfflinePlanner",
     "PlannerTools",

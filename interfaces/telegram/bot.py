@@ -3,23 +3,25 @@
 The bot shares the event loop with the TaskManager: ``start`` runs the Application's
 ``initialize``/``start`` and its updater (long polling, or a webhook), ``stop`` undoes them.
 The order of handlers is the bot's security model: the allowlist gate runs first and stops
-everything for a stranger (one short reply, nothing stored, no tool run).
+everything for a stranger (one short reply, nothing stored, no tool run). A reply grows in
+place while the model writes it (``interfaces.telegram.live``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import secrets
 from collections.abc import AsyncIterator, Iterable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from telegram import BotCommand, CallbackQuery, Message, Update
+from telegram.constants import ChatType
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     Application,
@@ -31,11 +33,12 @@ from telegram.ext import (
     filters,
 )
 
-from common import Clock, KeyedLocks
+from common import AsyncLifecycle, Clock, KeyedLocks
 from interfaces.commands import SlashCommands
 from interfaces.messages import ActionOutcome, Reply
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
 from interfaces.telegram.delivery import DEFAULT_BASE_URL, TelegramNotifier
+from interfaces.telegram.live import LIVE_INTERVAL, DraftSupport, LiveReply
 from interfaces.telegram.rendering import decode_action, truncate
 from interfaces.views import agent_replies
 
@@ -83,7 +86,7 @@ def stranger_text(user_id: int) -> str:
     )
 
 
-class TelegramInterface:
+class TelegramInterface(AsyncLifecycle):
     """The assistant as a Telegram bot.
 
     Args:
@@ -99,6 +102,7 @@ class TelegramInterface:
         webhook: Receive updates by webhook instead of long polling.
         poll_timeout: The long-polling timeout, in seconds.
         clock: Time for the stranger-reply cooldown (the notifier's queue clock by default).
+        live_interval: The least time between two updates of a reply growing in place.
     """
 
     def __init__(
@@ -115,6 +119,7 @@ class TelegramInterface:
         webhook: WebhookConfig | None = None,
         poll_timeout: float = 10.0,
         clock: Clock | None = None,
+        live_interval: float = LIVE_INTERVAL,
     ) -> None:
         self.notifier = notifier or TelegramNotifier.create(token=token, base_url=base_url)
         self._queue = self.notifier.queue
@@ -129,6 +134,9 @@ class TelegramInterface:
         self._clock = clock or self._queue.clock
         self._told: dict[int, datetime] = {}
         self._chat_locks: KeyedLocks[int] = KeyedLocks()
+        self._drafts = DraftSupport()
+        self._draft_ids = itertools.count(1)
+        self._live_interval = live_interval
         self.app: AnyApplication = self._build()
 
     # --- lifecycle ---------------------------------------------------------------------------
@@ -216,16 +224,10 @@ class TelegramInterface:
         await self.app.shutdown()
         await self._queue.close()
 
-    async def __aenter__(self) -> Self:
+    async def _enter(self) -> None:
         await self.start()
-        return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.stop()
 
     async def _register_commands(self) -> None:
@@ -282,11 +284,27 @@ class TelegramInterface:
     async def _on_text(self, update: Update, context: Any) -> None:
         message, user_id, chat_id = _where(update)
         async with self._chat_lock(chat_id), self._typing(chat_id):
-            reply = await self._agent.handle_message(
-                message.text or "", user_id=user_id, chat_id=str(chat_id)
+            live = LiveReply(
+                queue=self._queue,
+                chat_id=chat_id,
+                private=message.chat.type == ChatType.PRIVATE,
+                drafts=self._drafts,
+                draft_ids=self._draft_ids,
+                interval=self._live_interval,
             )
+            try:
+                reply = await self._agent.handle_message(
+                    message.text or "",
+                    user_id=user_id,
+                    chat_id=str(chat_id),
+                    profile=_profile(update),
+                    on_event=live,
+                )
+            except BaseException:
+                await live.finish(())  # no half-written reply stays behind
+                raise
             zone = await self._agent.user_zone(user_id)
-            await self._send_all(chat_id, agent_replies(reply, zone))
+            await self._send_all(chat_id, await live.finish(agent_replies(reply, zone)))
 
     async def _on_other(self, update: Update, context: Any) -> None:
         if update.effective_message is not None and update.effective_chat is not None:
@@ -389,6 +407,20 @@ def _where(update: Update) -> tuple[Message, str, int]:
     if message is None or user is None:
         raise ValueError(f"update {update.update_id} has no message or no sender")
     return message, str(user.id), message.chat.id
+
+
+def _profile(update: Update) -> dict[str, str]:
+    """What Telegram says about the sender, for tools that ask who is calling."""
+    user = update.effective_user
+    if user is None:
+        return {}
+    fields = {
+        "first_name": user.first_name,
+        "last_name": user.last_name,
+        "username": user.username,
+        "language_code": user.language_code,
+    }
+    return {name: value for name, value in fields.items() if value}
 
 
 async def _answer(query: CallbackQuery, text: str, *, alert: bool) -> None:

@@ -221,6 +221,35 @@ class OutgoingQueue:
                 return SendOutcome(failure.status, (), failure.error)
         return SendOutcome(DeliveryStatus.DELIVERED, (message_id,))
 
+    async def draft(self, chat_id: int, draft_id: int, text: str) -> SendOutcome:
+        """Show ``text`` as the chat's message draft ``draft_id`` (Bot API ``sendMessageDraft``:
+        a reply growing in a private chat); the text is cut to one message's length.
+
+        Paced like every send. Never raises; a Bot API server without the method fails.
+        """
+        shown = (split_text(text) or ["…"])[0]
+        lane = self._lane(chat_id)
+        async with lane.lock:
+            try:
+                await self._attempt(
+                    chat_id, lane, partial(self._bot.send_message_draft, chat_id, draft_id, shown)
+                )
+            except _SendFailed as failure:
+                return SendOutcome(failure.status, (), failure.error)
+        return SendOutcome(DeliveryStatus.DELIVERED)
+
+    async def delete(self, chat_id: int, message_id: int) -> SendOutcome:
+        """Delete a message the bot sent. Paced like every send; never raises."""
+        lane = self._lane(chat_id)
+        async with lane.lock:
+            try:
+                await self._attempt(
+                    chat_id, lane, partial(self._bot.delete_message, chat_id, message_id)
+                )
+            except _SendFailed as failure:
+                return SendOutcome(failure.status, (), failure.error)
+        return SendOutcome(DeliveryStatus.DELIVERED, (message_id,))
+
     async def chat_action(self, chat_id: int, action: str = "typing") -> None:
         """Show "typing..." (or another action) once; failures only go to the log."""
         if self._closed:

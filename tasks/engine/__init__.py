@@ -16,6 +16,7 @@ from tasks.engine.drafts import DEFAULT_SNOOZE
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
 from tasks.engine.manager import DEFAULT_LEASE, TaskManager, delivery_backoff
+from tasks.engine.notices import failed_notice, given_up_notice
 from tasks.engine.watchdog import Watchdog
 
 __all__ = [
@@ -26,4 +27,6 @@ __all__ = [
     "TaskManager",
     "Watchdog",
     "delivery_backoff",
+    "failed_notice",
+    "given_up_notice",
 ]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
-from common.redaction import redact_url
+from common import redact_url
 from tasks.errors import ScheduleError, TaskDataError
 from tasks.execution import (
     AgentTaskData,

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
-from common.clock import Clock
+from common import Clock
 from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from common.clock import Clock
+from common import Clock
 from tasks.errors import TaskError
 from tasks.models import RunOutcome
 from tasks.store.base import TaskStore

@@ -15,8 +15,7 @@ from typing import Any
 
 import httpx
 
-from common import AsyncLifecycle
-from common.clock import Clock, SystemClock
+from common import AsyncLifecycle, Clock, SystemClock
 from tasks.engine import changes
 from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.drafts import new_draft, normalize_id
@@ -31,6 +30,7 @@ from tasks.models import (
     DEFAULT_MISFIRE_RULES,
     MisfirePolicy,
     MisfireRule,
+    SchedulerHealth,
     Task,
     TaskRun,
 )
@@ -184,6 +184,14 @@ class TaskManager(AsyncLifecycle):
     def running(self) -> bool:
         """Whether the timer is running."""
         return self._timer.running
+
+    async def health(self, *, grace: timedelta = timedelta(minutes=1)) -> SchedulerHealth:
+        """Whether the timer runs, when it last woke up, and how many tasks are more than
+        ``grace`` overdue."""
+        overdue = await self._store.count_overdue(self._clock.now() - grace)
+        return SchedulerHealth(
+            running=self.running, last_tick=self._timer.last_tick, overdue=overdue
+        )
 
     def misfire_rule(self, task_type: TaskType) -> MisfireRule:
         """The default misfire rule for ``task_type``."""

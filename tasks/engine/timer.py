@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from common.clock import Clock
+from common import Clock
 from tasks.engine.executor import RunExecutor
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.notices import FollowUps
@@ -127,6 +127,8 @@ class Timer:
         self._orphans = orphans_at_start
         self._claim_cost = _FIRST_CLAIM_COST
         self._burst: _Burst | None = None
+        self.last_tick: datetime | None = None
+        """When the loop last woke up to claim due runs (for health checks)."""
 
     @property
     def running(self) -> bool:
@@ -225,6 +227,7 @@ class Timer:
         while True:
             self._wake.clear()
             self._known_wakeup = None
+            self.last_tick = self._clock.now()
             # Everything due by the horizon is claimed in this round.
             now = self._clock.now()
             horizon = now + self._prefetch

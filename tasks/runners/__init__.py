@@ -9,6 +9,7 @@ from tasks.runners.base import (
     RunReport,
     TaskRunner,
     WebSearchRunner,
+    format_hits,
 )
 
 __all__ = [
@@ -19,4 +20,5 @@ __all__ = [
     "RunReport",
     "TaskRunner",
     "WebSearchRunner",
+    "format_hits",
 ]

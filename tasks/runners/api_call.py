@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import httpx
 
-from common.redaction import is_secret_name, redact_url, scrub
+from common import is_secret_name, redact_url, scrub
 from tasks.execution import ApiCallData
 from tasks.models import RunStatus, Task, TaskRun
 from tasks.protocols import DeliveryKind

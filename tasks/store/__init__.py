@@ -7,7 +7,7 @@ memory       ``MemoryTaskStore``: dictionaries (tests, throwaway sessions)
 sqlite       ``SqliteTaskStore``: the embedded default, one database file
 """
 
-from tasks.store.base import GivenUp, TaskChange, TaskStore
+from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore
 from tasks.store.memory import MemoryTaskStore
 from tasks.store.sqlite import (
     SchedulerBusyError,
@@ -17,6 +17,7 @@ from tasks.store.sqlite import (
 )
 
 __all__ = [
+    "UNSET",
     "GivenUp",
     "MemoryTaskStore",
     "SchedulerBusyError",

@@ -199,6 +199,11 @@ class TaskStore(AsyncLifecycle):
         """
 
     @abstractmethod
+    async def count_overdue(self, before: datetime) -> int:
+        """Return how many enabled tasks have a ``next_run`` earlier than ``before`` (due,
+        and not yet claimed: the health check's measure of a scheduler falling behind)."""
+
+    @abstractmethod
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
     ) -> list[FinishedRun]:

@@ -16,7 +16,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
-from common.clock import require_aware
+from common import require_aware
 from tasks.errors import TaskError
 from tasks.models import (
     Claim,
@@ -194,13 +194,26 @@ class MemoryTaskStore(TaskStore):
     async def count_due(self, until: datetime, *, limit: int) -> int:
         """Count the enabled tasks due by ``until`` (walking only the heap entries that are)."""
         until = require_aware(until, "until")
+        return self._count_due(lambda when: when <= until, limit)
+
+    async def count_overdue(self, before: datetime) -> int:
+        """Count the enabled tasks due before ``before``."""
+        before = require_aware(before, "before")
+        return self._count_due(lambda when: when < before, len(self._tasks))
+
+    def _count_due(self, due: Callable[[datetime], bool], limit: int) -> int:
+        """Count the live entries of the due heap whose time is ``due``, at most ``limit``.
+
+        A heap entry is never later than the entries below it, so the walk stops at the
+        first entry that is not due on each path: it costs the count, not the heap's size.
+        """
         heap, count, seen = self._due, 0, set()
         stack = [0] if heap else []
         while stack and count < limit:
             at = stack.pop()
             entry = heap[at]
-            if entry[0] > until:
-                continue  # a heap: nothing below this entry is due earlier
+            if not due(entry[0]):
+                continue
             if entry[1] not in seen and self._is_due(entry):
                 seen.add(entry[1])
                 count += 1

@@ -6,9 +6,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from assistant.agent.dialog import AgentReply, DialogAgent
-from assistant.agent.events import AgentEvent
-from assistant.agent.history import InMemoryConversations
+from assistant.agent import AgentEvent, AgentReply, DialogAgent, InMemoryConversations
 from assistant.llm import ChatMessage, LLMBackend, LLMResponse, ScriptedBackend
 from common import ManualClock
 from memory import MemoryStore

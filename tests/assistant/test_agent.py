@@ -10,8 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.agent.dialog import DialogAgent
-from assistant.agent.events import AgentEvent, AgentEventKind
+from assistant.agent import AgentEvent, AgentEventKind, DialogAgent
 from assistant.llm import (
     ChatMessage,
     LLMResponse,
@@ -23,7 +22,7 @@ from assistant.llm import (
 from common import ManualClock
 from memory import MemoryStore
 from tests.assistant.agent_world import NOW, World, fence, native
-from tools import ApprovalStatus, ToolCall, ToolContext, ToolStatus
+from tools import ApprovalStatus, ToolCall, ToolContext, ToolStatus, tool
 
 
 def scripted(
@@ -55,6 +54,59 @@ async def test_contract_turn_runs_calls_and_strips_them() -> None:
     assert results_message.role is Role.TOOL
     assert "reminder set in 10 minutes: check the oven" in results_message.content
     assert backend_calls(world)[0].tools is None
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        '{"type": "final", "content": "It is sunny in Lisbon."}',
+        '```json\n{"type": "final", "content": "It is sunny in Lisbon."}\n```',
+        '{"action": "Final Answer", "action_input": "It is sunny in Lisbon."}',
+    ],
+)
+async def test_an_answer_written_as_json_shows_its_content(answer: str) -> None:
+    world = scripted([fence("get_current_time"), answer, "Yes."])
+
+    reply = await world.say("weather in Lisbon?")
+    await world.say("sure?")
+
+    assert reply.text == "It is sunny in Lisbon."
+    assert world.sent(2)[-2] == ChatMessage(Role.ASSISTANT, "It is sunny in Lisbon.")
+
+
+async def test_a_reply_that_no_tool_is_needed_is_followed_by_the_answer() -> None:
+    world = scripted(
+        [
+            '{"tool": "none", "reason": "a greeting needs no tool", "arguments": {}}',
+            "Hello! How can I help?",
+            "Fine.",
+        ]
+    )
+
+    reply = await world.say("hello")
+    await world.say("how are you?")
+
+    assert reply.text == "Hello! How can I help?"
+    assert reply.rounds == 2
+    asked = world.sent(1)
+    assert asked[-2].content.startswith('{"tool": "none"')
+    assert asked[-1].role is Role.USER and "without JSON" in asked[-1].content
+    # Only the answer is kept: the next turn's history has the question and the answer.
+    assert [m.content for m in world.sent(2)[1:]] == [
+        "hello",
+        "Hello! How can I help?",
+        "how are you?",
+    ]
+
+
+async def test_a_model_that_only_ever_says_no_tool_is_asked_once_more() -> None:
+    none = '{"tool": "none", "reason": "nothing to do", "arguments": {}}'
+    world = scripted([none, none])
+
+    reply = await world.say("hello")
+
+    assert reply.text == "The model gave no answer; please rephrase your request."
+    assert len(backend_calls(world)) == 2
 
 
 async def test_system_prompt_has_catalog_enums_and_local_time() -> None:
@@ -313,6 +365,49 @@ async def test_hooks_can_be_overridden() -> None:
 
     assert reply.text == "HELLO THERE"
     assert world.sent(0)[1].content == "Shout."
+
+
+async def test_a_subclass_brings_its_own_tools_and_hooks_in_other_spellings() -> None:
+    class Librarian(DialogAgent):
+        shelves = ("poetry", "history")
+
+        async def _system_messages(self) -> list[dict[str, str]]:
+            return [{"role": "system", "content": "The library closes at 18:00."}]
+
+        def _finalize_response(self, text: str) -> str:
+            return f"{text} (library)"
+
+        @tool(params={"shelf": {"enum": lambda self: list(self.shelves)}})
+        def count_books(self, shelf: str) -> int:
+            """Count the books on a shelf."""
+            return len(shelf)
+
+    backend = ScriptedBackend([fence("count_books", shelf="poetry"), "Six books."])
+    agent = Librarian(backend=backend)
+
+    assert await agent.chat("how many poetry books?") == "Six books. (library)"
+    system = backend.calls[0].messages[:2]
+    assert 'shelf: one of "poetry", "history"' in system[0].content
+    assert system[1] == ChatMessage(Role.SYSTEM, "The library closes at 18:00.")
+    assert "count_books" in agent.registry and agent.executor.registry is agent.registry
+
+
+async def test_tools_see_the_users_settings_and_what_the_interface_knows() -> None:
+    seen: list[dict[str, Any]] = []
+
+    def whoami(arguments: dict[str, Any], user_context: dict[str, Any]) -> str:
+        seen.append(user_context)
+        return "noted"
+
+    world = scripted([fence("whoami"), "Done."])
+    world.registry.register_tool("whoami", whoami, description="Say who is asking")
+
+    await world.agent.handle_message(
+        "who am I?", user_id="alice", chat_id="c", profile={"first_name": "Alice"}
+    )
+
+    assert seen[0]["user_id"] == "alice" and seen[0]["first_name"] == "Alice"
+    assert seen[0]["timezone"] == "Europe/Berlin"
 
 
 async def test_reset_starts_a_fresh_conversation() -> None:

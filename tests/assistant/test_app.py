@@ -40,6 +40,18 @@ async def test_every_builtin_tool_is_registered(tmp_path: Path) -> None:
         assert (tmp_path / "data" / "assistant.db").is_file()
 
 
+async def test_only_the_builtin_tools_that_just_read_run_in_parallel(tmp_path: Path) -> None:
+    async with open_app(settings_for(tmp_path)) as app:
+        parallel = {each.name for each in app.registry if each.parallel}
+    assert parallel == {
+        "list_tasks",
+        "search_memory",
+        "get_current_time",
+        "search_web",
+        "fetch_url",
+    }
+
+
 async def test_custom_tools_load_and_a_broken_file_is_skipped(tmp_path: Path) -> None:
     folder = tmp_path / "data" / "custom_tools"
     folder.mkdir(parents=True)

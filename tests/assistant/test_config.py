@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from assistant.config import ConfigError, load_settings
-from assistant.llm.base import ToolMode
+from assistant.llm import ToolMode
 
 _VARIABLES = [
     "ASSISTANT_DATA_DIR",
@@ -16,6 +16,9 @@ _VARIABLES = [
     "ASSISTANT_HTTP_ALLOW_HOSTS",
     "TELEGRAM_BOT_TOKEN",
     "TELEGRAM_ALLOWED_USERS",
+    "ASSISTANT_WEB_HOST",
+    "ASSISTANT_WEB_PORT",
+    "ASSISTANT_API_TOKENS",
 ]
 
 
@@ -101,3 +104,24 @@ def test_overrides_by_field_name_win_and_bare_field_names_in_the_environment_do_
     assert load_settings().timezone == "Europe/Berlin"
     settings = load_settings(timezone="Asia/Tokyo", max_rounds=9)
     assert (settings.timezone, settings.max_rounds) == ("Asia/Tokyo", 9)
+
+
+def test_web_settings_and_blank_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    defaults = load_settings()
+    assert (defaults.web_host, defaults.web_port, defaults.api_tokens_text()) == (
+        "127.0.0.1",
+        8080,
+        "",
+    )
+    monkeypatch.setenv("ASSISTANT_WEB_HOST", "[::1]")
+    monkeypatch.setenv("ASSISTANT_WEB_PORT", "9000")
+    monkeypatch.setenv("ASSISTANT_API_TOKENS", " tok-0123456789abcdef:alice ")
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "")  # an empty line in .env: no bot
+    settings = load_settings()
+    assert (settings.web_host, settings.web_port) == ("::1", 9000)
+    assert settings.api_tokens_text() == "tok-0123456789abcdef:alice"
+    assert "tok-0123456789abcdef" not in repr(settings)
+    assert settings.telegram_bot_token is None
+    monkeypatch.setenv("ASSISTANT_WEB_PORT", "70000")
+    with pytest.raises(ConfigError, match="ASSISTANT_WEB_PORT"):
+        load_settings()

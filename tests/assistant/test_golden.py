@@ -11,8 +11,7 @@ import pytest
 
 from assistant.app import App, open_app
 from assistant.config import load_settings
-from assistant.planner import GOLDEN, RULES, OfflinePlanner, check_golden
-from assistant.planner.golden import NOW, ZONE, Creates
+from assistant.planner import GOLDEN, NOW, RULES, ZONE, Creates, OfflinePlanner, check_golden
 from common import ManualClock
 from tools import ToolContext, ToolParser, validate_tool_call
 

@@ -23,8 +23,8 @@ from assistant.llm import (
     Role,
     ToolMode,
     ToolsUnsupportedError,
+    parse_retry_after,
 )
-from assistant.llm.openai_compat import parse_retry_after
 from tests.assistant.agent_world import World, fence
 from tests.assistant.openai_standin import OpenAIStandin, StandinReply, completion, error
 from tools import ToolCall, ToolDefinition, ToolResult, ToolStatus

@@ -152,7 +152,7 @@ async def test_an_error_event_in_the_stream_is_reported(
 ) -> None:
     standin.push(StandinReply(events=[{"error": {"message": "the model crashed"}}]))
 
-    with pytest.raises(LLMResponseError, match="failed while streaming: the model crashed"):
+    with pytest.raises(LLMResponseError, match="answered with an error: the model crashed"):
         await collect(backend.stream(HELLO))
 
 

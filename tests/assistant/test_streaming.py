@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.agent import AgentEvent, AgentEventKind
-from assistant.agent.streaming import VisibleText
+from assistant.agent import AgentEvent, AgentEventKind, VisibleText
 from assistant.llm import LLMResponse, ScriptedBackend, ToolMode
 from tests.assistant.agent_world import World, fence, native
 

@@ -6,17 +6,15 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from common.sqlite import Failures, SqliteDatabase
-from memory._db import Database
-from memory.errors import MemoryStoreError, StoreClosedError
-from tasks.errors import TaskError
-from tasks.store.sqlite.db import TaskDatabase, TaskStoreError
+from common import Failures, SqliteDatabase
+from memory import MemoryStore, MemoryStoreError, StoreClosedError
+from tasks import TaskError
+from tasks.store.sqlite import TaskDatabase, TaskStoreError
 
 
 class BrokenError(Exception):
@@ -145,26 +143,24 @@ async def test_migrations_run_once_and_newer_schemas_are_refused(
         await db.migrate(component="test", migrations=(V1,), error=BrokenError)
 
 
-@pytest.mark.parametrize(
-    ("make", "failed", "not_open"),
-    [
-        (lambda path: TaskDatabase(path, busy_ms=1000), TaskStoreError, TaskError),
-        (lambda path: Database(path, busy_timeout=1.0), MemoryStoreError, StoreClosedError),
-    ],
-    ids=["tasks", "memory"],
-)
-async def test_each_package_raises_its_own_types(
-    tmp_path: Path,
-    make: Callable[[Path], SqliteDatabase[Any]],
-    failed: type[Exception],
-    not_open: type[Exception],
-) -> None:
-    db = make(tmp_path / "t.db")
-    with pytest.raises(not_open, match=r"t\.db"):
+async def test_the_task_store_connection_raises_task_errors(tmp_path: Path) -> None:
+    db = TaskDatabase(tmp_path / "t.db", busy_ms=1000)
+    with pytest.raises(TaskError, match=r"t\.db"):
         await db.read(lambda _: None)
     await db.open()
     try:
-        with pytest.raises(failed, match="no such table: nowhere"):
-            await db.migrate(component="x", migrations=(("SELECT * FROM nowhere",),), error=failed)
+        with pytest.raises(TaskStoreError, match="no such table: nowhere"):
+            await db.migrate(
+                component="x", migrations=(("SELECT * FROM nowhere",),), error=TaskStoreError
+            )
     finally:
         await db.close()
+
+
+async def test_the_memory_store_raises_memory_errors(tmp_path: Path) -> None:
+    path = tmp_path / "t.db"
+    with pytest.raises(StoreClosedError, match=r"t\.db"):
+        await MemoryStore(path).get_user("alice")
+    path.write_bytes(b"this is no SQLite database, just text long enough to be read" * 20)
+    with pytest.raises(MemoryStoreError, match=r"t\.db"):
+        await MemoryStore.open(path)

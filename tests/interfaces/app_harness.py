@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from assistant.agent.events import AgentEvent, AgentEventKind
+from assistant.agent import AgentEvent, AgentEventKind
 from assistant.app import App, open_app
 from assistant.config import Settings
-from common.clock import ManualClock
+from common import ManualClock
 from interfaces.telegram import TelegramInterface, TelegramNotifier
 from tests.interfaces.botapi_standin import BotApiStandin, SentMessage
 from tests.interfaces.fakes import FakeTime

@@ -10,6 +10,7 @@ from tests.interfaces.botapi_types import (
     ApiError,
     Button,
     CallbackAnswer,
+    Draft,
     DropConnection,
     SentMessage,
 )
@@ -20,7 +21,9 @@ if TYPE_CHECKING:
 _MAX_TEXT = 4096
 _MAX_CALLBACK_DATA = 64
 _COMMAND_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
-_SEND_METHODS = frozenset({"sendmessage", "editmessagetext", "editmessagereplymarkup"})
+_SEND_METHODS = frozenset(
+    {"sendmessage", "sendmessagedraft", "editmessagetext", "editmessagereplymarkup"}
+)
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 
@@ -41,6 +44,7 @@ class BotApiMethods:
             "deletewebhook": self.delete_webhook,
             "setwebhook": self.set_webhook,
             "sendmessage": self.send_message,
+            "sendmessagedraft": self.send_message_draft,
             "editmessagetext": self.edit_message_text,
             "editmessagereplymarkup": self.edit_message_reply_markup,
             "deletemessage": self.delete_message,
@@ -54,6 +58,8 @@ class BotApiMethods:
     async def call(self, method: str, params: dict[str, Any]) -> Any:
         """Run ``method``; return its result or an ``ApiError``."""
         handler = self._handlers.get(method)
+        if method == "sendmessagedraft" and not self._server.state.drafts_supported:
+            handler = None  # a Bot API server from before drafts
         if handler is None:
             return ApiError(404, "Not Found: method not found")
         chat_id = params.get("chat_id")
@@ -119,6 +125,22 @@ class BotApiMethods:
         )
         self._server.state.messages[(chat_id, message.message_id)] = message
         return self._server.message_json(message)
+
+    async def send_message_draft(self, params: dict[str, Any]) -> Any:
+        chat_id, draft_id = params.get("chat_id"), params.get("draft_id")
+        chat = self._server.state.chats.get(chat_id) if isinstance(chat_id, int) else None
+        if chat is None:
+            return ApiError.bad_request("chat not found")
+        if chat["type"] != "private":
+            return ApiError.bad_request("TEXTDRAFT_PEER_INVALID")
+        if not isinstance(draft_id, int) or draft_id == 0:
+            return ApiError.bad_request("draft_id must be a non-zero integer")
+        text = str(params.get("text", ""))
+        if _utf16_len(text) > _MAX_TEXT:
+            return ApiError.bad_request("message is too long")
+        assert isinstance(chat_id, int)
+        self._server.state.drafts.append(Draft(chat_id, draft_id, text))
+        return True
 
     async def edit_message_text(self, params: dict[str, Any]) -> Any:
         message = self._find(params)

@@ -1,7 +1,8 @@
 """A Telegram Bot API stand-in: a real HTTP server on 127.0.0.1 for end-to-end tests.
 
 python-telegram-bot talks to it unmodified (``base_url`` points here). It implements the
-methods the bot uses, answers with Telegram's own error shapes, lets a test play users (send
+methods the bot uses (message drafts too, unless ``state.drafts_supported`` is turned
+off, as on a Bot API server from before them), answers with Telegram's own error shapes, lets a test play users (send
 text, commands and button presses) and read what the bot sent, and injects failures (429 with
 ``retry_after``, 403 "bot was blocked by the user", dropped connections).
 
@@ -261,6 +262,10 @@ class BotApiStandin:
             for (chat, _), m in sorted(self.state.messages.items())
             if chat == chat_id and not m.deleted
         ]
+
+    def drafts_to(self, chat_id: int) -> list[str]:
+        """The texts the bot showed as message drafts in ``chat_id``, oldest first."""
+        return [d.text for d in self.state.drafts if d.chat_id == chat_id]
 
     def calls_of(self, method: str) -> list[ApiCall]:
         """The calls of ``method`` the bot made, oldest first."""

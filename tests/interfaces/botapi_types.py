@@ -108,6 +108,15 @@ class Failure:
     times: int
 
 
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """One ``sendMessageDraft`` call: the text a private chat showed as a growing reply."""
+
+    chat_id: int
+    draft_id: int
+    text: str
+
+
 @dataclass(slots=True)
 class StandinState:
     """Everything the stand-in knows; mutated only on the event loop."""
@@ -121,5 +130,7 @@ class StandinState:
     blocked: set[int] = field(default_factory=set)
     failures: list[Failure] = field(default_factory=list)
     commands: list[dict[str, str]] = field(default_factory=list)
+    drafts: list[Draft] = field(default_factory=list)
+    drafts_supported: bool = True
     webhook_url: str = ""
     webhook_secret: str = ""

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from common.clock import ManualClock
+from assistant.agent import DialogAgent
+from common import ManualClock
 from interfaces import ChatAgent
-from interfaces.telegram.bot import TelegramInterface
-from interfaces.telegram.delivery import TelegramNotifier
+from interfaces.telegram import TelegramInterface, TelegramNotifier
 from tests.interfaces.botapi_standin import BotApiStandin
 from tests.interfaces.fakes import FakeTime
-from tests.interfaces.world import World, open_world
+from tests.interfaces.world import Script, World, default_script, open_world
 
 ALICE = 111
 BOB = 222
@@ -48,11 +48,20 @@ async def running_bot(
     *,
     clock: ManualClock | None = None,
     agent: ChatAgent | None = None,
+    wrap_agent: Callable[[DialogAgent], ChatAgent] | None = None,
+    script: Script = default_script,
+    queue_time: FakeTime | None = None,
 ) -> AsyncIterator[Harness]:
-    """Start the whole bot (real python-telegram-bot, polling the stand-in) and stop it after."""
-    queue_time = FakeTime()
+    """Start the whole bot (real python-telegram-bot, polling the stand-in) and stop it after.
+
+    ``agent`` replaces the world's agent; ``wrap_agent`` makes the bot's agent from it.
+    ``queue_time`` is the outgoing queue's clock (the stand-in may stamp calls with it).
+    """
+    queue_time = queue_time or FakeTime()
     notifier = TelegramNotifier.create(token=api.token, base_url=api.base_url, clock=queue_time)
-    async with open_world(path, notifier=notifier, clock=clock) as world:
+    async with open_world(path, notifier=notifier, clock=clock, script=script) as world:
+        if agent is None and wrap_agent is not None:
+            agent = wrap_agent(world.agent)
         interface = TelegramInterface(
             token=api.token,
             base_url=api.base_url,

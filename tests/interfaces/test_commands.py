@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from interfaces.commands import SlashCommands
-from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
-from tasks.models import TaskStatus
+from interfaces import Action, ActionKind, ActionOutcome, CommandReply, SlashCommands
+from tasks import TaskStatus
 from tests.interfaces.world import World, open_world
 
 ALICE, BOB = "alice", "bob"
@@ -135,6 +134,15 @@ async def test_notes_lists_only_the_users_notes(world: World) -> None:
     text = (await ask(world, "/notes")).text
     assert "- the spare key is under the blue pot [home] (2025-03-10)" in text
     assert "bob" not in text
+
+
+async def test_tools_lists_the_tools_in_the_users_words(world: World) -> None:
+    assert (await ask(world, "/tools")).text == (
+        "The tools I can use for you (just ask in your own words):\n"
+        "- add_reminder(seconds, message): Remind you after a number of seconds.\n"
+        "- whoami(): Say what the interface told about you.\n"
+        "- post(url): POST to a URL. Asks you first."
+    )
 
 
 async def test_new_starts_a_fresh_conversation(world: World) -> None:

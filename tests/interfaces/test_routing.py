@@ -1,4 +1,4 @@
-from interfaces import RoutingNotifier
+from interfaces import WEB_CHAT_PREFIX, RoutingNotifier
 from tasks import Delivery, DeliveryKind, DeliveryStatus
 
 
@@ -29,3 +29,18 @@ async def test_a_chat_no_interface_serves_goes_to_the_fallback() -> None:
     router = RoutingNotifier(local_chat="local", local=local, remote=None, fallback=fallback)
     assert await router.deliver(delivery("12345")) is DeliveryStatus.DELIVERED
     assert (local.chats, fallback.chats) == ([], ["12345"])
+
+
+async def test_chats_with_a_prefix_go_to_their_own_interface_first() -> None:
+    local, remote, fallback, web = Recorder(), Recorder(), Recorder(), Recorder()
+    router = RoutingNotifier(
+        local_chat="local",
+        local=local,
+        remote=remote,
+        fallback=fallback,
+        prefixed={WEB_CHAT_PREFIX: web},
+    )
+    for chat in ("web:main", "local", "12345", "web:kitchen"):
+        await router.deliver(delivery(chat))
+    assert web.chats == ["web:main", "web:kitchen"]
+    assert (local.chats, remote.chats, fallback.chats) == (["local"], ["12345"], [])

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from assistant.config import Settings
-from common.clock import ManualClock
-from interfaces.views import NO_TASKS
+from common import ManualClock
+from interfaces import NO_TASKS
 from tasks import RunStatus, TaskStatus, TaskType
 from tests.interfaces.app_harness import (
     ALICE,

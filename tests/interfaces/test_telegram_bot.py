@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from datetime import timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.agent.dialog import AgentReply, DialogAgent
-from common.clock import ManualClock
-from interfaces.telegram.bot import (
+from assistant.agent import AgentReply, DialogAgent, EventCallback
+from common import ManualClock
+from interfaces import NO_TASKS
+from interfaces.telegram import (
     INVALID_BUTTON,
     TelegramInterface,
     TelegramSetupError,
     WebhookConfig,
 )
-from interfaces.views import NO_TASKS
-from tasks.models import TaskStatus
+from tasks import TaskStatus
 from tests.interfaces.botapi_standin import ApiError, BotApiStandin
 from tests.interfaces.telegram_harness import (
     ALICE,
@@ -30,7 +30,7 @@ from tests.interfaces.telegram_harness import (
     running_bot,
 )
 from tests.interfaces.world import T0, open_world
-from tools import ApprovalRequest
+from tools import ApprovalRequest, Tool
 
 
 @pytest.fixture
@@ -50,9 +50,15 @@ async def test_start_registers_the_commands_menu(bot: Harness) -> None:
         "notes",
         "tz",
         "approvals",
+        "tools",
         "new",
     ]
     assert bot.api.calls_of("deleteWebhook")  # polling starts by removing any webhook
+
+
+async def test_tools_learn_what_telegram_says_about_the_sender(bot: Harness) -> None:
+    [reply] = await bot.say(ALICE, "who am i")
+    assert reply == f"first_name=user{ALICE}, language_code=en"
 
 
 async def test_a_stranger_is_refused_and_nothing_runs(bot: Harness) -> None:
@@ -306,22 +312,44 @@ class CrashingAgent:
     def __init__(self, agent: DialogAgent) -> None:
         self._agent = agent
 
-    async def handle_message(self, text: str, *, user_id: str, chat_id: str) -> AgentReply:
+    async def handle_message(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        chat_id: str,
+        profile: Mapping[str, str] | None = None,
+        on_event: EventCallback | None = None,
+    ) -> AgentReply:
         if text == "crash":
             raise RuntimeError("a bug while handling the update")
-        return await self._agent.handle_message(text, user_id=user_id, chat_id=chat_id)
+        return await self._agent.handle_message(
+            text, user_id=user_id, chat_id=chat_id, profile=profile, on_event=on_event
+        )
 
     async def reset(self, *, user_id: str, chat_id: str) -> None:
         await self._agent.reset(user_id=user_id, chat_id=chat_id)
 
-    async def resolve_approval(self, request_id: str, *, approved: bool, by: str) -> AgentReply:
-        return await self._agent.resolve_approval(request_id, approved=approved, by=by)
+    async def resolve_approval(
+        self,
+        request_id: str,
+        *,
+        approved: bool,
+        by: str,
+        on_event: EventCallback | None = None,
+    ) -> AgentReply:
+        return await self._agent.resolve_approval(
+            request_id, approved=approved, by=by, on_event=on_event
+        )
 
     async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
         return await self._agent.find_approval(request_id, user_id=user_id)
 
     async def user_zone(self, user_id: str) -> ZoneInfo:
         return await self._agent.user_zone(user_id)
+
+    def available_tools(self) -> list[Tool]:
+        return self._agent.available_tools()
 
 
 async def test_a_reminder_due_while_the_bot_was_down_is_delivered_late(

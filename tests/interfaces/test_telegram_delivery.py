@@ -7,11 +7,9 @@ from datetime import timedelta
 
 from telegram import Bot
 
-from interfaces.messages import Action, ActionKind
-from interfaces.telegram.delivery import TelegramNotifier
-from interfaces.telegram.queue import OutgoingQueue
-from interfaces.telegram.rendering import decode_action
-from tasks.protocols import Delivery, DeliveryKind, DeliveryStatus
+from interfaces import Action, ActionKind
+from interfaces.telegram import OutgoingQueue, TelegramNotifier, decode_action
+from tasks import Delivery, DeliveryKind, DeliveryStatus
 from tests.interfaces.botapi_standin import ApiError, BotApiStandin
 from tests.interfaces.fakes import USER, FakeTime
 

@@ -27,9 +27,9 @@ import pytest_asyncio
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from common.clock import ManualClock
+from common import ManualClock
 from interfaces import Action, ActionKind
-from interfaces.telegram.rendering import encode_action
+from interfaces.telegram import encode_action
 from tasks import TaskStatus
 from tests.interfaces.app_harness import (
     ALICE,

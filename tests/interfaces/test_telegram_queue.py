@@ -8,8 +8,8 @@ from datetime import timedelta
 
 from telegram import Bot
 
-from interfaces.telegram.queue import OutgoingQueue, RateLimits
-from tasks.protocols import DeliveryStatus
+from interfaces.telegram import OutgoingQueue, RateLimits
+from tasks import DeliveryStatus
 from tests.interfaces.botapi_standin import ApiError, BotApiStandin
 from tests.interfaces.fakes import USER, FakeTime
 

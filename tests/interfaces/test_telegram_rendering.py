@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from interfaces.messages import Action, ActionKind, Button
-from interfaces.telegram.rendering import (
+from interfaces import Action, ActionKind, Button
+from interfaces.telegram import (
     MAX_CALLBACK_DATA,
     decode_action,
     encode_action,

@@ -12,12 +12,17 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from assistant.agent.events import AgentEvent, AgentEventKind
+from assistant.agent import AgentEvent, AgentEventKind
 from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
-from interfaces.messages import Action, ActionKind, ActionOutcome, Button, CommandReply, Reply
-from interfaces.terminal import (
+from interfaces import (
+    Action,
+    ActionKind,
+    ActionOutcome,
+    Button,
     CommandHandler,
+    CommandReply,
     Console,
+    Reply,
     TerminalChat,
     TerminalNotifier,
     render_delivery,
@@ -83,6 +88,52 @@ async def test_piped_lines_are_answered_until_the_end_of_input() -> None:
 
     assert output.getvalue() == "Hello Alice.\nBye.\n"
     assert not chat.interactive
+
+
+class Writes(io.StringIO):
+    """An output stream that also records each write, to see a reply arrive in pieces."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pieces: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.pieces.append(text)
+        return super().write(text)
+
+
+async def test_a_reply_is_written_as_the_model_writes_it() -> None:
+    world = scripted(["Hello Alice, how are you?"])
+    output = Writes()
+    chat = TerminalChat(
+        agent=world.agent, user_id="alice", input=io.StringIO("hi\n"), output=output
+    )
+
+    await chat.run()
+
+    assert output.getvalue() == "Hello Alice, how are you?\n"
+    assert output.pieces[:4] == ["Hello", " Alice,", " how", " are"]
+
+
+async def test_the_sentence_before_a_tool_call_is_a_line_of_its_own() -> None:
+    lead = "Setting it up. " + fence("add_reminder", when="in 5 minutes", message="tea")
+    world = scripted([lead, "Done: tea in 5 minutes."])
+    chat, output = chat_over(world, "remind me in 5 minutes about tea\n")
+
+    await chat.run()
+
+    assert output.getvalue() == "Setting it up.\nDone: tea in 5 minutes.\n"
+    assert world.home.reminders == [("in 5 minutes", "tea")]
+
+
+async def test_a_reply_that_did_not_stream_is_shown_whole() -> None:
+    world = scripted([])  # the model fails at once: the agent's own reply says so
+    chat, output = chat_over(world, "hi\n")
+
+    await chat.run()
+
+    shown = output.getvalue()
+    assert shown.count("\n") == 1 and shown.strip()
 
 
 async def test_quit_stops_reading() -> None:

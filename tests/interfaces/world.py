@@ -16,15 +16,20 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.agent.dialog import DialogAgent
+from assistant.agent import DialogAgent
 from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
-from common.clock import ManualClock
-from interfaces.commands import SlashCommands
+from common import ManualClock
+from interfaces import SlashCommands
 from memory import MemoryStore
-from tasks import Delivery, DeliveryStatus, Notifier, OnceSchedule
-from tasks.engine.manager import TaskManager
-from tasks.models import Task
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks import (
+    Delivery,
+    DeliveryStatus,
+    Notifier,
+    OnceSchedule,
+    SqliteTaskStore,
+    Task,
+    TaskManager,
+)
 from tools import ToolContext, ToolExecutor, ToolRegistry, tool
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
@@ -75,6 +80,11 @@ class Gadgets:
         )
         return f"I'll remind you at {at.astimezone(ctx.timezone):%H:%M:%S} ({task.id})"
 
+    @tool
+    def whoami(self, ctx: ToolContext) -> str:
+        """Say what the interface told about the user."""
+        return ", ".join(f"{key}={value}" for key, value in sorted(ctx.profile.items()))
+
     @tool(requires_approval=True, risk_level="high")
     def post(self, url: str) -> str:
         """POST to a URL.
@@ -96,6 +106,8 @@ def default_script(messages: Sequence[ChatMessage]) -> str:
     if text.startswith("remind "):
         _, seconds, message = text.split(" ", 2)
         return fence("add_reminder", seconds=int(seconds), message=message)
+    if text == "who am i":
+        return fence("whoami")
     if text.startswith("post "):
         return fence("post", url=text.removeprefix("post "))
     if text.startswith("long "):

@@ -1,37 +1,40 @@
-"""ChatWindows: the decoded turns kept per chat between history loads."""
+"""The decoded turns the store keeps per chat between history loads (a bounded cache): however
+many chats take turns, each chat's history reads back whole and as stored."""
 
 from __future__ import annotations
 
-import pytest
+from memory import MemoryStore, MessageRole, StoredMessage
 
-from memory._windows import ChatWindows
-from memory.models import MessageRole, StoredMessage
-
-ONE = (StoredMessage(MessageRole.USER, "one"),)
+CHATS = 300  # more than the store keeps decoded (256): the least recent chats are dropped
 
 
-def test_the_least_recently_loaded_chat_goes_first() -> None:
-    windows = ChatWindows(max_chats=2)
-    windows.put(("alice", "a"), {1: ONE})
-    windows.put(("alice", "b"), {2: ONE})
-    windows.put(("alice", "a"), {1: ONE, 3: ONE})  # loaded again: now the most recent
-
-    windows.put(("bob", "c"), {4: ONE})
-
-    assert windows.get(("alice", "b")) == {}
-    assert windows.get(("alice", "a")) == {1: ONE, 3: ONE}
-    assert windows.get(("bob", "c")) == {4: ONE}
+def turn(text: str) -> list[StoredMessage]:
+    return [StoredMessage(MessageRole.USER, text), StoredMessage(MessageRole.ASSISTANT, "ok")]
 
 
-def test_dropping_a_chat_forgets_its_turns() -> None:
-    windows = ChatWindows()
-    windows.put(("alice", "a"), {1: ONE})
-    windows.drop(("alice", "a"))
-    windows.drop(("alice", "never"))
+async def test_every_chat_reads_back_its_own_turns_past_the_cache_bound(
+    store: MemoryStore,
+) -> None:
+    for chat in range(CHATS):
+        await store.append_turn("alice", f"c{chat}", turn(f"first in {chat}"))
+        await store.load_context("alice", f"c{chat}")  # kept decoded, pushing older chats out
+    for chat in range(CHATS):
+        await store.append_turn("alice", f"c{chat}", turn(f"second in {chat}"))
 
-    assert windows.get(("alice", "a")) == {}
+    for chat in (0, 1, CHATS // 2, CHATS - 1):
+        loaded = await store.load_context("alice", f"c{chat}")
+        assert [m.content for m in loaded.messages] == [
+            f"first in {chat}",
+            "ok",
+            f"second in {chat}",
+            "ok",
+        ]
 
 
-def test_a_bound_below_one_is_refused() -> None:
-    with pytest.raises(ValueError, match="max_chats must be 1 or more, got 0"):
-        ChatWindows(max_chats=0)
+async def test_a_cleared_chat_is_not_read_back_from_the_cache(store: MemoryStore) -> None:
+    await store.append_turn("alice", "a", turn("before"))
+    await store.load_context("alice", "a")
+
+    await store.clear_conversation("alice", "a")
+
+    assert (await store.load_context("alice", "a")).messages == ()

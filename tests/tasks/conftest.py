@@ -10,14 +10,23 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from common.clock import ManualClock
-from tasks.execution import ReminderData, TaskType
-from tasks.models import DEFAULT_MISFIRE_RULES, MisfireRule, TaskDraft
-from tasks.protocols import Delivery, DeliveryStatus, SearchHit
-from tasks.schedule.model import IntervalSchedule, OnceSchedule, Schedule
-from tasks.store.base import TaskStore
-from tasks.store.memory import MemoryTaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from common import ManualClock
+from tasks import (
+    DEFAULT_MISFIRE_RULES,
+    Delivery,
+    DeliveryStatus,
+    IntervalSchedule,
+    MemoryTaskStore,
+    MisfireRule,
+    OnceSchedule,
+    ReminderData,
+    Schedule,
+    SearchHit,
+    SqliteTaskStore,
+    TaskDraft,
+    TaskStore,
+    TaskType,
+)
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 BERLIN = ZoneInfo("Europe/Berlin")

@@ -9,16 +9,27 @@ from pathlib import Path
 
 import pytest
 
-from common.clock import ManualClock
-from tasks.engine.manager import TaskManager
-from tasks.errors import ScheduleError, TaskDataError, TaskNotFoundError, TaskStateError
-from tasks.execution import TaskType, WebSearchData
-from tasks.models import MisfireAction, MisfirePolicy, RunStatus, Task, TaskStatus
-from tasks.protocols import DeliveryKind, DeliveryStatus
-from tasks.schedule.model import Schedule
-from tasks.store.base import TaskStore
-from tasks.store.memory import MemoryTaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from common import ManualClock
+from tasks import (
+    DeliveryKind,
+    DeliveryStatus,
+    MemoryTaskStore,
+    MisfireAction,
+    MisfirePolicy,
+    RunStatus,
+    Schedule,
+    ScheduleError,
+    SqliteTaskStore,
+    Task,
+    TaskDataError,
+    TaskManager,
+    TaskNotFoundError,
+    TaskStateError,
+    TaskStatus,
+    TaskStore,
+    TaskType,
+    WebSearchData,
+)
 from tests.tasks.conftest import (
     T0,
     RecordingNotifier,
@@ -85,6 +96,29 @@ async def test_reminder_fires_when_due_with_no_llm(store: TaskStore, clock: Manu
     assert run.status is RunStatus.SUCCEEDED and run.finished_at == T0 + 5 * MINUTE
     assert (await manager.get_task(task.id, "alice")).status is TaskStatus.DONE
     assert await manager.run_due() == 0
+
+
+async def test_health_says_when_the_timer_last_ran_and_what_is_overdue(
+    clock: ManualClock,
+) -> None:
+    notifier = RecordingNotifier()
+    stopped = manager_for(MemoryTaskStore(), clock, notifier)
+    await stopped.start(timer=False)
+    await remind(stopped, MINUTE)
+    clock.advance(3 * MINUTE)
+
+    health = await stopped.health()
+    assert not health.running and health.last_tick is None and health.overdue == 1
+    assert (await stopped.health(grace=5 * MINUTE)).overdue == 0
+    await stopped.stop()
+
+    async with manager_for(MemoryTaskStore(), clock, notifier) as running:
+        await remind(running, 4 * MINUTE, "soon")  # the clock is at T0 + 3 min
+        clock.advance(MINUTE)
+        await notifier.wait_for(1)
+        health = await running.health()
+        assert health.running and health.last_tick == clock.now() and health.overdue == 0
+        await running.wait_idle()
 
 
 async def test_timer_sleeps_until_due_and_wakes_on_new_tasks(clock: ManualClock) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from tasks.engine.notices import failed_notice, given_up_notice
+from tasks.engine import failed_notice, given_up_notice
 from tests.tasks.conftest import T0, once_at, reminder_draft
 
 

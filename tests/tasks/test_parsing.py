@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasks.errors import ScheduleError
-from tasks.schedule.model import (
+from tasks import (
     CronSchedule,
     CycleSchedule,
     IntervalSchedule,
     OnceSchedule,
     Schedule,
+    ScheduleError,
+    parse_schedule,
 )
-from tasks.schedule.parsing import parse_schedule
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")

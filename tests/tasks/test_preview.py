@@ -8,8 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tasks.errors import ScheduleError
-from tasks.schedule.preview import preview_schedule
+from tasks import ScheduleError, preview_schedule
 
 BERLIN = ZoneInfo("Europe/Berlin")
 NEW_YORK = ZoneInfo("America/New_York")

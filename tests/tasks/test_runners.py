@@ -12,27 +12,27 @@ from http import HTTPStatus
 import httpx
 import pytest
 
-from common.clock import ManualClock
-from tasks.execution import (
+from common import ManualClock
+from tasks import (
+    DEFAULT_MISFIRE_RULES,
     AgentTaskData,
     ApiCallData,
+    DeliveryKind,
+    DeliveryStatus,
     ExecutionData,
-    ReminderData,
-    TaskType,
-    WebSearchData,
-)
-from tasks.models import (
-    DEFAULT_MISFIRE_RULES,
     MisfireAction,
+    ReminderData,
     RunStatus,
+    SearchHit,
     Task,
     TaskRun,
     TaskStatus,
+    TaskType,
+    WebSearchData,
 )
-from tasks.protocols import DeliveryKind, DeliveryStatus, SearchHit
-from tasks.runners.api_call import ApiCallRunner
-from tasks.runners.base import (
+from tasks.runners import (
     AgentTaskRunner,
+    ApiCallRunner,
     Deliverer,
     ReminderRunner,
     WebSearchRunner,

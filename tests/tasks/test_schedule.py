@@ -7,13 +7,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tasks.errors import ScheduleError
-from tasks.schedule.model import (
+from tasks import (
     CronSchedule,
     CycleSchedule,
     IntervalSchedule,
     OnceSchedule,
     Schedule,
+    ScheduleError,
     schedule_from_json,
 )
 

@@ -11,20 +11,22 @@ from types import MappingProxyType
 
 import pytest
 
-from tasks.errors import TaskError, TaskNotFoundError, TaskStateError
-from tasks.execution import TaskType
-from tasks.models import (
+from tasks import (
     DEFAULT_MISFIRE_RULES,
+    MemoryTaskStore,
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
     RunOutcome,
     RunStatus,
+    SqliteTaskStore,
+    TaskError,
+    TaskNotFoundError,
+    TaskStateError,
     TaskStatus,
+    TaskType,
 )
-from tasks.store.base import UNSET, TaskChange, TaskStore
-from tasks.store.memory import MemoryTaskStore
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks.store import UNSET, TaskChange, TaskStore
 from tests.tasks.conftest import T0, StoreFactory, every, once_at, reminder_draft
 
 LEASE = timedelta(minutes=2)
@@ -319,6 +321,21 @@ async def test_a_retry_time_puts_back_only_a_running_one_time_task(store: TaskSt
     (finished,) = await store.finish_runs([late], max_failures=5)
     assert finished.task_status is TaskStatus.CANCELLED
     assert await store.next_wakeup() is None
+
+
+async def test_overdue_counts_enabled_tasks_due_before_an_instant(store: TaskStore) -> None:
+    due = await store.add_task(reminder_draft(once_at(T0)))
+    await store.add_task(reminder_draft(once_at(T0 + HOUR), owner="bob"))
+    paused = await store.add_task(reminder_draft(every(MINUTE)))
+    pause = TaskChange(status=TaskStatus.PAUSED)
+    await store.update_task(paused.id, "alice", pause, allowed_from=set(TaskStatus), action="x")
+
+    assert await store.count_overdue(T0) == 0  # due at T0 is not before T0
+    assert await store.count_overdue(T0 + MINUTE) == 1
+    assert await store.count_overdue(T0 + 2 * HOUR) == 2
+    await store.claim_due(T0 + 2 * HOUR, limit=10, lease=LEASE)  # claimed runs are not overdue
+    assert await store.count_overdue(T0 + 2 * HOUR) == 0
+    assert (await store.get_task(due.id)) is not None
 
 
 async def test_finish_does_not_revive_a_task_cancelled_during_its_run(store: TaskStore) -> None:

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from tasks.engine.watchdog import Watchdog
+from tasks.engine import Watchdog
 
 LIMIT = 0.05  # real time: the watchdog exists to bound real waits
 

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus
-from tools.custom import load_custom_tools
+from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus, load_custom_tools
 
 GOOD = '''
 from tools import tool

@@ -1,4 +1,4 @@
-from tools.docstrings import parse_docstring
+from tools import parse_docstring
 
 
 def test_google_style() -> None:

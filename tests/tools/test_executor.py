@@ -14,6 +14,7 @@ from tools import (
     InMemoryApprovalStore,
     ToolCall,
     ToolContext,
+    ToolDefinitionError,
     ToolError,
     ToolExecutor,
     ToolRegistry,
@@ -66,13 +67,13 @@ class Recorder:
         """Fail."""
         raise RuntimeError("disk on fire\nsecond line")
 
-    @tool
+    @tool(parallel=True)
     async def wait_for_gate(self) -> str:
         """Wait until open_gate runs."""
         await asyncio.wait_for(self.gate.wait(), 2)
         return "passed"
 
-    @tool
+    @tool(parallel=True)
     async def open_gate(self) -> str:
         """Open the gate."""
         self.gate.set()
@@ -151,8 +152,9 @@ async def test_exception_becomes_its_message_and_the_traceback_is_logged(
 
 async def test_invalid_call_is_not_run() -> None:
     executor, recorder = make()
-    result = await executor.execute(ToolCall("http", {"url": 5, "verb": "GET"}), CTX)
+    result = await executor.execute(ToolCall("http", {"verb": "GET"}), CTX)
     assert result.status is ToolStatus.INVALID
+    assert "missing required argument 'url'" in result.text
     assert "unknown argument 'verb'" in result.text
     assert recorder.requests == []
     unknown = await executor.execute(ToolCall("htp", {}), CTX)
@@ -160,13 +162,40 @@ async def test_invalid_call_is_not_run() -> None:
     assert "Did you mean 'http'?" in unknown.text
 
 
-async def test_execute_all_runs_concurrently_and_keeps_call_order() -> None:
+async def test_neighbouring_parallel_calls_run_together_and_keep_call_order() -> None:
     executor, _ = make()
     calls = [ToolCall("wait_for_gate", {}), ToolCall("open_gate", {}), ToolCall("nope", {})]
     results = await executor.execute_all(calls, CTX)
     assert [r.call for r in results] == calls
     assert [r.status for r in results] == [ToolStatus.OK, ToolStatus.OK, ToolStatus.INVALID]
     assert results[0].output == "passed"
+
+
+async def test_calls_run_one_after_another_in_the_order_given() -> None:
+    log: list[str] = []
+
+    class Journal:
+        @tool
+        async def write(self, line: str) -> str:
+            """Write a line, slowly."""
+            await asyncio.sleep(0.01 if line == "first" else 0)
+            log.append(line)
+            return line
+
+        @tool(parallel=True)
+        def read(self) -> list[str]:
+            """Read what was written."""
+            return list(log)
+
+    executor = ToolExecutor(ToolRegistry([Journal()]))
+    calls = [
+        ToolCall("write", {"line": "first"}),
+        ToolCall("write", {"line": "second"}),
+        ToolCall("read", {}),
+    ]
+    results = await executor.execute_all(calls, CTX)
+    assert log == ["first", "second"]
+    assert results[2].output == ["first", "second"]
 
 
 async def test_output_is_capped_for_the_model() -> None:
@@ -317,3 +346,142 @@ async def test_a_tool_error_is_a_plain_message_without_a_traceback(
     assert result.status is ToolStatus.ERROR
     assert result.text == "I could not understand 'blorp'; e.g. 'in 5 minutes'"
     assert "Traceback" not in caplog.text
+
+
+async def test_without_a_context_calls_run_for_the_local_user() -> None:
+    @tool
+    def whoami(ctx: ToolContext) -> str:
+        """Say who is calling."""
+        return f"{ctx.user_id} in {ctx.chat_id} at {ctx.now:%H:%M}"
+
+    executor = ToolExecutor(ToolRegistry([whoami]), clock=ManualClock(START))
+    expected = "local in local at 12:00"
+    assert (await executor.execute(ToolCall("whoami", {}))).output == expected
+    assert [r.output for r in await executor.execute_all([ToolCall("whoami", {})])] == [expected]
+    [found] = await executor.execute_from_text('```json\n{"tool": "whoami", "args": {}}\n```')
+    assert found.output == expected
+
+
+def test_validate_tool_call_takes_the_dict_a_plan_writes() -> None:
+    executor, _ = make()
+
+    good = executor.validate_tool_call({"tool": "http", "sequence": 1, "args": {"url": "http://a"}})
+    assert good.is_valid and good.errors == [] and good.arguments == {"url": "http://a"}
+    assert executor.validate_tool_call(
+        {"name": "weather", "arguments": '{"city": "Rome"}'}
+    ).is_valid
+
+    missing = executor.validate_tool_call({"tool": "http", "args": {}})
+    assert not missing.is_valid
+    assert missing.errors == ["tool 'http': missing required argument 'url': expected string"]
+    unknown = executor.validate_tool_call({"tool": "htp", "args": {}})
+    assert "Did you mean 'http'?" in unknown.errors[0]
+    nonsense = executor.validate_tool_call({"colour": "blue"})
+    assert not nonsense.is_valid and "is not one tool call" in nonsense.errors[0]
+
+
+class Charts:
+    """A tool whose missing arguments are filled in from the call's context."""
+
+    def __init__(self) -> None:
+        self.folder = "/charts"
+
+    def next_path(self, ctx: ToolContext, arguments: dict[str, Any]) -> str:
+        return f"{self.folder}/{ctx.user_id}-{arguments['y']}.png"
+
+    @tool(
+        resolvers={
+            "x": lambda ctx: "date" if ctx.chat_id == "sales" else None,
+            "output_path": next_path,
+            "zone": lambda ctx: ctx.timezone.key,
+        },
+        argument_aliases={"y": ["column", "value"]},
+    )
+    def plot_line(self, x: str, y: str, output_path: str, zone: str = "UTC") -> str:
+        """Plot y against x."""
+        return f"{y} by {x} in {zone} -> {output_path}"
+
+
+async def test_missing_arguments_are_filled_in_from_the_context_before_the_check() -> None:
+    executor = ToolExecutor(ToolRegistry([Charts()]))
+    ctx = ToolContext(user_id="ann", chat_id="sales")
+
+    result = await executor.execute(ToolCall("plot_line", {"y": "revenue"}), ctx)
+
+    assert result.output == "revenue by date in UTC -> /charts/ann-revenue.png"
+    assert result.call.arguments == {
+        "y": "revenue",
+        "x": "date",
+        "output_path": "/charts/ann-revenue.png",
+        "zone": "UTC",
+    }
+    given = await executor.execute(ToolCall("plot_line", {"y": "cost", "x": "month"}), ctx)
+    assert given.output == "cost by month in UTC -> /charts/ann-cost.png"
+    assert executor.registry["plot_line"].schema()["required"] == ["y"]
+
+
+async def test_an_argument_that_cannot_be_filled_in_is_asked_of_the_model() -> None:
+    executor = ToolExecutor(ToolRegistry([Charts()]))
+
+    result = await executor.execute(ToolCall("plot_line", {"y": "revenue"}), CTX)
+
+    assert result.status is ToolStatus.INVALID
+    assert result.text == (
+        "tool 'plot_line': the argument 'x' is missing and could not be filled in from the "
+        "context; give it in the call"
+    )
+
+
+async def test_an_argument_may_come_under_another_name() -> None:
+    executor = ToolExecutor(ToolRegistry([Charts()]))
+    ctx = ToolContext(user_id="ann", chat_id="sales")
+
+    aliased = await executor.execute(ToolCall("plot_line", {"column": "profit"}), ctx)
+    assert aliased.output == "profit by date in UTC -> /charts/ann-profit.png"
+    both = executor.validate_tool_call(
+        {"tool": "plot_line", "args": {"y": "a", "value": "b", "x": "d", "output_path": "p"}}
+    )
+    assert both.arguments["y"] == "a"
+    assert "ignored 'value', another name of 'y'" in both.warnings[0]
+
+
+async def test_an_unknown_argument_of_a_valid_call_is_left_out_and_the_model_told() -> None:
+    executor, recorder = make()
+
+    result = await executor.execute(ToolCall("http", {"url": "http://a", "retries": 3}), CTX)
+
+    assert result.status is ToolStatus.OK
+    assert recorder.requests == [("GET", "http://a")]
+    assert result.text == "GET http://a -> 200\n(Left out unknown arguments: 'retries'.)"
+
+
+def test_resolvers_and_argument_aliases_must_name_parameters() -> None:
+    @tool(resolvers={"colour": lambda ctx: "red"})
+    def paint(color: str) -> str:
+        """Paint."""
+        return color
+
+    @tool(argument_aliases={"color": ["shade"], "size": ["color"]})
+    def draw(color: str, size: int) -> str:
+        """Draw."""
+        return color
+
+    with pytest.raises(ToolDefinitionError, match="resolvers names 'colour'"):
+        ToolRegistry([paint])
+    with pytest.raises(ToolDefinitionError, match=r"alias 'color' \(of 'size'\) is already taken"):
+        ToolRegistry([draw])
+
+
+async def test_execute_from_text_knows_tools_registered_after_the_first_call() -> None:
+    registry = ToolRegistry()
+    executor = ToolExecutor(registry)
+    bare = 'Calling {"tool": "ping", "args": {}} now.'
+    assert await executor.execute_from_text(bare) == []
+
+    @registry.register
+    def ping() -> str:
+        """Answer pong."""
+        return "pong"
+
+    [result] = await executor.execute_from_text(bare)
+    assert result.output == "pong"

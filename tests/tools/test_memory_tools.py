@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.builtin.memory_tools import MemoryTools
+from assistant.builtin import MemoryTools
 from common import ManualClock
 from memory import HitKind, MemoryHit, MemoryStore, MessageRole, Note, StoredMessage
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus
@@ -120,8 +120,8 @@ async def test_bad_arguments_become_results_the_model_can_read(
 def test_the_schema_hides_the_context_and_documents_the_arguments(store: MemoryStore) -> None:
     registry = ToolRegistry([MemoryTools(store)])
 
-    save = registry.get("save_note").schema()
-    search = registry.get("search_memory").schema()
+    save = registry["save_note"].schema()
+    search = registry["search_memory"].schema()
 
     assert set(save["properties"]) == {"content", "tags"}
     assert save["required"] == ["content"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from assistant.builtin.netguard import (
+from assistant.builtin import (
     BlockedAddressError,
     FetchError,
     GuardedHttp,

@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from tools.calls import ToolCall
-from tools.parser import ToolParser
+from tools import ToolCall, ToolParser
 
 
 @dataclass(frozen=True)
@@ -462,3 +461,86 @@ def test_extract_calls_returns_tool_calls() -> None:
             id=calls[0].id,
         )
     ]
+
+
+@pytest.mark.parametrize(
+    ("reply", "text", "reason"),
+    [
+        ('{"type": "final", "content": "It is 14:35."}', "It is 14:35.", None),
+        ('```json\n{"type": "final", "content": "Done."}\n```', "Done.", None),
+        ("{'type': 'final', 'answer': 'Damaged but fine.',}", "Damaged but fine.", None),
+        ('{"final_answer": "42"}', "42", None),
+        ('{"action": "Final Answer", "action_input": "Paris."}', "Paris.", None),
+        ('{"tool": "none", "reason": "small talk", "arguments": {}}', None, "small talk"),
+        ('{"tool": "none", "reason": "small talk", "answer": "Hi!"}', "Hi!", "small talk"),
+    ],
+)
+def test_a_reply_that_is_one_json_answer_is_read_as_the_answer(
+    reply: str, text: str | None, reason: str | None
+) -> None:
+    answer = ToolParser().final_answer(reply)
+    assert answer is not None
+    assert (answer.text, answer.reason) == (text, reason)
+
+
+@pytest.mark.parametrize(
+    ("reply", "text"),
+    [
+        ('Here it is:\n{"type": "final", "content": "Hello!"}', "Hello!"),
+        ('Sure.\n```json\n{"type": "final", "content": "Done."}\n```\nAnything else?', "Done."),
+        (
+            'I can answer that myself.\n```json\n{"tool": "none", "reason": "chat"}\n```',
+            "I can answer that myself.",
+        ),
+        ('{"tool": "none", "reason": "chat", "arguments": {}}\nHi there!', "Hi there!"),
+    ],
+)
+def test_an_unmistakable_answer_among_prose_is_read(reply: str, text: str) -> None:
+    answer = ToolParser.final_answer(reply)
+    assert answer is not None and answer.text == text
+
+
+def test_data_among_prose_is_not_an_answer() -> None:
+    reply = 'A chat message looks like this:\n{"type": "text", "text": "hi"}'
+    assert ToolParser.final_answer(reply) is None
+
+
+def test_a_plan_of_steps_is_read_as_its_calls_in_order() -> None:
+    reply = (
+        '```json\n{"plan": [{"tool": "load", "sequence": 1, "args": {"path": "a.csv"}},\n'
+        '{"tool": "plot", "sequence": 2, "args": {"y": "revenue"}}]}\n```'
+    )
+    calls = ToolParser.extract_calls(reply)
+    assert [(c.tool_name, c.arguments) for c in calls] == [
+        ("load", {"path": "a.csv"}),
+        ("plot", {"y": "revenue"}),
+    ]
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "It is 14:35.",
+        '{"tool": "get_time", "args": {}}',
+        '{"type": "tool_call", "name": "get_time", "arguments": {}}',
+        '{"city": "Paris"}',
+        'Here: {"type": "final", "content": "prose around it is not a JSON answer"}',
+        '{"type": "final", "content": "cut off',
+    ],
+)
+def test_calls_data_and_prose_are_not_answers(reply: str) -> None:
+    assert ToolParser().final_answer(reply) is None
+
+
+def test_the_methods_work_on_the_class_as_a_parser_that_knows_no_names() -> None:
+    reply = 'Sure.\n```json\n{"tool": "water_plants", "args": {"bed": "north"}}\n```'
+
+    [call] = ToolParser.extract_calls(reply)
+
+    assert (call.tool_name, call.arguments) == ("water_plants", {"bed": "north"})
+    assert ToolParser.strip_calls(reply) == "Sure."
+    assert ToolParser.final_answer('{"type": "final", "content": "Watered."}') is not None
+    # An instance keeps its filter: a bare object in prose must name a known tool.
+    bare = 'Try {"tool": "water_plants", "args": {}} later.'
+    assert ToolParser(tool_names=["prune"]).extract_calls(bare) == []
+    assert len(ToolParser.extract_calls(bare)) == 1

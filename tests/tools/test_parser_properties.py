@@ -55,6 +55,8 @@ def _check_invariants(text: str, parser: ToolParser = ANY_NAME) -> None:
     assert isinstance(stripped, str)
     if not calls:
         assert stripped == text
+    answer = parser.final_answer(text)
+    assert answer is None or answer.text is None or isinstance(answer.text, str)
     previous_end = 0
     for call in calls:
         assert call.span is not None
@@ -132,6 +134,28 @@ def test_parsing_time_grows_linearly_up_to_one_megabyte(pattern: str) -> None:
         f"{LARGE} characters took {large_time:.3f} s, {ratio:.0f}x the {small_time:.4f} s "
         f"for {SMALL}: not linear"
     )
+
+
+ANSWER_PATTERNS = {
+    "objects opening lines": "\n{",
+    "unclosed final answers": '\n{"type": "final", "content": "',
+    "fenced open braces": "```\n{",
+}
+
+
+@pytest.mark.parametrize("pattern", ANSWER_PATTERNS.values(), ids=ANSWER_PATTERNS.keys())
+def test_reading_a_json_answer_grows_linearly_up_to_one_megabyte(pattern: str) -> None:
+    def best(text: str) -> float:
+        times = []
+        for _ in range(5):
+            started = time.perf_counter()
+            ANY_NAME.final_answer(text)
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    small = best((pattern * (SMALL // len(pattern) + 1))[:SMALL])
+    large = best((pattern * (LARGE // len(pattern) + 1))[:LARGE])
+    assert large / max(small, 1e-6) < MAX_RATIO
 
 
 GOOD_CALL = '\n```json\n{"name": "f", "arguments": {"a": 1}}\n```\n'

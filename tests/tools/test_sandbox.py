@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.builtin.sandbox import (
+from assistant.builtin import (
     CodeRun,
     CodeSandbox,
     SandboxLimits,

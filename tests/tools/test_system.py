@@ -7,8 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.builtin.sandbox import CodeSandbox, SandboxUnavailableError
-from assistant.builtin.system import SystemTools, get_current_time
+from assistant.builtin import CodeSandbox, SandboxUnavailableError, SystemTools, get_current_time
 from tools import (
     RiskLevel,
     ToolCall,
@@ -63,7 +62,7 @@ async def test_execute_code_always_needs_approval_and_is_high_risk() -> None:
     assert result.status is ToolStatus.PENDING_APPROVAL
     assert result.approval is not None
     assert result.approval.arguments == {"code": "print(1)"}
-    assert registry.get("execute_code").risk_level is RiskLevel.HIGH
+    assert registry["execute_code"].risk_level is RiskLevel.HIGH
 
 
 async def test_execute_code_runs_in_the_sandbox_and_renders_the_run() -> None:

@@ -8,20 +8,24 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.builtin.task_tools import (
+from assistant.builtin import (
     SEARCH_NOT_CONFIGURED,
     TaskListing,
     TaskReply,
     TaskSummary,
     TaskTools,
 )
-from common.clock import ManualClock
-from tasks import when_text
-from tasks.engine.manager import TaskManager
-from tasks.execution import ApiCallData
-from tasks.models import TaskStatus
-from tasks.protocols import Delivery, DeliveryStatus
-from tasks.store.memory import MemoryTaskStore
+from common import ManualClock
+from tasks import (
+    ApiCallData,
+    Delivery,
+    DeliveryStatus,
+    MemoryTaskStore,
+    TaskManager,
+    TaskStatus,
+    WebSearchData,
+    when_text,
+)
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -92,6 +96,34 @@ async def test_add_reminder_echoes_the_exact_time_and_fires_then(
     clock.advance(timedelta(minutes=5))
     assert await manager.run_due() == 1
     assert [(d.text, d.chat_id) for d in inbox.deliveries] == [("call mom", "chat-alice")]
+
+
+async def test_add_reminder_takes_a_delay_as_other_assistants_write_it(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    result = await call(executor, clock, "add_reminder", delay="5m", message="call mom")
+
+    reply = reply_of(result)
+    assert reply.task.next_run == "2026-03-02T14:35:00+01:00"
+    assert result.call.arguments == {"delay": "5m", "message": "call mom"}
+
+
+async def test_a_web_search_task_may_ask_for_a_summary(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager
+) -> None:
+    result = await call(
+        executor,
+        clock,
+        "add_recurring_task",
+        schedule="weekdays 9am",
+        task_type="web_search",
+        description="Search top US news and summarize top 3",
+        execution_data={"query": "US top news", "limit": 3, "summarize": True},
+    )
+
+    task = await manager.get_task(reply_of(result).task.id, "alice")
+    assert task.execution == WebSearchData(query="US top news", limit=3)
+    assert task.schedule.describe() == "every weekday at 09:00 (Europe/Berlin)"
 
 
 async def test_add_reminder_takes_recurring_words_too(
@@ -293,7 +325,7 @@ async def test_task_id_enum_is_the_callers_live_tasks(
     await call(executor, clock, "add_reminder", user="bob", when="in 1h", message="c")
 
     ctx = await executor.registry.prepare(ctx_for("alice", clock))
-    schema = executor.registry.get("cancel_task").schema(ctx)
+    schema = executor.registry["cancel_task"].schema(ctx)
 
     assert sorted(schema["properties"]["task_id"]["enum"]) == sorted(
         [first.task.id, second.task.id]

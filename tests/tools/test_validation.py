@@ -68,12 +68,24 @@ def test_missing_required_argument_says_what_is_expected() -> None:
     ]
 
 
-def test_unknown_argument_lists_accepted_ones() -> None:
+def test_an_unknown_argument_is_left_out_of_a_call_that_is_otherwise_valid() -> None:
     result = check("forecast", {"city": "Oslo", "town": "x"})
-    assert len(result.errors) == 1
-    assert result.errors[0].startswith(
+    assert result.is_valid
+    assert result.arguments == {"city": "Oslo"}
+    assert result.dropped == ["town"]
+    assert result.warnings[0].startswith(
         "tool 'forecast': unknown argument 'town'; accepted arguments: 'city'"
     )
+
+
+def test_an_unknown_argument_stays_an_error_when_something_else_is_wrong() -> None:
+    result = check("forecast", {"town": "Oslo"})
+    assert result.errors == [
+        "tool 'forecast': missing required argument 'city': expected string (The city name.)",
+        "tool 'forecast': unknown argument 'town'; accepted arguments: 'city', 'days', 'unit', "
+        "'detail', 'hourly', 'ratio', 'tags'",
+    ]
+    assert result.dropped == []
 
 
 @pytest.mark.parametrize(

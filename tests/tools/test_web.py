@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from assistant.builtin.web import (
+from assistant.builtin import (
     NOT_CONFIGURED,
     ApiResponse,
     WebSearchError,
@@ -245,6 +245,16 @@ async def test_a_lan_host_on_the_allow_list_is_reached(
     reply = await web.api_call(server.url("/lights/off", host="localhost"), "PUT", body="{}")
     assert (reply.status_code, reply.body) == (200, '{"ok": true}')
     assert server.requests[0].method == "PUT"
+
+
+async def test_a_body_given_as_data_is_sent_as_json(web: WebTools, server: LocalWebServer) -> None:
+    server.pages["/lights/off"] = Page('{"ok": true}', content_type="application/json")
+    url = server.url("/lights/off", host="localhost")
+    reply = await web.api_call(url, "POST", body={"state": "off", "rooms": ["hall"]})
+    assert reply.status_code == 200
+    sent = server.requests[0]
+    assert json.loads(sent.body or b"null") == {"state": "off", "rooms": ["hall"]}
+    assert sent.headers["Content-Type"] == "application/json"
 
 
 async def test_api_call_never_shows_or_logs_secret_headers(

@@ -165,6 +165,15 @@ def count_due(conn: sqlite3.Connection, until: str, limit: int) -> int:
     return int(row[0])
 
 
+def count_overdue(conn: sqlite3.Connection, before: datetime) -> int:
+    """The enabled tasks due before ``before`` (a range of the due index)."""
+    row = conn.execute(
+        "SELECT count(*) FROM scheduled_tasks WHERE enabled = 1 AND next_run < ?",
+        (to_db_time(before),),
+    ).fetchone()
+    return int(row[0])
+
+
 def _lease_cutoff(now: datetime, orphaned: bool) -> str:
     """The lease expiry up to which claimed runs are reclaimed: ``now``, or every one."""
     return _END_OF_TIME if orphaned else to_db_time(now)

@@ -15,8 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import to_db_time
-from common.clock import require_aware
+from common import require_aware, to_db_time
 from tasks.errors import TaskError
 from tasks.execution import execution_to_json
 from tasks.models import (
@@ -202,6 +201,11 @@ class SqliteTaskStore(TaskStore):
         return await self._db.read(
             functools.partial(claims.count_due, until=until_text, limit=max(limit, 0))
         )
+
+    async def count_overdue(self, before: datetime) -> int:
+        """Count the enabled tasks due before ``before`` (one index range)."""
+        before = require_aware(before, "before")
+        return await self._db.read(functools.partial(claims.count_overdue, before=before))
 
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int

@@ -1,0 +1,149 @@
+"""``WebInterface``: the HTTP API and the web page, a thin adapter over the agent and tasks.
+
+The FastAPI application (``WebInterface.app``) is an ordinary ASGI app: ``WebServer`` serves
+it with uvicorn, and tests drive it through httpx. Errors of the layers below become HTTP
+answers that say what was wrong: a task that is not yours or does not exist is 404, one in a
+state that does not allow the action 409, other refusals 400; invalid bodies are 422
+(FastAPI's own detail), and anything unexpected is 500 with an error id that the log
+explains.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from importlib import resources
+
+from fastapi import FastAPI, Request, Security
+from fastapi.responses import JSONResponse, Response
+from fastapi.security import HTTPBearer
+
+from common import Clock, SystemClock
+from interfaces.commands import SlashCommands
+from interfaces.protocols import ChatAgent, MemoryService, TaskService
+from interfaces.web.auth import ApiTokens
+from interfaces.web.chat import chat_routes
+from interfaces.web.gate import MAX_BODY, Gate
+from interfaces.web.inbox import WebInbox
+from interfaces.web.resources import resource_routes
+from interfaces.web.services import SchedulerStatus, WebServices
+from tasks import TaskError, TaskNotFoundError, TaskStateError
+
+logger = logging.getLogger(__name__)
+
+_PAGE_FILES = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
+    "/app.css": ("app.css", "text/css; charset=utf-8"),
+    "/icon.svg": ("icon.svg", "image/svg+xml"),
+}
+_BEARER = "A token from ASSISTANT_API_TOKENS"
+_DESCRIPTION = """\
+Chat with the assistant, stream its answers as [AG-UI](https://docs.ag-ui.com) events, and
+manage your tasks, approvals and notes. Every route except `/health` needs
+`Authorization: Bearer <token>` with a token from `ASSISTANT_API_TOKENS`; each token's user
+sees only their own conversations, tasks, notes and approvals.
+"""
+
+
+class WebInterface:
+    """The assistant over HTTP: the JSON API, the AG-UI stream and the page.
+
+    Args:
+        agent: Answers messages and decides approvals.
+        tasks: The task manager.
+        memory: The memory store.
+        scheduler: The scheduler's health (the task manager).
+        inbox: Deliveries to web chats (the notifier the composition root routes them to).
+        tokens: The accepted bearer tokens and their users.
+        open_user: Without tokens, the user every request is (a server on 127.0.0.1 only).
+        commands: The slash commands; built from ``tasks``, ``memory`` and ``agent`` by default.
+        clock: The current time (tests inject a manual one).
+        max_body: The largest request body read, in bytes.
+        keepalive: Seconds of silence after which a stream sends a comment line.
+    """
+
+    def __init__(
+        self,
+        *,
+        agent: ChatAgent,
+        tasks: TaskService,
+        memory: MemoryService,
+        scheduler: SchedulerStatus,
+        inbox: WebInbox,
+        tokens: ApiTokens,
+        open_user: str | None = None,
+        commands: SlashCommands | None = None,
+        clock: Clock | None = None,
+        max_body: int = MAX_BODY,
+        keepalive: float = 15.0,
+    ) -> None:
+        clock = clock or SystemClock()
+        self.services = WebServices(
+            agent=agent,
+            tasks=tasks,
+            memory=memory,
+            scheduler=scheduler,
+            inbox=inbox,
+            commands=commands
+            or SlashCommands(tasks=tasks, memory=memory, agent=agent, clock=clock, buttons=False),
+            clock=clock,
+            keepalive=keepalive,
+            closing=asyncio.Event(),
+        )
+        self.app = self._build(tokens, open_user, max_body)
+
+    def close(self) -> None:
+        """End the open streams (the server is stopping); turns in progress finish."""
+        self.services.closing.set()
+
+    def _build(self, tokens: ApiTokens, open_user: str | None, max_body: int) -> FastAPI:
+        app = FastAPI(
+            title="assistant",
+            summary="A personal assistant with tools and a persistent scheduler.",
+            description=_DESCRIPTION,
+            version="1",
+            redoc_url=None,
+        )
+        # The bearer dependency documents the token in /docs; the gate checks it before any
+        # route runs.
+        bearer = Security(HTTPBearer(auto_error=False, description=_BEARER))
+        app.include_router(chat_routes(self.services), dependencies=[bearer])
+        app.include_router(resource_routes(self.services), dependencies=[bearer])
+        _add_page(app)
+        app.add_exception_handler(TaskError, _task_error)
+        app.add_exception_handler(Exception, _unexpected)
+        app.add_middleware(Gate, tokens=tokens, open_user=open_user, max_body=max_body)
+        return app
+
+
+def _add_page(app: FastAPI) -> None:
+    """Serve the page's files (read once, at start)."""
+    folder = resources.files("interfaces.web") / "static"
+    for path, (name, media_type) in _PAGE_FILES.items():
+        content = (folder / name).read_bytes()
+
+        async def page(content: bytes = content, media_type: str = media_type) -> Response:
+            return Response(content, media_type=media_type, headers={"Cache-Control": "no-cache"})
+
+        app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+
+
+async def _task_error(request: Request, error: Exception) -> JSONResponse:
+    if isinstance(error, TaskNotFoundError):
+        status = 404
+    elif isinstance(error, TaskStateError):
+        status = 409
+    else:
+        status = 400
+    return JSONResponse({"detail": str(error)}, status_code=status)
+
+
+async def _unexpected(request: Request, error: Exception) -> JSONResponse:
+    error_id = secrets.token_hex(3)
+    logger.error(
+        "%s %s failed (error id %s)", request.method, request.url.path, error_id, exc_info=error
+    )
+    detail = f"something went wrong on the server (error id {error_id})"
+    return JSONResponse({"detail": detail}, status_code=500)

@@ -1,0 +1,144 @@
+"""Domain objects as the API's bodies, read in the user's zone, secrets hidden.
+
+The words come from where every interface takes them (``tasks.schedule_words``,
+``tasks.when_text``, ``interfaces.views``), so the web says what Telegram and the terminal say.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from common import redact_secrets
+from interfaces.messages import CommandReply
+from interfaces.protocols import AgentReplyLike
+from interfaces.views import approval_card, plain_value
+from interfaces.web.models import (
+    ApprovalOut,
+    ArgumentOut,
+    ChatResponse,
+    NoteOut,
+    RunOut,
+    TaskOut,
+    ToolResultOut,
+)
+from memory import Note
+from tasks import Task, TaskRun, TaskStatus, schedule_words, task_line, when_text
+from tools import ApprovalRequest, ToolResult
+
+
+def local(instant: datetime | None, zone: ZoneInfo) -> datetime | None:
+    """``instant`` in ``zone`` (its ISO form carries the zone's offset)."""
+    return instant.astimezone(zone) if instant is not None else None
+
+
+def task_out(task: Task, zone: ZoneInfo, now: datetime) -> TaskOut:
+    """A task as the API shows it."""
+    upcoming = task.next_run if task.status is TaskStatus.ACTIVE else None
+    return TaskOut(
+        id=task.id,
+        type=task.task_type.value,
+        description=task.description,
+        schedule=schedule_words(task, zone),
+        status=task.status.value,
+        status_reason=task.status_reason,
+        next_run=local(upcoming, zone),
+        next_run_text=when_text(upcoming, zone, now) if upcoming else task.status.value,
+        run_count=task.run_count,
+        line=task_line(task, zone, now),
+    )
+
+
+def run_out(run: TaskRun, zone: ZoneInfo) -> RunOut:
+    """A ledger row as the API shows it."""
+    scheduled = local(run.scheduled_for, zone)
+    assert scheduled is not None
+    return RunOut(
+        id=run.id,
+        scheduled_for=scheduled,
+        started_at=local(run.started_at, zone),
+        finished_at=local(run.finished_at, zone),
+        status=run.status.value,
+        misfire=run.misfire.value,
+        late_by_seconds=run.late_by.total_seconds() if run.late_by else None,
+        attempt=run.attempt,
+        result=run.result,
+        error=run.error,
+    )
+
+
+def approval_out(request: ApprovalRequest, zone: ZoneInfo) -> ApprovalOut:
+    """A pending request as the API shows it: the exact arguments, secrets hidden."""
+    expires = local(request.expires_at, zone)
+    assert expires is not None
+    return ApprovalOut(
+        id=request.id,
+        tool=request.tool_name,
+        arguments=redact_secrets(request.arguments),
+        shown=shown_arguments(request.arguments),
+        risk=request.risk_level.value,
+        status=request.status.value,
+        expires_at=expires,
+        text=approval_text(request, zone),
+    )
+
+
+def shown_arguments(arguments: dict[str, Any]) -> list[ArgumentOut]:
+    """Arguments as a person reads them: plain values, secrets hidden."""
+    return [
+        ArgumentOut(name=name, value=plain_value(value))
+        for name, value in redact_secrets(arguments).items()
+    ]
+
+
+def approval_text(request: ApprovalRequest, zone: ZoneInfo) -> str:
+    """How a pending request reads to a person (the approval card, without its buttons)."""
+    return approval_card(request, zone).text
+
+
+def tool_result_out(result: ToolResult) -> ToolResultOut:
+    """What one call did, as the API shows it."""
+    return ToolResultOut(
+        tool=result.call.tool_name,
+        arguments=redact_secrets(result.call.arguments),
+        status=result.status.value,
+        output=result.display or result.text,
+    )
+
+
+def chat_response(reply: AgentReplyLike, chat_id: str, zone: ZoneInfo) -> ChatResponse:
+    """The agent's reply as ``/agent/chat`` answers it."""
+    return ChatResponse(
+        reply=reply.text,
+        chat_id=chat_id,
+        tool_results=[tool_result_out(result) for result in reply.results],
+        approvals=[approval_out(request, zone) for request in reply.approvals],
+    )
+
+
+def chat_body(reply: AgentReplyLike, chat_id: str, zone: ZoneInfo) -> dict[str, Any]:
+    """``chat_response`` as JSON-ready data (the AG-UI run's result)."""
+    return chat_response(reply, chat_id, zone).model_dump(mode="json")
+
+
+def note_out(note: Note, zone: ZoneInfo) -> NoteOut:
+    """A note as the API shows it."""
+    created = local(note.created_at, zone)
+    assert created is not None
+    return NoteOut(id=note.id, content=note.content, tags=list(note.tags), created_at=created)
+
+
+def command_text(reply: CommandReply) -> str:
+    """A slash command's answer as text; the page has buttons of its own for tasks and
+    approvals, so it reads like Telegram's message without the buttons."""
+    return reply.text
+
+
+class CommandAnswer:
+    """A slash command's answer in the shape of an agent reply (text, nothing else)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.approvals: tuple[ApprovalRequest, ...] = ()
+        self.results: tuple[ToolResult, ...] = ()

@@ -1,0 +1,180 @@
+"""The gate every request passes before the API sees it: the token, the body size, headers.
+
+A request without a valid bearer token gets 401 and nothing else: the gate answers before the
+body is read or a route is looked up (an unknown path is 401 too). A server started without
+tokens (only allowed on 127.0.0.1) takes every request as its one user, if it is addressed to
+a loopback name. Only the page, its two
+files, ``/health`` and the OpenAPI documents are public. A body over ``max_body`` bytes is
+refused with 413 (by its Content-Length, or once that many bytes arrived). Every response
+carries headers that keep the page from being framed or sniffed; the page's own responses
+also carry a Content-Security-Policy that allows only its own files.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from interfaces.web.auth import ApiTokens, bearer_token
+
+logger = logging.getLogger(__name__)
+
+MAX_BODY = 64 * 1024
+"""The largest request body the API reads, in bytes."""
+PAGE_PATHS = frozenset({"/", "/app.js", "/app.css", "/icon.svg"})
+PUBLIC_PATHS = PAGE_PATHS | {"/health", "/docs", "/docs/oauth2-redirect", "/openapi.json"}
+USER_KEY = "user_id"
+"""Where the gate leaves the caller's user id (``request.state.user_id``)."""
+
+_COMMON_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+_PAGE_POLICY = (
+    b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+)
+UNAUTHORIZED = (
+    "a valid API token is needed: send the header 'Authorization: Bearer <token>' with a token "
+    "from ASSISTANT_API_TOKENS"
+)
+
+
+NOT_LOOPBACK = (
+    "this server runs without API tokens, so it answers only requests addressed to 127.0.0.1 "
+    "or localhost; set ASSISTANT_API_TOKENS to reach it by another name"
+)
+_LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _is_loopback(host_header: str) -> bool:
+    """Whether a Host header names this machine's loopback (any port)."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        host = host[1:].partition("]")[0]
+    else:
+        host = host.rpartition(":")[0] if host.count(":") == 1 else host
+    return host in _LOOPBACK_NAMES
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class Gate:
+    """Checks the token and the body size of each HTTP request, and adds security headers.
+
+    Args:
+        app: The API.
+        tokens: The accepted tokens.
+        open_user: Without tokens (a server on 127.0.0.1 only), the user every request is;
+            such a server answers only requests addressed to a loopback name, so a web page
+            elsewhere cannot reach it through a DNS name that points here.
+        max_body: The largest body read, in bytes.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        tokens: ApiTokens,
+        open_user: str | None = None,
+        max_body: int = MAX_BODY,
+    ) -> None:
+        self._app = app
+        self._tokens = tokens
+        self._open_user = open_user if not len(tokens) else None
+        self._max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        headers = Headers(scope=scope)
+        send = _with_headers(send, page=path in PAGE_PATHS)
+        if self._open_user is not None and not _is_loopback(headers.get("host", "")):
+            await _answer(send, 403, NOT_LOOPBACK)
+            return
+        if path not in PUBLIC_PATHS:
+            user = self._open_user or self._tokens.user_for(
+                bearer_token(headers.get("authorization")) or ""
+            )
+            if user is None:
+                await _answer(send, 401, UNAUTHORIZED, [(b"www-authenticate", b"Bearer")])
+                return
+            scope.setdefault("state", {})[USER_KEY] = user
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self._max_body:
+            await _answer(send, 413, self._too_large())
+            return
+        try:
+            receive = await self._buffered(receive)
+        except _TooLarge:
+            await _answer(send, 413, self._too_large())
+            return
+        await self._app(scope, receive, send)
+
+    def _too_large(self) -> str:
+        return f"the request body is larger than {self._max_body} bytes"
+
+    async def _buffered(self, receive: Receive) -> Receive:
+        """Read the whole body (at most ``max_body`` bytes) now; hand it on in one piece,
+        then pass on what comes later (a disconnect, which ends a streamed reply)."""
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return _replay([message], receive)
+            body += message.get("body", b"")
+            if len(body) > self._max_body:
+                raise _TooLarge
+            if not message.get("more_body", False):
+                break
+        return _replay([{"type": "http.request", "body": bytes(body), "more_body": False}], receive)
+
+
+def _replay(first: list[Message], receive: Receive) -> Receive:
+    pending = list(first)
+
+    async def replayed() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replayed
+
+
+def _with_headers(send: Send, *, page: bool) -> Send:
+    extra = list(_COMMON_HEADERS)
+    if page:
+        extra.append((b"content-security-policy", _PAGE_POLICY))
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return sending
+
+
+async def _answer(
+    send: Send, status: int, detail: str, headers: list[tuple[bytes, bytes]] | None = None
+) -> None:
+    body = json.dumps({"detail": detail}).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *(headers or []),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

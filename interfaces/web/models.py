@@ -1,0 +1,241 @@
+"""The HTTP API's request and response bodies, as pydantic models (they make the OpenAPI).
+
+Times are ISO 8601 with the offset of the user's zone (``/tz`` sets it); each time also comes
+in words (``next_run_text``), written the way every other interface says it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+MAX_MESSAGE_CHARS = 8000
+"""The longest message the API takes (a request body is also capped in bytes)."""
+CHAT_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+DEFAULT_CHAT = "main"
+
+
+class ChatRequest(BaseModel):
+    """One message to the assistant."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    message: str = Field(
+        min_length=1,
+        max_length=MAX_MESSAGE_CHARS,
+        description="What you say, e.g. 'remind me in 10 minutes to stretch', or a slash "
+        "command such as '/tz Europe/Berlin'.",
+    )
+    chat_id: str = Field(
+        DEFAULT_CHAT,
+        pattern=CHAT_ID_PATTERN,
+        description="Which of your conversations (each keeps its own history).",
+    )
+
+
+class AgUiMessageIn(BaseModel):
+    """A message of an AG-UI ``RunAgentInput`` (only the last user message is read)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    role: str
+    content: Any = None
+
+
+class ResumeIn(BaseModel):
+    """An AG-UI resume entry: the answer to an approval interrupt of an earlier run."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    interrupt_id: str = Field(alias="interruptId", max_length=64)
+    status: Literal["resolved", "cancelled"]
+    payload: Any = None
+
+    @property
+    def approved(self) -> bool:
+        """Whether the answer approves: resolved with ``{"approved": true}``."""
+        payload = self.payload
+        return (
+            self.status == "resolved"
+            and isinstance(payload, dict)
+            and payload.get("approved") is True
+        )
+
+
+class StreamRequest(BaseModel):
+    """A turn to stream: ``{message, chat_id}`` like ``/agent/chat``, or an AG-UI
+    ``RunAgentInput`` (``threadId`` is the chat, the last user message is what is said, and
+    ``resume`` answers approval interrupts)."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    message: str | None = Field(None, min_length=1, max_length=MAX_MESSAGE_CHARS)
+    chat_id: str | None = Field(None, pattern=CHAT_ID_PATTERN)
+    thread_id: str | None = Field(None, alias="threadId", pattern=CHAT_ID_PATTERN)
+    run_id: str | None = Field(None, alias="runId", max_length=128)
+    messages: list[AgUiMessageIn] | None = Field(None, max_length=1000)
+    resume: list[ResumeIn] | None = Field(None, max_length=20)
+
+    @model_validator(mode="after")
+    def _one_input(self) -> StreamRequest:
+        if self.resume:
+            return self
+        if self.message is None and self.last_user_text() is None:
+            raise ValueError(
+                "say something: give 'message' (or, as an AG-UI client, 'messages' ending "
+                "with a user message, or 'resume' answers to approval interrupts)"
+            )
+        text = self.text
+        if len(text) > MAX_MESSAGE_CHARS:
+            raise ValueError(f"the message is longer than {MAX_MESSAGE_CHARS} characters")
+        return self
+
+    def last_user_text(self) -> str | None:
+        """The text of the last user message of an AG-UI input, if there is one."""
+        for message in reversed(self.messages or []):
+            if message.role == "user":
+                return _text_of(message.content) or None
+        return None
+
+    @property
+    def text(self) -> str:
+        """What the user says in this turn."""
+        return self.message or self.last_user_text() or ""
+
+    @property
+    def chat(self) -> str:
+        """The chat (conversation) this turn belongs to."""
+        return self.chat_id or self.thread_id or DEFAULT_CHAT
+
+
+def _text_of(content: Any) -> str:
+    """The text of an AG-UI message's content: a string, or the text parts of a list."""
+    if isinstance(content, str):
+        return content.strip()
+    if isinstance(content, list):
+        parts = [
+            str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        ]
+        return "\n".join(parts).strip()
+    return ""
+
+
+class ToolResultOut(BaseModel):
+    """What one tool call did."""
+
+    tool: str
+    arguments: dict[str, Any] = Field(description="As called, secret-looking values hidden.")
+    status: str = Field(description="ok, invalid, error, timeout, denied or pending_approval")
+    output: str = Field(description="What a person sees of the result.")
+
+
+class ArgumentOut(BaseModel):
+    """One argument of a call as a person reads it (never JSON)."""
+
+    name: str
+    value: str
+
+
+class ApprovalOut(BaseModel):
+    """A risky call waiting for your approval, bound to its exact arguments."""
+
+    id: str
+    tool: str
+    arguments: dict[str, Any] = Field(description="As they will run, secrets hidden.")
+    shown: list[ArgumentOut] = Field(description="The arguments as a person reads them.")
+    risk: str
+    status: str
+    expires_at: datetime
+    text: str = Field(description="The request as a person reads it.")
+
+
+class ChatResponse(BaseModel):
+    """The assistant's answer to one message."""
+
+    reply: str
+    chat_id: str
+    tool_results: list[ToolResultOut]
+    approvals: list[ApprovalOut]
+
+
+class TaskOut(BaseModel):
+    """A scheduled task."""
+
+    id: str
+    type: str
+    description: str
+    schedule: str = Field(description="The schedule in words, in your zone.")
+    status: str
+    status_reason: str | None
+    next_run: datetime | None
+    next_run_text: str = Field(description="The next run in words, e.g. 'today at 14:35 (...)'.")
+    run_count: int
+    line: str = Field(description="The task on one line, as every interface lists it.")
+
+
+class RunOut(BaseModel):
+    """One run of a task, from its ledger."""
+
+    id: int
+    scheduled_for: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    status: str
+    misfire: str
+    late_by_seconds: float | None
+    attempt: int
+    result: str | None
+    error: str | None
+
+
+class TaskActionResponse(BaseModel):
+    """What a task action did: the task as it is now, and the run a 'run now' made."""
+
+    notice: str
+    task: TaskOut
+    run: RunOut | None = None
+
+
+class SnoozeRequest(BaseModel):
+    """How long to put a task's next run off."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    delay: str = Field("10m", max_length=100, description="e.g. '10m', '1h', '1 hour 30 minutes'")
+
+
+class NoteOut(BaseModel):
+    """A note."""
+
+    id: int
+    content: str
+    tags: list[str]
+    created_at: datetime
+
+
+class MeOut(BaseModel):
+    """Who the token belongs to."""
+
+    user_id: str
+    timezone: str
+
+
+class HealthOut(BaseModel):
+    """Whether the scheduler is alive."""
+
+    status: Literal["ok", "degraded"]
+    scheduler_running: bool
+    last_tick: datetime | None
+    overdue: int | None = Field(
+        description="Tasks due more than a minute ago and not yet run (null: unknown)."
+    )
+
+
+class ErrorOut(BaseModel):
+    """What was wrong with a request."""
+
+    detail: str

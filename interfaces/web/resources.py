@@ -1,0 +1,224 @@
+"""The routes over tasks, approvals, notes and the caller, and the health check.
+
+    GET  /tasks                      your tasks (?all=true: finished ones too)
+    GET  /tasks/{id}                 one task
+    POST /tasks/{id}/cancel|pause|resume|run|snooze
+    GET  /tasks/{id}/runs            its run ledger, newest first
+    GET  /approvals                  requests waiting for your decision
+    POST /approvals/{id}/approve|deny  decide; the answer is the agent's reply
+    GET  /notes?q=                   your notes, or those matching q
+    GET  /me                         who the token belongs to, and their zone
+    GET  /health                     the scheduler (no token needed)
+
+Every id is scoped to the caller: another user's task or request reads exactly like a
+missing one (404).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, HTTPException, Query
+from fastapi.responses import JSONResponse
+
+from interfaces.notifiers import WEB_CHAT_PREFIX
+from interfaces.web.convert import (
+    approval_out,
+    chat_response,
+    note_out,
+    run_out,
+    task_out,
+)
+from interfaces.web.models import (
+    ApprovalOut,
+    ChatResponse,
+    ErrorOut,
+    HealthOut,
+    MeOut,
+    NoteOut,
+    RunOut,
+    SnoozeRequest,
+    TaskActionResponse,
+    TaskOut,
+)
+from interfaces.web.services import WebServices, current_user
+from memory import HitKind
+from tasks import ScheduleError, Task, TaskError, read_delay
+from tools import ApprovalStatus
+
+logger = logging.getLogger(__name__)
+
+User = Annotated[str, Depends(current_user)]
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorOut},
+    404: {"model": ErrorOut},
+    409: {"model": ErrorOut},
+}
+
+
+def resource_routes(services: WebServices) -> APIRouter:
+    """The routes over tasks, approvals, notes and the caller, over ``services``."""
+    router = APIRouter(responses=_ERRORS)
+    tasks, memory, agent = services.tasks, services.memory, services.agent
+
+    # -- tasks ----------------------------------------------------------------------------------
+
+    @router.get("/tasks", tags=["tasks"], summary="Your tasks")
+    async def list_tasks(user: User, all: bool = False) -> list[TaskOut]:
+        zone, now = await agent.user_zone(user), services.clock.now()
+        found = await tasks.list_tasks(user, include_finished=all)
+        return [task_out(task, zone, now) for task in found]
+
+    @router.get("/tasks/{task_id}", tags=["tasks"], summary="One task")
+    async def get_task(task_id: str, user: User) -> TaskOut:
+        task = await tasks.get_task(task_id, user)
+        return task_out(task, await agent.user_zone(user), services.clock.now())
+
+    async def act(
+        user: User, verb: str, operation: Callable[[str, str], Awaitable[Task]], task_id: str
+    ) -> TaskActionResponse:
+        task = await operation(task_id, user)
+        zone = await agent.user_zone(user)
+        return TaskActionResponse(
+            notice=f"{verb} {task.id}.", task=task_out(task, zone, services.clock.now())
+        )
+
+    @router.post("/tasks/{task_id}/cancel", tags=["tasks"], summary="Cancel a task")
+    async def cancel(task_id: str, user: User) -> TaskActionResponse:
+        return await act(user, "Cancelled", tasks.cancel, task_id)
+
+    @router.post("/tasks/{task_id}/pause", tags=["tasks"], summary="Pause a task")
+    async def pause(task_id: str, user: User) -> TaskActionResponse:
+        return await act(user, "Paused", tasks.pause, task_id)
+
+    @router.post("/tasks/{task_id}/resume", tags=["tasks"], summary="Resume a task")
+    async def resume(task_id: str, user: User) -> TaskActionResponse:
+        return await act(user, "Resumed", tasks.resume, task_id)
+
+    @router.post("/tasks/{task_id}/run", tags=["tasks"], summary="Run a task now")
+    async def run_now(task_id: str, user: User) -> TaskActionResponse:
+        run = await tasks.run_now(task_id, user)
+        task = await tasks.get_task(task_id, user)
+        zone = await agent.user_zone(user)
+        detail = f" ({run.error or run.result})" if run.error or run.result else ""
+        return TaskActionResponse(
+            notice=f"Ran {task.id} now: {run.status.value}{detail}.",
+            task=task_out(task, zone, services.clock.now()),
+            run=run_out(run, zone),
+        )
+
+    @router.post(
+        "/tasks/{task_id}/snooze",
+        tags=["tasks"],
+        summary="Put a task's next run off",
+        responses={400: {"model": ErrorOut}},
+    )
+    async def snooze(
+        task_id: str, user: User, body: Annotated[SnoozeRequest | None, Body()] = None
+    ) -> TaskActionResponse:
+        words = (body or SnoozeRequest()).delay
+        try:
+            span = read_delay(words)
+        except ScheduleError as error:
+            raise HTTPException(400, str(error)) from None
+        if span is None:
+            raise HTTPException(
+                400, f"could not read {words!r} as a delay; try 10m, 1h or '1 hour 30 minutes'"
+            )
+        task = await tasks.snooze(task_id, user, span.total)
+        zone = await agent.user_zone(user)
+        shown = task_out(task, zone, services.clock.now())
+        return TaskActionResponse(
+            notice=f"Snoozed {task.id} until {shown.next_run_text}.", task=shown
+        )
+
+    @router.get("/tasks/{task_id}/runs", tags=["tasks"], summary="A task's run ledger")
+    async def runs(
+        task_id: str, user: User, limit: Annotated[int, Query(ge=1, le=200)] = 20
+    ) -> list[RunOut]:
+        found = await tasks.history(task_id, user, limit=limit)
+        zone = await agent.user_zone(user)
+        return [run_out(run, zone) for run in found]
+
+    # -- approvals ------------------------------------------------------------------------------
+
+    @router.get("/approvals", tags=["approvals"], summary="Requests waiting for your decision")
+    async def approvals(user: User) -> list[ApprovalOut]:
+        zone, now = await agent.user_zone(user), services.clock.now()
+        pending = await memory.list_approvals(user)
+        return [approval_out(r, zone) for r in pending if not r.is_expired(now)]
+
+    async def decide(request_id: str, user: str, *, approved: bool) -> ChatResponse:
+        request = await agent.find_approval(request_id, user_id=user)
+        if request is None:
+            raise HTTPException(404, f"no approval request {request_id!r} of yours")
+        if request.is_expired(services.clock.now()):
+            raise HTTPException(409, f"request {request.id} expired; ask again to get a new one")
+        if request.status is not ApprovalStatus.PENDING:
+            raise HTTPException(409, f"request {request.id} was already {request.status.value}")
+        reply = await agent.resolve_approval(request.id, approved=approved, by=user)
+        chat = request.chat_id.removeprefix(WEB_CHAT_PREFIX)
+        return chat_response(reply, chat, await agent.user_zone(user))
+
+    @router.post("/approvals/{request_id}/approve", tags=["approvals"], summary="Approve")
+    async def approve(request_id: str, user: User) -> ChatResponse:
+        return await decide(request_id, user, approved=True)
+
+    @router.post("/approvals/{request_id}/deny", tags=["approvals"], summary="Deny")
+    async def deny(request_id: str, user: User) -> ChatResponse:
+        return await decide(request_id, user, approved=False)
+
+    # -- notes, me, health ----------------------------------------------------------------------
+
+    @router.get("/notes", tags=["notes"], summary="Your notes, newest first, or those matching q")
+    async def notes(
+        user: User,
+        q: Annotated[str, Query(max_length=200)] = "",
+        limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    ) -> list[NoteOut]:
+        zone = await agent.user_zone(user)
+        if not q.strip():
+            return [note_out(note, zone) for note in await memory.list_notes(user, limit)]
+        hits = await memory.search_memory(user, q, limit)
+        return [
+            NoteOut(
+                id=hit.id,
+                content=hit.text,
+                tags=list(hit.tags),
+                created_at=hit.created_at.astimezone(zone),
+            )
+            for hit in hits
+            if hit.kind is HitKind.NOTE
+        ]
+
+    @router.get("/me", tags=["me"], summary="Who your token belongs to")
+    async def me(user: User) -> MeOut:
+        return MeOut(user_id=user, timezone=(await agent.user_zone(user)).key)
+
+    @router.get(
+        "/health",
+        tags=["health"],
+        summary="Whether the scheduler is alive (no token needed)",
+        responses={503: {"model": HealthOut}},
+    )
+    async def health() -> JSONResponse:
+        try:
+            state = await services.scheduler.health()
+        except TaskError as error:  # the store cannot be read: that is the answer
+            logger.warning("the health check could not read the task store: %s", error)
+            body = HealthOut(
+                status="degraded", scheduler_running=False, last_tick=None, overdue=None
+            )
+            return JSONResponse(body.model_dump(mode="json"), status_code=503)
+        ok = state.running and state.overdue == 0
+        body = HealthOut(
+            status="ok" if ok else "degraded",
+            scheduler_running=state.running,
+            last_tick=state.last_tick,
+            overdue=state.overdue,
+        )
+        return JSONResponse(body.model_dump(mode="json"), status_code=200 if ok else 503)
+
+    return router

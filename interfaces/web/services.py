@@ -1,0 +1,61 @@
+"""What the web API's routes work with, handed in by the composition root."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Protocol
+
+from fastapi import HTTPException, Request
+
+from common import Clock
+from interfaces.commands import SlashCommands
+from interfaces.protocols import ChatAgent, MemoryService, TaskService
+from interfaces.web.gate import UNAUTHORIZED, USER_KEY
+from interfaces.web.inbox import WebInbox
+from tasks import SchedulerHealth
+
+
+class SchedulerStatus(Protocol):
+    """How the scheduler is doing (``tasks.TaskManager.health``)."""
+
+    async def health(self, *, grace: timedelta = ...) -> SchedulerHealth:
+        """Whether the timer runs, when it last woke up, how many tasks are overdue."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class WebServices:
+    """The agent, the task manager, memory and the rest, as the routes use them.
+
+    Attributes:
+        agent: Answers messages and decides approvals.
+        tasks: The task manager.
+        memory: Notes, zones and approval requests.
+        scheduler: The scheduler's health.
+        inbox: Deliveries to web chats, for the pages.
+        commands: The shared slash commands (``/tz`` and friends typed in the chat).
+        clock: The current time.
+        keepalive: Seconds of silence after which a stream sends a comment line (proxies
+            close quiet connections).
+        closing: Set when the server stops: open streams end.
+    """
+
+    agent: ChatAgent
+    tasks: TaskService
+    memory: MemoryService
+    scheduler: SchedulerStatus
+    inbox: WebInbox
+    commands: SlashCommands
+    clock: Clock
+    keepalive: float = 15.0
+    closing: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def current_user(request: Request) -> str:
+    """The user the request's token stands for (the gate has checked it)."""
+    user = request.scope.get("state", {}).get(USER_KEY)
+    if not isinstance(user, str):
+        raise HTTPException(401, UNAUTHORIZED, headers={"WWW-Authenticate": "Bearer"})
+    return user

@@ -1,0 +1,573 @@
+// The assistant's page: sign in with a token, chat with streamed replies (AG-UI events over
+// POST /agent/stream), see and change tasks, decide approvals, and get reminders as they
+// arrive (GET /events). Text from the server is only ever set as textContent.
+"use strict";
+
+const TOKEN_KEY = "assistant.token";
+const LAST_EVENT_KEY = "assistant.lastEvent";
+const EXAMPLES = [
+  "remind me in 10 minutes to stretch",
+  "every weekday at 8:30 remind me to check the mail",
+  "what's on my schedule?",
+  "note: the spare key is under the blue pot",
+];
+
+const $ = (id) => document.getElementById(id);
+const state = { token: null, busy: false, events: null, chat: "main" };
+
+// -- small helpers ------------------------------------------------------------------------------
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "data") Object.assign(node.dataset, value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+const ICONS = {
+  bell: ["M6 8a6 6 0 0 1 12 0c0 7 3 9 3 9H3s3-2 3-9", "M10.3 21a1.94 1.94 0 0 0 3.4 0"],
+  list: ["M8 6h13", "M8 12h13", "M8 18h13", "M3 6h.01", "M3 12h.01", "M3 18h.01"],
+  info: ["M12 16v-4", "M12 8h.01", "M12 2a10 10 0 1 0 0 20a10 10 0 1 0 0-20"],
+  shield: ["M12 22s8-4 8-10V5l-8-3-8 3v7c0 6 8 10 8 10"],
+};
+
+function icon(name) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("class", "icon");
+  svg.setAttribute("aria-hidden", "true");
+  for (const d of ICONS[name]) {
+    const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+    path.setAttribute("d", d);
+    svg.append(path);
+  }
+  return svg;
+}
+
+function toast(text, bad = false) {
+  const item = el("div", { class: bad ? "toast bad" : "toast", text });
+  $("toasts").replaceChildren(item);  // the newest says what happened last; no pile-up
+  setTimeout(() => item.remove(), bad ? 6000 : 3500);
+}
+
+class HttpError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+function headers(json = false) {
+  const result = {};
+  if (state.token) result.Authorization = `Bearer ${state.token}`;
+  if (json) result["Content-Type"] = "application/json";
+  return result;
+}
+
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method,
+    headers: headers(body !== undefined),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 401 && path !== "/me") {
+    signOut("Your token is no longer accepted; sign in again.");
+    throw new HttpError(401, "signed out");
+  }
+  const data = await response.json().catch(() => null);
+  if (!response.ok) throw new HttpError(response.status, describe(data, response.status));
+  return data;
+}
+
+function describe(data, status) {
+  const detail = data && data.detail;
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail) && detail.length) return detail.map((d) => d.msg).join("; ");
+  return `the server answered ${status}`;
+}
+
+function stored() {
+  return localStorage.getItem(TOKEN_KEY) || sessionStorage.getItem(TOKEN_KEY);
+}
+
+// -- signing in ---------------------------------------------------------------------------------
+
+async function start() {
+  state.token = stored();
+  try {
+    const me = await api("GET", "/me");
+    enter(me);
+  } catch {
+    state.token = null;
+    showLogin();
+  }
+}
+
+function showLogin(message) {
+  $("app").hidden = true;
+  $("login").hidden = false;
+  $("login-error").hidden = !message;
+  $("login-error").textContent = message || "";
+  $("token").focus();
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  const token = $("token").value.trim();
+  if (!token) return;
+  state.token = token;
+  try {
+    const me = await api("GET", "/me");
+    (($("remember").checked) ? localStorage : sessionStorage).setItem(TOKEN_KEY, token);
+    $("token").value = "";
+    enter(me);
+  } catch (error) {
+    state.token = null;
+    showLogin(error.status === 401 ? "That token is not accepted." : `Could not sign in: ${error.message}`);
+  }
+}
+
+function signOut(message) {
+  localStorage.removeItem(TOKEN_KEY);
+  sessionStorage.removeItem(TOKEN_KEY);
+  state.token = null;
+  if (state.events) state.events.abort();
+  state.events = null;
+  showLogin(message);
+}
+
+function enter(me) {
+  $("login").hidden = true;
+  $("app").hidden = false;
+  $("who").textContent = `${me.user_id} · ${me.timezone}`;
+  $("logout").hidden = !state.token;
+  if (!$("messages").children.length) welcome();
+  refresh();
+  listen();
+  $("message").focus();
+}
+
+// -- chat ----------------------------------------------------------------------------------------
+
+function welcome() {
+  const examples = el("div", { class: "examples" });
+  for (const text of EXAMPLES) {
+    examples.append(el("button", { type: "button", text, onclick: () => send(text) }));
+  }
+  $("messages").append(
+    el("li", { class: "welcome" }, el("p", { text: "Ask me to remember things, schedule reminders and recurring tasks, or take notes." }), examples),
+  );
+}
+
+function addMessage(kind, text = "") {
+  const item = el("li", { class: `msg ${kind}`, text });
+  $("messages").append(item);
+  scrollDown();
+  return item;
+}
+
+function scrollDown() {
+  const list = $("messages");
+  list.scrollTop = list.scrollHeight;
+}
+
+async function send(text) {
+  text = text.trim();
+  if (!text || state.busy) return;
+  document.querySelector(".welcome")?.remove();
+  addMessage("mine", text);
+  $("message").value = "";
+  grow();
+  await runStream({ message: text, chat_id: state.chat });
+}
+
+async function resume(interruptId, approved) {
+  await runStream({
+    threadId: state.chat,
+    runId: crypto.randomUUID ? crypto.randomUUID() : String(Date.now()),
+    messages: [],
+    resume: [{ interruptId, status: "resolved", payload: { approved } }],
+  });
+}
+
+async function runStream(body) {
+  setBusy(true);
+  const turn = new Turn();
+  try {
+    const response = await fetch("/agent/stream", {
+      method: "POST",
+      headers: { ...headers(true), Accept: "text/event-stream" },
+      body: JSON.stringify(body),
+    });
+    if (response.status === 401) return signOut("Your token is no longer accepted; sign in again.");
+    if (!response.ok) {
+      const data = await response.json().catch(() => null);
+      throw new Error(describe(data, response.status));
+    }
+    for await (const event of sse(response)) turn.on(JSON.parse(event.data));
+  } catch (error) {
+    turn.fail(`Something went wrong: ${error.message}`);
+  } finally {
+    turn.close();
+    setBusy(false);
+    refresh();
+  }
+}
+
+function setBusy(busy) {
+  state.busy = busy;
+  $("send").disabled = busy;
+}
+
+async function* sse(response) {
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true }).replace(/\r\n?/g, "\n");
+    let end;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const event = { event: "message", data: "", id: null };
+      const data = [];
+      for (const line of block.split("\n")) {
+        if (!line || line.startsWith(":")) continue;
+        const colon = line.indexOf(":");
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+        if (field === "data") data.push(value);
+        else if (field === "event") event.event = value;
+        else if (field === "id") event.id = value;
+      }
+      if (data.length) {
+        event.data = data.join("\n");
+        yield event;
+      }
+    }
+  }
+}
+
+// One run of the agent as it appears in the chat: its messages, its tool calls, its end.
+class Turn {
+  constructor() {
+    this.messages = new Map();
+    this.tools = new Map();
+    this.finished = false;
+  }
+
+  on(event) {
+    switch (event.type) {
+      case "TEXT_MESSAGE_START":
+        this.messages.set(event.messageId, addMessage("theirs streaming"));
+        break;
+      case "TEXT_MESSAGE_CONTENT": {
+        const bubble = this.messages.get(event.messageId) || this.start(event.messageId);
+        bubble.textContent += event.delta;
+        scrollDown();
+        break;
+      }
+      case "TEXT_MESSAGE_END":
+        this.messages.get(event.messageId)?.classList.remove("streaming");
+        break;
+      case "TOOL_CALL_START": {
+        // A call that waited for approval is the same call when its result comes.
+        let chip = document.querySelector(`.tool[data-call="${CSS.escape(event.toolCallId)}"]`);
+        if (!chip) {
+          chip = el("li", { class: "tool", data: { call: event.toolCallId } }, el("span", { class: "state" }), el("span", { text: words(event.toolCallName) }));
+          $("messages").append(chip);
+          scrollDown();
+        }
+        this.tools.set(event.toolCallId, chip);
+        break;
+      }
+      case "TOOL_CALL_RESULT": {
+        const chip = this.tools.get(event.toolCallId);
+        if (chip) {
+          chip.classList.remove("waiting");
+          chip.classList.add(event.metadata?.status === "ok" ? "done" : "failed");
+          chip.title = event.content;
+        }
+        break;
+      }
+      case "RUN_FINISHED":
+        this.finished = true;
+        for (const interrupt of event.outcome?.interrupts || []) this.ask(interrupt);
+        break;
+      case "RUN_ERROR":
+        this.finished = true;
+        this.fail(event.message);
+        break;
+    }
+  }
+
+  start(id) {
+    const bubble = addMessage("theirs streaming");
+    this.messages.set(id, bubble);
+    return bubble;
+  }
+
+  ask(interrupt) {
+    const chip = interrupt.toolCallId && this.tools.get(interrupt.toolCallId);
+    if (chip) chip.classList.add("waiting");
+    const card = approvalCard({
+      id: interrupt.id,
+      tool: interrupt.metadata?.tool || "tool",
+      shown: interrupt.metadata?.shown || [],
+      risk: interrupt.metadata?.risk || "medium",
+      expires_at: interrupt.expiresAt,
+    });
+    $("messages").append(el("li", { class: "ask" }, card));
+    scrollDown();
+  }
+
+  fail(text) {
+    addMessage("theirs failed", text);
+  }
+
+  close() {
+    for (const bubble of this.messages.values()) bubble.classList.remove("streaming");
+  }
+}
+
+function words(name) {
+  return name.replaceAll("_", " ");
+}
+
+function grow() {
+  const box = $("message");
+  box.style.height = "auto";
+  box.style.height = `${Math.min(box.scrollHeight, 160)}px`;
+}
+
+// -- deliveries (reminders, task results) ---------------------------------------------------------
+
+async function listen() {
+  if (state.events) return;
+  const controller = new AbortController();
+  state.events = controller;
+  let wait = 1000;
+  while (state.events === controller) {
+    try {
+      const last = localStorage.getItem(LAST_EVENT_KEY);
+      const response = await fetch("/events", {
+        headers: { ...headers(), Accept: "text/event-stream", ...(last ? { "Last-Event-ID": last } : {}) },
+        signal: controller.signal,
+      });
+      if (response.status === 401) return signOut("Your token is no longer accepted; sign in again.");
+      wait = 1000;
+      for await (const event of sse(response)) {
+        if (event.event !== "delivery") continue;
+        localStorage.setItem(LAST_EVENT_KEY, event.id);
+        delivered(JSON.parse(event.data));
+      }
+    } catch (error) {
+      if (controller.signal.aborted) return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait));
+    wait = Math.min(wait * 2, 30000);
+  }
+}
+
+function delivered(item) {
+  document.querySelector(".welcome")?.remove();
+  const [name, label] = { reminder: ["bell", "Reminder"], result: ["list", "Task result"], notice: ["info", "Notice"] }[item.kind] || ["info", "Message"];
+  const bubble = el("li", { class: "msg delivery" }, el("span", { class: "label" }, icon(name), label), el("span", { text: item.text }));
+  if (item.kind === "reminder") {
+    const actions = el("div", { class: "actions" });
+    actions.append(
+      el("button", {
+        type: "button", class: "small", text: "Snooze 10 min",
+        onclick: async (event) => {
+          event.target.disabled = true;
+          try {
+            const done = await api("POST", `/tasks/${encodeURIComponent(item.task_id)}/snooze`, { delay: "10m" });
+            toast(done.notice);
+            actions.replaceChildren(el("span", { class: "muted small", text: done.notice }));
+            refresh();
+          } catch (error) {
+            event.target.disabled = false;
+            toast(error.message, true);
+          }
+        },
+      }),
+      el("button", { type: "button", class: "small", text: "Done", onclick: () => actions.replaceChildren(el("span", { class: "muted small", text: "✓ Done" })) }),
+    );
+    bubble.append(actions);
+  }
+  $("messages").append(bubble);
+  scrollDown();
+  refresh();
+}
+
+// -- tasks and approvals ---------------------------------------------------------------------------
+
+let refreshing = null;
+
+function refresh() {
+  if (!refreshing) refreshing = Promise.all([loadTasks(), loadApprovals()]).finally(() => { refreshing = null; });
+  return refreshing;
+}
+
+async function loadTasks() {
+  try {
+    const tasks = await api("GET", "/tasks");
+    const list = $("task-list");
+    list.replaceChildren(...tasks.map(taskCard));
+    $("no-tasks").hidden = tasks.length > 0;
+    count("tasks-count", tasks.length);
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not load tasks: ${error.message}`, true);
+  }
+}
+
+function count(id, value) {
+  $(id).hidden = value === 0;
+  $(id).textContent = String(value);
+}
+
+function taskCard(task) {
+  const active = task.status === "active";
+  const buttons = el("div", { class: "buttons" });
+  const act = (verb, label, cls = "small") => el("button", {
+    type: "button", class: cls, text: label, data: { action: verb, task: task.id },
+    onclick: (event) => taskAction(event.target, task, verb),
+  });
+  buttons.append(
+    active ? act("pause", "Pause") : act("resume", "Resume"),
+    act("run", "Run now"),
+    act("cancel", "Cancel", "small danger"),
+    el("button", { type: "button", class: "small ghost", text: "History", onclick: (event) => toggleRuns(event.target, task) }),
+  );
+  return el("li", { class: "card task", data: { task: task.id } },
+    el("div", { class: "head" },
+      el("span", { class: "what", text: task.description }),
+      el("span", { class: `badge ${task.status}`, text: active ? words(task.type) : task.status })),
+    el("div", { class: "line", text: task.schedule }),
+    el("div", { class: "next", text: active ? `Next: ${task.next_run_text}` : (task.status_reason || task.status) }),
+    el("div", { class: "id", text: task.id }),
+    buttons,
+  );
+}
+
+async function taskAction(button, task, verb) {
+  if (verb === "cancel" && !button.classList.contains("armed")) {
+    button.classList.add("armed");
+    button.textContent = "Really cancel?";
+    setTimeout(() => { button.classList.remove("armed"); button.textContent = "Cancel"; }, 4000);
+    return;
+  }
+  button.disabled = true;
+  try {
+    const done = await api("POST", `/tasks/${encodeURIComponent(task.id)}/${verb}`);
+    toast(done.notice);
+  } catch (error) {
+    toast(error.message, true);
+  } finally {
+    refresh();
+  }
+}
+
+async function toggleRuns(button, task) {
+  const card = button.closest(".card");
+  const open = card.querySelector(".runs");
+  if (open) return open.remove();
+  try {
+    const runs = await api("GET", `/tasks/${encodeURIComponent(task.id)}/runs`);
+    const list = el("ul", { class: "runs" });
+    if (!runs.length) list.append(el("li", { class: "muted", text: "It has not run yet." }));
+    for (const run of runs) {
+      const when = new Date(run.scheduled_for).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+      const detail = run.error || run.result || "";
+      list.append(el("li", {},
+        el("span", { text: when }),
+        el("span", { class: `status ${run.status}`, text: run.status }),
+        el("span", { class: "muted", text: detail.length > 80 ? `${detail.slice(0, 79)}…` : detail })));
+    }
+    card.append(list);
+  } catch (error) {
+    toast(error.message, true);
+  }
+}
+
+async function loadApprovals() {
+  try {
+    const pending = await api("GET", "/approvals");
+    $("approval-list").replaceChildren(...pending.map((request) => el("li", {}, approvalCard(request))));
+    $("no-approvals").hidden = pending.length > 0;
+    count("approvals-count", pending.length);
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not load approvals: ${error.message}`, true);
+  }
+}
+
+function approvalCard(request) {
+  const args = el("dl", { class: "args" });
+  for (const { name, value } of request.shown || []) {
+    args.append(el("dt", { text: words(name) }), el("dd", { text: value }));
+  }
+  const buttons = el("div", { class: "buttons" });
+  const decide = (approved) => async () => {
+    if (state.busy) return;
+    const outcome = approved ? "✓ Approved" : "✕ Denied";
+    for (const card of document.querySelectorAll(`[data-request="${CSS.escape(request.id)}"]`)) {
+      card.querySelector(".buttons")?.replaceWith(el("div", { class: "decided", text: outcome }));
+    }
+    showTab("chat");
+    await resume(request.id, approved);
+  };
+  buttons.append(
+    el("button", { type: "button", class: "small approve", text: "Approve", onclick: decide(true) }),
+    el("button", { type: "button", class: "small", text: "Deny", onclick: decide(false) }),
+  );
+  const expires = request.expires_at ? `Expires ${new Date(request.expires_at).toLocaleTimeString([], { timeStyle: "short" })}` : "";
+  return el("div", { class: "card approval", data: { request: request.id } },
+    el("div", { class: "caption" }, icon("shield"), "Needs your approval"),
+    el("div", { class: "head" },
+      el("span", { class: "what", text: words(request.tool) }),
+      el("span", { class: `badge risk-${request.risk}`, text: `${request.risk} risk` })),
+    args,
+    expires ? el("div", { class: "line", text: expires }) : null,
+    buttons,
+  );
+}
+
+// -- layout ------------------------------------------------------------------------------------------
+
+function showTab(name) {
+  document.querySelector(".panes").dataset.showing = name;
+  for (const tab of document.querySelectorAll(".tab")) {
+    tab.setAttribute("aria-selected", String(tab.dataset.show === name));
+  }
+}
+
+function wire() {
+  $("login-form").addEventListener("submit", signIn);
+  $("logout").addEventListener("click", () => signOut());
+  $("refresh").addEventListener("click", () => refresh());
+  $("composer").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send($("message").value);
+  });
+  $("message").addEventListener("input", grow);
+  $("message").addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send($("message").value);
+    }
+  });
+  for (const tab of document.querySelectorAll(".tab")) {
+    tab.addEventListener("click", () => showTab(tab.dataset.show));
+  }
+}
+
+wire();
+start();

@@ -1,0 +1,283 @@
+"""The web page in a real browser (headless Chromium, Playwright) on the real server.
+
+Two runs, one browser: a phone with the offline planner, and a wide screen with the scripted
+model, which streams word by word and here stops halfway through its answer until the test
+lets it go, so the text is seen arriving. Each step's screenshot lands in the screenshots
+folder (``ASSISTANT_SCREENSHOTS``, else a temporary one) to be looked at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import AsyncGenerator, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+from assistant.llm import (
+    ChatMessage,
+    LLMResponse,
+    Role,
+    ScriptedBackend,
+    StreamEvent,
+    TextDelta,
+    ToolMode,
+)
+from tests.interfaces.web.browser import ServedWeb, chromium
+from tests.interfaces.web.harness import ALICE_TOKEN
+from tools import ToolDefinition
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+WAIT = 10_000  # ms: a bound on waits for things that happen at once
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for all the page's tests."""
+    executable = chromium()
+    expect.set_options(timeout=WAIT)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=executable,
+            args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+        )
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go."""
+    named = os.environ.get("ASSISTANT_SCREENSHOTS")
+    folder = Path(named) if named else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def open_page(browser: Browser, served: ServedWeb, viewport: dict[str, int]) -> Page:
+    context = browser.new_context(
+        viewport=viewport,  # type: ignore[arg-type]
+        timezone_id="Europe/Berlin",
+        locale="en-GB",
+        device_scale_factor=2 if viewport == PHONE else 1,
+        is_mobile=viewport == PHONE,
+        has_touch=viewport == PHONE,
+    )
+    context.set_default_timeout(WAIT)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: errors.append(message.text) if _bad(message.text, message.type) else None,
+    )
+    page.goto(served.url)
+    page.errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+def _bad(text: str, kind: str) -> bool:
+    """A console error other than the 401 of a sign-in (a wrong token, or the first look)."""
+    return kind == "error" and "status of 401" not in text
+
+
+def sign_in(page: Page, token: str = ALICE_TOKEN) -> None:
+    page.fill("#token", token)
+    page.click("#login-form button[type=submit]")
+
+
+def say(page: Page, text: str) -> None:
+    page.fill("#message", text)
+    page.press("#message", "Enter")
+
+
+def last_reply(page: Page) -> Any:
+    return page.locator(".msg.theirs:not(.failed)").last
+
+
+def test_on_a_phone_with_the_offline_planner(
+    browser: Browser, screenshots: Path, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, PHONE)
+        expect(page.locator("#login")).to_be_visible()
+        sign_in(page, "not-the-right-token-000")
+        expect(page.locator("#login-error")).to_have_text("That token is not accepted.")
+        page.screenshot(path=screenshots / "phone-1-sign-in.png")
+        sign_in(page)
+        expect(page.locator("#who")).to_have_text("alice · Europe/Berlin")
+        page.screenshot(path=screenshots / "phone-2-welcome.png")
+
+        say(page, "remind me in 2 seconds to stretch")
+        expect(last_reply(page)).to_contain_text(
+            "I'll remind you today at 13:00:02 (Europe/Berlin) to stretch"
+        )
+        expect(page.locator(".tool").first).to_have_class("tool done")
+        served.advance(2)
+        reminder = page.locator(".msg.delivery")
+        expect(reminder).to_contain_text("Reminder")
+        expect(reminder).to_contain_text("stretch")
+        page.screenshot(path=screenshots / "phone-3-reminder.png")
+        reminder.locator("button", has_text="Snooze 10 min").click()
+        expect(reminder).to_contain_text("until today at 13:10:02 (Europe/Berlin)")
+
+        say(page, "every day at 9am remind me to water the plants")
+        expect(last_reply(page)).to_contain_text("water the plants")
+        expect(page.locator("#tasks-count")).to_have_text("2")  # and the snoozed reminder
+        page.click(".tab[data-show=tasks]")
+        card = page.locator(".card.task", has_text="water the plants")
+        expect(card).to_contain_text("Next: tomorrow at 09:00 (Europe/Berlin)")
+        page.screenshot(path=screenshots / "phone-4-tasks.png")
+        card.locator("button[data-action=cancel]").click()
+        expect(card.locator("button[data-action=cancel]")).to_have_text("Really cancel?")
+        card.locator("button[data-action=cancel]").click()
+        expect(card).to_have_count(0)
+        expect(page.locator(".card.task")).to_have_count(1)
+
+        page.click(".tab[data-show=chat]")
+        say(page, "at 1am daily POST http://home.lan/lights/off")
+        request = page.locator(".ask .approval")
+        expect(request).to_contain_text("add recurring task")
+        expect(page.locator("#approvals-count")).to_have_text("1")
+        page.screenshot(path=screenshots / "phone-5-approval.png")
+        request.locator("button.approve").click()
+        expect(last_reply(page)).to_contain_text("every day at 01:00")
+        expect(page.locator("#approvals-count")).to_be_hidden()
+        expect(page.locator("#tasks-count")).to_have_text("2")
+        page.screenshot(path=screenshots / "phone-6-approved.png")
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.context.close()
+
+
+def fence(name: str, **args: Any) -> str:
+    return f"```json\n{json.dumps({'tool': name, 'args': args})}\n```"
+
+
+PLANS = {
+    "remind me in 2 seconds to stretch": (
+        "Sure, setting that up. " + fence("add_reminder", when="in 2 seconds", message="stretch"),
+        "Done! I'll remind you today at 13:00:02 (Europe/Berlin) to stretch. Enjoy the break.",
+    ),
+    "every weekday at 8 turn the coffee machine on": (
+        fence(
+            "add_recurring_task",
+            schedule="every weekday at 8am",
+            task_type="api_call",
+            description="coffee machine on",
+            execution_data={"method": "POST", "url": "http://coffee.lan/on"},
+        ),
+        "Scheduled: the coffee machine goes on every weekday at 08:00.",
+    ),
+    "every sunday evening remind me to plan the week": (
+        fence(
+            "add_recurring_task",
+            schedule="every sunday at 7pm",
+            task_type="reminder",
+            description="plan the week",
+        ),
+        "I'll remind you every Sunday at 19:00 to plan the week.",
+    ),
+}
+PAUSE_IN, PAUSE_AFTER = "Done!", "remind"
+
+
+def plan(messages: Sequence[ChatMessage]) -> str:
+    """The scripted model: a tool call for each request, then a sentence about its result."""
+    said = next(m.content for m in reversed(messages) if m.role is Role.USER)
+    first, then = PLANS.get(said, (f"You said: {said}", ""))
+    return then if messages[-1].role is not Role.USER else first
+
+
+class PausingModel:
+    """The scripted model, stopping after the word ``PAUSE_AFTER`` of the answer that begins
+    with ``PAUSE_IN`` until ``go_on`` is set."""
+
+    def __init__(self) -> None:
+        self._script = ScriptedBackend(plan, mode=ToolMode.CONTRACT)
+        self.go_on = asyncio.Event()
+
+    @property
+    def mode(self) -> ToolMode:
+        return ToolMode.CONTRACT
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
+    ) -> LLMResponse:
+        return await self._script.complete(messages, tools=tools)
+
+    async def stream(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
+    ) -> AsyncGenerator[StreamEvent, None]:
+        words: list[str] = []
+        async for event in self._script.stream(messages, tools=tools):
+            yield event
+            if not isinstance(event, TextDelta):
+                continue
+            words.append(event.text.strip())
+            if words[0] == PAUSE_IN and words[-1] == PAUSE_AFTER:
+                await self.go_on.wait()
+
+    async def aclose(self) -> None:
+        await self._script.aclose()
+
+
+def test_on_a_wide_screen_with_a_streaming_model(
+    browser: Browser, screenshots: Path, tmp_path: Path
+) -> None:
+    model = PausingModel()
+    with ServedWeb(tmp_path, backend=lambda: model) as served:
+        page = open_page(browser, served, DESKTOP)
+        sign_in(page)
+        expect(page.locator("#tasks")).to_be_visible()  # beside the chat, no tabs
+        expect(page.locator(".tabs")).to_be_hidden()
+
+        say(page, "every sunday evening remind me to plan the week")
+        expect(page.locator(".card.task")).to_have_count(1)
+        say(page, "remind me in 2 seconds to stretch")
+        writing = page.locator(".msg.theirs.streaming")
+        expect(writing).to_have_text("Done! I'll remind")  # halfway: the model waits
+        expect(page.locator(".msg.theirs", has_text="Sure, setting that up.")).to_have_count(1)
+        expect(page.locator("#messages")).not_to_contain_text("```")
+        expect(page.locator("#messages")).not_to_contain_text("add_reminder")
+        page.screenshot(path=screenshots / "wide-1-streaming.png")
+
+        async def go_on() -> None:
+            model.go_on.set()
+
+        served.call(go_on)
+        expect(last_reply(page)).to_have_text(
+            "Done! I'll remind you today at 13:00:02 (Europe/Berlin) to stretch. Enjoy the break."
+        )
+        expect(page.locator(".msg.streaming")).to_have_count(0)
+        expect(page.locator(".card.task")).to_have_count(2)
+
+        say(page, "every weekday at 8 turn the coffee machine on")
+        side = page.locator("#approval-list .approval")
+        expect(side).to_contain_text("http://coffee.lan/on")
+        page.screenshot(path=screenshots / "wide-2-approval.png")
+        side.locator("button.approve").click()
+        expect(last_reply(page)).to_have_text(
+            "Scheduled: the coffee machine goes on every weekday at 08:00."
+        )
+        expect(page.locator("#no-approvals")).to_be_visible()
+        coffee = page.locator(".card.task", has_text="coffee machine on")
+        expect(coffee).to_contain_text("every weekday at 08:00")
+        coffee.locator("button.ghost", has_text="History").click()
+        expect(coffee.locator(".runs")).to_contain_text("It has not run yet.")
+        served.advance(2)
+        expect(page.locator(".msg.delivery")).to_contain_text("stretch")
+        expect(page.locator(".card.task")).to_have_count(2)  # the reminder ran
+        page.screenshot(path=screenshots / "wide-3-overview.png")  # the README's picture
+        page.locator(".card.task", has_text="plan the week").locator(
+            "button[data-action=pause]"
+        ).click()
+        expect(page.locator(".card.task", has_text="plan the week")).to_contain_text("paused")
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.context.close()
