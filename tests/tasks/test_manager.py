@@ -11,6 +11,7 @@ import pytest
 
 from common import ManualClock
 from tasks import (
+    Delivery,
     DeliveryKind,
     DeliveryStatus,
     MemoryTaskStore,
@@ -36,6 +37,7 @@ from tests.tasks.conftest import (
     ScriptedAgent,
     every,
     once_at,
+    reminder_draft,
 )
 
 MINUTE = timedelta(minutes=1)
@@ -557,6 +559,50 @@ async def test_burst_of_due_tasks_is_delivered_in_one_run_due(clock: ManualClock
     assert await manager.run_due() == 1000
     assert len(set(notifier.texts())) == 1000
     assert await store.next_wakeup() is None
+
+
+async def test_a_timer_that_is_behind_delivers_while_it_still_claims(clock: ManualClock) -> None:
+    # The memory store never awaits: the engine itself must yield between claims and runs.
+    store = MemoryTaskStore()
+    unclaimed: list[int] = []
+
+    class Probe(RecordingNotifier):
+        async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+            unclaimed.append(await store.count_due(T0 + HOUR, limit=10_000))
+            return await super().deliver(delivery)
+
+    notifier = Probe()
+    manager = manager_for(store, clock, notifier, claim_batch=100)
+    for n in range(1000):
+        await remind(manager, MINUTE, f"r{n}")
+    clock.advance(HOUR)  # the process was down: every run is overdue
+    async with manager:
+        await notifier.wait_for(1000)
+        await manager.wait_idle()
+
+    assert unclaimed[0] >= 800  # the first delivery came after a batch or two of claims
+    assert len(set(notifier.texts())) == 1000
+
+
+async def test_a_burst_is_claimed_before_it_is_due_and_delivered_at_its_time(
+    clock: ManualClock,
+) -> None:
+    store = MemoryTaskStore()
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier)
+    await store.add_tasks([reminder_draft(once_at(T0 + MINUTE)) for _ in range(4000)])
+    async with manager:
+        # Claiming 4,000 runs takes longer than the 50 ms prefetch, so the timer starts early.
+        clock.advance(MINUTE - timedelta(milliseconds=200))
+        for _ in range(1000):
+            if not await store.count_due(T0 + MINUTE, limit=1):
+                break
+            await asyncio.sleep(0)
+        assert await store.count_due(T0 + MINUTE, limit=1) == 0
+        assert notifier.deliveries == []
+        clock.advance(timedelta(milliseconds=200))
+        await notifier.wait_for(4000)
+        await manager.wait_idle()
 
 
 async def test_operations_are_owner_scoped(store: TaskStore, clock: ManualClock) -> None:
