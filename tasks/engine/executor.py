@@ -1,8 +1,8 @@
 """Runs claimed runs: each at its time, bounded in number and in time, its outcome to the ledger.
 
-Claimed runs wait in ``ClaimedAhead`` (a heap, not event-loop tasks) until they are due; one
-dispatcher starts each due run as an event-loop task while fewer than
-``max_concurrent_runs`` run, under the shared ``Watchdog``. A successful run queues its
+Claimed runs wait in ``ClaimedAhead`` (a heap, not event-loop tasks) until they are due; the
+``WorkerPool`` runs each due run while fewer than ``max_concurrent_runs`` run, under the
+shared ``Watchdog``. A successful run queues its
 outcome for the ledger and ends; a failed or undelivered one waits for its commit, which
 says what follows (``FollowUps``). From its claim until its outcome is in the ledger a run's
 lease is renewed (``LeaseKeeper``).
@@ -21,6 +21,7 @@ from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
 from tasks.engine.notices import FollowUps
+from tasks.engine.pool import WorkerPool
 from tasks.engine.watchdog import Watchdog
 from tasks.errors import TaskError
 from tasks.execution import TaskType
@@ -35,7 +36,6 @@ RETRACTED_REPORT = RunReport(
 # Outcomes whose commit decides a follow-up (pause the owner, tell them, disable the task);
 # any other outcome is queued for the ledger without waiting.
 _FOLLOWED_UP = frozenset({RunStatus.FAILED, RunStatus.UNDELIVERED})
-_YIELD_EVERY = 32
 DELIVERY_BACKOFF = timedelta(minutes=1)
 MAX_DELIVERY_BACKOFF = timedelta(minutes=30)
 
@@ -83,16 +83,12 @@ class RunExecutor:
         self._ahead = ahead
         self._follow_ups = follow_ups
         self._wake = wake
-        self._max_workers = max_concurrent_runs
         self._watchdog = Watchdog(run_timeout.total_seconds())
-        self._workers: set[asyncio.Task[None]] = set()
+        self._pool = WorkerPool(clock=clock, ahead=ahead, size=max_concurrent_runs, run=self._run)
         self._unfinished: set[int] = set()  # queued or running
         self._waiters: dict[int, asyncio.Future[RunOutcome]] = {}
-        self._queued = asyncio.Event()  # a run was queued: sleeping workers look again
         self._idle = asyncio.Event()
         self._idle.set()
-        self._caught_up = asyncio.Event()  # no run is due and still waiting for a worker
-        self._caught_up.set()
 
     def start(self, claims: Sequence[Claim]) -> list[int]:
         """Queue the claimed runs; each starts at its time. Return their run ids."""
@@ -103,11 +99,7 @@ class RunExecutor:
             self._unfinished.add(run_id)
         if claims:
             self._idle.clear()
-            self._queued.set()
-            for _ in range(min(self._max_workers, len(self._ahead)) - len(self._workers)):
-                worker = asyncio.create_task(self._work(), name="task-run-worker")
-                self._workers.add(worker)
-                worker.add_done_callback(self._workers.discard)
+            self._pool.queued()
         return [claim.run.id for claim in claims]
 
     async def run_claimed(self, claim: Claim) -> TaskRun:
@@ -134,10 +126,11 @@ class RunExecutor:
         The ledger writer waits for this before each batch: during a burst the deliveries
         go first, and the ledger follows in larger batches.
         """
-        if not self._caught_up.is_set():
+        caught_up = self._pool.caught_up
+        if not caught_up.is_set():
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(within):
-                    await self._caught_up.wait()
+                    await caught_up.wait()
 
     async def drain(self, within: timedelta) -> None:
         """Let the queued and running runs finish for up to ``within``, then stop the rest.
@@ -151,33 +144,8 @@ class RunExecutor:
                     await self._idle.wait()
         for claim in self._ahead.clear():
             self._finished(claim.run.id, None)
-        workers = list(self._workers)
-        for worker in workers:
-            worker.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
+        await self._pool.stop()
         await self._ledger.flush()
-
-    async def _work(self) -> None:
-        """One worker: runs the queued runs as they fall due, one after the other.
-
-        A run that never waits (a reminder to a fast notifier) costs a coroutine call
-        instead of an event-loop task; the worker yields to the loop every
-        ``_YIELD_EVERY`` runs. The workers end when nothing is queued.
-        """
-        ahead, ran = self._ahead, 0
-        while ahead:
-            due = ahead.pop_due(self._clock.now())
-            if due is None:
-                self._caught_up.set()
-                self._queued.clear()
-                await self._clock.sleep_until(ahead.next_due(), self._queued)
-                continue
-            self._caught_up.clear()
-            await self._run(*due)
-            ran += 1
-            if ran % _YIELD_EVERY == 0:
-                await asyncio.sleep(0)
-        self._caught_up.set()
 
     async def _run(self, claim: Claim, retracted: bool) -> None:
         run_id = claim.run.id

@@ -561,6 +561,64 @@ async def test_burst_of_due_tasks_is_delivered_in_one_run_due(clock: ManualClock
     assert await store.next_wakeup() is None
 
 
+class GatedNotifier(RecordingNotifier):
+    """Holds every delivery until ``gate`` opens, and notes the most it held at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.held = 0
+        self.most = 0
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        self.held += 1
+        self.most = max(self.most, self.held)
+        try:
+            await self.gate.wait()
+        finally:
+            self.held -= 1
+        return await super().deliver(delivery)
+
+
+async def test_runs_that_wait_run_side_by_side_up_to_the_bound(clock: ManualClock) -> None:
+    notifier = GatedNotifier()
+    async with manager_for(MemoryTaskStore(), clock, notifier, max_concurrent_runs=4) as manager:
+        for n in range(10):
+            await remind(manager, MINUTE, f"r{n}")
+        clock.advance(MINUTE)
+        for _ in range(1000):
+            if notifier.held == 4:
+                break
+            await asyncio.sleep(0)
+        for _ in range(50):  # room for a fifth, if the bound did not hold
+            await asyncio.sleep(0)
+        assert (notifier.held, notifier.deliveries) == (4, [])
+        notifier.gate.set()
+        await notifier.wait_for(10)
+        await manager.wait_idle()
+
+    assert notifier.most == 4
+    assert sorted(notifier.texts()) == sorted(f"r{n}" for n in range(10))
+
+
+async def test_a_run_that_waits_does_not_hold_up_the_next_due_run(clock: ManualClock) -> None:
+    agent = ScriptedAgent()
+    agent.release = asyncio.Event()
+    notifier = RecordingNotifier()
+    async with manager_for(MemoryTaskStore(), clock, notifier, agent) as manager:
+        await agent_task(manager)  # due in a minute
+        await remind(manager, 2 * MINUTE, "on time")
+        clock.advance(MINUTE)
+        async with asyncio.timeout(5):
+            await agent.started.wait()
+        clock.advance(MINUTE)
+        await notifier.wait_for(1)
+        assert notifier.texts() == ["on time"]
+        agent.release.set()
+        await notifier.wait_for(2)
+        await manager.wait_idle()
+
+
 async def test_a_timer_that_is_behind_delivers_while_it_still_claims(clock: ManualClock) -> None:
     # The memory store never awaits: the engine itself must yield between claims and runs.
     store = MemoryTaskStore()
