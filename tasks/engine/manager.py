@@ -82,7 +82,8 @@ class TaskManager(AsyncLifecycle):
             cancelling them (they stay claimed and are retried when a manager starts again,
             or once their lease runs out).
         prefetch: How far ahead the timer claims runs; each then starts at its exact time,
-            so one database round trip serves every run due in that window. Before a burst
+            so one database round trip serves every run due in that window (the timer
+            wakes when the next run is half of it away). Before a burst
             (more runs due in the window than can be claimed within it) the timer starts
             as much earlier as the claims take. A run cancelled or paused between
             its claim and its time is recorded as skipped instead of running.

@@ -7,7 +7,8 @@ claims the due runs atomically in batches (expired leases first) and hands them 
 are noticed, the timer also re-reads the earliest ``next_run`` every ``recheck_every`` at the
 latest; that never delays a known task.
 
-Runs are claimed a moment (``prefetch``) before they are due and started at their exact time.
+Runs are claimed a moment before they are due (between half the ``prefetch`` and all of it,
+so that a steady stream is claimed in rounds of half a window) and started at their exact time.
 When more runs fall due in that moment than can be claimed within it (a burst), the timer
 wakes as much earlier as claiming them takes (the count of due runs times the
 measured cost of one claim, with a margin, at most ``MAX_LEAD``), so that they are claimed
@@ -249,7 +250,9 @@ class Timer:
                 lead = await self._lead(next_wakeup)
                 if lead > self._prefetch:
                     self._burst = _Burst(next_wakeup - lead, next_wakeup + self._prefetch)
-                next_wakeup -= lead
+                # Half the prefetch before the next run, so that a round claims the runs of
+                # half a window, not the one run that has just come into it.
+                next_wakeup -= lead if lead > self._prefetch else self._prefetch / 2
             # A wake-up inside the horizon is a lease running out (the due runs were just
             # claimed): that one is waited for exactly, not spun towards.
             deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)
