@@ -176,6 +176,17 @@ def _listen(scheduler: Any, tally: Tally) -> None:
     scheduler.add_listener(heard, EVENT_JOB_EXECUTED | EVENT_JOB_MISSED | EVENT_JOB_ERROR)
 
 
+async def _start_and_wait(scheduler: Any, times: list[datetime], limit: float) -> dict[str, float]:
+    """Start an APScheduler that holds its jobs; wait until each ran or was skipped."""
+    tally = Tally(len(times))
+    _listen(scheduler, tally)
+    scheduler.start()
+    check_ready(times[0])
+    finished = await wait_done(tally, times[0], limit)
+    scheduler.shutdown(wait=False)
+    return figures(times, tally, finished)
+
+
 def run_apscheduler_memory(
     grace: int | None,
 ) -> Callable[[list[datetime], Path, float], Coroutine[Any, Any, Any]]:
@@ -185,15 +196,9 @@ def run_apscheduler_memory(
         from apscheduler.jobstores.memory import MemoryJobStore
 
         scheduler = _scheduler(MemoryJobStore(), grace)
-        tally = Tally(len(times))
-        _listen(scheduler, tally)
         for number, at in enumerate(times):
             scheduler.add_job(peer_job, "date", run_date=at, args=(number,), id=str(number))
-        scheduler.start()
-        check_ready(times[0])
-        finished = await wait_done(tally, times[0], limit)
-        scheduler.shutdown(wait=False)
-        return figures(times, tally, finished)
+        return await _start_and_wait(scheduler, times, limit)
 
     return run
 
@@ -208,13 +213,7 @@ def run_apscheduler_sqlite(
 
         store_elsewhere(db, times, grace)
         scheduler = _scheduler(SQLAlchemyJobStore(url=f"sqlite:///{db}"), grace)
-        tally = Tally(len(times))
-        _listen(scheduler, tally)
-        scheduler.start()
-        check_ready(times[0])
-        finished = await wait_done(tally, times[0], limit)
-        scheduler.shutdown(wait=False)
-        return figures(times, tally, finished)
+        return await _start_and_wait(scheduler, times, limit)
 
     return run
 
