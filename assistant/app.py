@@ -12,15 +12,12 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
-import httpx
-
 from assistant.agent.dialog import DialogAgent
 from assistant.agent.events import EventCallback
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT
+from assistant.backup import DailyBackups, backups_of
 from assistant.builtin import (
-    GuardedTransport,
     MemoryTools,
-    NetGuard,
     SystemTools,
     TaskTools,
     WebSearchError,
@@ -28,8 +25,10 @@ from assistant.builtin import (
     get_current_time,
 )
 from assistant.config import ConfigError, Settings
-from assistant.llm import LLMBackend, OpenAIBackend
+from assistant.datadir import check_database, prepare_data_dir
+from assistant.llm import LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
 from assistant.planner import OfflinePlanner, PlannerTools
+from assistant.secrets import EnvironmentSecrets
 from common import Clock, SystemClock, install_log_redaction
 from interfaces import LoggingNotifier
 from memory import MemoryStore
@@ -37,6 +36,7 @@ from tasks import (
     Notifier,
     SchedulerBusyError,
     SearchHit,
+    SecretSource,
     SqliteTaskStore,
     TaskError,
     TaskManager,
@@ -111,8 +111,26 @@ def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
 
 
 def build_backend(settings: Settings) -> LLMBackend | None:
-    """Return the configured language model, or ``None`` when none is configured (the offline
-    planner is then built with the tools, in ``open_app``)."""
+    """Return the configured language model: a GGUF file in process (it takes precedence) or
+    an OpenAI-compatible server; ``None`` when none is configured (the offline planner is then
+    built with the tools, in ``open_app``).
+
+    Raises:
+        ConfigError: the model file is missing or is not GGUF.
+    """
+    if settings.llm_model_path is not None:
+        try:
+            return LocalBackend(
+                model_path=settings.llm_model_path,
+                context_tokens=settings.llm_ctx,
+                gpu_layers=settings.llm_gpu_layers,
+                threads=settings.llm_threads,
+                chat_template=settings.llm_chat_template,
+                grammar=settings.llm_grammar,
+                max_tokens=settings.llm_max_tokens,
+            )
+        except LLMModelError as exc:
+            raise ConfigError(str(exc)) from None
     if settings.llm_base_url is None:
         return None
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
@@ -148,6 +166,18 @@ def offline_planner(
     return OfflinePlanner(tools=tools, registry=registry, search_configured=web.search_configured)
 
 
+async def _load(model: LocalBackend) -> None:
+    """Load a local model at start, so that a model that cannot run stops the start.
+
+    Raises:
+        ConfigError: with the one message that says why and what to set.
+    """
+    try:
+        await model.load()
+    except LLMModelError as exc:
+        raise ConfigError(str(exc)) from None
+
+
 @asynccontextmanager
 async def open_app(
     settings: Settings,
@@ -157,6 +187,7 @@ async def open_app(
     clock: Clock | None = None,
     on_event: EventCallback | None = None,
     run_scheduler: bool = False,
+    secrets: SecretSource | None = None,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
 
@@ -169,11 +200,14 @@ async def open_app(
             the agent read it (tests inject a manual one).
         on_event: Receives the agent's progress events.
         run_scheduler: Start the task manager's timer (chat, telegram, serve).
+        secrets: The values of ``${NAME}`` references in scheduled requests; by default
+            the environment and ``.env`` (read once, here).
     """
     clock = clock or SystemClock()
-    install_log_redaction("httpx", "httpcore", "telegram", "tools", "tasks")
+    install_log_redaction(*settings.secret_values())
     async with AsyncExitStack() as stack:
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        prepare_data_dir(settings.data_dir)
+        check_database(settings.database_path)
         if run_scheduler:
             _lock_scheduler(stack, settings)
         memory = await MemoryStore.open(settings.database_path, clock=clock)
@@ -181,15 +215,6 @@ async def open_app(
         store = SqliteTaskStore(settings.database_path)
         await store.open()
         stack.push_async_callback(store.close)
-        # Scheduled API calls go through the same SSRF guard as the api_call tool.
-        guard = NetGuard(allow_hosts=settings.http_allow_hosts)
-        http = httpx.AsyncClient(
-            transport=GuardedTransport(guard=guard),
-            timeout=httpx.Timeout(15.0),
-            follow_redirects=True,
-            max_redirects=5,
-        )
-        stack.push_async_callback(http.aclose)
         web = WebTools(
             serpapi_key=(
                 settings.serpapi_api_key.get_secret_value() if settings.serpapi_api_key else None
@@ -205,8 +230,10 @@ async def open_app(
             clock=clock,
             agent=late_agent,
             searcher=_TaskSearcher(web),
-            summarizer=late_agent if settings.llm_base_url else None,
-            http=http,
+            summarizer=late_agent if settings.llm_base_url or settings.llm_model_path else None,
+            # Scheduled API calls take the api_call tool's own guarded path.
+            http=web.http,
+            secrets=secrets or EnvironmentSecrets.from_process(),
             # Tasks added by another process (`assistant ask`) are noticed within a second.
             recheck_every=timedelta(seconds=1),
             # Holding the scheduler lock proves the previous holder is gone: the runs it
@@ -227,6 +254,8 @@ async def open_app(
             or offline_planner(tasks=task_tools, memory=memory_tools, web=web, registry=registry)
         )
         stack.push_async_callback(model.aclose)
+        if isinstance(model, LocalBackend):
+            await _load(model)
         executor = ToolExecutor(
             registry,
             approvals=memory,
@@ -250,6 +279,14 @@ async def open_app(
         stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
+            if settings.backup_days:
+                backups = DailyBackups(
+                    settings.database_path,
+                    backups_of(settings.data_dir),
+                    clock=clock,
+                    keep_days=settings.backup_days,
+                )
+                await stack.enter_async_context(backups)
         yield App(
             settings=settings,
             clock=clock,

@@ -9,7 +9,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Coroutine, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
     from assistant.config import Settings
     from tasks import Task, TaskRun
+
+logger = logging.getLogger("assistant")
 
 EXIT_USAGE = 2
 """Exit status for input the command cannot use (a refused schedule, a bad setting)."""
@@ -40,6 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _command(argv: Sequence[str] | None) -> int:
     from assistant.config import ConfigError, load_settings
+    from common import install_log_redaction, redact_text
 
     parser = _build_parser()
     args = parser.parse_args(argv)
@@ -53,6 +56,8 @@ def _command(argv: Sequence[str] | None) -> int:
     logging.basicConfig(
         level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    # On the handler: every record of every logger (telegram.*, httpx, ours) is scrubbed.
+    install_log_redaction(*settings.secret_values())
     # httpx logs every URL at INFO, and a Bot API URL carries the bot token.
     for noisy in ("httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(
@@ -66,6 +71,30 @@ def _command(argv: Sequence[str] | None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        if not _expected(exc):
+            raise
+        # One line for the person; the traceback stays in the log, at DEBUG.
+        logger.debug("assistant %s failed", args.command or "chat", exc_info=exc)
+        print(f"error: {redact_text(_one_line(exc), settings.secret_values())}", file=sys.stderr)
+        return 1
+
+
+def _expected(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure a person fixes (its message says how), not a bug: the
+    data directory or the database cannot be used, Telegram cannot be reached, a file
+    cannot be written."""
+    from assistant.datadir import DataError
+    from interfaces.telegram import TelegramSetupError
+    from memory import MemoryStoreError
+    from tasks import TaskError
+
+    failures = (DataError, MemoryStoreError, TaskError, TelegramSetupError, OSError)
+    return isinstance(exc, failures)
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -112,6 +141,20 @@ def _build_parser() -> argparse.ArgumentParser:
     runs.add_argument("--json", action="store_true", help="print a JSON array")
     runs.set_defaults(handler=_run_runs)
 
+    doctor = commands.add_parser(
+        "doctor", help="check the data directory and the database: what is wrong, what to do"
+    )
+    doctor.set_defaults(handler=_run_doctor)
+
+    backup = commands.add_parser("backup", help="back up the database (SQLite online backup)")
+    backup.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        help="a new file, or a folder (default: DATA_DIR/backups/manual-<time>.db)",
+    )
+    backup.set_defaults(handler=_run_backup)
+
     serve = commands.add_parser(
         "serve", help="run only the scheduler; deliveries go to a JSON Lines file"
     )
@@ -143,6 +186,24 @@ def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     gc.freeze()
     gc.enable()
     return asyncio.run(coroutine)
+
+
+def _show(text: str) -> None:
+    """Print text that holds what others wrote (replies, task descriptions, server answers)
+    without the control sequences it may carry."""
+    from interfaces import terminal_safe
+
+    print(terminal_safe(text))
+
+
+# JSON escapes C0 controls by itself; these would reach the terminal as they are.
+_UNSAFE_IN_JSON = {c: f"\\u{c:04x}" for c in [*range(0x7F, 0xA0), *range(0x202A, 0x202F)]}
+_UNSAFE_IN_JSON.update({c: f"\\u{c:04x}" for c in range(0x2066, 0x206A)})
+
+
+def _json(value: object) -> str:
+    """``value`` as indented JSON whose strings cannot drive the terminal."""
+    return json.dumps(value, ensure_ascii=False, indent=2).translate(_UNSAFE_IN_JSON)
 
 
 # -- schedule -------------------------------------------------------------------------------
@@ -251,14 +312,14 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                 ],
                 "note": note,
             }
-            print(json.dumps(payload, ensure_ascii=False, indent=2))
+            print(_json(payload))
         else:
             if reply.text:
-                print(reply.text)
+                _show(reply.text)
             for request in reply.approvals:
-                print(f"Waiting for your approval: {request_line(request, zone)}")
+                _show(f"Waiting for your approval: {request_line(request, zone)}")
             if note:
-                print(f"({note})")
+                _show(f"({note})")
         return 0
 
     return _run(go())
@@ -274,13 +335,13 @@ def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:
             zone = await app.agent.user_zone(LOCAL_USER)
         if args.json:
             rows = [_task_row(t, zone) for t in tasks]
-            print(json.dumps(rows, ensure_ascii=False, indent=2))
+            print(_json(rows))
         elif not tasks:
             print("No active tasks.")
         else:
             now = app.clock.now()
             for task in tasks:
-                print(task_line(task, zone, now))
+                _show(task_line(task, zone, now))
         return 0
 
     return _run(go())
@@ -313,7 +374,7 @@ def _run_cancel(args: argparse.Namespace, settings: Settings) -> int:
             except TaskError as exc:
                 print(f"error: {exc}", file=sys.stderr)
                 return 1
-        print(f"Cancelled {task.id}: {task.description}")
+        _show(f"Cancelled {task.id}: {task.description}")
         return 0
 
     return _run(go())
@@ -333,13 +394,13 @@ def _run_runs(args: argparse.Namespace, settings: Settings) -> int:
             zone = await app.agent.user_zone(LOCAL_USER)
         rows = [_run_row(r, zone) for r in runs]
         if args.json:
-            print(json.dumps(rows, ensure_ascii=False, indent=2))
+            print(_json(rows))
         elif not rows:
-            print(f"Task {args.task_id} has not run yet.")
+            _show(f"Task {args.task_id} has not run yet.")
         else:
             for row in rows:
                 detail = row["error"] or row["result"] or ""
-                print(f"{row['scheduled_for']}  {row['status']}  {detail}".rstrip())
+                _show(f"{row['scheduled_for']}  {row['status']}  {detail}".rstrip())
         return 0
 
     return _run(go())
@@ -361,6 +422,34 @@ def _run_row(run: TaskRun, zone: ZoneInfo) -> dict[str, Any]:
         "result": run.result,
         "error": run.error,
     }
+
+
+# -- the data directory ---------------------------------------------------------------------
+
+
+def _run_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.doctor import examine, render
+
+    today = datetime.now(UTC).date()
+    findings = examine(settings.data_dir, settings.database_path, today=today)
+    _show(render(findings))
+    return 0 if all(f.ok for f in findings) else 1
+
+
+def _run_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.backup import BackupError, back_up, manual_target
+
+    now = datetime.now(UTC)
+    target: Path = args.path or manual_target(settings.data_dir, now)
+    if target.is_dir():
+        target = target / manual_target(settings.data_dir, now).name
+    try:
+        made = back_up(settings.database_path, target)
+    except BackupError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"Backed up {settings.database_path} to {made}")
+    return 0
 
 
 # -- interactive front ends -----------------------------------------------------------------

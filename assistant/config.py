@@ -77,6 +77,19 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(
         60.0, gt=0, le=600, validation_alias=AliasChoices("ASSISTANT_LLM_TIMEOUT")
     )
+    llm_model_path: Path | None = _env("ASSISTANT_LLM_MODEL_PATH")
+    llm_ctx: int = Field(
+        4096, ge=256, le=1_048_576, validation_alias=AliasChoices("ASSISTANT_LLM_CTX")
+    )
+    llm_gpu_layers: int = Field(0, ge=-1, validation_alias=AliasChoices("ASSISTANT_LLM_GPU_LAYERS"))
+    llm_threads: int | None = Field(
+        None, ge=1, le=1024, validation_alias=AliasChoices("ASSISTANT_LLM_THREADS")
+    )
+    llm_grammar: bool = Field(True, validation_alias=AliasChoices("ASSISTANT_LLM_GRAMMAR"))
+    llm_chat_template: str | None = _env("ASSISTANT_LLM_CHAT_TEMPLATE")
+    llm_max_tokens: int = Field(
+        512, ge=16, le=32_768, validation_alias=AliasChoices("ASSISTANT_LLM_MAX_TOKENS")
+    )
     max_rounds: int = Field(5, ge=1, le=20, validation_alias=AliasChoices("ASSISTANT_MAX_ROUNDS"))
     system_prompt: str | None = _env("ASSISTANT_SYSTEM_PROMPT")
     approval_ttl_minutes: float = Field(
@@ -86,6 +99,9 @@ class Settings(BaseSettings):
         default_factory=list, validation_alias=AliasChoices("ASSISTANT_HTTP_ALLOW_HOSTS")
     )
     custom_tools_dir: Path | None = _env("ASSISTANT_CUSTOM_TOOLS_DIR")
+    backup_days: int = Field(
+        7, ge=0, le=3650, validation_alias=AliasChoices("ASSISTANT_BACKUP_DAYS")
+    )
     log_level: str = Field("WARNING", validation_alias=AliasChoices("ASSISTANT_LOG_LEVEL"))
     serpapi_api_key: SecretStr | None = _env("SERPAPI_API_KEY")
     telegram_bot_token: SecretStr | None = _env("TELEGRAM_BOT_TOKEN")
@@ -138,6 +154,9 @@ class Settings(BaseSettings):
 
     @field_validator(
         "llm_base_url",
+        "llm_model_path",
+        "llm_threads",
+        "llm_chat_template",
         "system_prompt",
         "telegram_webhook_url",
         "telegram_bot_token",
@@ -175,6 +194,11 @@ class Settings(BaseSettings):
         """The ``token:user,...`` pairs of the web API ("" when none are set)."""
         return self.api_tokens.get_secret_value().strip() if self.api_tokens else ""
 
+    def secret_values(self) -> list[str]:
+        """The secrets among the settings (API keys, the bot token), to hide from every log."""
+        held = (self.llm_api_key, self.serpapi_api_key, self.telegram_bot_token)
+        return [s.get_secret_value() for s in held if s is not None and s.get_secret_value()]
+
     def telegram_token(self) -> str:
         """Return the bot token after checking its shape.
 
@@ -202,6 +226,11 @@ def _env_name(name: str) -> str:
     if field is not None and isinstance(field.validation_alias, AliasChoices):
         return str(field.validation_alias.choices[0])
     return name
+
+
+def setting_names() -> list[str]:
+    """The environment variables the settings are read from."""
+    return [_env_name(name) for name in Settings.model_fields]
 
 
 def load_settings(**overrides: Any) -> Settings:

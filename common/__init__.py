@@ -1,43 +1,86 @@
 """What every package stands on and none owns: the clock, per-key locks, secret redaction,
-the lifecycle of long-lived objects, and one SQLite connection on its own thread with its
-migration runner.
+the vocabulary of outgoing HTTP requests, files private to their user, the lifecycle of
+long-lived objects, and one SQLite connection on its own thread with its migration runner.
 
 ``common`` imports nothing from the project; every other package may import it.
 """
 
 from common.clock import Clock, ManualClock, SystemClock, require_aware
+from common.files import (
+    PRIVATE_DIR_MODE,
+    PRIVATE_FILE_MODE,
+    create_private_file,
+    make_private_dir,
+    open_private,
+    tighten,
+)
+from common.http import (
+    HTTP_METHODS,
+    NOT_IDEMPOTENT_METHODS,
+    SAFE_METHODS,
+    HttpRequest,
+    HttpRequestError,
+    HttpResponse,
+)
 from common.lifecycle import AsyncLifecycle
 from common.locks import KeyedLocks
 from common.redaction import (
     REDACTED,
-    RedactUrlFilter,
+    RedactingFilter,
     install_log_redaction,
     is_secret_name,
     redact_headers,
     redact_secrets,
+    redact_text,
     redact_url,
     scrub,
+    url_secrets,
 )
-from common.sqlite import Failures, SqliteDatabase, from_db_time, migrate, to_db_time
+from common.sqlite import (
+    Failures,
+    SqliteDatabase,
+    UnreadableText,
+    from_db_time,
+    migrate,
+    to_db_time,
+)
+from common.text import clean_text, clean_value
 
 __all__ = [
+    "HTTP_METHODS",
+    "NOT_IDEMPOTENT_METHODS",
+    "PRIVATE_DIR_MODE",
+    "PRIVATE_FILE_MODE",
     "REDACTED",
+    "SAFE_METHODS",
     "AsyncLifecycle",
     "Clock",
     "Failures",
+    "HttpRequest",
+    "HttpRequestError",
+    "HttpResponse",
     "KeyedLocks",
     "ManualClock",
-    "RedactUrlFilter",
+    "RedactingFilter",
     "SqliteDatabase",
     "SystemClock",
+    "UnreadableText",
+    "clean_text",
+    "clean_value",
+    "create_private_file",
     "from_db_time",
     "install_log_redaction",
     "is_secret_name",
+    "make_private_dir",
     "migrate",
+    "open_private",
     "redact_headers",
     "redact_secrets",
+    "redact_text",
     "redact_url",
     "require_aware",
     "scrub",
+    "tighten",
     "to_db_time",
+    "url_secrets",
 ]

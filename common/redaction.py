@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import re
-import sys
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
@@ -24,9 +23,23 @@ _SECRET_NAME = re.compile(
 )
 
 
+# A value that only names a secret (``${HOME_API_TOKEN}``, ``Bearer ${HOME_API_TOKEN}``): it
+# holds none, and a person approving a request should see which one it names.
+_REFERENCE_ONLY = re.compile(
+    r"\s*(?:(?:Bearer|Basic|Token)\s+)?\$\{[A-Za-z_][A-Za-z0-9_]*\}\s*", re.IGNORECASE
+)
+
+
 def is_secret_name(name: str) -> bool:
     """Return whether a header, parameter or key name suggests that its value is a secret."""
     return bool(_SECRET_NAME.search(name))
+
+
+def _hidden(name: str, value: object) -> bool:
+    """Whether the value of ``name`` is shown as ``[redacted]``."""
+    return is_secret_name(name) and not (
+        isinstance(value, str) and _REFERENCE_ONLY.fullmatch(value)
+    )
 
 
 def redact_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
@@ -34,9 +47,10 @@ def redact_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> di
 
     Secret-looking names: Authorization, Proxy-Authorization, Cookie, Set-Cookie and any name
     containing token, key, secret, password, session, signature or credential (X-Api-Key...).
+    A value that only names a secret (``Bearer ${HOME_API_TOKEN}``) is shown: it holds none.
     """
     pairs = headers.items() if isinstance(headers, Mapping) else headers
-    return {name: (REDACTED if is_secret_name(name) else value) for name, value in pairs}
+    return {name: (REDACTED if _hidden(name, value) else value) for name, value in pairs}
 
 
 def scrub(text: str, secrets: Iterable[str]) -> str:
@@ -55,7 +69,7 @@ def redact_secrets(value: Any) -> Any:
         return {
             key: (
                 REDACTED
-                if is_secret_name(str(key)) and not isinstance(item, Mapping | list)
+                if _hidden(str(key), item) and not isinstance(item, Mapping | list)
                 else redact_secrets(item)
             )
             for key, item in value.items()
@@ -86,38 +100,100 @@ def redact_url(url: str | httpx.URL) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
+def url_secrets(url: str | httpx.URL) -> list[str]:
+    """The secret values a URL carries, as written and decoded: its password, and the values
+    of its secret-looking query parameters (``?api_key=...``), to scrub them from whatever a
+    server echoes back."""
+    try:
+        parts = urlsplit(str(url))
+        password = parts.password
+    except ValueError:
+        return []
+    found = [password, unquote_plus(password)] if password else []
+    for pair in parts.query.split("&"):
+        name, equals, value = pair.partition("=")
+        if equals and value and is_secret_name(unquote_plus(name)):
+            found += [value, unquote_plus(value)]
+    return found
+
+
 def _redact_parameter(pair: str) -> str:
-    name, equals, _ = pair.partition("=")
-    return f"{name}={REDACTED}" if equals and is_secret_name(unquote_plus(name)) else pair
-
-
-class RedactUrlFilter(logging.Filter):
-    """Redacts secrets from third-party HTTP log records.
-
-    httpx logs every request's full URL at INFO level, so an API that takes its key in the
-    query (SerpApi's ``api_key``) would leak it; httpcore's DEBUG traces print header tuples
-    such as ``(b'Set-Cookie', b'...')``. URL arguments go through ``redact_url`` and
-    secret-looking header tuples lose their values.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.msg, str) and "(b'" in record.msg:
-            record.msg = _HEADER_TUPLE.sub(_redact_header_tuple, record.msg)
-        if isinstance(record.args, tuple):
-            record.args = tuple(
-                redact_url(a) if _is_httpx_url(a) or _looks_like_url(a) else a for a in record.args
-            )
-        return True
-
-
-def _is_httpx_url(value: object) -> TypeGuard[httpx.URL]:
-    # httpx is imported only by code that makes requests (a command that never goes online
-    # starts without it); where it is not loaded, no value can be one of its URLs.
-    loaded = sys.modules.get("httpx")
-    return loaded is not None and isinstance(value, loaded.URL)
+    name, equals, value = pair.partition("=")
+    hidden = equals and _hidden(unquote_plus(name), unquote_plus(value))
+    return f"{name}={REDACTED}" if hidden else pair
 
 
 _HEADER_TUPLE = re.compile(r"\(b'([^']*)', b'([^']*)'\)")
+# A Telegram bot token (123456789:AAE...), wherever it stands (a Bot API URL's path).
+_BOT_TOKEN = re.compile(r"(?<!\d)\d{5,16}:[A-Za-z0-9_-]{30,64}(?![A-Za-z0-9_-])")
+# A credential after its scheme ("Bearer sk-...", "Basic dXNlcjpw..."), as servers echo them:
+# token-like (8 characters or more, a digit or a sign among them), so "basic information" stays.
+_CREDENTIAL = re.compile(
+    r"\b(Bearer|Basic)(\s+|%20)(?=[^\s\"',;)}\]]*[0-9+/=_.-])[A-Za-z0-9+/=_.~-]{8,}",
+    re.IGNORECASE,
+)
+# An OpenAI-style API key, as a 401 body quotes it ("Incorrect API key provided: sk-...").
+_API_KEY = re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}")
+_URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+")
+
+
+def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """Return free text (a log line, an error from a server) safe to show or log.
+
+    Hidden: each of ``secrets`` (values the program knows to be secret: its tokens and keys),
+    anything shaped like a Telegram bot token, a credential after ``Bearer`` or ``Basic``, an
+    ``sk-...`` API key, the passwords and secret-looking query values of URLs,
+    and secret-looking header tuples of httpcore's traces.
+    """
+    text = scrub(text, secrets)
+    text = _BOT_TOKEN.sub(REDACTED, text)
+    text = _CREDENTIAL.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
+    text = _API_KEY.sub(REDACTED, text)
+    text = _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
+    if "(b'" in text:
+        text = _HEADER_TUPLE.sub(_redact_header_tuple, text)
+    return text
+
+
+class RedactingFilter(logging.Filter):
+    """Scrubs every record a handler emits, from whichever logger it comes (``redact_text``).
+
+    It sits on handlers, not loggers: a filter on a logger sees only that logger's own
+    records, so one on ``telegram`` missed ``telegram.Bot``'s "Set Bot API URL: .../bot<token>".
+    The message is formatted once and replaced by its scrubbed text; a traceback is formatted
+    and scrubbed too.
+
+    Args:
+        secrets: Values known to be secret (bot token, API keys); more can be added.
+    """
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        super().__init__()
+        self._secrets: set[str] = set()
+        self.add_secrets(secrets)
+
+    def add_secrets(self, secrets: Iterable[str]) -> None:
+        """Hide these values too (empty and very short values are ignored); of a bot token,
+        its secret half on its own too."""
+        for secret in secrets:
+            if secret and len(secret) >= 4:
+                self._secrets.add(secret)
+                if _BOT_TOKEN.fullmatch(secret):
+                    self._secrets.add(secret.partition(":")[2])
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            message = record.getMessage()
+        except (TypeError, ValueError):
+            message = f"{record.msg!s} {record.args!r}"
+        record.msg, record.args = redact_text(message, self._secrets), ()
+        if record.exc_info and not record.exc_text:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = redact_text(record.exc_text, self._secrets)
+        if record.stack_info:
+            record.stack_info = redact_text(record.stack_info, self._secrets)
+        return True
 
 
 def _redact_header_tuple(match: re.Match[str]) -> str:
@@ -130,14 +206,26 @@ def _looks_like_url(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and value.startswith(("http://", "https://"))
 
 
-def install_log_redaction(*logger_names: str) -> None:
-    """Add a ``RedactUrlFilter`` to each named logger (default: httpx and httpcore's), once.
+def install_log_redaction(
+    *secrets: str | None, logger: logging.Logger | None = None
+) -> RedactingFilter:
+    """Put a ``RedactingFilter`` on every handler of ``logger`` (the root logger), once.
 
-    A filter on a logger applies to records created by that very logger, so httpcore's
-    loggers are named one by one.
+    Calling it again adds ``secrets`` to the filters already in place, and covers handlers
+    added since. Records of every logger reach the root's handlers, so every line the
+    program writes is scrubbed.
+
+    Returns:
+        The filter of the first handler (a new one when there are no handlers yet).
     """
-    names = logger_names or ("httpx", "httpcore.http11", "httpcore.http2", "httpcore.connection")
-    for name in names:
-        logger = logging.getLogger(name)
-        if not any(isinstance(f, RedactUrlFilter) for f in logger.filters):
-            logger.addFilter(RedactUrlFilter())
+    known = [s for s in secrets if s]
+    target = logger or logging.getLogger()
+    filters: list[RedactingFilter] = []
+    for handler in target.handlers:
+        found = next((f for f in handler.filters if isinstance(f, RedactingFilter)), None)
+        if found is None:
+            found = RedactingFilter()
+            handler.addFilter(found)
+        found.add_secrets(known)
+        filters.append(found)
+    return filters[0] if filters else RedactingFilter(known)

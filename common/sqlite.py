@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import functools
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -27,6 +28,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Generic, TypeVar
+
+from common.files import create_private_file, make_private_dir
 
 H = TypeVar("H")
 T = TypeVar("T")
@@ -54,13 +57,17 @@ class SqliteDatabase(Generic[H]):
     was opened: the connection itself, or a package's wrapper around it.
 
     Args:
-        path: The database file; its directory is created when missing.
+        path: The database file; it and its directory are created private (0600, 0700)
+            when missing.
         handle: Makes what each operation's work receives from the open connection.
         failures: The package's exceptions.
         busy_ms: How long a statement waits for another connection's write lock.
         thread_name: The name of the connection's thread.
         named_rows: Whether rows are ``sqlite3.Row`` (by name) instead of tuples.
         foreign_keys: Whether SQLite enforces foreign keys on this connection.
+        lenient_text: Whether a TEXT value that is not UTF-8 (a damaged page) is read as an
+            ``UnreadableText`` (its bytes decoded with replacement characters) instead of
+            failing the whole query; the reader decides what to do with such a row.
         autocheckpoint: Whether commits on this connection may checkpoint the WAL (the task
             store leaves that to a connection of its own).
     """
@@ -76,6 +83,7 @@ class SqliteDatabase(Generic[H]):
         named_rows: bool = False,
         foreign_keys: bool = False,
         autocheckpoint: bool = True,
+        lenient_text: bool = False,
     ) -> None:
         self.path = path
         self._make_handle = handle
@@ -85,6 +93,7 @@ class SqliteDatabase(Generic[H]):
         self._named_rows = named_rows
         self._foreign_keys = foreign_keys
         self._autocheckpoint = autocheckpoint
+        self._lenient_text = lenient_text
         self._conn: sqlite3.Connection | None = None
         self._handle: H | None = None
         self._executor: ThreadPoolExecutor | None = None
@@ -204,14 +213,27 @@ class SqliteDatabase(Generic[H]):
         """On the connection's thread: open and configure the connection."""
         what = self._failures.what
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_dir(self.path.parent)
+            if self.path.is_file() and self.path.stat().st_size == 0:
+                # SQLite would take it for a new database: whatever was lost stays unnoticed.
+                raise self._failures.error(
+                    f"{what} {str(self.path)!r} is empty (0 bytes): its data was lost or the "
+                    "file was truncated, and it is not replaced by a new one; restore a "
+                    "backup over it, or move it away to start with an empty database"
+                )
+            # Private from the start; SQLite gives its -wal and -shm files the same mode.
+            create_private_file(self.path)
             # Autocommit: transactions are the explicit BEGIN ... COMMIT of ``write``.
             conn = sqlite3.connect(self.path, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
-            raise self._failures.error(f"cannot open {what} {str(self.path)!r}: {exc}") from exc
+            raise self._failures.error(
+                _explained(exc, f"cannot open {what} {str(self.path)!r}", self.path, self._busy_ms)
+            ) from exc
         try:
             if self._named_rows:
                 conn.row_factory = sqlite3.Row
+            if self._lenient_text:
+                conn.text_factory = _lenient_text
             # PRAGMA values cannot be bound as parameters; these are ints this code computed.
             conn.execute(f"PRAGMA busy_timeout = {max(0, self._busy_ms)}")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -222,7 +244,8 @@ class SqliteDatabase(Generic[H]):
                 conn.execute("PRAGMA wal_autocheckpoint = 0")
         except sqlite3.Error as exc:
             conn.close()
-            raise self._failures.error(f"cannot use {str(self.path)!r} as {what}: {exc}") from exc
+            said = f"cannot use {str(self.path)!r} as {what}"
+            raise self._failures.error(_explained(exc, said, self.path, self._busy_ms)) from exc
         return conn
 
     def _close_now(self, conn: sqlite3.Connection) -> None:
@@ -232,8 +255,32 @@ class SqliteDatabase(Generic[H]):
             raise self._translate(exc) from exc
 
     def _translate(self, exc: sqlite3.Error) -> Exception:
-        what = self._failures.what
-        return self._failures.error(f"SQLite error on {what} {str(self.path)!r}: {exc}")
+        said = f"SQLite error on {self._failures.what} {str(self.path)!r}"
+        return self._failures.error(_explained(exc, said, self.path, self._busy_ms))
+
+
+_BUSY = frozenset({"SQLITE_BUSY", "SQLITE_LOCKED"})
+_NOT_WRITABLE = frozenset({"SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM", "SQLITE_AUTH"})
+_NOT_WRITABLE_OS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS})
+
+
+def _explained(exc: OSError | sqlite3.Error, said: str, path: Path, busy_ms: int) -> str:
+    """``said: exc``, with what happened and what to do when it is a failure a person fixes:
+    a lock another process holds, or a file or folder that cannot be written."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    code = exc.errno if isinstance(exc, OSError) else None
+    if any(name.startswith(busy) for busy in _BUSY):
+        return (
+            f"{said}: {exc}: another process holds its lock (waited {busy_ms / 1000:g} s for "
+            "it); close the other program using this database, then try again"
+        )
+    if code in _NOT_WRITABLE_OS or any(name.startswith(n) for n in _NOT_WRITABLE):
+        return (
+            f"{said}: {exc}; it and its folder {str(path.parent)!r} must be readable and "
+            "writable by this user (SQLite keeps its -wal and -shm files beside it): fix the "
+            "permissions, or use another data directory"
+        )
+    return f"{said}: {exc}"
 
 
 def migrate(
@@ -302,6 +349,18 @@ def to_db_time(
 def from_db_time(text: str) -> datetime:
     """Return the aware UTC instant stored as ``text`` by ``to_db_time``."""
     return datetime.fromisoformat(text)
+
+
+class UnreadableText(str):
+    """A TEXT value whose bytes are not UTF-8 (a damaged page), decoded with U+FFFD for what
+    could not be read. A reader that finds one in a row skips that row."""
+
+
+def _lenient_text(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return UnreadableText(raw.decode("utf-8", "replace"))
 
 
 def _abandon(conn: sqlite3.Connection) -> None:

@@ -38,8 +38,16 @@ from interfaces.terminal import (
     TerminalNotifier,
     render_delivery,
     render_message,
+    terminal_safe,
 )
-from interfaces.views import NO_TASKS, agent_replies, approval_card, format_arguments, request_line
+from interfaces.views import (
+    NO_TASKS,
+    agent_replies,
+    approval_card,
+    format_arguments,
+    request_line,
+    run_history,
+)
 
 __all__ = [
     "NO_TASKS",
@@ -72,4 +80,6 @@ __all__ = [
     "render_delivery",
     "render_message",
     "request_line",
+    "run_history",
+    "terminal_safe",
 ]

@@ -25,7 +25,7 @@ from interfaces.views import (
     task_list,
 )
 from memory import MemoryInputError
-from tasks import DEFAULT_SNOOZE, ScheduleError, TaskError, TaskRun, read_delay
+from tasks import DEFAULT_SNOOZE, RunStatus, ScheduleError, TaskError, TaskRun, read_delay
 from tools import ApprovalStatus, people_catalog
 
 logger = logging.getLogger(__name__)
@@ -255,6 +255,8 @@ class SlashCommands:
             except TaskError as error:
                 return ActionOutcome(notice=_sentence(error), alert=True)
             return ActionOutcome(notice="Marked as done.", mark="✅ Done")
+        if action.kind is ActionKind.RUN_AGAIN:
+            return await self._run_again(action, user_id)
         if action.kind is ActionKind.SNOOZE:
             text, ok = await self._snooze(
                 action.target, action.arg or DEFAULT_SNOOZE, user_id, zone
@@ -282,6 +284,25 @@ class SlashCommands:
             return ActionOutcome(notice=_sentence(error), alert=True)
         refreshed = task_list(await self._tasks.list_tasks(user_id), zone, self._clock.now())
         return ActionOutcome(notice=notice, alert=alert, update=refreshed)
+
+    async def _run_again(self, action: Action, user_id: str) -> ActionOutcome:
+        """Run the task once more after a run whose outcome was unknown.
+
+        The button names that run (``arg``): once the task has run since, pressing it again
+        (a double tap, an old message) runs nothing, so one tap never becomes two requests.
+        """
+        try:
+            if action.arg:
+                newest = await self._tasks.history(action.target, user_id, limit=1)
+                if newest and str(newest[0].id) != action.arg:
+                    status = _status_words(newest[0].status)
+                    text = f"{action.target} has run since (latest run: {status}); not run again."
+                    return ActionOutcome(notice=text, alert=True, mark=f"▶️ {text}")
+            run = await self._tasks.run_now(action.target, user_id)
+        except TaskError as error:
+            return ActionOutcome(notice=_sentence(error), alert=True)
+        text = f"Ran {action.target} again: {_status_words(run.status)}."
+        return ActionOutcome(notice=text, mark=f"▶️ {text}")
 
     async def _snooze(
         self, task_id: str, words: str, user_id: str, zone: ZoneInfo
@@ -336,11 +357,16 @@ _DECIDED = {
 }
 
 
+def _status_words(status: RunStatus) -> str:
+    """A run status as words (``outcome unknown``)."""
+    return status.value.replace("_", " ")
+
+
 def _ran(task_id: str, run: TaskRun) -> str:
     """What a run now did: ``Ran k3m9xa now: succeeded (delivered).``."""
     detail = " ".join((run.error or run.result or "").split())
     detail = detail if len(detail) <= 200 else detail[:199] + "…"
-    return f"Ran {task_id} now: {run.status.value}" + (f" ({detail})." if detail else ".")
+    return f"Ran {task_id} now: {_status_words(run.status)}" + (f" ({detail})." if detail else ".")
 
 
 def _split(text: str) -> tuple[str, str]:

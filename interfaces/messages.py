@@ -17,6 +17,7 @@ class ActionKind(StrEnum):
     PAUSE = "pause"  # pause task <target>
     RESUME = "resume"  # resume task <target>
     RUN_NOW = "run"  # run task <target> now
+    RUN_AGAIN = "again"  # run task <target> once more (a run whose outcome is unknown)
     SNOOZE = "snooze"  # remind again about task <target> after <arg> ("10m")
     DONE = "done"  # acknowledge reminder <target>
     APPROVE = "approve"  # approve request <target>

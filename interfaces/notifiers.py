@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from common import Clock, SystemClock
+from common import Clock, SystemClock, make_private_dir, open_private
 from tasks import Delivery, DeliveryStatus, Notifier
 
 logger = logging.getLogger(__name__)
@@ -84,7 +84,8 @@ class JsonlNotifier:
     """Appends each delivery as one JSON object per line, flushed to disk before it counts.
 
     Each line holds ``task_id``, ``run_id``, ``owner_id``, ``chat_id``, ``kind``, ``text``,
-    ``late_by_seconds`` (or null) and ``delivered_at`` (ISO 8601, UTC).
+    ``late_by_seconds`` (or null) and ``delivered_at`` (ISO 8601, UTC). The file is private
+    to its user (0600).
     """
 
     def __init__(self, path: Path, *, clock: Clock | None = None) -> None:
@@ -117,8 +118,8 @@ class JsonlNotifier:
         return DeliveryStatus.DELIVERED
 
     def _append(self, line: str) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as sink:
+        make_private_dir(self.path.parent)
+        with open_private(self.path) as sink:
             sink.write(line + "\n")
             sink.flush()
             os.fsync(sink.fileno())

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol, TextIO
 
+from common import clean_text
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply, Reply
 from interfaces.protocols import AgentEventLike, AgentReplyLike, ChatAgent
 from interfaces.views import request_line
@@ -57,19 +59,24 @@ class Console:
 
     Without an injected stream it writes to whatever ``sys.stdout`` is at that moment, which
     is prompt_toolkit's proxy while the prompt is shown, so output lands above the prompt.
+    Everything it shows passes ``terminal_safe``: model replies, tool output, task
+    descriptions and delivered messages come from outside and may carry escape sequences
+    (a fetched page's ``ESC ] 0;...BEL``, a clear screen, hidden text); the chat's own text
+    has none, so stripping them from everything loses nothing.
     """
 
     def __init__(self, output: TextIO | None = None) -> None:
         self._output = output
 
     def show(self, text: str) -> None:
-        """Write ``text`` and a newline."""
+        """Write ``text``, without control sequences, and a newline."""
         self.write(text.rstrip("\n") + "\n")
 
     def write(self, text: str) -> None:
-        """Write ``text`` as it is (a piece of a reply being written) and flush it."""
+        """Write ``text`` (a piece of a reply being written), without control sequences,
+        and flush it."""
         stream = self._output or sys.stdout
-        stream.write(text)
+        stream.write(terminal_safe(text))
         stream.flush()
 
 
@@ -117,6 +124,31 @@ class LiveReply:
             self._console.show(text)
 
 
+# ESC sequences: CSI (colours, cursor moves, clear screen, hidden text), OSC (window titles,
+# hyperlinks, clipboard writes) and DCS/SOS/PM/APC strings, then any other two-byte escape.
+_ESCAPE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]?"
+    r"|\x1b[\]PX^_].*?(?:\x07|\x1b\\|\x9c|$)"
+    r"|\x1b[ -/]*[0-~]?",
+    re.DOTALL,
+)
+# The C1 forms of the same (one code point each) and every other control character but the
+# line break and the tab; a carriage return would let text overwrite the line before it.
+_C1_STRING = re.compile(
+    r"\x9b[0-?]*[ -/]*[@-~]?|[\x90\x98\x9d\x9e\x9f].*?(?:\x07|\x9c|$)", re.DOTALL
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """Return ``text`` as the terminal may show it: no escape sequences, no control
+    characters but line breaks and tabs, no bidirectional overrides, no lone surrogates."""
+    text = clean_text(text).replace("\r\n", "\n")
+    text = _ESCAPE.sub("", text)
+    text = _C1_STRING.sub("", text)
+    return _CONTROL.sub("", text)
+
+
 class TerminalNotifier:
     """Delivers scheduler messages by printing them (``tasks.Notifier``)."""
 
@@ -140,7 +172,8 @@ def render_delivery(delivery: Delivery) -> str:
         return f"\n[reminder] {delivery.text}{hint}"
     if delivery.kind is DeliveryKind.RESULT:
         return f"\n[task {delivery.task_id}]\n{delivery.text}"
-    return f"\n[notice about task {delivery.task_id}] {delivery.text}"
+    hint = f"  [Run again: /run {delivery.task_id}]" if delivery.run_again else ""
+    return f"\n[notice about task {delivery.task_id}] {delivery.text}{hint}"
 
 
 def render_command_reply(reply: CommandReply) -> str:
@@ -172,6 +205,7 @@ def action_command(action: Action) -> str | None:
         ActionKind.PAUSE: f"/pause {action.target}",
         ActionKind.RESUME: f"/resume {action.target}",
         ActionKind.RUN_NOW: f"/run {action.target}",
+        ActionKind.RUN_AGAIN: f"/run {action.target}",
     }
     return commands.get(action.kind)
 

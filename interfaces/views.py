@@ -91,7 +91,7 @@ def run_history(task: Task, runs: Sequence[TaskRun], zone: ZoneInfo) -> str:
         return f"[{task.id}] {task.description} has not run yet."
     lines = [title]
     for run in runs:
-        parts = [format_local(run.scheduled_for, zone), run.status.value]
+        parts = [format_local(run.scheduled_for, zone), run.status.value.replace("_", " ")]
         if run.misfire.value not in ("on_time",):
             parts.append(run.misfire.value.replace("_", " "))
         if run.late_by:

@@ -6,19 +6,64 @@ own thread guarantees.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from common import Failures, SqliteDatabase, from_db_time
+from common import Failures, SqliteDatabase, UnreadableText, from_db_time
 from common import to_db_time as _to_db_time
 from memory.errors import MemoryInputError, MemoryStoreError, StoreClosedError
 
 Params = Sequence[Any]
 
-__all__ = ["Database", "Session", "from_db_time", "to_db_time"]
+__all__ = ["Database", "Session", "decode_rows", "from_db_time", "to_db_time"]
+
+T = TypeVar("T")
+logger = logging.getLogger("memory")
+
+# What decoding a damaged row raises: text that is not UTF-8, JSON that does not parse, a
+# role or an instant that is not one.
+_UNREADABLE = (ValueError, KeyError, TypeError, IndexError)
+
+
+def decode_rows(
+    rows: Iterable[sqlite3.Row],
+    decode: Callable[[sqlite3.Row], T],
+    what: str,
+    *,
+    reported: set[str],
+) -> list[T]:
+    """Decode ``rows``, skipping each row that cannot be read, with one warning for all.
+
+    A damaged page can leave a value that is not UTF-8 (``UnreadableText``) or not what its
+    column holds while ``quick_check`` still passes; one such row must not take the rest of
+    the history with it. A row is warned about once per store (``reported`` remembers).
+    """
+    kept: list[T] = []
+    skipped: list[str] = []
+    for row in rows:
+        try:
+            if any(isinstance(value, UnreadableText) for value in row):
+                raise ValueError("text that is not UTF-8")
+            kept.append(decode(row))
+        except _UNREADABLE as exc:
+            names = row.keys()
+            key = f"{what} {row['id'] if 'id' in names else '?'}"
+            if key not in reported:
+                reported.add(key)
+                skipped.append(f"{key}: {exc}")
+    if skipped:
+        logger.warning(
+            "skipped %d stored %s(s) that cannot be read (%s): the database file is damaged; "
+            "run `assistant doctor` to see what is wrong and what to do",
+            len(skipped),
+            what,
+            ", ".join(skipped[:5]),
+        )
+    return kept
 
 
 def to_db_time(moment: datetime, *, what: str = "time") -> str:
@@ -87,7 +132,10 @@ class Database(SqliteDatabase[Session]):
             thread_name="memory-sqlite",
             named_rows=True,
             foreign_keys=True,
+            lenient_text=True,
         )
+        self.reported: set[str] = set()
+        """The unreadable rows already warned about (``decode_rows``)."""
 
     @classmethod
     async def connect(cls, path: Path, *, busy_timeout: float) -> Database:

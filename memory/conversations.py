@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import sqlite3
@@ -10,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from common import Clock
-from memory._db import Database, Session, from_db_time, to_db_time
+from common import Clock, clean_text
+from memory._db import Database, Session, decode_rows, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
 from memory._windows import ChatWindows, Turns
 from memory.errors import MemoryInputError
@@ -111,7 +112,7 @@ class ConversationRepository:
             kept = self._windows.get(key)
             found = {int(row["id"]): kept[row["id"]] for row in turns if row["id"] in kept}
             missing = {int(row["id"]): row["created_at"] for row in turns if row["id"] not in kept}
-            found.update(_read_turns(tx, missing))
+            found.update(_read_turns(tx, missing, self._db.reported))
             self._windows.put(key, found)
             return [message for row in turns for message in found.get(row["id"], ())]
 
@@ -153,10 +154,13 @@ class ConversationRepository:
             return []
 
         def both(tx: Session) -> list[RankedMessage]:
-            found = _match(tx, user_id, fts.all_terms, limit, matched_all=True)
+            found = _match(tx, user_id, fts.all_terms, limit, self._db.reported, matched_all=True)
             if len(found) < limit and fts.any_terms is not None:
                 seen = {hit.id for hit in found}
-                more = _match(tx, user_id, fts.any_terms, limit + len(seen), matched_all=False)
+                more = _match(
+                    tx, user_id, fts.any_terms, limit + len(seen), self._db.reported,
+                    matched_all=False,
+                )  # fmt: skip
                 found += [hit for hit in more if hit.id not in seen]
             return found[:limit]
 
@@ -164,7 +168,7 @@ class ConversationRepository:
 
 
 def _match(
-    tx: Session, user_id: str, match: str, limit: int, *, matched_all: bool
+    tx: Session, user_id: str, match: str, limit: int, reported: set[str], *, matched_all: bool
 ) -> list[RankedMessage]:
     rows = tx.fetch_all(
         f"SELECT {_MESSAGE_COLUMNS}, bm25(conversation_messages_fts) AS score"
@@ -175,17 +179,19 @@ def _match(
         " ORDER BY score, m.id DESC LIMIT ?",
         (match, user_id, limit),
     )
-    return [
-        RankedMessage(
+    return decode_rows(
+        rows,
+        lambda row: RankedMessage(
             id=int(row["id"]),
             chat_id=str(row["chat_id"]),
             message=_decode(row, from_db_time(row["created_at"])),
             created_at=from_db_time(row["created_at"]),
             score=-float(row["score"]),
             matched_all=matched_all,
-        )
-        for row in rows
-    ]
+        ),
+        "message",
+        reported=reported,
+    )
 
 
 def turn_size(messages: Sequence[StoredMessage]) -> int:
@@ -231,7 +237,11 @@ def _encode(message: StoredMessage) -> tuple[str, str, str, str | None, str | No
             f"tool call arguments must be JSON values (strings, numbers, lists, objects): {exc}"
         ) from exc
     role = MessageRole(message.role).value
-    return role, message.content, calls_json, message.tool_call_id, message.name
+    # The store's own edge: text that cannot be UTF-8 (a lone surrogate) would fail the insert
+    # and lose the whole turn.
+    name = None if message.name is None else clean_text(message.name)
+    call_id = None if message.tool_call_id is None else clean_text(message.tool_call_id)
+    return role, clean_text(message.content), clean_text(calls_json), call_id, name
 
 
 def within_budget(
@@ -280,23 +290,29 @@ def _newest_turns(
     )
 
 
-def _read_turns(tx: Session, created: dict[int, str]) -> Turns:
+def _read_turns(tx: Session, created: dict[int, str], reported: set[str]) -> Turns:
     """Read and decode the messages of the turns ``created`` maps to their stored time."""
     turns: dict[int, list[StoredMessage]] = {}
     ids = list(created)
     for start in range(0, len(ids), _IDS_PER_QUERY):
         chunk = ids[start : start + _IDS_PER_QUERY]
         rows = tx.fetch_all(
-            "SELECT turn_id, role, content, tool_calls, tool_call_id, name"
+            "SELECT id, turn_id, role, content, tool_calls, tool_call_id, name"
             f" FROM conversation_messages WHERE turn_id IN ({', '.join('?' * len(chunk))})"
             " ORDER BY turn_id, seq",
             chunk,
         )
         times = {turn_id: from_db_time(created[turn_id]) for turn_id in chunk}
-        for row in rows:
-            turn_id = int(row["turn_id"])
-            turns.setdefault(turn_id, []).append(_decode(row, times[turn_id]))
+        decode = functools.partial(_decode_in, times=times)
+        readable = decode_rows(rows, decode, "message", reported=reported)
+        for message in readable:
+            assert message.turn_id is not None
+            turns.setdefault(message.turn_id, []).append(message)
     return {turn_id: tuple(messages) for turn_id, messages in turns.items()}
+
+
+def _decode_in(row: sqlite3.Row, times: dict[int, datetime]) -> StoredMessage:
+    return _decode(row, times[int(row["turn_id"])])
 
 
 def _decode(row: sqlite3.Row, created_at: datetime) -> StoredMessage:

@@ -7,7 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from common import Clock
-from memory._db import Database, Session, from_db_time, to_db_time
+from memory._db import Database, Session, decode_rows, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
 from memory.errors import MemoryInputError
 from memory.fts import build_query
@@ -56,7 +56,7 @@ class NoteRepository:
             " WHERE user_id = ? ORDER BY id DESC LIMIT ?",
             (user_id, require_limit(limit)),
         )
-        return [_note(row) for row in rows]
+        return decode_rows(rows, _note, "note", reported=self._db.reported)
 
     async def search(self, user_id: str, query: str, limit: int) -> list[RankedNote]:
         """Return the user's notes matching ``query``: all-words matches first, then by bm25."""
@@ -67,10 +67,13 @@ class NoteRepository:
             return []
 
         def both(tx: Session) -> list[RankedNote]:
-            found = _match(tx, user_id, fts.all_terms, limit, matched_all=True)
+            found = _match(tx, user_id, fts.all_terms, limit, self._db.reported, matched_all=True)
             if len(found) < limit and fts.any_terms is not None:
                 seen = {hit.note.id for hit in found}
-                more = _match(tx, user_id, fts.any_terms, limit + len(seen), matched_all=False)
+                more = _match(
+                    tx, user_id, fts.any_terms, limit + len(seen), self._db.reported,
+                    matched_all=False,
+                )  # fmt: skip
                 found += [hit for hit in more if hit.note.id not in seen]
             return found[:limit]
 
@@ -78,7 +81,7 @@ class NoteRepository:
 
 
 def _match(
-    tx: Session, user_id: str, match: str, limit: int, *, matched_all: bool
+    tx: Session, user_id: str, match: str, limit: int, reported: set[str], *, matched_all: bool
 ) -> list[RankedNote]:
     rows = tx.fetch_all(
         "SELECT n.id, n.user_id, n.content, n.tags, n.created_at, bm25(notes_fts) AS score"
@@ -86,7 +89,12 @@ def _match(
         " WHERE notes_fts MATCH ? AND n.user_id = ? ORDER BY score, n.id DESC LIMIT ?",
         (match, user_id, limit),
     )
-    return [RankedNote(_note(row), -float(row["score"]), matched_all) for row in rows]
+    return decode_rows(
+        rows,
+        lambda row: RankedNote(_note(row), -float(row["score"]), matched_all),
+        "note",
+        reported=reported,
+    )
 
 
 def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:

@@ -29,6 +29,7 @@ from tasks.execution import (
 )
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
+    Claim,
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
@@ -46,9 +47,11 @@ from tasks.protocols import (
     Delivery,
     DeliveryKind,
     DeliveryStatus,
+    HttpSender,
     Notifier,
     Searcher,
     SearchHit,
+    SecretSource,
 )
 from tasks.schedule import (
     CronSchedule,
@@ -89,12 +92,14 @@ __all__ = [
     "AgentRunner",
     "AgentTaskData",
     "ApiCallData",
+    "Claim",
     "CronSchedule",
     "CycleSchedule",
     "Delivery",
     "DeliveryKind",
     "DeliveryStatus",
     "ExecutionData",
+    "HttpSender",
     "IntervalSchedule",
     "MemoryTaskStore",
     "MisfireAction",
@@ -115,6 +120,7 @@ __all__ = [
     "SchedulerHealth",
     "SearchHit",
     "Searcher",
+    "SecretSource",
     "SqliteTaskStore",
     "Task",
     "TaskDataError",

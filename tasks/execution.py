@@ -15,9 +15,9 @@ from typing import Annotated, Any, Literal, TypeAlias
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
 
+from common import HTTP_METHODS, NOT_IDEMPOTENT_METHODS, HttpRequest
 from tasks.errors import TaskDataError
-
-HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+from tasks.references import Lookup, check_placement, no_secrets, resolve_headers, resolve_url
 
 
 class TaskType(StrEnum):
@@ -78,14 +78,61 @@ class ApiCallData(_Data):
     def _http_url(cls, value: str) -> str:
         try:
             url = httpx.URL(value)
-        except (httpx.InvalidURL, TypeError) as exc:
+            host = url.host  # decodes an IDNA name, which may be invalid
+        except (httpx.InvalidURL, TypeError, UnicodeError) as exc:
             raise ValueError(f"url {value!r} is not a valid URL ({exc})") from None
-        if url.scheme not in ("http", "https") or not url.host:
+        if url.scheme not in ("http", "https") or not host:
             raise ValueError(
                 f"url {value!r} must be an absolute http:// or https:// URL, "
                 "e.g. 'https://example.com/api/lights/off'"
             )
         return value
+
+    @property
+    def idempotent(self) -> bool:
+        """Whether sending this request twice does what sending it once does."""
+        return self.method not in NOT_IDEMPOTENT_METHODS
+
+    def check_references(self) -> None:
+        """Refuse a ``${NAME}`` reference that stands where its value would be shown.
+
+        Raises:
+            TaskDataError: saying where references may stand (``tasks.references``).
+        """
+        check_placement(self.headers, self.url)
+
+    def to_request(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        lookup: Lookup = no_secrets,
+        max_bytes: int = 1_000_000,
+    ) -> HttpRequest:
+        """The request this data describes, to send now.
+
+        ``${NAME}`` references in header values and query values are replaced by what
+        ``lookup`` returns; a string body is sent as it is, any other body as JSON (with its
+        content type, unless the headers name one); ``extra_headers`` are added where the
+        stored headers do not already name them.
+
+        Raises:
+            TaskError: when a reference is misplaced or ``lookup`` has no value for it.
+        """
+        self.check_references()
+        headers = resolve_headers(self.headers, lookup)
+        stated = {name.lower() for name in headers}
+        for name, value in (extra_headers or {}).items():
+            if name.lower() not in stated:
+                headers[name] = value
+        content: bytes | None = None
+        if isinstance(self.body, str):
+            content = self.body.encode()
+        elif self.body is not None:
+            content = json.dumps(self.body, ensure_ascii=False).encode()
+            if "content-type" not in stated:
+                headers["Content-Type"] = "application/json"
+        url = resolve_url(self.url, lookup)
+        return HttpRequest(self.method, url, headers, content, self.timeout, max_bytes)
 
 
 ExecutionData: TypeAlias = ReminderData | AgentTaskData | WebSearchData | ApiCallData
@@ -102,6 +149,15 @@ _EXAMPLES: dict[TaskType, str] = {
     TaskType.WEB_SEARCH: '{"query": "top US news", "limit": 3}',
     TaskType.API_CALL: '{"method": "POST", "url": "https://example.com/lights/off"}',
 }
+
+
+def repeat_is_safe(data: ExecutionData) -> bool:
+    """Whether a run whose outcome is unknown may run again without asking its owner.
+
+    Everything may, except a non-idempotent HTTP request (POST, PATCH): it may have reached
+    the server already, and a second one could act twice.
+    """
+    return not isinstance(data, ApiCallData) or data.idempotent
 
 
 def parse_task_type(value: str | TaskType) -> TaskType:

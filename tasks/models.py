@@ -77,11 +77,14 @@ class RunStatus(StrEnum):
     UNDELIVERED = "undelivered"  # ran, but the chat could not be reached at all
     SKIPPED = "skipped"  # a misfire decision: not run
     ABANDONED = "abandoned"  # its lease ran out (the process died); retried as attempt 2
+    # It may or may not have acted (a POST sent, no answer; or the process died during it):
+    # never repeated automatically, the owner is offered to run it again.
+    OUTCOME_UNKNOWN = "outcome_unknown"
 
     @property
     def is_failure(self) -> bool:
-        """Whether this outcome counts towards disabling the task."""
-        return self is RunStatus.FAILED
+        """Whether this outcome counts towards disabling the task (it did not succeed)."""
+        return self in (RunStatus.FAILED, RunStatus.OUTCOME_UNKNOWN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,8 @@
 """What the scheduler needs from the layers above it, as small protocols.
 
 The composition root passes implementations in: the Telegram or terminal ``Notifier``, the
-``DialogAgent`` as ``AgentRunner``, the web-search tool as ``Searcher``.
+``DialogAgent`` as ``AgentRunner``, the web-search tool as ``Searcher``, the tools' guarded
+HTTP client as ``HttpSender``, the environment and ``.env`` as ``SecretSource``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
 from typing import Protocol
+
+from common import HttpRequest, HttpResponse
 
 
 class DeliveryKind(StrEnum):
@@ -41,6 +44,8 @@ class Delivery:
         text: The message, plain text; a late run's text already ends with a note saying how
             late it is and when it was due.
         late_by: How late a run fired after downtime, or ``None`` when on time.
+        run_again: Whether to offer a one-tap "Run again" of the task (a notice about a run
+            whose outcome is unknown, which the scheduler never repeats by itself).
     """
 
     task_id: str
@@ -50,6 +55,7 @@ class Delivery:
     kind: DeliveryKind
     text: str
     late_by: timedelta | None = None
+    run_again: bool = False
 
 
 class Notifier(Protocol):
@@ -85,5 +91,30 @@ class Searcher(Protocol):
 
         Raises:
             TaskError: with a clear message when search is not configured or fails.
+        """
+        ...
+
+
+class HttpSender(Protocol):
+    """Sends HTTP requests (api_call tasks) through the program's one guarded client."""
+
+    async def send(self, request: HttpRequest) -> HttpResponse:
+        """Send ``request`` (following redirects) and return the final answer.
+
+        Raises:
+            HttpRequestError: when no answer came; it says whether the request may have
+                reached the server and whether trying again can help.
+        """
+        ...
+
+
+class SecretSource(Protocol):
+    """The values of ``${NAME}`` references in scheduled requests (``tasks.references``)."""
+
+    def secret(self, name: str) -> str:
+        """Return the value of ``name`` to send.
+
+        Raises:
+            TaskError: when it has none (or may not be sent), saying what to set.
         """
         ...

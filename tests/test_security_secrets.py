@@ -8,16 +8,23 @@ text that asks the user to approve a call. Real HTTP servers on 127.0.0.1 answer
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import ssl
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
+from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.builtin import WebSearchError, WebTools
+from assistant.config import load_settings
+from common import ManualClock
 from interfaces import approval_card, format_arguments, request_line
+from tasks import Delivery, DeliveryStatus, RunStatus, TaskRun, parse_schedule
+from tests.tasks.http_standin import ScriptedServer
 from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
 
@@ -214,3 +221,155 @@ async def test_an_unreachable_serpapi_never_shows_the_key(logs: pytest.LogCaptur
     assert result.status is ToolStatus.ERROR
     assert "SerpApi" in result.text
     assert_hidden(SECRET, seen(result), logs.text)
+
+
+# -- scheduled api_calls take the tool's path --------------------------------------------------
+
+
+class Recorder:
+    """Delivers nothing anywhere, records what the scheduler delivered."""
+
+    def __init__(self) -> None:
+        self.deliveries: list[Delivery] = []
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        self.deliveries.append(delivery)
+        return DeliveryStatus.DELIVERED
+
+
+SCHEDULED_SECRETS = {"X-Api-Key": SECRET, "X-Auth-Token": SECRET, "X-Password": SECRET}
+
+
+async def scheduled_call(tmp_path: Path, url: str, recorder: Recorder) -> TaskRun:
+    """Schedule a GET of ``url`` with secret headers through the app, and run it now."""
+    clock = ManualClock(datetime(2026, 3, 10, 13, 30, tzinfo=UTC))
+    settings = load_settings(
+        data_dir=tmp_path / "data", timezone="Europe/Berlin",
+        http_allow_hosts="127.0.0.1,localhost",
+    )  # fmt: skip
+    async with open_app(settings, notifier=recorder, clock=clock) as app:
+        task = await app.tasks.add_task(
+            owner_id=LOCAL_USER,
+            chat_id=LOCAL_CHAT,
+            task_type="api_call",
+            schedule=parse_schedule("every day at 8am", now=clock.now(), tz=app.settings.zone),
+            execution_data={"url": url, "headers": {**SCHEDULED_SECRETS, "Accept": "text/plain"}},
+        )
+        return await app.tasks.run_now(task.id, LOCAL_USER)
+
+
+async def test_a_scheduled_call_never_carries_secret_headers_to_another_origin(
+    tmp_path: Path, server: LocalWebServer, logs: pytest.LogCaptureFixture
+) -> None:
+    server.pages["/away"] = Page(
+        status=307, headers={"Location": server.url("/page", host="localhost")}
+    )
+    server.pages["/page"] = Page("lights off")
+    recorder = Recorder()
+
+    run = await scheduled_call(tmp_path, server.url("/away"), recorder)
+
+    assert run.status is RunStatus.SUCCEEDED, run.error
+    first, followed = server.requests
+    for name in SCHEDULED_SECRETS:
+        assert first.headers[name] == SECRET  # to the origin the owner approved
+        assert name not in followed.headers  # never to the one it redirected to
+    assert followed.headers["Accept"] == "text/plain"
+    assert_hidden(SECRET, logs.text, *(d.text for d in recorder.deliveries))
+
+
+async def test_a_scheduled_call_redirected_to_a_private_address_is_refused(
+    tmp_path: Path, server: LocalWebServer
+) -> None:
+    server.pages["/jump"] = Page(status=302, headers={"Location": "http://10.0.0.1/admin"})
+
+    run = await scheduled_call(tmp_path, server.url("/jump"), Recorder())
+
+    assert run.status is RunStatus.FAILED
+    assert "10.0.0.1 is a private address" in (run.error or "")
+    assert [r.path for r in server.requests] == ["/jump"]
+
+
+# -- query-string secrets, end to end ------------------------------------------------------
+
+
+QUERY_SECRET = "q-s3cret/0123+456"  # decoded: a server may echo it either way
+ENCODED_SECRET = "q-s3cret%2F0123%2B456"
+
+
+@pytest.mark.parametrize("status", [200, 500])
+async def test_a_query_secret_a_server_echoes_never_reaches_the_ledger_the_chat_or_the_log(
+    tmp_path: Path, logs: pytest.LogCaptureFixture, status: int
+) -> None:
+    scripted = ScriptedServer(echo_target=True, replies=[(status, "done")] * 3)
+    listener = await asyncio.start_server(scripted.handle, "127.0.0.1", 0)
+    scripted.port = listener.sockets[0].getsockname()[1]
+    recorder = Recorder()
+    url = f"{scripted.url}/lights?room=1&api_key={ENCODED_SECRET}"
+    async with listener:
+        clock = ManualClock(datetime(2026, 3, 10, 13, 30, tzinfo=UTC))
+        settings = load_settings(
+            data_dir=tmp_path / "data", timezone="Europe/Berlin", http_allow_hosts="127.0.0.1"
+        )
+        async with open_app(settings, notifier=recorder, clock=clock) as app:
+            task = await app.tasks.add_task(
+                owner_id=LOCAL_USER, chat_id=LOCAL_CHAT, task_type="api_call",
+                schedule=parse_schedule("every day at 8am", now=clock.now(), tz=app.settings.zone),
+                execution_data={"url": url},
+            )  # fmt: skip
+            run = await app.tasks.run_now(task.id, LOCAL_USER)
+            ledger = await app.tasks.history(task.id, LOCAL_USER)
+            tool = await ToolExecutor(ToolRegistry([app.web])).execute(
+                ToolCall("api_call", {"url": url}), CTX
+            )
+
+    assert QUERY_SECRET in scripted.received[0].path.replace(ENCODED_SECRET, QUERY_SECRET)
+    assert run.status is (RunStatus.SUCCEEDED if status == 200 else RunStatus.FAILED)
+    delivered = [d.text for d in recorder.deliveries]
+    assert delivered and "you asked for GET /lights?room=1&api_key=" in delivered[0]
+    stored = [part or "" for row in ledger for part in (row.result, row.error)]
+    for secret in (QUERY_SECRET, ENCODED_SECRET):
+        assert_hidden(secret, *delivered, *stored, seen(tool), logs.text)
+
+
+# -- secrets at rest: ${NAME} references ----------------------------------------------------
+
+
+async def test_a_referenced_secret_is_sent_but_never_stored_shown_or_logged(
+    tmp_path: Path,
+    server: LocalWebServer,
+    logs: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HOME_API_TOKEN", SECRET)
+    server.pages["/lights"] = Page(echo=True, content_type="application/json")
+    recorder = Recorder()
+    clock = ManualClock(datetime(2026, 3, 10, 13, 30, tzinfo=UTC))
+    settings = load_settings(
+        data_dir=tmp_path / "data", timezone="Europe/Berlin", http_allow_hosts="127.0.0.1"
+    )
+    request = {
+        "method": "POST",
+        "url": server.url("/lights") + "?token=${HOME_API_TOKEN}",
+        "headers": {"Authorization": "Bearer ${HOME_API_TOKEN}"},
+    }
+    async with open_app(settings, notifier=recorder, clock=clock) as app:
+        task = await app.tasks.add_task(
+            owner_id=LOCAL_USER, chat_id=LOCAL_CHAT, task_type="api_call",
+            schedule=parse_schedule("every day at 1am", now=clock.now(), tz=app.settings.zone),
+            execution_data=request,
+        )  # fmt: skip
+        run = await app.tasks.run_now(task.id, LOCAL_USER)
+        ledger = await app.tasks.history(task.id, LOCAL_USER)
+        listed = await app.tasks.list_tasks(LOCAL_USER)
+    card = format_arguments({"task_type": "api_call", "execution_data": request})
+
+    assert run.status is RunStatus.SUCCEEDED, run.error
+    (sent,) = server.requests
+    assert sent.headers["Authorization"] == f"Bearer {SECRET}" and sent.query["token"] == [SECRET]
+    assert "Bearer ${HOME_API_TOKEN}" in card and "token=${HOME_API_TOKEN}" in card
+    stored = b"".join(p.read_bytes() for p in (tmp_path / "data").glob("assistant.db*"))
+    assert SECRET.encode() not in stored and b"${HOME_API_TOKEN}" in stored
+    texts = [d.text for d in recorder.deliveries] + [str(t) for t in listed]
+    texts += [part or "" for row in ledger for part in (row.result, row.error)]
+    assert_hidden(SECRET, card, logs.text, *texts)

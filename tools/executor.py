@@ -167,7 +167,9 @@ class ToolExecutor:
                 text=verdict.message(),
                 error=verdict.message(),
             )
-        elif verdict.tool.needs_approval(verdict.arguments, ctx):
+        elif isinstance(gate := self._gate(verdict.tool, call, verdict.arguments, ctx), ToolResult):
+            result = gate  # the approval rule could not judge these arguments: nothing runs
+        elif gate:
             result = await self._request_approval(verdict.tool, call, verdict.arguments, ctx)
         else:
             result = await self._run(verdict.tool, call, verdict.arguments, ctx)
@@ -177,6 +179,29 @@ class ToolExecutor:
                 result = replace(result, text=result.text + note)
         await self._observe(verdict.tool.name if verdict.tool else UNKNOWN_TOOL, result, ctx)
         return result
+
+    def _gate(
+        self, tool: Tool, call: ToolCall, arguments: dict[str, object], ctx: ToolContext
+    ) -> bool | ToolResult:
+        """Whether the call needs approval, or the result of a call its rule cannot judge.
+
+        A rule that refuses the arguments (a ``ToolError``: an invalid URL) makes the call
+        invalid, for the model to fix; a rule that fails otherwise makes it an error. Either
+        way the call does not run.
+        """
+        started = time.perf_counter()
+        try:
+            return tool.needs_approval(dict(arguments), ctx)
+        except ToolError as exc:
+            message = f"tool {tool.name!r} refused the call: {_first_line(exc) or 'invalid'}"
+            return self._failure(call, ToolStatus.INVALID, message, started)
+        except Exception as exc:
+            logger.exception("the approval rule of tool %r failed (call %s)", tool.name, call.id)
+            message = (
+                f"tool {tool.name!r} could not check whether this call needs approval "
+                f"({_short_error(exc)}), so it was not run"
+            )
+            return self._failure(call, ToolStatus.ERROR, message, started)
 
     async def _fill(self, call: ToolCall, ctx: ToolContext) -> tuple[ToolCall, str | None]:
         """Fill in the missing arguments the tool's resolvers can; or say what failed."""

@@ -1,5 +1,7 @@
 """The DialogAgent: a conversation turn of model -> tool calls -> results -> model.
 
+budget    fit a round into a small context window (relevant tools, latest conversation)
+claims    no claim without a tool result: replies that say they did what no tool did
 dialog    ``DialogAgent``: the loop, approvals, scheduled agent tasks
 events    progress events for interfaces (tool started/finished, approval, reply)
 history   what the agent needs from memory, and an in-memory store of the same contract
@@ -8,6 +10,8 @@ turn      a turn's outcome (``AgentReply``), its running state, and the loop's p
 wording   the texts the agent writes itself (pauses, give-ups, failures)
 """
 
+from assistant.agent.budget import FittedRound, fit_round, rank_tools
+from assistant.agent.claims import Claim, ClaimCheck, check_claims, find_claims
 from assistant.agent.dialog import DialogAgent
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback
 from assistant.agent.history import ConversationStore, InMemoryConversations
@@ -20,10 +24,17 @@ __all__ = [
     "AgentEvent",
     "AgentEventKind",
     "AgentReply",
+    "Claim",
+    "ClaimCheck",
     "ConversationStore",
     "DialogAgent",
     "EventCallback",
+    "FittedRound",
     "InMemoryConversations",
     "VisibleText",
     "build_system_prompt",
+    "check_claims",
+    "find_claims",
+    "fit_round",
+    "rank_tools",
 ]

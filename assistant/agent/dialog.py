@@ -20,6 +20,8 @@ from dataclasses import replace
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from assistant.agent.budget import fit_round
+from assistant.agent.claims import check_claims
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
@@ -42,6 +44,7 @@ from assistant.agent.wording import (
     empty_answer,
     gave_up,
     llm_failed,
+    waiting_notice,
 )
 from assistant.llm.base import (
     ChatMessage,
@@ -49,10 +52,12 @@ from assistant.llm.base import (
     LLMResponse,
     Role,
     SupportsContractFallback,
+    SupportsTokenBudget,
     ToolMode,
+    Waiting,
 )
 from assistant.llm.errors import LLMError, LLMResponseError, ToolsUnsupportedError
-from common import Clock, KeyedLocks, SystemClock
+from common import Clock, KeyedLocks, SystemClock, clean_text, clean_value
 from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
     ApprovalError,
@@ -178,6 +183,7 @@ class DialogAgent:
             on_event: Receives this turn's events, the model's text as it is written
                 (``TEXT_DELTA``) included; the reply is then streamed from the model.
         """
+        text = clean_text(text)  # text from outside: it may not even be valid UTF-8
         if not text.strip():
             reply = AgentReply(text=EMPTY_MESSAGE)
             return await self._reply(user_id, chat_id, reply, on_event)
@@ -334,7 +340,7 @@ class DialogAgent:
                 if answer is None:
                     await self._show_rest(turn, "")
                     continue
-                text = self.finalize_response(answer)
+                text = self._honest(turn, self.finalize_response(answer))
                 await self._show_rest(turn, text)
                 return await self._finish(turn, text)
             await self._show_rest(turn, self.parser.strip_calls(response.text).strip())
@@ -351,7 +357,7 @@ class DialogAgent:
                 # reply keeps what the model said around its calls, and the history records
                 # the pause for the model.
                 said = self.parser.strip_calls(response.text) if not native else response.text
-                text = self.finalize_response(said)
+                text = self._honest(turn, self.finalize_response(said))
                 await self._show_rest(turn, text)
                 return await self._finish(
                     turn, text, tuple(pending), recorded=text or APPROVAL_NEEDED
@@ -372,7 +378,7 @@ class DialogAgent:
                 raise
             response = await self._complete(turn, ctx, ToolMode.CONTRACT)
         turn.usage = turn.usage + response.usage
-        return response
+        return _cleaned(response)
 
     def _answer_in(self, turn: Turn, text: str) -> str | None:
         """Return the answer in a reply without calls; ``None`` to ask the model once more.
@@ -403,8 +409,15 @@ class DialogAgent:
 
     async def _complete(self, turn: Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
         system = await self._system_prompt(ctx, mode)
-        messages = [*system, *turn.history, *turn.new, *turn.nudge]
         tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
+        history, new = turn.history, [*turn.new, *turn.nudge]
+        if isinstance(self.backend, SupportsTokenBudget):
+            # A small window gets the most relevant tools and the latest conversation.
+            fitted = await fit_round(
+                self.backend, system=system, history=history, new=new, tools=tools
+            )
+            history, tools = fitted.history, fitted.tools
+        messages = [*system, *history, *new]
         if turn.listener is None:
             return await self.backend.complete(messages, tools=tools)
         # Someone follows this turn as it happens: stream, showing what may be shown.
@@ -413,11 +426,24 @@ class DialogAgent:
         async for event in self.backend.stream(messages, tools=tools):
             if isinstance(event, LLMResponse):
                 response = event
+            elif isinstance(event, Waiting):
+                await self._emit_text(turn, waiting_notice(event.ahead), AgentEventKind.WAITING)
             elif piece := turn.visible.feed(event.text):
                 await self._emit_text(turn, piece)
         if response is None:
             raise LLMResponseError("the model's stream ended without its response")
         return response
+
+    def _honest(self, turn: Turn, text: str) -> str:
+        """Return ``text``, or the truth when it claims an action no call of the turn did."""
+        checked = check_claims(text, turn.results)
+        for claim in checked.caught:
+            logger.warning(
+                "caught a claim no tool call backs (user %s): %.200r",
+                turn.ctx.user_id,
+                claim.sentence,
+            )
+        return checked.text
 
     async def _show_rest(self, turn: Turn, shown: str) -> None:
         """Stream what is left of a round's text now that it is known (calls stripped)."""
@@ -425,12 +451,14 @@ class DialogAgent:
             await self._emit_text(turn, rest)
         turn.visible = None
 
-    async def _emit_text(self, turn: Turn, piece: str) -> None:
+    async def _emit_text(
+        self, turn: Turn, piece: str, kind: AgentEventKind = AgentEventKind.TEXT_DELTA
+    ) -> None:
         event = AgentEvent(
-            AgentEventKind.TEXT_DELTA,
+            kind,
             turn.ctx.user_id,
             turn.ctx.chat_id,
-            text=piece,
+            text=clean_text(piece),
             round=turn.rounds,
         )
         await emit((self._on_event, turn.listener), event)
@@ -586,6 +614,20 @@ class DialogAgent:
     def _lock(self, user_id: str, chat_id: str) -> AbstractAsyncContextManager[None]:
         """One turn at a time per (user, chat)."""
         return self._locks.hold((user_id, chat_id))
+
+
+def _cleaned(response: LLMResponse) -> LLMResponse:
+    """A model's reply with its text and call arguments made storable (``clean_text``)."""
+    calls = tuple(
+        replace(
+            call,
+            tool_name=clean_text(call.tool_name),
+            arguments=clean_value(call.arguments),
+            raw_json=clean_text(call.raw_json),
+        )
+        for call in response.tool_calls
+    )
+    return replace(response, text=clean_text(response.text), tool_calls=calls)
 
 
 def _has_own_tools(cls: type) -> bool:

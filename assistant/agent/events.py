@@ -17,6 +17,7 @@ class AgentEventKind(StrEnum):
     """What happened."""
 
     TEXT_DELTA = "text_delta"
+    WAITING = "waiting"
     TOOL_STARTED = "tool_started"
     TOOL_FINISHED = "tool_finished"
     APPROVAL_REQUESTED = "approval_requested"
@@ -34,7 +35,8 @@ class AgentEvent:
         call: The tool call (``TOOL_STARTED``, ``TOOL_FINISHED``).
         result: The tool result (``TOOL_FINISHED``).
         approval: The request waiting for the user (``APPROVAL_REQUESTED``).
-        text: A piece of the model's text as it is written (``TEXT_DELTA``), or the whole
+        text: A piece of the model's text as it is written (``TEXT_DELTA``), the notice to
+            show a person whose request waits for a busy model (``WAITING``), or the whole
             reply (``REPLY_READY``).
         round: Which model call of the turn wrote it (``TEXT_DELTA``): the pieces of one
             round make one message; the lead sentence before a tool call is a round of its own.

@@ -25,6 +25,12 @@ EMPTY_MESSAGE = (
 )
 
 
+def waiting_notice(ahead: int) -> str:
+    """Return what a person is told while their request waits for a busy model."""
+    others = "1 request" if ahead == 1 else f"{ahead} requests"
+    return f"The model is busy: {others} ahead of yours. Your answer follows."
+
+
 def approval_outcome(request_id: str, approved: bool, result: ToolResult) -> str:
     """Return the message that tells the model how the user decided, with the result."""
     verdict = "approved" if approved else "denied"

@@ -9,11 +9,11 @@ from assistant.builtin.netguard import (
     BlockedAddressError,
     FetchError,
     GuardedHttp,
-    GuardedTransport,
     IPAddress,
     NetGuard,
     blocked_reason,
     parse_ip_host,
+    unresolvable,
 )
 from assistant.builtin.sandbox import SandboxUnavailableError
 from assistant.builtin.system import (
@@ -47,7 +47,6 @@ __all__ = [
     "CodeSandbox",
     "FetchError",
     "GuardedHttp",
-    "GuardedTransport",
     "IPAddress",
     "MemoryTools",
     "NetGuard",
@@ -64,4 +63,5 @@ __all__ = [
     "get_current_time",
     "html_to_text",
     "parse_ip_host",
+    "unresolvable",
 ]

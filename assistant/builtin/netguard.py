@@ -6,12 +6,17 @@ shared (CGNAT) and cloud-metadata addresses, also when they hide inside IPv6 for
 6to4, Teredo, NAT64) or numeric tricks (``2130706433``, ``0x7f.1``). ``GuardedHttp`` then
 connects to the vetted address itself (so DNS rebinding between check and connect gains
 nothing), keeps the ``Host`` header and TLS server name of the original host, and follows
-redirects by hand, vetting every hop. Hosts on the allow list skip the guard.
+redirects by hand, vetting every hop and dropping secret-looking headers when the origin
+changes. Hosts on the allow list skip the address checks, never the redirect rules.
 
-Errors:
+``GuardedHttp`` is the one HTTP path of the program: the ``api_call`` and ``fetch_url`` tools
+and the scheduler's api_call runner (as its ``tasks.HttpSender``) send ``common.HttpRequest``
+values through one instance.
 
-    ToolError
-    ├── BlockedAddressError   the destination is not allowed (SSRF guard)
+Errors (each is a ``ToolError`` and a ``common.HttpRequestError``):
+
+    ToolError, HttpRequestError
+    ├── BlockedAddressError   the destination is not allowed (SSRF guard); never sent
     └── FetchError            the request failed: bad URL, timeout, connection, too many redirects
 """
 
@@ -23,12 +28,12 @@ import logging
 import re
 import socket
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import httpx
 
-from common import is_secret_name, redact_url
+from common import HttpRequest, HttpRequestError, HttpResponse, is_secret_name, redact_url
 from tools import ToolError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -48,12 +53,15 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NUMERIC_HOST = re.compile(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}$", re.IGNORECASE)
 
 
-class BlockedAddressError(ToolError):
-    """The destination is refused by the SSRF guard."""
+class BlockedAddressError(ToolError, HttpRequestError):
+    """The destination is refused by the SSRF guard (nothing was sent; asking again fails)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, permanent=True)
 
 
-class FetchError(ToolError):
-    """An HTTP request could not be made or completed."""
+class FetchError(ToolError, HttpRequestError):
+    """An HTTP request could not be made or completed (see ``HttpRequestError``)."""
 
 
 # -- addresses -------------------------------------------------------------------------------
@@ -118,13 +126,22 @@ async def system_resolver(host: str) -> list[IPAddress]:
     try:
         infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise FetchError(f"cannot resolve host {host!r}: {exc.strerror}") from None
+        raise unresolvable(host, exc.strerror or str(exc)) from exc
+
     addresses: list[IPAddress] = []
     for *_, sockaddr in infos:
         ip = ipaddress.ip_address(str(sockaddr[0]).split("%", 1)[0])
         if ip not in addresses:
             addresses.append(ip)
     return addresses
+
+
+def unresolvable(host: str, reason: str) -> FetchError:
+    """The error for a host name that does not resolve (nothing was sent)."""
+    return FetchError(
+        f"cannot resolve host {host!r} ({reason}); check the name, and that this machine "
+        "can reach its DNS server"
+    )
 
 
 def _normal_host(host: str) -> str:
@@ -203,56 +220,20 @@ class NetGuard:
 # -- requests --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class HttpResponse:
-    """A finished HTTP exchange, read up to a size cap.
-
-    Attributes:
-        url: The final URL, after redirects.
-        status_code: The HTTP status.
-        reason: The reason phrase.
-        headers: The response headers.
-        content: The body (decoded transfer/content encoding), at most the cap.
-        truncated: Whether the body was cut at the cap.
-        redirects: The URLs that redirected, in order.
-    """
-
-    url: str
-    status_code: int
-    reason: str
-    headers: httpx.Headers
-    content: bytes
-    truncated: bool
-    redirects: tuple[str, ...] = ()
-
-    @property
-    def media_type(self) -> str:
-        """The media type without parameters, lower case ("" when absent)."""
-        value: str = self.headers.get("content-type", "")
-        return value.split(";", 1)[0].strip().lower()
-
-    @property
-    def text(self) -> str:
-        """The body decoded with the declared charset (UTF-8 otherwise), never failing."""
-        match = re.search(r"charset=([\w.:-]+)", self.headers.get("content-type", ""), re.I)
-        encoding = match.group(1) if match else "utf-8"
-        try:
-            return self.content.decode(encoding, errors="replace")
-        except LookupError:
-            return self.content.decode("utf-8", errors="replace")
-
-
 def parse_url(url: str) -> httpx.URL:
     """Parse an http(s) URL or raise ``FetchError`` saying what would work."""
     try:
         parsed = httpx.URL(url.strip())
-    except (httpx.InvalidURL, TypeError) as exc:
+        host = parsed.host  # decodes an IDNA name: "xn--localhost" is not one
+    except (httpx.InvalidURL, TypeError, UnicodeError, ValueError) as exc:
         raise FetchError(
-            f"invalid URL {url!r}: {exc}; use a full URL like https://example.com/"
+            f"invalid URL {url!r}: {exc}; use a full URL like https://example.com/",
+            permanent=True,
         ) from None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
+    if parsed.scheme not in ("http", "https") or not host:
         raise FetchError(
-            f"invalid URL {url!r}: only http:// and https:// URLs with a host can be fetched"
+            f"invalid URL {url!r}: only http:// and https:// URLs with a host can be fetched",
+            permanent=True,
         )
     return parsed
 
@@ -310,9 +291,13 @@ def _pinned(url: httpx.URL, ip: IPAddress) -> tuple[httpx.URL, dict[str, str]]:
 class GuardedHttp:
     """Makes HTTP requests through the SSRF guard, following redirects by hand.
 
+    ``send`` takes an ``HttpRequest`` (the tools' and the scheduler's one request type);
+    ``request`` builds one from its arguments.
+
     Args:
         guard: Decides which destinations are allowed.
-        client: Used for hosts on the allow list; a default client is created if omitted.
+        client: Used for hosts on the allow list; a default client is made on first use if
+            omitted (and closed by ``aclose``).
         verify: TLS verification for guarded connections (``True``, or an ``ssl.SSLContext``).
         max_redirects: How many redirects one request may follow.
     """
@@ -325,17 +310,34 @@ class GuardedHttp:
         verify: ssl.SSLContext | bool = True,
         max_redirects: int = 5,
     ) -> None:
-        # Building a verifying TLS context costs a fraction of a second: do it once.
-        self._verify = httpx.create_ssl_context() if verify is True else verify
+        self._verify_with = verify
+        self._verify: ssl.SSLContext | bool | None = None
         self._guard = guard
-        self._own_client = client is None
-        self._client = client or httpx.AsyncClient(verify=self._verify)
+        self._given_client = client
+        self._own_client: httpx.AsyncClient | None = None
         self._max_redirects = max_redirects
 
+    def client(self) -> httpx.AsyncClient:
+        """The client for allow-listed hosts: the one given, or one made on first use."""
+        if self._given_client is not None:
+            return self._given_client
+        if self._own_client is None:
+            self._own_client = httpx.AsyncClient(verify=self._tls())
+        return self._own_client
+
+    def _tls(self) -> ssl.SSLContext | bool:
+        """The TLS verification, made once, on first use: a verifying context loads the CA
+        bundle (a tenth of a second), which a command that never goes online should not
+        wait for."""
+        if self._verify is None:
+            verify = self._verify_with
+            self._verify = httpx.create_ssl_context() if verify is True else verify
+        return self._verify
+
     async def aclose(self) -> None:
-        """Close the client if this object created it."""
-        if self._own_client:
-            await self._client.aclose()
+        """Close the client if this object made it."""
+        if self._own_client is not None:
+            await self._own_client.aclose()
 
     async def request(
         self,
@@ -347,25 +349,39 @@ class GuardedHttp:
         seconds: float = 15.0,
         max_bytes: int = 1_000_000,
     ) -> HttpResponse:
-        """Send a request and return the final response, read up to ``max_bytes``.
+        """Send the ``HttpRequest`` these arguments describe (see ``send``)."""
+        request = HttpRequest(method.upper(), url, dict(headers or {}), content, seconds, max_bytes)
+        return await self.send(request)
+
+    async def send(self, request: HttpRequest) -> HttpResponse:
+        """Send ``request`` and return the final response, its body read up to the cap.
 
         Raises:
             BlockedAddressError: when any hop leads to a refused destination.
-            FetchError: on a bad URL, timeout, connection failure or too many redirects.
+            FetchError: on a bad URL, timeout, connection failure or too many redirects;
+                ``may_have_arrived`` says whether the server may have received a request.
         """
-        first = _Hop(method.upper(), parse_url(url), dict(headers or {}), content)
+        first = _Hop(request.method.upper(), parse_url(request.url), dict(request.headers),
+                     request.content)  # fmt: skip
+        progress = _Progress()
+        seconds = request.timeout
         try:
             async with asyncio.timeout(seconds):
-                return await self._follow(first, seconds, max_bytes)
+                return await self._follow(first, seconds, request.max_bytes, progress)
         except TimeoutError:
+            reason = f"no answer within {seconds:g} s"
             raise FetchError(
-                f"{redact_url(first.url)} did not answer within {seconds:g} s"
+                f"{redact_url(first.url)} did not answer within {seconds:g} s",
+                may_have_arrived=progress.sent,
+                reason=reason,
             ) from None
 
-    async def _follow(self, hop: _Hop, seconds: float, max_bytes: int) -> HttpResponse:
+    async def _follow(
+        self, hop: _Hop, seconds: float, max_bytes: int, progress: _Progress
+    ) -> HttpResponse:
         redirects: list[str] = []
         while True:
-            response = await self._send_once(hop, seconds, max_bytes)
+            response = await self._send_once(hop, seconds, max_bytes, progress)
             location = response.headers.get("location")
             if response.status_code not in REDIRECT_CODES or not location:
                 return HttpResponse(
@@ -378,26 +394,40 @@ class GuardedHttp:
                     redirects=tuple(redirects),
                 )
             if len(redirects) >= self._max_redirects:
+                reason = f"too many redirects (more than {self._max_redirects})"
                 raise FetchError(
-                    f"too many redirects (more than {self._max_redirects}) starting at "
-                    f"{redact_url(redirects[0] if redirects else hop.url)}"
+                    f"{reason} starting at {redact_url(redirects[0] if redirects else hop.url)}",
+                    may_have_arrived=True,
+                    permanent=True,
+                    reason=reason,
                 )
             redirects.append(str(hop.url))
             after = hop.redirected(response.status_code, location)
             log.info("redirect %s -> %s", redact_url(hop.url), redact_url(after.url))
             hop = after
 
-    async def _send_once(self, hop: _Hop, seconds: float, max_bytes: int) -> _RawResponse:
+    async def _send_once(
+        self, hop: _Hop, seconds: float, max_bytes: int, progress: _Progress
+    ) -> _RawResponse:
         if self._guard.is_allowed_host(hop.url.host):
-            return await _exchange(self._client, hop, seconds, max_bytes)
+            return await _exchange(self.client(), hop, seconds, max_bytes, progress)
         ip = await self._guard.vet(hop.url.host)
         url, sni = _pinned(hop.url, ip)
         headers = {**hop.headers, "Host": hop.url.netloc.decode("ascii")}
         # A fresh client per hop: a pooled connection to this IP must not be reused for
         # another host name whose certificate it was never checked against.
-        async with httpx.AsyncClient(verify=self._verify, trust_env=False) as client:
+        async with httpx.AsyncClient(verify=self._tls(), trust_env=False) as client:
             pinned = _Hop(hop.method, url, headers, hop.content)
-            return await _exchange(client, pinned, seconds, max_bytes, sni)
+            return await _exchange(client, pinned, seconds, max_bytes, progress, sni)
+
+
+class _Progress:
+    """How far a request got: once a hop is handed to the connection, it may have arrived."""
+
+    __slots__ = ("sent",)
+
+    def __init__(self) -> None:
+        self.sent = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -409,36 +439,71 @@ class _RawResponse:
     truncated: bool
 
 
+# Failures after which the request surely never reached the server.
+_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol)
+
+
 async def _exchange(
     client: httpx.AsyncClient,
     hop: _Hop,
     seconds: float,
     max_bytes: int,
+    progress: _Progress,
     extensions: dict[str, str] | None = None,
 ) -> _RawResponse:
     url = hop.url
-    request = client.build_request(
-        hop.method,
-        url,
-        headers=hop.headers,
-        content=hop.content,
-        timeout=seconds,
-        extensions=extensions,
-    )
+    try:
+        request = client.build_request(
+            hop.method,
+            url,
+            headers=hop.headers,
+            content=hop.content,
+            timeout=seconds,
+            extensions=extensions,
+        )
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:
+        # A header value httpx cannot send (a non-ASCII or control character): say which
+        # header, never its value, which may be a secret.
+        raise FetchError(
+            f"cannot send the request to {redact_url(url)}: {_header_problem(hop, exc)}",
+            permanent=True,
+        ) from None
+    progress.sent = True
     try:
         response = await client.send(request, stream=True, follow_redirects=False)
         try:
             body, truncated = await _read_capped(response, max_bytes)
         finally:
             await response.aclose()
-    except httpx.TimeoutException:
-        raise FetchError(f"{redact_url(url)} did not answer within {seconds:g} s") from None
+    except httpx.TimeoutException as exc:
+        arrived = not isinstance(exc, _NOT_SENT)
+        reason = f"no answer within {seconds:g} s"
+        raise FetchError(
+            f"{redact_url(url)} did not answer within {seconds:g} s",
+            may_have_arrived=arrived,
+            reason=reason,
+        ) from None
     except httpx.HTTPError as exc:
-        raise FetchError(f"request to {redact_url(url)} failed: {exc}") from None
+        arrived = not isinstance(exc, _NOT_SENT)
+        reason = str(exc) or type(exc).__name__
+        raise FetchError(
+            f"request to {redact_url(url)} failed: {reason}",
+            may_have_arrived=arrived,
+            reason=reason,
+        ) from None
     log.info("%s %s -> %d", hop.method, redact_url(url), response.status_code)
     return _RawResponse(
         response.status_code, response.reason_phrase, response.headers, body, truncated
     )
+
+
+def _header_problem(hop: _Hop, exc: Exception) -> str:
+    for name, value in hop.headers.items():
+        try:
+            httpx.Headers({name: value})
+        except (UnicodeEncodeError, ValueError, httpx.HTTPError):
+            return f"the value of header {name!r} has characters HTTP cannot carry"
+    return type(exc).__name__
 
 
 async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes, bool]:
@@ -450,86 +515,3 @@ async def _read_capped(response: httpx.Response, max_bytes: int) -> tuple[bytes,
         if size > max_bytes:
             return b"".join(chunks)[:max_bytes], True
     return b"".join(chunks), False
-
-
-# -- a transport for other clients -----------------------------------------------------------
-
-
-class GuardedTransport(httpx.AsyncBaseTransport):
-    """An httpx transport that applies the SSRF guard to every request it sends.
-
-    For code that makes its own ``httpx.AsyncClient`` (the scheduler's api_call runner): with
-    ``follow_redirects=True`` httpx sends each hop through the transport, so each hop is
-    vetted. Guarded requests connect to the vetted address through a connection used for
-    that one request, with the original ``Host`` header and TLS server name.
-
-    Args:
-        guard: Decides which destinations are allowed.
-        verify: TLS verification (``True``, or an ``ssl.SSLContext``).
-    """
-
-    def __init__(self, *, guard: NetGuard, verify: ssl.SSLContext | bool = True) -> None:
-        self._guard = guard
-        self._verify_with = verify
-        self._verify: ssl.SSLContext | bool | None = None
-        self._trusted: httpx.AsyncHTTPTransport | None = None
-
-    def _tls(self) -> ssl.SSLContext | bool:
-        """The TLS verification, made on first use (a verifying context loads the CA bundle,
-        a tenth of a second that a process which never sends a request should not spend)."""
-        if self._verify is None:
-            verify = self._verify_with
-            self._verify = httpx.create_ssl_context() if verify is True else verify
-        return self._verify
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        """Vet the destination, then send ``request`` to the vetted address."""
-        url = request.url
-        if self._guard.is_allowed_host(url.host):
-            if self._trusted is None:
-                self._trusted = httpx.AsyncHTTPTransport(verify=self._tls())
-            return await self._trusted.handle_async_request(request)
-        ip = await self._guard.vet(url.host)
-        pinned_url, sni = _pinned(url, ip)
-        pinned = httpx.Request(
-            request.method,
-            pinned_url,
-            headers=request.headers,  # carries Host: the original name
-            stream=request.stream,
-            extensions={**request.extensions, **sni},
-        )
-        single = httpx.AsyncHTTPTransport(verify=self._tls(), retries=0)
-        try:
-            response = await single.handle_async_request(pinned)
-        except BaseException:
-            await single.aclose()
-            raise
-        return httpx.Response(
-            response.status_code,
-            headers=response.headers,
-            stream=_ClosingStream(response, single),
-            extensions=response.extensions,
-        )
-
-    async def aclose(self) -> None:
-        """Close the pooled transport for allow-listed hosts."""
-        if self._trusted is not None:
-            await self._trusted.aclose()
-
-
-class _ClosingStream(httpx.AsyncByteStream):
-    """A response body that closes its one-request transport when it is closed."""
-
-    def __init__(self, response: httpx.Response, transport: httpx.AsyncHTTPTransport) -> None:
-        self._response = response
-        self._transport = transport
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._response.aiter_raw():
-            yield chunk
-
-    async def aclose(self) -> None:
-        try:
-            await self._response.aclose()
-        finally:
-            await self._transport.aclose()

@@ -2,7 +2,9 @@
 
 ``WebTools`` holds one HTTP client and the SSRF guard. Its ``search`` method also serves
 recurring web_search tasks: the composition root adapts it to the scheduler's ``Searcher``,
-whose errors are ``TaskError``s, so this module raises only the tools' own errors.
+whose errors are ``TaskError``s, so this module raises only the tools' own errors. Its
+guarded client (``http``) is the scheduler's too: scheduled API calls take the very path the
+``api_call`` tool takes.
 """
 
 from __future__ import annotations
@@ -18,19 +20,24 @@ import httpx
 
 from assistant.builtin.netguard import (
     GuardedHttp,
-    HttpResponse,
     NetGuard,
     Resolver,
     parse_url,
     system_resolver,
 )
 from common import (
+    HTTP_METHODS,
     REDACTED,
+    SAFE_METHODS,
     AsyncLifecycle,
+    HttpRequest,
+    HttpResponse,
     install_log_redaction,
     redact_headers,
+    redact_text,
     redact_url,
     scrub,
+    url_secrets,
 )
 from tasks import SearchHit
 from tools import ToolContext, ToolError, tool
@@ -38,8 +45,6 @@ from tools import ToolContext, ToolError, tool
 log = logging.getLogger(__name__)
 
 NOT_CONFIGURED = "web search is not configured: set SERPAPI_API_KEY"
-SAFE_METHODS = frozenset({"GET", "HEAD"})
-METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 MAX_SEARCH_RESULTS = 10
 _TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "text/")
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -204,17 +209,23 @@ class WebTools(AsyncLifecycle):
         max_response_bytes: int = 2_000_000,
         max_redirects: int = 5,
     ) -> None:
-        self._given_client = http
-        self._verify = verify
-        self._max_redirects = max_redirects
-        self._clients: tuple[httpx.AsyncClient, GuardedHttp] | None = None
         self._serpapi_key = (serpapi_key or "").strip() or None
         self._serpapi_url = serpapi_base_url.rstrip("/") + "/search.json"
         self._guard = NetGuard(
             resolver=resolver, allow_hosts=allow_hosts, allow_networks=allow_networks
         )
+        # Its client (SerpApi's too) and its TLS context are made on first use.
+        self._http = GuardedHttp(
+            guard=self._guard, client=http, verify=verify, max_redirects=max_redirects
+        )
         self._max_bytes = max_response_bytes
-        install_log_redaction()
+        install_log_redaction(self._serpapi_key)
+
+    @property
+    def http(self) -> GuardedHttp:
+        """The guarded client every outgoing request of the tools takes (the scheduler's
+        api_call runner is given it too)."""
+        return self._http
 
     @property
     def search_configured(self) -> bool:
@@ -224,21 +235,7 @@ class WebTools(AsyncLifecycle):
 
     async def aclose(self) -> None:
         """Close the HTTP client if this object created it."""
-        if self._clients is not None and self._given_client is None:
-            await self._clients[0].aclose()
-
-    def _connect(self) -> tuple[httpx.AsyncClient, GuardedHttp]:
-        """The HTTP client and the guarded requests over it, made on first use: a verifying
-        TLS context loads the CA bundle (a tenth of a second), which a command that never
-        goes online should not wait for."""
-        if self._clients is None:
-            tls = httpx.create_ssl_context() if self._verify is True else self._verify
-            client = self._given_client or httpx.AsyncClient(timeout=15.0, verify=tls)
-            guarded = GuardedHttp(
-                guard=self._guard, client=client, verify=tls, max_redirects=self._max_redirects
-            )
-            self._clients = (client, guarded)
-        return self._clients
+        await self._http.aclose()
 
     async def _enter(self) -> None:
         """Nothing to open: the client connects on first use."""
@@ -264,8 +261,7 @@ class WebTools(AsyncLifecycle):
             )
         params = {"engine": "google", "q": query, "num": str(limit), "api_key": self._serpapi_key}
         try:
-            client, _ = self._connect()
-            response = await client.get(self._serpapi_url, params=params, timeout=20.0)
+            response = await self._http.client().get(self._serpapi_url, params=params, timeout=20.0)
         except httpx.TimeoutException:
             raise WebSearchError("SerpApi did not answer in time; try again later") from None
         except httpx.HTTPError as exc:
@@ -344,7 +340,7 @@ class WebTools(AsyncLifecycle):
             max_chars: The most characters of text to return.
         """
         _check_range("max_chars", max_chars, 100, 50_000)
-        response = await self._connect()[1].request(
+        response = await self._http.request(
             "GET", url, headers={"Accept": "text/html, text/*;q=0.9, */*;q=0.1"},
             seconds=20.0, max_bytes=self._max_bytes,
         )  # fmt: skip
@@ -365,12 +361,15 @@ class WebTools(AsyncLifecycle):
     # -- api calls -------------------------------------------------------------------------
 
     def needs_approval(self, url: str, method: str = "GET") -> bool:
-        """Return whether an API call must be approved: any change, or a host not allowed."""
+        """Return whether an API call must be approved: any change, or a host not allowed.
+
+        Raises:
+            FetchError: when ``url`` is not a valid http(s) URL; such a call is refused with
+                that message (the executor's gate makes it an invalid call), never put to a
+                person for approval.
+        """
+        host = parse_url(url).host
         if method.strip().upper() not in SAFE_METHODS:
-            return True
-        try:
-            host = parse_url(url).host
-        except ToolError:
             return True
         return not self._guard.is_allowed_host(host)
 
@@ -407,8 +406,8 @@ class WebTools(AsyncLifecycle):
             timeout: Seconds to wait for the answer (1 to 60).
         """
         verb = method.strip().upper()
-        if verb not in METHODS:
-            raise ToolError(f"method {method!r} is not supported; use one of {list(METHODS)}")
+        if verb not in HTTP_METHODS:
+            raise ToolError(f"method {method!r} is not supported; use one of {list(HTTP_METHODS)}")
         _check_range("timeout", timeout, 1, 60)
         sent = _clean_headers(headers or {})
         if body is not None and not isinstance(body, str):
@@ -417,11 +416,12 @@ class WebTools(AsyncLifecycle):
                 sent["Content-Type"] = "application/json"
         log.info("api_call %s %s headers=%s", verb, redact_url(url), redact_headers(sent))
         secrets = [v for k, v in sent.items() if redact_headers({k: v})[k] == REDACTED]
+        secrets += url_secrets(url)
+        request = HttpRequest(
+            verb, url, sent, body.encode() if body is not None else None, timeout, self._max_bytes
+        )
         try:
-            response = await self._connect()[1].request(
-                verb, url, headers=sent, content=body.encode() if body is not None else None,
-                seconds=timeout, max_bytes=self._max_bytes,
-            )  # fmt: skip
+            response = await self._http.send(request)
         except ToolError as exc:
             raise ToolError(scrub(str(exc), secrets)) from None
         text = response.text if verb != "HEAD" else ""
@@ -432,7 +432,7 @@ class WebTools(AsyncLifecycle):
             status_code=response.status_code,
             reason=response.reason,
             headers=redact_headers(response.headers.items()),
-            body=scrub(shown, secrets),
+            body=redact_text(shown, secrets),
             truncated=response.truncated or len(text) > len(shown),
         )
 

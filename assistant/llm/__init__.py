@@ -1,5 +1,6 @@
-"""LLM backends: an OpenAI-compatible HTTP client, a scripted fake for tests, and their
-interface. (The offline planner, a backend that needs no model, is ``assistant.planner``.)"""
+"""LLM backends: an OpenAI-compatible HTTP client, a GGUF model in process, a scripted fake
+for tests, and their interface. (The offline planner, a backend that needs no model, is
+``assistant.planner``.)"""
 
 from assistant.llm.base import (
     ChatMessage,
@@ -8,15 +9,19 @@ from assistant.llm.base import (
     Role,
     StreamEvent,
     SupportsContractFallback,
+    SupportsTokenBudget,
     TextDelta,
     ToolMode,
     Usage,
+    Waiting,
     stream_whole,
 )
 from assistant.llm.errors import (
+    ContextTooSmallError,
     LLMAuthError,
     LLMConnectionError,
     LLMError,
+    LLMModelError,
     LLMNotFoundError,
     LLMRateLimitError,
     LLMRequestError,
@@ -25,15 +30,21 @@ from assistant.llm.errors import (
     LLMTimeoutError,
     ToolsUnsupportedError,
 )
+from assistant.llm.local import LocalBackend
 from assistant.llm.openai_compat import OpenAIBackend, parse_retry_after
+from assistant.llm.probe import ToolSupport, ToolSupportCache
 from assistant.llm.scripted import ScriptedBackend, ScriptedCall
+from assistant.llm.templates import BUILTIN_TEMPLATES
 
 __all__ = [
+    "BUILTIN_TEMPLATES",
     "ChatMessage",
+    "ContextTooSmallError",
     "LLMAuthError",
     "LLMBackend",
     "LLMConnectionError",
     "LLMError",
+    "LLMModelError",
     "LLMNotFoundError",
     "LLMRateLimitError",
     "LLMRequestError",
@@ -41,16 +52,21 @@ __all__ = [
     "LLMResponseError",
     "LLMServerError",
     "LLMTimeoutError",
+    "LocalBackend",
     "OpenAIBackend",
     "Role",
     "ScriptedBackend",
     "ScriptedCall",
     "StreamEvent",
     "SupportsContractFallback",
+    "SupportsTokenBudget",
     "TextDelta",
     "ToolMode",
+    "ToolSupport",
+    "ToolSupportCache",
     "ToolsUnsupportedError",
     "Usage",
+    "Waiting",
     "parse_retry_after",
     "stream_whole",
 ]

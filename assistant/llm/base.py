@@ -97,8 +97,25 @@ class TextDelta:
     text: str
 
 
-StreamEvent = TextDelta | LLMResponse
-"""What a streamed completion yields: text deltas, then the whole response, last."""
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """The request waits for a model that serves one request at a time (a local model).
+
+    Streamed before any text, when the wait is long, and again when the place in the queue
+    changes, so the person waiting can be told.
+
+    Attributes:
+        ahead: Requests that will be served before this one (the one running included).
+        waited: Seconds this request has waited so far.
+    """
+
+    ahead: int
+    waited: float
+
+
+StreamEvent = TextDelta | Waiting | LLMResponse
+"""What a streamed completion yields: text deltas (a backend with a queue may first yield
+``Waiting`` notices), then the whole response, last. Consumers ignore kinds they do not know."""
 
 
 class LLMBackend(Protocol):
@@ -128,7 +145,8 @@ class LLMBackend(Protocol):
     ) -> AsyncGenerator[StreamEvent, None]:
         """Yield the model's text as it is written, then the whole ``LLMResponse`` (last).
 
-        The text deltas add up to the response's text. A backend that cannot stream yields
+        ``Waiting`` notices may come before the text. The text deltas add up to the
+        response's text. A backend that cannot stream yields
         the response alone (``stream_whole``). Closing the iterator early cancels the
         completion. Raises what ``complete`` raises.
         """
@@ -156,4 +174,33 @@ class SupportsContractFallback(Protocol):
 
     def fall_back_to_contract(self, reason: str) -> bool:
         """Switch to the text contract if configured ``AUTO``; return whether it switched."""
+        ...
+
+
+@runtime_checkable
+class SupportsTokenBudget(Protocol):
+    """A backend that knows its context window and can count a request's prompt exactly.
+
+    The agent uses it to fit a round into the window (the most relevant tools, the
+    conversation trimmed from its oldest end) instead of sending a prompt that is cut.
+    """
+
+    @property
+    def context_tokens(self) -> int:
+        """The context window: prompt and answer together, in tokens."""
+        ...
+
+    @property
+    def answer_tokens(self) -> int:
+        """Tokens to keep free for the answer."""
+        ...
+
+    async def count_tokens(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
+    ) -> int:
+        """Return the prompt's size in tokens, exactly as the backend would send it.
+
+        Raises:
+            LLMModelError: the model is not loaded and cannot be.
+        """
         ...

@@ -9,7 +9,10 @@
     ├── LLMConnectionError       the server cannot be reached at all
     ├── LLMRequestError          the server rejected the request (other 4xx)
     │   └── ToolsUnsupportedError  it rejected native ``tools``; retry the round in contract mode
-    └── LLMResponseError         the answer is unusable (not JSON, no choices, wrong shape)
+    ├── LLMResponseError         the answer is unusable (not JSON, no choices, wrong shape)
+    ├── LLMModelError            a local model cannot be used (no file, not GGUF, no chat
+    │                            template, too little memory, llama-cpp-python missing)
+    └── ContextTooSmallError     the request does not fit in the model's context window
 
 Every message says what happened, quotes what the server said, and names the setting that
 fixes it when there is one, so an interface can show ``str(error)`` as it is.
@@ -61,3 +64,21 @@ class ToolsUnsupportedError(LLMRequestError):
 
 class LLMResponseError(LLMError):
     """The server answered, but not with a usable chat completion."""
+
+
+class LLMModelError(LLMError):
+    """A local model file cannot be loaded or used; the message names the setting to fix."""
+
+
+class ContextTooSmallError(LLMError):
+    """The request does not fit in the model's context window, even cut to its essentials.
+
+    Attributes:
+        needed: Tokens the smallest prompt for the request takes.
+        context: The model's context window in tokens.
+    """
+
+    def __init__(self, message: str, *, needed: int, context: int) -> None:
+        super().__init__(message)
+        self.needed = needed
+        self.context = context

@@ -8,8 +8,16 @@ OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio and OpenRouter all answer
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Sequence,
+)
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal, overload
@@ -35,7 +43,9 @@ from assistant.llm.errors import (
     LLMTimeoutError,
     ToolsUnsupportedError,
 )
+from assistant.llm.probe import ToolSupport, ToolSupportCache, Verdict
 from assistant.llm.wire import (
+    PROBE_TOOL,
     StreamedCompletion,
     decode_completion,
     encode_messages,
@@ -43,8 +53,9 @@ from assistant.llm.wire import (
     error_detail,
     mentions_streaming,
     mentions_tools,
+    probe_payload,
 )
-from common import redact_url
+from common import redact_text, redact_url
 from tools import ToolDefinition
 
 logger = logging.getLogger(__name__)
@@ -59,9 +70,10 @@ class OpenAIBackend:
 
     ``mode`` decides how tools travel: ``NATIVE`` sends ``tools`` and reads ``tool_calls``;
     ``CONTRACT`` never sends ``tools`` (the agent puts the catalog in the system prompt);
-    ``AUTO`` starts native and switches to contract for good when the server rejects
-    ``tools`` (then ``complete`` raises ``ToolsUnsupportedError`` so the caller rebuilds the
-    round) or when the caller reports text calls through ``fall_back_to_contract``.
+    ``AUTO`` first asks the server once whether native calls come back (``probe``), and
+    switches to contract for good when they do not, when the server rejects ``tools`` (then
+    ``complete`` raises ``ToolsUnsupportedError`` so the caller rebuilds the round) or when
+    the caller reports text calls through ``fall_back_to_contract``.
 
     Retries 429 and 5xx up to ``max_retries`` times, waiting ``Retry-After`` when the server
     sends it and an exponential backoff otherwise.
@@ -79,8 +91,10 @@ class OpenAIBackend:
         backoff: float = 0.5,
         max_wait: float = 60.0,
         temperature: float | None = None,
+        max_tokens: int | None = None,
         sleep: Sleep = asyncio.sleep,
         transport: httpx.AsyncBaseTransport | None = None,
+        tool_support: ToolSupportCache | None = None,
     ) -> None:
         """Create a backend.
 
@@ -94,8 +108,12 @@ class OpenAIBackend:
             backoff: First backoff in seconds; doubles per attempt.
             max_wait: Upper bound of any single wait, ``Retry-After`` included.
             temperature: Sampling temperature, or ``None`` for the server's default.
+            max_tokens: The longest answer in tokens, or ``None`` for the server's default
+                (``ASSISTANT_LLM_MAX_TOKENS``).
             sleep: How to wait between attempts (tests pass a recorder).
             transport: An httpx transport (tests may pass ``httpx.MockTransport``).
+            tool_support: Where ``AUTO`` keeps what the probe found (one per process
+                serves every backend; by default this backend's own).
         """
         if not model.strip():
             raise ValueError(f"model must name a model, got {model!r}; set ASSISTANT_LLM_MODEL")
@@ -111,8 +129,12 @@ class OpenAIBackend:
         self._backoff = backoff
         self._max_wait = max_wait
         self._temperature = temperature
+        self._max_tokens = max_tokens
         self._sleep = sleep
         self._streams = True
+        password = httpx.URL(self.base_url).password
+        self._secrets = tuple(secret for secret in (api_key, password) if secret)
+        self._support = tool_support or ToolSupportCache()
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.AsyncClient(
             base_url=self.base_url, headers=headers, timeout=timeout, transport=transport
@@ -141,9 +163,11 @@ class OpenAIBackend:
                 (``AUTO`` after a fallback): rebuild the round for the contract and retry.
             LLMError: every other failure, with a message that says what to fix.
         """
-        payload, native = self._payload(messages, tools)
-        response = await self._post(payload, sent_tools=native)
-        return decode_completion(response, where=self._where)
+        with self._scrubbing():
+            await self._check_native_tools(tools)
+            payload, native = self._payload(messages, tools)
+            response = await self._post(payload, sent_tools=native)
+            return self._seen(decode_completion(response, where=self._where), native=native)
 
     async def stream(
         self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
@@ -157,28 +181,33 @@ class OpenAIBackend:
             ToolsUnsupportedError: as ``complete``.
             LLMError: as ``complete``; also when the stream breaks off.
         """
-        payload, native = self._payload(messages, tools)
-        response = None
-        if self._streams:
-            response = await self._post({**payload, "stream": True}, sent_tools=native, stream=True)
-        if response is None:
-            async for event in stream_whole(await self.complete(messages, tools=tools)):
-                yield event
-            return
-        try:
-            if not response.headers.get("content-type", "").startswith("text/event-stream"):
-                # Answered whole although asked to stream (some servers ignore the flag).
-                await response.aread()
-                async for event in stream_whole(decode_completion(response, where=self._where)):
+        with self._scrubbing():
+            await self._check_native_tools(tools)
+            payload, native = self._payload(messages, tools)
+            response = None
+            if self._streams:
+                response = await self._post(
+                    {**payload, "stream": True}, sent_tools=native, stream=True
+                )
+            if response is None:
+                async for event in stream_whole(await self.complete(messages, tools=tools)):
                     yield event
                 return
-            completion = StreamedCompletion(where=self._where)
-            async for data in self._events(response):
-                if (text := completion.add(data)) != "":
-                    yield TextDelta(text)
-            yield completion.response()
-        finally:
-            await response.aclose()
+            try:
+                if not response.headers.get("content-type", "").startswith("text/event-stream"):
+                    # Answered whole although asked to stream (some servers ignore the flag).
+                    await response.aread()
+                    whole = decode_completion(response, where=self._where)
+                    async for event in stream_whole(self._seen(whole, native=native)):
+                        yield event
+                    return
+                completion = StreamedCompletion(where=self._where)
+                async for data in self._events(response):
+                    if (text := completion.add(data)) != "":
+                        yield TextDelta(text)
+                yield self._seen(completion.response(), native=native)
+            finally:
+                await response.aclose()
 
     def _payload(
         self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] | None
@@ -199,9 +228,63 @@ class OpenAIBackend:
         }
         if native and tools is not None:
             payload["tools"] = encode_tools(tools)
+            # OpenAI's default, said out loud: llama.cpp's Python server ignores tools without it.
+            payload["tool_choice"] = "auto"
         if self._temperature is not None:
             payload["temperature"] = self._temperature
+        if self._max_tokens is not None:
+            payload["max_tokens"] = self._max_tokens
         return payload, native
+
+    async def _check_native_tools(self, tools: Sequence[ToolDefinition] | None) -> None:
+        """In ``AUTO``, make sure native calls come back before sending tools natively.
+
+        Raises:
+            ToolsUnsupportedError: they do not; the backend has switched to the contract.
+        """
+        if not tools or self._configured_mode is not ToolMode.AUTO:
+            return
+        if self._mode is not ToolMode.NATIVE:
+            return
+        verdict = self._support.get(self.base_url, self.model) or await self._probe()
+        if verdict.support is ToolSupport.IGNORED:
+            self.fall_back_to_contract(verdict.reason)
+            raise ToolsUnsupportedError(
+                f"{self._where} {verdict.reason}; switched to the text contract"
+            )
+
+    async def _probe(self) -> Verdict:
+        """Ask the server once whether a native call comes back, and keep the answer."""
+        try:
+            response = await self._post(probe_payload(self.model), sent_tools=True)
+        except ToolsUnsupportedError:
+            raise  # rejected outright: already switched to the contract
+        except LLMRequestError as exc:
+            # The probe itself was refused (a parameter this server does not take): no
+            # evidence either way, so native stays until a reply shows otherwise.
+            return self._support.record(
+                self.base_url, self.model, ToolSupport.NATIVE, f"probe refused: {exc}"
+            )
+        answer = decode_completion(response, where=self._where)
+        if any(call.tool_name == PROBE_TOOL for call in answer.tool_calls):
+            logger.info("%s returns native tool calls for %r", self._where, self.model)
+            return self._support.record(
+                self.base_url, self.model, ToolSupport.NATIVE, "a native call came back"
+            )
+        said = " ".join(answer.text.split())[:80]
+        return self._support.record(
+            self.base_url,
+            self.model,
+            ToolSupport.IGNORED,
+            f"accepted native tools for model {self.model!r} but no tool call came back "
+            f"(asked to call one, it answered {said!r})",
+        )
+
+    def _seen(self, response: LLMResponse, *, native: bool) -> LLMResponse:
+        """Note a native reply without calls (an old probe verdict is then checked again)."""
+        if native and not response.tool_calls:
+            self._support.saw_reply_without_calls(self.base_url, self.model)
+        return response
 
     async def _events(self, response: httpx.Response) -> AsyncIterator[str]:
         """The data of each server-sent event, until ``[DONE]``.
@@ -238,6 +321,22 @@ class OpenAIBackend:
     async def aclose(self) -> None:
         """Close the HTTP connections."""
         await self._client.aclose()
+
+    @contextlib.contextmanager
+    def _scrubbing(self) -> Iterator[None]:
+        """Let errors leave with the key, and any credential a server echoes, hidden.
+
+        A server that refuses a key often quotes it ("Incorrect API key provided: Bearer
+        sk-..."); the message goes to the user and the log, so it is scrubbed here, at the
+        boundary, whatever path raised it.
+        """
+        try:
+            yield
+        except LLMError as exc:
+            clean = redact_text(str(exc), self._secrets)
+            if clean == str(exc):
+                raise
+            raise type(exc)(clean) from exc.__cause__
 
     @property
     def _where(self) -> str:

@@ -16,6 +16,14 @@ from assistant.llm.contract import render_call_block, render_results
 from assistant.llm.errors import LLMResponseError
 from tools import ToolCall, ToolDefinition
 
+PROBE_TOOL = "report_status"
+"""The one tool of the native-tools probe (``probe_payload``)."""
+
+_PROBE_PARAMETERS = {
+    "type": "object",
+    "properties": {"status": {"type": "string", "enum": ["ok"]}},
+    "required": ["status"],
+}
 _DETAIL_LIMIT = 300
 _TOOL_WORDS = ("tool", "function call")
 _REJECTION_WORDS = (
@@ -56,6 +64,26 @@ def encode_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
         }
         for each in tools
     ]
+
+
+def probe_payload(model: str) -> dict[str, Any]:
+    """Return the tiny request that shows whether native calls come back (``probe``).
+
+    Any model whose tool calls work answers it with a call of ``PROBE_TOOL``. Like every
+    request with tools, it lets the model choose (``tool_choice: auto``): forcing the call
+    would prove only that the server can constrain a call, not that the model makes one.
+    """
+    return {
+        "model": model,
+        "messages": [
+            {"role": "system", "content": "You answer by calling tools."},
+            {"role": "user", "content": f'Call the {PROBE_TOOL} tool with status "ok".'},
+        ],
+        "tools": encode_tools([ToolDefinition(PROBE_TOOL, "Report a status.", _PROBE_PARAMETERS)]),
+        "tool_choice": "auto",
+        "max_tokens": 48,
+        "temperature": 0,
+    }
 
 
 def _encode(message: ChatMessage, *, native: bool) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""The scheduler's Notifier for Telegram: reminders with Snooze/Done, results, notices."""
+"""The scheduler's Notifier for Telegram: reminders with Snooze/Done, results, notices (with
+Run again when a run's outcome is unknown)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,22 @@ def reminder_buttons(task_id: str) -> ButtonRows:
     )
 
 
+def run_again_buttons(task_id: str, run_id: int | None) -> ButtonRows:
+    """The button under a notice about a run whose outcome is unknown: Run again (bound to
+    that run, so that a second tap does not run it a third time)."""
+    bound = "" if run_id is None else str(run_id)
+    return ((Button("Run again", Action(ActionKind.RUN_AGAIN, task_id, bound)),),)
+
+
+def delivery_buttons(delivery: Delivery) -> ButtonRows:
+    """The buttons a delivery arrives with."""
+    if delivery.kind is DeliveryKind.REMINDER:
+        return reminder_buttons(delivery.task_id)
+    if delivery.run_again:
+        return run_again_buttons(delivery.task_id, delivery.run_id)
+    return ()
+
+
 def delivery_text(delivery: Delivery) -> str:
     """The text a delivery is shown with: a marker by kind (a late run's text says so itself)."""
     if delivery.kind is DeliveryKind.REMINDER:
@@ -40,7 +57,8 @@ def delivery_text(delivery: Delivery) -> str:
 class TelegramNotifier:
     """The scheduler's ``Notifier`` for Telegram chats.
 
-    Reminders arrive with [Snooze 10 min] [Done]; results and notices as plain messages.
+    Reminders arrive with [Snooze 10 min] [Done]; a notice about a run whose outcome is
+    unknown with [Run again]; results and other notices as plain messages.
 
     Args:
         queue: The outgoing queue shared with the bot's own replies.
@@ -84,9 +102,7 @@ class TelegramNotifier:
                 delivery.chat_id,
             )
             return DeliveryStatus.BLOCKED
-        buttons = (
-            reminder_buttons(delivery.task_id) if delivery.kind is DeliveryKind.REMINDER else ()
-        )
+        buttons = delivery_buttons(delivery)
         outcome = await self.queue.send(chat_id, delivery_text(delivery), buttons=buttons)
         if outcome.status is not DeliveryStatus.DELIVERED:
             logger.warning(

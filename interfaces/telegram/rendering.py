@@ -21,6 +21,7 @@ _CODES: dict[ActionKind, str] = {
     ActionKind.PAUSE: "p",
     ActionKind.RESUME: "r",
     ActionKind.RUN_NOW: "n",
+    ActionKind.RUN_AGAIN: "g",
     ActionKind.SNOOZE: "s",
     ActionKind.DONE: "d",
     ActionKind.APPROVE: "y",

@@ -59,6 +59,8 @@ def new_draft(
     """
     kind = parse_task_type(task_type)
     data = parse_execution_data(kind, _with_description(kind, execution_data, description))
+    if isinstance(data, ApiCallData):
+        data.check_references()
     return TaskDraft(
         owner_id=_identifier(owner_id, "owner_id"),
         chat_id=_identifier(chat_id, "chat_id"),

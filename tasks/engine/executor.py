@@ -24,7 +24,7 @@ from tasks.engine.notices import FollowUps
 from tasks.engine.pool import WorkerPool
 from tasks.engine.watchdog import Watchdog
 from tasks.errors import TaskError
-from tasks.execution import TaskType
+from tasks.execution import TaskType, repeat_is_safe
 from tasks.models import Claim, RunOutcome, RunStatus, TaskRun, TaskStatus
 from tasks.runners.base import RunReport, TaskRunner
 
@@ -35,7 +35,7 @@ RETRACTED_REPORT = RunReport(
 )
 # Outcomes whose commit decides a follow-up (pause the owner, tell them, disable the task);
 # any other outcome is queued for the ledger without waiting.
-_FOLLOWED_UP = frozenset({RunStatus.FAILED, RunStatus.UNDELIVERED})
+_FOLLOWED_UP = frozenset({RunStatus.FAILED, RunStatus.UNDELIVERED, RunStatus.OUTCOME_UNKNOWN})
 DELIVERY_BACKOFF = timedelta(minutes=1)
 MAX_DELIVERY_BACKOFF = timedelta(minutes=30)
 
@@ -224,7 +224,11 @@ class RunExecutor:
             with self._watchdog.guard():
                 return await runner.run(claim.task, claim.run)
         except TimeoutError:
-            return RunReport(RunStatus.FAILED, error=f"the run did not finish within {seconds:g} s")
+            error = f"the run did not finish within {seconds:g} s"
+            if not repeat_is_safe(claim.task.execution):
+                # Cut off mid-request: the server may have acted on it.
+                return RunReport(RunStatus.OUTCOME_UNKNOWN, error=error)
+            return RunReport(RunStatus.FAILED, error=error)
         except TaskError as exc:
             return RunReport(RunStatus.FAILED, error=str(exc))
         except Exception as exc:

@@ -13,8 +13,6 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
-import httpx
-
 from common import AsyncLifecycle, Clock, SystemClock
 from tasks.engine import changes
 from tasks.engine.ahead import ClaimedAhead
@@ -34,7 +32,7 @@ from tasks.models import (
     Task,
     TaskRun,
 )
-from tasks.protocols import AgentRunner, Notifier, Searcher
+from tasks.protocols import AgentRunner, HttpSender, Notifier, Searcher, SecretSource
 from tasks.runners.api_call import ApiCallRunner
 from tasks.runners.base import (
     AgentTaskRunner,
@@ -66,7 +64,9 @@ class TaskManager(AsyncLifecycle):
         agent: Runs agent tasks; without it they fail with a clear error.
         searcher: Runs web searches; without it web_search tasks fail with a clear error.
         summarizer: When given, summarises web search hits instead of listing them.
-        http: The HTTP client for api_call tasks; without it the manager makes its own.
+        http: The guarded HTTP client api_call tasks are sent through (the tools' own);
+            without it api_call runs fail saying that none is configured.
+        secrets: The values of ``${NAME}`` references in api_call requests.
         runners: Runners per task type, replacing the built-in ones.
         misfire_rules: Per-type misfire defaults, merged over ``DEFAULT_MISFIRE_RULES``.
         max_failures: Failed runs in a row after which a recurring task is disabled.
@@ -103,7 +103,8 @@ class TaskManager(AsyncLifecycle):
         agent: AgentRunner | None = None,
         searcher: Searcher | None = None,
         summarizer: AgentRunner | None = None,
-        http: httpx.AsyncClient | None = None,
+        http: HttpSender | None = None,
+        secrets: SecretSource | None = None,
         runners: Mapping[TaskType, TaskRunner] | None = None,
         misfire_rules: Mapping[TaskType, MisfireRule] | None = None,
         max_failures: int = 5,
@@ -128,12 +129,12 @@ class TaskManager(AsyncLifecycle):
         self._drain_timeout = drain_timeout
         self._wake = asyncio.Event()
         deliverer = Deliverer(notifier, sleep=clock.sleep)
-        self._api_runner = ApiCallRunner(deliverer, http, sleep=clock.sleep)
+        api_runner = ApiCallRunner(deliverer, http, secrets=secrets, sleep=clock.sleep)
         builtin: dict[TaskType, TaskRunner] = {
             TaskType.REMINDER: ReminderRunner(deliverer),
             TaskType.AGENT_TASK: AgentTaskRunner(deliverer, agent),
             TaskType.WEB_SEARCH: WebSearchRunner(deliverer, searcher, summarizer=summarizer),
-            TaskType.API_CALL: self._api_runner,
+            TaskType.API_CALL: api_runner,
         }
         self._leases = LeaseKeeper(store, clock, lease)
         self._ahead = ClaimedAhead()
@@ -211,7 +212,6 @@ class TaskManager(AsyncLifecycle):
         await self._timer.stop()
         await self._executor.drain(self._drain_timeout)
         await self._leases.close()
-        await self._api_runner.aclose()
         await self._store.close()
 
     async def _enter(self) -> None:

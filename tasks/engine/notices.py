@@ -52,12 +52,26 @@ def given_up_notice(task: Task) -> str:
     )
 
 
+def unknown_notice(task: Task, error: str) -> str:
+    """Say that a run may or may not have acted, that it was not repeated, and what to do."""
+    text = (
+        f"{_opening(task_label(task))} may or may not have happened: {error}. I did not run it "
+        "again, so that it cannot happen twice. If it did not happen, run it again."
+    )
+    if task.status is TaskStatus.ACTIVE and task.next_run is not None:
+        when = f"{format_local(task.next_run, task.schedule.tz)} ({task.schedule.tz.key})"
+        text += f"\nIts next scheduled run: {when}."
+    return text
+
+
 class FollowUps:
     """What the scheduler does after a run that needs more than a ledger row.
 
     A run that could not reach its chat pauses the owner's tasks; a run whose failure
     disabled its task, a failure worth telling, and a run given up each send the owner a
-    notice. A notice that finds the chat blocked pauses the owner's tasks too.
+    notice. A run whose outcome is unknown (it may have acted; it is never repeated
+    automatically) sends a notice that offers a one-tap "Run again" while the task is not
+    cancelled. A notice that finds the chat blocked pauses the owner's tasks too.
 
     Args:
         store: Where the owner's tasks are paused.
@@ -84,19 +98,36 @@ class FollowUps:
         elif finished.disabled:
             text = disabled_notice(task, finished.consecutive_failures, report.error)
             await self._notice(claim, text)
+        elif report.status is RunStatus.OUTCOME_UNKNOWN:
+            await self._unknown(claim, report.error or "its outcome is unknown")
         elif report.status is RunStatus.FAILED and report.notify_failure:
             error = report.error or "unknown error"
             text = failed_notice(task, error, finished.consecutive_failures, self._max_failures)
             await self._notice(claim, text)
 
     async def given_up(self, lost: GivenUp) -> None:
-        """Tell the owner that a run was given up."""
-        await self._notice(Claim(lost.task, lost.run), given_up_notice(lost.task))
+        """Tell the owner that a run was given up, or that its outcome is unknown."""
+        claim = Claim(lost.task, lost.run)
+        if lost.run.status is RunStatus.OUTCOME_UNKNOWN:
+            await self._unknown(claim, lost.run.error or "its outcome is unknown")
+        else:
+            await self._notice(claim, given_up_notice(lost.task))
 
-    async def _notice(self, claim: Claim, text: str) -> None:
+    async def _unknown(self, claim: Claim, error: str) -> None:
+        task = claim.task
+        offer = task.status is not TaskStatus.CANCELLED
+        await self._notice(claim, unknown_notice(task, error), run_again=offer)
+
+    async def _notice(self, claim: Claim, text: str, *, run_again: bool = False) -> None:
         task = claim.task
         delivery = Delivery(
-            task.id, claim.run.id, task.owner_id, task.chat_id, DeliveryKind.NOTICE, text
+            task.id,
+            claim.run.id,
+            task.owner_id,
+            task.chat_id,
+            DeliveryKind.NOTICE,
+            text,
+            run_again=run_again,
         )
         status = await self._deliverer.deliver(delivery)
         if status is DeliveryStatus.BLOCKED:

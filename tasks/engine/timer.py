@@ -29,7 +29,7 @@ from common import Clock
 from tasks.engine.executor import RunExecutor
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.notices import FollowUps
-from tasks.store.base import GivenUp, TaskStore
+from tasks.store import GivenUp, TaskStore, TaskStoreError
 
 log = logging.getLogger(__name__)
 
@@ -219,6 +219,10 @@ class Timer:
         cap = int(MAX_LEAD.total_seconds() / self._claim_cost)
         try:
             due = await self._store.count_due(next_wakeup + self._prefetch, limit=cap)
+        except TaskStoreError as exc:
+            log.warning("the task timer could not count the runs due soon (%s)", exc)
+            log.debug("the task timer's store failure", exc_info=exc)
+            return self._prefetch
         except Exception:
             log.exception("the task timer could not count the runs due soon")
             return self._prefetch
@@ -241,6 +245,11 @@ class Timer:
                 # ``_wake``, so the timer comes straight back.
                 known = self._known_wakeup
                 next_wakeup = known[0] if known else await self._store.next_wakeup()
+            except TaskStoreError as exc:
+                # A lock held elsewhere, a full disk: the message says it; one line per retry.
+                log.warning("the task timer could not use the store (%s); retrying in 1 s", exc)
+                log.debug("the task timer's store failure", exc_info=exc)
+                next_wakeup = self._clock.now() + _STORE_RETRY
             except Exception:
                 log.exception("the task timer could not read the store; retrying shortly")
                 next_wakeup = self._clock.now() + _STORE_RETRY

@@ -7,7 +7,14 @@ memory       ``MemoryTaskStore``: dictionaries (tests, throwaway sessions)
 sqlite       ``SqliteTaskStore``: the embedded default, one database file
 """
 
-from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore
+from tasks.store.base import (
+    LEASE_LOST_ERROR,
+    OUTCOME_UNKNOWN_ERROR,
+    UNSET,
+    GivenUp,
+    TaskChange,
+    TaskStore,
+)
 from tasks.store.memory import MemoryTaskStore
 from tasks.store.sqlite import (
     SchedulerBusyError,
@@ -17,6 +24,8 @@ from tasks.store.sqlite import (
 )
 
 __all__ = [
+    "LEASE_LOST_ERROR",
+    "OUTCOME_UNKNOWN_ERROR",
     "UNSET",
     "GivenUp",
     "MemoryTaskStore",

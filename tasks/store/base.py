@@ -61,13 +61,21 @@ class TaskChange:
 
 @dataclass(frozen=True, slots=True)
 class GivenUp:
-    """A run whose lease ran out on its second attempt: recorded as failed, not retried."""
+    """A run whose lease ran out and that is not run again; its owner is told.
+
+    ``run.status`` says which: FAILED (a second attempt, or a cancelled task's run), or
+    OUTCOME_UNKNOWN (a run that may have acted and is never repeated automatically).
+    """
 
     task: Task
     run: TaskRun
 
 
 LEASE_LOST_ERROR = "the run did not finish before its lease ran out (the process stopped)"
+OUTCOME_UNKNOWN_ERROR = (
+    "the assistant stopped during this run, after its request may have been sent; whether "
+    "it acted is unknown, so it was not repeated"
+)
 
 
 class TaskStore(AsyncLifecycle):
@@ -149,12 +157,19 @@ class TaskStore(AsyncLifecycle):
         caller knows that whoever claimed them is gone (a scheduler that holds the data
         directory's lock, as it starts). Either way each run is decided as follows.
 
-        A first attempt is marked ABANDONED and claimed again as attempt 2 (returned as a
-        claim) unless its task was cancelled meanwhile, or its misfire policy is SKIP and the
-        retry would start beyond the grace period: the retry is then recorded as SKIPPED
+        A run that is not safe to repeat (an api_call whose method is POST or PATCH:
+        ``tasks.execution.repeat_is_safe``) is never claimed again: whatever its attempt,
+        it is recorded as OUTCOME_UNKNOWN with ``OUTCOME_UNKNOWN_ERROR`` (it counts as a
+        failure, without disabling the task; a one-time task becomes DONE, a recurring one
+        keeps its schedule) and returned as given up, so that its owner decides.
+
+        Any other first attempt is marked ABANDONED and claimed again as attempt 2 (returned
+        as a claim) unless its task was cancelled meanwhile, or its misfire policy is SKIP and
+        the retry would start beyond the grace period: the retry is then recorded as SKIPPED
         (attempt 2), a one-time task becomes DONE and a recurring one keeps its schedule,
         and it is not returned. A second attempt is recorded as FAILED
         (it counts as a failure, and a one-time task becomes DONE) and returned as given up.
+        These decisions are ``tasks.store.planning.plan_reclaim``'s.
         """
 
     @abstractmethod

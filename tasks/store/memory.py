@@ -38,6 +38,7 @@ from tasks.store.transitions import (
     changed,
     claimed_now,
     claimed_status,
+    lost_outcome,
 )
 
 K = TypeVar("K", str, int)
@@ -136,11 +137,8 @@ class MemoryTaskStore(TaskStore):
         for run in expired:
             task = self._tasks[run.task_id]
             plan = plan_reclaim(task, run, now)
-            if plan.action is Reclaim.GIVE_UP:
-                outcome = RunOutcome(
-                    run.id, task.id, RunStatus.FAILED, now, now, error=LEASE_LOST_ERROR
-                )
-                self._finish(outcome, max_failures=None)
+            if plan.action in (Reclaim.GIVE_UP, Reclaim.UNKNOWN):
+                self._finish(lost_outcome(plan.action, run, now), max_failures=None)
                 given_up.append(GivenUp(self._tasks[task.id], self._runs[run.id]))
                 continue
             self._runs[run.id] = replace(

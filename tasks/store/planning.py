@@ -1,8 +1,10 @@
 """Misfire decisions: what a claim does with a due task, as a pure function of the time.
 
 Both stores call ``plan_claim`` (and ``plan_reclaim`` for runs whose lease ran out) inside
-their claim transaction, so the SQLite and the in-memory store decide identically and the
-decision is recorded in the same step as the claim.
+their claim transaction, so every store decides identically and the decision is recorded in
+the same step as the claim. One rule here guards against acting twice: a run that may have
+sent a non-idempotent request (POST, PATCH) before its process died is never repeated by a
+reclaim; it is recorded as of unknown outcome and its owner is asked.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import NamedTuple
 
+from tasks.execution import repeat_is_safe
 from tasks.models import MisfireAction, MisfirePolicy, MisfireRule, Task, TaskRun, TaskStatus
 from tasks.schedule.model import Schedule
 
@@ -99,6 +102,9 @@ class Reclaim(Enum):
     RETRY = "retry"  # claimed again as attempt 2, marked late when it is
     SKIP = "skip"  # the SKIP misfire policy says not to run it this late: recorded as skipped
     GIVE_UP = "give_up"  # a second attempt, or its task was cancelled: recorded as failed
+    # A run that may have acted and must not act twice (a POST may have been sent): recorded
+    # as OUTCOME_UNKNOWN, never repeated automatically; its owner decides.
+    UNKNOWN = "unknown"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +123,14 @@ class ReclaimPlan:
 def plan_reclaim(task: Task, run: TaskRun, now: datetime) -> ReclaimPlan:
     """Decide what becomes of ``run`` of ``task``, whose lease ran out before ``now``.
 
-    A retry is a run that missed its time like any other: it is delivered marked late, and
-    beyond the grace period a task with the SKIP policy ("lights off at 1 am") is not run
-    late at all.
+    A run that is not safe to repeat (a POST or PATCH request: ``repeat_is_safe``) is never
+    run again automatically, whatever its attempt, status or policy: its process may have sent
+    the request before it died, so its outcome is unknown. Otherwise a retry is a run that
+    missed its time like any other: it is delivered marked late, and beyond the grace period
+    a task with the SKIP policy ("lights off at 1 am") is not run late at all.
     """
+    if not repeat_is_safe(task.execution):
+        return ReclaimPlan(Reclaim.UNKNOWN)
     if run.attempt != 1 or task.status is TaskStatus.CANCELLED:
         return ReclaimPlan(Reclaim.GIVE_UP)
     late = _lateness(run.scheduled_for, task.misfire, now)

@@ -10,6 +10,8 @@ decisions), so the in-memory and the SQLite store move tasks through the same st
                 RUNNING -> DONE, or ACTIVE again at the outcome's ``retry_at``;
                 ACTIVE with ``max_failures`` failures in a row -> DISABLED
     skip retry  RUNNING -> DONE (a recurring task keeps its schedule)
+    lost run    a run not run again after its lease ran out (given up, or of unknown outcome)
+                finishes like a failed run that never disables its task
     change      an owner's change (cancel, pause, ...) applies only from the statuses it allows
 
 ``enabled`` in the SQLite table is ``Task.enabled``: true exactly when the status is ACTIVE.
@@ -21,10 +23,17 @@ from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from tasks.models import FinishedRun, RunOutcome, RunStatus, Task, TaskStatus
+from tasks.models import FinishedRun, RunOutcome, RunStatus, Task, TaskRun, TaskStatus
 from tasks.schedule.model import Schedule
-from tasks.store.base import UNSET, TaskChange, Unset, wrong_state
-from tasks.store.planning import ClaimPlan
+from tasks.store.base import (
+    LEASE_LOST_ERROR,
+    OUTCOME_UNKNOWN_ERROR,
+    UNSET,
+    TaskChange,
+    Unset,
+    wrong_state,
+)
+from tasks.store.planning import ClaimPlan, Reclaim
 
 
 def claimed_status(schedule: Schedule, plan: ClaimPlan) -> TaskStatus:
@@ -75,6 +84,19 @@ def after_skipped_retry(task: Task) -> Task:
     if task.status is TaskStatus.RUNNING:
         return replace(task, status=TaskStatus.DONE, next_run=None)
     return task
+
+
+def lost_outcome(action: Reclaim, run: TaskRun, now: datetime) -> RunOutcome:
+    """How a run whose lease ran out ends when it is not run again (GIVE_UP or UNKNOWN).
+
+    The stores finish it with ``max_failures=None``: the failure counts, but a process that
+    stopped never disables a task by itself.
+    """
+    if action is Reclaim.UNKNOWN:
+        status, error = RunStatus.OUTCOME_UNKNOWN, OUTCOME_UNKNOWN_ERROR
+    else:
+        status, error = RunStatus.FAILED, LEASE_LOST_ERROR
+    return RunOutcome(run.id, run.task_id, status, now, now, error=error)
 
 
 @dataclass(frozen=True, slots=True)

@@ -458,3 +458,43 @@ async def test_a_zone_lookup_overrides_the_stored_zone(tmp_path: Path) -> None:
         await world.say("hi")
 
     assert "America/New_York" in world.sent(0)[0].content
+
+
+BROKEN = [
+    ("a lone surrogate from the model", "hi", "here \ud83d you go"),
+    ("invalid UTF-8 from the user", "caf\udcff au lait", "a fine drink"),  # surrogateescape'd bytes
+    ("a pair split in two halves", "hi", "smile \ud83d\ude00"),
+]
+
+
+@pytest.mark.parametrize(("said", "reply"), [b[1:] for b in BROKEN], ids=[b[0] for b in BROKEN])
+async def test_text_that_is_not_utf8_never_loses_the_turn(
+    tmp_path: Path, said: str, reply: str
+) -> None:
+    events: list[AgentEvent] = []
+    async with MemoryStore(tmp_path / "assistant.db", clock=ManualClock(NOW)) as memory:
+        world = scripted(
+            [
+                reply,
+                LLMResponse(
+                    tool_calls=(ToolCall("add_reminder", {"when": "now", "message": reply}),)
+                ),
+                "ok",
+            ],
+            memory=memory,
+        )
+        first = await world.agent.handle_message(
+            said, user_id="alice", chat_id="chat-alice", on_event=events.append
+        )
+        await world.say("remind me")
+        stored = await memory.load_conversation("alice", "chat-alice")
+
+    expected = reply.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    assert first.text == expected
+    assert [m.content for m in stored][:2] == [
+        said.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace"),
+        expected,
+    ]
+    for text in [first.text, *(m.content for m in stored), *(e.text or "" for e in events)]:
+        text.encode("utf-8")  # would raise for a lone surrogate
+    assert world.home.reminders == [("now", expected)]

@@ -8,8 +8,10 @@ import pytest
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.builtin import NOT_CONFIGURED
 from assistant.config import ConfigError, Settings, load_settings
+from assistant.llm import LocalBackend
 from common import ManualClock
 from tasks import Delivery, DeliveryStatus, RunStatus, parse_schedule
+from tests.assistant.real_models import gemma_path, smollm2_path
 
 _BUILTIN = {
     "add_reminder",
@@ -116,3 +118,26 @@ async def test_a_failed_web_search_task_is_a_failed_run_with_the_reason(
     # No SERPAPI_API_KEY: the scheduler records the search's own message, no traceback.
     assert (run.status, run.error) == (RunStatus.FAILED, NOT_CONFIGURED)
     assert not [r for r in caplog.records if r.exc_info]
+
+
+async def test_a_local_model_path_takes_precedence_over_a_base_url(tmp_path: Path) -> None:
+    settings = load_settings(
+        data_dir=tmp_path / "data",
+        llm_model_path=smollm2_path(),
+        llm_base_url="http://127.0.0.1:9/v1",
+        llm_ctx=1024,
+    )
+    async with open_app(settings) as app:
+        assert isinstance(app.backend, LocalBackend)
+        assert app.backend.context_tokens == 1024
+
+
+async def test_a_model_that_cannot_run_stops_the_start_with_one_message(tmp_path: Path) -> None:
+    missing = load_settings(data_dir=tmp_path / "data", llm_model_path=tmp_path / "gone.gguf")
+    with pytest.raises(ConfigError, match="ASSISTANT_LLM_MODEL_PATH: there is no file"):
+        async with open_app(missing):
+            pass
+    no_template = load_settings(data_dir=tmp_path / "data", llm_model_path=gemma_path())
+    with pytest.raises(ConfigError, match="ASSISTANT_LLM_CHAT_TEMPLATE"):
+        async with open_app(no_template):
+            pass

@@ -17,20 +17,23 @@ def run(
     zone: str = "America/New_York",
     check: bool = True,
     typed: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``assistant ARGS`` in a fresh process; ``typed`` is piped to its standard input."""
-    env = {
+    """Run ``assistant ARGS`` in a fresh process; ``typed`` is piped to its standard input;
+    ``env`` adds variables to the bare environment it runs in."""
+    variables = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(data_dir),
         "ASSISTANT_DATA_DIR": str(data_dir),
         "ASSISTANT_TIMEZONE": zone,
+        **(env or {}),
     }
     done = subprocess.run(
         [sys.executable, "-m", "assistant.cli", *args],
         input=typed,
         capture_output=True,
         text=True,
-        env=env,
+        env=variables,
         cwd=data_dir,
         timeout=60,
         check=False,
@@ -218,3 +221,43 @@ def test_ask_loads_no_heavy_module_a_turn_on_the_offline_planner_does_not_use(
     )  # fmt: skip
 
     assert done.stdout.splitlines()[-1] == "[] True", done.stdout
+
+
+BOT_TOKEN = "123456789:AAEabcdefghijklmnopqrstuvwxyz0123456"
+
+
+def test_the_bot_token_never_shows_in_debug_logs(tmp_path: Path) -> None:
+    # telegram.Bot logs "Set Bot API URL: <base>/bot<token>" at DEBUG; the Bot API here is a
+    # closed port, so the bot stops right after.
+    done = run(
+        "telegram", data_dir=tmp_path, check=False,
+        env={"TELEGRAM_BOT_TOKEN": BOT_TOKEN, "TELEGRAM_BASE_URL": "http://127.0.0.1:9/bot",
+             "ASSISTANT_LOG_LEVEL": "DEBUG"},
+    )  # fmt: skip
+
+    assert "Set Bot API URL: http://127.0.0.1:9/bot[redacted]" in done.stderr
+    assert BOT_TOKEN not in done.stdout + done.stderr
+    assert BOT_TOKEN.split(":")[1] not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("url", ["http://xn--localhost/", "http://xn--/", "http://[::1/"])
+def test_an_invalid_url_is_a_clear_tool_error_not_a_traceback(tmp_path: Path, url: str) -> None:
+    done = run("ask", f"GET {url}", data_dir=tmp_path, check=False)
+
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "invalid URL" in done.stdout
+
+
+def test_text_from_others_reaches_the_terminal_without_control_sequences(tmp_path: Path) -> None:
+    hostile = "check\x1b]0;pwned\x07 the \x1b[2Joven\x9b2J"
+    made = run("ask", f"remind me in 10 minutes to {hostile}", data_dir=tmp_path)
+    listed = run("tasks", data_dir=tmp_path)
+    as_json = run("tasks", "--json", data_dir=tmp_path)
+
+    for shown in (made.stdout, listed.stdout, as_json.stdout):
+        for control in ("\x1b", "\x07", "\x9b"):
+            assert control not in shown
+    assert "reminder: check the oven" in listed.stdout
+    (row,) = json.loads(as_json.stdout)
+    assert "\x1b" in row["description"]  # the data is kept as it was given

@@ -14,6 +14,13 @@ _VARIABLES = [
     "ASSISTANT_LLM_MODE",
     "ASSISTANT_MAX_ROUNDS",
     "ASSISTANT_HTTP_ALLOW_HOSTS",
+    "ASSISTANT_LLM_MODEL_PATH",
+    "ASSISTANT_LLM_CTX",
+    "ASSISTANT_LLM_GPU_LAYERS",
+    "ASSISTANT_LLM_THREADS",
+    "ASSISTANT_LLM_GRAMMAR",
+    "ASSISTANT_LLM_CHAT_TEMPLATE",
+    "ASSISTANT_LLM_MAX_TOKENS",
     "TELEGRAM_BOT_TOKEN",
     "TELEGRAM_ALLOWED_USERS",
     "ASSISTANT_WEB_HOST",
@@ -125,3 +132,31 @@ def test_web_settings_and_blank_secrets(monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("ASSISTANT_WEB_PORT", "70000")
     with pytest.raises(ConfigError, match="ASSISTANT_WEB_PORT"):
         load_settings()
+
+
+def test_local_model_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    defaults = load_settings()
+    assert defaults.llm_model_path is None
+    assert (defaults.llm_ctx, defaults.llm_gpu_layers, defaults.llm_threads) == (4096, 0, None)
+    assert (defaults.llm_grammar, defaults.llm_chat_template) == (True, None)
+    monkeypatch.setenv("ASSISTANT_LLM_MODEL_PATH", "/models/smol.gguf")
+    monkeypatch.setenv("ASSISTANT_LLM_CTX", "2048")
+    monkeypatch.setenv("ASSISTANT_LLM_GPU_LAYERS", "-1")
+    monkeypatch.setenv("ASSISTANT_LLM_THREADS", " ")
+    monkeypatch.setenv("ASSISTANT_LLM_GRAMMAR", "off")
+    monkeypatch.setenv("ASSISTANT_LLM_CHAT_TEMPLATE", "gemma")
+    monkeypatch.setenv("ASSISTANT_LLM_MAX_TOKENS", "256")
+    settings = load_settings()
+    assert settings.llm_model_path == Path("/models/smol.gguf")
+    assert (settings.llm_ctx, settings.llm_gpu_layers, settings.llm_threads) == (2048, -1, None)
+    assert (settings.llm_grammar, settings.llm_chat_template) == (False, "gemma")
+    assert settings.llm_max_tokens == 256
+
+
+def test_bad_local_model_settings_name_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ASSISTANT_LLM_CTX", "100")
+    monkeypatch.setenv("ASSISTANT_LLM_THREADS", "0")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert "ASSISTANT_LLM_CTX: Input should be greater than or equal to 256" in str(info.value)
+    assert "ASSISTANT_LLM_THREADS: Input should be greater than or equal to 1" in str(info.value)

@@ -381,6 +381,11 @@ def test_retry_after_accepts_seconds_and_dates() -> None:
 # -- whole turns through the DialogAgent ---------------------------------------------------
 
 
+def probe_answered() -> StandinReply:
+    """A model answering the AUTO probe with the native call it asks for."""
+    return completion(None, tool_calls=[("p1", "report_status", {"status": "ok"})])
+
+
 def model_calls(mode: ToolMode, name: str, call_id: str = "c1", **args: Any) -> StandinReply:
     """The model asking for one call, natively or in the text contract."""
     if mode is ToolMode.NATIVE:
@@ -567,7 +572,11 @@ async def test_auto_switches_when_the_model_writes_calls_as_text(
 ) -> None:
     backend = make_backend(standin, sleep, mode=ToolMode.AUTO)
     world = World(backend)
-    standin.push(model_calls(ToolMode.CONTRACT, "get_current_time"), completion("13:00."))
+    standin.push(
+        probe_answered(),
+        model_calls(ToolMode.CONTRACT, "get_current_time"),
+        completion("13:00."),
+    )
 
     reply = await world.say("time?")
     await backend.aclose()
@@ -575,5 +584,76 @@ async def test_auto_switches_when_the_model_writes_calls_as_text(
     assert reply.text == "13:00."
     assert [r.status for r in reply.results] == [ToolStatus.OK]
     assert backend.mode is ToolMode.CONTRACT
-    assert "tools" not in standin.requests[1].body
-    assert standin.requests[1].messages[-1]["content"].startswith("Tool results:")
+    assert "tools" in standin.requests[1].body
+    assert "tools" not in standin.requests[2].body
+    assert standin.requests[2].messages[-1]["content"].startswith("Tool results:")
+
+
+# -- credentials never leave in an error -------------------------------------------------
+
+
+LEAKY_KEY = "sk-live-0123456789abcdefABCDEF"
+PLAIN_KEY = "plain-secret-value-42"
+
+
+@pytest.mark.parametrize(
+    ("key", "said"),
+    [
+        (LEAKY_KEY, f"Incorrect API key provided: Bearer {LEAKY_KEY}"),
+        (LEAKY_KEY, f"Incorrect API key provided: {LEAKY_KEY}. Find your key at ..."),
+        (PLAIN_KEY, f"no such key {PLAIN_KEY!r}"),  # not key-shaped: hidden because it is the key
+    ],
+)
+async def test_a_refused_key_is_never_echoed_to_the_user_or_the_log(
+    standin: OpenAIStandin,
+    sleep: SleepRecorder,
+    caplog: pytest.LogCaptureFixture,
+    key: str,
+    said: str,
+) -> None:
+    standin.push(error(401, said), error(401, said))
+    backend = make_backend(standin, sleep, api_key=key, mode=ToolMode.NATIVE)
+    world = World(backend)
+
+    with pytest.raises(LLMAuthError, match="ASSISTANT_LLM_API_KEY") as caught:
+        await backend.complete(HELLO)
+    reply = await world.say("hello")
+    await backend.aclose()
+
+    assert {k.lower(): v for k, v in standin.requests[0].headers.items()}["authorization"] == (
+        f"Bearer {key}"
+    )
+    assert "refused the API key (HTTP 401: " in str(caught.value)
+    for shown in (str(caught.value), reply.text, caplog.text):
+        assert key not in shown
+    assert "[redacted]" in str(caught.value) and "[redacted]" in reply.text
+
+
+async def test_an_error_event_mid_stream_never_echoes_the_key(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    standin.push(StandinReply(events=[{"error": {"message": f"bad key {PLAIN_KEY}"}}]))
+    backend = make_backend(standin, sleep, api_key=PLAIN_KEY, mode=ToolMode.NATIVE)
+
+    with pytest.raises(LLMResponseError, match="error") as caught:
+        async for _ in backend.stream(HELLO):
+            pass
+    await backend.aclose()
+
+    assert PLAIN_KEY not in str(caught.value)
+
+
+async def test_max_tokens_is_sent_only_when_set(
+    standin: OpenAIStandin, sleep: SleepRecorder
+) -> None:
+    capped = make_backend(standin, sleep, mode=ToolMode.CONTRACT, max_tokens=64)
+    free = make_backend(standin, sleep, mode=ToolMode.CONTRACT)
+    standin.push(completion("a"), completion("b"))
+
+    await capped.complete(HELLO)
+    await free.complete(HELLO)
+    await capped.aclose()
+    await free.aclose()
+
+    assert standin.requests[0].body["max_tokens"] == 64
+    assert "max_tokens" not in standin.requests[1].body

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
-from interfaces import Action, ActionKind, ActionOutcome, CommandReply, SlashCommands
-from tasks import TaskStatus
+from interfaces import (
+    Action,
+    ActionKind,
+    ActionOutcome,
+    CommandReply,
+    SlashCommands,
+    run_history,
+)
+from tasks import RunStatus, TaskStatus
 from tests.interfaces.world import World, open_world
 
 ALICE, BOB = "alice", "bob"
@@ -169,9 +178,36 @@ async def test_task_buttons_act_and_refresh_the_list(world: World) -> None:
     assert delivery.text == "water plants"
 
 
+async def test_run_again_runs_once_however_often_it_is_tapped(world: World) -> None:
+    task = await world.remind(ALICE, timedelta(hours=5), "water plants")
+    unknown = await world.manager.run_now(task.id, ALICE)  # the run the notice was about
+
+    ran = await press(world, ActionKind.RUN_AGAIN, task.id, arg=str(unknown.id))
+    tapped_twice = await press(world, ActionKind.RUN_AGAIN, task.id, arg=str(unknown.id))
+
+    assert (ran.notice, ran.alert) == (f"Ran {task.id} again: succeeded.", False)
+    assert ran.mark == f"▶️ Ran {task.id} again: succeeded."
+    assert tapped_twice.alert and "has run since" in tapped_twice.notice
+    assert [d.text for d in world.recorded()] == ["water plants"] * 2  # not three times
+    assert len(await world.manager.history(task.id, ALICE)) == 2
+
+
+async def test_runs_say_outcome_unknown_in_words(world: World) -> None:
+    task = await world.remind(ALICE, timedelta(hours=5), "order pizza")
+    run = await world.manager.run_now(task.id, ALICE)
+    unknown = replace(run, status=RunStatus.OUTCOME_UNKNOWN, error="it may have acted")
+
+    text = run_history(task, [unknown], ZoneInfo("Europe/Berlin"))
+
+    assert "· outcome unknown · manual: it may have acted" in text
+
+
 async def test_buttons_on_someone_elses_or_missing_tasks_are_refused(world: World) -> None:
     task = await world.remind(BOB, timedelta(minutes=5))
-    kinds = (ActionKind.CANCEL, ActionKind.PAUSE, ActionKind.RUN_NOW, ActionKind.SNOOZE)
+    kinds = (
+        ActionKind.CANCEL, ActionKind.PAUSE, ActionKind.RUN_NOW, ActionKind.RUN_AGAIN,
+        ActionKind.SNOOZE,
+    )  # fmt: skip
     for kind in (*kinds, ActionKind.DONE):
         outcome = await press(world, kind, task.id, arg="10m")
         assert outcome.alert, kind

@@ -69,6 +69,20 @@ async def test_results_and_notices_have_no_buttons(
     ]
 
 
+async def test_a_notice_of_unknown_outcome_offers_run_again_bound_to_its_run(
+    api: BotApiStandin, ptb_bot: Bot, queue_time: FakeTime
+) -> None:
+    notifier = TelegramNotifier(OutgoingQueue(ptb_bot, clock=queue_time))
+    notice = Delivery(
+        "t1", 12, str(USER), str(USER), DeliveryKind.NOTICE, "may or may not", run_again=True
+    )
+    assert await notifier.deliver(notice) is DeliveryStatus.DELIVERED
+    [message] = api.sent_to(USER)
+    assert message.labels == ["Run again"]
+    pressed = decode_action(message.button("Run again").callback_data)
+    assert pressed == Action(ActionKind.RUN_AGAIN, "t1", "12")
+
+
 async def test_429_is_waited_out_and_nothing_is_lost(
     api: BotApiStandin, ptb_bot: Bot, queue_time: FakeTime
 ) -> None:

@@ -7,6 +7,7 @@ import io
 from collections.abc import Sequence
 from datetime import timedelta
 
+import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
@@ -276,6 +277,10 @@ def test_results_and_notices_are_labelled() -> None:
 
     assert render_delivery(result) == "\n[task t1]\nTop 3 news: ..."
     assert render_delivery(notice) == "\n[notice about task t1] disabled after 5 failures"
+    unknown = Delivery("t1", 3, "alice", "c", DeliveryKind.NOTICE, "may or may not", run_again=True)
+    assert (
+        render_delivery(unknown) == "\n[notice about task t1] may or may not  [Run again: /run t1]"
+    )
 
 
 async def test_interactive_chat_prints_deliveries_above_the_prompt() -> None:
@@ -307,3 +312,46 @@ async def test_interactive_chat_prints_deliveries_above_the_prompt() -> None:
     assert "you> " in shown
     assert "Hello." in shown
     assert "[reminder] stretch" in shown
+
+
+HOSTILE = [
+    ("window title", "\x1b]0;you have been pwned\x07Hello", "Hello"),
+    ("clear screen", "before\x1b[2J\x1b[Hafter", "beforeafter"),
+    ("hidden text", "pay \x1b[8mto attacker\x1b[0m now", "pay to attacker now"),
+    ("hyperlink", "\x1b]8;;https://evil.test\x1b\\click\x1b]8;;\x1b\\", "click"),
+    ("carriage return", "rm -rf /tmp/x\rls -l", "rm -rf /tmp/xls -l"),
+    ("C1 controls", "a\x9b2Jb\x9d0;title\x9cc", "abc"),
+    ("bidi override", "invoice \u202egpj.exe", "invoice gpj.exe"),
+    ("bell and backspace", "x\x07\x08y", "xy"),
+    ("a lone surrogate", "half \ud83d", "half \ufffd"),
+]
+
+
+@pytest.mark.parametrize(("text", "shown"), [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+def test_the_terminal_shows_no_control_sequence_it_did_not_write(text: str, shown: str) -> None:
+    output = io.StringIO()
+    Console(output).show(text)
+    assert output.getvalue() == shown + "\n"
+
+
+async def test_model_replies_deliveries_and_listings_reach_the_screen_stripped() -> None:
+    fetched = "Top story\x1b]0;owned\x07\x1b[2J\x1b[8m secret\x1b[0m"
+    world = scripted([fetched])
+    chat, output = chat_over(world, "summarise the page\n/tasks\n", commands=TitleCommands())
+
+    await chat.run()
+    await TerminalNotifier(chat.console).deliver(
+        Delivery("t1", 1, "alice", "chat-alice", DeliveryKind.RESULT, fetched)
+    )
+
+    shown = output.getvalue()
+    assert "Top story secret" in shown and "a1b2c3  reminder: red" in shown
+    for control in ("\x1b", "\x07", "\x9b", "\r"):
+        assert control not in shown
+
+
+class TitleCommands(Commands):
+    """Answers /tasks with a task whose description carries an escape sequence."""
+
+    async def handle(self, text: str, *, user_id: str, chat_id: str) -> CommandReply | None:
+        return CommandReply.of("a1b2c3  reminder: \x1b[31mred\x1b[0m \x1b]0;t\x07")

@@ -88,6 +88,26 @@ async def test_metacharacters_round_trip_in_every_field(store: MemoryStore) -> N
     assert loaded[1].tool_calls[0].id == nasty
 
 
+async def test_text_that_cannot_be_utf8_is_stored_with_replacement_characters(
+    store: MemoryStore,
+) -> None:
+    broken = "half an emoji \ud83d and a stray byte \udcff"
+    call = ToolCall("save_note", {"content": broken}, id="c\ud83d")
+    messages = [
+        StoredMessage(USER, broken),
+        StoredMessage(ASSISTANT, broken, tool_calls=(call,)),
+        StoredMessage(MessageRole.TOOL, broken, tool_call_id="c\ud83d", name="save_note"),
+    ]
+
+    await store.append_turn("alice", "c", messages)
+    loaded = await store.load_conversation("alice", "c")
+
+    fixed = "half an emoji \ufffd and a stray byte \ufffd"
+    assert [m.content for m in loaded] == [fixed] * 3
+    assert loaded[1].tool_calls[0].arguments == {"content": fixed}
+    assert loaded[2].tool_call_id == "c\ufffd"
+
+
 @pytest.mark.parametrize("bad", ["", "  "])
 async def test_empty_ids_are_refused(store: MemoryStore, bad: str) -> None:
     with pytest.raises(MemoryInputError, match="user_id"):

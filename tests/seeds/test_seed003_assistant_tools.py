@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from assistant.agent import DialogAgent, InMemoryConversations
-from assistant.builtin import TaskTools
+from assistant.builtin import GuardedHttp, NetGuard, TaskTools
 from assistant.llm import ScriptedBackend
 from common import ManualClock
 from tasks import (
@@ -181,7 +181,9 @@ async def home() -> AsyncIterator[Home]:
         requests.append(request)
         return httpx.Response(200, json={"lights": "off"})
 
-    async with httpx.AsyncClient(transport=httpx.MockTransport(lights)) as http:
+    async with httpx.AsyncClient(transport=httpx.MockTransport(lights)) as client:
+        # The program's one HTTP path, its trusted host answered by the mock transport.
+        http = GuardedHttp(guard=NetGuard(allow_hosts=["home.lan"]), client=client)
         manager = TaskManager(
             store=MemoryTaskStore(), notifier=inbox, clock=clock, searcher=News(), http=http
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -10,9 +11,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from assistant.builtin import GuardedHttp, NetGuard
 from common import ManualClock
 from tasks import (
     DEFAULT_MISFIRE_RULES,
+    ApiCallData,
     Delivery,
     DeliveryStatus,
     IntervalSchedule,
@@ -27,8 +30,10 @@ from tasks import (
     TaskStore,
     TaskType,
 )
+from tests.tasks.http_standin import ScriptedServer
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
+TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second
 BERLIN = ZoneInfo("Europe/Berlin")
 
 
@@ -64,6 +69,48 @@ def reminder_draft(
         created_at=created_at,
         next_run=first,
     )
+
+
+def api_call_draft(
+    schedule: Schedule,
+    *,
+    method: str = "POST",
+    url: str = "https://example.com/lights/off",
+    owner: str = "alice",
+    created_at: datetime = T0,
+) -> TaskDraft:
+    """An api_call draft with the type's default misfire rule (SKIP, 10 minutes' grace)."""
+    first = schedule.next_after(created_at - timedelta(microseconds=1))
+    assert first is not None
+    return TaskDraft(
+        owner_id=owner,
+        chat_id=f"chat-{owner}",
+        task_type=TaskType.API_CALL,
+        description=f"{method} {url}",
+        schedule=schedule,
+        execution=ApiCallData(method=method, url=url),
+        misfire=DEFAULT_MISFIRE_RULES[TaskType.API_CALL],
+        created_at=created_at,
+        next_run=first,
+    )
+
+
+@pytest.fixture
+async def http() -> AsyncIterator[GuardedHttp]:
+    """The program's guarded HTTP client, trusting 127.0.0.1 (where the stand-ins listen)."""
+    guarded = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]), verify=TLS)
+    yield guarded
+    await guarded.aclose()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[ScriptedServer]:
+    """A scripted HTTP server listening on 127.0.0.1 for the test's duration."""
+    scripted = ScriptedServer()
+    listener = await asyncio.start_server(scripted.handle, "127.0.0.1", 0)
+    scripted.port = listener.sockets[0].getsockname()[1]
+    async with listener:
+        yield scripted
 
 
 StoreFactory = Callable[[], TaskStore]

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from assistant.builtin import GuardedHttp
 from common import ManualClock
 from tasks import (
+    Claim,
     Delivery,
     DeliveryKind,
     DeliveryStatus,
@@ -28,6 +30,7 @@ from tasks import (
     TaskStateError,
     TaskStatus,
     TaskStore,
+    TaskStoreError,
     TaskType,
     WebSearchData,
 )
@@ -39,6 +42,7 @@ from tests.tasks.conftest import (
     once_at,
     reminder_draft,
 )
+from tests.tasks.http_standin import HOLD, ScriptedServer
 
 MINUTE = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
@@ -878,3 +882,140 @@ async def test_runs_claimed_ahead_start_on_time_or_not_at_all(clock: ManualClock
 
     assert notifier.texts() == ["kept"]
     assert skipped.status is RunStatus.SKIPPED and "cancelled or paused" in (skipped.error or "")
+
+
+async def post_task(manager: TaskManager, url: str) -> Task:
+    return await manager.add_task(
+        owner_id="alice",
+        chat_id="chat-alice",
+        task_type=TaskType.API_CALL,
+        schedule=once_at(T0 + MINUTE),
+        execution_data={"method": "POST", "url": url, "body": {"pizza": 1}},
+        description="order pizza",
+    )
+
+
+async def test_a_post_whose_process_died_mid_request_is_never_sent_again(
+    tmp_path: Path, clock: ManualClock, server: ScriptedServer, http: GuardedHttp
+) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    lease = timedelta(seconds=30)
+    server.replies = [(HOLD, "")]  # the server has the POST and has not answered yet
+    dying = TaskManager(
+        store=SqliteTaskStore(path), clock=clock, notifier=notifier, lease=lease,
+        drain_timeout=timedelta(0), http=http,
+    )  # fmt: skip
+    await dying.start(timer=False)
+    task = await post_task(dying, f"{server.url}/orders")
+    clock.advance(MINUTE)
+    running = asyncio.create_task(dying.run_due())
+    await server.wait_for(1)
+    await dying.stop()  # its run is cut off mid-request, and nothing beats for it any more
+    assert await running == 1
+
+    heir = TaskManager(
+        store=SqliteTaskStore(path), clock=clock, notifier=notifier, lease=lease, http=http
+    )
+    async with heir:
+        clock.advance(lease)
+        assert await heir.run_due() == 0
+        (lost,) = await heir.history(task.id, "alice")
+        (notice,) = notifier.deliveries
+
+        assert len(server.received) == 1  # not sent again
+        assert lost.status is RunStatus.OUTCOME_UNKNOWN and lost.attempt == 1
+        assert notice.kind is DeliveryKind.NOTICE and notice.run_again
+        assert notice.run_id == lost.id and notice.text.startswith(
+            f'Task {task.id} ("order pizza") may or may not have happened: the assistant '
+            "stopped during this run"
+        )
+        assert (await heir.get_task(task.id, "alice")).status is TaskStatus.DONE
+
+        again = await heir.run_now(task.id, "alice")  # what "Run again" does
+
+    assert again.status is RunStatus.SUCCEEDED and len(server.received) == 2
+    first_key, second_key = (r.headers["idempotency-key"] for r in server.received)
+    assert first_key != second_key  # a new run, a new key
+
+
+async def test_a_post_cut_off_by_the_time_limit_has_an_unknown_outcome(
+    store: TaskStore, clock: ManualClock, server: ScriptedServer, http: GuardedHttp
+) -> None:
+    server.replies = [(HOLD, "")]
+    notifier = RecordingNotifier()
+    manager = TaskManager(
+        store=store, clock=clock, notifier=notifier, http=http,
+        run_timeout=timedelta(milliseconds=200),  # real time: the limit bounds real waits
+    )  # fmt: skip
+    task = await post_task(manager, f"{server.url}/orders")
+    clock.advance(MINUTE)
+
+    assert await manager.run_due() == 1
+
+    (run,) = await manager.history(task.id, "alice")
+    assert run.status is RunStatus.OUTCOME_UNKNOWN and len(server.received) == 1
+    (notice,) = notifier.deliveries
+    assert notice.run_again and "may or may not have happened" in notice.text
+
+
+async def test_a_request_whose_reference_would_be_shown_is_refused_at_creation(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    manager = manager_for(store, clock, RecordingNotifier())
+
+    with pytest.raises(TaskDataError, match="header 'X-Note' holds a reference"):
+        await manager.add_task(
+            owner_id="alice", chat_id="chat-alice", task_type=TaskType.API_CALL,
+            schedule=once_at(T0 + HOUR),
+            execution_data={"url": "https://x.test/", "headers": {"X-Note": "${TOKEN}"}},
+        )  # fmt: skip
+    kept = await manager.add_task(
+        owner_id="alice", chat_id="chat-alice", task_type=TaskType.API_CALL,
+        schedule=once_at(T0 + HOUR),
+        execution_data={"url": "https://x.test/", "headers": {"X-Api-Key": "${TOKEN}"}},
+    )  # fmt: skip
+    assert kept.execution == (await manager.get_task(kept.id, "alice")).execution
+
+
+class LockedForAWhile(MemoryTaskStore):
+    """A store whose claims fail, as while another process holds the database's lock."""
+
+    def __init__(self, failures: int) -> None:
+        super().__init__()
+        self.failures = failures
+
+    async def claim_due(
+        self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
+    ) -> list[Claim]:
+        if self.failures:
+            self.failures -= 1
+            raise TaskStoreError(
+                "SQLite error on the task database: it is locked by another process"
+            )
+        return await super().claim_due(now, limit=limit, lease=lease, ahead=ahead)
+
+
+async def test_a_locked_store_is_one_warning_per_retry_and_the_timer_carries_on(
+    clock: ManualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    notifier = RecordingNotifier()
+    store = LockedForAWhile(failures=2)
+    with caplog.at_level(logging.DEBUG, logger="tasks"):
+        async with manager_for(store, clock, notifier) as manager:
+            await remind(manager, timedelta(0), "still delivered")
+            for _ in range(100):  # each retry waits a second on the manual clock
+                if notifier.deliveries:
+                    break
+                clock.advance(timedelta(seconds=1))
+                for _ in range(10):
+                    await asyncio.sleep(0)
+            await notifier.wait_for(1)
+
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert [r.getMessage() for r in warnings] == [
+        "the task timer could not use the store (SQLite error on the task database: it is "
+        "locked by another process); retrying in 1 s"
+    ] * 2
+    assert all(r.exc_info is None for r in caplog.records if r.levelno > logging.DEBUG)
+    assert sum(r.exc_info is not None for r in caplog.records) == 2  # at DEBUG

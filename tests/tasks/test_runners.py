@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import timedelta
-from http import HTTPStatus
 
 import httpx
 import pytest
 
+from assistant.builtin import GuardedHttp, NetGuard
 from common import ManualClock
 from tasks import (
     DEFAULT_MISFIRE_RULES,
@@ -25,6 +24,8 @@ from tasks import (
     RunStatus,
     SearchHit,
     Task,
+    TaskDataError,
+    TaskError,
     TaskRun,
     TaskStatus,
     TaskType,
@@ -45,6 +46,7 @@ from tests.tasks.conftest import (
     ScriptedAgent,
     once_at,
 )
+from tests.tasks.http_standin import HANG_UP, ScriptedServer
 
 HITS = [
     SearchHit("Markets rally", "https://news.example/1", "Stocks rose."),
@@ -205,69 +207,9 @@ async def test_deliverer_retries_failed_but_not_blocked(clock: ManualClock) -> N
 # -- api_call against a real server ------------------------------------------------------------
 
 
-HANG_UP = 0
-"""A scripted status: close the connection without answering."""
-
-
-@dataclass
-class Received:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-
-
-@dataclass
-class ScriptedServer:
-    """An HTTP/1.1 server on 127.0.0.1 answering with scripted (status, body) pairs."""
-
-    replies: list[tuple[int, str]] = field(default_factory=list)
-    received: list[Received] = field(default_factory=list)
-    echo_headers: bool = False
-    port: int = 0
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-        method, path, _ = head[0].split(" ", 2)
-        headers = {
-            k.strip().lower(): v.strip()
-            for k, v in (line.split(":", 1) for line in head[1:] if line)
-        }
-        body = await reader.readexactly(int(headers.get("content-length", "0")))
-        self.received.append(Received(method, path, headers, body))
-        status, text = self.replies.pop(0) if self.replies else (200, "ok")
-        if status == HANG_UP:
-            writer.close()  # the request arrived; the connection drops before any answer
-            return
-        if self.echo_headers:
-            text = json.dumps(headers)
-        payload = text.encode()
-        writer.write(
-            f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Length: {len(payload)}\r\n"
-            "Connection: close\r\n\r\n".encode()
-            + payload
-        )
-        await writer.drain()
-        writer.close()
-
-
-@pytest.fixture
-async def server() -> AsyncIterator[ScriptedServer]:
-    scripted = ScriptedServer()
-    listener = await asyncio.start_server(scripted.handle, "127.0.0.1", 0)
-    scripted.port = listener.sockets[0].getsockname()[1]
-    async with listener:
-        yield scripted
-
-
-@pytest.fixture
-async def client() -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient() as http:
-        yield http
+def trusting(client: httpx.AsyncClient) -> GuardedHttp:
+    """The guarded client, sending to the mock host ``shop.example`` through ``client``."""
+    return GuardedHttp(guard=NetGuard(allow_hosts=["shop.example"]), client=client)
 
 
 def api_task(url: str, **fields: object) -> Task:
@@ -276,7 +218,7 @@ def api_task(url: str, **fields: object) -> Task:
 
 async def test_api_call_retries_5xx_with_backoff_then_delivers(
     server: ScriptedServer,
-    client: httpx.AsyncClient,
+    http: GuardedHttp,
     deliverer: Deliverer,
     notifier: RecordingNotifier,
     clock: ManualClock,
@@ -284,7 +226,7 @@ async def test_api_call_retries_5xx_with_backoff_then_delivers(
     server.replies = [(503, "busy"), (502, "bad gateway"), (200, '{"lights": "off"}')]
     task = api_task(f"{server.url}/lights/off?key=abc", method="PUT", body={"state": "off"})
 
-    report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(task, make_run())
+    report = await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(task, make_run())
 
     assert report.status is RunStatus.SUCCEEDED
     assert [r.method for r in server.received] == ["PUT"] * 3
@@ -299,13 +241,13 @@ async def test_api_call_retries_5xx_with_backoff_then_delivers(
 async def test_api_call_never_repeats_a_post_the_server_may_have_acted_on(
     method: str,
     server: ScriptedServer,
-    client: httpx.AsyncClient,
+    http: GuardedHttp,
     deliverer: Deliverer,
     notifier: RecordingNotifier,
     clock: ManualClock,
 ) -> None:
     server.replies = [(503, "busy"), (HANG_UP, "")]
-    runner = ApiCallRunner(deliverer, client, sleep=clock.sleep)
+    runner = ApiCallRunner(deliverer, http, sleep=clock.sleep)
     task = api_task(f"{server.url}/order", method=method, body={"pizza": 1})
 
     answered = await runner.run(task, make_run())
@@ -315,17 +257,65 @@ async def test_api_call_never_repeats_a_post_the_server_may_have_acted_on(
     assert answered.status is RunStatus.FAILED and "503 Service Unavailable" in (
         answered.error or ""
     )
-    assert dropped.status is RunStatus.FAILED and "RemoteProtocolError" in (dropped.error or "")
-    assert f"not retried: a {method} may already have acted" in (dropped.error or "")
+    # The server got it and hung up without answering: whether it acted is unknown.
+    assert dropped.status is RunStatus.OUTCOME_UNKNOWN
+    assert "Server disconnected without sending a response" in (dropped.error or "")
+    assert f"not repeated: the {method} may already have acted" in (dropped.error or "")
     assert notifier.deliveries == []
 
 
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+async def test_a_post_carries_an_idempotency_key_stable_per_run(
+    method: str, deliverer: Deliverer, clock: ManualClock
+) -> None:
+    sent: list[httpx.Request] = []
+
+    def refuse_then_answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        if len(sent) == 1:  # surely not sent: the one failure a POST is retried after
+            raise httpx.ConnectError("connection refused", request=request)
+        return httpx.Response(201, text="created")
+
+    transport = httpx.MockTransport(refuse_then_answer)
+    async with httpx.AsyncClient(transport=transport) as client:
+        runner = ApiCallRunner(deliverer, trusting(client), sleep=clock.sleep)
+        task = api_task("https://shop.example/orders", method=method, body={"pizza": 1})
+        first = await runner.run(task, make_run())
+        again = await runner.run(task, replace(make_run(), id=8))
+
+    assert first.status is RunStatus.SUCCEEDED and again.status is RunStatus.SUCCEEDED
+    keys = [request.headers["idempotency-key"] for request in sent]
+    assert len(keys) == 3 and keys[0] == keys[1] != keys[2]  # two attempts of one run, then another
+    assert all(len(key) == 36 for key in keys)  # a UUID
+
+
+async def test_idempotent_methods_carry_no_key_and_a_stated_key_is_kept(
+    deliverer: Deliverer, clock: ManualClock
+) -> None:
+    sent: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        return httpx.Response(200)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
+        runner = ApiCallRunner(deliverer, trusting(client), sleep=clock.sleep)
+        await runner.run(api_task("https://shop.example/a", method="PUT"), make_run())
+        stated = {"idempotency-KEY": "mine-42"}
+        await runner.run(
+            api_task("https://shop.example/b", method="POST", headers=stated), make_run()
+        )
+
+    assert "idempotency-key" not in sent[0].headers
+    assert sent[1].headers.get_list("idempotency-key") == ["mine-42"]
+
+
 async def test_api_call_retries_a_get_whose_connection_dropped(
-    server: ScriptedServer, client: httpx.AsyncClient, deliverer: Deliverer, clock: ManualClock
+    server: ScriptedServer, http: GuardedHttp, deliverer: Deliverer, clock: ManualClock
 ) -> None:
     server.replies = [(HANG_UP, ""), (200, "fine")]
 
-    report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(
+    report = await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(
         api_task(f"{server.url}/status"), make_run()
     )
 
@@ -334,10 +324,10 @@ async def test_api_call_retries_a_get_whose_connection_dropped(
 
 
 async def test_api_call_gives_up_after_persistent_5xx(
-    server: ScriptedServer, client: httpx.AsyncClient, deliverer: Deliverer, clock: ManualClock
+    server: ScriptedServer, http: GuardedHttp, deliverer: Deliverer, clock: ManualClock
 ) -> None:
     server.replies = [(500, "down")] * 3
-    runner = ApiCallRunner(deliverer, client, sleep=clock.sleep, attempts=3)
+    runner = ApiCallRunner(deliverer, http, sleep=clock.sleep, attempts=3)
 
     report = await runner.run(api_task(f"{server.url}/x"), make_run())
 
@@ -349,14 +339,14 @@ async def test_api_call_gives_up_after_persistent_5xx(
 
 async def test_api_call_does_not_retry_4xx(
     server: ScriptedServer,
-    client: httpx.AsyncClient,
+    http: GuardedHttp,
     deliverer: Deliverer,
     notifier: RecordingNotifier,
     clock: ManualClock,
 ) -> None:
     server.replies = [(404, "no such light")]
 
-    report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(
+    report = await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(
         api_task(f"{server.url}/lamp"), make_run()
     )
 
@@ -366,25 +356,28 @@ async def test_api_call_does_not_retry_4xx(
 
 @pytest.mark.parametrize("method", ["GET", "POST"])
 async def test_api_call_network_error_is_retried_and_reported(
-    method: str, client: httpx.AsyncClient, deliverer: Deliverer, clock: ManualClock
+    method: str, http: GuardedHttp, deliverer: Deliverer, clock: ManualClock
 ) -> None:
     listener = await asyncio.start_server(lambda r, w: None, "127.0.0.1", 0)
     port = listener.sockets[0].getsockname()[1]
     listener.close()
     await listener.wait_closed()
 
-    report = await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(
+    report = await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(
         api_task(f"http://127.0.0.1:{port}/x", method=method), make_run()
     )
 
     assert report.status is RunStatus.FAILED  # never sent, so a POST is retried too
-    assert "ConnectError" in (report.error or "") and "(after 3 attempts)" in (report.error or "")
+    assert report.error == (
+        f"{method} http://127.0.0.1:{port}/x failed: All connection attempts failed "
+        "(after 3 attempts)"
+    )
     assert clock.slept == [1.0, 2.0]
 
 
 async def test_api_call_never_echoes_secret_header_values(
     server: ScriptedServer,
-    client: httpx.AsyncClient,
+    http: GuardedHttp,
     deliverer: Deliverer,
     notifier: RecordingNotifier,
     clock: ManualClock,
@@ -396,7 +389,7 @@ async def test_api_call_never_echoes_secret_header_values(
         body="raw text",
     )
 
-    await ApiCallRunner(deliverer, client, sleep=clock.sleep).run(task, make_run())
+    await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(task, make_run())
 
     sent = server.received[0]
     assert sent.headers["x-api-key"] == "k-12345" and sent.body == b"raw text"
@@ -407,15 +400,14 @@ async def test_api_call_never_echoes_secret_header_values(
     assert "[redacted]" in text
 
 
-async def test_api_call_runner_makes_and_closes_its_own_client(
-    server: ScriptedServer, deliverer: Deliverer, clock: ManualClock
+async def test_api_call_without_an_http_client_fails_clearly(
+    deliverer: Deliverer, clock: ManualClock
 ) -> None:
     runner = ApiCallRunner(deliverer, sleep=clock.sleep)
 
-    report = await runner.run(api_task(f"{server.url}/ping", method="head"), make_run())
-    await runner.aclose()
+    report = await runner.run(api_task("https://example.com/ping", method="head"), make_run())
 
-    assert report.status is RunStatus.SUCCEEDED and server.received[0].method == "HEAD"
+    assert report.status is RunStatus.FAILED and "none is configured" in (report.error or "")
 
 
 async def test_runners_refuse_data_of_another_type(deliverer: Deliverer) -> None:
@@ -424,3 +416,84 @@ async def test_runners_refuse_data_of_another_type(deliverer: Deliverer) -> None
     report = await ReminderRunner(deliverer).run(wrong, make_run())
 
     assert report.status is RunStatus.FAILED and "recreate the task" in (report.error or "")
+
+
+# -- ${NAME} references ------------------------------------------------------------------
+
+
+class Secrets:
+    """A SecretSource from a dictionary."""
+
+    def __init__(self, **values: str) -> None:
+        self.values = values
+        self.asked: list[str] = []
+
+    def secret(self, name: str) -> str:
+        self.asked.append(name)
+        if name not in self.values:
+            raise TaskDataError(f"the request references ${{{name}}}, which is not set")
+        return self.values[name]
+
+
+TOKEN = "tok-9f8e7d6c5b4a"
+
+
+async def test_references_are_resolved_as_the_request_is_sent_and_never_shown(
+    server: ScriptedServer,
+    http: GuardedHttp,
+    deliverer: Deliverer,
+    notifier: RecordingNotifier,
+    clock: ManualClock,
+) -> None:
+    server.echo_headers = True  # the server echoes what it got, the token included
+    headers = {"Authorization": "Bearer ${HOME_API_TOKEN}", "Accept": "application/json"}
+    task = api_task(f"{server.url}/lights?api_key=${{HOME_API_TOKEN}}&room=1", headers=headers)
+    secrets = Secrets(HOME_API_TOKEN=TOKEN)
+    runner = ApiCallRunner(deliverer, http, secrets=secrets, sleep=clock.sleep)
+
+    report = await runner.run(task, make_run())
+
+    assert report.status is RunStatus.SUCCEEDED
+    (sent,) = server.received
+    assert sent.headers["authorization"] == f"Bearer {TOKEN}"
+    assert sent.path == f"/lights?api_key={TOKEN}&room=1"
+    assert isinstance(task.execution, ApiCallData)
+    assert task.execution.headers["Authorization"] == "Bearer ${HOME_API_TOKEN}"  # as stored
+    (text,) = notifier.texts()
+    assert TOKEN not in text + (report.result or "")
+    assert text.startswith(
+        f"GET http://127.0.0.1:{server.port}/lights?api_key=${{HOME_API_TOKEN}}&room=1 -> 200 OK"
+    )
+
+
+async def test_a_reference_without_a_value_fails_before_anything_is_sent(
+    server: ScriptedServer, http: GuardedHttp, deliverer: Deliverer, clock: ManualClock
+) -> None:
+    task = api_task(server.url, headers={"X-Api-Key": "${MISSING_KEY}"})
+
+    with pytest.raises(TaskError, match=r"references \$\{MISSING_KEY\}, which is not set"):
+        await ApiCallRunner(deliverer, http, secrets=Secrets(), sleep=clock.sleep).run(
+            task, make_run()
+        )
+    with pytest.raises(TaskError, match="no secrets are configured"):
+        await ApiCallRunner(deliverer, http, sleep=clock.sleep).run(task, make_run())
+    assert server.received == []
+
+
+@pytest.mark.parametrize(
+    ("url", "headers", "where"),
+    [
+        ("https://x.test/a", {"X-Note": "${HOME_API_TOKEN}"}, "header 'X-Note'"),
+        ("https://x.test/a?q=${HOME_API_TOKEN}", {}, "query parameter 'q'"),
+        ("https://${HOST}/a", {}, "outside its query"),
+        ("https://x.test/${PATH}", {}, "outside its query"),
+    ],
+)
+def test_a_reference_where_it_would_be_shown_is_refused(
+    url: str, headers: dict[str, str], where: str
+) -> None:
+    data = ApiCallData(url=url, headers=headers)
+    with pytest.raises(TaskDataError, match=where):
+        data.check_references()
+    with pytest.raises(TaskDataError, match="may stand only in the value of a header"):
+        data.to_request(lookup=lambda name: "value")

@@ -26,8 +26,15 @@ from tasks import (
     TaskStatus,
     TaskType,
 )
-from tasks.store import UNSET, TaskChange, TaskStore
-from tests.tasks.conftest import T0, StoreFactory, every, once_at, reminder_draft
+from tasks.store import OUTCOME_UNKNOWN_ERROR, UNSET, TaskChange, TaskStore
+from tests.tasks.conftest import (
+    T0,
+    StoreFactory,
+    api_call_draft,
+    every,
+    once_at,
+    reminder_draft,
+)
 
 LEASE = timedelta(minutes=2)
 MINUTE = timedelta(minutes=1)
@@ -469,6 +476,62 @@ async def test_a_lost_run_of_a_skip_policy_task_is_retried_within_the_grace(
 
     assert given_up == [] and retry.task.id == task.id and retry.run.attempt == 2
     assert retry.run.misfire is MisfireAction.RETRY and retry.run.late_by is None
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+@pytest.mark.parametrize("down_for", [LEASE, 8 * HOUR], ids=["within grace", "beyond grace"])
+async def test_a_lost_run_that_may_have_sent_a_post_is_never_repeated(
+    store: TaskStore, method: str, down_for: timedelta
+) -> None:
+    # The rule every store keeps: a non-idempotent request whose process died after it may
+    # have been sent is recorded as of unknown outcome, never claimed again, and handed back
+    # as given up so that the owner is asked; whatever the misfire policy says.
+    once = await store.add_task(api_call_draft(once_at(T0), method=method))
+    daily = await store.add_task(api_call_draft(every(24 * HOUR), method=method))
+    claimed = await store.claim_due(T0, limit=10, lease=LEASE)
+    assert {c.task.id for c in claimed} == {once.id, daily.id}
+
+    retries, given_up = await store.reclaim_expired(T0 + down_for, limit=10, lease=LEASE)
+
+    assert retries == []
+    assert {g.task.id for g in given_up} == {once.id, daily.id}
+    for lost in given_up:
+        assert lost.run.status is RunStatus.OUTCOME_UNKNOWN and lost.run.attempt == 1
+        assert lost.run.error == OUTCOME_UNKNOWN_ERROR and lost.run.lease_until is None
+        (row,) = await store.history(lost.task.id, "alice")  # no ABANDONED row, no attempt 2
+        assert row == lost.run and row.finished_at == T0 + down_for
+    done = await store.get_task(once.id)
+    assert done is not None and done.status is TaskStatus.DONE and done.next_run is None
+    kept = await store.get_task(daily.id)
+    assert kept is not None and kept.status is TaskStatus.ACTIVE
+    assert kept.next_run == T0 + 24 * HOUR and kept.consecutive_failures == 1
+    assert await store.next_wakeup() == T0 + 24 * HOUR
+    assert await store.reclaim_expired(T0 + 9 * HOUR, limit=10, lease=LEASE) == ([], [])
+
+
+async def test_a_run_again_of_a_post_is_not_repeated_either(store: TaskStore) -> None:
+    task = await store.add_task(api_call_draft(once_at(T0 + HOUR)))
+    again = await store.claim_now(task.id, "alice", T0, lease=LEASE)
+    assert again.run.misfire is MisfireAction.MANUAL
+
+    retries, (lost,) = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
+
+    assert retries == [] and lost.run.id == again.run.id
+    assert lost.run.status is RunStatus.OUTCOME_UNKNOWN and lost.task.status is TaskStatus.DONE
+
+
+@pytest.mark.parametrize("method", ["GET", "PUT", "DELETE"])
+async def test_a_lost_idempotent_request_is_retried_like_any_run(
+    store: TaskStore, method: str
+) -> None:
+    task = await store.add_task(api_call_draft(once_at(T0), method=method))
+    await store.claim_due(T0, limit=10, lease=LEASE)
+
+    (retry,), given_up = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
+
+    assert given_up == [] and retry.task.id == task.id and retry.run.attempt == 2
+    statuses = [r.status for r in await store.history(task.id, "alice")]
+    assert statuses == [RunStatus.CLAIMED, RunStatus.ABANDONED]
 
 
 async def test_renewed_leases_outlive_their_first_expiry(store: TaskStore) -> None:

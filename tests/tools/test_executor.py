@@ -348,6 +348,51 @@ async def test_a_tool_error_is_a_plain_message_without_a_traceback(
     assert "Traceback" not in caplog.text
 
 
+def judging(verdict: Exception) -> tuple[ToolRegistry, list[str]]:
+    """A registry whose one tool's approval rule raises ``verdict``, and what the tool ran."""
+
+    def rule(arguments: dict[str, Any], ctx: ToolContext) -> bool:
+        raise verdict
+
+    ran: list[str] = []
+
+    @tool(requires_approval=rule)
+    def fetch(url: str) -> str:
+        """Fetch a URL."""
+        ran.append(url)
+        return "fetched"
+
+    return ToolRegistry([fetch]), ran
+
+
+async def test_an_approval_rule_that_refuses_the_arguments_makes_the_call_invalid() -> None:
+    registry, ran = judging(ToolError("invalid URL 'http://xn--localhost/': bad label"))
+    executor = ToolExecutor(registry, clock=ManualClock(START))
+
+    result = await executor.execute(ToolCall("fetch", {"url": "http://xn--localhost/"}), CTX)
+
+    assert result.status is ToolStatus.INVALID
+    assert (
+        result.text
+        == "tool 'fetch' refused the call: invalid URL 'http://xn--localhost/': bad label"
+    )
+    assert executor.stats()["fetch"].calls == 1 and ran == []
+
+
+async def test_an_approval_rule_that_fails_runs_nothing_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    registry, ran = judging(RuntimeError("rule bug"))
+    executor = ToolExecutor(registry, clock=ManualClock(START))
+
+    result = await executor.execute(ToolCall("fetch", {"url": "http://x.test/"}), CTX)
+
+    assert result.status is ToolStatus.ERROR
+    assert "could not check whether this call needs approval (rule bug)" in result.text
+    assert "so it was not run" in result.text
+    assert "approval rule of tool 'fetch' failed" in caplog.text and ran == []
+
+
 async def test_without_a_context_calls_run_for_the_local_user() -> None:
     @tool
     def whoami(ctx: ToolContext) -> str:

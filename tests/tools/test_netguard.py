@@ -9,14 +9,12 @@ import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import httpx
 import pytest
 
 from assistant.builtin import (
     BlockedAddressError,
     FetchError,
     GuardedHttp,
-    GuardedTransport,
     IPAddress,
     NetGuard,
     blocked_reason,
@@ -329,28 +327,38 @@ async def test_pinned_https_keeps_the_server_name_and_checks_the_certificate(
     assert len(server.requests) == 1
 
 
-async def test_the_guarded_transport_vets_every_hop_of_a_plain_client(
+async def test_failures_say_whether_the_request_may_have_arrived(
     server: LocalWebServer,
 ) -> None:
-    server.pages["/jump"] = Page(status=302, headers={"Location": "http://10.0.0.1/admin"})
-    resolver = FakeResolver({"rebind.test": [["127.0.0.1"], ["10.9.9.9"]]})
-    guard = NetGuard(resolver=resolver, allow_hosts=["localhost"], allow_networks=["127.0.0.0/8"])
-    transport = GuardedTransport(guard=guard, verify=TLS)
-    async with httpx.AsyncClient(transport=transport, follow_redirects=True) as client:
-        pinned = await client.get(server.url("/page", host="rebind.test"))
-        trusted = await client.get(server.url("/page", host="localhost"))
-        with pytest.raises(BlockedAddressError, match=r"10\.0\.0\.1 is a private address"):
-            await client.get(server.url("/jump", host="localhost"))
-        with pytest.raises(BlockedAddressError, match="loopback"):
-            await client.get(f"http://[::1]:{server.port}/page")
-    assert (pinned.text, trusted.text) == ("hello", "hello")
-    assert resolver.calls == ["rebind.test"]
-    assert server.requests[0].headers["Host"] == f"rebind.test:{server.port}"
-    assert [r.path for r in server.requests] == ["/page", "/page", "/jump"]
+    http = GuardedHttp(verify=TLS, guard=NetGuard(allow_hosts=["127.0.0.1"]))
+    with pytest.raises(BlockedAddressError) as blocked:
+        await http.request("POST", "http://10.0.0.1/orders")
+    with pytest.raises(FetchError) as refused:
+        await http.request("POST", "http://127.0.0.1:9/orders")  # nothing listens there
+    with socket.socket() as listener:  # accepts, reads, never answers
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(1)
+        with pytest.raises(FetchError) as silent:
+            await http.request(
+                "POST", f"http://127.0.0.1:{listener.getsockname()[1]}/", seconds=0.3
+            )
+    await http.aclose()
+
+    assert (blocked.value.may_have_arrived, blocked.value.permanent) == (False, True)
+    assert (refused.value.may_have_arrived, refused.value.permanent) == (False, False)
+    assert (silent.value.may_have_arrived, silent.value.permanent) == (True, False)
 
 
 @pytest.mark.parametrize(
-    "url", ["ftp://example.com/file", "file:///etc/passwd", "not a url", "http://"]
+    "url",
+    [
+        "ftp://example.com/file",
+        "file:///etc/passwd",
+        "not a url",
+        "http://",
+        "http://xn--localhost/",
+        "http://xn--/",
+    ],
 )
 async def test_bad_urls_get_a_message_quoting_them(url: str) -> None:
     http = GuardedHttp(verify=TLS, guard=NetGuard())

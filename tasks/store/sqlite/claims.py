@@ -30,7 +30,12 @@ from tasks.store.sqlite.schema import (
     task_from_row,
     to_db_opt,
 )
-from tasks.store.transitions import after_skipped_retry, claimed_now, claimed_status
+from tasks.store.transitions import (
+    after_skipped_retry,
+    claimed_now,
+    claimed_status,
+    lost_outcome,
+)
 
 _END_OF_TIME = "9999"  # sorts after every stored instant
 _INSERT_RUN = (
@@ -102,8 +107,8 @@ def reclaim_expired(
         assert task_row is not None, "task_runs.task_id references scheduled_tasks"
         task = task_from_row(task_row)
         plan = plan_reclaim(task, expired, now)
-        if plan.action is Reclaim.GIVE_UP:
-            given_up.append(_give_up(conn, task, expired, now))
+        if plan.action in (Reclaim.GIVE_UP, Reclaim.UNKNOWN):
+            given_up.append(_give_up(conn, task, expired, lost_outcome(plan.action, expired, now)))
             continue
         _abandon(conn, expired)
         if plan.action is Reclaim.SKIP:
@@ -220,8 +225,9 @@ def _retry(
     return Claim(task, run)
 
 
-def _give_up(conn: sqlite3.Connection, task: Task, expired: TaskRun, now: datetime) -> GivenUp:
-    outcome = RunOutcome(expired.id, task.id, RunStatus.FAILED, now, now, error=LEASE_LOST_ERROR)
+def _give_up(
+    conn: sqlite3.Connection, task: Task, expired: TaskRun, outcome: RunOutcome
+) -> GivenUp:
     finish_runs(conn, [outcome], max_failures=None)
     row = owned_row(conn, task.id, None)
     assert row is not None, "the task was read in this transaction"

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from common import make_private_dir, open_private
 from tasks.errors import TaskError
 
 
@@ -28,8 +29,8 @@ def scheduler_lock(path: Path) -> Iterator[None]:
     Raises:
         SchedulerBusyError: when another process holds it (the message names its pid).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a+") as handle:
+    make_private_dir(path.parent)
+    with open_private(path, "a+") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
