@@ -400,6 +400,24 @@ async def test_orphaned_runs_are_reclaimed_before_their_lease_runs_out(
     assert statuses == {claim.run.id: RunStatus.ABANDONED, retry.run.id: RunStatus.CLAIMED}
 
 
+async def test_orphaned_runs_keep_the_rule_for_requests_not_safe_to_repeat(
+    store: TaskStore,
+) -> None:
+    post = await store.add_task(api_call_draft(once_at(T0), method="POST"))
+    get = await store.add_task(api_call_draft(once_at(T0), method="GET"))
+    await store.claim_due(T0, limit=10, lease=LEASE)
+
+    retries, given_up = await store.reclaim_expired(
+        T0 + MINUTE, limit=10, lease=LEASE, orphaned=True
+    )
+
+    (retry,) = retries
+    assert retry.task.id == get.id and retry.run.attempt == 2
+    (lost,) = given_up
+    assert lost.task.id == post.id and lost.run.status is RunStatus.OUTCOME_UNKNOWN
+    assert lost.run.error == OUTCOME_UNKNOWN_ERROR
+
+
 async def test_retry_after_a_lost_lease_is_marked_late_beyond_the_grace(
     store: TaskStore,
 ) -> None:
