@@ -261,6 +261,10 @@ async def open_app(
             # Tasks added by another process (`assistant ask`) are noticed within a second;
             # on PostgreSQL at once, by LISTEN, and the re-read is only a safety net.
             recheck_every=timedelta(seconds=1 if settings.postgres_url is None else 30),
+            # Holding the scheduler lock proves the previous holder is gone: the runs it
+            # left claimed are retried as this one starts, not when their leases run out.
+            # PostgreSQL has no such lock (several schedulers share it): leases decide there.
+            exclusive=run_scheduler and settings.postgres_url is None,
         )
         task_tools = TaskTools(manager, search_configured=web.search_configured)
         memory_tools = MemoryTools(memory)

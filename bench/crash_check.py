@@ -105,7 +105,7 @@ class CrashReport:
             "late deliveries marked late / unmarked": (
                 f"{self.late_marked} / {len(self.late_unmarked)}"
             ),
-            "runs retried after a lease ran out": str(self.retried_runs),
+            "runs retried after a kill (attempt 2)": str(self.retried_runs),
             "lateness p50 / p99 / max": (
                 f"{_pct(lateness, 50):.0f} / {_pct(lateness, 99):.0f} / "
                 f"{_pct(lateness, 100):.0f} ms"

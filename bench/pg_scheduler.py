@@ -39,7 +39,8 @@ from typing import Any
 import asyncpg
 
 from bench.pg_server import EmbeddedPostgres, embedded_postgres
-from bench.scheduler import NoOpNotifier, current_rss_mb, drafts, run_part
+from bench.scheduler import NoOpNotifier, drafts
+from bench.workloads import current_rss_mb, run_fresh
 from common import SystemClock
 from tasks import PostgresTaskStore, TaskManager
 
@@ -87,8 +88,8 @@ async def child_burst(url: str, expected: int) -> dict[str, Any]:
     arrivals = sorted(notifier.arrivals.values())
     return {
         "delivered": len(arrivals),
-        "first": arrivals[0].isoformat() if arrivals else None,
-        "last": arrivals[-1].isoformat() if arrivals else None,
+        "first": datetime.fromtimestamp(arrivals[0], UTC).isoformat() if arrivals else None,
+        "last": datetime.fromtimestamp(arrivals[-1], UTC).isoformat() if arrivals else None,
     }
 
 
@@ -195,7 +196,7 @@ def sqlite_figures(root: Path) -> dict[str, float]:
     """SQLite's figures from ``bench.scheduler`` (b, c and d), each in a fresh process."""
     values: dict[str, float] = {}
     for part, db in (("b", "b"), ("c-setup", "c"), ("c", "c"), ("d", "d")):
-        values |= run_part(part, root / f"{db}.db", as_json=True)
+        values |= run_fresh("bench.scheduler", ["--only", part, "--db", str(root / f"{db}.db")])
     return values
 
 

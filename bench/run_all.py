@@ -45,7 +45,9 @@ class Row:
 BENCHES = (
     Bench("parser", "bench.parser", limit=60),
     Bench("schedule parsing", "bench.schedule_parse", limit=60),
-    Bench("scheduler", "bench.scheduler", limit=180),
+    Bench("scheduler", "bench.scheduler", limit=300),
+    Bench("scheduler (memory)", "bench.scheduler", ("--store", "memory"), limit=300),
+    Bench("startup", "bench.startup", limit=120, quick_args=("--rounds", "3")),
     Bench(
         "scheduler (PostgreSQL)",
         "bench.pg_scheduler",

@@ -36,7 +36,11 @@ class Clock(Protocol):
         ...
 
     async def sleep_until(self, deadline: datetime | None, wake: asyncio.Event) -> None:
-        """Return at ``deadline`` (never, when ``None``) or as soon as ``wake`` is set."""
+        """Return at ``deadline`` (never, when ``None``) or as soon as ``wake`` is set.
+
+        Yields to the event loop at least once, even when the deadline has passed or
+        ``wake`` is already set: a caller that is behind still lets the ready tasks run.
+        """
         ...
 
     async def sleep(self, seconds: float) -> None:
@@ -52,12 +56,13 @@ class SystemClock:
         return datetime.now(UTC)
 
     async def sleep_until(self, deadline: datetime | None, wake: asyncio.Event) -> None:
-        """Wait on ``wake`` with a timeout that ends at ``deadline``."""
-        if deadline is None:
-            await wake.wait()
+        """Wait on ``wake`` with a timeout that ends at ``deadline`` (always yielding once)."""
+        delay = None if deadline is None else (deadline - self.now()).total_seconds()
+        if wake.is_set() or (delay is not None and delay <= 0):
+            await asyncio.sleep(0)
             return
-        delay = (deadline - self.now()).total_seconds()
-        if delay <= 0 or wake.is_set():
+        if delay is None:
+            await wake.wait()
             return
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(delay):
@@ -107,7 +112,8 @@ class ManualClock:
         return self._now
 
     async def sleep_until(self, deadline: datetime | None, wake: asyncio.Event) -> None:
-        """Return once the clock reaches ``deadline`` or ``wake`` is set."""
+        """Return once the clock reaches ``deadline`` or ``wake`` is set (yields at least once)."""
+        await asyncio.sleep(0)
         while not wake.is_set() and (deadline is None or self._now < deadline):
             moved = self._moved
             waiters = {

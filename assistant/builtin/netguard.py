@@ -296,7 +296,8 @@ class GuardedHttp:
 
     Args:
         guard: Decides which destinations are allowed.
-        client: Used for hosts on the allow list; a default client is created if omitted.
+        client: Used for hosts on the allow list; a default client is made on first use if
+            omitted (and closed by ``aclose``).
         verify: TLS verification for guarded connections (``True``, or an ``ssl.SSLContext``).
         max_redirects: How many redirects one request may follow.
     """
@@ -309,17 +310,34 @@ class GuardedHttp:
         verify: ssl.SSLContext | bool = True,
         max_redirects: int = 5,
     ) -> None:
-        # Building a verifying TLS context costs a fraction of a second: do it once.
-        self._verify = httpx.create_ssl_context() if verify is True else verify
+        self._verify_with = verify
+        self._verify: ssl.SSLContext | bool | None = None
         self._guard = guard
-        self._own_client = client is None
-        self._client = client or httpx.AsyncClient(verify=self._verify)
+        self._given_client = client
+        self._own_client: httpx.AsyncClient | None = None
         self._max_redirects = max_redirects
 
+    def client(self) -> httpx.AsyncClient:
+        """The client for allow-listed hosts: the one given, or one made on first use."""
+        if self._given_client is not None:
+            return self._given_client
+        if self._own_client is None:
+            self._own_client = httpx.AsyncClient(verify=self._tls())
+        return self._own_client
+
+    def _tls(self) -> ssl.SSLContext | bool:
+        """The TLS verification, made once, on first use: a verifying context loads the CA
+        bundle (a tenth of a second), which a command that never goes online should not
+        wait for."""
+        if self._verify is None:
+            verify = self._verify_with
+            self._verify = httpx.create_ssl_context() if verify is True else verify
+        return self._verify
+
     async def aclose(self) -> None:
-        """Close the client if this object created it."""
-        if self._own_client:
-            await self._client.aclose()
+        """Close the client if this object made it."""
+        if self._own_client is not None:
+            await self._own_client.aclose()
 
     async def request(
         self,
@@ -392,13 +410,13 @@ class GuardedHttp:
         self, hop: _Hop, seconds: float, max_bytes: int, progress: _Progress
     ) -> _RawResponse:
         if self._guard.is_allowed_host(hop.url.host):
-            return await _exchange(self._client, hop, seconds, max_bytes, progress)
+            return await _exchange(self.client(), hop, seconds, max_bytes, progress)
         ip = await self._guard.vet(hop.url.host)
         url, sni = _pinned(hop.url, ip)
         headers = {**hop.headers, "Host": hop.url.netloc.decode("ascii")}
         # A fresh client per hop: a pooled connection to this IP must not be reused for
         # another host name whose certificate it was never checked against.
-        async with httpx.AsyncClient(verify=self._verify, trust_env=False) as client:
+        async with httpx.AsyncClient(verify=self._tls(), trust_env=False) as client:
             pinned = _Hop(hop.method, url, headers, hop.content)
             return await _exchange(client, pinned, seconds, max_bytes, progress, sni)
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from bs4 import BeautifulSoup
 
 from assistant.builtin.netguard import (
     GuardedHttp,
@@ -139,6 +138,10 @@ def html_to_text(html: str) -> tuple[str, str]:
     Scripts, styles, navigation and page chrome are dropped; the main content (``<main>``,
     ``<article>``, else ``<body>``) is kept with one line per block and list items as "- ".
     """
+    # Imported here: BeautifulSoup takes a fifth of a second to import, and only fetch_url
+    # reads HTML.
+    from bs4 import BeautifulSoup
+
     soup = BeautifulSoup(html, "html.parser")
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
     for tag in soup.find_all(_DROP_TAGS):
@@ -206,16 +209,14 @@ class WebTools(AsyncLifecycle):
         max_response_bytes: int = 2_000_000,
         max_redirects: int = 5,
     ) -> None:
-        tls = httpx.create_ssl_context() if verify is True else verify
-        self._own_client = http is None
-        self._client = http or httpx.AsyncClient(timeout=15.0, verify=tls)
         self._serpapi_key = (serpapi_key or "").strip() or None
         self._serpapi_url = serpapi_base_url.rstrip("/") + "/search.json"
         self._guard = NetGuard(
             resolver=resolver, allow_hosts=allow_hosts, allow_networks=allow_networks
         )
+        # Its client (SerpApi's too) and its TLS context are made on first use.
         self._http = GuardedHttp(
-            guard=self._guard, client=self._client, verify=tls, max_redirects=max_redirects
+            guard=self._guard, client=http, verify=verify, max_redirects=max_redirects
         )
         self._max_bytes = max_response_bytes
         install_log_redaction(self._serpapi_key)
@@ -234,8 +235,7 @@ class WebTools(AsyncLifecycle):
 
     async def aclose(self) -> None:
         """Close the HTTP client if this object created it."""
-        if self._own_client:
-            await self._client.aclose()
+        await self._http.aclose()
 
     async def _enter(self) -> None:
         """Nothing to open: the client connects on first use."""
@@ -261,7 +261,7 @@ class WebTools(AsyncLifecycle):
             )
         params = {"engine": "google", "q": query, "num": str(limit), "api_key": self._serpapi_key}
         try:
-            response = await self._client.get(self._serpapi_url, params=params, timeout=20.0)
+            response = await self._http.client().get(self._serpapi_url, params=params, timeout=20.0)
         except httpx.TimeoutException:
             raise WebSearchError("SerpApi did not answer in time; try again later") from None
         except httpx.HTTPError as exc:

@@ -6,6 +6,7 @@ changes    what cancel, pause, resume and snooze do to a task (pure)
 timer      Timer: sleeps until the earliest next run, claims what is due
 executor   RunExecutor: runs each claim at its time, bounded, to the ledger
 ahead      ClaimedAhead: runs claimed ahead of their time, retracted by cancel or pause
+pool       WorkerPool: starts the queued runs at their time, one worker watching the clock
 ledger     LedgerWriter: group commit of finished runs
 leases     LeaseKeeper: renews the leases of the runs in flight
 notices    what owners are told after failures (FollowUps) and its texts

@@ -1,60 +1,63 @@
-"""Runs claimed ahead of their time, and which of them were retracted while they waited.
+"""The claimed runs that have not started yet, earliest first, and which of them were retracted.
 
-The timer claims the runs due in the next moment in one transaction and starts each one at
-its exact time. A task cancelled or paused in that moment has a run already claimed; it is
-retracted here, and the run is then recorded as skipped instead of running.
+The timer claims runs a moment before they are due (a burst: as long before as its claims
+take) and the executor starts each one at its exact time, as a slot is free. Until then a
+run is only an entry here, not an event-loop task: a burst of 100,000 runs costs a heap of
+claims, not 100,000 sleeping tasks. A task cancelled or paused meanwhile has a run already
+claimed; it is retracted here, and the run is then recorded as skipped instead of running.
 """
 
 from __future__ import annotations
 
-import asyncio
+import heapq
+from datetime import datetime
 
-from common import Clock
 from tasks.models import Claim
 
 
 class ClaimedAhead:
-    """Keeps the runs that wait for their time, by task, so a cancel can retract them.
+    """The claimed runs waiting for their time or for a free worker, by scheduled time."""
 
-    Args:
-        clock: The source of time; waiting runs sleep on it.
-    """
+    def __init__(self) -> None:
+        self._heap: list[tuple[datetime, int, Claim]] = []
+        self._retracted: set[int] = set()  # run ids
 
-    def __init__(self, clock: Clock) -> None:
-        self._clock = clock
-        self._runs: set[int] = set()
-        self._waiting: dict[str, int] = {}
-        self._retracted: set[str] = set()
-        self._never = asyncio.Event()
+    def __len__(self) -> int:
+        return len(self._heap)
 
-    def note(self, claim: Claim) -> None:
-        """Register a run claimed before its time (before it first awaits, so a cancel
-        right away still retracts it)."""
-        self._runs.add(claim.run.id)
-        task_id = claim.task.id
-        self._waiting[task_id] = self._waiting.get(task_id, 0) + 1
+    def add(self, claim: Claim) -> None:
+        """Queue a claimed run until its ``scheduled_for``."""
+        run = claim.run
+        heapq.heappush(self._heap, (run.scheduled_for, run.id, claim))
 
-    async def wait_until_due(self, claim: Claim) -> bool:
-        """Wait until a noted run is due; return whether it was retracted meanwhile.
+    def next_due(self) -> datetime | None:
+        """The scheduled time of the earliest queued run, or ``None`` when none waits."""
+        return self._heap[0][0] if self._heap else None
 
-        A run that was not noted returns ``False`` at once.
-        """
-        task_id = claim.task.id
-        if claim.run.id not in self._runs:
-            return False
-        try:
-            await self._clock.sleep_until(claim.run.scheduled_for, self._never)
-        finally:
-            self._runs.discard(claim.run.id)
-            self._waiting[task_id] -= 1
-            if not self._waiting[task_id]:
-                del self._waiting[task_id]
-        retracted = task_id in self._retracted
-        if task_id not in self._waiting:
-            self._retracted.discard(task_id)
-        return retracted
+    def pop_due(self, now: datetime) -> tuple[Claim, bool] | None:
+        """Take the earliest run due by ``now``, and whether it was retracted meanwhile."""
+        if not self._heap or self._heap[0][0] > now:
+            return None
+        claim = heapq.heappop(self._heap)[2]
+        if not self._retracted:
+            return claim, False
+        retracted = claim.run.id in self._retracted
+        self._retracted.discard(claim.run.id)
+        return claim, retracted
 
     def retract(self, task_id: str) -> None:
-        """Keep the task's runs that wait for their time from running (cancel, pause)."""
-        if task_id in self._waiting:
-            self._retracted.add(task_id)
+        """Keep the task's queued runs from running (cancel, pause).
+
+        It looks at every queued run: cancelling is rare, and a queue holds more than the
+        runs of the next moment only during a burst.
+        """
+        self._retracted.update(
+            claim.run.id for _, _, claim in self._heap if claim.task.id == task_id
+        )
+
+    def clear(self) -> list[Claim]:
+        """Take every queued run off the queue (the manager stops) and return them."""
+        claims = [claim for _, _, claim in self._heap]
+        self._heap.clear()
+        self._retracted.clear()
+        return claims

@@ -1,14 +1,17 @@
 """Runs claimed runs: each at its time, bounded in number and in time, its outcome to the ledger.
 
-A run claimed ahead of its time waits for it (``ClaimedAhead``), then takes one of the
-concurrency slots and runs under the shared ``Watchdog``. A successful run queues its outcome
-for the ledger and ends; a failed or undelivered one waits for its commit, which says what
-follows (``FollowUps``). While a run is in flight its lease is renewed (``LeaseKeeper``).
+Claimed runs wait in ``ClaimedAhead`` (a heap, not event-loop tasks) until they are due; the
+``WorkerPool`` runs each due run while fewer than ``max_concurrent_runs`` run, under the
+shared ``Watchdog``. A successful run queues its
+outcome for the ledger and ends; a failed or undelivered one waits for its commit, which
+says what follows (``FollowUps``). From its claim until its outcome is in the ledger a run's
+lease is renewed (``LeaseKeeper``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
@@ -18,6 +21,7 @@ from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
 from tasks.engine.notices import FollowUps
+from tasks.engine.pool import WorkerPool
 from tasks.engine.watchdog import Watchdog
 from tasks.errors import TaskError
 from tasks.execution import TaskType, repeat_is_safe
@@ -79,65 +83,109 @@ class RunExecutor:
         self._ahead = ahead
         self._follow_ups = follow_ups
         self._wake = wake
-        self._slots = asyncio.Semaphore(max_concurrent_runs)
         self._watchdog = Watchdog(run_timeout.total_seconds())
-        self._running: dict[asyncio.Task[RunOutcome], int] = {}
+        self._pool = WorkerPool(clock=clock, ahead=ahead, size=max_concurrent_runs, run=self._run)
+        self._unfinished: set[int] = set()  # queued or running
+        self._waiters: dict[int, asyncio.Future[RunOutcome]] = {}
+        self._idle = asyncio.Event()
+        self._idle.set()
 
-    def start(self, claims: Sequence[Claim]) -> list[asyncio.Task[RunOutcome]]:
-        """Start one event-loop task per claim; each waits for its time if claimed ahead."""
-        now = self._clock.now()
-        return [self._spawn(claim, now) for claim in claims]
+    def start(self, claims: Sequence[Claim]) -> list[int]:
+        """Queue the claimed runs; each starts at its time. Return their run ids."""
+        for claim in claims:
+            run_id = claim.run.id
+            self._leases.hold(run_id)
+            self._ahead.add(claim)
+            self._unfinished.add(run_id)
+        if claims:
+            self._idle.clear()
+            self._pool.queued()
+        return [claim.run.id for claim in claims]
 
     async def run_claimed(self, claim: Claim) -> TaskRun:
         """Run ``claim`` now and return its finished ledger row ("run now")."""
-        (run,) = self.start([claim])
-        outcome = await run
+        (run_id,) = self.start([claim])
+        outcome = await self._outcome(run_id)
         await self._ledger.flush()
         return claim.run.ended(outcome)
 
-    async def settle(self, runs: Sequence[asyncio.Task[RunOutcome]]) -> None:
-        """Wait until ``runs`` finished and their outcomes are in the ledger."""
-        await asyncio.gather(*runs, return_exceptions=True)
+    async def settle(self, run_ids: Sequence[int]) -> None:
+        """Wait until the runs ``run_ids`` finished and their outcomes are in the ledger."""
+        waiting = [self._outcome(i) for i in run_ids if i in self._unfinished]
+        await asyncio.gather(*waiting, return_exceptions=True)
         await self._ledger.flush()
 
     async def wait_idle(self) -> None:
-        """Wait until every run started so far has finished and is in the ledger."""
-        while self._running:
-            await asyncio.gather(*set(self._running), return_exceptions=True)
+        """Wait until every run queued so far has finished and is in the ledger."""
+        await self._idle.wait()
         await self._ledger.flush()
+
+    async def caught_up(self, within: float) -> None:
+        """Wait (up to ``within`` seconds) until no due run waits for a worker.
+
+        The ledger writer waits for this before each batch: during a burst the deliveries
+        go first, and the ledger follows in larger batches.
+        """
+        caught_up = self._pool.caught_up
+        if not caught_up.is_set():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(within):
+                    await caught_up.wait()
 
     async def drain(self, within: timedelta) -> None:
-        """Let the runs in flight finish for up to ``within``, cancel the rest, flush.
+        """Let the queued and running runs finish for up to ``within``, then stop the rest.
 
-        Cancelled runs stay claimed and are retried once their lease runs out.
+        Runs still queued are dropped and running ones cancelled: they stay claimed, and
+        are retried when the next manager starts (or once their lease runs out).
         """
-        if self._running:
-            _, pending = await asyncio.wait(set(self._running), timeout=within.total_seconds())
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+        if not self._idle.is_set():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(within.total_seconds()):
+                    await self._idle.wait()
+        for claim in self._ahead.clear():
+            self._finished(claim.run.id, None)
+        await self._pool.stop()
         await self._ledger.flush()
 
-    def _spawn(self, claim: Claim, now: datetime) -> asyncio.Task[RunOutcome]:
+    async def _run(self, claim: Claim, retracted: bool) -> None:
         run_id = claim.run.id
-        if claim.run.scheduled_for > now:
-            self._ahead.note(claim)
-        self._leases.hold(run_id)
-        task = asyncio.create_task(self._execute(claim), name=f"task-run-{run_id}")
-        self._running[task] = run_id
-        task.add_done_callback(self._run_done)
-        return task
+        try:
+            outcome = await self._execute(claim, retracted)
+        except asyncio.CancelledError:
+            self._finished(run_id, None)  # the manager stops: the run stays claimed
+            raise
+        except Exception as exc:
+            log.exception("task %s run %s could not be recorded", claim.task.id, run_id)
+            self._finished(run_id, exc)
+        else:
+            self._finished(run_id, outcome)
 
-    def _run_done(self, task: asyncio.Task[RunOutcome]) -> None:
-        # A run cancelled before its outcome was queued leaves its lease to run out.
-        self._leases.drop(self._running.pop(task))
+    def _outcome(self, run_id: int) -> asyncio.Future[RunOutcome]:
+        waiter = self._waiters.get(run_id)
+        if waiter is None:
+            waiter = self._waiters[run_id] = asyncio.get_running_loop().create_future()
+        return waiter
 
-    async def _execute(self, claim: Claim) -> RunOutcome:
-        retracted = await self._ahead.wait_until_due(claim)
-        async with self._slots:
-            started = self._clock.now()
-            report = RETRACTED_REPORT if retracted else await self._run_safely(claim)
-            finished_at = self._clock.now()
+    def _finished(self, run_id: int, outcome: RunOutcome | Exception | None) -> None:
+        """The run left the executor: with its outcome, an error, or ``None`` when it was
+        dropped (a run that never queued its outcome leaves its lease to run out)."""
+        self._leases.drop(run_id)
+        self._unfinished.discard(run_id)
+        waiter = self._waiters.pop(run_id, None)
+        if waiter is not None and not waiter.done():
+            if isinstance(outcome, RunOutcome):
+                waiter.set_result(outcome)
+            elif outcome is None:
+                waiter.cancel()
+            else:
+                waiter.set_exception(outcome)
+        if not self._unfinished:
+            self._idle.set()
+
+    async def _execute(self, claim: Claim, retracted: bool) -> RunOutcome:
+        started = self._clock.now()
+        report = RETRACTED_REPORT if retracted else await self._run_safely(claim)
+        finished_at = self._clock.now()
         outcome = RunOutcome(
             claim.run.id,
             claim.task.id,

@@ -48,6 +48,8 @@ __all__ = ["DEFAULT_LEASE", "DELIVERY_BACKOFF", "TaskManager", "delivery_backoff
 
 DEFAULT_LEASE = timedelta(seconds=10)
 """Short, because leases are renewed: a run held by a process that died waits this long."""
+LEDGER_DEFER = timedelta(milliseconds=100)
+"""The longest a ledger batch waits while the due runs of a burst are being started."""
 
 
 class TaskManager(AsyncLifecycle):
@@ -76,11 +78,20 @@ class TaskManager(AsyncLifecycle):
             take); the runs of a manager that died are retried once this long after its
             last renewal. At least one second.
         recheck_every: The longest the timer sleeps without re-reading the store.
-        drain_timeout: How long ``stop`` waits for running runs before cancelling them
-            (cancelled runs stay claimed and are retried once their lease runs out).
+        drain_timeout: How long ``stop`` waits for queued and running runs before
+            cancelling them (they stay claimed and are retried when a manager starts again,
+            or once their lease runs out).
         prefetch: How far ahead the timer claims runs; each then starts at its exact time,
-            so one database round trip serves every run due in that window. A run cancelled
-            or paused inside the window is recorded as skipped instead of running.
+            so one database round trip serves every run due in that window (the timer
+            wakes when the next run is half of it away). Before a burst
+            (more runs due in the window than can be claimed within it) the timer starts
+            as much earlier as the claims take. A run cancelled or paused between
+            its claim and its time is recorded as skipped instead of running.
+        exclusive: Whether this manager is the only one firing the store's tasks, and the
+            previous one is known to be gone (the composition root holds the data
+            directory's scheduler lock): the runs still claimed when the timer starts were
+            the previous process's, so they are retried (or given up, by the same rules as
+            after a lease runs out) at once instead of when their leases run out.
     """
 
     def __init__(
@@ -104,6 +115,7 @@ class TaskManager(AsyncLifecycle):
         recheck_every: timedelta = timedelta(seconds=30),
         drain_timeout: timedelta = timedelta(seconds=10),
         prefetch: timedelta = timedelta(milliseconds=50),
+        exclusive: bool = False,
     ) -> None:
         if max_failures < 1 or max_concurrent_runs < 1 or claim_batch < 1:
             raise TaskError(
@@ -125,12 +137,12 @@ class TaskManager(AsyncLifecycle):
             TaskType.API_CALL: api_runner,
         }
         self._leases = LeaseKeeper(store, clock, lease)
-        self._ahead = ClaimedAhead(clock)
+        self._ahead = ClaimedAhead()
         gate = ClaimsFirst()
         self._ledger = LedgerWriter(
             store,
             max_failures=max_failures,
-            before_write=gate.wait,
+            before_write=lambda: self._ledger_turn(gate),
             after_write=self._leases.written,
         )
         follow_ups = FollowUps(store, deliverer, max_failures=max_failures, wake=self._wake)
@@ -156,7 +168,14 @@ class TaskManager(AsyncLifecycle):
             claim_batch=claim_batch,
             recheck_every=recheck_every,
             prefetch=prefetch,
+            orphans_at_start=exclusive,
         )
+
+    async def _ledger_turn(self, gate: ClaimsFirst) -> None:
+        """Before each ledger batch: claims go first, then the deliveries of a burst
+        (for at most ``LEDGER_DEFER``, so the ledger never waits for long)."""
+        await gate.wait()
+        await self._executor.caught_up(LEDGER_DEFER.total_seconds())
 
     @property
     def clock(self) -> Clock:

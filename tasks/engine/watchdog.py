@@ -39,6 +39,13 @@ class Watchdog:
         if self._timer is None:
             self._arm(guard.deadline)
 
+    def _closed(self) -> None:
+        """Drop the closed guards at the head of the queue (runs mostly end in the order they
+        started, so a burst's guards do not wait out the limit in memory)."""
+        guards = self._guards
+        while guards and guards[0].closed:
+            guards.popleft()
+
     def _arm(self, deadline: float) -> None:
         self._timer = asyncio.get_running_loop().call_at(deadline, self._fire)
 
@@ -84,7 +91,8 @@ class Guard:
         tb: TracebackType | None,
     ) -> None:
         self.closed = True
-        # The guard waits in the queue until its deadline; the task must not wait with it.
+        self._watchdog._closed()
+        # A guard behind an open one waits in the queue; the task must not wait with it.
         task, self._task = self._task, None
         if not self.expired or task is None:
             return

@@ -14,8 +14,6 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
-from croniter import CroniterError, croniter
-
 from tasks.errors import ScheduleError
 
 # Long enough to find Feb 29 across a skipped leap year (2096 -> 2104).
@@ -64,6 +62,10 @@ class CronFields:
 
     @classmethod
     def _parse(cls, expression: str) -> CronFields:
+        # Imported here: only cron expressions need croniter, and every command start
+        # would otherwise pay for importing it.
+        from croniter import CroniterError, croniter
+
         fields = expression.lower().split()
         _check_shape(expression, fields)
         try:

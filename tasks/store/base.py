@@ -159,9 +159,13 @@ class TaskStore(AsyncLifecycle):
 
     @abstractmethod
     async def reclaim_expired(
-        self, now: datetime, *, limit: int, lease: timedelta
+        self, now: datetime, *, limit: int, lease: timedelta, orphaned: bool = False
     ) -> tuple[list[Claim], list[GivenUp]]:
         """Handle claimed runs whose lease ran out before ``now``.
+
+        With ``orphaned`` every claimed run counts, however long its lease still runs: the
+        caller knows that whoever claimed them is gone (a scheduler that holds the data
+        directory's lock, as it starts). Either way each run is decided as follows.
 
         A run that is not safe to repeat (an api_call whose method is POST or PATCH:
         ``tasks.execution.repeat_is_safe``) is never claimed again: whatever its attempt,
@@ -210,6 +214,14 @@ class TaskStore(AsyncLifecycle):
     @abstractmethod
     async def next_wakeup(self) -> datetime | None:
         """Return the earliest enabled ``next_run`` or lease expiry, or ``None``."""
+
+    @abstractmethod
+    async def count_due(self, until: datetime, *, limit: int) -> int:
+        """Return how many enabled tasks have a ``next_run`` by ``until``, at most ``limit``.
+
+        The timer asks this before it sleeps, to start claiming a burst early enough; it
+        must cost in proportion to the count (an index range), never to all tasks stored.
+        """
 
     @abstractmethod
     async def count_overdue(self, before: datetime) -> int:

@@ -1,15 +1,19 @@
 """An in-memory task store with the same contract as the SQLite one (tests, throwaway sessions).
 
 Every method runs without awaiting in the middle, so each one is atomic on the event loop,
-which is what the SQLite store gets from its transactions.
+which is what the SQLite store gets from its transactions. Like the SQLite store's indexes,
+two heaps find what is due without looking at every task: enabled tasks by ``next_run`` and
+claimed runs by lease expiry. An entry is checked against the task or run it names when it
+is read, so a change never has to find and remove the old entry (it goes stale instead).
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from common import require_aware
@@ -37,9 +41,11 @@ from tasks.store.transitions import (
     lost_outcome,
 )
 
-T = TypeVar("T")
+K = TypeVar("K", str, int)
 _FAR_FUTURE_KEY = (1, 0.0)
 _ID_DRAWS = 64
+_END_OF_TIME = datetime.max.replace(tzinfo=UTC)
+_COMPACT_AT = 1024  # stale heap entries tolerated before a heap is rebuilt
 
 
 class MemoryTaskStore(TaskStore):
@@ -55,6 +61,8 @@ class MemoryTaskStore(TaskStore):
         self._runs: dict[int, TaskRun] = {}
         self._runs_of: dict[str, list[int]] = {}
         self._run_ids = itertools.count(1)
+        self._due: list[tuple[datetime, str]] = []  # (next_run, task id) of enabled tasks
+        self._leases: list[tuple[datetime, int]] = []  # (lease_until, run id) of claimed runs
 
     async def open(self) -> None:
         """Nothing to open."""
@@ -102,16 +110,14 @@ class MemoryTaskStore(TaskStore):
     ) -> Task:
         """Apply ``change`` when the task's status allows it."""
         task = self._owned(task_id, owner_id)
-        updated = changed(task, change, allowed_from=allowed_from, action=action)
-        self._tasks[task_id] = updated
-        return updated
+        return self._put(changed(task, change, allowed_from=allowed_from, action=action))
 
     async def claim_due(
         self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
     ) -> list[Claim]:
         """Claim due tasks, earliest first, applying each one's misfire plan."""
         now = require_aware(now, "now")
-        due = _earliest(self._enabled(), until=now + ahead, limit=limit)
+        due = [self._tasks[i] for i in _pop_due(self._due, self._is_due, now + ahead, limit)]
         claims: list[Claim] = []
         for task in due:
             claim = self._claim_one(task, now, lease)
@@ -120,11 +126,12 @@ class MemoryTaskStore(TaskStore):
         return claims
 
     async def reclaim_expired(
-        self, now: datetime, *, limit: int, lease: timedelta
+        self, now: datetime, *, limit: int, lease: timedelta, orphaned: bool = False
     ) -> tuple[list[Claim], list[GivenUp]]:
-        """Retry or give up runs whose lease ran out."""
+        """Retry or give up runs whose lease ran out (every claimed run, when ``orphaned``)."""
         now = require_aware(now, "now")
-        expired = _earliest(self._leased(), until=now, limit=limit)
+        until = _END_OF_TIME if orphaned else now
+        expired = [self._runs[i] for i in _pop_due(self._leases, self._is_leased, until, limit)]
         claims: list[Claim] = []
         given_up: list[GivenUp] = []
         for run in expired:
@@ -160,6 +167,7 @@ class MemoryTaskStore(TaskStore):
                 continue
             if run.lease_until < until:
                 self._runs[run_id] = replace(run, lease_until=until)
+                heapq.heappush(self._leases, (until, run_id))
             renewed.add(run_id)
         return renewed
 
@@ -168,8 +176,7 @@ class MemoryTaskStore(TaskStore):
     ) -> Claim:
         """Claim an extra run of the task now."""
         now = require_aware(now, "now")
-        task = claimed_now(self._owned(task_id, owner_id))
-        self._tasks[task.id] = task
+        task = self._put(claimed_now(self._owned(task_id, owner_id)))
         run = TaskRun.new(
             next(self._run_ids), task.id, now, now,
             misfire=MisfireAction.MANUAL, lease_until=now + lease,
@@ -178,13 +185,38 @@ class MemoryTaskStore(TaskStore):
 
     async def next_wakeup(self) -> datetime | None:
         """Return the earliest enabled next run or lease expiry."""
-        times = [when for when, _, _ in itertools.chain(self._enabled(), self._leased())]
-        return min(times, default=None)
+        due = _peek(self._due, self._is_due)
+        leased = _peek(self._leases, self._is_leased)
+        return min((t for t in (due, leased) if t is not None), default=None)
+
+    async def count_due(self, until: datetime, *, limit: int) -> int:
+        """Count the enabled tasks due by ``until`` (walking only the heap entries that are)."""
+        until = require_aware(until, "until")
+        return self._count_due(lambda when: when <= until, limit)
 
     async def count_overdue(self, before: datetime) -> int:
         """Count the enabled tasks due before ``before``."""
         before = require_aware(before, "before")
-        return sum(1 for when, _, _ in self._enabled() if when < before)
+        return self._count_due(lambda when: when < before, len(self._tasks))
+
+    def _count_due(self, due: Callable[[datetime], bool], limit: int) -> int:
+        """Count the live entries of the due heap whose time is ``due``, at most ``limit``.
+
+        A heap entry is never later than the entries below it, so the walk stops at the
+        first entry that is not due on each path: it costs the count, not the heap's size.
+        """
+        heap, count, seen = self._due, 0, set()
+        stack = [0] if heap else []
+        while stack and count < limit:
+            at = stack.pop()
+            entry = heap[at]
+            if not due(entry[0]):
+                continue
+            if entry[1] not in seen and self._is_due(entry):
+                seen.add(entry[1])
+                count += 1
+            stack.extend(child for child in (2 * at + 1, 2 * at + 2) if child < len(heap))
+        return count
 
     async def finish_runs(
         self, outcomes: Sequence[RunOutcome], *, max_failures: int
@@ -197,7 +229,7 @@ class MemoryTaskStore(TaskStore):
         paused: list[str] = []
         for task in list(self._tasks.values()):
             if task.owner_id == owner_id and task.status is TaskStatus.ACTIVE:
-                self._tasks[task.id] = replace(task, status=TaskStatus.PAUSED, status_reason=reason)
+                self._put(replace(task, status=TaskStatus.PAUSED, status_reason=reason))
                 paused.append(task.id)
         return paused
 
@@ -215,25 +247,27 @@ class MemoryTaskStore(TaskStore):
             task_id = self._new_id()
         else:
             raise TaskError(f"could not find a free task id after {_ID_DRAWS} draws")
-        task = draft.to_task(task_id)
-        self._tasks[task_id] = task
+        return self._put(draft.to_task(task_id))
+
+    def _put(self, task: Task) -> Task:
+        """Store ``task``'s new state; an enabled one goes into the due heap."""
+        self._tasks[task.id] = task
+        if task.enabled and task.next_run is not None:
+            heapq.heappush(self._due, (task.next_run, task.id))
+            if len(self._due) > 2 * len(self._tasks) + _COMPACT_AT:
+                self._due = [e for e in self._due if self._is_due(e)]
+                heapq.heapify(self._due)
         return task
 
-    def _enabled(self) -> list[tuple[datetime, str, Task]]:
-        """The tasks the timer fires, by next run (what the SQLite store's due index holds)."""
-        return [
-            (t.next_run, t.id, t)
-            for t in self._tasks.values()
-            if t.enabled and t.next_run is not None
-        ]
+    def _is_due(self, entry: tuple[datetime, str]) -> bool:
+        """Whether a due-heap entry still names an enabled task at that next run."""
+        task = self._tasks.get(entry[1])
+        return task is not None and task.enabled and task.next_run == entry[0]
 
-    def _leased(self) -> list[tuple[datetime, int, TaskRun]]:
-        """The claimed runs, by lease expiry (what the SQLite store's lease index holds)."""
-        return [
-            (r.lease_until, r.id, r)
-            for r in self._runs.values()
-            if r.status is RunStatus.CLAIMED and r.lease_until is not None
-        ]
+    def _is_leased(self, entry: tuple[datetime, int]) -> bool:
+        """Whether a lease-heap entry still names a claimed run with that lease."""
+        run = self._runs.get(entry[1])
+        return run is not None and run.status is RunStatus.CLAIMED and run.lease_until == entry[0]
 
     def _owned(self, task_id: str, owner_id: str) -> Task:
         task = self._tasks.get(task_id)
@@ -245,8 +279,7 @@ class MemoryTaskStore(TaskStore):
         assert task.next_run is not None
         plan = plan_claim(task.schedule, task.next_run, task.misfire, now)
         status = claimed_status(task.schedule, plan)
-        claimed = replace(task, status=status, next_run=plan.next_run)
-        self._tasks[task.id] = claimed
+        claimed = self._put(replace(task, status=status, next_run=plan.next_run))
         if plan.skipped_from is not None:
             skip = TaskRun.new(
                 next(self._run_ids), task.id, plan.skipped_from, now,
@@ -271,12 +304,14 @@ class MemoryTaskStore(TaskStore):
             misfire=MisfireAction.SKIPPED, late_by=late_by, attempt=2,
         )  # fmt: skip
         self._record(skip)
-        self._tasks[task.id] = after_skipped_retry(task)
+        self._put(after_skipped_retry(task))
 
     def _record(self, run: TaskRun) -> TaskRun:
         """Add a new ledger row."""
         self._runs[run.id] = run
         self._runs_of.setdefault(run.task_id, []).append(run.id)
+        if run.status is RunStatus.CLAIMED and run.lease_until is not None:
+            heapq.heappush(self._leases, (run.lease_until, run.id))
         return run
 
     def _finish(self, outcome: RunOutcome, *, max_failures: int | None) -> FinishedRun:
@@ -300,16 +335,35 @@ class MemoryTaskStore(TaskStore):
             run_count=task.run_count + 1,
             consecutive_failures=after.consecutive_failures,
         )
-        self._tasks[task.id] = task
+        self._put(task)
         return after.finished(outcome)
 
 
-def _earliest(
-    entries: Iterable[tuple[datetime, str | int, T]], *, until: datetime, limit: int
-) -> list[T]:
-    """The first ``limit`` items due by ``until``, earliest first (ties by id)."""
-    due = sorted((e for e in entries if e[0] <= until), key=lambda e: (e[0], e[1]))
-    return [item for _, _, item in due[:limit]]
+def _pop_due(
+    heap: list[tuple[datetime, K]],
+    valid: Callable[[tuple[datetime, K]], bool],
+    until: datetime,
+    limit: int,
+) -> list[K]:
+    """Take the first ``limit`` live entries due by ``until`` off ``heap``, earliest first
+    (ties by key); stale entries are dropped on the way."""
+    keys: list[K] = []
+    seen: set[K] = set()
+    while heap and len(keys) < limit and heap[0][0] <= until:
+        entry = heapq.heappop(heap)
+        if entry[1] not in seen and valid(entry):
+            seen.add(entry[1])
+            keys.append(entry[1])
+    return keys
+
+
+def _peek(
+    heap: list[tuple[datetime, K]], valid: Callable[[tuple[datetime, K]], bool]
+) -> datetime | None:
+    """The earliest live entry's time (stale entries on top are dropped), or ``None``."""
+    while heap and not valid(heap[0]):
+        heapq.heappop(heap)
+    return heap[0][0] if heap else None
 
 
 def _listing_key(task: Task) -> tuple[tuple[int, float], datetime, str]:

@@ -266,6 +266,30 @@ def test_web_without_tokens_refuses_another_host_naming_it_and_a_bad_port(
     assert "'70000' is not a port: use 1 to 65535, or 0 for any free one" in no_port.stderr
 
 
+def test_ask_loads_no_heavy_module_a_turn_on_the_offline_planner_does_not_use(
+    tmp_path: Path,
+) -> None:
+    # The start-up time of `assistant ask` is mostly imports (README: figures). Collection,
+    # paused while the command starts, is on again once it ran.
+    code = (
+        "import gc, sys; from assistant.cli import main; main(['ask', 'what time is it?']); "
+        "print(sorted(m for m in ('bs4', 'telegram', 'prompt_toolkit') if m in sys.modules), "
+        "gc.isenabled())"
+    )
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "ASSISTANT_DATA_DIR": str(tmp_path),
+        "ASSISTANT_TIMEZONE": "UTC",
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=True,
+    )  # fmt: skip
+
+    assert done.stdout.splitlines()[-1] == "[] True", done.stdout
+
+
 BOT_TOKEN = "123456789:AAEabcdefghijklmnopqrstuvwxyz0123456"
 
 

@@ -13,6 +13,7 @@ from assistant.builtin import GuardedHttp
 from common import ManualClock
 from tasks import (
     Claim,
+    Delivery,
     DeliveryKind,
     DeliveryStatus,
     MemoryTaskStore,
@@ -39,6 +40,7 @@ from tests.tasks.conftest import (
     ScriptedAgent,
     every,
     once_at,
+    reminder_draft,
 )
 from tests.tasks.http_standin import HOLD, ScriptedServer
 
@@ -426,14 +428,12 @@ async def test_a_slow_run_keeps_its_lease_while_its_manager_beats(
     assert len(notifier.deliveries) == 1
 
 
-async def test_a_dead_managers_run_is_retried_after_the_short_lease(
-    tmp_path: Path, clock: ManualClock
-) -> None:
-    path = tmp_path / "assistant.db"
+async def run_left_claimed(
+    path: Path, clock: ManualClock, notifier: RecordingNotifier, lease: timedelta
+) -> Task:
+    """An agent task whose run a manager claimed and left unfinished when it stopped."""
     stuck = ScriptedAgent()
     stuck.release = asyncio.Event()
-    notifier = RecordingNotifier()
-    lease = timedelta(seconds=30)
     dying = TaskManager(
         store=SqliteTaskStore(path), clock=clock, notifier=notifier, agent=stuck, lease=lease,
         drain_timeout=timedelta(0),
@@ -446,6 +446,16 @@ async def test_a_dead_managers_run_is_retried_after_the_short_lease(
         await stuck.started.wait()
     await dying.stop()  # its run is cut off unfinished, and nothing beats for it any more
     assert await running == 1
+    return task
+
+
+async def test_a_dead_managers_run_is_retried_after_the_short_lease(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    lease = timedelta(seconds=30)
+    task = await run_left_claimed(path, clock, notifier, lease)
 
     heir = TaskManager(
         store=SqliteTaskStore(path), clock=clock, notifier=notifier, agent=ScriptedAgent(),
@@ -461,6 +471,29 @@ async def test_a_dead_managers_run_is_retried_after_the_short_lease(
     assert notifier.texts() == ["write the weekly report\n\nanswer to write the weekly report"]
     assert abandoned.status is RunStatus.ABANDONED and abandoned.attempt == 1
     assert retry.status is RunStatus.SUCCEEDED and retry.misfire is MisfireAction.RETRY
+
+
+async def test_an_exclusive_heir_retries_the_dead_managers_run_at_once(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    task = await run_left_claimed(path, clock, notifier, timedelta(seconds=30))
+
+    heir = TaskManager(
+        store=SqliteTaskStore(path), clock=clock, notifier=notifier, agent=ScriptedAgent(),
+        exclusive=True,
+    )  # fmt: skip
+    async with heir:
+        await notifier.wait_for(1)
+        await heir.wait_idle()
+        retry, abandoned = await heir.history(task.id, "alice")
+
+    assert clock.now() == T0 + MINUTE  # no lease was waited out
+    assert notifier.texts() == ["write the weekly report\n\nanswer to write the weekly report"]
+    assert abandoned.status is RunStatus.ABANDONED and abandoned.attempt == 1
+    assert retry.status is RunStatus.SUCCEEDED and retry.misfire is MisfireAction.RETRY
+    assert retry.attempt == 2
 
 
 async def test_a_manager_never_renews_a_run_another_manager_took_over(
@@ -531,6 +564,108 @@ async def test_burst_of_due_tasks_is_delivered_in_one_run_due(clock: ManualClock
     assert await manager.run_due() == 1000
     assert len(set(notifier.texts())) == 1000
     assert await store.next_wakeup() is None
+
+
+class GatedNotifier(RecordingNotifier):
+    """Holds every delivery until ``gate`` opens, and notes the most it held at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = asyncio.Event()
+        self.held = 0
+        self.most = 0
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        self.held += 1
+        self.most = max(self.most, self.held)
+        try:
+            await self.gate.wait()
+        finally:
+            self.held -= 1
+        return await super().deliver(delivery)
+
+
+async def test_runs_that_wait_run_side_by_side_up_to_the_bound(clock: ManualClock) -> None:
+    notifier = GatedNotifier()
+    async with manager_for(MemoryTaskStore(), clock, notifier, max_concurrent_runs=4) as manager:
+        for n in range(10):
+            await remind(manager, MINUTE, f"r{n}")
+        clock.advance(MINUTE)
+        for _ in range(1000):
+            if notifier.held == 4:
+                break
+            await asyncio.sleep(0)
+        for _ in range(50):  # room for a fifth, if the bound did not hold
+            await asyncio.sleep(0)
+        assert (notifier.held, notifier.deliveries) == (4, [])
+        notifier.gate.set()
+        await notifier.wait_for(10)
+        await manager.wait_idle()
+
+    assert notifier.most == 4
+    assert sorted(notifier.texts()) == sorted(f"r{n}" for n in range(10))
+
+
+async def test_a_run_that_waits_does_not_hold_up_the_next_due_run(clock: ManualClock) -> None:
+    agent = ScriptedAgent()
+    agent.release = asyncio.Event()
+    notifier = RecordingNotifier()
+    async with manager_for(MemoryTaskStore(), clock, notifier, agent) as manager:
+        await agent_task(manager)  # due in a minute
+        await remind(manager, 2 * MINUTE, "on time")
+        clock.advance(MINUTE)
+        async with asyncio.timeout(5):
+            await agent.started.wait()
+        clock.advance(MINUTE)
+        await notifier.wait_for(1)
+        assert notifier.texts() == ["on time"]
+        agent.release.set()
+        await notifier.wait_for(2)
+        await manager.wait_idle()
+
+
+async def test_a_timer_that_is_behind_delivers_while_it_still_claims(clock: ManualClock) -> None:
+    # The memory store never awaits: the engine itself must yield between claims and runs.
+    store = MemoryTaskStore()
+    unclaimed: list[int] = []
+
+    class Probe(RecordingNotifier):
+        async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+            unclaimed.append(await store.count_due(T0 + HOUR, limit=10_000))
+            return await super().deliver(delivery)
+
+    notifier = Probe()
+    manager = manager_for(store, clock, notifier, claim_batch=100)
+    for n in range(1000):
+        await remind(manager, MINUTE, f"r{n}")
+    clock.advance(HOUR)  # the process was down: every run is overdue
+    async with manager:
+        await notifier.wait_for(1000)
+        await manager.wait_idle()
+
+    assert unclaimed[0] >= 800  # the first delivery came after a batch or two of claims
+    assert len(set(notifier.texts())) == 1000
+
+
+async def test_a_burst_is_claimed_before_it_is_due_and_delivered_at_its_time(
+    clock: ManualClock,
+) -> None:
+    store = MemoryTaskStore()
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier)
+    await store.add_tasks([reminder_draft(once_at(T0 + MINUTE)) for _ in range(4000)])
+    async with manager:
+        # Claiming 4,000 runs takes longer than the 50 ms prefetch, so the timer starts early.
+        clock.advance(MINUTE - timedelta(milliseconds=200))
+        for _ in range(1000):
+            if not await store.count_due(T0 + MINUTE, limit=1):
+                break
+            await asyncio.sleep(0)
+        assert await store.count_due(T0 + MINUTE, limit=1) == 0
+        assert notifier.deliveries == []
+        clock.advance(timedelta(milliseconds=200))
+        await notifier.wait_for(4000)
+        await manager.wait_idle()
 
 
 async def test_operations_are_owner_scoped(store: TaskStore, clock: ManualClock) -> None:

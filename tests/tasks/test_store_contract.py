@@ -382,6 +382,43 @@ async def test_expired_lease_is_retried_once_then_failed(store: TaskStore) -> No
     assert await store.next_wakeup() is None
 
 
+async def test_orphaned_runs_are_reclaimed_before_their_lease_runs_out(
+    store: TaskStore,
+) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0)))
+    (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
+
+    assert await store.reclaim_expired(T0 + MINUTE, limit=10, lease=LEASE) == ([], [])
+    retries, given_up = await store.reclaim_expired(
+        T0 + MINUTE, limit=10, lease=LEASE, orphaned=True
+    )
+
+    assert given_up == []
+    (retry,) = retries
+    assert retry.run.attempt == 2 and retry.run.misfire is MisfireAction.RETRY
+    assert retry.run.lease_until == T0 + MINUTE + LEASE
+    statuses = {r.id: r.status for r in await store.history(task.id, "alice")}
+    assert statuses == {claim.run.id: RunStatus.ABANDONED, retry.run.id: RunStatus.CLAIMED}
+
+
+async def test_orphaned_runs_keep_the_rule_for_requests_not_safe_to_repeat(
+    store: TaskStore,
+) -> None:
+    post = await store.add_task(api_call_draft(once_at(T0), method="POST"))
+    get = await store.add_task(api_call_draft(once_at(T0), method="GET"))
+    await store.claim_due(T0, limit=10, lease=LEASE)
+
+    retries, given_up = await store.reclaim_expired(
+        T0 + MINUTE, limit=10, lease=LEASE, orphaned=True
+    )
+
+    (retry,) = retries
+    assert retry.task.id == get.id and retry.run.attempt == 2
+    (lost,) = given_up
+    assert lost.task.id == post.id and lost.run.status is RunStatus.OUTCOME_UNKNOWN
+    assert lost.run.error == OUTCOME_UNKNOWN_ERROR
+
+
 async def test_retry_after_a_lost_lease_is_marked_late_beyond_the_grace(
     store: TaskStore,
 ) -> None:
@@ -426,6 +463,25 @@ async def test_a_lost_run_of_a_skip_policy_task_is_not_retried_beyond_the_grace(
     assert kept is not None and kept.status is TaskStatus.ACTIVE
     assert kept.next_run == T0 + 24 * HOUR and kept.consecutive_failures == 0
     assert await store.next_wakeup() == T0 + 24 * HOUR
+
+
+async def test_count_due_counts_enabled_tasks_due_by_a_time_up_to_a_limit(
+    store: TaskStore,
+) -> None:
+    minutes = (1, 2, 2, 3)
+    await store.add_tasks([reminder_draft(once_at(T0 + m * MINUTE)) for m in minutes])
+    paused = await store.add_task(reminder_draft(once_at(T0 + MINUTE)))
+    pause = TaskChange(status=TaskStatus.PAUSED)
+    await store.update_task(
+        paused.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+    )
+
+    assert await store.count_due(T0, limit=10) == 0
+    assert await store.count_due(T0 + 2 * MINUTE, limit=10) == 3
+    assert await store.count_due(T0 + HOUR, limit=10) == 4
+    assert await store.count_due(T0 + HOUR, limit=2) == 2
+    await store.claim_due(T0 + MINUTE, limit=10, lease=LEASE)
+    assert await store.count_due(T0 + 2 * MINUTE, limit=10) == 2
 
 
 async def test_a_lost_run_of_a_skip_policy_task_is_retried_within_the_grace(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from common import PgConnection
@@ -129,7 +129,12 @@ async def claim_due(
 
 
 async def reclaim_expired(
-    conn: PgConnection, now: datetime, limit: int, lease: timedelta, scope: ChatScope
+    conn: PgConnection,
+    now: datetime,
+    limit: int,
+    lease: timedelta,
+    scope: ChatScope,
+    orphaned: bool = False,
 ) -> tuple[list[Claim], list[GivenUp]]:
     """Retry once, or give up, runs whose lease ran out (see the store)."""
     where, params = scope_filter(scope, "t.chat_id", 3)
@@ -138,7 +143,7 @@ async def reclaim_expired(
         "FROM task_runs AS r JOIN scheduled_tasks AS t ON t.id = r.task_id "
         f"WHERE r.status = 'claimed' AND r.lease_until <= $1{where} "
         "ORDER BY r.lease_until LIMIT $2 FOR UPDATE OF r SKIP LOCKED",
-        now,
+        _lease_cutoff(now, orphaned),
         limit,
         *params,
     )
@@ -168,13 +173,16 @@ async def reclaim_expired(
     return claims, given_up
 
 
-async def any_expired(conn: PgConnection, now: datetime, scope: ChatScope) -> bool:
-    """Whether a claimed run (of a chat in ``scope``) saw its lease run out by ``now``."""
+async def any_expired(
+    conn: PgConnection, now: datetime, scope: ChatScope, orphaned: bool = False
+) -> bool:
+    """Whether a claimed run (of a chat in ``scope``) saw its lease run out by ``now`` (or,
+    ``orphaned``, whether any is claimed at all)."""
     where, params = scope_filter(scope, "t.chat_id", 2)
     found = await conn.fetchval(
         "SELECT EXISTS (SELECT 1 FROM task_runs AS r JOIN scheduled_tasks AS t "
         f"ON t.id = r.task_id WHERE r.status = 'claimed' AND r.lease_until <= $1{where})",
-        now,
+        _lease_cutoff(now, orphaned),
         *params,
     )
     return bool(found)
@@ -206,6 +214,25 @@ async def claim_now(
         conn, task.id, now, now, misfire=MisfireAction.MANUAL, lease_until=now + lease
     )
     return Claim(task, run)
+
+
+async def count_due(conn: PgConnection, until: datetime, limit: int, scope: ChatScope) -> int:
+    """How many enabled tasks (of chats in ``scope``) are due by ``until``, counting at most
+    ``limit`` (a range of the due index)."""
+    where, params = scope_filter(scope, "chat_id", 3)
+    count = await conn.fetchval(
+        "SELECT count(*) FROM (SELECT 1 FROM scheduled_tasks "
+        f"WHERE enabled AND next_run <= $1{where} LIMIT $2) AS due",
+        until,
+        limit,
+        *params,
+    )
+    return int(count)
+
+
+def _lease_cutoff(now: datetime, orphaned: bool) -> datetime:
+    """The lease expiry up to which claimed runs are reclaimed: ``now``, or every one."""
+    return datetime.max.replace(tzinfo=UTC) if orphaned else now
 
 
 async def count_overdue(conn: PgConnection, before: datetime, scope: ChatScope) -> int:

@@ -182,16 +182,28 @@ class PostgresTaskStore(TaskStore):
         return await self._db.write(work)
 
     async def reclaim_expired(
-        self, now: datetime, *, limit: int, lease: timedelta
+        self, now: datetime, *, limit: int, lease: timedelta, orphaned: bool = False
     ) -> tuple[list[Claim], list[GivenUp]]:
-        """Retry once, or give up, runs (of this store's chats) whose lease ran out."""
+        """Retry once, or give up, runs (of this store's chats) whose lease ran out.
+
+        ``orphaned`` is for a caller that knows no other scheduler shares the database; with
+        several (the reason to use PostgreSQL) only expired leases prove a run orphaned, so
+        the application never passes it here.
+        """
         now = require_aware(now, "now")
         # A cheap indexed read first: most of the time no lease ran out.
-        expired = functools.partial(claims.any_expired, now=now, scope=self.scope)
+        expired = functools.partial(
+            claims.any_expired, now=now, scope=self.scope, orphaned=orphaned
+        )
         if not await self._db.read(expired):
             return [], []
         work = functools.partial(
-            claims.reclaim_expired, now=now, limit=limit, lease=lease, scope=self.scope
+            claims.reclaim_expired,
+            now=now,
+            limit=limit,
+            lease=lease,
+            scope=self.scope,
+            orphaned=orphaned,
         )
         return await self._db.write(work)
 
@@ -220,6 +232,14 @@ class PostgresTaskStore(TaskStore):
     async def next_wakeup(self) -> datetime | None:
         """Return the earliest enabled next run or lease expiry of this store's chats."""
         return await self._db.read(functools.partial(claims.next_wakeup, scope=self.scope))
+
+    async def count_due(self, until: datetime, *, limit: int) -> int:
+        """Count the enabled tasks of this store's chats due by ``until`` (at most ``limit``)."""
+        until = require_aware(until, "until")
+        work = functools.partial(
+            claims.count_due, until=until, limit=max(limit, 0), scope=self.scope
+        )
+        return await self._db.read(work)
 
     async def count_overdue(self, before: datetime) -> int:
         """Count the enabled tasks of this store's chats due before ``before``: the ones this

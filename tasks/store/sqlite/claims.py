@@ -22,6 +22,7 @@ from tasks.store.sqlite.runs import Row, chunked, finish_runs, owned_row, store_
 from tasks.store.sqlite.schema import (
     RUN_COLUMNS,
     TASK_COLUMNS,
+    cached_instant,
     cached_rule,
     cached_schedule,
     run_from_row,
@@ -36,6 +37,7 @@ from tasks.store.transitions import (
     lost_outcome,
 )
 
+_END_OF_TIME = "9999"  # sorts after every stored instant
 _INSERT_RUN = (
     "INSERT INTO task_runs (id, task_id, scheduled_for, claimed_at, lease_until, status, "
     "misfire, missed, late_by, attempt, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -64,7 +66,7 @@ def claim_due(
     for row in rows:
         schedule = cached_schedule(row[5])
         due_text = row[11]
-        due = datetime.fromisoformat(due_text)
+        due = cached_instant(due_text)
         plan = plan_claim(schedule, due, cached_rule(row[8], row[9]), now)
         status = claimed_status(schedule, plan)
         task_updates.append(
@@ -79,23 +81,24 @@ def claim_due(
     return claims
 
 
-def any_expired(conn: sqlite3.Connection, now: datetime) -> bool:
-    """Whether a claimed run's lease ran out by ``now`` (an indexed read)."""
+def any_expired(conn: sqlite3.Connection, now: datetime, orphaned: bool = False) -> bool:
+    """Whether a claimed run's lease ran out by ``now`` (any claimed run, when ``orphaned``;
+    an indexed read)."""
     row = conn.execute(
         "SELECT 1 FROM task_runs WHERE status = 'claimed' AND lease_until <= ? LIMIT 1",
-        (to_db_time(now),),
+        (_lease_cutoff(now, orphaned),),
     ).fetchone()
     return row is not None
 
 
 def reclaim_expired(
-    conn: sqlite3.Connection, now: datetime, limit: int, lease: timedelta
+    conn: sqlite3.Connection, now: datetime, limit: int, lease: timedelta, orphaned: bool = False
 ) -> tuple[list[Claim], list[GivenUp]]:
     """Retry once, or give up, runs whose lease ran out (see the store)."""
     rows = conn.execute(
         f"SELECT {RUN_COLUMNS} FROM task_runs WHERE status = 'claimed' "
         "AND lease_until <= ? ORDER BY lease_until LIMIT ?",
-        (to_db_time(now), limit),
+        (_lease_cutoff(now, orphaned), limit),
     ).fetchall()
     claims: list[Claim] = []
     given_up: list[GivenUp] = []
@@ -157,6 +160,16 @@ def next_wakeup(conn: sqlite3.Connection) -> datetime | None:
     return min(found, default=None)
 
 
+def count_due(conn: sqlite3.Connection, until: str, limit: int) -> int:
+    """How many enabled tasks are due by ``until``, counting at most ``limit`` (the due index)."""
+    row = conn.execute(
+        "SELECT count(*) FROM (SELECT 1 FROM scheduled_tasks WHERE enabled = 1 "
+        "AND next_run <= ? LIMIT ?)",
+        (until, limit),
+    ).fetchone()
+    return int(row[0])
+
+
 def count_overdue(conn: sqlite3.Connection, before: datetime) -> int:
     """The enabled tasks due before ``before`` (a range of the due index)."""
     row = conn.execute(
@@ -164,6 +177,11 @@ def count_overdue(conn: sqlite3.Connection, before: datetime) -> int:
         (to_db_time(before),),
     ).fetchone()
     return int(row[0])
+
+
+def _lease_cutoff(now: datetime, orphaned: bool) -> str:
+    """The lease expiry up to which claimed runs are reclaimed: ``now``, or every one."""
+    return _END_OF_TIME if orphaned else to_db_time(now)
 
 
 def _abandon(conn: sqlite3.Connection, expired: TaskRun) -> None:

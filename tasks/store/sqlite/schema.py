@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import sqlite3
+import sys
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -138,6 +139,12 @@ def cached_execution(task_type: str, text: str) -> ExecutionData:
     return execution_from_json(parse_task_type(task_type), text)
 
 
+@functools.lru_cache(maxsize=4096)
+def cached_instant(text: str) -> datetime:
+    """Read a stored instant; many rows of a burst share one, and so share one object."""
+    return datetime.fromisoformat(text)
+
+
 @functools.lru_cache(maxsize=256)
 def cached_rule(policy: str, grace_seconds: float) -> MisfireRule:
     """Build a stored misfire rule (a handful of distinct values)."""
@@ -173,14 +180,15 @@ def task_from_row(
     """Build a ``Task`` from a row selected with ``TASK_COLUMNS``.
 
     ``status`` and ``next_run`` replace the stored values (a claim builds the claimed task
-    directly instead of copying it).
+    directly instead of copying it). Owner and chat ids are interned: a burst holds
+    thousands of claimed tasks of a few users.
     """
     execution = cached_execution(row[3], row[6])
-    created_at = datetime.fromisoformat(row[10])
+    created_at = cached_instant(row[10])
     return Task(
         id=row[0],
-        owner_id=row[1],
-        chat_id=row[2],
+        owner_id=sys.intern(row[1]),
+        chat_id=sys.intern(row[2]),
         task_type=TaskType(row[3]),
         description=row[4],
         schedule=cached_schedule(row[5]),

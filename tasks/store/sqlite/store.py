@@ -156,15 +156,19 @@ class SqliteTaskStore(TaskStore):
         return await self._write(work)
 
     async def reclaim_expired(
-        self, now: datetime, *, limit: int, lease: timedelta
+        self, now: datetime, *, limit: int, lease: timedelta, orphaned: bool = False
     ) -> tuple[list[Claim], list[GivenUp]]:
-        """Retry once, or give up, runs whose lease ran out."""
+        """Retry once, or give up, runs whose lease ran out (every claimed run, when
+        ``orphaned``)."""
         now = require_aware(now, "now")
         # A cheap indexed read first: most of the time no lease ran out and no write
         # transaction is needed.
-        if not await self._db.read(functools.partial(claims.any_expired, now=now)):
+        check = functools.partial(claims.any_expired, now=now, orphaned=orphaned)
+        if not await self._db.read(check):
             return [], []
-        work = functools.partial(claims.reclaim_expired, now=now, limit=limit, lease=lease)
+        work = functools.partial(
+            claims.reclaim_expired, now=now, limit=limit, lease=lease, orphaned=orphaned
+        )
         return await self._write(work)
 
     async def renew_leases(
@@ -190,6 +194,13 @@ class SqliteTaskStore(TaskStore):
     async def next_wakeup(self) -> datetime | None:
         """Return the earliest enabled next run or lease expiry (two index lookups)."""
         return await self._db.read(claims.next_wakeup)
+
+    async def count_due(self, until: datetime, *, limit: int) -> int:
+        """Count the enabled tasks due by ``until`` (a range of the due index)."""
+        until_text = to_db_time(require_aware(until, "until"))
+        return await self._db.read(
+            functools.partial(claims.count_due, until=until_text, limit=max(limit, 0))
+        )
 
     async def count_overdue(self, before: datetime) -> int:
         """Count the enabled tasks due before ``before`` (one index range)."""

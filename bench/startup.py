@@ -1,0 +1,107 @@
+"""Start-up of the command line: ``assistant ask "what time is it?"`` and ``assistant chat``.
+
+Run with ``.venv/bin/python -m bench.startup`` (``--rounds N``, default 7). Each round starts
+fresh processes, one after the other: a bare ``python -c pass`` (the floor), ``assistant ask
+"what time is it?"`` on the offline planner until it exits, and ``assistant chat`` in a
+pseudo-terminal until its ``you>`` prompt shows (then it is killed). Prints the wall times
+as median [min-max]. The data directory is a fresh temporary one, created by the first run.
+``python -X importtime -m assistant.cli ask "what time is it?"`` shows where the time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pty
+import select
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from bench.serve_process import REPO_ROOT
+
+PROMPT = b"you>"
+
+
+def timed(command: Sequence[str], env: dict[str, str]) -> float:
+    """Run ``command`` to its end; return its wall time in seconds."""
+    began = time.perf_counter()
+    subprocess.run(command, cwd=REPO_ROOT, env=env, check=True, capture_output=True)
+    return time.perf_counter() - began
+
+
+def to_prompt(command: Sequence[str], env: dict[str, str], *, within: float = 30.0) -> float:
+    """Start ``command`` on a pseudo-terminal; return the seconds until it shows ``you>``.
+
+    Raises:
+        RuntimeError: when no prompt showed within ``within`` seconds.
+    """
+    controller, terminal = pty.openpty()
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        command, cwd=REPO_ROOT, env=env, stdin=terminal, stdout=terminal, stderr=terminal
+    )
+    os.close(terminal)
+    seen = b""
+    try:
+        while time.perf_counter() - began < within:
+            ready, _, _ = select.select([controller], [], [], 0.2)
+            if not ready:
+                continue
+            try:
+                seen += os.read(controller, 65536)
+            except OSError:  # the process ended
+                break
+            if PROMPT in seen:
+                return time.perf_counter() - began
+        raise RuntimeError(f"no {PROMPT!r} prompt within {within:g} s; it printed {seen[-300:]!r}")
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        os.close(controller)
+
+
+def shown(seconds: list[float]) -> str:
+    """Median [min-max] in milliseconds."""
+    ms = [s * 1000 for s in seconds]
+    return f"{statistics.median(ms):.0f} [{min(ms):.0f}-{max(ms):.0f}] ms"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Measure and print the start-up times."""
+    parser = argparse.ArgumentParser(prog="bench.startup", description=__doc__)
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args(argv)
+    python = sys.executable
+    with tempfile.TemporaryDirectory(prefix="assistant-startup-") as tmp:
+        env = {
+            **os.environ,
+            "ASSISTANT_DATA_DIR": str(Path(tmp) / "data"),
+            "ASSISTANT_TIMEZONE": "UTC",
+            "TERM": "xterm",
+        }
+        timed([python, "-m", "assistant.cli", "tasks"], env)  # creates the database
+        bare: list[float] = []
+        ask: list[float] = []
+        chat: list[float] = []
+        for _ in range(args.rounds):
+            bare.append(timed([python, "-c", "pass"], env))
+            ask.append(timed([python, "-m", "assistant.cli", "ask", "what time is it?"], env))
+            chat.append(to_prompt([python, "-m", "assistant.cli", "chat"], env))
+    rows = {
+        "python -c pass (the floor)": bare,
+        'assistant ask "what time is it?" (to exit)': ask,
+        "assistant chat (to its prompt)": chat,
+    }
+    for label, seconds in rows.items():
+        print(f"{label:<44}{shown(seconds)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
