@@ -17,9 +17,9 @@ from assistant.agent.dialog import DialogAgent
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback
 from assistant.agent.history import ConversationStore, InMemoryConversations
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
-from assistant.agent.streaming import VisibleText
 from assistant.agent.turn import AgentReply
 from assistant.agent.undone import ActionReader, AskedAction
+from assistant.llm.visible import VisibleText
 
 __all__ = [
     "DEFAULT_BASE_PROMPT",

@@ -25,7 +25,6 @@ from assistant.agent.claims import ClaimCheck, check_claims
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
-from assistant.agent.streaming import VisibleText
 from assistant.agent.turn import (
     AgentReply,
     Rendered,
@@ -58,6 +57,7 @@ from assistant.llm.base import (
     Waiting,
 )
 from assistant.llm.errors import LLMError, LLMResponseError, ToolsUnsupportedError
+from assistant.llm.visible import VisibleText
 from common import Clock, KeyedLocks, SystemClock, clean_text, clean_value
 from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (

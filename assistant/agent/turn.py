@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from assistant.agent.events import EventCallback
-from assistant.agent.streaming import VisibleText
 from assistant.llm.base import ChatMessage, Role, Usage
 from assistant.llm.contract import render_results
+from assistant.llm.visible import VisibleText
 from tools import ApprovalRequest, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolStatus
 
 SystemMessages = (

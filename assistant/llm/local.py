@@ -21,10 +21,11 @@ from pathlib import Path
 from assistant.llm.base import ChatMessage, LLMResponse, StreamEvent, TextDelta, ToolMode, Usage
 from assistant.llm.errors import ContextTooSmallError, LLMError, LLMResponseError
 from assistant.llm.gguf import Generated, GgufModel, ModelSettings, Prompt, check_file
-from assistant.llm.grammar import CALL_OPENERS, ToolGrammar, tool_grammar
+from assistant.llm.grammar import ToolGrammar, tool_grammar
 from assistant.llm.guard import ReplyGuard
 from assistant.llm.queue import ModelQueue, Monotonic
 from assistant.llm.toolprompt import read_reply, template_messages
+from assistant.llm.visible import VisibleText
 from tools import ToolDefinition
 
 logger = logging.getLogger(__name__)
@@ -36,7 +37,6 @@ the window is kept for the answer."""
 MIN_ANSWER_TOKENS = 16
 """Fewer free tokens than this after the prompt and there is no room for an answer."""
 
-_MAY_OPEN_A_CALL = frozenset(CALL_OPENERS)
 _END = object()
 
 
@@ -193,7 +193,7 @@ class LocalBackend:
                 model, prompt, min(self._max_tokens, room), grammar, cancel, guard, pieces
             )
             written: list[str] = []
-            held = _Holdback()
+            held = VisibleText()
             while (piece := await pieces.get()) is not _END:
                 assert isinstance(piece, str)
                 written.append(piece)
@@ -201,7 +201,7 @@ class LocalBackend:
                     yield TextDelta(shown)
             generated = self._outcome(worker)
             reply = read_reply(guard.cut("".join(written)), tools)
-            if rest := held.rest(reply.text):
+            if rest := held.finish(reply.text):
                 yield TextDelta(rest)
             yield LLMResponse(
                 text=reply.text,
@@ -297,37 +297,3 @@ class LocalBackend:
 def _hand_over(loop: asyncio.AbstractEventLoop, pieces: asyncio.Queue[object], text: str) -> None:
     """Pass a decoded piece from the model's thread to the event loop."""
     loop.call_soon_threadsafe(pieces.put_nowait, text)
-
-
-class _Holdback:
-    """Shows decoded text up to the first character that may open a call; holds the rest.
-
-    Blank space is shown only once text follows it, so the pieces add up to the reply's
-    (stripped) text.
-    """
-
-    def __init__(self) -> None:
-        self._shown = ""
-        self._space = ""
-        self._held = False
-
-    def feed(self, piece: str) -> str:
-        """Take the next decoded piece; return what of it to show now."""
-        if self._held:
-            return ""
-        cut = next((i for i, char in enumerate(piece) if char in _MAY_OPEN_A_CALL), None)
-        if cut is not None:
-            self._held = True
-            piece = piece[:cut]
-        text = (self._space + piece) if self._shown else piece.lstrip()
-        visible = text.rstrip()
-        self._space = text[len(visible) :] if visible or self._shown else ""
-        self._shown += visible
-        return visible
-
-    def rest(self, final: str) -> str:
-        """What of ``final`` is still to show, if it continues what was shown."""
-        if not final.startswith(self._shown):
-            return ""
-        rest, self._shown = final[len(self._shown) :], final
-        return rest

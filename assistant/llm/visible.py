@@ -9,7 +9,9 @@ reply is known, and then only what remains once the calls are stripped is shown.
 
 from __future__ import annotations
 
-_MAY_OPEN_A_CALL = frozenset("`{[<")
+from assistant.llm.grammar import CALL_OPENERS
+
+_MAY_OPEN_A_CALL = frozenset(CALL_OPENERS)
 
 
 class VisibleText:
