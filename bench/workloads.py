@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -59,16 +58,25 @@ def percentile(values: Iterable[float], share: float) -> float:
 
 
 def peak_rss_mb() -> float:
-    """The peak resident set size of this process so far (Linux reports it in KiB)."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """The peak resident set size of this process so far, from /proc (Linux).
+
+    Not ``getrusage``: its ``ru_maxrss`` carries the high-water mark of the process that
+    started this one across ``exec``, so a fresh process would report at least its parent's
+    peak, whatever it used itself.
+    """
+    return _status_mb("VmHWM")
 
 
 def current_rss_mb() -> float:
     """The resident set size of this process now, from /proc (Linux)."""
+    return _status_mb("VmRSS")
+
+
+def _status_mb(field: str) -> float:
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS in /proc/self/status; this figure needs Linux")
+    raise RuntimeError(f"no {field} in /proc/self/status; this figure needs Linux")
 
 
 def check_ready(first_due: datetime) -> None:
