@@ -14,7 +14,7 @@ const EXAMPLES = [
 ];
 
 const $ = (id) => document.getElementById(id);
-const state = { token: null, busy: false, events: null, lastEvent: null, chat: "main", maxChars: 8000 };
+const state = { token: null, busy: false, events: null, lastEvent: null, chat: "main", maxChars: 8000, historyLoaded: null };
 
 // -- small helpers ------------------------------------------------------------------------------
 
@@ -151,7 +151,9 @@ async function enter(me) {
   state.maxChars = me.max_message_chars || state.maxChars;
   $("message").focus();
   refresh();
-  await loadHistory();
+  // A message sent before the history arrives waits for it, so it is never wiped by it.
+  state.historyLoaded = loadHistory();
+  await state.historyLoaded;
   listen();
 }
 
@@ -199,6 +201,7 @@ function scrollDown() {
 async function send(text) {
   text = text.trim();
   if (!text || state.busy) return;
+  await state.historyLoaded;
   const length = [...text].length;  // characters, as the server counts them
   if (length > state.maxChars) {
     toast(`That message is ${length.toLocaleString("en")} characters long; the limit is ${state.maxChars.toLocaleString("en")}. Shorten it or send it in parts.`, true);

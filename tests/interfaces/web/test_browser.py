@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright
 
 from assistant.llm import (
     ChatMessage,
@@ -359,5 +359,31 @@ def test_a_message_over_the_limit_is_refused_whole_before_it_is_sent(
         )
         assert page.input_value("#message") == too_long  # nothing cut, nothing lost
         expect(page.locator(".msg.mine")).to_have_count(0)
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.context.close()
+
+
+def test_a_message_sent_while_the_conversation_loads_is_not_wiped_by_it(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, DESKTOP)
+        held: list[Route] = []
+
+        def hold(route: Route) -> None:
+            held.append(route)
+
+        page.route("**/history*", hold)
+        with page.expect_request("**/history*"):
+            sign_in(page)
+        say(page, "note: the spare key is under the blue pot")
+        # The conversation as it was read before this message: nothing yet.
+        held[0].fulfill(json=[])
+
+        expect(last_reply(page)).to_contain_text("spare key")
+        expect(page.locator(".msg.mine")).to_have_text(
+            ["note: the spare key is under the blue pot"]
+        )
+        expect(page.locator(".welcome")).to_have_count(0)
         assert page.errors == []  # type: ignore[attr-defined]
         page.context.close()
