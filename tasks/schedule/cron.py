@@ -84,7 +84,8 @@ class CronFields:
             last_day="l" in days,
             months=frozenset(range(1, 13)) if months == ["*"] else frozenset(map(int, months)),
             weekdays=None if weekdays == ["*"] else frozenset(int(w) % 7 for w in weekdays),
-            nth=tuple(sorted((int(k), frozenset(v)) for k, v in nth_map.items())),
+            # Occurrence numbers only: _check_shape refuses 'L' in the weekday field.
+            nth=tuple(sorted((int(k), frozenset(int(n) for n in v)) for k, v in nth_map.items())),
         )
 
     def next_wall_after(self, wall: datetime) -> datetime | None:
