@@ -2,7 +2,7 @@
 
 Run with ``.venv/bin/python -m bench.peers`` (``--rounds 5`` for medians [min-max], ``--only``
 to pick contenders, ``--workload`` to pick workloads, ``--timeout`` per run). It needs the
-``bench`` extra (``pip install -e '.[bench]'``; ``./scripts/check`` installs it with ``dev``).
+``bench`` extra (``./scripts/setup dev`` installs it with every other extra).
 
 Contenders, each in a fresh process per run, the rounds interleaved so that a busy moment of
 the machine falls on all of them alike:
