@@ -29,6 +29,8 @@ LOCK = ROOT / "uv.lock"
 PYPROJECT = ROOT / "pyproject.toml"
 UV_REQUIREMENTS = ROOT / "scripts" / "uv-requirements.txt"
 
+_INSTALLERS = frozenset({"pip"})
+"""What the venv holds besides the lock: pip itself, its own installer (uv sits in .venv/uv)."""
 _BUILD_PINS = re.compile(r"(?ms)^build-constraint-dependencies = \[\n(?P<body>.*?)^\]")
 _PIN = re.compile(r"^(?P<name>[A-Za-z0-9._-]+)==(?P<version>[^\s;]+)")
 
@@ -153,6 +155,7 @@ def verify(export: str) -> list[str]:
             "pip",
             "--disable-pip-version-check",
             "freeze",
+            "--all",
             "--exclude-editable",
         ],
         check=True,
@@ -164,7 +167,8 @@ def verify(export: str) -> list[str]:
         match = _PIN.match(line)
         if match is None:
             return [f"pip freeze names {line!r}, which is not a pinned registry package"]
-        present[_normal(match["name"])] = match["version"]
+        if _normal(match["name"]) not in _INSTALLERS:
+            present[_normal(match["name"])] = match["version"]
     problems = [f"missing: {name}=={wanted[name]}" for name in sorted(wanted.keys() - present)]
     problems += [
         f"not in the lock: {name}=={present[name]}" for name in sorted(present.keys() - wanted)
