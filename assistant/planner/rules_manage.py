@@ -77,6 +77,7 @@ _STOPWORDS = frozenset(
 _IT = frozenset({"it", "that", "this"})
 _TO_HOUR = re.compile(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _ALL = frozenset({"all", "every", "everything", "each"})
+_WEEK_OR_MONTH = re.compile(r"\b(?:this|the|next|coming)\s+(?:week|month|year)\b", _F)
 
 
 def list_tasks(message: Message, context: Context) -> Intent | None:
@@ -89,7 +90,9 @@ def list_tasks(message: Message, context: Context) -> Intent | None:
         return ListTasks()
     phrase = find_time(rest)
     if phrase is None:
-        return None  # "what do I have about the car?" is a question for the notes
+        # "this week" is no one day: the whole list answers it. Anything else ("what do I
+        # have about the car?") is a question for the notes.
+        return ListTasks() if _WEEK_OR_MONTH.search(rest) else None
     left = trim(phrase.without(rest))
     if left and not _LIST_REST.fullmatch(left):
         return None

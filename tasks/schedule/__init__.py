@@ -1,17 +1,28 @@
 """The schedule language: words and cron expressions in, pure schedule values out.
 
-model      Schedule values (once, interval, cron, cycle) with the DST policy and their JSON form
-phrases    the vocabulary: durations, clock times, parts of the day, dates
-cron       5-field cron expressions
-recurring  "every weekday at 9am", "every 15 minutes", "on the first of every month"
-cycles     "every other day", "every 3 days at 8am", "every 2 weeks on monday"
-parsing    ``parse_schedule``: any phrase, one-time or recurring
+lexicon    the closed vocabulary, slang ("tmrw") and the repair of misspellings ("wensday")
+tokens     text cut into canonical tokens (spelled numbers as digits, clock times, dates)
+durations  lengths of time ("an hour and a half", "3 months") and delays ("in 10 minutes")
+clocks     clock times, parts of the day, and where a bare hour falls
+days       days as the words name them ("next friday", "4/22", "easter") and their dates
+holidays   the holidays it knows, fixed and computed
+grammar    the rules: words to pieces (docs/time-language.md says what each reads)
+reader     where the rules match, and the ways a phrase splits into pieces
+once       pieces to a one-time schedule; repeat: pieces to a repeating one
+model      schedule values (once, interval, cron, cycle) with the DST policy and their JSON form;
+           calendar_rules: by months and years (the last Friday, each month) and with an end
+parsing    ``parse_schedule`` / ``read_schedule``: any phrase, one-time or repeating
 search     ``find_time`` / ``find_schedule``: the time expression inside a sentence
 moves      ``read_time_of_day`` / ``retime``: "move it to 6pm" keeps the day;
            ``keep_time_of_day``: "move it to friday" keeps the time
 preview    ``preview_schedule``: what a phrase means and when it fires next
+stored     ``schedule_from_json``: every kind of schedule read back
 """
 
+from tasks.schedule.calendar_rules import BoundedSchedule, CalendarSchedule
+from tasks.schedule.days import DateOrder
+from tasks.schedule.durations import Span, format_duration, read_delay, read_duration
+from tasks.schedule.lexicon import edit_distance
 from tasks.schedule.model import (
     CronSchedule,
     CycleSchedule,
@@ -19,35 +30,39 @@ from tasks.schedule.model import (
     OnceSchedule,
     Schedule,
     ScheduleKind,
-    format_duration,
     format_local,
     resolve_local,
-    schedule_from_json,
     zone_from_name,
 )
 from tasks.schedule.moves import (
+    in_the_morning,
     keep_time_of_day,
     read_time_of_day,
     retime,
     says_time_of_day,
     time_of_day,
 )
-from tasks.schedule.parsing import parse_schedule
-from tasks.schedule.phrases import Span, in_the_morning, read_delay, read_duration
+from tasks.schedule.parsing import Reading, parse_schedule, read_schedule
 from tasks.schedule.preview import SchedulePreview, preview_schedule
 from tasks.schedule.search import ScheduleMatch, TimePhrase, find_schedule, find_time
+from tasks.schedule.stored import schedule_from_json
 
 __all__ = [
+    "BoundedSchedule",
+    "CalendarSchedule",
     "CronSchedule",
     "CycleSchedule",
+    "DateOrder",
     "IntervalSchedule",
     "OnceSchedule",
+    "Reading",
     "Schedule",
     "ScheduleKind",
     "ScheduleMatch",
     "SchedulePreview",
     "Span",
     "TimePhrase",
+    "edit_distance",
     "find_schedule",
     "find_time",
     "format_duration",
@@ -58,6 +73,7 @@ __all__ = [
     "preview_schedule",
     "read_delay",
     "read_duration",
+    "read_schedule",
     "read_time_of_day",
     "resolve_local",
     "retime",

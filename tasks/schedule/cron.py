@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from tasks.errors import ScheduleError
+from tasks.schedule.clocks import say_times
 
 # Long enough to find Feb 29 across a skipped leap year (2096 -> 2104).
 _SEARCH_DAYS = 366 * 9
@@ -132,13 +133,13 @@ class CronFields:
 
     def describe(self) -> str | None:
         """Say the schedule in plain words, or ``None`` when it has no short English form."""
-        if len(self.times) > 4:
+        steps = {b - a for a, b in zip(self.times, self.times[1:], strict=False)}
+        if len(self.times) > 4 and len(steps) != 1:
             return None
         days = self._describe_nth() if self.nth else self._describe_days()
         if days is None:
             return None
-        clock = " and ".join(f"{t // 60:02d}:{t % 60:02d}" for t in self.times)
-        return f"{days} at {clock}"
+        return f"{days} {say_times(list(self.times))}"
 
     def _describe_nth(self) -> str | None:
         """Say "every month on the second Tuesday" (cron's ``2#2``), the one nth form it knows."""

@@ -20,11 +20,13 @@ import json
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Literal, cast
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tasks.errors import ScheduleError
+from tasks.schedule.clocks import say_times
 from tasks.schedule.cron import CronFields
+from tasks.schedule.durations import format_duration
 
 JSON_VERSION = 1
 _ONE_DAY = timedelta(days=1)
@@ -72,8 +74,8 @@ class OnceSchedule(Schedule):
     tz: ZoneInfo
 
     def __post_init__(self) -> None:
-        _check_zone(self.tz)
-        object.__setattr__(self, "at", _to_utc(self.at, "at"))
+        check_zone(self.tz)
+        object.__setattr__(self, "at", to_utc(self.at, "at"))
 
     @property
     def kind(self) -> ScheduleKind:
@@ -82,7 +84,7 @@ class OnceSchedule(Schedule):
 
     def next_after(self, instant: datetime) -> datetime | None:
         """Return ``at`` if it is after ``instant``, else ``None``."""
-        return self.at if self.at > _to_utc(instant, "instant") else None
+        return self.at if self.at > to_utc(instant, "instant") else None
 
     def describe(self) -> str:
         """Say it as ``once at 2026-11-23 14:35 (Europe/Berlin)``."""
@@ -101,13 +103,13 @@ class IntervalSchedule(Schedule):
     tz: ZoneInfo
 
     def __post_init__(self) -> None:
-        _check_zone(self.tz)
+        check_zone(self.tz)
         if not isinstance(self.every, timedelta) or self.every <= timedelta(0):
             raise ScheduleError(
                 f"the interval must be longer than zero, got {self.every!r}; "
                 "say e.g. 'every 15 minutes'"
             )
-        object.__setattr__(self, "anchor", _to_utc(self.anchor, "anchor"))
+        object.__setattr__(self, "anchor", to_utc(self.anchor, "anchor"))
 
     @property
     def kind(self) -> ScheduleKind:
@@ -116,7 +118,7 @@ class IntervalSchedule(Schedule):
 
     def next_after(self, instant: datetime) -> datetime | None:
         """Return the first ``anchor + k * every`` strictly after ``instant``."""
-        instant = _to_utc(instant, "instant")
+        instant = to_utc(instant, "instant")
         if instant < self.anchor:
             return self.anchor
         try:
@@ -144,7 +146,7 @@ class CronSchedule(Schedule):
     _fields: CronFields = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        _check_zone(self.tz)
+        check_zone(self.tz)
         if not isinstance(self.expression, str):
             raise ScheduleError(f"a cron expression must be text, got {self.expression!r}")
         expression = " ".join(self.expression.split())
@@ -164,7 +166,7 @@ class CronSchedule(Schedule):
 
     def next_after(self, instant: datetime) -> datetime | None:
         """Return the first fire strictly after ``instant`` under the DST policy."""
-        instant = _to_utc(instant, "instant")
+        instant = to_utc(instant, "instant")
         wall = _earliest_relevant_wall(instant, self.tz)
         best: datetime | None = None
         while (wall_next := self._fields.next_wall_after(wall)) is not None:
@@ -211,7 +213,7 @@ class CycleSchedule(Schedule):
     tz: ZoneInfo
 
     def __post_init__(self) -> None:
-        _check_zone(self.tz)
+        check_zone(self.tz)
         every = self.every_days
         whole = isinstance(every, int) and not isinstance(every, bool)
         if not whole or not 1 <= every <= MAX_CYCLE_DAYS:
@@ -240,7 +242,7 @@ class CycleSchedule(Schedule):
 
     def next_after(self, instant: datetime) -> datetime | None:
         """Return the first fire strictly after ``instant`` under the DST policy."""
-        instant = _to_utc(instant, "instant")
+        instant = to_utc(instant, "instant")
         try:
             # A wall time of the day before can resolve after ``instant`` (a gap shifts it),
             # and every wall time two days on certainly does: a few firing days suffice.
@@ -267,9 +269,13 @@ class CycleSchedule(Schedule):
     def describe(self) -> str:
         """Say it as ``every other day at 09:00 (Europe/Berlin)`` or ``every 2 weeks on
         Monday and Thursday at 07:00 (Europe/Berlin)``."""
-        clock = " and ".join(f"{at.hour:02d}:{at.minute:02d}" for at in self.times)
-        if self.every_days % 7 == 0:
-            weekdays = sorted({(self.anchor + timedelta(days=d)).weekday() for d in self.days})
+        clock = say_times([at.hour * 60 + at.minute for at in self.times])
+        weekdays = sorted({(self.anchor + timedelta(days=d)).weekday() for d in self.days})
+        if self.every_days == 7 and weekdays == list(range(5)):
+            words = "every weekday"
+        elif self.every_days == 7:
+            words = "every " + _join_words([_WEEKDAY_NAMES[w] for w in weekdays])
+        elif self.every_days % 7 == 0:
             named = _join_words([_WEEKDAY_NAMES[w] for w in weekdays])
             words = f"{_every(self.every_days // 7, 'week')} on {named}"
         elif len(self.days) == 1:
@@ -277,7 +283,7 @@ class CycleSchedule(Schedule):
         else:
             numbers = _join_words([str(d + 1) for d in self.days])
             words = f"on days {numbers} of every {self.every_days}-day cycle"
-        return f"{words} at {clock} ({self.tz.key})"
+        return f"{words} {clock} ({self.tz.key})"
 
     def _payload(self) -> dict[str, object]:
         return {
@@ -304,75 +310,6 @@ def format_local(instant: datetime, tz: ZoneInfo) -> str:
     return local.strftime("%Y-%m-%d %H:%M:%S" if local.second else "%Y-%m-%d %H:%M")
 
 
-def format_duration(span: timedelta) -> str:
-    """Say a duration in the largest whole unit: ``2 hours``, ``90 seconds``, ``1 week``."""
-    seconds = span.total_seconds()
-    for unit, size in (("week", 604800), ("day", 86400), ("hour", 3600), ("minute", 60)):
-        if seconds >= size and seconds % size == 0:
-            count = int(seconds // size)
-            return f"{count} {unit}" if count == 1 else f"{count} {unit}s"
-    count_text = f"{seconds:g}"
-    return f"{count_text} second" if seconds == 1 else f"{count_text} seconds"
-
-
-def schedule_from_json(text: str) -> Schedule:
-    """Read a schedule back from ``Schedule.to_json()``.
-
-    Raises:
-        ScheduleError: when the text is not a schedule of a version this code knows.
-    """
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, TypeError) as exc:
-        raise ScheduleError(f"stored schedule {text!r} is not JSON: {exc}") from exc
-    if not isinstance(data, dict) or data.get("v") != JSON_VERSION:
-        raise ScheduleError(
-            f"stored schedule {text!r} is not a version {JSON_VERSION} schedule object"
-        )
-    try:
-        return _from_fields(cast(dict[str, object], data))
-    except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, ScheduleError):
-            raise
-        raise ScheduleError(f"stored schedule {text!r} is malformed: {exc!r}") from exc
-
-
-def _from_fields(data: dict[str, object]) -> Schedule:
-    tz = zone_from_name(_text(data, "tz"))
-    kind = data.get("type")
-    if kind == "once":
-        return OnceSchedule(at=datetime.fromisoformat(_text(data, "at")), tz=tz)
-    if kind == "interval":
-        seconds = data["every_seconds"]
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-            raise TypeError(f"every_seconds must be a number, got {seconds!r}")
-        return IntervalSchedule(
-            every=timedelta(seconds=seconds),
-            anchor=datetime.fromisoformat(_text(data, "anchor")),
-            tz=tz,
-        )
-    if kind == "cron":
-        return CronSchedule(expression=_text(data, "expression"), tz=tz)
-    if kind == "cycle":
-        return _cycle_from_fields(data, tz)
-    raise ValueError(f"unknown schedule type {kind!r}")
-
-
-def _cycle_from_fields(data: dict[str, object], tz: ZoneInfo) -> CycleSchedule:
-    every, days, times = data["every_days"], data["days"], data["times"]
-    if isinstance(every, bool) or not isinstance(every, int):
-        raise TypeError(f"every_days must be a whole number, got {every!r}")
-    if not isinstance(days, list) or not isinstance(times, list):
-        raise TypeError(f"days and times must be lists, got {days!r} and {times!r}")
-    return CycleSchedule(
-        every_days=every,
-        anchor=date.fromisoformat(_text(data, "anchor")),
-        days=tuple(int(d) for d in days),
-        times=tuple(time.fromisoformat(str(at)) for at in times),
-        tz=tz,
-    )
-
-
 def _every(count: int, unit: str) -> str:
     if count == 1:
         return f"every {unit}"
@@ -397,19 +334,14 @@ def zone_from_name(name: str) -> ZoneInfo:
         ) from exc
 
 
-def _text(data: dict[str, object], key: str) -> str:
-    value = data[key]
-    if not isinstance(value, str):
-        raise TypeError(f"{key} must be text, got {value!r}")
-    return value
-
-
-def _check_zone(tz: object) -> None:
+def check_zone(tz: object) -> None:
+    """Raise ``ScheduleError`` unless ``tz`` is an IANA ``ZoneInfo``."""
     if not isinstance(tz, ZoneInfo) or not tz.key:
         raise ScheduleError(f"a schedule needs an IANA ZoneInfo time zone, got {tz!r}")
 
 
-def _to_utc(moment: datetime, name: str) -> datetime:
+def to_utc(moment: datetime, name: str) -> datetime:
+    """``moment`` in UTC; ``ScheduleError`` when it is not an aware datetime."""
     if not isinstance(moment, datetime) or moment.utcoffset() is None:
         raise ScheduleError(f"{name} must be a time-zone-aware datetime, got {moment!r}")
     return moment.astimezone(UTC)

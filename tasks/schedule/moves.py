@@ -16,6 +16,9 @@ from dataclasses import replace
 from datetime import datetime, time
 
 from tasks.errors import ScheduleError
+from tasks.schedule.calendar_rules import BoundedSchedule, CalendarSchedule
+from tasks.schedule.clocks import apply_period, bare_hour_times, say_clock
+from tasks.schedule.durations import read_delay
 from tasks.schedule.model import (
     CronSchedule,
     CycleSchedule,
@@ -24,19 +27,26 @@ from tasks.schedule.model import (
     Schedule,
     resolve_local,
 )
-from tasks.schedule.phrases import (
-    apply_period,
-    bare_hour_times,
-    normalize,
-    read_delay,
-    say_clock,
-    take_clock_times,
-    take_period,
-)
+from tasks.schedule.pieces import Bad, Clock, Part, Piece
+from tasks.schedule.reader import covers
+from tasks.schedule.tokens import tokenize
 
-_FILLER = frozenset({"at", "to", "for", "around", "about"})
-_TO_HOUR = re.compile(r"^(?:to|for)\s+(?=\d{1,2}(?::\d{2})?$)")
+_LEAD = re.compile(r"^(?:(?:to|for)\s+(?=\d)|(?:to|for)\s+)", re.IGNORECASE)
 _CRON = re.compile(r"[\d*/,\-?]+(?:\s+[\w*/,\-?#]+){4}")
+
+
+def _time_pieces(text: str) -> list[Piece] | None:
+    """The pieces of words that name only a time of day, or ``None``."""
+    tokens = tokenize(_LEAD.sub("at ", text.strip(), count=1))
+    if not tokens:
+        return None
+    for cover in covers(tokens):
+        if cover.unread:
+            return None
+        pieces = cover.pieces
+        if pieces and all(isinstance(p, Clock | Part | Bad) for p in pieces):
+            return pieces
+    return None
 
 
 def read_time_of_day(text: str) -> time | None:
@@ -49,15 +59,17 @@ def read_time_of_day(text: str) -> time | None:
     """
     if not isinstance(text, str) or len(text) > 60:
         return None
-    clocks, rest = take_clock_times(_TO_HOUR.sub("at ", normalize(text)))
-    try:
-        period, rest = take_period(rest)
-    except ScheduleError:
+    pieces = _time_pieces(text)
+    if pieces is None:
         return None
-    if len(clocks) > 1 or any(word not in _FILLER for word in rest.split()):
+    for piece in pieces:
+        if isinstance(piece, Bad):
+            raise ScheduleError(piece.problem)
+    clocks = [p.time for p in pieces if isinstance(p, Clock)]
+    parts = [p.period for p in pieces if isinstance(p, Part)]
+    if len(clocks) > 1 or len(parts) > 1:
         return None
-    if not clocks and period is None:
-        return None
+    period = parts[0] if parts else None
     if clocks and period is None:
         return bare_hour_times(clocks[0], day_named=True)[0]  # "to 5" on that day is 17:00
     return apply_period(clocks[0] if clocks else None, period)
@@ -81,8 +93,10 @@ def retime(schedule: Schedule, at: time) -> Schedule:
     if isinstance(schedule, CronSchedule):
         _minute, _hour, days = schedule.expression.split(maxsplit=2)
         return CronSchedule(f"{at.minute} {at.hour} {days}", schedule.tz)
-    if isinstance(schedule, CycleSchedule):
+    if isinstance(schedule, CycleSchedule | CalendarSchedule):
         return replace(schedule, times=(at,))
+    if isinstance(schedule, BoundedSchedule):
+        return replace(schedule, inner=retime(schedule.inner, at))
     assert isinstance(schedule, IntervalSchedule), schedule
     raise ScheduleError(
         f"it repeats {schedule.describe()}, which has no time of day to move; give it a new "
@@ -95,8 +109,10 @@ def time_of_day(schedule: Schedule) -> time | None:
     ("every 2 hours") or several ("at 9am and 6pm")."""
     if isinstance(schedule, OnceSchedule):
         return schedule.at.astimezone(schedule.tz).time()
-    if isinstance(schedule, CycleSchedule):
+    if isinstance(schedule, CycleSchedule | CalendarSchedule):
         return schedule.times[0] if len(schedule.times) == 1 else None
+    if isinstance(schedule, BoundedSchedule):
+        return time_of_day(schedule.inner)
     if isinstance(schedule, CronSchedule):
         minute, hour, _days = schedule.expression.split(maxsplit=2)
         if minute.isdigit() and hour.isdigit():
@@ -108,20 +124,37 @@ def says_time_of_day(text: str) -> bool:
     """Whether the words say when in the day: a clock time ("6pm", "noon"), a part of the day
     ("tomorrow morning"), a delay in hours or minutes ("in 2 hours"), a cron expression or an
     ISO time with its time. "friday", "every weekday" and "in 3 days" say only a day."""
-    words = normalize(text)
-    if _CRON.fullmatch(words):
+    if _CRON.fullmatch(text.strip()):
         return True
-    span = read_delay(words)
+    span = read_delay(text)
     if span is not None:
         return bool(span.elapsed)
-    clocks, rest = take_clock_times(words)
-    if clocks:
+    tokens = tokenize(text)
+    if any(token.kind == "iso" and "T" in token.text for token in tokens):
         return True
-    try:
-        period, _ = take_period(rest)
-    except ScheduleError:
-        return True  # words the parser refuses anyway: leave them as they are
-    return period is not None
+    for cover in covers(tokens):
+        if cover.unread:
+            return True  # words the parser refuses anyway: leave them as they are
+        return any(isinstance(p, Clock | Part) for p in cover.pieces)
+    return False
+
+
+def in_the_morning(text: str) -> str:
+    """Say that a bare hour in ``text`` is in the morning ("wake me up at 6:45").
+
+    Returns ``text`` with "in the morning" added when its only clock time is a bare hour and
+    no part of the day is named, else ``text`` as it is.
+    """
+    tokens = tokenize(text)
+    for cover in covers(tokens):
+        if cover.unread:
+            return text
+        clocks = [p.time for p in cover.pieces if isinstance(p, Clock)]
+        parts = [p for p in cover.pieces if isinstance(p, Part)]
+        if len(clocks) != 1 or not clocks[0].ambiguous or parts:
+            return text
+        return f"{text} in the morning"
+    return text
 
 
 def keep_time_of_day(moved: Schedule, old: Schedule, words: str) -> Schedule:

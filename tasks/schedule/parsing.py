@@ -1,52 +1,53 @@
 """Turn the user's words ("tomorrow at 9am", "weekdays 6pm", "0 9 * * 1-5") into a Schedule.
 
-Policy (DESIGN.md): a date without a time fires at 09:00 local; a part of the day without a
-time at its default (``PERIOD_DEFAULTS``: morning 09:00, afternoon 15:00, evening 19:00,
-night 20:00); a bare clock time is its next occurrence, but "this evening" and "tonight" are
-today's; local wall times follow the DST policy of ``tasks.schedule``; a time in the past or
-words that cannot be understood raise ``ScheduleError`` saying what was understood and giving
-one phrasing that works, built from the words when they allow it.
+``read_schedule`` reads a whole phrase with the grammar (``tasks.schedule.grammar``) and says
+which words it read as other words ("tmrw" as "tomorrow"); ``parse_schedule`` returns only the
+schedule. A cron expression or an ISO 8601 time is read as such. Words the grammar cannot read
+are refused, naming them, with a phrasing that works built from what was understood; the
+policy for days and times is that of docs/time-language.md.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
 from tasks.errors import PastTimeError, ScheduleError
-from tasks.schedule.model import (
-    CronSchedule,
-    OnceSchedule,
-    Schedule,
-    format_local,
-    resolve_local,
-    zone_from_name,
+from tasks.schedule.days import DateOrder
+from tasks.schedule.model import CronSchedule, OnceSchedule, Schedule, resolve_local, zone_from_name
+from tasks.schedule.once import (
+    DEFAULT_TIME,
+    ONCE_EXAMPLE,
+    Context,
+    aware,
+    future_once,
+    once_schedule,
 )
-from tasks.schedule.phrases import (
-    NIGHT_ENDS,
-    ORDINAL_WORDS,
-    WEEKDAYS,
-    ClockTime,
-    MonthDay,
-    Period,
-    apply_period,
-    bare_hour_times,
-    normalize,
-    read_duration,
-    read_holiday,
-    read_month_day,
-    read_ordinal_day,
-    say_clock,
-    take_clock_times,
-    take_period,
+from tasks.schedule.pieces import (
+    Bad,
+    Clock,
+    Count,
+    Cron,
+    Delay,
+    Every,
+    Except,
+    Gone,
+    Iso,
+    LastWorkday,
+    Part,
+    Piece,
+    Repeat,
+    Starting,
+    Until,
+    Weekdays,
+    Window,
 )
-from tasks.schedule.recurring import parse_recurring
+from tasks.schedule.reader import Cover, covers, matches
+from tasks.schedule.repeat import repeating_schedule
+from tasks.schedule.tokens import Token, tokenize
 
-ONCE_EXAMPLE = "tomorrow at 9am"
-DEFAULT_TIME = time(9)
 MAX_LENGTH = 200
 _CRON_LIKE = re.compile(
     r"[\d*/,\-?]+ [\d*/,\-?]+ [\d*/,\-?lw]+ [\d*/,\-a-z?]+ [\d*/,\-a-z#?l]+",
@@ -58,33 +59,37 @@ _ISO_LIKE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}(?::?\d{2})?)?)?",
     re.IGNORECASE | re.ASCII,
 )
-_RECURRING_WORDS = re.compile(
-    r"\b(?:every|each|daily|everyday|nightly|hourly|weekly|monthly|yearly|annually"
-    r"|fortnightly|biweekly|bi-weekly"
-    r"|weekdays|weekends|workdays|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b"
-)
-_DELAY = re.compile(r"(?:in |after )?(?P<span>.+?)(?: from now| later)?")
-_NEGATIVE_DELAY = re.compile(r"(?:in |after )?-\s*(?P<span>\d.*?)(?: from now| later)?")
-_NEXT_WEEKDAY = re.compile(rf"(?P<next>next )?(?P<name>{'|'.join(WEEKDAYS)})")
-_ORDINAL = r"\d{1,2}(?:st|nd|rd|th)?|" + "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))
-_NEXT_MONTH_DAY = re.compile(
-    rf"(?:(?P<day>{_ORDINAL}|lastday) (?P<which>next|this) month"
-    rf"|(?P<which2>next|this) month (?:on )?(?P<day2>{_ORDINAL}|lastday))"
-)
-_LAST_DAY = re.compile(r"\blast day\b")
-_OFFSET = re.compile(r"(?P<span>.+?) (?P<way>before|after) (?P<rest>.+)")
-_WEEKEND = frozenset({"weekend", "this weekend", "the weekend", "weekend coming"})
-_GONE = re.compile(
-    rf"\b(?:yesterday|last (?:night|week|month|year|{'|'.join(WEEKDAYS)})"
-    r"|(?P<span>\S+ \S+) ago)\b"
-)
-_FILLER = frozenset({"on", "at", "the", "of", "this", "coming", "for"})
 _ISO_LEAD = re.compile(r"^(?:on|at|for)\s+(?=\d{4}-)", re.IGNORECASE)
-_NOT_FILLER_BEFORE_MONTH = frozenset({"this"})
+_REPEATING = (Every, Repeat, Weekdays, Window, Cron, LastWorkday, Until, Starting, Count, Except)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A phrase read: its schedule, and the words read as other words.
+
+    Attributes:
+        schedule: What the phrase means.
+        read_as: ``(written, read)`` for each slang word or misspelling read as a vocabulary
+            word ("tmrw", "tomorrow"), for the reply to say.
+    """
+
+    schedule: Schedule
+    read_as: tuple[tuple[str, str], ...] = ()
+
+    def note(self) -> str:
+        """Say the readings, or nothing: ``read 'tmrw' as 'tomorrow'``."""
+        if not self.read_as:
+            return ""
+        return "read " + ", ".join(f"{said!r} as {read!r}" for said, read in self.read_as)
 
 
 def parse_schedule(
-    text: str, *, now: datetime, tz: ZoneInfo | str, recurring: bool | None = None
+    text: str,
+    *,
+    now: datetime,
+    tz: ZoneInfo | str,
+    recurring: bool | None = None,
+    date_order: DateOrder = "mdy",
 ) -> Schedule:
     """Read a schedule phrase, resolving it in the time zone ``tz`` as of ``now``.
 
@@ -94,6 +99,24 @@ def parse_schedule(
         tz: The IANA zone (or its name) in which the words are meant.
         recurring: ``None`` to infer; ``True`` when it must repeat ("monday 10am" then means
             every Monday); ``False`` when it must be one time.
+        date_order: How "4/5" is read when both numbers could be the month: ``mdy`` (April 5)
+            or ``dmy`` (4 May).
+
+    Raises:
+        ScheduleError: with what was understood and a phrasing that works.
+    """
+    return read_schedule(text, now=now, tz=tz, recurring=recurring, date_order=date_order).schedule
+
+
+def read_schedule(
+    text: str,
+    *,
+    now: datetime,
+    tz: ZoneInfo | str,
+    recurring: bool | None = None,
+    date_order: DateOrder = "mdy",
+) -> Reading:
+    """Like ``parse_schedule``, and say which words were read as other words.
 
     Raises:
         ScheduleError: with what was understood and a phrasing that works.
@@ -106,15 +129,12 @@ def parse_schedule(
             f"short phrase (at most {MAX_LENGTH} characters), e.g. '{ONCE_EXAMPLE}'"
         )
     zone = tz if isinstance(tz, ZoneInfo) else zone_from_name(tz)
-    context = _Context(text=text, now=_aware(now, zone), tz=zone)
+    context = Context(text=text, now=aware(now, zone), tz=zone, order=date_order)
     try:
-        schedule = _parse(context, recurring)
+        reading = _read(context, recurring)
     except OverflowError as exc:
         raise context.refuse("it is too far from now; say e.g. 'in 5 minutes'") from exc
-    except ScheduleError as exc:
-        if repr(text) in str(exc):
-            raise
-        raise context.refuse(str(exc)) from exc
+    schedule = reading.schedule
     if recurring is False and schedule.kind == "recurring":
         raise ScheduleError(
             f"{text!r} repeats ({schedule.describe()}), but a one-time schedule is needed; "
@@ -125,37 +145,10 @@ def parse_schedule(
             f"it happens once ({schedule.describe()}), but a repeating schedule is needed; "
             "say e.g. 'every weekday at 9am'"
         )
-    return schedule
+    return reading
 
 
-@dataclass(frozen=True, slots=True)
-class _Context:
-    text: str
-    now: datetime
-    tz: ZoneInfo
-
-    @property
-    def today(self) -> date:
-        return self.now.astimezone(self.tz).date()
-
-    def refuse(self, problem: str, *, past: bool = False) -> ScheduleError:
-        kind = PastTimeError if past else ScheduleError
-        return kind(f"could not read {self.text!r} as a time: {problem}")
-
-
-def _aware(now: datetime, tz: ZoneInfo) -> datetime:
-    if not isinstance(now, datetime):
-        raise ScheduleError(f"now must be a datetime, got {now!r}")
-    # Arithmetic on an aware datetime in a ZoneInfo zone is wall-clock arithmetic: work in UTC.
-    try:
-        return now.astimezone(UTC) if now.utcoffset() is not None else resolve_local(now, tz)
-    except OverflowError:
-        raise ScheduleError(
-            f"now {now.isoformat()!r} is outside the range of times that can be scheduled"
-        ) from None
-
-
-def _parse(context: _Context, recurring: bool | None) -> Schedule:
+def _read(context: Context, recurring: bool | None) -> Reading:
     stripped = context.text.strip().rstrip(".!?;")
     if not stripped:
         raise ScheduleError(
@@ -164,17 +157,49 @@ def _parse(context: _Context, recurring: bool | None) -> Schedule:
         )
     fields = " ".join(stripped.split())
     if _CRON_LIKE.fullmatch(fields) or ("*" in fields and _CRON_NEAR.fullmatch(fields)):
-        return CronSchedule(stripped, context.tz)
+        return Reading(CronSchedule(stripped, context.tz))
     iso = _ISO_LEAD.sub("", stripped)  # "on 2026-04-01T09:00" is that ISO time
     if _ISO_LIKE.fullmatch(iso):
-        return _iso_once(context, iso)
-    words = normalize(stripped)
-    if recurring or _RECURRING_WORDS.search(words):
-        return parse_recurring(words, context.text, now=context.now, tz=context.tz)
-    return _parse_once(context, words)
+        return Reading(iso_once(context, iso))
+    tokens = tokenize(stripped)
+    found = matches(tokens)
+    first_error: ScheduleError | None = None
+    fillers: set[int] | None = None
+    for cover in covers(tokens, found):
+        if cover.unread:
+            raise _unread(context, tokens, cover)
+        # Another reading may group the words differently, never drop one as a filler.
+        used = {i for match in cover.matches for i in range(match.first, match.end)}
+        if fillers is None:
+            fillers = set(range(len(tokens))) - used
+        elif set(range(len(tokens))) - used != fillers:
+            continue
+        try:
+            schedule = build_schedule(cover.pieces, context, recurring)
+        except ScheduleError as exc:
+            if isinstance(exc, PastTimeError) or _definite(cover.pieces):
+                raise _quoted(context, exc) from None
+            first_error = first_error or _quoted(context, exc)
+            continue
+        return Reading(schedule, _readings(tokens, cover))
+    assert first_error is not None
+    raise first_error
 
 
-def _iso_once(context: _Context, stripped: str) -> OnceSchedule:
+def build_schedule(pieces: list[Piece], context: Context, recurring: bool | None) -> Schedule:
+    """The schedule the pieces of one phrase make (``recurring`` as for ``parse_schedule``)."""
+    isos = [p for p in pieces if isinstance(p, Iso)]
+    if isos:
+        if len(pieces) > 1:
+            raise context.refuse(f"an ISO 8601 time stands alone; say e.g. '{isos[0].text}'")
+        return iso_once(context, isos[0].text)
+    if recurring or any(isinstance(p, _REPEATING) for p in pieces):
+        return repeating_schedule(pieces, context)
+    return once_schedule(pieces, context)
+
+
+def iso_once(context: Context, stripped: str) -> OnceSchedule:
+    """An ISO 8601 date (at 09:00) or time, as a one-time schedule."""
     try:
         if len(stripped) == len("2026-01-01"):
             wall = datetime.combine(date.fromisoformat(stripped), DEFAULT_TIME)
@@ -185,265 +210,55 @@ def _iso_once(context: _Context, stripped: str) -> OnceSchedule:
             f"it looks like an ISO 8601 time but is not valid ({exc}); say e.g. '2026-11-23T14:35'"
         ) from exc
     fire = wall if wall.utcoffset() is not None else resolve_local(wall, context.tz)
-    return _future_once(context, fire, example=ONCE_EXAMPLE)
+    return future_once(context, fire, example=ONCE_EXAMPLE)
 
 
-def _parse_once(context: _Context, words: str) -> OnceSchedule:
-    _refuse_negative_delay(context, words)
-    _refuse_the_past(context, words)
-    delay = _DELAY.fullmatch(words)
-    span = read_duration(delay["span"]) if delay else None
-    if span is not None:
-        return _delay_once(context, span.days, span.elapsed)
-    if (offset := _offset_once(context, words)) is not None:
-        return offset
-    clocks, rest = take_clock_times(words)
-    if len(clocks) > 1:
-        raise context.refuse(
-            "it names more than one clock time; a one-time schedule has one, "
-            f"e.g. 'tomorrow at {say_clock(clocks[0].at)}'"
-        )
-    period, rest = take_period(rest)
-    days = _candidate_days(
-        context, rest, period, apply_period(clocks[0] if clocks else None, period)
+def _readings(tokens: list[Token], cover: Cover) -> tuple[tuple[str, str], ...]:
+    used = {index for match in cover.matches for index in range(match.first, match.end)}
+    found = [(t.read_as, t.text) for i, t in enumerate(tokens) if i in used and t.read_as]
+    return tuple((said, read) for said, read in dict.fromkeys(found) if said)
+
+
+def _unread(context: Context, tokens: list[Token], cover: Cover) -> ScheduleError:
+    """Refuse words no rule reads, naming them, with the understood part as an example."""
+    words = [tokens[i].read_as or tokens[i].text for i in cover.unread]
+    named = ", ".join(repr(word) for word in dict.fromkeys(words))
+    example = _example(context, tokens, cover)
+    return context.refuse(f"did not understand {named}; say e.g. '{example}'")
+
+
+def _example(context: Context, tokens: list[Token], cover: Cover) -> str:
+    """What was understood, completed into a phrase that reads (or the standard example)."""
+    said = " ".join(
+        " ".join(t.text for t in tokens[match.first : match.end]) for match in cover.matches
     )
-    times = _times(clocks, period, day_named=days is not None)
-    if days is None:
-        if not times:
-            raise context.refuse(f"there is no day or clock time in it; say e.g. '{ONCE_EXAMPLE}'")
-        days = _from_today(context.today, step=timedelta(days=1))
-    times = times or [DEFAULT_TIME]
-    return _first_future(context, days, times, _later_example(clocks, period, times[0]))
+    pieces = cover.pieces
+    if said and not any(isinstance(p, Clock | Part | Delay) for p in pieces):
+        said += " at 9am"
+    if not said:
+        return ONCE_EXAMPLE
+    try:
+        build_schedule(pieces if said == "" else list(_pieces_of(said)), context, None)
+    except ScheduleError:
+        return ONCE_EXAMPLE
+    return said
 
 
-def _times(clocks: list[ClockTime], period: Period | None, *, day_named: bool) -> list[time]:
-    """The times of day the words may mean, earliest first (a bare hour may mean two)."""
-    if not clocks:
-        return [] if period is None else [period.default]
-    if period is not None:
-        at = apply_period(clocks[0], period)
-        return [] if at is None else [at]
-    return sorted(bare_hour_times(clocks[0], day_named=day_named))
+def _pieces_of(said: str) -> list[Piece]:
+    tokens = tokenize(said)
+    for cover in covers(tokens):
+        return [] if cover.unread else cover.pieces
+    return []
 
 
-def _offset_once(context: _Context, words: str) -> OnceSchedule | None:
-    """ "10 minutes before 6pm", "an hour after midnight": a time moved by a duration."""
-    match = _OFFSET.fullmatch(words)
-    span = read_duration(match["span"]) if match else None
-    if match is None or span is None:
-        return None
-    base = _parse_once(_Context(match["rest"], context.now - span.total, context.tz), match["rest"])
-    moved = span.total if match["way"] == "after" else -span.total
-    return _future_once(context, base.at + moved, example=f"{match['span']} {match['way']} 9pm")
+def _definite(pieces: list[Piece]) -> bool:
+    """Whether the best reading already says the words are a time that cannot be (the past,
+    "13pm"): another reading must not make them mean something else."""
+    return any(isinstance(p, Bad | Gone) for p in pieces)
 
 
-def _refuse_negative_delay(context: _Context, words: str) -> None:
-    negative = _NEGATIVE_DELAY.fullmatch(words)
-    if negative is None:
-        return
-    span = read_duration(negative["span"])
-    if span is not None:
-        raise context.refuse(f"that is in the past; say e.g. 'in {negative['span']}'")
-
-
-def _refuse_the_past(context: _Context, words: str) -> None:
-    """ "yesterday", "last friday", "2 days ago": in the past whatever the clock says."""
-    gone = _GONE.search(words)
-    if gone is None:
-        return
-    span = gone["span"]
-    if span is not None and read_duration(span) is None:
-        return
-    example = f"in {span}" if span else "tomorrow"
-    clocks, _ = take_clock_times(words)
-    if clocks and not span:
-        example += f" at {say_clock(clocks[0].at)}"
-    raise context.refuse(f"{gone[0]!r} is in the past; say e.g. '{example}'")
-
-
-def _delay_once(context: _Context, days: int, elapsed: timedelta) -> OnceSchedule:
-    start = context.now.replace(microsecond=0)
-    if days:
-        local = start.astimezone(context.tz).replace(tzinfo=None)
-        start = resolve_local(local + timedelta(days=days), context.tz)
-    fire = start + elapsed
-    if fire <= context.now:
-        raise context.refuse("the delay is zero; say e.g. 'in 5 minutes'")
-    return OnceSchedule(at=fire, tz=context.tz)
-
-
-def _later_example(clocks: list[ClockTime], period: Period | None, at: time) -> str:
-    """A phrasing that works when the time asked for has passed: the same time tomorrow."""
-    if clocks:
-        return f"tomorrow at {say_clock(at)}"
-    if period is not None:
-        return f"tomorrow {'night' if period.night else period.name}"
-    return ONCE_EXAMPLE
-
-
-def _first_future(
-    context: _Context, days: Iterator[date], times: list[time], example: str
-) -> OnceSchedule:
-    """The first of ``times`` on the first of ``days`` that is ahead of now."""
-    first: datetime | None = None
-    for day in days:
-        for at in times:
-            fire = resolve_local(datetime.combine(day, at), context.tz)
-            if fire > context.now:
-                return OnceSchedule(at=fire, tz=context.tz)
-            first = first or fire
-    if first is None:
-        raise context.refuse(f"there is no such day ahead; say e.g. '{ONCE_EXAMPLE}'")
-    return _future_once(context, first, example=example)
-
-
-def _future_once(context: _Context, fire: datetime, *, example: str) -> OnceSchedule:
-    if fire <= context.now:
-        raise context.refuse(
-            f"that is {format_local(fire, context.tz)} ({context.tz.key}), which has already "
-            f"passed (now it is {format_local(context.now, context.tz)}); "
-            f"say a later time, e.g. '{example}'",
-            past=True,
-        )
-    return OnceSchedule(at=fire, tz=context.tz)
-
-
-def _candidate_days(
-    context: _Context, rest: str, period: Period | None, at: time | None
-) -> Iterator[date] | None:
-    """The dates ``rest`` may mean, earliest first (a weekday: this one, then next week's)."""
-    rest = _LAST_DAY.sub("lastday", rest)
-    words = " ".join(word for word in rest.split() if word not in _FILLER)
-    today = context.today
-    if not words:
-        if period is not None and period.today:
-            # Tonight's early hours ("tonight at 1", "tonight at midnight") are tomorrow's.
-            late = period.night and at is not None and at < NIGHT_ENDS
-            return iter([today + timedelta(days=1 if late else 0)])
-        return None
-    fixed = {"today": 0, "tomorrow": 1, "day after tomorrow": 2, "after tomorrow": 2}
-    if words in fixed:
-        return iter([today + timedelta(days=fixed[words])])
-    if match := _NEXT_WEEKDAY.fullmatch(words):
-        ahead = (WEEKDAYS[match["name"]] - today.weekday()) % 7
-        if match["next"] and ahead == 0:
-            ahead = 7
-        return _from_today(today + timedelta(days=ahead), step=timedelta(days=7))
-    if (holiday := read_holiday(words.removeprefix("next "))) is not None:
-        return _holiday_dates(today, holiday)
-    if month_day := read_month_day(words):
-        return _yearly(today, month_day)
-    if (day := read_ordinal_day(words)) is not None:
-        return _monthly(today, day)
-    if words == "lastday" or words == "lastday month":
-        return _last_days(today)
-    if words in _WEEKEND:
-        # The coming Saturday, or today when the weekend has begun.
-        return iter([today + timedelta(days=max(0, 5 - today.weekday()))])
-    if (month := _month_and_day(context, rest)) is not None:
-        return iter([month])
-    return _days_ahead(context, words, at)
-
-
-def _month_and_day(context: _Context, rest: str) -> date | None:
-    """ "the 3rd of next month", "next month on the 15th", "the last day of this month"."""
-    words = " ".join(w for w in rest.split() if w not in _FILLER - _NOT_FILLER_BEFORE_MONTH)
-    match = _NEXT_MONTH_DAY.fullmatch(words)
-    if match is None:
-        return None
-    which, said = match["which"] or match["which2"], match["day"] or match["day2"]
-    today = context.today
-    year, month = today.year, today.month
-    if which == "next":
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-    last = _month_length(year, month)
-    if said == "lastday":
-        return date(year, month, last)
-    day = read_ordinal_day(said)
-    assert day is not None  # the pattern only matches ordinals
-    if day > last:
-        raise context.refuse(
-            f"that month has no day {day} (it has {last} days); "
-            f"say e.g. 'the {last}th of {which} month'"
-        )
-    return date(year, month, day)
-
-
-def _days_ahead(context: _Context, words: str, at: time | None) -> Iterator[date]:
-    delay = _DELAY.fullmatch(words)
-    span = read_duration(delay["span"]) if delay else None
-    if span is not None and span.days and not span.elapsed:
-        return iter([context.today + timedelta(days=span.days)])
-    if span is not None:
-        raise context.refuse(
-            f"a delay ({words!r}) cannot be combined with a clock time; "
-            f"say e.g. 'in {delay['span'] if delay else words}'"
-        )
-    clock = f" at {say_clock(at)}" if at is not None else ""
-    hints = {
-        "next week": "next monday",
-        "week": "next monday",
-        "next month": "the 1st of next month",
-    }
-    hint = hints.get(words, "tomorrow")
-    raise context.refuse(
-        f"did not understand {words!r} as a day; say e.g. '{hint}{clock or ' at 9am'}'"
-    )
-
-
-def _from_today(first: date, *, step: timedelta) -> Iterator[date]:
-    yield first
-    yield first + step
-
-
-def _yearly(today: date, month_day: MonthDay) -> Iterator[date]:
-    if month_day.year is not None:
-        yield month_day.on_year(month_day.year)
-        return
-    found = 0
-    for year in range(today.year, today.year + 9):
-        if year > 9999:
-            break
-        try:
-            candidate = date(year, month_day.month, month_day.day)
-        except ValueError:
-            continue
-        if candidate >= today:
-            yield candidate
-            found += 1
-            if found == 2:
-                return
-    if not found:
-        month_day.on_year(today.year)  # raises: that day does not exist
-
-
-def _holiday_dates(today: date, holiday: Callable[[int], date]) -> Iterator[date]:
-    """This year's date of a holiday when it is still ahead (or today), then next year's."""
-    for year in (today.year, today.year + 1):
-        if year <= 9999 and (day := holiday(year)) >= today:
-            yield day
-
-
-def _monthly(today: date, day: int) -> Iterator[date]:
-    year, month = today.year, today.month
-    for _ in range(14):
-        try:
-            candidate = date(year, month, day)
-        except ValueError:
-            candidate = None
-        if candidate is not None and candidate >= today:
-            yield candidate
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-
-
-def _last_days(today: date) -> Iterator[date]:
-    """The last day of this month, then of the next one."""
-    year, month = today.year, today.month
-    for _ in range(2):
-        yield date(year, month, _month_length(year, month))
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-
-
-def _month_length(year: int, month: int) -> int:
-    following = date(year + 1, 1, 1) if month == 12 else date(year, month + 1, 1)
-    return (following - timedelta(days=1)).day
+def _quoted(context: Context, exc: ScheduleError) -> ScheduleError:
+    """The error, quoting the user's words (of the same kind: a past time stays one)."""
+    if repr(context.text) in str(exc):
+        return exc
+    return type(exc)(f"could not read {context.text!r} as a time: {exc}")

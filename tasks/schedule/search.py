@@ -1,29 +1,35 @@
 """Find the time expression inside a sentence: "remind me every sunday evening at 7 to plan the
 week" holds "every sunday evening at 7", wherever it stands (front, middle or end).
 
-``find_time`` needs no clock: it reads the sentence as words, takes each stretch of words that
-the schedule language could own ("at", "tomorrow", "9am", "every", "3 days", ...) and asks
-``parse_schedule`` which part of it is a phrase, longest first. Whether a phrase is a time does
-not depend on the instant it is read at, except for having passed, so the phrases are tried
-against a fixed instant and a time that has merely passed there still counts. ``find_schedule``
-then resolves the phrase it found at the real instant, with the DST policy.
+``find_time`` needs no clock: it reads the sentence's tokens with the grammar, takes each
+stretch that the grammar reads (time words and the fillers between them) and, from its left,
+the longest part that makes a schedule. Whether a phrase is a time does not depend on the
+instant it is read at, except for having passed, so phrases are tried against a fixed instant
+and a time that has merely passed there still counts. ``find_schedule`` then resolves the
+phrase it found at the real instant, with the DST policy.
 
 Choosing among several time expressions in one sentence:
 
 - parts that only make sense together are joined ("remind me tomorrow to call mom at 6pm" is
   "tomorrow at 6pm");
-- an expression right after "for", "until", "since" or "before" belongs to what is said, not to
-  when ("remind me at 9am to book the flight for March 3"), unless it is the only one (its
-  ``marker`` then says which word it follows, for the caller to judge);
+- an expression right after "for", "until", "since", "before" or "by" belongs to what is said,
+  not to when ("remind me at 9am to book the flight for March 3"), unless it is the only one
+  (its ``marker`` then says which word it follows, for the caller to judge);
 - a bare duration ("10 minutes", "a day") is a time only where it opens the sentence or
-  follows "for" or "by" ("snooze it by an hour"): elsewhere it says how long something
-  lasts ("twice a day");
-- a clock time after "the", "a", "my", ... names a thing ("take the 8:15 train");
+  follows "for" or "by" ("snooze it by an hour"): elsewhere it says how long ("twice a day");
+- a clock time after "the", "a", "my", ... names a thing ("take the 8:15 train"); so do a
+  holiday inside what is said ("buy christmas presents") and the short weekday names that are
+  also words ("the sun", "sat down") when nothing around them makes them a time;
 - otherwise the expression that opens the sentence wins, then the one that closes it ("remind
   me at 7 to leave at 7:30": 7 o'clock).
 
-Every step is linear in the length of the sentence: one pass to cut it into words, and at most
-``MAX_ATTEMPTS`` phrases of at most ``MAX_WORDS`` words each are tried.
+A stretch that is plainly a time but cannot be used ("in -5 minutes", "tomorrow at 9am and at
+5pm") comes back with its problem. So does a time read next to words that look like part of it
+but are not ("tomorrow at noom"): a fragment is never read with the rest defaulted.
+
+Every step is linear in the length of the sentence: one pass to cut it into tokens, one to
+match the grammar, and at most ``MAX_ATTEMPTS`` phrases of at most ``MAX_WORDS`` tokens each
+are tried.
 """
 
 from __future__ import annotations
@@ -34,100 +40,54 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from tasks.errors import PastTimeError, ScheduleError
+from tasks.schedule.days import DateOrder, OnHoliday, OnWeekday
+from tasks.schedule.lexicon import edit_distance
 from tasks.schedule.model import Schedule, ScheduleKind
-from tasks.schedule.parsing import parse_schedule
-from tasks.schedule.phrases import MONTHS, NUMBER_WORDS, ORDINAL_WORDS, WEEKDAYS, read_delay
-
-MAX_WORDS = 12
-"""The longest time expression, in words, that the search tries."""
-MAX_ATTEMPTS = 40
-"""How many phrases one search may try at most (each costs one ``parse_schedule``)."""
-_REFERENCE = datetime(1900, 1, 1, tzinfo=UTC)  # a Monday midnight: nothing said has passed yet
-
-_TOKEN = re.compile(r"\S+")
-_LEADING = "\"'([{“‘«<"
-_TRAILING = "\"')]}”’»>,;:!?."
-_HARD_STOPS = frozenset(";:!?.")
-_AMPM_TOKEN = re.compile(r"(?:\d{1,2}(?::\d{2})?)?[ap]\.m\.?", re.IGNORECASE)
-_CLOCK = re.compile(
-    r"\d{1,2}(?:[:.]\d{2})?(?::\d{2})?\s*(?:[ap]m|[ap]\.m\.?)|\d{1,2}:\d{2}(?::\d{2})?|@\d{1,2}"
+from tasks.schedule.once import ONCE_EXAMPLE, Context
+from tasks.schedule.parsing import build_schedule, read_schedule
+from tasks.schedule.pieces import (
+    Bad,
+    Clock,
+    Count,
+    Day,
+    Delay,
+    Except,
+    Gone,
+    Lasting,
+    Offset,
+    Piece,
+    Repeat,
+    Starting,
+    Until,
+    Window,
 )
-_ISO = re.compile(r"\d{4}-\d{2}-\d{2}(?:t[\d:.+\-z]*)?")
-_COMPACT = re.compile(r"(?:\d+(?:\.\d+)?(?:s|m|h|d|w|secs?|mins?|hrs?|wks?))+")
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_ORDINAL_DIGITS = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
-_CRON_FIELD = re.compile(r"[\d*/,\-?]+")
+from tasks.schedule.reader import FILLERS, Match, covers, matches
+from tasks.schedule.tokens import Token, tokenize
 
-_CLEAR_MONTHS = frozenset(MONTHS) - {"may", "march", "mar", "jun", "june", "dec", "sat"}
-_DAY_WORDS = frozenset(
-    {
-        "today", "tomorrow", "tonight", "tonite", "noon", "midnight", "midday", "morning",
-        "afternoon", "evening", "night", "daily", "nightly", "hourly", "weekly", "monthly",
-        "yearly", "annually", "everyday", "fortnightly", "biweekly", "weekday", "weekdays",
-        "weekend", "weekends", "workday", "workdays", "fortnight", "yesterday",
-    }
-)  # fmt: skip
-_CLEAR_WEEKDAYS = frozenset(
-    name for name in WEEKDAYS if len(name) > 3 or name in {"mon", "tue", "thu", "fri"}
-) | frozenset(f"{name}s" for name in WEEKDAYS if len(name) > 3)
-_UNITS = frozenset(
-    {
-        "second", "seconds", "sec", "secs", "minute", "minutes", "min", "mins", "hour", "hours",
-        "hr", "hrs", "day", "days", "week", "weeks", "wk", "wks",
-    }
-)  # fmt: skip
-_SPELLED_AMOUNTS = frozenset({"half", "quarter", "couple", "few"})
-_AMOUNTS = frozenset(NUMBER_WORDS) | _SPELLED_AMOUNTS
-_AMPM = frozenset({"am", "pm", "a.m.", "p.m.", "a.m", "p.m"})
-_GLUE = frozenset(
-    {
-        "at", "on", "in", "the", "of", "and", "&", "next", "this", "coming", "other", "every",
-        "each", "from", "now", "later", "after", "o'clock", "oclock", "month", "months",
-        "year", "years", "last", "a", "an", "@", "ago", "before", "past", "couple", "few",
-        "except", "excluding",
-    }
-)  # fmt: skip
-_NO_START = frozenset(
-    {"and", "&", "of", "from", "now", "later", "o'clock", "oclock", "other", "before", "except",
-     "excluding"}
-)  # fmt: skip
-_NO_END = frozenset(
-    {"at", "on", "in", "the", "of", "and", "&", "next", "this", "coming", "every", "each",
-     "a", "an", "from", "after", "other", "@", "last", "before", "except", "excluding"}
-)  # fmt: skip
+MAX_WORDS = 14
+"""The longest time expression, in tokens, that the search tries."""
+MAX_ATTEMPTS = 40
+"""How many phrases one search may try at most (each costs one reading)."""
+_REFERENCE = Context(text="", now=datetime(1900, 1, 1, tzinfo=UTC), tz=ZoneInfo("UTC"))
+
+_LEADING = frozenset({"at", "on", "@"})
+_WEAK_AFTER = frozenset({"for", "until", "till", "since", "before", "by"})
+_DURATION_AFTER = frozenset({"for", "by"})
+_MARKERS_ONLY = frozenset({"from", "till", "til"})
 _DETERMINERS = frozenset(
     {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "its"}
 )
-_WEAK_AFTER = frozenset({"for", "until", "till", "since", "before", "by"})
-_DURATION_AFTER = frozenset({"for", "by"})
-_PAST_OR_TO = frozenset({"past", "to"})
-_CLOCK_FRACTIONS = frozenset({"quarter", "half", "ten", "twenty", "five", "twenty-five"})
-_ANCHORS = frozenset({"every", "each", "next", "this", "coming"})
-_HOLIDAY_NAMES = frozenset(
-    {"christmas", "xmas", "thanksgiving", "halloween", "valentine's", "valentines", "nye"}
-)
-_HOLIDAY_PARTS = frozenset({"new", "year's", "years", "year", "eve"})
-_NEW_YEAR = frozenset({"year's", "years", "year"})
-# A holiday's name is a time where a time may stand: "on christmas", "this halloween",
-# "christmas morning, ..."; not inside what is said ("buy christmas presents").
 _HOLIDAY_AFTER = frozenset(
-    {
-        "on",
-        "at",
-        "this",
-        "next",
-        "coming",
-        "for",
-        "until",
-        "till",
-        "by",
-        "before",
-        "since",
-        "and",
-        "every",
-        "each",
-    }
-)
+    {"on", "at", "this", "next", "coming", "for", "until", "till", "by", "before", "since",
+     "and", "every", "each", "from", "after", "over"}
+)  # fmt: skip
+_WORDLIKE_WEEKDAYS = frozenset({"sat", "sun", "wed", "mar", "tue", "thu", "mon"})
+_DAY_LEADS = frozenset({"on", "this", "next", "every", "each", "by", "until", "till", "from"})
+_CRON = re.compile(r"(?<![\w*/,\-?])[\d*/,\-?]+(?: [\d*/,\-?a-z#]+){4}(?![\w*/,\-?#])", re.I)
+_TIME_WORDS = (
+    "noon", "midnight", "midday", "tonight", "today", "tomorrow", "morning", "evening",
+    "afternoon", "minutes", "minute", "hours", "hour", "weeks", "days", "months",
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +104,7 @@ class TimePhrase:
         example: The phrasing that works, when ``problem`` offers one.
         marker: The word right before it when that word makes it part of what is said rather
             than when ("for", "before", "until", "by", ...), else ``None``.
+        read_as: ``(written, read)`` for each word read as another ("tmrw", "tomorrow").
     """
 
     text: str
@@ -152,6 +113,7 @@ class TimePhrase:
     problem: str | None = None
     example: str | None = None
     marker: str | None = None
+    read_as: tuple[tuple[str, str], ...] = ()
 
     def without(self, sentence: str) -> str:
         """``sentence`` with the expression's words taken out (spaces tidied)."""
@@ -182,21 +144,26 @@ def find_time(sentence: str) -> TimePhrase | None:
     A stretch of words that is plainly a time but cannot be used ("in -5 minutes") is returned
     with its ``problem`` when the sentence has no usable time expression.
     """
-    words = _words(sentence)
-    found, refused = _Search(words).run()
+    tokens = _with_cron(sentence, tokenize(sentence))
+    found, refused = _Search(sentence, tokens).run()
     if not found:
         return refused
     strong = [c for c in found if not c.weak] or found
-    if len(strong) > 1 and (joined := _joined(strong)) is not None:
+    if len(strong) > 1 and (joined := _joined(sentence, strong)) is not None:
         return joined
-    last = len(words) - 1
+    last = len(tokens) - 1
     chosen = next((c for c in strong if c.first == 0), None)
     chosen = chosen or next((c for c in strong if c.last == last), strong[0])
     return chosen.phrase
 
 
 def find_schedule(
-    sentence: str, *, now: datetime, tz: ZoneInfo | str, recurring: bool | None = None
+    sentence: str,
+    *,
+    now: datetime,
+    tz: ZoneInfo | str,
+    recurring: bool | None = None,
+    date_order: DateOrder = "mdy",
 ) -> ScheduleMatch | None:
     """Find the time expression in ``sentence`` and resolve it as of ``now`` in ``tz``.
 
@@ -211,36 +178,23 @@ def find_schedule(
         return None
     if phrase.problem is not None:
         raise ScheduleError(phrase.problem)
-    return ScheduleMatch(phrase, parse_schedule(phrase.text, now=now, tz=tz, recurring=recurring))
+    reading = read_schedule(phrase.text, now=now, tz=tz, recurring=recurring, date_order=date_order)
+    return ScheduleMatch(phrase, reading.schedule)
 
 
-@dataclass(frozen=True, slots=True)
-class _Word:
-    """One word of the sentence, its punctuation trimmed."""
-
-    text: str  # as written
-    lower: str
-    start: int
-    end: int
-    stop_after: bool  # a full stop, colon, ... ends the stretch of time words here
-
-
-def _words(sentence: str) -> list[_Word]:
-    words: list[_Word] = []
-    for match in _TOKEN.finditer(sentence):
-        raw = match.group()
-        lead = len(raw) - len(raw.lstrip(_LEADING))
-        body = raw[lead:]
-        keep = body if _AMPM_TOKEN.fullmatch(body) else body.rstrip(_TRAILING)
-        if not keep:
+def _with_cron(sentence: str, tokens: list[Token]) -> list[Token]:
+    """A five-field cron expression in the sentence as one token."""
+    for found in _CRON.finditer(sentence):
+        if "*" not in found.group():
             continue
-        trailing = body[len(keep) :]
-        start = match.start() + lead
-        lower = keep.lower().replace("’", "'")
-        words.append(
-            _Word(keep, lower, start, start + len(keep), any(c in _HARD_STOPS for c in trailing))
-        )
-    return words
+        start, end = found.span()
+        inside = [t for t in tokens if start <= t.start and t.end <= end]
+        if not inside:
+            continue
+        first = tokens.index(inside[0])
+        cron = Token(found.group(), "cron", start, end, stop=inside[-1].stop)
+        tokens = [*tokens[:first], cron, *tokens[first + len(inside) :]]
+    return tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,206 +211,273 @@ class _Found:
 class _Search:
     """Leftmost-longest search for phrases the schedule language accepts."""
 
-    def __init__(self, words: list[_Word]) -> None:
-        self._words = words
+    def __init__(self, sentence: str, tokens: list[Token]) -> None:
+        self._sentence = sentence
+        self._tokens = tokens
+        self._found = matches(tokens) if tokens else []
         self._attempts = 0
 
     def run(self) -> tuple[list[_Found], TimePhrase | None]:
         found: list[_Found] = []
         refused: TimePhrase | None = None
-        index = 0
-        while index < len(self._words) and self._attempts < MAX_ATTEMPTS:
-            if not self._may_start(index):
-                index += 1
-                continue
-            hit, problem, skip = self._longest_from(index)
-            if hit is not None:
-                found.append(hit)
-            refused = refused or problem
-            index = skip
+        for first, end in self._stretches():
+            index = first
+            while index < end and self._attempts < MAX_ATTEMPTS:
+                if not self._may_start(index, end):
+                    index += 1
+                    continue
+                hit, problem, after = self._longest_from(index, end)
+                if hit is not None:
+                    found.append(hit)
+                refused = refused or problem
+                index = after
         return found, refused
 
-    def _longest_from(self, first: int) -> tuple[_Found | None, TimePhrase | None, int]:
-        """The longest phrase from word ``first``, or the refusal of the whole stretch, and
+    def _stretches(self) -> list[tuple[int, int]]:
+        """Runs of tokens the grammar covers (matches, and fillers between them)."""
+        size = len(self._tokens)
+        covered = [False] * size
+        for index, options in enumerate(self._found):
+            for match in options:
+                for k in range(index, match.end):
+                    covered[k] = True
+        for index, token in enumerate(self._tokens):
+            if token.kind == "cron":
+                covered[index] = True
+        stretches: list[tuple[int, int]] = []
+        index = 0
+        while index < size:
+            if not covered[index]:
+                index += 1
+                continue
+            end = index
+            while end < size and (covered[end] or self._tokens[end].text in FILLERS):
+                if self._tokens[end].stop:
+                    end += 1
+                    break
+                end += 1
+            start = index
+            while (
+                start > 0
+                and not self._tokens[start - 1].stop
+                and (self._tokens[start - 1].text in _LEADING)
+            ):
+                start -= 1
+            stretches.append((start, end))
+            index = end
+        return stretches
+
+    def _may_start(self, index: int, end: int) -> bool:
+        """Whether a phrase may start at token ``index``: a match does, or "at"/"on" before
+        one; never "for", "until", "by", ... (they say what the time is part of)."""
+        token = self._tokens[index]
+        if token.text in _WEAK_AFTER or token.text in _MARKERS_ONLY:
+            return False
+        if token.kind == "cron" or self._found[index]:
+            return True
+        following = index + 1
+        return (
+            token.text in _LEADING
+            and following < end
+            and not token.stop
+            and (bool(self._found[following]) or self._tokens[following].kind == "cron")
+        )
+
+    def _longest_from(self, first: int, end: int) -> tuple[_Found | None, TimePhrase | None, int]:
+        """The longest phrase from token ``first``, or the refusal of the whole stretch, and
         where to go on searching.
 
-        When the longest stretch is plainly a time that cannot be used ("2 days ago",
+        When the longest phrase is plainly a time that cannot be used ("2 days ago",
         "tomorrow at 9am and at 5pm"), a shorter piece of it would change what was said, so
         the stretch is refused as a whole and skipped.
         """
-        stretch = self._stretch(first)
+        marker = self._marker(first)
         tried_longest = False
-        for last in range(stretch, first - 1, -1):
-            if self._words[last].lower in _NO_END or not self._has_core(first, last):
+        for last in range(min(end, first + MAX_WORDS) - 1, first - 1, -1):
+            if self._tokens[last].text in FILLERS or self._attempts >= MAX_ATTEMPTS:
                 continue
-            if self._attempts >= MAX_ATTEMPTS:
-                break
             self._attempts += 1
-            text = " ".join(w.text for w in self._words[first : last + 1])
-            span = ((self._words[first].start, self._words[last].end),)
-            kind, problem = _read(text)
-            before = self._words[first - 1].lower if first > 0 else ""
-            marker = before if before in _WEAK_AFTER else None
+            outcome = self._read(first, last + 1)
+            if outcome is None:
+                continue
+            kind, problem, pieces, read_as = outcome
             if problem is None:
-                if first > 0 and marker not in _DURATION_AFTER and _bare(text):
-                    return None, None, last + 1  # "twice a day": how long, not when
-                phrase = TimePhrase(text, span, kind, marker=marker)
+                if not self._stands(first, pieces, marker):
+                    return None, None, last + 1
+                span = ((self._tokens[first].start, self._tokens[last].end),)
+                near = self._near_miss(first, last)
+                if near is not None:
+                    return None, self._refusal(first, last, near), last + 2
+                phrase = TimePhrase(
+                    self._text(first, last), span, kind, marker=marker, read_as=read_as
+                )
                 return _Found(phrase, first, last), None, last + 1
-            if not tried_longest and marker is None and problem.example is not None:
-                refusal = TimePhrase(text, span, None, str(problem), problem.example)
-                return None, refusal, last + 1
+            if not tried_longest and marker is None:
+                # Plainly a time that cannot be used: a shorter piece would change it.
+                return None, self._refusal(first, last, problem), last + 1
             tried_longest = True
         return None, None, first + 1
 
-    def _stretch(self, first: int) -> int:
-        """The last word of the stretch of time-like words that starts at ``first``."""
-        last = first
-        limit = min(len(self._words), first + MAX_WORDS) - 1
-        while last < limit and not self._words[last].stop_after and self._joins(last + 1):
-            last += 1
-        return last
+    def _read(
+        self, first: int, end: int
+    ) -> (
+        tuple[ScheduleKind | None, _Problem | None, list[Piece], tuple[tuple[str, str], ...]] | None
+    ):
+        """Whether tokens ``first`` to ``end`` make a phrase: its kind, or its problem."""
+        if self._tokens[first].kind == "cron":
+            if end != first + 1:
+                return None
+            text = self._tokens[first].text
+            try:
+                schedule = read_schedule(text, now=_REFERENCE.now, tz="UTC").schedule
+            except ScheduleError as exc:
+                return None, _Problem(str(exc), None), [], ()
+            return schedule.kind, None, [], ()
+        tokens = self._tokens[first:end]
+        found = [
+            [_shifted(m, -first) for m in options if m.end <= end]
+            for options in self._found[first:end]
+        ]
+        cover = next(covers(tokens, found))
+        if cover.unread:
+            return None
+        pieces = cover.pieces
+        if not _plainly_a_time(pieces):
+            return None
+        read_as = tuple(
+            dict.fromkeys((t.read_as, t.text) for t in tokens if t.read_as and not t.text.isdigit())
+        )
+        try:
+            schedule = build_schedule(pieces, _reference(self._text(first, end - 1)), None)
+        except PastTimeError:
+            return "once", None, pieces, read_as
+        except ScheduleError as exc:
+            return None, _Problem(str(exc), _example_of(str(exc))), pieces, read_as
+        return schedule.kind, None, pieces, read_as
 
-    def _joins(self, index: int) -> bool:
-        """Whether word ``index`` continues a stretch: a time word, or the "to" of "quarter to
-        five" (elsewhere "to" starts what is said: "remind me at 5 to call mom")."""
-        word = self._words[index].lower
-        if word != "to":
-            return _timeish(word)
-        following = self._words[index + 1].lower if index + 1 < len(self._words) else ""
-        return self._words[index - 1].lower in _CLOCK_FRACTIONS and _hourish(following)
+    def _stands(self, first: int, pieces: list[Piece], marker: str | None) -> bool:
+        """Whether a phrase that reads is a time here, not a part of what is said."""
+        before = self._word(first - 1)
+        lead = first + 1 if self._tokens[first].text in _LEADING else first
+        head = pieces[0] if pieces else None
+        if all(isinstance(p, Delay) and p.bare for p in pieces) and pieces:
+            return first == 0 or marker in _DURATION_AFTER
+        leads = self._tokens[first].text in _LEADING
+        if isinstance(head, Clock) and not leads and before in _DETERMINERS:
+            return False  # "the 8:15 train", "my 5pm call"
+        if isinstance(head, Day) and isinstance(head.ref, OnHoliday):
+            stop_before = first == 0 or self._tokens[first - 1].stop
+            leads = self._tokens[first].text in _HOLIDAY_AFTER
+            return stop_before or before in _HOLIDAY_AFTER or lead != first or leads
+        if (
+            len(pieces) == 1
+            and isinstance(head, Day)
+            and isinstance(head.ref, OnWeekday)
+            and self._tokens[lead].read_as is None
+            and self._tokens[lead].text in _WORDLIKE_WEEKDAYS
+        ):
+            return before in _DAY_LEADS or lead != first
+        return True
 
-    def _may_start(self, index: int) -> bool:
-        word = self._words[index].lower
-        if not _timeish(word) or word in _NO_START:
-            return False
-        following = self._words[index + 1].lower if index + 1 < len(self._words) else ""
-        before = self._words[index - 1].lower if index > 0 else ""
-        if _is_clock(word) or _COMPACT.fullmatch(word):
-            return before not in _DETERMINERS  # "the 8:15 train", "my 5pm call"
-        if word == "the":
-            return _is_ordinal(following) or following in {"day", "last", "next"}
-        if word == "day":
-            return following == "after"
-        if _NUMBER.fullmatch(word) or word in _AMOUNTS:
-            return _pairs(word, following)
-        if word in ORDINAL_WORDS:
-            return following in {"of", "day"} or following in MONTHS
-        if word in _HOLIDAY_NAMES or word == "new":
-            return (word != "new" or following in _NEW_YEAR) and (
-                index == 0 or self._words[index - 1].stop_after or before in _HOLIDAY_AFTER
+    def _marker(self, first: int) -> str | None:
+        before = self._word(first - 1)
+        return before if before in _WEAK_AFTER else None
+
+    def _word(self, index: int) -> str:
+        if index < 0 or self._tokens[index].stop:
+            return ""
+        return self._tokens[index].text
+
+    def _text(self, first: int, last: int) -> str:
+        """The phrase as written: the sentence's characters from its first to its last token."""
+        start, end = self._tokens[first].start, self._tokens[last].end
+        return " ".join(self._sentence[start:end].replace(",", " ").split())
+
+    def _near_miss(self, first: int, last: int) -> _Problem | None:
+        """Words right after the phrase that look like part of a time but are not."""
+        following = last + 1
+        after_at = False
+        while (
+            following < len(self._tokens)
+            and not self._tokens[following - 1].stop
+            and self._tokens[following].text in _LEADING
+        ):
+            after_at = True
+            following += 1
+        if following >= len(self._tokens) or self._tokens[following - 1].stop:
+            return None
+        token = self._tokens[following]
+        if self._found[following] or token.kind == "cron":
+            return None  # a time of its own, read on its own
+        glued = token.start == self._tokens[following - 1].end and token.kind != "punct"
+        word = token.text
+        close = any(
+            edit_distance(word, known, limit=1) <= 1 for known in _TIME_WORDS if word != known
+        )
+        if glued or (close and len(word) >= 4) or (after_at and token.kind != "word"):
+            said = self._sentence[self._tokens[first].start : token.end]
+            understood = self._text(first, last)
+            return _Problem(
+                f"could not read {said!r} as a time: did not understand {token.text!r}; say "
+                f"e.g. '{understood}'",
+                understood,
             )
-        return word not in _HOLIDAY_PARTS - _GLUE  # "year's", "eve" only after "new", "christmas"
+        return None
 
-    def _has_core(self, first: int, last: int) -> bool:
-        """Whether words ``first..last`` hold something only a time says (not just "at the")."""
-        words = [w.lower for w in self._words[first : last + 1]]
-        for index, word in enumerate(words):
-            following = words[index + 1] if index + 1 < len(words) else ""
-            if _is_core(word) or (word in _ANCHORS and following):
-                return True
-            if (_NUMBER.fullmatch(word) or word in _AMOUNTS) and _pairs(word, following):
-                return True
-            if word in MONTHS and (_NUMBER.fullmatch(following) or _is_ordinal(following)):
-                return True
-            if word in {"at", "@"} and _NUMBER.fullmatch(following):
-                return True
-            if word in ORDINAL_WORDS and (following in {"of", "day"} or _on_the(words, index)):
-                return True  # "the first of next month", "on the first"
-            if word == "last" and following == "day":
-                return True
-            if word in _HOLIDAY_NAMES or (word == "new" and following in _NEW_YEAR):
-                return True
-            if word in _PAST_OR_TO and following and _hourish(following):
-                return True  # "quarter past 3", "ten to six"
-        return False
+    def _refusal(self, first: int, last: int, problem: _Problem) -> TimePhrase:
+        span = ((self._tokens[first].start, self._tokens[last].end),)
+        text, example = problem.text, problem.example
+        if example is None:
+            example = ONCE_EXAMPLE
+            text = f"{text}; say e.g. '{example}'"
+        return TimePhrase(self._text(first, last), span, None, text, example)
 
 
-def _bare(text: str) -> bool:
-    """Whether ``text`` is a duration alone ("10 minutes", "half an hour"), not "in 10 minutes"."""
-    lead = text.split(maxsplit=1)[0].lower()
-    return lead not in {"in", "within", "after"} and read_delay(text) is not None
+@dataclass(frozen=True, slots=True)
+class _Problem:
+    text: str
+    example: str | None
+
+    def __str__(self) -> str:
+        return self.text
 
 
-def _hourish(word: str) -> bool:
-    return word.isdigit() or word in NUMBER_WORDS
+def _shifted(match: Match, by: int) -> Match:
+    return Match(match.rule, match.order, match.first + by, match.end + by, match.pieces)
 
 
-def _on_the(words: list[str], index: int) -> bool:
-    return index >= 2 and words[index - 2 : index] == ["on", "the"]
+def _reference(text: str) -> Context:
+    return Context(text=text, now=_REFERENCE.now, tz=_REFERENCE.tz)
 
 
-def _read(text: str) -> tuple[ScheduleKind | None, ScheduleError | None]:
-    """Whether ``text`` is a phrase of the schedule language, whatever the instant."""
-    try:
-        return parse_schedule(text, now=_REFERENCE, tz="UTC").kind, None
-    except PastTimeError:
-        return "once", None  # a time all the same; the real instant decides
-    except ScheduleError as exc:
-        return None, exc
+def _plainly_a_time(pieces: list[Piece]) -> bool:
+    """Whether the pieces hold something only a time says (not just "every", "until")."""
+    weak = (Repeat, Until, Starting, Count, Except, Window, Offset, Lasting)
+    if any(isinstance(p, Bad | Gone) for p in pieces):
+        return True
+    return any(not isinstance(p, weak) for p in pieces) or any(
+        isinstance(p, Lasting) for p in pieces
+    )
 
 
-def _joined(parts: list[_Found]) -> TimePhrase | None:
+_EXAMPLE = re.compile(r"e\.g\. '([^']+)'")
+
+
+def _example_of(message: str) -> str | None:
+    found = _EXAMPLE.search(message)
+    return found.group(1) if found else None
+
+
+def _joined(sentence: str, parts: list[_Found]) -> TimePhrase | None:
     """The parts read as one phrase ("tomorrow" + "at 6pm"), when they make one."""
     text = " ".join(p.phrase.text for p in parts)
-    kind, problem = _read(text)
-    if problem is not None:
+    try:
+        schedule = read_schedule(text, now=_REFERENCE.now, tz="UTC").schedule
+        kind: ScheduleKind = schedule.kind
+    except PastTimeError:
+        kind = "once"
+    except ScheduleError:
         return None
     spans = tuple(span for p in parts for span in p.phrase.spans)
-    return TimePhrase(text, spans, kind)
-
-
-def _timeish(word: str) -> bool:
-    return (
-        _is_core(word)
-        or word in _GLUE
-        or word in _UNITS
-        or word in _AMOUNTS
-        or word in _AMPM
-        or word in MONTHS
-        or word in WEEKDAYS
-        or word in ORDINAL_WORDS
-        or word in _HOLIDAY_NAMES
-        or word in _HOLIDAY_PARTS
-        or _NUMBER.fullmatch(word) is not None
-        or _CRON_FIELD.fullmatch(word) is not None
-    )
-
-
-def _is_core(word: str) -> bool:
-    """Words only a time says: "tomorrow", "9am", "17:45", "friday", "2026-03-03", "10m"."""
-    return (
-        word in _DAY_WORDS
-        or word in _CLEAR_WEEKDAYS
-        or word in _CLEAR_MONTHS
-        or _is_clock(word)
-        or _ISO.fullmatch(word) is not None
-        or _COMPACT.fullmatch(word) is not None
-        or _ORDINAL_DIGITS.fullmatch(word) is not None
-        or ("*" in word and _CRON_FIELD.fullmatch(word) is not None)
-    )
-
-
-def _is_clock(word: str) -> bool:
-    return _CLOCK.fullmatch(word) is not None or word in {"noon", "midnight", "midday"}
-
-
-def _is_ordinal(word: str) -> bool:
-    return word in ORDINAL_WORDS or _ORDINAL_DIGITS.fullmatch(word) is not None
-
-
-def _pairs(amount: str, following: str) -> bool:
-    """Whether an amount before ``following`` is part of a time: "5 minutes", "9 am", "3 may",
-    "half an hour", "0 9 * * 1-5"."""
-    if following in _UNITS or following in {"ago"}:
-        return True
-    if amount in _SPELLED_AMOUNTS:
-        return following in {"an", "a", "of", "hour"}
-    if _NUMBER.fullmatch(amount) is None:
-        return False
-    return (
-        following in _AMPM
-        or following in MONTHS
-        or following in {"o'clock", "oclock"}
-        or _NUMBER.fullmatch(following) is not None
-        or ("*" in following and _CRON_FIELD.fullmatch(following) is not None)
-    )
+    read_as = tuple(pair for p in parts for pair in p.phrase.read_as)
+    return TimePhrase(text, spans, kind, read_as=read_as)

@@ -416,7 +416,7 @@ def test_recurring_false_refuses_a_repeating_phrase() -> None:
 def test_recurring_true_refuses_one_time_words() -> None:
     with pytest.raises(ScheduleError, match=r"one-time delay; say e\.g\. 'every 5 minutes'"):
         parse_schedule("in 5 minutes", now=NOW, tz=BERLIN, recurring=True)
-    with pytest.raises(ScheduleError, match="did not understand 'tomorrow'"):
+    with pytest.raises(ScheduleError, match="'tomorrow' happens once"):
         parse_schedule("tomorrow at 9am", now=NOW, tz=BERLIN, recurring=True)
     with pytest.raises(ScheduleError, match=r"happens once .* repeating schedule is needed"):
         parse_schedule("2026-11-23T14:35", now=NOW, tz=BERLIN, recurring=True)
@@ -491,8 +491,6 @@ REFUSALS = [
     ("0 9 * * 8", "is not valid"),
     ("0 9 * * 1-5 *", "has 6 fields"),
     ("every 0 minutes", "the interval is zero"),
-    ("every 2 months", "every few months is not supported"),
-    ("every other year", "every few years is not supported"),
     ("every 2 days on monday", "days of the week in a cycle of days"),
     ("every 10000 days", "a cycle lasts at most 3650 days"),
     ("every 3", "did not understand '3'"),
@@ -500,7 +498,6 @@ REFUSALS = [
     ("this morning", "2026-03-10 09:00 (Europe/Berlin), which has already passed"),
     ("the 31st of next month", "that month has no day 31"),
     ("every", "it does not say when"),
-    ("every month at 8am", "on which day of the month"),
     ("at 25:00", "is not a clock time"),
     ("13pm", "is not a clock time"),
     ("Feb 30", "February has no day 30"),
@@ -508,10 +505,8 @@ REFUSALS = [
     ("2026-13-01T10:00", "ISO 8601"),
     ("in 2 hours at 5pm", "cannot be combined"),
     ("tomorrow at 9am and 5pm", "more than one clock time"),
-    ("every day at 9:15 and 10:30", "cannot be one schedule"),
     ("every monday on the 1st", "both days of the week and days of the month"),
     ("99999999999 days", "too far from now"),
-    ("next week", "did not understand 'next week'"),
 ]
 
 
@@ -535,14 +530,10 @@ EXAMPLE = re.compile(r"e\.g\. '([^']+)'")
         ("this morning", "tomorrow morning"),
         ("tonight at 8", "tomorrow at 8pm"),
         ("in -5 minutes", "in 5 minutes"),
-        ("every month at 8am", "every month on the 1st at 8am"),
         ("every year on the 3rd at 7pm", "every year on March 3rd at 7pm"),
         ("every monday on the 1st at 6pm", "every month on the 1st at 6pm"),
-        ("every day at 9:15 and 10:30", "every day at 9:15am"),
         ("every 2 days on friday", "every 2 weeks on friday"),
         ("tomorrow at 9am and 5pm", "tomorrow at 9am"),
-        ("next week at 5pm", "next monday at 5pm"),
-        ("next month", "the 1st of next month at 9am"),
         ("13pm", "at 13:00"),
     ],
 )
@@ -692,10 +683,8 @@ def test_several_times_and_left_out_days_are_all_kept(text: str, expression: str
     ("text", "fragment"),
     [
         ("every day at 6:30 and 6:30pm and 18:30", "come out the same"),
-        ("every day at 6:30 and 18:00", "make one schedule per time"),
         ("every monday except monday", "leaves out every day"),
         ("every month on the 1st except friday", "only days of the week can be left out"),
-        ("every thanksgiving", "did not understand 'thanksgiving'"),
         ("tomorrow at 9 and 5", "more than one clock time"),
     ],
 )

@@ -149,7 +149,8 @@ def test_a_sentence_without_a_time_has_none(sentence: str) -> None:
         ("time travel in -5 minutes", "in -5 minutes", "in 5 minutes"),
         ("call bob yesterday", "yesterday", "tomorrow"),
         ("what I did 2 days ago", "2 days ago", "in 2 days"),
-        ("call the bank next week", "next week", "next monday at 9am"),
+        ("call the bank last week", "last week", "tomorrow"),
+        ("call mom the day before yesterday", "the day before yesterday", "tomorrow"),
         # a shorter piece would drop what was said: the whole stretch is refused
         ("tomorrow at 9am and at 5pm call mom", "tomorrow at 9am and at 5pm", "tomorrow at 9am"),
     ],

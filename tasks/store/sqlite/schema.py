@@ -35,7 +35,8 @@ from tasks.models import (
     TaskRun,
     TaskStatus,
 )
-from tasks.schedule.model import Schedule, schedule_from_json
+from tasks.schedule.model import Schedule
+from tasks.schedule.stored import schedule_from_json
 from tasks.store.sqlite.db import TaskDatabase
 
 COMPONENT = "tasks"
