@@ -266,7 +266,9 @@ async def open_app(
             # PostgreSQL has no such lock (several schedulers share it): leases decide there.
             exclusive=run_scheduler and settings.postgres_url is None,
         )
-        task_tools = TaskTools(manager, search_configured=web.search_configured)
+        task_tools = TaskTools(
+            manager, search_configured=web.search_configured, date_order=settings.date_order
+        )
         memory_tools = MemoryTools(memory)
         registry = ToolRegistry([task_tools, memory_tools, get_current_time, web, SystemTools()])
         custom = load_custom_tools(

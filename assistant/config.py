@@ -6,7 +6,7 @@ import ipaddress
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -91,6 +91,9 @@ class Settings(BaseSettings):
     database_url: SecretStr | None = _env("ASSISTANT_DATABASE_URL")
     database_pool_size: int = Field(
         4, ge=1, le=100, validation_alias=AliasChoices("ASSISTANT_DATABASE_POOL_SIZE")
+    )
+    date_order: Literal["mdy", "dmy"] = Field(
+        "mdy", validation_alias=AliasChoices("ASSISTANT_DATE_ORDER")
     )
     timezone: str = Field(
         default_factory=system_timezone, validation_alias=AliasChoices("ASSISTANT_TIMEZONE")

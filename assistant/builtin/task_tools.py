@@ -17,7 +17,9 @@ from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
 
 from tasks import (
+    DateOrder,
     OnceSchedule,
+    Reading,
     Schedule,
     ScheduleError,
     Task,
@@ -26,8 +28,8 @@ from tasks import (
     TaskNotFoundError,
     TaskStatus,
     keep_time_of_day,
-    parse_schedule,
     read_delay,
+    read_schedule,
     read_time_of_day,
     resolve_local,
     retime,
@@ -144,9 +146,16 @@ class TaskTools:
             without one, web_search tasks are refused instead of failing at every run.
     """
 
-    def __init__(self, manager: TaskManager, *, search_configured: bool = True) -> None:
+    def __init__(
+        self,
+        manager: TaskManager,
+        *,
+        search_configured: bool = True,
+        date_order: DateOrder = "mdy",
+    ) -> None:
         self._manager = manager
         self._search_configured = search_configured
+        self._date_order: DateOrder = date_order
 
     async def active_ids(self, ctx: ToolContext) -> list[str]:
         """The caller's live task ids (the dynamic enum of ``task_id``)."""
@@ -178,7 +187,8 @@ class TaskTools:
                 'on friday at 5pm', 'every weekday at 8am', '0 9 * * 1-5'.
             message: What to remind them of, e.g. 'call mom'.
         """
-        schedule = self._parse(when, ctx, recurring=None)
+        reading = self._read(when, ctx, recurring=None)
+        schedule = reading.schedule
         task = await self._add(ctx, "reminder", schedule, message, {"message": message})
         summary = self._summary(task, ctx)
         about = _about(message)
@@ -189,7 +199,7 @@ class TaskTools:
                 f"I'll remind you {summary.schedule} {about}; the first time "
                 f"{summary.next_run_text} (task {task.id})."
             )
-        return TaskReply(text, summary)
+        return TaskReply(text + _noted(reading), summary)
 
     @tool(
         requires_approval=_approval_needed,
@@ -220,7 +230,8 @@ class TaskTools:
         """
         if task_type == "web_search" and not self._search_configured:
             raise ToolError(SEARCH_NOT_CONFIGURED)
-        parsed = self._parse(schedule, ctx, recurring=True)
+        reading = self._read(schedule, ctx, recurring=True)
+        parsed = reading.schedule
         task = await self._add(ctx, task_type, parsed, description, _known_fields(execution_data))
         summary = self._summary(task, ctx)
         kind = _TYPE_WORDS.get(task.task_type.value, task.task_type.value)
@@ -228,7 +239,7 @@ class TaskTools:
             f"Scheduled the {kind} '{task.description}' {summary.schedule}; next run "
             f"{summary.next_run_text} (task {task.id})."
         )
-        return TaskReply(text, summary)
+        return TaskReply(text + _noted(reading), summary)
 
     @tool(
         llm_format=TaskListing.for_model,
@@ -361,9 +372,27 @@ class TaskTools:
         recurring: bool | None,
         now: datetime | None = None,
     ) -> Schedule:
+        return self._read(words, ctx, recurring=recurring, now=now).schedule
+
+    def _read(
+        self,
+        words: str,
+        ctx: ToolContext,
+        *,
+        recurring: bool | None,
+        now: datetime | None = None,
+    ) -> Reading:
+        """The user's words read in their zone and date order, or a ``ToolError`` saying why."""
         moment = ctx.now if now is None else now
+        order = ctx.profile.get("date_order", self._date_order)
         try:
-            return parse_schedule(words, now=moment, tz=ctx.timezone, recurring=recurring)
+            return read_schedule(
+                words,
+                now=moment,
+                tz=ctx.timezone,
+                recurring=recurring,
+                date_order="dmy" if order == "dmy" else "mdy",
+            )
         except TaskError as exc:
             raise ToolError(str(exc)) from None
 
@@ -444,6 +473,12 @@ class TaskTools:
             status=task.status.value,
             line=task_line(task, tz, ctx.now, next_run=run),
         )
+
+
+def _noted(reading: Reading) -> str:
+    """ " I read 'tmrw' as 'tomorrow'." when words were read as others, else nothing."""
+    note = reading.note()
+    return f" I {note}." if note else ""
 
 
 def _about(message: str) -> str:

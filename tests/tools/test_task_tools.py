@@ -417,3 +417,30 @@ def test_when_text_names_the_day() -> None:
     later = datetime(2026, 3, 6, 16, 0, tzinfo=UTC)
     assert when_text(later, BERLIN, NOW) == "on Fri 2026-03-06 at 17:00 (Europe/Berlin)"
     assert when_text(None, BERLIN, NOW) == "never (nothing is scheduled)"
+
+
+async def test_a_reminder_says_which_words_it_read_as_others(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    result = await call(executor, clock, "add_reminder", when="tmrw at 6pm", message="buy milk")
+    reply = reply_of(result)
+    assert reply.text.endswith("I read 'tmrw' as 'tomorrow'.")
+    assert "tomorrow at 18:00" in reply.text
+    plain = reply_of(await call(executor, clock, "add_reminder", when="at 6pm", message="x"))
+    assert "I read" not in plain.text
+
+
+async def test_the_date_order_is_the_users_setting_else_the_tools(
+    manager: TaskManager, clock: ManualClock
+) -> None:
+    executor = ToolExecutor(
+        ToolRegistry([TaskTools(manager, date_order="dmy")]), clock=ManualClock(NOW)
+    )
+    dmy = reply_of(await call(executor, clock, "add_reminder", when="4/5", message="a"))
+    assert dmy.task.next_run is not None and dmy.task.next_run.startswith("2026-05-04")
+    us = ToolContext(
+        user_id="bob", timezone=BERLIN, now=clock.now(), profile={"date_order": "mdy"}
+    )
+    mdy = await executor.execute(ToolCall("add_reminder", {"when": "4/5", "message": "b"}), us)
+    assert reply_of(mdy).task.next_run is not None
+    assert reply_of(mdy).task.next_run.startswith("2026-04-05")
