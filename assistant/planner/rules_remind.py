@@ -67,7 +67,7 @@ _UNCLEAR = re.compile(
     _F,
 )
 _LEADING = re.compile(
-    r"^(?:(?:and|then|so|please|again|once\s+more|also)\b\s*)*"
+    r"^(?:(?:and|then|so|please|again|once\s+more|also)\b[\s,]*)*"
     r"(?:to|that|about|of|for|re|regarding)\b\s*",
     _F,
 )
@@ -337,7 +337,9 @@ REMIND = Rule(
         once("remind me in 3 days to water the cactus", "2026-03-13 14:30", "water the cactus"),
         # issue 22: typos read (and said), wrappers left out of what is said
         once("remind me tmrw at 6pm to buy milk", "2026-03-11 18:00", "buy milk"),
-        once("remind me next wensday at noon to call the bank", "2026-03-11 12:00", "call the bank"),
+        once(
+            "remind me next wensday at noon to call the bank", "2026-03-11 12:00", "call the bank"
+        ),
         once("remind me tomorow at 7pm to call mom", "2026-03-11 19:00", "call mom"),
         once("remind me firday at 9 to pay rent", "2026-03-13 09:00", "pay rent"),
         once("remnd me tmrw at 6pm to buy bread", "2026-03-11 18:00", "buy bread"),
@@ -352,7 +354,9 @@ REMIND = Rule(
             "2026-03-15 07:00",
             "water the plants",
         ),
-        once("remind me again in 5 minutes to check the oven", "2026-03-10 14:35", "check the oven"),
+        once(
+            "remind me again in 5 minutes to check the oven", "2026-03-10 14:35", "check the oven"
+        ),
         once("remind me at a quarter past eight to take pills", "2026-03-10 20:15", "take pills"),
         every(
             "remind me every last friday of the month to do payroll",

@@ -98,7 +98,7 @@ def bare_hour_times(clock: ClockTime, *, day_named: bool) -> list[time]:
     named ("tomorrow at 9"). Anything else ("05:00", "17:45", "9am") means what it says.
     """
     at = clock.at
-    said = clock.said_hour if clock.said_hour is not None else at.hour
+    said = at.hour if clock.said_hour in (None, 12) else clock.said_hour
     if not clock.ambiguous or at.hour == 12 or said == 12:
         return [at]
     later = at.replace(hour=(at.hour + 12) % 24)
@@ -167,3 +167,16 @@ def say_times(minutes: list[int]) -> str:
     if len(minutes) > 1:
         return "at " + ", ".join(clock[:-1]) + " and " + clock[-1]
     return f"at {clock[0]}"
+
+
+def contradicts(clock: ClockTime, period: Period) -> bool:
+    """Whether an am/pm time and a part of the day disagree ("5pm in the morning", "tonight
+    at 9am"); noon and midnight, and the small hours of the night, agree with any."""
+    if not clock.meridiem or clock.midnight or clock.at in (time(12), time(0)):
+        return False
+    hour = clock.at.hour
+    if period.name == "morning":
+        return hour >= 12
+    if period.night:
+        return 5 <= hour < 12
+    return hour < 12

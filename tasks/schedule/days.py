@@ -316,14 +316,19 @@ def _day_of_month_dates(ref: OnMonthDay, today: date) -> Iterator[date]:
 
 def _weekday_and_day_dates(ref: OnWeekdayAndDay, today: date) -> Iterator[date]:
     first = today.replace(day=1)
-    for offset in range(28):
+    found = 0
+    for offset in range(40):
         month = add_months(first, offset)
         if ref.day > month_length(month.year, month.month):
             continue
         candidate = month.replace(day=ref.day)
         if candidate >= today and candidate.weekday() == ref.weekday:
             yield candidate
-            return
+            found += 1
+            if found == 2:
+                return
+    if found:
+        return
     raise ScheduleError(
         f"no {WEEKDAY_NAMES[ref.weekday]} falls on the {ref.day} in the next 28 months"
     )

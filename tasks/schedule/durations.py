@@ -49,6 +49,7 @@ _TERM = rf"{_AMOUNT} (?:{_UNIT_WORDS})(?=$| )(?: and a half)?"
 _SPELLED = (
     r"(?:an? )?half (?:an? )?(?:hour|day|minute|year)(?=$| )",
     r"(?:an? )?quarter (?:of )?an? hour(?=$| )",
+    r"(?:an? )?quarter hour(?=$| )",
 )
 SPAN = (
     rf"(?:(?:{'|'.join(_SPELLED)})|{_TERM})"
@@ -59,7 +60,7 @@ SPAN = (
 _SPAN_RE = re.compile(SPAN)
 _PIECE = re.compile(
     rf"(?P<half>(?:an? )?half (?:an? )?(?P<hu>hour|day|minute|year))"
-    rf"|(?P<quarter>(?:an? )?quarter (?:of )?an? hour)"
+    rf"|(?P<quarter>(?:an? )?quarter (?:(?:of )?an? )?hour)"
     rf"|(?P<amount>{_AMOUNT}) (?P<unit>{_UNIT_WORDS})(?=$| )(?P<andhalf> and a half)?"
 )
 _SECONDS = {"second": 1, "minute": 60, "hour": 3600}

@@ -175,10 +175,10 @@ _MEAL = r"breakfast|lunch|dinner|supper"
 @rule(
     "a meal",
     rf"(?:at|around|by|for) (?P<m1>{_MEAL})(?: ?time)?|(?P<m2>{_MEAL}) ?time"
-    r"|(?P<m3>lunchtime|dinnertime|suppertime)",
+    rf"|(?P<m3>lunchtime|dinnertime|suppertime)|(?P<m4>{_MEAL})",
 )
 def _meal(m: re.Match[str]) -> list[Piece]:
-    word = (m["m1"] or m["m2"] or m["m3"]).removesuffix("time")
+    word = (m["m1"] or m["m2"] or m["m3"] or m["m4"]).removesuffix("time")
     return [Clock(ClockTime(clock(_MEALS[word]).at, meridiem=True))]
 
 
@@ -246,6 +246,16 @@ def _at_hour(m: re.Match[str]) -> list[Piece]:
     return pieces
 
 
+@rule("at a time with a dot", r"(?:at|@) (?P<h>\d{1,2})\.(?P<m>\d{2})")
+def _at_dotted(m: re.Match[str]) -> list[Piece]:
+    return _clock_or_bad(m[0], int(m["h"]), int(m["m"]))
+
+
+@rule("sharp", r"(?P<h>\d{1,2}) sharp")
+def _sharp(m: re.Match[str]) -> list[Piece]:
+    return _clock_or_bad(m[0], int(m["h"]))
+
+
 @rule("at hours", r"(?:at|@) (?P<list>\d{1,2}(?: (?:and|&|or|,) (?:at )?\d{1,2})+)")
 def _at_hours(m: re.Match[str]) -> list[Piece]:
     pieces: list[Piece] = []
@@ -257,7 +267,10 @@ def _at_hours(m: re.Match[str]) -> list[Piece]:
 @rule("at a military time", r"(?:at|@) (?P<hm>\d{3,4})")
 def _at_military(m: re.Match[str]) -> list[Piece]:
     digits = m["hm"]
-    return _clock_or_bad(m[0], int(digits[:-2]), int(digits[-2:]))
+    pieces = _clock_or_bad(m[0], int(digits[:-2]), int(digits[-2:]))
+    if len(digits) == 4 and pieces and isinstance(pieces[0], Clock):
+        return [Clock(replace(pieces[0].time, ambiguous=False))]  # "at 0615", "at 1730": 24h
+    return pieces
 
 
 @rule(
@@ -359,17 +372,34 @@ def _date(said: str, month: int, day: int, year: str | None) -> list[Piece]:
     return [Day(OnDate(month, day, int(year) if year else None))]
 
 
-@rule("a date in numbers", r"(?P<a>\d{1,4})(?P<sep>[/.])(?P<b>\d{1,2})(?:[/.](?P<c>\d{2,4}))?")
+@rule(
+    "a date in numbers",
+    r"(?P<a>\d{1,4})/(?P<b>\d{1,2})(?:/(?P<c>\d{2,4}))?"
+    r"|(?P<da>\d{1,2})\.(?P<db>\d{1,2})\.(?P<dc>\d{2,4})?",
+)
 def _numeric_date(m: re.Match[str]) -> list[Piece]:
-    a, b, c = int(m["a"]), int(m["b"]), m["c"]
-    if len(m["a"]) == 4:  # 2027/03/04
-        if c is None:
+    if m["da"] is not None:
+        return _numbers_date(m[0], m["da"], m["db"], m["dc"], day_first=True)
+    return _numbers_date(m[0], m["a"], m["b"], m["c"], day_first=None)
+
+
+@rule("a date with dashes", r"(?P<a>\d{1,4}) - (?P<b>\d{1,2})(?: - (?P<c>\d{2,4}))?")
+def _dashed_date(m: re.Match[str]) -> list[Piece]:
+    return _numbers_date(m[0].replace(" ", ""), m["a"], m["b"], m["c"], day_first=None)
+
+
+def _numbers_date(
+    said: str, first: str, second: str, third: str | None, *, day_first: bool | None
+) -> list[Piece]:
+    a, b = int(first), int(second)
+    if len(first) == 4:  # 2027/03/04, 2026-2-14
+        if third is None:
             return []
-        return _date(m[0], b, int(c), m["a"]) if 1 <= b <= 12 else [_bad_date(m[0])]
-    year = None if c is None else int(c) + (2000 if len(c) == 2 else 0)
+        return _date(said, b, int(third), first) if 1 <= b <= 12 else [_bad_date(said)]
+    year = None if third is None else int(third) + (2000 if len(third) == 2 else 0)
     if not (1 <= a <= 31 and 1 <= b <= 31) or (a > 12 and b > 12):
-        return [_bad_date(m[0])]
-    return [Day(OnNumericDate(a, b, year, day_first=True if m["sep"] == "." else None))]
+        return [_bad_date(said)]
+    return [Day(OnNumericDate(a, b, year, day_first=day_first))]
 
 
 def _bad_date(said: str) -> Bad:
@@ -660,6 +690,16 @@ def _every_nth_weekday(m: re.Match[str]) -> list[Piece]:
       r"(?: of (?:the |every |each )?month)?")  # fmt: skip
 def _last_workday(m: re.Match[str]) -> list[Piece]:
     return [LastWorkday(), Every(1, "month")]
+
+
+@rule("of each quarter", r"(?:of|in) (?:each|every|the|a) quarter")
+def _of_each_quarter(m: re.Match[str]) -> list[Piece]:
+    return [
+        Bad(
+            f"{m[0]!r}: quarters of the calendar year are not supported; say the months, e.g. "
+            "'the first monday of every 3 months'"
+        )
+    ]
 
 
 @rule("of every month", r"(?:of |in )?(?:every|each|a) month")

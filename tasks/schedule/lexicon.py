@@ -71,7 +71,7 @@ SLANG = {
     "tonite": "tonight", "2nite": "tonight", "2night": "tonight", "tnite": "tonight",
     "nite": "night", "arvo": "afternoon", "wknd": "weekend", "wkend": "weekend",
     "wkday": "weekday", "wkdays": "weekdays", "mornin": "morning", "fourty": "forty",
-    "nxt": "next", "evry": "every",
+    "nxt": "next", "evry": "every", "2mro": "tomorrow",
 }  # fmt: skip
 """Short and slang spellings read as the word they stand for; a reply names the reading."""
 
@@ -86,6 +86,8 @@ _TARGETS = frozenset(
         "weekend", "weekends", "every", "o'clock", "month", "quarter", "christmas", "thanksgiving",
         "halloween", "valentine's", "hourly", "weekly", "monthly", "annually", "fortnightly",
         "quarterly", "twenty", "thirty", "fifteen", "eleven", "twelve", "lunchtime",
+        "hour", "days", "year", "years", "week", "noon", "march", "april", "july", "june",
+        "august", "monday", "friday", "sunday",
     }
 )  # fmt: skip
 """The words a misspelling may be repaired to: long enough that a near miss is telling."""
@@ -96,6 +98,9 @@ NOT_TYPOS = frozenset(
         "borrow", "sundae", "eleventh", "twelfth", "fifteenth", "thirtieth", "twentieth",
         "evenly", "evens", "ours", "hour", "house", "midway", "mightily", "ever", "very",
         "even", "evert", "eve's", "morn", "moron", "noun", "neon", "none", "soon", "moon",
+        "yeah", "yeas", "weak", "weed", "weep", "ween", "match", "marsh", "jury", "jane",
+        "nook", "noob", "dais", "hoar", "yearn", "weeks'", "aprils", "julys", "junes",
+        "houri", "dayz", "april's", "noons", "nooks",
     }
 )  # fmt: skip
 """Words that are not misspellings even though a vocabulary word is near them."""
@@ -122,8 +127,9 @@ def repair(word: str) -> str | None:
     """Return the vocabulary word a misspelt ``word`` stands for, or ``None``.
 
     One edit (insert, delete, substitute, swap two neighbours) for targets of up to seven
-    letters, two for longer ones; the nearest target must be the only one that near. A word
-    in ``NOT_TYPOS`` or shorter than four letters is never repaired.
+    letters, two for longer ones, the first letter kept (a typo seldom changes it); the
+    nearest target must be the only one that near. A word in ``NOT_TYPOS`` or shorter than
+    four letters is never repaired.
     """
     if len(word) < _MIN_TYPO_LENGTH or word in NOT_TYPOS or word in KNOWN_WORDS:
         return None
@@ -137,6 +143,8 @@ def _repair_cached(word: str) -> str | None:
     best: list[str] = []
     best_distance = 3
     for target in _TARGETS:
+        if target[0] != word[0]:
+            continue
         budget = 1 if len(target) <= 7 else 2
         if abs(len(target) - len(word)) > budget:
             continue

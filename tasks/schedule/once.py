@@ -21,6 +21,7 @@ from tasks.schedule.clocks import (
     Period,
     apply_period,
     bare_hour_times,
+    contradicts,
     say_clock,
 )
 from tasks.schedule.days import (
@@ -146,6 +147,11 @@ def _day_and_time(pieces: list[Piece], context: Context) -> OnceSchedule:
         )
     clock = clocks[0] if clocks else None
     period = parts[0] if parts else None
+    if clock is not None and period is not None and contradicts(clock, period):
+        raise context.refuse(
+            f"{say_clock(clock.at)} is not in the {period.name}; say one of them, e.g. "
+            f"'tomorrow at {say_clock(clock.at)}'"
+        )
     at = apply_period(clock, period)
     if days is None:
         dates = _dates_without_day(context, clock, period, at)

@@ -59,6 +59,7 @@ _ISO_LIKE = re.compile(
     r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}(?::?\d{2})?)?)?",
     re.IGNORECASE | re.ASCII,
 )
+_DOTTED_DATE_END = re.compile(r"\d\.\d{1,2}\.$")
 _ISO_LEAD = re.compile(r"^(?:on|at|for)\s+(?=\d{4}-)", re.IGNORECASE)
 _REPEATING = (Every, Repeat, Weekdays, Window, Cron, LastWorkday, Until, Starting, Count, Except)
 
@@ -149,7 +150,9 @@ def read_schedule(
 
 
 def _read(context: Context, recurring: bool | None) -> Reading:
-    stripped = context.text.strip().rstrip(".!?;")
+    stripped = context.text.strip().rstrip("!?;")
+    if not _DOTTED_DATE_END.search(stripped):
+        stripped = stripped.rstrip(".!?;")
     if not stripped:
         raise ScheduleError(
             f"the schedule {context.text!r} is empty; say e.g. 'in 5 minutes' or "

@@ -22,7 +22,7 @@ FILLERS = frozenset(
     {
         "at", "on", "the", "of", "and", "around", "about", "approximately", "approx", "ca",
         "sometime", "by", "for", "in", "this", "coming", "/", "then", "also", "again",
-        "roughly", "say", "like", "or", "so",
+        "roughly", "say", "like", "or", "so", "sharp", "exactly",
     }
 )  # fmt: skip
 """Words a phrase may hold between its pieces without changing what it means."""

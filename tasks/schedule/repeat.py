@@ -15,7 +15,13 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from tasks.errors import ScheduleError
 from tasks.schedule.calendar_rules import BoundedSchedule, CalendarSchedule, DayRule
-from tasks.schedule.clocks import ClockTime, format_clock, repeating_time, say_clock
+from tasks.schedule.clocks import (
+    ClockTime,
+    contradicts,
+    format_clock,
+    repeating_time,
+    say_clock,
+)
 from tasks.schedule.days import (
     DayRef,
     OnDate,
@@ -155,6 +161,8 @@ def _base(core: list[Piece], bounds: _Bounds, context: Context) -> Schedule:
             raise _refuse(context, f"{said!r} happens once", "every day at 9am")
     unit = every.unit if every is not None else _implied_unit(core)
     count = every.count if every is not None else 1
+    if count < 1:
+        raise _refuse(context, "the interval is zero", f"every 2 {unit}s")
     if not any(not isinstance(p, Repeat) for p in core):
         raise _refuse(context, "it does not say when", "every day at 9am")
     if any(isinstance(p, Window) for p in core):
@@ -202,6 +210,8 @@ def _times(core: list[Piece], context: Context) -> list[time]:
     period = parts[0] if parts else None
     if not clocks:
         return [period.default if period is not None else DEFAULT_TIME]
+    if period is not None and any(contradicts(clock, period) for clock in clocks):
+        raise _refuse(context, f"a time it names is not in the {period.name}", "every day at 9am")
     dial24 = len(clocks) > 1 and any(not c.meridiem and c.at.hour > 12 for c in clocks)
     times = [clock.at if dial24 else repeating_time(clock, period) for clock in clocks]
     if len(set(times)) < len(times):
@@ -437,18 +447,10 @@ def _year_rule(ref: DayRef | None, context: Context, said: str) -> DayRule:
 
 
 def _calendar(rule: DayRule, count: int, times: list[time], context: Context) -> CalendarSchedule:
-    """A calendar rule anchored at the first month (or year) with a fire still ahead."""
+    """A calendar rule counted from this month (or year): "every 3 months" said on the 26th
+    after its time fires three months on, "every 2 months on the 31st" this month if ahead."""
     today = context.now.astimezone(context.tz).date()
     anchor = date(today.year, 1, 1) if rule.yearly else today.replace(day=1)
-    step = 12 if rule.yearly else 1
-    for _ in range(3):
-        schedule = CalendarSchedule(rule, count, anchor, tuple(times), context.tz)
-        fire = schedule.next_after(context.now)
-        if fire is not None and fire.astimezone(context.tz).date() < add_months(anchor, step):
-            return schedule
-        if count == 1:
-            return schedule
-        anchor = add_months(anchor, step)
     return CalendarSchedule(rule, count, anchor, tuple(times), context.tz)
 
 

@@ -75,6 +75,7 @@ _SCAN = re.compile(
     | (?P<compact>(?:\d+(?:\.\d+)?(?:secs?|s|mins?|m|hrs?|h|d|wks?|w)){{2,}}(?![a-z\d])
         | \d+(?:\.\d+)?(?:secs?|mins?|hrs?|wks?|[smhdw])(?![a-z\d]))
     | (?P<ordinal>\d{{1,2}}(?:st|nd|rd|th)(?![a-z]))
+    | (?P<slang>2(?:moro|morrow|mrw|mro|day|nite|night)(?![a-z]))
     | (?P<number>\d+(?:\.\d+)?)
     | (?P<word>[a-z][a-z'’]*(?:-[a-z]+)*)
     | (?P<punct>[-/&@*+])
@@ -127,8 +128,12 @@ def _scan(text: str) -> list[Token]:
 def _tokens_of(kind: str | None, said: str, start: int, end: int) -> list[Token]:
     if kind == "iso":
         return [Token(said.upper().replace(" ", "T"), "iso", start, end)]
-    if kind in {"ymd", "slashed", "dotted"}:
-        return [Token(said.rstrip("."), "date", start, end)]
+    if kind in {"ymd", "slashed"}:
+        return [Token(said, "date", start, end)]
+    if kind == "dotted":  # "22.04." keeps its dot: "22.04" alone is a number (or 22:04)
+        return [Token(said if said.count(".") == 2 else f"{said}.", "date", start, end)]
+    if kind == "slang":
+        return [Token(said, "word", start, end)]
     if kind in {"clock", "dotclock", "hclock", "ampm", "milclock"}:
         return [Token(_clock_text(kind, said), "clock", start, end)]
     if kind == "compact":
@@ -203,6 +208,9 @@ def _number_at(tokens: list[Token], index: int) -> tuple[Token | None, int]:
         tens, unit = word.split("-", 1)
         if unit in CARDINALS and 1 <= CARDINALS[unit] <= 9:
             return _joined(tokens, index, 1, str(TENS[tens] + CARDINALS[unit]), "number"), 1
+    if word == "three" and nxt == "quarters" and _text_at(tokens, index + 2) == "of":
+        used = 4 if _text_at(tokens, index + 3) in {"a", "an"} else 3
+        return _joined(tokens, index, used, "0.75", "number"), used
     if word in TENS:
         if nxt in CARDINALS and 1 <= CARDINALS[nxt] <= 9:
             return _joined(tokens, index, 2, str(TENS[word] + CARDINALS[nxt]), "number"), 2
@@ -216,6 +224,8 @@ def _number_at(tokens: list[Token], index: int) -> tuple[Token | None, int]:
         digit = CARDINALS.get(nxt)
         if digit is not None and 1 <= digit <= 9:
             return _joined(tokens, index, 2, f"0{digit}", "number"), 2
+    if word in {"a", "one"} and nxt == "hundred":
+        return _joined(tokens, index, 2, "100", "number"), 2
     if word == "a" and nxt in {"couple", "dozen", "few"}:
         value = {"couple": 2, "dozen": 12, "few": 3}[nxt]
         used = 3 if _text_at(tokens, index + 2) == "of" and nxt == "couple" else 2
@@ -233,12 +243,23 @@ def _after_hour(tokens: list[Token], index: int) -> bool:
     return before.kind == "number" or before.text in CARDINALS
 
 
+_FRACTION_WORDS = {"half": 0.5, "quarter": 0.25}
+
+
 def _with_half(tokens: list[Token], index: int, value: int | None) -> tuple[Token | None, int]:
-    """A number, or "N and a half" as N.5."""
+    """A number, "N and a half" as N.5, "N and a quarter" as N.25, "N hundred" as N00."""
     words = [_text_at(tokens, index + k) for k in range(1, 4)]
-    if words == ["and", "a", "half"] and not any(t.stop for t in tokens[index : index + 3]):
-        base = value if value is not None else float(tokens[index].text)
-        return _joined(tokens, index, 4, _number_text(base + 0.5), "number"), 4
+    base = float(value) if value is not None else float(tokens[index].text)
+    if (
+        words[:2] == ["and", "a"]
+        and words[2] in _FRACTION_WORDS
+        and not any(t.stop for t in tokens[index : index + 3])
+    ):
+        return _joined(
+            tokens, index, 4, _number_text(base + _FRACTION_WORDS[words[2]]), "number"
+        ), 4
+    if words[0] == "hundred" and not tokens[index].stop and base.is_integer():
+        return _joined(tokens, index, 2, _number_text(base * 100), "number"), 2
     if value is None:
         return None, 1
     return _joined(tokens, index, 1, str(value), "number"), 1
