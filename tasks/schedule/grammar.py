@@ -230,6 +230,16 @@ def _past_or_to(m: re.Match[str]) -> list[Piece]:
     return [Clock(ClockTime(time(hour, minute), meridiem, ambiguous, said_hour=said_hour))]
 
 
+@rule(
+    "half an hour past, the British way", r"(?:at )?half (?P<h>\d{1,2})(?! (?:an?|hour|past|day))"
+)
+def _half_british(m: re.Match[str]) -> list[Piece]:
+    hour = int(m["h"])
+    if not 1 <= hour <= 12:
+        return []
+    return [Clock(ClockTime(time(hour % 12 or 12, 30), meridiem=False, ambiguous=True))]
+
+
 @rule("hour and minutes in words", r"(?P<h>\d{1,2}) (?P<m>[0-5]\d)(?! ?(?:st|nd|rd|th))")
 def _hour_minutes(m: re.Match[str]) -> list[Piece]:
     hour, minutes = int(m["h"]), m["m"]
@@ -238,7 +248,7 @@ def _hour_minutes(m: re.Match[str]) -> list[Piece]:
     return _clock_or_bad(m[0], hour, int(minutes))
 
 
-@rule("at an hour", r"(?:at|@) (?P<h>\d{1,2})")
+@rule("at an hour", r"(?:at|@|around|about|approximately|approx|circa|by) (?P<h>\d{1,2})")
 def _at_hour(m: re.Match[str]) -> list[Piece]:
     pieces = _clock_or_bad(m[0], int(m["h"]))
     if m["h"].startswith("0") and pieces and isinstance(pieces[0], Clock):
@@ -338,13 +348,20 @@ _WHICH: dict[str, WeekdayWhich] = {
 def _weekday_day(m: re.Match[str]) -> list[Piece]:
     which: WeekdayWhich = _WHICH.get(m["which"] or "", "coming")
     after = m["after"] or ""
-    if "next week" in after or after == "week":
+    if after == "week":
+        return [Day(Shifted(OnWeekday(_weekday(m["w"]), "coming"), days=7))]  # "tuesday week"
+    if "next week" in after:
         which = "next_week"
     elif "this week" in after:
         which = "this_week"
     elif after == "after next":
         which = "after_next"
     return [Day(OnWeekday(_weekday(m["w"]), which))]
+
+
+@rule("a week on a weekday", rf"a week (?:on|from|after) (?P<w>{_WD})")
+def _week_on_weekday(m: re.Match[str]) -> list[Piece]:
+    return [Day(Shifted(OnWeekday(_weekday(m["w"]), "coming"), days=7))]
 
 
 @rule("next week's weekday", rf"next week(?: on)? (?P<w>{_WD})")
@@ -636,6 +653,11 @@ def _adverb(m: re.Match[str]) -> list[Piece]:
     return [Every(count, unit)]
 
 
+@rule("on the hour", r"(?:every hour |hourly )?on the hour")
+def _on_the_hour(m: re.Match[str]) -> list[Piece]:
+    return [Every(1, "hour"), Window(clock(0), clock(23))]
+
+
 @rule("nightly", r"nightly")
 def _nightly(m: re.Match[str]) -> list[Piece]:
     return [Every(1, "day"), Part(Period("night", False))]
@@ -769,7 +791,7 @@ def _lasting(m: re.Match[str]) -> list[Piece]:
     return [Lasting(span_of(m["span"]))]
 
 
-@rule("except", rf"(?:except|excluding|but not|apart from|other than|not on|except for|"
+@rule("except", rf"(?:except|excluding|but not|but|apart from|other than|not on|except for|"
       rf"except on|save for|skipping) (?:on )?(?P<ws>{_WD_LIST}|weekends?|weekdays?)")  # fmt: skip
 def _except(m: re.Match[str]) -> list[Piece]:
     words = m["ws"]

@@ -87,7 +87,7 @@ _TARGETS = frozenset(
         "halloween", "valentine's", "hourly", "weekly", "monthly", "annually", "fortnightly",
         "quarterly", "twenty", "thirty", "fifteen", "eleven", "twelve", "lunchtime",
         "hour", "days", "year", "years", "week", "noon", "march", "april", "july", "june",
-        "august", "monday", "friday", "sunday",
+        "august", "monday", "friday", "sunday", "daily", "yearly",
     }
 )  # fmt: skip
 """The words a misspelling may be repaired to: long enough that a near miss is telling."""
@@ -100,7 +100,7 @@ NOT_TYPOS = frozenset(
         "even", "evert", "eve's", "morn", "moron", "noun", "neon", "none", "soon", "moon",
         "yeah", "yeas", "weak", "weed", "weep", "ween", "match", "marsh", "jury", "jane",
         "nook", "noob", "dais", "hoar", "yearn", "weeks'", "aprils", "julys", "junes",
-        "houri", "dayz", "april's", "noons", "nooks",
+        "houri", "dayz", "april's", "noons", "nooks", "dairy", "dally", "early", "nearly",
     }
 )  # fmt: skip
 """Words that are not misspellings even though a vocabulary word is near them."""

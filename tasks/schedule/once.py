@@ -159,8 +159,10 @@ def _day_and_time(pieces: list[Piece], context: Context) -> OnceSchedule:
             raise context.refuse(f"there is no day or clock time in it; say e.g. '{ONCE_EXAMPLE}'")
     else:
         dates = day_dates(days, context.today, context.order)
-        if clock is not None and clock.midnight and period is None:
-            dates = (day + timedelta(days=1) for day in dates)  # "friday at midnight"
+        late_night = period is not None and period.night and at is not None and at < NIGHT_ENDS
+        if (clock is not None and clock.midnight and period is None) or late_night:
+            # "friday at midnight", "tomorrow night at 2": the night after that day
+            dates = (day + timedelta(days=1) for day in dates)
     times = _times(clock, period, day_named=days is not None) or [DEFAULT_TIME]
     return _first_future(context, dates, times, _later_example(clock, period, times[0]))
 

@@ -447,10 +447,15 @@ def _year_rule(ref: DayRef | None, context: Context, said: str) -> DayRule:
 
 
 def _calendar(rule: DayRule, count: int, times: list[time], context: Context) -> CalendarSchedule:
-    """A calendar rule counted from this month (or year): "every 3 months" said on the 26th
-    after its time fires three months on, "every 2 months on the 31st" this month if ahead."""
+    """A calendar rule counted from its first fire, the next one after now, as cycles of days
+    and weeks are: "every 3 months" said on the 26th after its time fires on the 26th of next
+    month, then every 3 months."""
     today = context.now.astimezone(context.tz).date()
     anchor = date(today.year, 1, 1) if rule.yearly else today.replace(day=1)
+    first = CalendarSchedule(rule, 1, anchor, tuple(times), context.tz).next_after(context.now)
+    if first is not None:
+        local = first.astimezone(context.tz).date()
+        anchor = date(local.year, 1, 1) if rule.yearly else local.replace(day=1)
     return CalendarSchedule(rule, count, anchor, tuple(times), context.tz)
 
 

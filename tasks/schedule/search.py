@@ -74,6 +74,8 @@ _LEADING = frozenset({"at", "on", "@"})
 _WEAK_AFTER = frozenset({"for", "until", "till", "since", "before", "by"})
 _DURATION_AFTER = frozenset({"for", "by"})
 _MARKERS_ONLY = frozenset({"from", "till", "til"})
+_MEALS = frozenset({"breakfast", "lunch", "dinner", "supper"})
+_MEAL_LEADS = frozenset({"at", "around", "by", "for", "@"})
 _DETERMINERS = frozenset(
     {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "its"}
 )
@@ -360,6 +362,8 @@ class _Search:
         before = self._word(first - 1)
         lead = first + 1 if self._tokens[first].text in _LEADING else first
         head = pieces[0] if pieces else None
+        if self._tokens[lead].text in _MEALS and before not in _MEAL_LEADS and lead == first:
+            return False  # "buy lunch", "after lunch": a meal named, not a time
         if all(isinstance(p, Delay) and p.bare for p in pieces) and pieces:
             return first == 0 or marker in _DURATION_AFTER
         leads = self._tokens[first].text in _LEADING

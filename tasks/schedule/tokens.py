@@ -64,6 +64,7 @@ _SCAN = re.compile(
     rf"""
     (?P<iso>\d{{4}}-\d{{2}}-\d{{2}}(?:[t\ ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?
         (?:z|[+-]\d{{2}}(?::?\d{{2}})?)?)?(?![\d:])(?!-))
+    | (?P<ish>\d{{1,2}}(?::\d{{2}})?(?:\s?[ap]m)?-?ish(?![a-z]))
     | (?P<ymd>\d{{4}}/\d{{1,2}}/\d{{1,2}}(?![\d/]))
     | (?P<slashed>\d{{1,2}}/\d{{1,2}}(?:/(?:\d{{4}}|\d{{2}}))?(?![\d/]))
     | (?P<dotted>\d{{1,2}}\.\d{{1,2}}\.(?:\d{{4}}|\d{{2}})?(?![\d.]))
@@ -134,6 +135,14 @@ def _tokens_of(kind: str | None, said: str, start: int, end: int) -> list[Token]
         return [Token(said if said.count(".") == 2 else f"{said}.", "date", start, end)]
     if kind == "slang":
         return [Token(said, "word", start, end)]
+    if kind == "ish":  # "7ish", "5pm-ish": about then, read as then ("7ish" as "at 7")
+        core = said.removesuffix("ish").rstrip("-")
+        found = _SCAN.fullmatch(core)
+        assert found is not None
+        tokens = _tokens_of(found.lastgroup, core, start, end)
+        if found.lastgroup == "number":
+            return [Token("at", "word", start, end), *tokens]
+        return tokens
     if kind in {"clock", "dotclock", "hclock", "ampm", "milclock"}:
         return [Token(_clock_text(kind, said), "clock", start, end)]
     if kind == "compact":
@@ -172,6 +181,13 @@ def _read_words(tokens: list[Token]) -> list[Token]:
             read.append(token)
             continue
         word = token.text.strip("'")
+        halves = word.split("-")
+        if len(halves) == 2 and all(half in WEEKDAYS for half in halves):  # "mon-fri"
+            read += [replace(token, text=halves[0]), replace(token, text="-", kind="punct")]
+            read.append(replace(token, text=halves[1]))
+            continue
+        if word.endswith("ish") and word[:-3] in {"noon", "midnight", "midday", "lunchtime"}:
+            word = word[:-3]  # "noonish"
         if (short := slang(word)) is not None:
             read.append(replace(token, text=short, read_as=word))
         elif (fixed := repair(word)) is not None:

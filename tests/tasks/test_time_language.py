@@ -109,6 +109,15 @@ ONE_TIME = [
     ("christmas eve at 6pm", "2026-12-24 18:00"),
     ("black friday", "2026-11-27 09:00"),
     ("the fourth of july", "2027-07-04 09:00"),
+    # British and approximate ways (a second corpus, written apart, found these)
+    ("half 5", "2026-11-26 17:30"),
+    ("tomorrow at half seven", "2026-11-27 07:30"),
+    ("around 7", "2026-11-26 19:00"),
+    ("7ish", "2026-11-26 19:00"),
+    ("noonish", "2026-11-26 12:00"),
+    ("tuesday week", "2026-12-08 09:00"),
+    ("a week on tuesday", "2026-12-08 09:00"),
+    ("tomorrow night at 2", "2026-11-28 02:00"),
 ]
 
 
@@ -157,6 +166,10 @@ REPEATING = [
     ("every day at 9:15 and 10:30", ["2026-11-26 10:30", "2026-11-27 09:15", "2026-11-27 10:30"]),
     ("mondays and fridays at 7", ["2026-11-27 07:00", "2026-11-30 07:00", "2026-12-04 07:00"]),
     ("every weekday mornings", ["2026-11-27 09:00", "2026-11-30 09:00", "2026-12-01 09:00"]),
+    ("mon-fri at 5:30pm", ["2026-11-26 17:30", "2026-11-27 17:30", "2026-11-30 17:30"]),
+    ("every weekday but wed", ["2026-11-27 09:00", "2026-11-30 09:00", "2026-12-01 09:00"]),
+    ("every hour on the hour", ["2026-11-26 11:00", "2026-11-26 12:00", "2026-11-26 13:00"]),
+    ("dailly at 8", ["2026-11-27 08:00", "2026-11-28 08:00", "2026-11-29 08:00"]),
 ]
 
 
@@ -264,7 +277,7 @@ def test_ordinary_words_are_never_taken_for_typos(word: str) -> None:
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [
-        ("next wensday at noom", "did not understand 'noom'"),
+        ("next wensday at noun", "did not understand 'noun'"),
         ("feb 30", "February has no day 30"),
         ("Mon March 2", "is a Tuesday, not a Monday"),
         ("yesterday at 5", "'yesterday' is in the past"),
@@ -311,7 +324,7 @@ def test_the_sentence_search_reads_the_whole_expression(
 
 @pytest.mark.parametrize(
     "sentence",
-    ["remind me tomorrow at noom to call", "remind me tomorrow at 8:45x to leave"],
+    ["remind me tomorrow at noun to call", "remind me tomorrow at 8:45x to leave"],
 )
 def test_words_next_to_a_time_that_look_like_time_are_refused_not_defaulted(
     sentence: str,
