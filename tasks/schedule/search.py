@@ -299,19 +299,23 @@ class _Search:
             if self._tokens[last].text in FILLERS or self._attempts >= MAX_ATTEMPTS:
                 continue
             self._attempts += 1
-            outcome = self._read(first, last + 1)
-            if outcome is None:
+            reading = self._read(first, last + 1)
+            if reading is None:
                 continue
-            kind, problem, pieces, read_as = outcome
+            problem = reading.problem
             if problem is None:
-                if not self._stands(first, pieces, marker):
+                if not self._stands(first, list(reading.pieces), marker):
                     return None, None, last + 1
                 span = ((self._tokens[first].start, self._tokens[last].end),)
                 near = self._near_miss(first, last)
                 if near is not None:
                     return None, self._refusal(first, last, near), last + 2
                 phrase = TimePhrase(
-                    self._text(first, last), span, kind, marker=marker, read_as=read_as
+                    self._text(first, last),
+                    span,
+                    reading.kind,
+                    marker=marker,
+                    read_as=reading.read_as,
                 )
                 return _Found(phrase, first, last), None, last + 1
             if not tried_longest and marker is None:
@@ -320,12 +324,8 @@ class _Search:
             tried_longest = True
         return None, None, first + 1
 
-    def _read(
-        self, first: int, end: int
-    ) -> (
-        tuple[ScheduleKind | None, _Problem | None, list[Piece], tuple[tuple[str, str], ...]] | None
-    ):
-        """Whether tokens ``first`` to ``end`` make a phrase: its kind, or its problem."""
+    def _read(self, first: int, end: int) -> _Reading | None:
+        """What tokens ``first`` to ``end`` read as; ``None`` when they are no time at all."""
         if self._tokens[first].kind == "cron":
             if end != first + 1:
                 return None
@@ -333,8 +333,8 @@ class _Search:
             try:
                 schedule = read_schedule(text, now=_REFERENCE.now, tz="UTC").schedule
             except ScheduleError as exc:
-                return None, _Problem(str(exc), None), [], ()
-            return schedule.kind, None, [], ()
+                return _Reading(None, _Problem(str(exc), None))
+            return _Reading(schedule.kind)
         tokens = self._tokens[first:end]
         found = [
             [_shifted(m, -first) for m in options if m.end <= end]
@@ -343,19 +343,19 @@ class _Search:
         cover = next(covers(tokens, found))
         if cover.unread:
             return None
-        pieces = cover.pieces
-        if not _plainly_a_time(pieces):
+        pieces = tuple(cover.pieces)
+        if not _plainly_a_time(list(pieces)):
             return None
         read_as = tuple(
             dict.fromkeys((t.read_as, t.text) for t in tokens if t.read_as and not t.text.isdigit())
         )
         try:
-            schedule = build_schedule(pieces, _reference(self._text(first, end - 1)), None)
+            schedule = build_schedule(list(pieces), _reference(self._text(first, end - 1)), None)
         except PastTimeError:
-            return "once", None, pieces, read_as
+            return _Reading("once", None, pieces, read_as)
         except ScheduleError as exc:
-            return None, _Problem(str(exc), _example_of(str(exc))), pieces, read_as
-        return schedule.kind, None, pieces, read_as
+            return _Reading(None, _Problem(str(exc), _example_of(str(exc))), pieces, read_as)
+        return _Reading(schedule.kind, None, pieces, read_as)
 
     def _stands(self, first: int, pieces: list[Piece], marker: str | None) -> bool:
         """Whether a phrase that reads is a time here, not a part of what is said."""
@@ -444,6 +444,16 @@ class _Problem:
 
     def __str__(self) -> str:
         return self.text
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What a stretch of tokens reads as: a kind of schedule, or why it cannot be one."""
+
+    kind: ScheduleKind | None
+    problem: _Problem | None = None
+    pieces: tuple[Piece, ...] = ()
+    read_as: tuple[tuple[str, str], ...] = ()
 
 
 def _shifted(match: Match, by: int) -> Match:
