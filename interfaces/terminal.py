@@ -13,6 +13,7 @@ terminal (piped input, CI) it reads plain lines. Replies appear as the model wri
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 import sys
@@ -58,8 +59,16 @@ class CommandHandler(Protocol):
 class Console:
     """Where the chat writes.
 
-    Without an injected stream it writes to whatever ``sys.stdout`` is at that moment, which
-    is prompt_toolkit's proxy while the prompt is shown, so output lands above the prompt.
+    With an injected stream it writes there. Without one it writes to the terminal, in
+    order and at once, on the event loop's thread: while no prompt is shown (a reply being
+    written), straight to the terminal, so a reply's last line is complete before the next
+    prompt is drawn; while the prompt is shown (a reminder arriving as you type), above it,
+    through prompt_toolkit's ``run_in_terminal``, which hides the prompt, writes, and draws
+    it again. (Writing through ``patch_stdout``'s proxy instead hands the text to a thread
+    that writes it later, in pieces: the next prompt could be drawn over the end of a reply
+    whose last newline had not been written yet, cutting "... and restart." to "... and
+    restar".)
+
     Everything it shows passes ``terminal_safe``: model replies, tool output, task
     descriptions and delivered messages come from outside and may carry escape sequences
     (a fetched page's ``ESC ] 0;...BEL``, a clear screen, hidden text); the chat's own text
@@ -68,6 +77,7 @@ class Console:
 
     def __init__(self, output: TextIO | None = None) -> None:
         self._output = output
+        self._above_prompt: set[asyncio.Future[None]] = set()
 
     def show(self, text: str) -> None:
         """Write ``text``, without control sequences, and a newline."""
@@ -76,9 +86,33 @@ class Console:
     def write(self, text: str) -> None:
         """Write ``text`` (a piece of a reply being written), without control sequences,
         and flush it."""
-        stream = self._output or sys.stdout
-        stream.write(terminal_safe(text))
-        stream.flush()
+        safe = terminal_safe(text)
+        if self._output is not None:
+            _put(self._output, safe)
+            return
+        from prompt_toolkit.application import get_app_or_none, run_in_terminal
+        from prompt_toolkit.patch_stdout import StdoutProxy
+
+        stream = sys.stdout
+        if isinstance(stream, StdoutProxy):
+            stream = stream.original_stdout or sys.__stdout__
+        app = get_app_or_none()
+        if app is None or not app.is_running:
+            _put(stream, safe)
+            return
+        shown = asyncio.ensure_future(
+            run_in_terminal(functools.partial(_put, stream, safe), in_executor=False)
+        )
+        # Keep the write alive until it is done (the loop holds only a weak reference).
+        self._above_prompt.add(shown)
+        shown.add_done_callback(self._above_prompt.discard)
+
+
+def _put(stream: TextIO | None, text: str) -> None:
+    if stream is None:
+        raise ValueError("there is no terminal to write to (sys.stdout is None)")
+    stream.write(text)
+    stream.flush()
 
 
 class LiveReply:
