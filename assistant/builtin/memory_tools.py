@@ -69,11 +69,16 @@ class MemoryTools:
         timeout=10,
         parallel=True,
     )
-    async def search_memory(self, ctx: ToolContext, query: str, limit: int = 5) -> list[MemoryHit]:
+    async def search_memory(
+        self, ctx: ToolContext, query: str, limit: int = 5, notes_only: bool = False
+    ) -> list[MemoryHit]:
         """Search the user's saved notes and past conversations; best matches first.
 
         Args:
             query: Words to look for, e.g. 'wifi password'.
             limit: How many matches to return (1 to 20).
+            notes_only: Search only the notes the user saved, not what was said in chats.
         """
+        if notes_only:
+            return await self._store.search_notes(ctx.user_id, query, limit)
         return await self._store.search_memory(ctx.user_id, query, limit)

@@ -26,6 +26,8 @@ _NOTHING_RE = re.compile(r"^(?:no\b|nothing|not\s+found|0\s+(?:results|hits|note
 _BULLET_RE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _TOKEN_RE = re.compile(r"\w+")
+# How ``search_memory`` writes a hit as text: "[note #3, 2026-03-10] ..." or "[user message, ...]".
+_HIT_LINE_RE = re.compile(r"^\[(?P<source>note\b|\w+ message\b)[^\]]*\]\s*(?P<text>\S.*)$", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,29 +115,23 @@ def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[Task
     return [e for score, e in scored if score == best]
 
 
-def note_hits(result: ToolResult, question: str) -> list[str] | None:
-    """The hit texts of a ``search_memory`` result, notes first, the question itself left out.
+def note_hits(result: ToolResult) -> list[str] | None:
+    """The texts of the notes in a ``search_memory`` result, best first.
 
-    Returns ``None`` when the result's shape is unknown.
+    Only notes answer "From your notes": a past message (a question asked before, a line
+    said in the chat) is never one, whoever wrote it. Returns ``None`` when the result's
+    shape is unknown.
     """
     items = _items(result.output)
     if items is None:
-        return _hits_from_text(result.text or result.display)
-    notes: list[str] = []
-    others: list[str] = []
-    asked = squash(question).lower()
+        return _notes_from_text(result.text or result.display)
+    notes = []
     for item in items:
-        text = item if isinstance(item, str) else _text(_field(item, "text", "content", "snippet"))
-        text = squash(text)
-        if not text or text.lower() == asked or text.endswith("?"):
-            continue
         kind = _text(_field(item, "kind", "source", "type")).lower()
-        if kind in ("note", "notes", ""):
+        text = squash(_text(_field(item, "text", "content", "snippet")))
+        if kind in ("note", "notes") and text:
             notes.append(text)
-        elif _text(_field(item, "role")).lower() in ("user", ""):
-            # What the assistant said before is no source of facts; what the user said is.
-            others.append(text)
-    return notes + others
+    return notes
 
 
 def page(result: ToolResult) -> tuple[str, str]:
@@ -249,9 +245,14 @@ def _word_in(word: str, haystack: frozenset[str]) -> bool:
     return len(word) >= 3 and any(token.startswith(word) for token in haystack)
 
 
-def _hits_from_text(text: str) -> list[str] | None:
+def _notes_from_text(text: str) -> list[str] | None:
+    """The notes of a search result written as lines: ``- [note #3, 2026-03-10] text``;
+    ``None`` when the lines are not hits."""
     text = text.strip()
     if not text or text in ("[]", "{}") or _NOTHING_RE.match(text):
         return []
     lines = [_BULLET_RE.sub("", line).strip() for line in text.splitlines()]
-    return [line for line in lines if line] or None
+    hits = [m for line in lines if (m := _HIT_LINE_RE.match(line)) is not None]
+    if not hits:
+        return None
+    return [m["text"] for m in hits if m["source"].lower().startswith("note")]

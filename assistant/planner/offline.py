@@ -321,7 +321,7 @@ class OfflinePlanner:
         found = turn.last(self._memory_tool)
         if found is None or not found.ok:
             return self._wording.report(turn.latest)
-        hits = compose.note_hits(found, turn.request)
+        hits = compose.note_hits(found)
         if hits is None:
             return self._wording.outcome(found)
         if not hits:

@@ -66,7 +66,8 @@ class Planner:
                     box.call(tools.save_note, "Saving that note.", content=content, tags=note_tags)
                 ]
             case Recall(query=query):
-                return [box.call(tools.search_memory, "Looking through your notes.", query=query)]
+                lead = "Looking through your notes."
+                return [box.call(tools.search_memory, lead, query=query, notes_only=True)]
             case TellTime(zone=zone):
                 lead = f"Checking the time in {zone}." if zone else "Checking the time."
                 return [box.call(tools.get_current_time, lead, tz=zone)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from assistant.config import load_settings
 from assistant.llm import ChatMessage, LLMBackend, Role, ToolMode
 from assistant.planner import NOW, ZONE, OfflinePlanner, PlannerTools, ToolboxError
 from common import ManualClock
+from interfaces import JsonlNotifier
 from memory import HitKind, MemoryHit, MessageRole
 from tools import ToolCall, ToolDefinition, ToolParser, ToolRegistry, ToolResult, ToolStatus
 
@@ -350,6 +351,50 @@ def test_an_answer_to_a_question_asked_back_completes_the_reminder(
     # Anything else is read as a new request.
     other = continue_turn(planner, "what time is it", before=before)
     assert calls_in(other) == [(named(planner, lambda t: t.get_current_time), {})]
+
+
+# -- whole conversations, as the newcomer had them (issue 22) ---------------------------------
+
+
+@dataclass
+class Chat:
+    """One user's conversation with the real app, on a manual clock; reminders are
+    delivered to a JSON Lines file, as a headless server delivers them."""
+
+    app: App
+    clock: ManualClock
+
+    async def say(self, text: str) -> str:
+        return (await self.app.agent.handle_message(text, user_id="u", chat_id="c")).text
+
+    async def later(self, minutes: int) -> None:
+        self.clock.advance(timedelta(minutes=minutes))
+        await self.app.tasks.run_due()
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> AsyncIterator[Chat]:
+    settings = load_settings(
+        data_dir=tmp_path / "data", timezone=ZONE.key, llm_base_url=None, serpapi_api_key=None
+    )
+    clock = ManualClock(NOW)
+    sink = JsonlNotifier(tmp_path / "deliveries.jsonl", clock=clock)
+    async with open_app(settings, clock=clock, notifier=sink) as app:
+        yield Chat(app, clock)
+
+
+async def test_notes_answer_from_notes_never_from_what_was_said(chat: Chat) -> None:
+    await chat.say("whats my wifi password")
+    await chat.say("the eiffel tower is in paris")
+
+    asked = await chat.say("what's my wifi password?")
+    eiffel = await chat.say("who is the eiffel tower named after?")
+    await chat.say("note: the wifi password is hunter2")
+    answered = await chat.say("what is my wifi password")
+
+    assert asked.startswith("I found nothing in your notes about 'wifi password'.")
+    assert eiffel.startswith("I found nothing in your notes about 'eiffel tower named after'.")
+    assert answered == "From your notes: the wifi password is hunter2"
 
 
 # -- with a search service ----------------------------------------------------------------

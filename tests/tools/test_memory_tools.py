@@ -70,6 +70,23 @@ async def test_search_memory_answers_from_notes_with_their_text(
     assert [hit.kind for hit in hits] == [HitKind.NOTE, HitKind.MESSAGE]
 
 
+async def test_a_search_of_the_notes_only_finds_no_message(
+    executor: ToolExecutor, store: MemoryStore
+) -> None:
+    await store.append_turn(
+        "alice", "chat1", [StoredMessage(MessageRole.USER, "whats my wifi password")]
+    )
+    note = await store.add_note("alice", "the wifi password is hunter2")
+
+    result = await executor.execute(
+        ToolCall("search_memory", {"query": "whats wifi password", "notes_only": True}),
+        as_user("alice"),
+    )
+
+    assert result.status is ToolStatus.OK, result.text
+    assert [(hit.kind, hit.id) for hit in result.output] == [(HitKind.NOTE, note.id)]
+
+
 async def test_search_memory_never_crosses_users(
     executor: ToolExecutor, store: MemoryStore
 ) -> None:
@@ -125,6 +142,6 @@ def test_the_schema_hides_the_context_and_documents_the_arguments(store: MemoryS
 
     assert set(save["properties"]) == {"content", "tags"}
     assert save["required"] == ["content"]
-    assert set(search["properties"]) == {"query", "limit"}
+    assert set(search["properties"]) == {"query", "limit", "notes_only"}
     assert search["properties"]["limit"]["maximum"] == 20
     assert "wifi password" in search["properties"]["query"]["description"]
