@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from assistant.planner.text import squash
+from assistant.planner.text import squash, stem
 from tools import ToolResult, ToolStatus
 
 _LIST_KEYS = ("tasks", "items", "results", "hits", "notes", "matches")
@@ -38,6 +38,7 @@ class TaskEntry:
     label: str
     shown: str
     haystack: frozenset[str]
+    stems: frozenset[str] = frozenset()
 
     def line(self) -> str:
         """A bullet line for a person: ``- a1b2c3: check the oven (today at 18:00 ...)``."""
@@ -97,7 +98,11 @@ def task_entries(result: ToolResult) -> list[TaskEntry] | None:
 
 def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[TaskEntry]:
     """The entry whose id is one of ``words``; else the entries all ``words`` point at;
-    failing that, the best majority match."""
+    failing that, the best majority match.
+
+    Case does not matter ("alarm" is the task "Alarm"), and neither does the form of a word
+    ("stretching" is the task "stand up and stretch"): words are compared by their stems.
+    """
     by_id = [e for e in entries if e.id.lower() in {w.lower() for w in words}]
     if by_id:
         return by_id
@@ -105,7 +110,10 @@ def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[Task
     exact = [e for e in entries if all(w.lower() in e.haystack for w in words)]
     if exact:
         return exact
-    scored = [(sum(_word_in(w, e.haystack) for w in words), e) for e in entries]
+    rooted = [e for e in entries if all(stem(w) in e.stems for w in words)]
+    if rooted:
+        return rooted
+    scored = [(sum(_word_in(w, e) for w in words), e) for e in entries]
     full = [e for score, e in scored if score == len(words)]
     if full:
         return full
@@ -235,14 +243,15 @@ def _make_entry(task_id: str, label: str, schedule: str, more: str, shown: str |
     words = _TOKEN_RE.findall(text)
     label = label or "(no description)"
     when = f" ({schedule})" if schedule else ""
-    return TaskEntry(task_id, label, shown or f"{task_id}: {label}{when}", frozenset(words))
+    shown = shown or f"{task_id}: {label}{when}"
+    return TaskEntry(task_id, label, shown, frozenset(words), frozenset(map(stem, words)))
 
 
-def _word_in(word: str, haystack: frozenset[str]) -> bool:
+def _word_in(word: str, entry: TaskEntry) -> bool:
     word = word.lower()
-    if word in haystack:
+    if word in entry.haystack or stem(word) in entry.stems:
         return True
-    return len(word) >= 3 and any(token.startswith(word) for token in haystack)
+    return len(word) >= 3 and any(token.startswith(word) for token in entry.haystack)
 
 
 def _notes_from_text(text: str) -> list[str] | None:

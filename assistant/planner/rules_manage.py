@@ -75,6 +75,7 @@ _STOPWORDS = frozenset(
     }
 )  # fmt: skip
 _IT = frozenset({"it", "that", "this"})
+_NAMING_NOUNS = frozenset({"alarm", "alarms", "timer", "timers", "reminder", "reminders"})
 _TO_HOUR = re.compile(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _ALL = frozenset({"all", "every", "everything", "each"})
 
@@ -128,6 +129,9 @@ def _on_task(action: Action, rest: str) -> Intent:
     if not words:
         if _IT.intersection(tokens):
             return OnTask(action, delay=delay, when=when, last=True)
+        # "cancel the alarm": the noun alone may be what the task is called ("Alarm").
+        words = [t for t in tokens if t in _NAMING_NOUNS]
+    if not words:
         return Say(answers.ask_task(action.value))
     ids = [m["id"].lower() for w in words if (m := _ID.fullmatch(w)) is not None]
     every = action is Action.CANCEL and bool(_ALL.intersection(words))

@@ -390,11 +390,24 @@ async def test_notes_answer_from_notes_never_from_what_was_said(chat: Chat) -> N
     asked = await chat.say("what's my wifi password?")
     eiffel = await chat.say("who is the eiffel tower named after?")
     await chat.say("note: the wifi password is hunter2")
-    answered = await chat.say("what is my wifi password")
+    answered = await chat.say("whats my wifi password")
 
     assert asked.startswith("I found nothing in your notes about 'wifi password'.")
     assert eiffel.startswith("I found nothing in your notes about 'eiffel tower named after'.")
     assert answered == "From your notes: the wifi password is hunter2"
+
+
+async def test_tasks_are_named_in_any_case_and_any_form_of_their_words(chat: Chat) -> None:
+    await chat.say("set an alarm for 7")
+    await chat.say("remind me in 10 minutes to stand up and stretch")
+
+    cancelled = await chat.say("cancel the alarm")
+    paused = await chat.say("pause the stretching one")
+    listed = await chat.say("whats on my schedule")
+
+    assert cancelled.startswith("Cancelled task ") and cancelled.endswith("('Alarm').")
+    assert paused.startswith("Paused task ") and "('stand up and stretch')" in paused
+    assert listed.startswith("Your tasks:")
 
 
 # -- with a search service ----------------------------------------------------------------
