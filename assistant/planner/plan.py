@@ -54,8 +54,8 @@ class Planner:
                 ]
             case Repeat():
                 return [self._repeat(intent)]
-            case ListTasks(day=day):
-                return [box.call(tools.list_tasks, "Checking your tasks.", day=day)]
+            case ListTasks(period=period):
+                return [box.call(tools.list_tasks, "Checking your tasks.", period=period)]
             case OnTask(ids=ids) if ids:
                 return [self.act_on(intent, task_id) for task_id in ids]
             case OnTask():

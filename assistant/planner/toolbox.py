@@ -40,7 +40,7 @@ class AddRecurringTask(Protocol):
 
 
 class ListTasks(Protocol):
-    def __call__(self, ctx: ToolContext, day: str | None = None) -> Awaitable[object]: ...
+    def __call__(self, ctx: ToolContext, period: str | None = None) -> Awaitable[object]: ...
 
 
 class OnOneTask(Protocol):

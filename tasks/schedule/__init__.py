@@ -10,6 +10,7 @@ search     ``find_time`` / ``find_schedule``: the time expression inside a sente
 moves      ``read_time_of_day`` / ``retime``: "move it to 6pm" keeps the day;
            ``keep_time_of_day``: "move it to friday" keeps the time
 preview    ``preview_schedule``: what a phrase means and when it fires next
+periods    ``read_period`` / ``find_period``: "this week", "next month", "in december"
 """
 
 from tasks.schedule.model import (
@@ -33,6 +34,7 @@ from tasks.schedule.moves import (
     time_of_day,
 )
 from tasks.schedule.parsing import parse_schedule
+from tasks.schedule.periods import Period, find_period, read_period
 from tasks.schedule.phrases import Span, in_the_morning, read_delay, read_duration
 from tasks.schedule.preview import SchedulePreview, preview_schedule
 from tasks.schedule.search import ScheduleMatch, TimePhrase, find_schedule, find_time
@@ -42,12 +44,14 @@ __all__ = [
     "CycleSchedule",
     "IntervalSchedule",
     "OnceSchedule",
+    "Period",
     "Schedule",
     "ScheduleKind",
     "ScheduleMatch",
     "SchedulePreview",
     "Span",
     "TimePhrase",
+    "find_period",
     "find_schedule",
     "find_time",
     "format_duration",
@@ -58,6 +62,7 @@ __all__ = [
     "preview_schedule",
     "read_delay",
     "read_duration",
+    "read_period",
     "read_time_of_day",
     "resolve_local",
     "retime",

@@ -410,6 +410,20 @@ async def test_tasks_are_named_in_any_case_and_any_form_of_their_words(chat: Cha
     assert listed.startswith("Your tasks:")
 
 
+async def test_a_period_in_a_question_limits_the_listing(chat: Chat) -> None:
+    await chat.say("remind me tomorrow at 9 to call mom")
+    await chat.say("remind me on december 3 to buy gifts")
+    await chat.say("remind me on march 3 2027 to renew the passport")
+
+    week = await chat.say("what have I got on this week?")
+    december = await chat.say("anything in december?")
+
+    assert week.startswith("Your tasks for this week (Mon 2026-03-09 to Sun 2026-03-15):")
+    assert "call mom" in week and "gifts" not in week and "passport" not in week
+    assert december.startswith("Your tasks for December 2026:")
+    assert "gifts" in december and "call mom" not in december
+
+
 # -- with a search service ----------------------------------------------------------------
 
 
