@@ -19,6 +19,7 @@ from interfaces.messages import (
 )
 from interfaces.notifiers import (
     WEB_CHAT_PREFIX,
+    ChatRecorder,
     JsonlNotifier,
     LoggingNotifier,
     RoutingNotifier,
@@ -60,6 +61,7 @@ __all__ = [
     "Button",
     "ButtonRows",
     "ChatAgent",
+    "ChatRecorder",
     "CommandHandler",
     "CommandReply",
     "CommandSpec",

@@ -155,6 +155,10 @@ class TaskTools:
         """The caller's live task ids (the dynamic enum of ``task_id``)."""
         return await self._manager.active_task_ids(ctx.user_id)
 
+    async def snoozable_ids(self, ctx: ToolContext) -> list[str]:
+        """The ids a snooze may name: the live ones and a reminder that has just gone off."""
+        return await self._manager.snoozable_task_ids(ctx.user_id)
+
     # The tools that act on one of the caller's tasks share one set of options, and the
     # description of ``task_id``.
     _on_one_task = tool(
@@ -294,7 +298,18 @@ class TaskTools:
             "Resumed task {id} ('{description}'); next run {next_run}.",
         )
 
-    @_on_one_task
+    @tool(
+        params={
+            "task_id": {
+                "description": "The task's id, as list_tasks shows it, or that of a reminder "
+                "that has just gone off.",
+                "enum": snoozable_ids,
+            }
+        },
+        llm_format=_reply_text,
+        gui_format=_reply_text,
+        timeout=15,
+    )
     async def snooze_task(self, ctx: ToolContext, task_id: str, delay: str) -> TaskReply:
         """Put a task's next run off by a delay (a reminder that already went off comes back).
 
@@ -423,10 +438,10 @@ class TaskTools:
     async def _known_ids(self, ctx: ToolContext) -> str:
         tasks = await self._manager.list_tasks(ctx.user_id)
         if not tasks:
-            return "the user has no tasks"
+            return "there are no tasks"
         shown = ", ".join(f"{t.id} ('{t.description}')" for t in tasks[:_LISTED_IDS])
         more = f" and {len(tasks) - _LISTED_IDS} more" if len(tasks) > _LISTED_IDS else ""
-        return f"the user's tasks are {shown}{more}"
+        return f"the tasks are {shown}{more}"
 
     def _summary(
         self, task: Task, ctx: ToolContext, *, next_run: datetime | None = None

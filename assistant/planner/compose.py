@@ -60,7 +60,7 @@ class Wording:
         return self._actions.get(tool, "do that")
 
     def outcome(self, result: ToolResult) -> str:
-        """Say what one call did, from its status, display text, text and error."""
+        """Say what one call did, from its status and its text for people."""
         return outcome(result, self.action(result.call.tool_name))
 
     def report(self, results: Sequence[ToolResult]) -> str:
@@ -69,8 +69,12 @@ class Wording:
 
 
 def outcome(result: ToolResult, action: str) -> str:
-    """Say what one call did, from its status, display text, text and error."""
-    reason = (result.error or result.text or result.display).strip()
+    """Say what one call did, from its status and its text for people (``display``).
+
+    A failure is told in the person's words only: what a result says to a model ("Fix the
+    call and send it again", its ``text`` and ``error``) never reaches them.
+    """
+    reason = result.display.strip()
     if result.status is ToolStatus.OK:
         return _clock_sentence(result) or (result.display or result.text).strip() or "Done."
     if result.status is ToolStatus.DENIED:

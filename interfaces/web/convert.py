@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from common import redact_secrets
 from interfaces.messages import CommandReply
+from interfaces.notifiers import DELIVERY
 from interfaces.protocols import AgentReplyLike
 from interfaces.views import approval_card, plain_value
 from interfaces.web.models import (
@@ -134,11 +135,14 @@ def chat_body(reply: AgentReplyLike, chat_id: str, zone: ZoneInfo) -> dict[str, 
 
 def history_out(messages: Sequence[StoredMessage], zone: ZoneInfo) -> list[HistoryOut]:
     """A conversation as a person reads it again: per turn, what they said (when the turn
-    began with it) and the assistant's final answer; calls and results stay out."""
+    began with it) and the assistant's final answer; calls and results stay out, and so do
+    the deliveries the chat records (the page shows those from its inbox, ``/events``)."""
     shown: list[HistoryOut] = []
     for _, grouped in itertools.groupby(messages, key=lambda m: m.turn_id):
         turn = list(grouped)
         first, last = turn[0], turn[-1]
+        if last.name == DELIVERY:
+            continue
         at = local(first.created_at, zone)
         if first.role is MessageRole.USER and first.content:
             shown.append(HistoryOut(role="user", text=first.content, at=at))

@@ -293,6 +293,13 @@ class TaskManager(AsyncLifecycle):
         """Return the ids of the owner's live tasks (for a dynamic enum of task ids)."""
         return await self._store.active_task_ids(owner_id)
 
+    async def snoozable_task_ids(self, owner_id: str) -> list[str]:
+        """Return the ids of the tasks a snooze may name: the live ones, and those that
+        finished within ``changes.JUST_WENT_OFF`` (a one-time reminder that has just gone
+        off comes back; see ``snooze``)."""
+        since = self._clock.now() - changes.JUST_WENT_OFF
+        return await self._store.active_task_ids(owner_id, done_since=since)
+
     async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
         """Return the task's ledger rows, newest first."""
         return await self._store.history(normalize_id(task_id), owner_id, limit=limit)

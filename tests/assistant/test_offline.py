@@ -183,10 +183,41 @@ def test_the_time_is_said_as_a_sentence(planner: OfflinePlanner) -> None:
 def test_failures_are_said_in_plain_words_and_not_retried(
     planner: OfflinePlanner, status: ToolStatus, error: str | None, expected: str
 ) -> None:
-    failed = result(named(planner, lambda t: t.add_reminder), status=status, error=error)
+    # As the executor makes them: a refusal or a timeout is said to the model and to people.
+    failed = result(
+        named(planner, lambda t: t.add_reminder), status=status, error=error, display=error or ""
+    )
     answer = continue_turn(planner, "remind me in 10 minutes to call mom", [failed])
     assert answer == expected
     assert calls_in(answer) == []
+
+
+def test_what_a_failed_call_says_to_the_model_never_reaches_the_person(
+    planner: OfflinePlanner,
+) -> None:
+    for_model = (
+        "The call to 'snooze_task' was not run:\n- tool 'snooze_task', argument 'task_id': must "
+        'be one of "k3m9xa"; received "n5adgt"\nFix the call and send it again.'
+    )
+    refused = result(
+        named(planner, lambda t: t.snooze_task),
+        {"task_id": "n5adgt", "delay": "10m"},
+        status=ToolStatus.INVALID,
+        text=for_model,
+        error=for_model,
+        display="'n5adgt' is not a task id I can use here",
+    )
+    answer = continue_turn(planner, "snooze n5adgt by 10 minutes", [refused])
+    assert answer == "I couldn't snooze the task. 'n5adgt' is not a task id I can use here."
+    silent = result(
+        named(planner, lambda t: t.snooze_task),
+        status=ToolStatus.INVALID,
+        text=for_model,
+        error=for_model,
+    )
+    assert continue_turn(planner, "snooze n5adgt by 10 minutes", [silent]) == (
+        "I couldn't snooze the task."
+    )
 
 
 def test_an_approved_call_resumed_after_the_pause_is_reported(planner: OfflinePlanner) -> None:
@@ -305,7 +336,10 @@ def test_snooze_and_move_carry_their_delay_and_time(planner: OfflinePlanner) -> 
 
 def test_failed_listing_and_failed_action_are_reported_once(planner: OfflinePlanner) -> None:
     broken = result(
-        named(planner, lambda t: t.list_tasks), status=ToolStatus.ERROR, error="the store is closed"
+        named(planner, lambda t: t.list_tasks),
+        status=ToolStatus.ERROR,
+        error="the store is closed",
+        display="the store is closed",
     )
     assert continue_turn(planner, "cancel the oven reminder", [broken]) == (
         "I couldn't list your tasks. The store is closed."
@@ -315,6 +349,7 @@ def test_failed_listing_and_failed_action_are_reported_once(planner: OfflinePlan
         {"task_id": "a1b2c3"},
         status=ToolStatus.ERROR,
         error="task is running",
+        display="task is running",
     )
     answer = continue_turn(planner, "cancel the oven reminder", [listing(planner)], [failed])
     assert answer == "I couldn't cancel the task. Task is running."
@@ -395,6 +430,38 @@ async def test_notes_answer_from_notes_never_from_what_was_said(chat: Chat) -> N
     assert asked.startswith("I found nothing in your notes about 'wifi password'.")
     assert eiffel.startswith("I found nothing in your notes about 'eiffel tower named after'.")
     assert answered == "From your notes: the wifi password is hunter2"
+
+
+async def test_that_right_after_a_reminder_went_off_is_that_reminder(chat: Chat) -> None:
+    set_first = await chat.say("remind me in 1 minute to stretch")
+    await chat.say("remind me tomorrow at 9 to call mom")
+    [stretch] = [t for t in await chat.app.tasks.list_tasks("u") if t.description == "stretch"]
+    await chat.later(2)  # "stretch" goes off; "call mom" was the last one talked about
+
+    snoozed = await chat.say("snooze that for 10 min")
+    await chat.later(11)  # it goes off again
+    again = await chat.say("snooze it by 5 minutes")
+
+    assert f"(task {stretch.id})" in set_first
+    assert snoozed == (
+        f"Snoozed task {stretch.id} ('stretch'); next run today at 14:42 (Europe/Berlin)."
+    )
+    assert again == (
+        f"Snoozed task {stretch.id} ('stretch'); next run today at 14:48 (Europe/Berlin)."
+    )
+
+
+async def test_a_failed_call_is_told_in_plain_words(chat: Chat) -> None:
+    await chat.say("remind me tomorrow at 9 to call mom")
+    await chat.say("remind me in 1 minute to stretch")
+    await chat.later(2)
+    await chat.later(90)  # it went off long ago: a snooze no longer brings it back
+
+    answer = await chat.say("snooze it by 5 minutes")
+
+    assert answer.startswith("I couldn't snooze the task. '")
+    assert answer.endswith("' is not a task id I can use here.")
+    assert "Fix the call" not in answer and "snooze_task" not in answer
 
 
 async def test_tasks_are_named_in_any_case_and_any_form_of_their_words(chat: Chat) -> None:
@@ -500,7 +567,11 @@ def test_a_page_is_summarised_or_said_to_be_empty_or_unreadable(planner: Offline
         "I read https://example.com/e, but it has no readable text."
     )
     failed = result(
-        fetch, {"url": "https://x.invalid"}, status=ToolStatus.ERROR, error="DNS failed"
+        fetch,
+        {"url": "https://x.invalid"},
+        status=ToolStatus.ERROR,
+        error="DNS failed",
+        display="DNS failed",
     )
     assert continue_turn(planner, "summarize https://x.invalid", [failed]) == (
         "I couldn't read that page. DNS failed."

@@ -430,7 +430,7 @@ async def test_other_users_ids_and_state_errors_are_tool_errors(
 
     assert stolen.status is ToolStatus.ERROR
     assert f"there is no task {task_id!r}" in (stolen.error or "")
-    assert "the user has no tasks" in (stolen.error or "")
+    assert "there are no tasks" in (stolen.error or "")
     assert again.status is ToolStatus.ERROR and "already active" in (again.error or "")
     assert bad_delay.status is ToolStatus.ERROR and "'soonish'" in (bad_delay.error or "")
 
