@@ -1,13 +1,13 @@
 """The terminal chat (``assistant chat``): a thin adapter over the agent.
 
-Reminders and task results print while you type, above the prompt (prompt_toolkit's
-``patch_stdout``). Slash commands go to the shared handlers of ``interfaces.commands``. Where
-Telegram has buttons, the terminal has commands that press them (``/pause ID``, ``/resume
-ID``, ``/run ID``) and prints each button as the command that does the same; ``/approve
-ID``, ``/deny ID`` and ``/quit`` are its own too. Approvals are asked inline (y/n); any other
-line leaves the request waiting and is answered as the next message. When stdin is not a
-terminal (piped input, CI) it reads plain lines. Replies appear as the model writes them
-(``LiveReply``).
+Reminders and task results print while you type, above the prompt (``Console`` writes
+through prompt_toolkit's ``run_in_terminal`` while the prompt is shown). Slash commands go to
+the shared handlers of ``interfaces.commands``. Where Telegram has buttons, the terminal has
+commands that press them (``/pause ID``, ``/resume ID``, ``/run ID``) and prints each button
+as the command that does the same; ``/approve ID``, ``/deny ID`` and ``/quit`` are its own
+too. Approvals are asked inline (y/n); any other line leaves the request waiting and is
+answered as the next message. When stdin is not a terminal (piped input, CI) it reads plain
+lines. Replies appear as the model writes them (``LiveReply``).
 """
 
 from __future__ import annotations
