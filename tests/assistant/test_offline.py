@@ -334,6 +334,24 @@ def test_snooze_and_move_carry_their_delay_and_time(planner: OfflinePlanner) -> 
     ]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "lead"),
+    [
+        ("move the oven reminder to 10:30", "Moving task a1b2c3 to 10:30."),
+        ("move the oven reminder to friday at 9am", "Moving task a1b2c3 to friday at 9am."),
+        ("move the oven reminder to 6pm", "Moving task a1b2c3 to 6pm."),
+        ("snooze the oven reminder for 10 min", "Snoozing task a1b2c3 by 10 min."),
+        ("snooze the oven reminder", "Snoozing task a1b2c3 by 10m."),
+    ],
+)
+def test_the_sentence_before_a_move_or_a_snooze_reads_right(
+    planner: OfflinePlanner, sentence: str, lead: str
+) -> None:
+    said = continue_turn(planner, sentence, [listing(planner)])
+
+    assert said.split("\n", 1)[0] == lead
+
+
 def test_failed_listing_and_failed_action_are_reported_once(planner: OfflinePlanner) -> None:
     broken = result(
         named(planner, lambda t: t.list_tasks),
