@@ -122,9 +122,13 @@ class LiveReply:
     shows the reply's text when it is not what was written out (a reply that did not stream,
     such as a refusal or an error). Each model call's text starts on a line of its own.
 
+    One line says what a step does: the sentence the model wrote before its calls ("Checking
+    your tasks."), or, when it wrote none, a line per tool started ("  ... list tasks").
+
     Args:
         console: Where to write.
-        progress: Also show a line per tool started (the interactive chat does).
+        progress: Also show a line per tool started that no sentence announced (the
+            interactive chat does).
     """
 
     def __init__(self, console: Console, *, progress: bool = False) -> None:
@@ -133,6 +137,7 @@ class LiveReply:
         self._open = False  # a line of streamed text waits for its end
         self._round: int | None = None
         self._written = ""  # the latest model call's text, as written out
+        self._announced = False  # the calls about to start were announced by that text
 
     def __call__(self, event: AgentEventLike) -> None:
         if event.kind == "text_delta" and event.text:
@@ -142,9 +147,13 @@ class LiveReply:
             self._console.write(event.text)
             self._open = True
             self._written += event.text
+            self._announced = bool(self._written.strip())
         elif event.kind == "tool_started" and event.call is not None and self._progress:
             self.end_line()
-            self._console.show(f"  ... {event.call.tool_name.replace('_', ' ')}")
+            if not self._announced:
+                self._console.show(f"  ... {event.call.tool_name.replace('_', ' ')}")
+        elif event.kind == "tool_finished":
+            self._announced = False  # the next round's calls need their own line
 
     def end_line(self) -> None:
         """End the line of streamed text, if one is open."""

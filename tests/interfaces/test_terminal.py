@@ -410,3 +410,31 @@ async def test_every_reply_reaches_the_terminal_whole_and_ends_its_line() -> Non
     ends = [shown[m.end() : m.end() + 1] for m in re.finditer(re.escape(LONG_REPLY), shown)]
     assert len(ends) == rounds
     assert ends == ["\n"] * rounds
+
+
+async def test_one_line_says_what_a_step_does() -> None:
+    """The sentence a model writes before its call is the step's line; a call that no
+    sentence announced gets a line of its own."""
+    screen = io.StringIO()
+    terminal = Vt100_Output(screen, lambda: Size(rows=24, columns=80))
+    world = World(
+        ScriptedBackend(
+            [
+                "Checking the time.\n\n" + fence("get_current_time"),
+                fence("add_reminder", when="in 5 minutes", message="tea"),
+                "Done.",
+            ]
+        )
+    )
+    with create_pipe_input() as typed, create_app_session(input=typed, output=terminal):
+        chat = TerminalChat(
+            agent=world.agent, user_id="alice", chat_id="chat-alice", interactive=True
+        )
+        typed.send_text("tea in 5 minutes\r/quit\r")
+        await asyncio.wait_for(chat.run(), 10)
+
+    shown = _ESCAPES.sub("", screen.getvalue())
+    assert "Checking the time.\n" in shown
+    assert "... get current time" not in shown
+    assert "  ... add reminder\n" in shown
+    assert "Done." in shown
