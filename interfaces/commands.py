@@ -29,10 +29,12 @@ from tasks import (
     DEFAULT_SNOOZE,
     RunStatus,
     ScheduleError,
+    Task,
     TaskError,
     TaskRun,
     read_delay,
     still_scheduled,
+    task_label,
 )
 from tools import ApprovalStatus, people_catalog
 
@@ -283,11 +285,11 @@ class SlashCommands:
                 run = await self._tasks.run_now(action.target, user_id)
                 task = await self._tasks.get_task(action.target, user_id)
                 still = still_scheduled(task, zone, self._clock.now())
-                notice, alert = _ran(task.id, run, still), False
+                notice, alert = _ran(task, run, still), False
             else:
                 operation, verb = operations[action.kind]
                 task = await operation(action.target, user_id)
-                notice, alert = f"{verb} {task.id}.", False
+                notice, alert = f"{verb} {task_label(task)}.", False
         except TaskError as error:
             # Not the presser's task (or gone): answer them only, and leave the message as it is
             # (in a group it shows the owner's list).
@@ -309,9 +311,10 @@ class SlashCommands:
                     text = f"{action.target} has run since (latest run: {status}); not run again."
                     return ActionOutcome(notice=text, alert=True, mark=f"▶️ {text}")
             run = await self._tasks.run_now(action.target, user_id)
+            task = await self._tasks.get_task(action.target, user_id)
         except TaskError as error:
             return ActionOutcome(notice=_sentence(error), alert=True)
-        text = f"Ran {action.target} again: {_status_words(run.status)}."
+        text = f"Ran {task_label(task)} again: {_status_words(run.status)}."
         return ActionOutcome(notice=text, mark=f"▶️ {text}")
 
     async def _snooze(
@@ -331,7 +334,7 @@ class SlashCommands:
         except TaskError as error:
             return _sentence(error), False
         when = format_moment(task.next_run, zone) if task.next_run else "later"
-        return f"Snoozed [{task.id}] until {when}.", True
+        return f"Snoozed {task_label(task)} until {when}.", True
 
     async def _decide(self, action: Action, user_id: str, zone: ZoneInfo) -> ActionOutcome:
         request = await self._agent.find_approval(action.target, user_id=user_id)
@@ -372,13 +375,14 @@ def _status_words(status: RunStatus) -> str:
     return status.value.replace("_", " ")
 
 
-def _ran(task_id: str, run: TaskRun, still: str) -> str:
-    """What a run now did and what it left (``still_scheduled``): ``Ran k3m9xa now: succeeded
-    (reminder delivered); it still fires tomorrow at 07:00 (Europe/Berlin).``."""
+def _ran(task: Task, run: TaskRun, still: str) -> str:
+    """What a run now did and what it left (``still_scheduled``): ``Ran task k3m9xa ("call
+    mom") now: succeeded (reminder delivered); it still fires tomorrow at 07:00
+    (Europe/Berlin).``."""
     detail = " ".join((run.error or run.result or "").split())
     detail = detail if len(detail) <= 200 else detail[:199] + "…"
     said = f" ({detail})" if detail else ""
-    return f"Ran {task_id} now: {_status_words(run.status)}{said}; {still}."
+    return f"Ran {task_label(task)} now: {_status_words(run.status)}{said}; {still}."
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -45,7 +45,7 @@ from interfaces.web.models import (
 )
 from interfaces.web.services import WebServices, current_user
 from memory import HitKind
-from tasks import ScheduleError, Task, TaskError, read_delay, still_scheduled
+from tasks import ScheduleError, Task, TaskError, read_delay, still_scheduled, task_label
 from tools import ApprovalStatus
 
 logger = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ def resource_routes(services: WebServices) -> APIRouter:
         task = await operation(task_id, user)
         zone = await agent.user_zone(user)
         return TaskActionResponse(
-            notice=f"{verb} {task.id}.", task=task_out(task, zone, services.clock.now())
+            notice=f"{verb} {task_label(task)}.", task=task_out(task, zone, services.clock.now())
         )
 
     @router.post("/tasks/{task_id}/cancel", tags=["tasks"], summary="Cancel a task")
@@ -105,7 +105,7 @@ def resource_routes(services: WebServices) -> APIRouter:
         detail = f" ({run.error or run.result})" if run.error or run.result else ""
         still = still_scheduled(task, zone, now)
         return TaskActionResponse(
-            notice=f"Ran {task.id} now: {run.status.value}{detail}; {still}.",
+            notice=f"Ran {task_label(task)} now: {run.status.value}{detail}; {still}.",
             task=task_out(task, zone, now),
             run=run_out(run, zone),
         )
@@ -132,7 +132,7 @@ def resource_routes(services: WebServices) -> APIRouter:
         zone = await agent.user_zone(user)
         shown = task_out(task, zone, services.clock.now())
         return TaskActionResponse(
-            notice=f"Snoozed {task.id} until {shown.next_run_text}.", task=shown
+            notice=f"Snoozed {task_label(task)} until {shown.next_run_text}.", task=shown
         )
 
     @router.get("/tasks/{task_id}/runs", tags=["tasks"], summary="A task's run ledger")

@@ -117,7 +117,7 @@ async def test_snooze_moves_the_next_run_and_reads_delays(world: World) -> None:
     await ask(world, "/tz Europe/Berlin")
     task = await world.remind(ALICE, timedelta(minutes=5))
     answer = (await ask(world, f"/snooze {task.id} 1h")).text
-    assert answer == f"Snoozed [{task.id}] until 2025-03-10 14:05 (Europe/Berlin)."
+    assert answer == f'Snoozed task {task.id} ("stretch") until 2025-03-10 14:05 (Europe/Berlin).'
     assert (await ask(world, f"/snooze {task.id} soonish")).text.startswith(
         "I could not read 'soonish' as a delay"
     )
@@ -164,17 +164,19 @@ async def test_new_starts_a_fresh_conversation(world: World) -> None:
 async def test_task_buttons_act_and_refresh_the_list(world: World) -> None:
     task = await world.remind(ALICE, timedelta(minutes=5))
     paused = await press(world, ActionKind.PAUSE, task.id)
-    assert (paused.notice, paused.alert) == (f"Paused {task.id}.", False)
+    # A notice names the task, not only its id.
+    assert (paused.notice, paused.alert) == (f'Paused task {task.id} ("stretch").', False)
     assert paused.update is not None and f"Resume {task.id}" in str(paused.update.buttons)
     resumed = await press(world, ActionKind.RESUME, task.id)
-    assert resumed.notice == f"Resumed {task.id}."
+    assert resumed.notice == f'Resumed task {task.id} ("stretch").'
     cancelled = await press(world, ActionKind.CANCEL, task.id)
-    assert cancelled.notice == f"Cancelled {task.id}."
+    assert cancelled.notice == f'Cancelled task {task.id} ("stretch").'
     assert cancelled.update is not None and "no scheduled tasks" in cancelled.update.text
     other = await world.remind(ALICE, timedelta(hours=5), "water plants")
     ran = await press(world, ActionKind.RUN_NOW, other.id)
     assert ran.notice == (
-        f"Ran {other.id} now: succeeded (reminder delivered); it still fires today at 17:00 (UTC)."
+        f'Ran task {other.id} ("water plants") now: succeeded (reminder delivered); it still '
+        "fires today at 17:00 (UTC)."
     )
     assert (await world.manager.get_task(other.id, ALICE)).next_run == other.next_run
     [delivery] = world.recorded()
@@ -188,8 +190,11 @@ async def test_run_again_runs_once_however_often_it_is_tapped(world: World) -> N
     ran = await press(world, ActionKind.RUN_AGAIN, task.id, arg=str(unknown.id))
     tapped_twice = await press(world, ActionKind.RUN_AGAIN, task.id, arg=str(unknown.id))
 
-    assert (ran.notice, ran.alert) == (f"Ran {task.id} again: succeeded.", False)
-    assert ran.mark == f"▶️ Ran {task.id} again: succeeded."
+    assert (ran.notice, ran.alert) == (
+        f'Ran task {task.id} ("water plants") again: succeeded.',
+        False,
+    )
+    assert ran.mark == f'▶️ Ran task {task.id} ("water plants") again: succeeded.'
     assert tapped_twice.alert and "has run since" in tapped_twice.notice
     assert [d.text for d in world.recorded()] == ["water plants"] * 2  # not three times
     assert len(await world.manager.history(task.id, ALICE)) == 2

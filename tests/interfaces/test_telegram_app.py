@@ -65,7 +65,9 @@ async def test_a_reminder_is_confirmed_delivered_and_snoozed(bot: AppBot) -> Non
     assert reminder.labels == ["Snooze 10 min", "Done"]
 
     answer = await bot.api.wait_for_answer(bot.api.press_button(ALICE, reminder, "Snooze"))
-    assert answer.text is not None and answer.text.startswith(f"Snoozed [{task_id}] until")
+    assert answer.text is not None and answer.text.startswith(
+        f'Snoozed task {task_id} ("stretch") until'
+    )
     assert "13:10:02" in answer.text
     snoozed = await bot.app.tasks.get_task(task_id, str(ALICE))
     assert snoozed.status is TaskStatus.ACTIVE
@@ -88,7 +90,7 @@ async def test_tasks_lists_a_chat_made_task_and_its_cancel_button_cancels_it(
     answer = await bot.api.wait_for_answer(
         bot.api.press_button(ALICE, listing, f"Cancel {task_id}")
     )
-    assert answer.text == f"Cancelled {task_id}."
+    assert answer.text == f'Cancelled task {task_id} ("call mom").'
     await bot.api.wait_until(lambda: listing.edits == 1)
     assert task_id not in listing.text
     cancelled = await bot.app.tasks.get_task(task_id, str(ALICE))

@@ -131,7 +131,9 @@ async def test_reminder_is_confirmed_delivered_with_buttons_and_snoozed(bot: Har
 
     query = bot.api.press_button(ALICE, reminder, "Snooze")
     answer = await bot.api.wait_for_answer(query)
-    assert answer.text == f"Snoozed [{task.id}] until 2025-03-10 13:10:02 (Europe/Berlin)."
+    assert answer.text == (
+        f'Snoozed task {task.id} ("stretch") until 2025-03-10 13:10:02 (Europe/Berlin).'
+    )
     await bot.api.wait_until(lambda: reminder.edits == 1)
     assert reminder.text.endswith("💤 " + str(answer.text))
     assert reminder.buttons == []
@@ -170,7 +172,7 @@ async def test_tasks_list_and_its_cancel_button(bot: Harness) -> None:
     answer = await bot.api.wait_for_answer(
         bot.api.press_button(ALICE, listing, f"Cancel {first.id}")
     )
-    assert answer.text == f"Cancelled {first.id}."
+    assert answer.text == f'Cancelled task {first.id} ("stretch").'
     await bot.api.wait_until(lambda: listing.edits == 1)
     assert first.id not in listing.text and second.id in listing.text
     assert (await bot.world.manager.get_task(first.id, str(ALICE))).status is TaskStatus.CANCELLED

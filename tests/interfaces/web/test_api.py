@@ -119,7 +119,8 @@ async def test_a_chat_sets_a_reminder_that_the_task_routes_list_and_change(web: 
         snoozed = await client.post(f"/tasks/{task_id}/snooze", json={"delay": "1h"})
         assert snoozed.json()["task"]["next_run"] == "2025-03-10T14:10:00+01:00"
         assert (
-            snoozed.json()["notice"] == f"Snoozed {task_id} until today at 14:10 (Europe/Berlin)."
+            snoozed.json()["notice"]
+            == f'Snoozed task {task_id} ("stretch") until today at 14:10 (Europe/Berlin).'
         )
         default = await client.post(f"/tasks/{task_id}/snooze")  # 10 minutes
         assert default.json()["task"]["next_run"] == "2025-03-10T14:20:00+01:00"
@@ -131,7 +132,8 @@ async def test_a_chat_sets_a_reminder_that_the_task_routes_list_and_change(web: 
         ran = (await client.post(f"/tasks/{task_id}/run")).json()
         assert ran["run"]["status"] == "succeeded"
         assert ran["notice"] == (
-            f"Ran {task_id} now: succeeded (reminder delivered); it still fires today at 14:20 "
+            f'Ran task {task_id} ("stretch") now: succeeded (reminder delivered); it still fires '
+            "today at 14:20 "
             "(Europe/Berlin)."
         )
         assert ran["task"]["status"] == "active"
@@ -149,7 +151,7 @@ async def test_a_chat_sets_a_reminder_that_the_task_routes_list_and_change(web: 
     daily_id = str(daily["reply"]).rpartition("task ")[2].rstrip(").")
     async with web.client() as client:
         cancelled = await client.post(f"/tasks/{daily_id}/cancel")
-        assert cancelled.json()["notice"] == f"Cancelled {daily_id}."
+        assert cancelled.json()["notice"] == f'Cancelled task {daily_id} ("water the plants").'
         assert cancelled.json()["task"]["status"] == "cancelled"
         assert (await client.get("/tasks")).json() == []
 
@@ -160,7 +162,9 @@ async def test_snoozing_a_recurring_task_puts_its_next_run_off(web: Web) -> None
     async with web.client() as client:
         snoozed = await client.post(f"/tasks/{daily_id}/snooze", json={"delay": "1h"})
     assert snoozed.json()["task"]["next_run"] == "2025-03-10T22:00:00+01:00"
-    assert snoozed.json()["notice"] == f"Snoozed {daily_id} until today at 22:00 (Europe/Berlin)."
+    assert snoozed.json()["notice"] == (
+        f'Snoozed task {daily_id} ("lock the door") until today at 22:00 (Europe/Berlin).'
+    )
 
 
 async def test_task_routes_say_what_was_wrong(web: Web) -> None:
