@@ -16,7 +16,7 @@ from common import redact_secrets
 from interfaces.messages import CommandReply
 from interfaces.notifiers import DELIVERY
 from interfaces.protocols import AgentReplyLike
-from interfaces.views import approval_card, plain_value
+from interfaces.views import approval_card, argument_rows
 from interfaces.web.models import (
     ApprovalOut,
     ArgumentOut,
@@ -96,11 +96,9 @@ def expires_text(request: ApprovalRequest, zone: ZoneInfo) -> str:
 
 
 def shown_arguments(arguments: dict[str, Any]) -> list[ArgumentOut]:
-    """Arguments as a person reads them: plain values, secrets hidden."""
-    return [
-        ArgumentOut(name=name, value=plain_value(value))
-        for name, value in redact_secrets(arguments).items()
-    ]
+    """Arguments as a person reads them: labels in words, plain values, secrets hidden
+    (``interfaces.views.argument_rows``)."""
+    return [ArgumentOut(name=label, value=value) for label, value in argument_rows(arguments)]
 
 
 def approval_text(request: ApprovalRequest, zone: ZoneInfo) -> str:

@@ -134,7 +134,12 @@ class ToolResultOut(BaseModel):
 
 
 class ArgumentOut(BaseModel):
-    """One argument of a call as a person reads it (never JSON)."""
+    """One argument of a call as a person reads it (never JSON).
+
+    Attributes:
+        name: What it is, in words ("kind", "url", "message"; not "execution_data").
+        value: Its value, in words.
+    """
 
     name: str
     value: str

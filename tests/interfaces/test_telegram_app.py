@@ -118,7 +118,12 @@ async def test_a_scheduled_post_needs_the_owners_approval(bot: AppBot) -> None:
         "Approval needed\n"
     )
     assert "\nTool: add_recurring_task\n" in card.text
-    assert "  execution_data: method POST, url http://home.lan/lights/off" in card.text
+    # Each argument in words: the request's own fields, not "execution_data" or "task_type".
+    assert (
+        "  kind: HTTP request\n  description: POST http://home.lan/lights/off\n"
+        "  method: POST\n  url: http://home.lan/lights/off\n"
+    ) in card.text
+    assert "execution" not in card.text and "task_type" not in card.text
     assert "{" not in card.text  # no JSON
     assert "Expires at 2025-03-10 13:30 (Europe/Berlin)" in card.text
     assert card.labels == ["Approve", "Deny"]

@@ -550,7 +550,7 @@ async function loadApprovals() {
 function approvalCard(request) {
   const args = el("dl", { class: "args" });
   for (const { name, value } of request.shown || []) {
-    args.append(el("dt", { text: words(name) }), el("dd", { text: value }));
+    args.append(el("dt", { text: name }), el("dd", { text: value }));
   }
   const buttons = el("div", { class: "buttons" });
   const decide = (approved) => async () => {

@@ -273,6 +273,9 @@ def test_on_a_wide_screen_with_a_streaming_model(
         say(page, "every weekday at 8 turn the coffee machine on")
         side = page.locator("#approval-list .approval")
         expect(side).to_contain_text("http://coffee.lan/on")
+        expect(side.locator("dt")).to_have_text(
+            ["schedule", "kind", "description", "method", "url"]
+        )
         page.screenshot(path=screenshots / "wide-2-approval.png")
         side.locator("button.approve").click()
         expect(last_reply(page)).to_have_text(
