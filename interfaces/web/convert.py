@@ -16,7 +16,7 @@ from common import redact_secrets
 from interfaces.messages import CommandReply
 from interfaces.notifiers import DELIVERY
 from interfaces.protocols import AgentReplyLike
-from interfaces.views import approval_card, argument_rows
+from interfaces.views import approval_card, argument_rows, format_moment
 from interfaces.web.models import (
     ApprovalOut,
     ArgumentOut,
@@ -61,6 +61,7 @@ def run_out(run: TaskRun, zone: ZoneInfo) -> RunOut:
     return RunOut(
         id=run.id,
         scheduled_for=scheduled,
+        scheduled_for_text=format_moment(run.scheduled_for, zone),
         started_at=local(run.started_at, zone),
         finished_at=local(run.finished_at, zone),
         status=run.status.value,

@@ -186,10 +186,12 @@ class TaskOut(BaseModel):
 
 
 class RunOut(BaseModel):
-    """One run of a task, from its ledger."""
+    """One run of a task, from its ledger (times in the user's zone; ``scheduled_for_text``
+    says it for people, with the zone: ``2026-03-10 14:30 (Europe/Berlin)``)."""
 
     id: int
     scheduled_for: datetime
+    scheduled_for_text: str
     started_at: datetime | None
     finished_at: datetime | None
     status: str

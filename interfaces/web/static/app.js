@@ -523,7 +523,8 @@ async function toggleRuns(button, task) {
     const list = el("ul", { class: "runs" });
     if (!runs.length) list.append(el("li", { class: "muted", text: "It has not run yet." }));
     for (const run of runs) {
-      const when = new Date(run.scheduled_for).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+      // The server says the time in the user's zone, with the zone, as everywhere else.
+      const when = run.scheduled_for_text;
       const detail = run.error || run.result || "";
       list.append(el("li", {},
         el("span", { text: when }),

@@ -347,6 +347,25 @@ def test_an_approval_expires_in_the_users_zone_whatever_the_browsers(
         page.context.close()
 
 
+def test_a_tasks_history_is_in_the_users_zone_whatever_the_browsers(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, DESKTOP, timezone="America/New_York", locale="en-US")
+        sign_in(page)
+        say(page, "/tz Europe/Berlin")
+        expect(last_reply(page)).to_contain_text("Your time zone is now Europe/Berlin")
+        say(page, "remind me in 2 hours to water the plants")
+        card = page.locator(".card.task", has_text="water the plants")
+        card.locator("button", has_text="Run now").click()
+        expect(page.locator(".toast")).to_contain_text("now: succeeded")
+        card.locator("button.ghost", has_text="History").click()
+        # Run at 13:00 in Berlin (07:00 in the browser's New York), said with its zone.
+        expect(card.locator(".runs")).to_contain_text("2025-03-10 13:00 (Europe/Berlin)")
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.context.close()
+
+
 def test_a_message_over_the_limit_is_refused_whole_before_it_is_sent(
     browser: Browser, tmp_path: Path
 ) -> None:
