@@ -49,10 +49,12 @@ from interfaces.views import (
     request_line,
     run_history,
 )
+from interfaces.zones import ZONE_ASKED, ZoneChoice, ZoneGuide
 
 __all__ = [
     "NO_TASKS",
     "WEB_CHAT_PREFIX",
+    "ZONE_ASKED",
     "Action",
     "ActionKind",
     "ActionOutcome",
@@ -76,6 +78,8 @@ __all__ = [
     "TaskService",
     "TerminalChat",
     "TerminalNotifier",
+    "ZoneChoice",
+    "ZoneGuide",
     "agent_replies",
     "approval_card",
     "format_arguments",

@@ -24,6 +24,8 @@ from interfaces.views import (
     run_history,
     task_list,
 )
+from interfaces.zones import ZoneGuide
+from interfaces.zones import ask as ask_zone
 from memory import MemoryInputError
 from tasks import (
     DEFAULT_SNOOZE,
@@ -96,6 +98,8 @@ class SlashCommands:
         self._memory = memory
         self._agent = agent
         self._clock = clock or SystemClock()
+        self.zones = ZoneGuide(memory=memory, tasks=tasks, zone_of=agent.user_zone)
+        """Asks a user's zone once, says how to set it, sets it (``/tz``, the page)."""
         # The one table: what /help and the Telegram menu list is what ``handle`` runs.
         commands: tuple[tuple[CommandSpec, _Handler], ...] = (
             (CommandSpec("start", "", "Say hello and set up"), self._start),
@@ -170,13 +174,11 @@ class SlashCommands:
             "lists the commands."
         )
         if profile is None or profile.timezone is None:
-            ask = (
-                f"Which time zone are you in? I'm using {call.zone.key} until you tell me: "
-                "send /tz followed by your zone, e.g. /tz Europe/Berlin or /tz America/New_York."
-            )
+            await self.zones.question(call.user_id)  # asked here: not again on first contact
+            about_zone = ask_zone(call.zone)
         else:
-            ask = f"Your time zone is {call.zone.key} (change it with /tz ZONE)."
-        return CommandReply.of(f"{greeting}\n\n{ask}")
+            about_zone = f"Your time zone is {call.zone.key} (change it with /tz ZONE)."
+        return CommandReply.of(f"{greeting}\n\n{about_zone}")
 
     async def _help(self, call: _Call) -> CommandReply:
         return self.help()
@@ -228,12 +230,10 @@ class SlashCommands:
                 "To change it: /tz Europe/Berlin (any IANA name)."
             )
         try:
-            profile = await self._memory.set_timezone(call.user_id, name)
+            choice = await self.zones.choose(call.user_id, name)
         except MemoryInputError as error:
             return CommandReply.of(_sentence(error))
-        chosen = ZoneInfo(profile.timezone or name)
-        local = self._clock.now().astimezone(chosen).strftime("%H:%M")
-        return CommandReply.of(f"Your time zone is now {chosen.key} (it is {local} there).")
+        return CommandReply.of(choice.said(self._clock.now()))
 
     async def _approvals(self, call: _Call) -> CommandReply:
         now = self._clock.now()

@@ -56,6 +56,14 @@ class CommandHandler(Protocol):
         ...
 
 
+class ZoneNotes(Protocol):
+    """What to say under a reply about the user's zone (``interfaces.zones.ZoneGuide``)."""
+
+    async def note(self, user_id: str, shown: str) -> str | None:
+        """The question which zone on first contact, or how to set one, or ``None``."""
+        ...
+
+
 class Console:
     """Where the chat writes.
 
@@ -324,12 +332,15 @@ class TerminalChat:
         input: TextIO | None = None,
         output: TextIO | None = None,
         interactive: bool | None = None,
+        zones: ZoneNotes | None = None,
     ) -> None:
         """Create a chat.
 
         Args:
             agent: Answers messages and decides approvals.
             commands: The shared slash-command handlers.
+            zones: What to say about the user's zone under a reply (the question on
+                first contact, then how to set it while no zone is chosen).
             user_id: Who is typing.
             chat_id: This chat's id (where reminders created here are delivered).
             input: Where lines come from (default stdin).
@@ -347,6 +358,7 @@ class TerminalChat:
             )
         self.interactive = interactive
         self.console = Console(output)
+        self._zones = zones
         self._lines: LineSource = PromptLines() if interactive else StreamLines(input or sys.stdin)
 
     async def run(self) -> None:
@@ -432,6 +444,7 @@ class TerminalChat:
         if answer is not None:
             shown = render_command_reply(answer)
             self.console.show(shown + ("\n" + TERMINAL_HELP if name == "/help" else ""))
+            await self._note_zone(shown)
         elif name == "/help":
             self.console.show(TERMINAL_HELP)
         elif self.commands is not None:
@@ -460,6 +473,7 @@ class TerminalChat:
         follow). Return a line typed at a prompt that was not y/n: the requests stay waiting
         and the line is the next message."""
         live.finish(reply.text)
+        await self._note_zone(reply.text)
         waiting = list(reply.approvals)
         while waiting:
             request = waiting.pop(0)
@@ -481,6 +495,11 @@ class TerminalChat:
             live.finish(follow.text)
             waiting.extend(follow.approvals)
         return None
+
+    async def _note_zone(self, shown: str) -> None:
+        """Say what there is to say about the user's zone under ``shown``."""
+        if self._zones is not None and (note := await self._zones.note(self.user_id, shown)):
+            self.console.show(note)
 
     async def _ask(self, request: ApprovalRequest) -> bool | str | None:
         """Ask y/n about ``request``: the decision, the line typed instead of one, or ``None``

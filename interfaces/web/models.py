@@ -232,8 +232,29 @@ class MeOut(BaseModel):
 
     user_id: str
     timezone: str
+    timezone_chosen: bool = Field(
+        description="Whether the user chose the zone (/tz, or a page from its browser); "
+        "otherwise it is the default, and PUT /me/timezone sets it"
+    )
     max_message_chars: int = Field(
         MAX_MESSAGE_CHARS, description="The longest message /agent/chat and /agent/stream take."
+    )
+
+
+class ZoneRequest(BaseModel):
+    """The zone to use from now on."""
+
+    timezone: str = Field(description="An IANA zone name, e.g. 'Europe/Berlin'", max_length=64)
+
+
+class ZoneOut(BaseModel):
+    """What setting the zone did."""
+
+    timezone: str
+    notice: str = Field(description="What changed, in a sentence for the person")
+    moved: list[str] = Field(
+        description="The tasks that moved to the zone at the same clock times (made under "
+        "the default before the first choice)"
     )
 
 

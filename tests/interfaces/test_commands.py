@@ -18,7 +18,7 @@ from interfaces import (
     SlashCommands,
     run_history,
 )
-from tasks import RunStatus, TaskStatus
+from tasks import RunStatus, TaskStatus, parse_schedule
 from tests.interfaces.world import World, open_world
 
 ALICE, BOB = "alice", "bob"
@@ -63,6 +63,49 @@ async def test_help_without_buttons_does_not_mention_them(world: World) -> None:
     text = commands.help().text
     assert "/tasks - Your scheduled tasks\n" in text
     assert "button" not in text.lower()
+
+
+async def test_the_first_zone_moves_the_tasks_made_under_the_default(world: World) -> None:
+    utc = ZoneInfo("UTC")  # the world's default zone, which Alice never chose
+    made = await world.manager.add_task(
+        owner_id=ALICE, chat_id=ALICE, task_type="reminder",
+        schedule=parse_schedule("tomorrow at 9am", now=world.clock.now(), tz=utc),
+        execution_data={"message": "call mom"},
+    )  # fmt: skip
+
+    answer = (await ask(world, "/tz Europe/Berlin")).text
+    moved = await world.manager.get_task(made.id, ALICE)
+    again = (await ask(world, "/tz Asia/Tokyo")).text
+
+    assert answer == (
+        "Your time zone is now Europe/Berlin (it is 13:00 there). Your task made before keeps "
+        "its clock time there: a reminder for 09:00 is at 09:00 Europe/Berlin now."
+    )
+    assert moved.schedule.describe() == "once at 2025-03-11 09:00 (Europe/Berlin)"
+    # Only a first choice moves tasks: from then on a task keeps its moment.
+    assert again == "Your time zone is now Asia/Tokyo (it is 21:00 there)."
+    assert (await world.manager.get_task(made.id, ALICE)).schedule == moved.schedule
+
+
+async def test_the_zone_is_asked_once_then_said_how_to_set_until_chosen(world: World) -> None:
+    zones = world.commands.zones
+    timed = "I'll remind you tomorrow at 09:00 (UTC) to call mom."
+
+    first = await zones.note(ALICE, "Hello.")
+    untimed = await zones.note(ALICE, "Hello.")
+    hint = await zones.note(ALICE, timed)
+    await ask(world, "/start", BOB)  # Bob is asked here, and not again on his first message
+    started = await zones.note(BOB, "Hello.")
+    await ask(world, "/tz Europe/Berlin")
+    chosen = await zones.note(ALICE, "I'll remind you tomorrow at 09:00 (Europe/Berlin).")
+
+    assert first is not None and first.startswith(
+        "Which time zone are you in? Until you say, I use UTC for every time. Send /tz"
+    )
+    assert untimed is None
+    assert hint == "(Times are in UTC until you set your zone: /tz Europe/Berlin, or yours.)"
+    assert started is None
+    assert chosen is None
 
 
 async def test_start_asks_for_the_zone_until_it_is_set(world: World) -> None:

@@ -177,3 +177,23 @@ def test_settings_take_their_field_names(tmp_path: Path) -> None:
         tmp_path / "assistant.db",
         "Europe/Berlin",
     )
+
+
+async def test_a_new_user_is_asked_the_zone_once_and_the_first_tz_keeps_clock_times(
+    bot: AppBot,
+) -> None:
+    [first] = await bot.say(ALICE, "remind me tomorrow at 9am to call mom")
+    [second] = await bot.say(ALICE, "remind me tomorrow at 10am to stretch")
+    [chosen] = await bot.say(ALICE, "/tz America/New_York")
+    [listing] = await bot.say(ALICE, "/tasks")
+
+    assert first.startswith("I'll remind you tomorrow at 09:00 (Europe/Berlin) to call mom")
+    assert "\n\nWhich time zone are you in? Until you say, I use Europe/Berlin" in first
+    assert "Which time zone" not in second
+    assert second.endswith(
+        "\n\n(Times are in Europe/Berlin until you set your zone: /tz America/New_York, or yours.)"
+    )
+    assert "Your 2 tasks made before keep their clock times there" in chosen
+    assert "(Times are in" not in chosen
+    assert "next run: 2025-03-11 09:00" in listing and "next run: 2025-03-11 10:00" in listing
+    assert "Your tasks (times in America/New_York):" in listing

@@ -58,7 +58,8 @@ async def test_start_registers_the_commands_menu(bot: Harness) -> None:
 
 async def test_tools_learn_what_telegram_says_about_the_sender(bot: Harness) -> None:
     [reply] = await bot.say(ALICE, "who am i")
-    assert reply == f"first_name=user{ALICE}, language_code=en"
+    # What Telegram says, with what the user's stored settings say (the zone was asked).
+    assert reply == f"first_name=user{ALICE}, language_code=en, timezone_asked=yes"
 
 
 async def test_a_stranger_is_refused_and_nothing_runs(bot: Harness) -> None:
@@ -404,4 +405,5 @@ async def test_webhook_mode_receives_updates_by_post(botapi: BotApiStandin, tmp_
             botapi.send_text(ALICE, "hello hook")
             await botapi.push_to_webhook()
             [reply] = await botapi.wait_for_messages(ALICE, 1)
-            assert reply.text == "You said: hello hook"
+            # Alice's first contact: the reply asks her zone too.
+            assert reply.text.startswith("You said: hello hook\n\nWhich time zone are you in?")

@@ -265,9 +265,40 @@ async def test_slash_commands_work_in_the_chat_and_the_zone_follows(web: Web) ->
     listing = await say(web, "/tasks")
 
     assert str(zone["reply"]).startswith("Your time zone is now America/New_York")
-    assert me == {"user_id": "alice", "timezone": "America/New_York", "max_message_chars": 8000}
+    assert me == {
+        "user_id": "alice",
+        "timezone": "America/New_York",
+        "timezone_chosen": True,
+        "max_message_chars": 8000,
+    }
     assert str(unknown["reply"]).startswith("I don't know the command '/bogus'.")
     assert "stretch" in str(listing["reply"]) and "America/New_York" in str(listing["reply"])
+
+
+async def test_a_first_zone_moves_the_tasks_made_before_to_the_same_clock_times(
+    web: Web,
+) -> None:
+    made = await say(web, "remind me tomorrow at 9am to call mom")  # in the default zone
+    task_id = str(made["reply"]).rpartition("task ")[2].rstrip(").")
+    async with web.client() as client:
+        before = (await client.get("/me")).json()
+        refused = await client.put("/me/timezone", json={"timezone": "Mars/Olympus"})
+        chosen = await client.put("/me/timezone", json={"timezone": "America/New_York"})
+        after = (await client.get("/me")).json()
+        [task] = (await client.get("/tasks")).json()
+        again = await client.put("/me/timezone", json={"timezone": "Asia/Tokyo"})
+        [kept] = (await client.get("/tasks")).json()
+
+    assert (before["timezone"], before["timezone_chosen"]) == ("Europe/Berlin", False)
+    assert refused.status_code == 422 and "'Mars/Olympus'" in refused.json()["detail"]
+    assert chosen.json()["moved"] == [task_id]
+    assert "keeps its clock time there" in chosen.json()["notice"]
+    assert (after["timezone"], after["timezone_chosen"]) == ("America/New_York", True)
+    assert task["next_run"] == "2025-03-11T09:00:00-04:00"  # 09:00 in New York, not Berlin
+    assert task["schedule"] == "once at 2025-03-11 09:00 (America/New_York)"
+    # Only the first choice moves tasks: a later one shows the same moment in the new zone.
+    assert again.json()["moved"] == []
+    assert kept["next_run"] == "2025-03-11T22:00:00+09:00"
 
 
 async def test_bad_bodies_get_422_or_413_with_what_was_wrong(web: Web) -> None:
