@@ -9,7 +9,14 @@ runners that carry them out.
     models, execution, protocols, errors   the data types and seams shared by all four
 """
 
-from tasks.describe import schedule_words, still_scheduled, task_label, task_line, when_text
+from tasks.describe import (
+    next_run_words,
+    schedule_words,
+    still_scheduled,
+    task_label,
+    task_line,
+    when_text,
+)
 from tasks.engine import DEFAULT_SNOOZE, TaskManager
 from tasks.errors import (
     PastTimeError,
@@ -155,6 +162,7 @@ __all__ = [
     "format_local",
     "in_the_morning",
     "keep_time_of_day",
+    "next_run_words",
     "parse_schedule",
     "preview_schedule",
     "read_delay",

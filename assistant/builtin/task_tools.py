@@ -25,6 +25,7 @@ from tasks import (
     TaskNotFoundError,
     TaskStatus,
     keep_time_of_day,
+    next_run_words,
     parse_schedule,
     read_delay,
     read_period,
@@ -33,7 +34,6 @@ from tasks import (
     schedule_words,
     task_line,
     time_of_day,
-    when_text,
 )
 from tools import ToolContext, ToolError, tool
 
@@ -454,7 +454,7 @@ class TaskTools:
             description=task.description,
             schedule=schedule_words(task, tz),
             next_run=None if run is None else run.astimezone(tz).isoformat(),
-            next_run_text=when_text(run, tz, ctx.now),
+            next_run_text=next_run_words(task, tz, ctx.now, run=run),
             status=task.status.value,
             line=task_line(task, tz, ctx.now, next_run=run),
         )

@@ -28,7 +28,15 @@ from interfaces.web.models import (
     ToolResultOut,
 )
 from memory import MessageRole, Note, StoredMessage
-from tasks import Task, TaskRun, TaskStatus, schedule_words, task_line, when_text
+from tasks import (
+    Task,
+    TaskRun,
+    TaskStatus,
+    next_run_words,
+    schedule_words,
+    task_line,
+    when_text,
+)
 from tools import ApprovalRequest, ToolResult
 
 
@@ -48,7 +56,7 @@ def task_out(task: Task, zone: ZoneInfo, now: datetime) -> TaskOut:
         status=task.status.value,
         status_reason=task.status_reason,
         next_run=local(upcoming, zone),
-        next_run_text=when_text(upcoming, zone, now) if upcoming else task.status.value,
+        next_run_text=next_run_words(task, zone, now) if upcoming else task.status.value,
         run_count=task.run_count,
         line=task_line(task, zone, now),
     )

@@ -301,6 +301,21 @@ async def test_a_first_zone_moves_the_tasks_made_before_to_the_same_clock_times(
     assert kept["next_run"] == "2025-03-11T22:00:00+09:00"
 
 
+async def test_a_task_card_says_a_repeating_tasks_times_in_one_zone(web: Web) -> None:
+    await say(web, "every day at 7am remind me to stretch")  # in the default, Berlin
+    await say(web, "/tz America/New_York")  # the first choice: 07:00 becomes 07:00 there
+    async with web.client() as client:
+        [moved] = (await client.get("/tasks")).json()
+    await say(web, "/tz Europe/Berlin")  # a later change: the task keeps New York's 07:00
+    async with web.client() as client:
+        [kept] = (await client.get("/tasks")).json()
+
+    assert moved["schedule"] == "every day at 07:00 (America/New_York)"
+    assert moved["next_run_text"] == "tomorrow at 07:00 (America/New_York)"
+    assert kept["schedule"] == "every day at 07:00 (America/New_York)"
+    assert kept["next_run_text"] == ("tomorrow at 12:00 (Europe/Berlin), 07:00 in America/New_York")
+
+
 async def test_bad_bodies_get_422_or_413_with_what_was_wrong(web: Web) -> None:
     async with web.client() as client:
         empty = await client.post("/agent/chat", json={})
