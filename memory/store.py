@@ -311,6 +311,7 @@ def _note_hit(hit: RankedNote) -> MemoryHit:
         matched_all=hit.matched_all,
         created_at=hit.note.created_at,
         tags=hit.note.tags,
+        number=hit.note.number,
     )
 
 

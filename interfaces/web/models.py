@@ -221,7 +221,7 @@ class SnoozeRequest(BaseModel):
 class NoteOut(BaseModel):
     """A note."""
 
-    id: int
+    id: int = Field(description="Its number among your notes: 1 for your first ('note #1')")
     content: str
     tags: list[str]
     created_at: datetime

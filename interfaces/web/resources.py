@@ -188,7 +188,7 @@ def resource_routes(services: WebServices) -> APIRouter:
         hits = await memory.search_memory(user, q, limit)
         return [
             NoteOut(
-                id=hit.id,
+                id=hit.number,
                 content=hit.text,
                 tags=list(hit.tags),
                 created_at=hit.created_at.astimezone(zone),

@@ -40,11 +40,17 @@ async def test_save_note_stores_it_for_the_calling_user(
 
     assert result.status is ToolStatus.OK, result.text
     assert isinstance(result.output, Note)
-    assert (
-        result.text == f"Saved note #{result.output.id} (tags: home): The wifi password is hunter2"
-    )
+    assert result.text == "Saved note #1 (tags: home): The wifi password is hunter2"
     assert [n.content for n in await store.list_notes("alice")] == ["The wifi password is hunter2"]
     assert await store.list_notes("bob") == []
+
+
+async def test_a_new_users_first_note_is_number_one(executor: ToolExecutor) -> None:
+    await executor.execute(ToolCall("save_note", {"content": "alice's"}), as_user("alice"))
+
+    saved = await executor.execute(ToolCall("save_note", {"content": "bob's"}), as_user("bob"))
+
+    assert saved.text == "Saved note #1: bob's"
 
 
 async def test_search_memory_answers_from_notes_with_their_text(
@@ -61,7 +67,7 @@ async def test_search_memory_answers_from_notes_with_their_text(
 
     assert result.status is ToolStatus.OK, result.text
     assert result.text.splitlines() == [
-        f"- [note #{note.id}, 2024-03-01, tags: home] The wifi password is hunter2",
+        f"- [note #{note.number}, 2024-03-01, tags: home] The wifi password is hunter2",
         "- [assistant message, 2024-03-01] The wifi router is upstairs",
     ]
     hits = result.output
