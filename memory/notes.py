@@ -57,9 +57,7 @@ class NoteRepository:
             return note_id, number
 
         note_id, number = await self._db.write(insert)
-        return Note(
-            note_id, user_id, text, clean_tags, from_db_time(to_db_time(created)), number
-        )
+        return Note(note_id, user_id, text, clean_tags, from_db_time(to_db_time(created)), number)
 
     async def newest(self, user_id: str, limit: int) -> list[Note]:
         """Return the user's newest notes first."""

@@ -162,9 +162,7 @@ def note_out(note: Note, zone: ZoneInfo) -> NoteOut:
     """A note as the API shows it."""
     created = local(note.created_at, zone)
     assert created is not None
-    return NoteOut(
-        id=note.number, content=note.content, tags=list(note.tags), created_at=created
-    )
+    return NoteOut(id=note.number, content=note.content, tags=list(note.tags), created_at=created)
 
 
 def command_text(reply: CommandReply) -> str:
