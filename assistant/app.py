@@ -30,7 +30,7 @@ from assistant.llm import LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
 from assistant.planner import OfflinePlanner, PlannerTools
 from assistant.secrets import EnvironmentSecrets
 from common import Clock, SystemClock, install_log_redaction
-from interfaces import LoggingNotifier
+from interfaces import ChatRecorder, LoggingNotifier
 from memory import MemoryStore
 from tasks import (
     ChatScope,
@@ -250,7 +250,8 @@ async def open_app(
         late_agent = _LateAgent()
         manager = TaskManager(
             store=store,
-            notifier=notifier or LoggingNotifier(),
+            # What is delivered joins its chat's conversation: "snooze it" means that reminder.
+            notifier=ChatRecorder(notifier or LoggingNotifier(), conversations=memory),
             clock=clock,
             agent=late_agent,
             searcher=_TaskSearcher(web),

@@ -84,6 +84,7 @@ async def chat(
             chat_id=LOCAL_CHAT,
             input=input,
             output=output,
+            zones=commands.zones,
         )
         await terminal.run()
     return 0

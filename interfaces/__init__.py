@@ -19,6 +19,7 @@ from interfaces.messages import (
 )
 from interfaces.notifiers import (
     WEB_CHAT_PREFIX,
+    ChatRecorder,
     JsonlNotifier,
     LoggingNotifier,
     RoutingNotifier,
@@ -48,10 +49,12 @@ from interfaces.views import (
     request_line,
     run_history,
 )
+from interfaces.zones import ZONE_ASKED, ZoneChoice, ZoneGuide
 
 __all__ = [
     "NO_TASKS",
     "WEB_CHAT_PREFIX",
+    "ZONE_ASKED",
     "Action",
     "ActionKind",
     "ActionOutcome",
@@ -60,6 +63,7 @@ __all__ = [
     "Button",
     "ButtonRows",
     "ChatAgent",
+    "ChatRecorder",
     "CommandHandler",
     "CommandReply",
     "CommandSpec",
@@ -74,6 +78,8 @@ __all__ = [
     "TaskService",
     "TerminalChat",
     "TerminalNotifier",
+    "ZoneChoice",
+    "ZoneGuide",
     "agent_replies",
     "approval_card",
     "format_arguments",

@@ -24,15 +24,19 @@ from interfaces.views import (
     run_history,
     task_list,
 )
+from interfaces.zones import ZoneGuide
+from interfaces.zones import ask as ask_zone
 from memory import MemoryInputError
 from tasks import (
     DEFAULT_SNOOZE,
     RunStatus,
     ScheduleError,
+    Task,
     TaskError,
     TaskRun,
     read_delay,
     still_scheduled,
+    task_label,
 )
 from tools import ApprovalStatus, people_catalog
 
@@ -94,6 +98,8 @@ class SlashCommands:
         self._memory = memory
         self._agent = agent
         self._clock = clock or SystemClock()
+        self.zones = ZoneGuide(memory=memory, tasks=tasks, zone_of=agent.user_zone)
+        """Asks a user's zone once, says how to set it, sets it (``/tz``, the page)."""
         # The one table: what /help and the Telegram menu list is what ``handle`` runs.
         commands: tuple[tuple[CommandSpec, _Handler], ...] = (
             (CommandSpec("start", "", "Say hello and set up"), self._start),
@@ -168,13 +174,11 @@ class SlashCommands:
             "lists the commands."
         )
         if profile is None or profile.timezone is None:
-            ask = (
-                f"Which time zone are you in? I'm using {call.zone.key} until you tell me: "
-                "send /tz followed by your zone, e.g. /tz Europe/Berlin or /tz America/New_York."
-            )
+            await self.zones.question(call.user_id)  # asked here: not again on first contact
+            about_zone = ask_zone(call.zone)
         else:
-            ask = f"Your time zone is {call.zone.key} (change it with /tz ZONE)."
-        return CommandReply.of(f"{greeting}\n\n{ask}")
+            about_zone = f"Your time zone is {call.zone.key} (change it with /tz ZONE)."
+        return CommandReply.of(f"{greeting}\n\n{about_zone}")
 
     async def _help(self, call: _Call) -> CommandReply:
         return self.help()
@@ -226,12 +230,10 @@ class SlashCommands:
                 "To change it: /tz Europe/Berlin (any IANA name)."
             )
         try:
-            profile = await self._memory.set_timezone(call.user_id, name)
+            choice = await self.zones.choose(call.user_id, name)
         except MemoryInputError as error:
             return CommandReply.of(_sentence(error))
-        chosen = ZoneInfo(profile.timezone or name)
-        local = self._clock.now().astimezone(chosen).strftime("%H:%M")
-        return CommandReply.of(f"Your time zone is now {chosen.key} (it is {local} there).")
+        return CommandReply.of(choice.said(self._clock.now()))
 
     async def _approvals(self, call: _Call) -> CommandReply:
         now = self._clock.now()
@@ -283,11 +285,11 @@ class SlashCommands:
                 run = await self._tasks.run_now(action.target, user_id)
                 task = await self._tasks.get_task(action.target, user_id)
                 still = still_scheduled(task, zone, self._clock.now())
-                notice, alert = _ran(task.id, run, still), False
+                notice, alert = _ran(task, run, still), False
             else:
                 operation, verb = operations[action.kind]
                 task = await operation(action.target, user_id)
-                notice, alert = f"{verb} {task.id}.", False
+                notice, alert = f"{verb} {task_label(task)}.", False
         except TaskError as error:
             # Not the presser's task (or gone): answer them only, and leave the message as it is
             # (in a group it shows the owner's list).
@@ -309,9 +311,10 @@ class SlashCommands:
                     text = f"{action.target} has run since (latest run: {status}); not run again."
                     return ActionOutcome(notice=text, alert=True, mark=f"▶️ {text}")
             run = await self._tasks.run_now(action.target, user_id)
+            task = await self._tasks.get_task(action.target, user_id)
         except TaskError as error:
             return ActionOutcome(notice=_sentence(error), alert=True)
-        text = f"Ran {action.target} again: {_status_words(run.status)}."
+        text = f"Ran {task_label(task)} again: {_status_words(run.status)}."
         return ActionOutcome(notice=text, mark=f"▶️ {text}")
 
     async def _snooze(
@@ -331,7 +334,7 @@ class SlashCommands:
         except TaskError as error:
             return _sentence(error), False
         when = format_moment(task.next_run, zone) if task.next_run else "later"
-        return f"Snoozed [{task.id}] until {when}.", True
+        return f"Snoozed {task_label(task)} until {when}.", True
 
     async def _decide(self, action: Action, user_id: str, zone: ZoneInfo) -> ActionOutcome:
         request = await self._agent.find_approval(action.target, user_id=user_id)
@@ -372,13 +375,14 @@ def _status_words(status: RunStatus) -> str:
     return status.value.replace("_", " ")
 
 
-def _ran(task_id: str, run: TaskRun, still: str) -> str:
-    """What a run now did and what it left (``still_scheduled``): ``Ran k3m9xa now: succeeded
-    (reminder delivered); it still fires tomorrow at 07:00 (Europe/Berlin).``."""
+def _ran(task: Task, run: TaskRun, still: str) -> str:
+    """What a run now did and what it left (``still_scheduled``): ``Ran task k3m9xa ("call
+    mom") now: succeeded (reminder delivered); it still fires tomorrow at 07:00
+    (Europe/Berlin).``."""
     detail = " ".join((run.error or run.result or "").split())
     detail = detail if len(detail) <= 200 else detail[:199] + "…"
     said = f" ({detail})" if detail else ""
-    return f"Ran {task_id} now: {_status_words(run.status)}{said}; {still}."
+    return f"Ran {task_label(task)} now: {_status_words(run.status)}{said}; {still}."
 
 
 def _split(text: str) -> tuple[str, str]:

@@ -3,6 +3,7 @@
     RoutingNotifier   each delivery to the interface its chat belongs to
     JsonlNotifier     appends deliveries to a JSON Lines file (headless servers, tests)
     LoggingNotifier   for processes that deliver nothing (``assistant ask``): says so, fails
+    ChatRecorder      writes each delivered message into its chat's conversation
 
 The terminal's and Telegram's own notifiers live with their interfaces.
 """
@@ -13,13 +14,19 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from common import Clock, SystemClock, make_private_dir, open_private
-from tasks import Delivery, DeliveryStatus, Notifier
+from memory import MessageRole, StoredMessage
+from tasks import Delivery, DeliveryKind, DeliveryStatus, Notifier
 
 logger = logging.getLogger(__name__)
+
+DELIVERY = "delivery"
+"""The ``name`` of a delivered message in a conversation (``ChatRecorder``): the page's
+history leaves these out, since the page shows deliveries from its inbox."""
 
 WEB_CHAT_PREFIX = "web:"
 """The chat ids of the web page's conversations start with this (``web:main``): their
@@ -136,3 +143,54 @@ class LoggingNotifier:
             delivery.chat_id,
         )
         return DeliveryStatus.FAILED
+
+
+class Conversations(Protocol):
+    """Where a chat's conversation is kept (``memory.MemoryStore``)."""
+
+    async def append_turn(
+        self, user_id: str, chat_id: str, messages: Sequence[StoredMessage]
+    ) -> int: ...
+
+
+class ChatRecorder:
+    """Delivers through ``inner``, then writes what was delivered into the chat's
+    conversation, as the assistant's message.
+
+    A reminder that went off is part of the chat: "snooze it" right after it means that
+    reminder, whether the offline planner or a model reads the conversation. The record
+    names the task ("Reminder (task k3m9xa): stretch"). A delivery that failed is not
+    recorded (it is retried); a record that cannot be written is logged and the delivery
+    still counts, so nothing is sent twice.
+
+    Args:
+        inner: Delivers the messages.
+        conversations: Where the chats' conversations are kept.
+    """
+
+    def __init__(self, inner: Notifier, *, conversations: Conversations) -> None:
+        self._inner = inner
+        self._conversations = conversations
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        status = await self._inner.deliver(delivery)
+        if status is DeliveryStatus.DELIVERED:
+            said = StoredMessage(MessageRole.ASSISTANT, recorded_text(delivery), name=DELIVERY)
+            try:
+                await self._conversations.append_turn(delivery.owner_id, delivery.chat_id, [said])
+            except Exception:
+                logger.exception(
+                    "task %s was delivered, but its message could not be added to chat %s",
+                    delivery.task_id,
+                    delivery.chat_id,
+                )
+        return status
+
+
+def recorded_text(delivery: Delivery) -> str:
+    """A delivered message as its chat's conversation keeps it, naming its task."""
+    if delivery.kind is DeliveryKind.REMINDER:
+        return f"Reminder (task {delivery.task_id}): {delivery.text}"
+    if delivery.kind is DeliveryKind.RESULT:
+        return f"Result of task {delivery.task_id}:\n{delivery.text}"
+    return f"Notice about task {delivery.task_id}: {delivery.text}"

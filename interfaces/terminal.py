@@ -1,18 +1,19 @@
 """The terminal chat (``assistant chat``): a thin adapter over the agent.
 
-Reminders and task results print while you type, above the prompt (prompt_toolkit's
-``patch_stdout``). Slash commands go to the shared handlers of ``interfaces.commands``. Where
-Telegram has buttons, the terminal has commands that press them (``/pause ID``, ``/resume
-ID``, ``/run ID``) and prints each button as the command that does the same; ``/approve
-ID``, ``/deny ID`` and ``/quit`` are its own too. Approvals are asked inline (y/n); any other
-line leaves the request waiting and is answered as the next message. When stdin is not a
-terminal (piped input, CI) it reads plain lines. Replies appear as the model writes them
-(``LiveReply``).
+Reminders and task results print while you type, above the prompt (``Console`` writes
+through prompt_toolkit's ``run_in_terminal`` while the prompt is shown). Slash commands go to
+the shared handlers of ``interfaces.commands``. Where Telegram has buttons, the terminal has
+commands that press them (``/pause ID``, ``/resume ID``, ``/run ID``) and prints each button
+as the command that does the same; ``/approve ID``, ``/deny ID`` and ``/quit`` are its own
+too. Approvals are asked inline (y/n); any other line leaves the request waiting and is
+answered as the next message. When stdin is not a terminal (piped input, CI) it reads plain
+lines. Replies appear as the model writes them (``LiveReply``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 import sys
@@ -55,11 +56,27 @@ class CommandHandler(Protocol):
         ...
 
 
+class ZoneNotes(Protocol):
+    """What to say under a reply about the user's zone (``interfaces.zones.ZoneGuide``)."""
+
+    async def note(self, user_id: str, shown: str) -> str | None:
+        """The question which zone on first contact, or how to set one, or ``None``."""
+        ...
+
+
 class Console:
     """Where the chat writes.
 
-    Without an injected stream it writes to whatever ``sys.stdout`` is at that moment, which
-    is prompt_toolkit's proxy while the prompt is shown, so output lands above the prompt.
+    With an injected stream it writes there. Without one it writes to the terminal, in
+    order and at once, on the event loop's thread: while no prompt is shown (a reply being
+    written), straight to the terminal, so a reply's last line is complete before the next
+    prompt is drawn; while the prompt is shown (a reminder arriving as you type), above it,
+    through prompt_toolkit's ``run_in_terminal``, which hides the prompt, writes, and draws
+    it again. (Writing through ``patch_stdout``'s proxy instead hands the text to a thread
+    that writes it later, in pieces: the next prompt could be drawn over the end of a reply
+    whose last newline had not been written yet, cutting "... and restart." to "... and
+    restar".)
+
     Everything it shows passes ``terminal_safe``: model replies, tool output, task
     descriptions and delivered messages come from outside and may carry escape sequences
     (a fetched page's ``ESC ] 0;...BEL``, a clear screen, hidden text); the chat's own text
@@ -68,6 +85,7 @@ class Console:
 
     def __init__(self, output: TextIO | None = None) -> None:
         self._output = output
+        self._above_prompt: set[asyncio.Future[None]] = set()
 
     def show(self, text: str) -> None:
         """Write ``text``, without control sequences, and a newline."""
@@ -76,9 +94,33 @@ class Console:
     def write(self, text: str) -> None:
         """Write ``text`` (a piece of a reply being written), without control sequences,
         and flush it."""
-        stream = self._output or sys.stdout
-        stream.write(terminal_safe(text))
-        stream.flush()
+        safe = terminal_safe(text)
+        if self._output is not None:
+            _put(self._output, safe)
+            return
+        from prompt_toolkit.application import get_app_or_none, run_in_terminal
+        from prompt_toolkit.patch_stdout import StdoutProxy
+
+        stream = sys.stdout
+        if isinstance(stream, StdoutProxy):
+            stream = stream.original_stdout or sys.__stdout__
+        app = get_app_or_none()
+        if app is None or not app.is_running:
+            _put(stream, safe)
+            return
+        shown = asyncio.ensure_future(
+            run_in_terminal(functools.partial(_put, stream, safe), in_executor=False)
+        )
+        # Keep the write alive until it is done (the loop holds only a weak reference).
+        self._above_prompt.add(shown)
+        shown.add_done_callback(self._above_prompt.discard)
+
+
+def _put(stream: TextIO | None, text: str) -> None:
+    if stream is None:
+        raise ValueError("there is no terminal to write to (sys.stdout is None)")
+    stream.write(text)
+    stream.flush()
 
 
 class LiveReply:
@@ -88,9 +130,13 @@ class LiveReply:
     shows the reply's text when it is not what was written out (a reply that did not stream,
     such as a refusal or an error). Each model call's text starts on a line of its own.
 
+    One line says what a step does: the sentence the model wrote before its calls ("Checking
+    your tasks."), or, when it wrote none, a line per tool started ("  ... list tasks").
+
     Args:
         console: Where to write.
-        progress: Also show a line per tool started (the interactive chat does).
+        progress: Also show a line per tool started that no sentence announced (the
+            interactive chat does).
     """
 
     def __init__(self, console: Console, *, progress: bool = False) -> None:
@@ -99,6 +145,7 @@ class LiveReply:
         self._open = False  # a line of streamed text waits for its end
         self._round: int | None = None
         self._written = ""  # the latest model call's text, as written out
+        self._announced = False  # the calls about to start were announced by that text
 
     def __call__(self, event: AgentEventLike) -> None:
         if event.kind == "text_delta" and event.text:
@@ -108,9 +155,13 @@ class LiveReply:
             self._console.write(event.text)
             self._open = True
             self._written += event.text
+            self._announced = bool(self._written.strip())
         elif event.kind == "tool_started" and event.call is not None and self._progress:
             self.end_line()
-            self._console.show(f"  ... {event.call.tool_name.replace('_', ' ')}")
+            if not self._announced:
+                self._console.show(f"  ... {event.call.tool_name.replace('_', ' ')}")
+        elif event.kind == "tool_finished":
+            self._announced = False  # the next round's calls need their own line
 
     def end_line(self) -> None:
         """End the line of streamed text, if one is open."""
@@ -281,12 +332,15 @@ class TerminalChat:
         input: TextIO | None = None,
         output: TextIO | None = None,
         interactive: bool | None = None,
+        zones: ZoneNotes | None = None,
     ) -> None:
         """Create a chat.
 
         Args:
             agent: Answers messages and decides approvals.
             commands: The shared slash-command handlers.
+            zones: What to say about the user's zone under a reply (the question on
+                first contact, then how to set it while no zone is chosen).
             user_id: Who is typing.
             chat_id: This chat's id (where reminders created here are delivered).
             input: Where lines come from (default stdin).
@@ -304,6 +358,7 @@ class TerminalChat:
             )
         self.interactive = interactive
         self.console = Console(output)
+        self._zones = zones
         self._lines: LineSource = PromptLines() if interactive else StreamLines(input or sys.stdin)
 
     async def run(self) -> None:
@@ -389,6 +444,7 @@ class TerminalChat:
         if answer is not None:
             shown = render_command_reply(answer)
             self.console.show(shown + ("\n" + TERMINAL_HELP if name == "/help" else ""))
+            await self._note_zone(shown)
         elif name == "/help":
             self.console.show(TERMINAL_HELP)
         elif self.commands is not None:
@@ -417,6 +473,7 @@ class TerminalChat:
         follow). Return a line typed at a prompt that was not y/n: the requests stay waiting
         and the line is the next message."""
         live.finish(reply.text)
+        await self._note_zone(reply.text)
         waiting = list(reply.approvals)
         while waiting:
             request = waiting.pop(0)
@@ -438,6 +495,11 @@ class TerminalChat:
             live.finish(follow.text)
             waiting.extend(follow.approvals)
         return None
+
+    async def _note_zone(self, shown: str) -> None:
+        """Say what there is to say about the user's zone under ``shown``."""
+        if self._zones is not None and (note := await self._zones.note(self.user_id, shown)):
+            self.console.show(note)
 
     async def _ask(self, request: ApprovalRequest) -> bool | str | None:
         """Ask y/n about ``request``: the decision, the line typed instead of one, or ``None``

@@ -137,9 +137,7 @@ def approval_card(request: ApprovalRequest, zone: ZoneInfo) -> Reply:
 
 def request_line(request: ApprovalRequest, zone: ZoneInfo) -> str:
     """A pending request in one line (the terminal's y/n question), shortened like the card."""
-    shown = "; ".join(
-        f"{name}: {plain_value(value)}" for name, value in redact_secrets(request.arguments).items()
-    )
+    shown = "; ".join(f"{label}: {value}" for label, value in argument_rows(request.arguments))
     expires = request.expires_at.astimezone(zone)
     return (
         f"{request.tool_name} ({_truncate(shown, MAX_ARGUMENT_CHARS)}) "
@@ -159,13 +157,41 @@ def agent_replies(reply: AgentReplyLike, zone: ZoneInfo) -> tuple[Reply, ...]:
     return tuple(cards)
 
 
+def argument_rows(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A call's arguments as a person reads them: one (label, value) per row, secrets hidden.
+
+    Labels are words, not field names ("task_type" is "kind", "max_chars" is "max chars"),
+    a task's ``execution_data`` shows its own fields (the request's method, url, headers;
+    a reminder's message) instead of one "execution data" row, and a task type reads as
+    what it is ("HTTP request").
+    """
+    rows: list[tuple[str, str]] = []
+    for name, value in redact_secrets(dict(arguments)).items():
+        if name in _GROUPED and isinstance(value, Mapping):
+            rows.extend(argument_rows(value))
+        elif name == "task_type":
+            rows.append(("kind", _TASK_KINDS.get(str(value), plain_value(value))))
+        else:
+            rows.append((_LABELS.get(name, name.replace("_", " ")), plain_value(value)))
+    return rows
+
+
+_GROUPED = frozenset({"execution_data"})
+_LABELS = {"tz": "time zone"}
+_TASK_KINDS = {
+    "reminder": "reminder",
+    "agent_task": "a prompt I answer",
+    "web_search": "web search",
+    "api_call": "HTTP request",
+}
+
+
 def format_arguments(arguments: dict[str, Any]) -> str:
     """Show arguments one per line as plain values (secrets hidden), truncated when long."""
-    if not arguments:
+    rows = argument_rows(arguments)
+    if not rows:
         return "  (none)"
-    lines = []
-    for name, value in redact_secrets(arguments).items():
-        lines.append(f"  {name}: {_truncate(plain_value(value), MAX_ARGUMENT_CHARS)}")
+    lines = [f"  {label}: {_truncate(value, MAX_ARGUMENT_CHARS)}" for label, value in rows]
     return _truncate("\n".join(lines), MAX_ARGUMENTS_CHARS)
 
 

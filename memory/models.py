@@ -67,13 +67,23 @@ class ConversationContext:
 
 @dataclass(frozen=True, slots=True)
 class Note:
-    """A note a user asked the assistant to keep."""
+    """A note a user asked the assistant to keep.
+
+    Attributes:
+        id: Its id in the store (shared by all users).
+        user_id: Whose it is.
+        content: Its text.
+        tags: Its tags.
+        created_at: When it was saved.
+        number: Its number among the user's own notes: 1 for their first ("note #1").
+    """
 
     id: int
     user_id: str
     content: str
     tags: tuple[str, ...]
     created_at: datetime
+    number: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +100,7 @@ class MemoryHit:
         tags: The note's tags (empty for messages).
         role: Who wrote the message (``None`` for notes).
         chat_id: The chat the message was written in (``None`` for notes).
+        number: A note's number among the user's notes (``note #3``); 0 for messages.
     """
 
     kind: HitKind
@@ -101,6 +112,7 @@ class MemoryHit:
     tags: tuple[str, ...] = ()
     role: MessageRole | None = None
     chat_id: str | None = None
+    number: int = 0
 
 
 @dataclass(frozen=True, slots=True)

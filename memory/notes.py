@@ -40,19 +40,30 @@ class NoteRepository:
         text = clean_content(content)
         clean_tags = normalize_tags(tags)
         created = self._clock.now()
-        note_id = await self._db.write(
-            lambda tx: tx.insert(
-                "INSERT INTO notes (user_id, content, tags, created_at) VALUES (?, ?, ?, ?)",
-                (user_id, text, json.dumps(clean_tags, ensure_ascii=False), to_db_time(created)),
+        tags_json = json.dumps(clean_tags, ensure_ascii=False)
+
+        def insert(tx: Session) -> tuple[int, int]:
+            # One write transaction at a time: the user's next number cannot be taken twice.
+            row = tx.fetch_one(
+                "SELECT COALESCE(MAX(number), 0) + 1 AS next FROM notes WHERE user_id = ?",
+                (user_id,),
             )
-        )
-        return Note(note_id, user_id, text, clean_tags, from_db_time(to_db_time(created)))
+            number = int(row["next"]) if row is not None else 1
+            note_id = tx.insert(
+                "INSERT INTO notes (user_id, number, content, tags, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (user_id, number, text, tags_json, to_db_time(created)),
+            )
+            return note_id, number
+
+        note_id, number = await self._db.write(insert)
+        return Note(note_id, user_id, text, clean_tags, from_db_time(to_db_time(created)), number)
 
     async def newest(self, user_id: str, limit: int) -> list[Note]:
         """Return the user's newest notes first."""
         require_id(user_id, "user_id")
         rows = await self._db.fetch_all(
-            "SELECT id, user_id, content, tags, created_at FROM notes"
+            "SELECT id, user_id, number, content, tags, created_at FROM notes"
             " WHERE user_id = ? ORDER BY id DESC LIMIT ?",
             (user_id, require_limit(limit)),
         )
@@ -84,7 +95,8 @@ def _match(
     tx: Session, user_id: str, match: str, limit: int, reported: set[str], *, matched_all: bool
 ) -> list[RankedNote]:
     rows = tx.fetch_all(
-        "SELECT n.id, n.user_id, n.content, n.tags, n.created_at, bm25(notes_fts) AS score"
+        "SELECT n.id, n.user_id, n.number, n.content, n.tags, n.created_at,"
+        " bm25(notes_fts) AS score"
         " FROM notes_fts JOIN notes AS n ON n.id = notes_fts.rowid"
         " WHERE notes_fts MATCH ? AND n.user_id = ? ORDER BY score, n.id DESC LIMIT ?",
         (match, user_id, limit),
@@ -141,4 +153,5 @@ def _note(row: sqlite3.Row) -> Note:
         content=str(row["content"]),
         tags=tuple(str(tag) for tag in tags),
         created_at=from_db_time(row["created_at"]),
+        number=int(row["number"]),
     )

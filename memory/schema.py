@@ -104,7 +104,15 @@ _V1 = (
     "CREATE INDEX approvals_by_expiry ON approvals (status, expires_at)",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1,)
+_V2 = (
+    # Each user's notes are numbered 1, 2, 3... of their own ("note #1" is a new user's first).
+    "ALTER TABLE notes ADD COLUMN number INTEGER NOT NULL DEFAULT 0",
+    "UPDATE notes SET number = (SELECT COUNT(*) FROM notes AS earlier"
+    " WHERE earlier.user_id = notes.user_id AND earlier.id <= notes.id)",
+    "CREATE UNIQUE INDEX notes_by_number ON notes (user_id, number)",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

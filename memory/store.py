@@ -19,6 +19,7 @@ from memory.models import (
     StoredMessage,
     UserProfile,
 )
+from memory.notes import RankedNote
 from memory.postgres import PostgresBackend
 from tools import ApprovalRequest, ApprovalStatus
 
@@ -213,18 +214,7 @@ class MemoryStore(AsyncLifecycle):
         # Echoes of the notes are dropped below; ask for enough messages to make up for them.
         wanted = min(limit + len(notes), MAX_LIMIT)
         messages = await backend.conversations.search(user_id, query, wanted)
-        hits = [
-            MemoryHit(
-                kind=HitKind.NOTE,
-                id=hit.note.id,
-                text=hit.note.content,
-                score=hit.score,
-                matched_all=hit.matched_all,
-                created_at=hit.note.created_at,
-                tags=hit.note.tags,
-            )
-            for hit in notes
-        ]
+        hits = [_note_hit(hit) for hit in notes]
         hits += [
             MemoryHit(
                 kind=HitKind.MESSAGE,
@@ -240,6 +230,15 @@ class MemoryStore(AsyncLifecycle):
         ]
         hits.sort(key=lambda h: (h.matched_all, h.kind is HitKind.NOTE, h.score), reverse=True)
         return _without_echoes(hits)[:limit]
+
+    async def search_notes(self, user_id: str, query: str, limit: int = 5) -> list[MemoryHit]:
+        """Search the user's notes only, best first (as ``search_memory`` ranks them).
+
+        What was said in a conversation is never among the hits: an answer that says it
+        comes from the notes reads only these.
+        """
+        notes = await self._ready().notes.search(user_id, query, limit)
+        return [_note_hit(hit) for hit in notes]
 
     # Users
 
@@ -301,6 +300,19 @@ class MemoryStore(AsyncLifecycle):
     ) -> list[ApprovalRequest]:
         """Return the user's requests, newest first, optionally filtered by status."""
         return await self._ready().approvals.for_user(user_id, status)
+
+
+def _note_hit(hit: RankedNote) -> MemoryHit:
+    return MemoryHit(
+        kind=HitKind.NOTE,
+        id=hit.note.id,
+        text=hit.note.content,
+        score=hit.score,
+        matched_all=hit.matched_all,
+        created_at=hit.note.created_at,
+        tags=hit.note.tags,
+        number=hit.note.number,
+    )
 
 
 def _without_echoes(hits: list[MemoryHit]) -> list[MemoryHit]:

@@ -9,7 +9,14 @@ runners that carry them out.
     models, execution, protocols, errors   the data types and seams shared by all four
 """
 
-from tasks.describe import schedule_words, still_scheduled, task_label, task_line, when_text
+from tasks.describe import (
+    next_run_words,
+    schedule_words,
+    still_scheduled,
+    task_label,
+    task_line,
+    when_text,
+)
 from tasks.engine import DEFAULT_SNOOZE, TaskManager
 from tasks.errors import (
     PastTimeError,
@@ -61,6 +68,7 @@ from tasks.schedule import (
     DateOrder,
     IntervalSchedule,
     OnceSchedule,
+    Period,
     Reading,
     Schedule,
     ScheduleKind,
@@ -68,6 +76,7 @@ from tasks.schedule import (
     SchedulePreview,
     TimePhrase,
     edit_distance,
+    find_period,
     find_schedule,
     find_time,
     format_local,
@@ -77,6 +86,7 @@ from tasks.schedule import (
     preview_schedule,
     read_delay,
     read_duration,
+    read_period,
     read_schedule,
     read_time_of_day,
     resolve_local,
@@ -124,6 +134,7 @@ __all__ = [
     "Notifier",
     "OnceSchedule",
     "PastTimeError",
+    "Period",
     "PostgresTaskStore",
     "Reading",
     "ReminderData",
@@ -155,16 +166,19 @@ __all__ = [
     "TimePhrase",
     "WebSearchData",
     "edit_distance",
+    "find_period",
     "find_schedule",
     "find_time",
     "format_lateness",
     "format_local",
     "in_the_morning",
     "keep_time_of_day",
+    "next_run_words",
     "parse_schedule",
     "preview_schedule",
     "read_delay",
     "read_duration",
+    "read_period",
     "read_schedule",
     "read_time_of_day",
     "resolve_local",

@@ -2,12 +2,14 @@
 
     task_label(task)            task k3m9xa ("call mom")                 (inside a sentence)
     when_text(instant, zone)    today at 14:35 (Europe/Berlin)
+    next_run_words(task, ...)   tomorrow at 01:00 (America/New_York), 07:00 in Europe/Berlin
     schedule_words(task, zone)  once at 2026-03-10 09:00 (Europe/Berlin) / every weekday at ...
     task_line(task, zone, now)  [k3m9xa] reminder: call mom · today at 14:35 (Europe/Berlin)
     still_scheduled(task, ...)  it still fires tomorrow at 07:00 (Europe/Berlin)  (after run now)
 
 Times are said in the zone of the person reading (``/tz`` sets it), whatever zone the task
-was made in.
+was made in; a repeating task kept in another zone says its wall-clock times in that zone
+(its schedule's words), and its next run in both.
 """
 
 from __future__ import annotations
@@ -46,6 +48,20 @@ def when_text(instant: datetime | None, zone: ZoneInfo, now: datetime) -> str:
     return f"{day}at {clock} ({zone.key})"
 
 
+def next_run_words(
+    task: Task, zone: ZoneInfo, now: datetime, *, run: datetime | None = None
+) -> str:
+    """Say a task's next run (or ``run``) in the reader's ``zone``; for a repeating task kept
+    in another zone, also at which of its own clock times, as its schedule says them:
+    ``tomorrow at 01:00 (America/New_York), 07:00 in Europe/Berlin``."""
+    run = run or task.next_run
+    said = when_text(run, zone, now)
+    own = task.schedule.tz
+    if run is None or isinstance(task.schedule, OnceSchedule) or own.key == zone.key:
+        return said
+    return f"{said}, {run.astimezone(own):%H:%M} in {own.key}"
+
+
 def still_scheduled(task: Task, zone: ZoneInfo, now: datetime) -> str:
     """Say what an extra run ("run now") left of the task's schedule: ``it still fires
     tomorrow at 07:00 (Europe/Berlin)``, ``it stays paused``, ``nothing more is scheduled``."""
@@ -78,7 +94,7 @@ def task_line(
     head = f"[{task.id}] {kind}: {task.description}"
     run = next_run or task.next_run
     if task.status is TaskStatus.ACTIVE and run is not None:
-        when = when_text(run, zone, now)
+        when = next_run_words(task, zone, now, run=run)
         if isinstance(task.schedule, OnceSchedule):
             return f"{head} · {when}"
         return f"{head} · {schedule_words(task, zone)} · next {when}"

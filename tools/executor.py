@@ -161,10 +161,12 @@ class ToolExecutor:
                 error=unfilled,
             )
         elif verdict.tool is None or not verdict.is_valid:
+            # The message tells the model how to fix its call; a person reads what was wrong.
             result = ToolResult(
                 call=call,
                 status=ToolStatus.INVALID,
                 text=verdict.message(),
+                display=verdict.for_person(),
                 error=verdict.message(),
             )
         elif isinstance(gate := self._gate(verdict.tool, call, verdict.arguments, ctx), ToolResult):

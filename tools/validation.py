@@ -36,6 +36,9 @@ class ValidationResult:
         arguments: The cleaned arguments (coercions applied, aliases renamed, unknown
             arguments left out).
         dropped: The unknown arguments that were left out of an otherwise valid call.
+        plain: The errors as a person reads them, in the assistant's voice ("'x1' is not
+            a task id I can use here"): no tool, argument or schema names, no instructions
+            meant for a model.
     """
 
     call: ToolCall
@@ -44,6 +47,7 @@ class ValidationResult:
     warnings: list[str] = field(default_factory=list)
     arguments: dict[str, Any] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
+    plain: list[str] = field(default_factory=list)
 
     @property
     def is_valid(self) -> bool:
@@ -59,6 +63,12 @@ class ValidationResult:
             + "\n".join(lines)
             + "\nFix the call and send it again."
         )
+
+    def for_person(self) -> str:
+        """What was wrong, as a person reads it (never the text meant for the model)."""
+        if self.is_valid:
+            return ""
+        return "; ".join(self.plain) or "the request was not complete"
 
 
 def validate_tool_call(
@@ -76,7 +86,10 @@ def validate_tool_call(
     tool = registry.find(call.tool_name)
     if tool is None:
         return ValidationResult(
-            call=call, tool=None, errors=[registry.unknown_tool_message(call.tool_name)]
+            call=call,
+            tool=None,
+            errors=[registry.unknown_tool_message(call.tool_name)],
+            plain=[f"I have no tool called {call.tool_name!r}"],
         )
     warnings: list[str] = []
     try:
@@ -93,6 +106,7 @@ def validate_tool_call(
                 f"tool {tool.name!r}: arguments must be a JSON object of named values, "
                 f"received {_show(arguments)}"
             ],
+            plain=["the request's details could not be read"],
         )
     arguments, renamed = read_aliases(tool, arguments)
     checker = _Checker(tool.name)
@@ -104,6 +118,7 @@ def validate_tool_call(
         warnings=warnings + renamed + checker.warnings,
         arguments=cleaned,
         dropped=checker.dropped,
+        plain=checker.plain,
     )
 
 
@@ -120,6 +135,7 @@ def _validate_mapping(
             errors=[
                 f'{_show(dict(data))} is not one tool call; write {{"tool": NAME, "args": {{...}}}}'
             ],
+            plain=["the request was not one clear action"],
         )
     return validate_tool_call(
         ToolCall(shapes[0].name, shapes[0].arguments, raw_json=raw), registry, ctx
@@ -134,6 +150,7 @@ class _Checker:
         self.errors: list[str] = []
         self.warnings: list[str] = []
         self.dropped: list[str] = []
+        self.plain: list[str] = []
 
     def check_arguments(self, arguments: dict[str, Any], schema: JsonSchema) -> dict[str, Any]:
         """Return the cleaned arguments; an unknown one is left out with a warning when
@@ -160,6 +177,7 @@ class _Checker:
             said = f"tool {self.tool!r}: unknown argument {name!r}; accepted arguments: {accepted}"
             if self.errors:
                 self.errors.append(said)
+                self.plain.append(f"it takes no {_words(name)}")
             else:
                 self.warnings.append(f"{said} (left out)")
                 self.dropped.append(name)
@@ -171,11 +189,16 @@ class _Checker:
             f"tool {self.tool!r}: missing required argument {name!r}: expected "
             f"{_expected(prop)}{about}"
         )
+        self.plain.append(f"the {_words(name)} was missing")
 
     def _fail(self, path: str, expected: str, value: Any) -> None:
         self.errors.append(
             f"tool {self.tool!r}, argument {path!r}: expected {expected}, received {_show(value)}"
         )
+        if value is None:
+            self.plain.append(f"the {_words(path)} was missing")
+        else:
+            self.plain.append(f"the {_words(path)} {_said(value)} is not {expected}")
 
     def check(self, value: Any, schema: JsonSchema, path: str) -> Any:
         """Return ``value`` (possibly coerced) and record what is wrong with it."""
@@ -193,6 +216,7 @@ class _Checker:
                 f"tool {self.tool!r}, argument {path!r}: must be one of {allowed}; "
                 f"received {_show(value)}"
             )
+            self.plain.append(f"{_said(value)} is not a {_words(path)} I can use here")
             return value
         self._check_bounds(value, schema, path)
         if isinstance(value, list):
@@ -271,11 +295,19 @@ class _Checker:
                     f"tool {self.tool!r}, argument {path!r}: unknown key {key!r}; "
                     f"accepted keys: {accepted}"
                 )
+                self.plain.append(f"the {_words(path)} takes no {_words(key)}")
             elif isinstance(extra, dict):
                 cleaned[key] = self.check(item, extra, f"{path}.{key}")
             else:
                 cleaned[key] = item
         return cleaned
+
+
+def _words(path: str) -> str:
+    """An argument's name as words: ``task_id`` is "task id", ``execution_data.url`` is
+    "url"."""
+    name = re.sub(r"\[\d+\]", "", path).rsplit(".", 1)[-1]
+    return name.replace("_", " ").strip() or "value"
 
 
 def _number(value: Any) -> float | None:
@@ -390,6 +422,14 @@ def _in_enum(value: Any, allowed: list[Any]) -> bool:
             for option in allowed
         )
     )
+
+
+def _said(value: Any) -> str:
+    """A value as a person reads it quoted: ``'k3m9xa'``, ``5``, ``[1, 2]``."""
+    text = _show(value).removesuffix(f" ({type(value).__name__})")
+    if isinstance(value, str):
+        text = "'" + text.strip('"') + "'"
+    return text
 
 
 def _show(value: Any) -> str:

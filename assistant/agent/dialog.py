@@ -518,14 +518,19 @@ class DialogAgent:
                 f"The call to {call.tool_name!r} was not run: it already failed {used} times "
                 "in this turn. Do not call it again; tell the user what went wrong."
             )
+            shown = f"it failed {used} times in a row, so I stopped trying"
         elif broken_native_arguments(call):
             text = (
                 f"The call to {call.tool_name!r} was not run: its arguments are not a JSON "
                 f"object: {call.raw_json!r}. Send the call again with valid JSON arguments."
             )
+            shown = "the request's details could not be read"
         else:
             return None
-        return ToolResult(call=call, status=ToolStatus.INVALID, text=text, display=text, error=text)
+        # ``text`` instructs the model; a person only ever reads ``shown``.
+        return ToolResult(
+            call=call, status=ToolStatus.INVALID, text=text, display=shown, error=text
+        )
 
     async def _finish(
         self,

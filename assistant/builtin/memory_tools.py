@@ -18,7 +18,7 @@ SHOWN_CHARS = 500
 def render_note(note: Note) -> str:
     """Describe a saved note for the model."""
     tags = f" (tags: {', '.join(note.tags)})" if note.tags else ""
-    return f"Saved note #{note.id}{tags}: {note.content}"
+    return f"Saved note #{note.number}{tags}: {note.content}"
 
 
 def render_hits(hits: Sequence[MemoryHit]) -> str:
@@ -32,7 +32,7 @@ def _hit_line(hit: MemoryHit) -> str:
     day = hit.created_at.date().isoformat()
     if hit.kind is HitKind.NOTE:
         tags = f", tags: {', '.join(hit.tags)}" if hit.tags else ""
-        source = f"note #{hit.id}, {day}{tags}"
+        source = f"note #{hit.number}, {day}{tags}"
     else:
         source = f"{hit.role or 'message'} message, {day}"
     text = " ".join(hit.text.split())
@@ -69,11 +69,16 @@ class MemoryTools:
         timeout=10,
         parallel=True,
     )
-    async def search_memory(self, ctx: ToolContext, query: str, limit: int = 5) -> list[MemoryHit]:
+    async def search_memory(
+        self, ctx: ToolContext, query: str, limit: int = 5, notes_only: bool = False
+    ) -> list[MemoryHit]:
         """Search the user's saved notes and past conversations; best matches first.
 
         Args:
             query: Words to look for, e.g. 'wifi password'.
             limit: How many matches to return (1 to 20).
+            notes_only: Search only the notes the user saved, not what was said in chats.
         """
+        if notes_only:
+            return await self._store.search_notes(ctx.user_id, query, limit)
         return await self._store.search_memory(ctx.user_id, query, limit)

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from tasks import (
     DateOrder,
-    OnceSchedule,
     Reading,
     Schedule,
     ScheduleError,
@@ -28,15 +27,15 @@ from tasks import (
     TaskNotFoundError,
     TaskStatus,
     keep_time_of_day,
+    next_run_words,
     read_delay,
+    read_period,
     read_schedule,
     read_time_of_day,
-    resolve_local,
     retime,
     schedule_words,
     task_line,
     time_of_day,
-    when_text,
 )
 from tools import ToolContext, ToolError, tool
 
@@ -48,6 +47,7 @@ _TYPE_WORDS = {
     "api_call": "HTTP call",
 }
 _LISTED_IDS = 10
+NO_TASKS = "You have no tasks."
 # A message that starts like a noun phrase reads "about ...", not "to ...": "about the dentist".
 _NOUN_LEAD = frozenset(
     {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "it", "its"}
@@ -94,29 +94,32 @@ class TaskReply:
 
 @dataclass(frozen=True, slots=True)
 class TaskListing:
-    """The user's tasks, all of them or those that run on one day.
+    """The user's tasks, all of them or those that run in one day or period.
 
     Attributes:
         tasks: The tasks, soonest first.
-        day: The day asked about, said for people ("tomorrow (Wed 2026-03-11)"), or ``None``.
+        period: The day or period asked about, said for people ("tomorrow (Wed
+            2026-03-11)", "this week (Mon 2026-03-09 to Sun 2026-03-15)"), or ``None``.
     """
 
     tasks: list[TaskSummary] = field(default_factory=list)
-    day: str | None = None
+    period: str | None = None
 
     def for_model(self) -> str:
         """The listing as the model reads it."""
         if not self.tasks:
-            on = f" for {self.day}" if self.day else ""
+            on = f" for {self.period}" if self.period else ""
             return f"The user has no scheduled tasks{on}."
-        head = f"Tasks for {self.day}:\n" if self.day else ""
+        head = f"Tasks for {self.period}:\n" if self.period else ""
         return head + "\n".join(f"- {task.line}" for task in self.tasks)
 
     def for_person(self) -> str:
         """The listing as a person reads it."""
         if not self.tasks:
-            return f"Nothing is scheduled for {self.day}." if self.day else "You have no tasks."
-        head = f"Your tasks for {self.day}:" if self.day else "Your tasks:"
+            return (
+                f"Nothing is scheduled for {self.period}." if self.period else "You have no tasks."
+            )
+        head = f"Your tasks for {self.period}:" if self.period else "Your tasks:"
         return head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
 
 
@@ -160,6 +163,10 @@ class TaskTools:
     async def active_ids(self, ctx: ToolContext) -> list[str]:
         """The caller's live task ids (the dynamic enum of ``task_id``)."""
         return await self._manager.active_task_ids(ctx.user_id)
+
+    async def snoozable_ids(self, ctx: ToolContext) -> list[str]:
+        """The ids a snooze may name: the live ones and a reminder that has just gone off."""
+        return await self._manager.snoozable_task_ids(ctx.user_id)
 
     # The tools that act on one of the caller's tasks share one set of options, and the
     # description of ``task_id``.
@@ -246,27 +253,30 @@ class TaskTools:
         gui_format=TaskListing.for_person,
         timeout=15,
         parallel=True,
+        argument_aliases={"period": ["day"]},
     )
-    async def list_tasks(self, ctx: ToolContext, day: str | None = None) -> TaskListing:
+    async def list_tasks(self, ctx: ToolContext, period: str | None = None) -> TaskListing:
         """List the user's scheduled tasks and reminders with their ids and next runs.
 
         Args:
-            day: Only the tasks that run on this day, in the user's words: 'today',
-                'tomorrow', 'friday', 'March 3'. Leave it out for all tasks.
+            period: Only the tasks that run in this day or period, in the user's words:
+                'today', 'tomorrow', 'friday', 'March 3', 'this week', 'next month',
+                'in december'. Leave it out for all tasks.
         """
         tasks = await self._manager.list_tasks(ctx.user_id)
-        if day is None or not day.strip():
+        if period is None or not period.strip():
             return TaskListing([self._summary(task, ctx) for task in tasks])
-        wanted = self._day(day, ctx)
-        start = resolve_local(datetime.combine(wanted, time()), ctx.timezone)
-        end = resolve_local(datetime.combine(wanted + timedelta(days=1), time()), ctx.timezone)
-        fires = [(_fire_between(task, max(start, ctx.now), end), task) for task in tasks]
+        try:
+            span = read_period(period, now=ctx.now, tz=ctx.timezone)
+        except TaskError as exc:
+            raise ToolError(str(exc)) from None
+        fires = [(_fire_between(task, max(span.start, ctx.now), span.end), task) for task in tasks]
         shown = sorted(
             ((fire, task) for fire, task in fires if fire is not None),
             key=lambda pair: (pair[0], pair[1].id),
         )
         listed = [self._summary(task, ctx, next_run=fire) for fire, task in shown]
-        return TaskListing(listed, day=_day_label(wanted, ctx.local_now.date()))
+        return TaskListing(listed, period=span.label)
 
     @_on_one_task
     async def cancel_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
@@ -299,7 +309,18 @@ class TaskTools:
             "Resumed task {id} ('{description}'); next run {next_run}.",
         )
 
-    @_on_one_task
+    @tool(
+        params={
+            "task_id": {
+                "description": "The task's id, as list_tasks shows it, or that of a reminder "
+                "that has just gone off.",
+                "enum": snoozable_ids,
+            }
+        },
+        llm_format=_reply_text,
+        gui_format=_reply_text,
+        timeout=15,
+    )
     async def snooze_task(self, ctx: ToolContext, task_id: str, delay: str) -> TaskReply:
         """Put a task's next run off by a delay (a reminder that already went off comes back).
 
@@ -425,13 +446,6 @@ class TaskTools:
             f"too, e.g. '{when} at 6pm', or another day"
         )
 
-    def _day(self, words: str, ctx: ToolContext) -> date:
-        """The local date ``words`` name ("tomorrow", "friday"), read from the start of today."""
-        midnight = datetime.combine(ctx.local_now.date(), time())
-        schedule = self._parse(words, ctx, recurring=False, now=midnight)
-        assert isinstance(schedule, OnceSchedule)
-        return schedule.at.astimezone(ctx.timezone).date()
-
     def _delay(self, words: str, ctx: ToolContext) -> timedelta:
         try:
             span = read_delay(words)
@@ -453,10 +467,10 @@ class TaskTools:
     async def _known_ids(self, ctx: ToolContext) -> str:
         tasks = await self._manager.list_tasks(ctx.user_id)
         if not tasks:
-            return "the user has no tasks"
+            return "there are no tasks"
         shown = ", ".join(f"{t.id} ('{t.description}')" for t in tasks[:_LISTED_IDS])
         more = f" and {len(tasks) - _LISTED_IDS} more" if len(tasks) > _LISTED_IDS else ""
-        return f"the user's tasks are {shown}{more}"
+        return f"the tasks are {shown}{more}"
 
     def _summary(
         self, task: Task, ctx: ToolContext, *, next_run: datetime | None = None
@@ -469,7 +483,7 @@ class TaskTools:
             description=task.description,
             schedule=schedule_words(task, tz),
             next_run=None if run is None else run.astimezone(tz).isoformat(),
-            next_run_text=when_text(run, tz, ctx.now),
+            next_run_text=next_run_words(task, tz, ctx.now, run=run),
             status=task.status.value,
             line=task_line(task, tz, ctx.now, next_run=run),
         )
@@ -488,14 +502,6 @@ def _about(message: str) -> str:
     if text[:1].islower() and first not in _NOUN_LEAD:
         return f"to {text}"
     return f'about "{text}"'
-
-
-def _day_label(day: date, today: date) -> str:
-    """Say a day for people: "tomorrow (Tue 2026-03-03)", "Fri 2026-03-06"."""
-    dated = f"{day.strftime('%a')} {day.isoformat()}"
-    if day == today:
-        return f"today ({dated})"
-    return f"tomorrow ({dated})" if day == today + timedelta(days=1) else dated
 
 
 def _fire_between(task: Task, start: datetime, end: datetime) -> datetime | None:

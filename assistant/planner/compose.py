@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from assistant.planner.text import squash
+from assistant.planner.text import squash, stem
 from tools import ToolResult, ToolStatus
 
 _LIST_KEYS = ("tasks", "items", "results", "hits", "notes", "matches")
@@ -26,6 +26,8 @@ _NOTHING_RE = re.compile(r"^(?:no\b|nothing|not\s+found|0\s+(?:results|hits|note
 _BULLET_RE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
 _SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
 _TOKEN_RE = re.compile(r"\w+")
+# How ``search_memory`` writes a hit as text: "[note #3, 2026-03-10] ..." or "[user message, ...]".
+_HIT_LINE_RE = re.compile(r"^\[(?P<source>note\b|\w+ message\b)[^\]]*\]\s*(?P<text>\S.*)$", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +38,7 @@ class TaskEntry:
     label: str
     shown: str
     haystack: frozenset[str]
+    stems: frozenset[str] = frozenset()
 
     def line(self) -> str:
         """A bullet line for a person: ``- a1b2c3: check the oven (today at 18:00 ...)``."""
@@ -57,7 +60,7 @@ class Wording:
         return self._actions.get(tool, "do that")
 
     def outcome(self, result: ToolResult) -> str:
-        """Say what one call did, from its status, display text, text and error."""
+        """Say what one call did, from its status and its text for people."""
         return outcome(result, self.action(result.call.tool_name))
 
     def report(self, results: Sequence[ToolResult]) -> str:
@@ -66,8 +69,12 @@ class Wording:
 
 
 def outcome(result: ToolResult, action: str) -> str:
-    """Say what one call did, from its status, display text, text and error."""
-    reason = (result.error or result.text or result.display).strip()
+    """Say what one call did, from its status and its text for people (``display``).
+
+    A failure is told in the person's words only: what a result says to a model ("Fix the
+    call and send it again", its ``text`` and ``error``) never reaches them.
+    """
+    reason = result.display.strip()
     if result.status is ToolStatus.OK:
         return _clock_sentence(result) or (result.display or result.text).strip() or "Done."
     if result.status is ToolStatus.DENIED:
@@ -95,7 +102,11 @@ def task_entries(result: ToolResult) -> list[TaskEntry] | None:
 
 def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[TaskEntry]:
     """The entry whose id is one of ``words``; else the entries all ``words`` point at;
-    failing that, the best majority match."""
+    failing that, the best majority match.
+
+    Case does not matter ("alarm" is the task "Alarm"), and neither does the form of a word
+    ("stretching" is the task "stand up and stretch"): words are compared by their stems.
+    """
     by_id = [e for e in entries if e.id.lower() in {w.lower() for w in words}]
     if by_id:
         return by_id
@@ -103,7 +114,10 @@ def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[Task
     exact = [e for e in entries if all(w.lower() in e.haystack for w in words)]
     if exact:
         return exact
-    scored = [(sum(_word_in(w, e.haystack) for w in words), e) for e in entries]
+    rooted = [e for e in entries if all(stem(w) in e.stems for w in words)]
+    if rooted:
+        return rooted
+    scored = [(sum(_word_in(w, e) for w in words), e) for e in entries]
     full = [e for score, e in scored if score == len(words)]
     if full:
         return full
@@ -113,29 +127,23 @@ def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[Task
     return [e for score, e in scored if score == best]
 
 
-def note_hits(result: ToolResult, question: str) -> list[str] | None:
-    """The hit texts of a ``search_memory`` result, notes first, the question itself left out.
+def note_hits(result: ToolResult) -> list[str] | None:
+    """The texts of the notes in a ``search_memory`` result, best first.
 
-    Returns ``None`` when the result's shape is unknown.
+    Only notes answer "From your notes": a past message (a question asked before, a line
+    said in the chat) is never one, whoever wrote it. Returns ``None`` when the result's
+    shape is unknown.
     """
     items = _items(result.output)
     if items is None:
-        return _hits_from_text(result.text or result.display)
-    notes: list[str] = []
-    others: list[str] = []
-    asked = squash(question).lower()
+        return _notes_from_text(result.text or result.display)
+    notes = []
     for item in items:
-        text = item if isinstance(item, str) else _text(_field(item, "text", "content", "snippet"))
-        text = squash(text)
-        if not text or text.lower() == asked or text.endswith("?"):
-            continue
         kind = _text(_field(item, "kind", "source", "type")).lower()
-        if kind in ("note", "notes", ""):
+        text = squash(_text(_field(item, "text", "content", "snippet")))
+        if kind in ("note", "notes") and text:
             notes.append(text)
-        elif _text(_field(item, "role")).lower() in ("user", ""):
-            # What the assistant said before is no source of facts; what the user said is.
-            others.append(text)
-    return notes + others
+    return notes
 
 
 def page(result: ToolResult) -> tuple[str, str]:
@@ -239,19 +247,25 @@ def _make_entry(task_id: str, label: str, schedule: str, more: str, shown: str |
     words = _TOKEN_RE.findall(text)
     label = label or "(no description)"
     when = f" ({schedule})" if schedule else ""
-    return TaskEntry(task_id, label, shown or f"{task_id}: {label}{when}", frozenset(words))
+    shown = shown or f"{task_id}: {label}{when}"
+    return TaskEntry(task_id, label, shown, frozenset(words), frozenset(map(stem, words)))
 
 
-def _word_in(word: str, haystack: frozenset[str]) -> bool:
+def _word_in(word: str, entry: TaskEntry) -> bool:
     word = word.lower()
-    if word in haystack:
+    if word in entry.haystack or stem(word) in entry.stems:
         return True
-    return len(word) >= 3 and any(token.startswith(word) for token in haystack)
+    return len(word) >= 3 and any(token.startswith(word) for token in entry.haystack)
 
 
-def _hits_from_text(text: str) -> list[str] | None:
+def _notes_from_text(text: str) -> list[str] | None:
+    """The notes of a search result written as lines: ``- [note #3, 2026-03-10] text``;
+    ``None`` when the lines are not hits."""
     text = text.strip()
     if not text or text in ("[]", "{}") or _NOTHING_RE.match(text):
         return []
     lines = [_BULLET_RE.sub("", line).strip() for line in text.splitlines()]
-    return [line for line in lines if line] or None
+    hits = [m for line in lines if (m := _HIT_LINE_RE.match(line)) is not None]
+    if not hits:
+        return None
+    return [m["text"] for m in hits if m["source"].lower().startswith("note")]

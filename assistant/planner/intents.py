@@ -70,9 +70,10 @@ class Repeat:
 
 @dataclass(frozen=True, slots=True)
 class ListTasks:
-    """The user's tasks, all or those of one day ("what do I have tomorrow")."""
+    """The user's tasks, all or those of one day or period ("what do I have tomorrow",
+    "what's on this week")."""
 
-    day: str | None = None
+    period: str | None = None
     kind: Literal["list"] = "list"
 
 

@@ -47,6 +47,7 @@ from assistant.planner.plan import Planner
 from assistant.planner.rule import Context
 from assistant.planner.rules import recognize
 from assistant.planner.rules_remind import reminder_text
+from assistant.planner.text import stem
 from assistant.planner.toolbox import PlannedCall, PlannerTools, Toolbox
 from tasks import find_time
 from tools import ToolDefinition, ToolRegistry, ToolResult, ToolStatus
@@ -321,7 +322,7 @@ class OfflinePlanner:
         found = turn.last(self._memory_tool)
         if found is None or not found.ok:
             return self._wording.report(turn.latest)
-        hits = compose.note_hits(found, turn.request)
+        hits = compose.note_hits(found)
         if hits is None:
             return self._wording.outcome(found)
         if not hits:
@@ -395,7 +396,7 @@ def _pick(answer: str, offered: list[tuple[str, str]]) -> str | None:
     matches = [
         task_id
         for task_id, text in offered
-        if all(re.search(rf"\b{re.escape(w)}\b", text.lower()) for w in words)
+        if all(stem(w) in {stem(t) for t in re.findall(r"[\w'-]+", text)} for w in words)
     ]
     return matches[0] if len(matches) == 1 else None
 

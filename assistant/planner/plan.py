@@ -54,8 +54,8 @@ class Planner:
                 ]
             case Repeat():
                 return [self._repeat(intent)]
-            case ListTasks(day=day):
-                return [box.call(tools.list_tasks, "Checking your tasks.", day=day)]
+            case ListTasks(period=period):
+                return [box.call(tools.list_tasks, "Checking your tasks.", period=period)]
             case OnTask(ids=ids) if ids:
                 return [self.act_on(intent, task_id) for task_id in ids]
             case OnTask():
@@ -66,7 +66,8 @@ class Planner:
                     box.call(tools.save_note, "Saving that note.", content=content, tags=note_tags)
                 ]
             case Recall(query=query):
-                return [box.call(tools.search_memory, "Looking through your notes.", query=query)]
+                lead = "Looking through your notes."
+                return [box.call(tools.search_memory, lead, query=query, notes_only=True)]
             case TellTime(zone=zone):
                 lead = f"Checking the time in {zone}." if zone else "Checking the time."
                 return [box.call(tools.get_current_time, lead, tz=zone)]
@@ -98,11 +99,11 @@ class Planner:
                 return box.call(tools.resume_task, f"Resuming task {task_id}.", task_id=task_id)
             case Action.SNOOZE:
                 delay = intent.delay or DEFAULT_SNOOZE
-                lead = f"Snoozing task {task_id} by {delay}."
+                lead = f"Snoozing task {task_id} {_by(delay)}."
                 return box.call(tools.snooze_task, lead, task_id=task_id, delay=delay)
             case Action.MOVE:
                 when = intent.when or ""
-                lead = f"Moving task {task_id} to {when}."
+                lead = f"Moving task {task_id} {_to(when)}."
                 return box.call(tools.reschedule_task, lead, task_id=task_id, when=when)
 
     def _repeat(self, intent: Repeat) -> PlannedCall:
@@ -132,3 +133,21 @@ class Planner:
             description=description,
             execution_data=execution,
         )
+
+
+def _to(when: str) -> str:
+    """Where a task moves, said after "Moving task X": "to 10:30" for "at 10:30", "to
+    friday" for "on friday", "to 6pm"; a phrase with its own preposition keeps it ("in 2
+    hours", "until friday")."""
+    head, _, rest = when.partition(" ")
+    if head.lower() in ("at", "on") and rest:
+        return f"to {rest}"
+    if head.lower() in ("in", "by", "until", "till", "before", "after", "to"):
+        return when
+    return f"to {when}"
+
+
+def _by(delay: str) -> str:
+    """How long a snooze is, said after "Snoozing task X": "by 10m", "for 10 min"."""
+    head = delay.split(" ", 1)[0].lower()
+    return delay if head in ("by", "for", "until", "till", "to") else f"by {delay}"

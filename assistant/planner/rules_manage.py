@@ -15,7 +15,7 @@ from assistant.planner.golden import Changes, Golden, says
 from assistant.planner.intents import Action, Intent, ListTasks, OnTask, Say
 from assistant.planner.rule import Context, Rule
 from assistant.planner.text import Message, trim
-from tasks import TaskStatus, TimePhrase, find_time, read_delay
+from tasks import TaskStatus, TimePhrase, find_period, find_time, read_delay
 
 _F = re.IGNORECASE
 _NOUNS = (
@@ -75,30 +75,32 @@ _STOPWORDS = frozenset(
     }
 )  # fmt: skip
 _IT = frozenset({"it", "that", "this"})
+_NAMING_NOUNS = frozenset({"alarm", "alarms", "timer", "timers", "reminder", "reminders"})
 _TO_HOUR = re.compile(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _ALL = frozenset({"all", "every", "everything", "each"})
-_WEEK_OR_MONTH = re.compile(r"\b(?:this|the|next|coming)\s+(?:week|month|year)\b", _F)
 
 
 def list_tasks(message: Message, context: Context) -> Intent | None:
-    """ "what are my tasks?", "what's on my schedule", "what do I have tomorrow"."""
+    """ "what are my tasks?", "what's on my schedule", "what do I have tomorrow", "what have I
+    got on this week?" (a day or a period limits the list to what runs then)."""
     match = _LIST.fullmatch(message.text) or _ON_MY_PLATE.fullmatch(message.text)
     if match is None:
         return None
     rest = trim(match["rest"] or "")
     if not rest or _LIST_REST.fullmatch(rest):
         return ListTasks()
+    lead = _LIST_REST.match(rest)  # "for", "do I have", ...: the words before the period
+    period = find_period(rest[lead.end() :] if lead else rest)
+    if period is not None:
+        return ListTasks(period)
     phrase = find_time(rest)
     if phrase is None:
-        # "this week" is no one day: the whole list answers it. Anything else ("what do I
-        # have about the car?") is a question for the notes.
-        return ListTasks() if _WEEK_OR_MONTH.search(rest) else None
+        return None  # "what do I have about the car?" is a question for the notes
     left = trim(phrase.without(rest))
     if left and not _LIST_REST.fullmatch(left):
         return None
-    # "this week" is no one day: the whole list answers it.
-    usable = phrase.problem is None and phrase.kind == "once"
-    return ListTasks(phrase.text) if usable else ListTasks()
+    # A time that is no day or period is refused by the tool, with what would work.
+    return ListTasks(phrase.text)
 
 
 def on_task(message: Message, context: Context) -> Intent | None:
@@ -131,6 +133,9 @@ def _on_task(action: Action, rest: str) -> Intent:
     if not words:
         if _IT.intersection(tokens):
             return OnTask(action, delay=delay, when=when, last=True)
+        # "cancel the alarm": the noun alone may be what the task is called ("Alarm").
+        words = [t for t in tokens if t in _NAMING_NOUNS]
+    if not words:
         return Say(answers.ask_task(action.value))
     ids = [m["id"].lower() for w in words if (m := _ID.fullmatch(w)) is not None]
     every = action is Action.CANCEL and bool(_ALL.intersection(words))
@@ -192,7 +197,26 @@ LIST = Rule(
         Golden("what's coming up", says("dentist", "gym"), seeded=True),
         Golden("my reminders", says("dentist"), seeded=True),
         Golden("do I have anything on friday", says("call mom", absent=("dentist",)), seeded=True),
-        Golden("what have I got planned this week", says("dentist", "gym"), seeded=True),
+        Golden(
+            "what have I got planned this week",
+            says("this week (Mon 2026-03-09 to Sun 2026-03-15)", "dentist", absent=("gym",)),
+            seeded=True,
+        ),
+        Golden(
+            "what have I got on next week?",
+            says("next week (Mon 2026-03-16 to Sun 2026-03-22)", "gym", absent=("dentist",)),
+            seeded=True,
+        ),
+        Golden(
+            "what's on this month?",
+            says("this month (March 2026)", "dentist", "gym", absent=("pay rent",)),
+            seeded=True,
+        ),
+        Golden(
+            "anything on in december?",
+            says("Nothing is scheduled for December 2026."),
+            seeded=False,
+        ),
         Golden("what are my tasks?", says("You have no tasks.")),
         Golden(
             "what do I have on sunday",

@@ -1,4 +1,5 @@
-"""Reading a message: spacing, quotes and politeness trimmed, the words kept as written."""
+"""Reading a message: spacing, quotes and politeness trimmed, the words kept as written (a
+contraction typed without its apostrophe gets it back); and words compared by their stems."""
 
 from __future__ import annotations
 
@@ -21,6 +22,21 @@ _POLITE_TAIL = re.compile(
     re.IGNORECASE,
 )
 _EDGES = " ,;:-\u2013\u2014"
+# Contractions typed without the apostrophe. Only words that are nothing else: "its", "ill",
+# "well", "were", "lets", "id" ("I'd", and a task's id) and "hell" stay as typed.
+_CONTRACTIONS = {
+    word.replace("'", ""): word
+    for word in (
+        "what's", "where's", "when's", "who's", "how's", "that's", "there's", "here's",
+        "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "can't",
+        "couldn't", "wouldn't", "shouldn't", "won't", "haven't", "hasn't", "hadn't", "i'm",
+        "i've", "you're", "they're", "today's", "tomorrow's",
+    )
+}  # fmt: skip
+_BARE_CONTRACTION = re.compile(r"\b(?:" + "|".join(_CONTRACTIONS) + r")\b", re.IGNORECASE)
+# A typographic apostrophe between letters is the apostrophe: "what\u2019s".
+_CURLY_APOSTROPHE = re.compile(r"(?<=\w)[\u2019\u02bc](?=\w)")
+_DOUBLED_END = re.compile(r"([b-df-hj-km-np-rtv-z])\1$")
 
 
 def squash(text: str) -> str:
@@ -34,6 +50,47 @@ def unquote(text: str) -> str:
     if len(text) >= 2 and _QUOTES.get(text[0]) == text[-1]:
         return text[1:-1].strip()
     return text
+
+
+def with_apostrophes(text: str) -> str:
+    """Put back the apostrophe of contractions typed without one: "whats" is "what's",
+    "dont" is "don't", "im" is "I'm"; a typographic apostrophe becomes the plain one."""
+    text = _CURLY_APOSTROPHE.sub("'", text)
+
+    def restore(match: re.Match[str]) -> str:
+        typed = match[0]
+        full = _CONTRACTIONS[typed.lower()]
+        if full.startswith("i'"):
+            return "I" + full[1:]
+        return full[0].upper() + full[1:] if typed[0].isupper() else full
+
+    return _BARE_CONTRACTION.sub(restore, text)
+
+
+def stem(word: str) -> str:
+    """A word's stem, for comparing words by their root: "stretching", "stretches" and
+    "stretch" are all "stretch"; "alarms" is "alarm"; "called" is "call".
+
+    A light suffix stripper (plurals and possessives, -ing, -ed, a final -e), not a
+    dictionary: two forms of one word get one stem, and a stem need not be a word.
+    """
+    w = word.lower().strip("'")
+    w = w.removesuffix("'s")
+    if len(w) > 4 and w.endswith("ies"):
+        w = w[:-3] + "y"
+    elif len(w) > 3 and w.endswith("es") and w[:-2].endswith(("s", "x", "z", "ch", "sh")):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        if len(w) > len(suffix) + 2 and w.endswith(suffix) and not w.endswith("eed"):
+            w = w[: -len(suffix)]
+            if len(w) >= 4:
+                w = _DOUBLED_END.sub(r"\1", w)  # "running" is "run"; "calling" keeps its ll
+            break
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]
+    return w
 
 
 def trim(text: str) -> str:
@@ -59,7 +116,7 @@ class Message:
     @classmethod
     def read(cls, raw: str) -> Message:
         """Trim ``raw`` the way every rule wants it."""
-        text = unquote(squash(raw))
+        text = unquote(with_apostrophes(squash(raw)))
         said = text.rstrip(" .!?\u2026")
         previous = None
         while previous != text:

@@ -40,7 +40,7 @@ class AddRecurringTask(Protocol):
 
 
 class ListTasks(Protocol):
-    def __call__(self, ctx: ToolContext, day: str | None = None) -> Awaitable[object]: ...
+    def __call__(self, ctx: ToolContext, period: str | None = None) -> Awaitable[object]: ...
 
 
 class OnOneTask(Protocol):
@@ -62,7 +62,9 @@ class SaveNote(Protocol):
 
 
 class SearchMemory(Protocol):
-    def __call__(self, ctx: ToolContext, query: str, limit: int = 5) -> Awaitable[object]: ...
+    def __call__(
+        self, ctx: ToolContext, query: str, limit: int = 5, notes_only: bool = False
+    ) -> Awaitable[object]: ...
 
 
 class GetCurrentTime(Protocol):

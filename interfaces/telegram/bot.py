@@ -14,9 +14,9 @@ import contextlib
 import itertools
 import logging
 import secrets
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -279,7 +279,7 @@ class TelegramInterface(AsyncLifecycle):
             reply = await self._commands.handle(text, user_id=user_id, chat_id=str(chat_id))
             if reply is None:
                 reply = self._commands.help(unknown=text.split()[0])
-            await self._send_all(chat_id, reply.replies)
+            await self._send_all(chat_id, await self._with_zone_note(user_id, reply.replies))
 
     async def _on_text(self, update: Update, context: Any) -> None:
         message, user_id, chat_id = _where(update)
@@ -304,7 +304,8 @@ class TelegramInterface(AsyncLifecycle):
                 await live.finish(())  # no half-written reply stays behind
                 raise
             zone = await self._agent.user_zone(user_id)
-            await self._send_all(chat_id, await live.finish(agent_replies(reply, zone)))
+            replies = await self._with_zone_note(user_id, agent_replies(reply, zone))
+            await self._send_all(chat_id, await live.finish(replies))
 
     async def _on_other(self, update: Update, context: Any) -> None:
         if update.effective_message is not None and update.effective_chat is not None:
@@ -370,6 +371,18 @@ class TelegramInterface(AsyncLifecycle):
             logger.exception("could not send the apology for error %s", error_id)
 
     # --- helpers -----------------------------------------------------------------------------
+
+    async def _with_zone_note(self, user_id: str, replies: Sequence[Reply]) -> tuple[Reply, ...]:
+        """``replies``, the last one ending with the question which zone on first contact,
+        or how to set one (``ZoneGuide.note``); a card with buttons keeps them."""
+        shown = "\n\n".join(reply.text for reply in replies)
+        note = await self._commands.zones.note(user_id, shown)
+        if note is None:
+            return tuple(replies)
+        if not replies:
+            return (Reply(note),)
+        *before, last = replies
+        return (*before, replace(last, text=f"{last.text}\n\n{note}"))
 
     async def _send_all(self, chat_id: int, replies: Iterable[Reply]) -> None:
         for reply in replies:

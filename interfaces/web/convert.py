@@ -14,8 +14,9 @@ from zoneinfo import ZoneInfo
 
 from common import redact_secrets
 from interfaces.messages import CommandReply
+from interfaces.notifiers import DELIVERY
 from interfaces.protocols import AgentReplyLike
-from interfaces.views import approval_card, plain_value
+from interfaces.views import approval_card, argument_rows, format_moment
 from interfaces.web.models import (
     ApprovalOut,
     ArgumentOut,
@@ -27,7 +28,15 @@ from interfaces.web.models import (
     ToolResultOut,
 )
 from memory import MessageRole, Note, StoredMessage
-from tasks import Task, TaskRun, TaskStatus, schedule_words, task_line, when_text
+from tasks import (
+    Task,
+    TaskRun,
+    TaskStatus,
+    next_run_words,
+    schedule_words,
+    task_line,
+    when_text,
+)
 from tools import ApprovalRequest, ToolResult
 
 
@@ -47,7 +56,7 @@ def task_out(task: Task, zone: ZoneInfo, now: datetime) -> TaskOut:
         status=task.status.value,
         status_reason=task.status_reason,
         next_run=local(upcoming, zone),
-        next_run_text=when_text(upcoming, zone, now) if upcoming else task.status.value,
+        next_run_text=next_run_words(task, zone, now) if upcoming else task.status.value,
         run_count=task.run_count,
         line=task_line(task, zone, now),
     )
@@ -60,6 +69,7 @@ def run_out(run: TaskRun, zone: ZoneInfo) -> RunOut:
     return RunOut(
         id=run.id,
         scheduled_for=scheduled,
+        scheduled_for_text=format_moment(run.scheduled_for, zone),
         started_at=local(run.started_at, zone),
         finished_at=local(run.finished_at, zone),
         status=run.status.value,
@@ -95,11 +105,9 @@ def expires_text(request: ApprovalRequest, zone: ZoneInfo) -> str:
 
 
 def shown_arguments(arguments: dict[str, Any]) -> list[ArgumentOut]:
-    """Arguments as a person reads them: plain values, secrets hidden."""
-    return [
-        ArgumentOut(name=name, value=plain_value(value))
-        for name, value in redact_secrets(arguments).items()
-    ]
+    """Arguments as a person reads them: labels in words, plain values, secrets hidden
+    (``interfaces.views.argument_rows``)."""
+    return [ArgumentOut(name=label, value=value) for label, value in argument_rows(arguments)]
 
 
 def approval_text(request: ApprovalRequest, zone: ZoneInfo) -> str:
@@ -134,11 +142,14 @@ def chat_body(reply: AgentReplyLike, chat_id: str, zone: ZoneInfo) -> dict[str, 
 
 def history_out(messages: Sequence[StoredMessage], zone: ZoneInfo) -> list[HistoryOut]:
     """A conversation as a person reads it again: per turn, what they said (when the turn
-    began with it) and the assistant's final answer; calls and results stay out."""
+    began with it) and the assistant's final answer; calls and results stay out, and so do
+    the deliveries the chat records (the page shows those from its inbox, ``/events``)."""
     shown: list[HistoryOut] = []
     for _, grouped in itertools.groupby(messages, key=lambda m: m.turn_id):
         turn = list(grouped)
         first, last = turn[0], turn[-1]
+        if last.name == DELIVERY:
+            continue
         at = local(first.created_at, zone)
         if first.role is MessageRole.USER and first.content:
             shown.append(HistoryOut(role="user", text=first.content, at=at))
@@ -151,7 +162,7 @@ def note_out(note: Note, zone: ZoneInfo) -> NoteOut:
     """A note as the API shows it."""
     created = local(note.created_at, zone)
     assert created is not None
-    return NoteOut(id=note.id, content=note.content, tags=list(note.tags), created_at=created)
+    return NoteOut(id=note.number, content=note.content, tags=list(note.tags), created_at=created)
 
 
 def command_text(reply: CommandReply) -> str:

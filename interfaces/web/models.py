@@ -134,7 +134,12 @@ class ToolResultOut(BaseModel):
 
 
 class ArgumentOut(BaseModel):
-    """One argument of a call as a person reads it (never JSON)."""
+    """One argument of a call as a person reads it (never JSON).
+
+    Attributes:
+        name: What it is, in words ("kind", "url", "message"; not "execution_data").
+        value: Its value, in words.
+    """
 
     name: str
     value: str
@@ -181,10 +186,12 @@ class TaskOut(BaseModel):
 
 
 class RunOut(BaseModel):
-    """One run of a task, from its ledger."""
+    """One run of a task, from its ledger (times in the user's zone; ``scheduled_for_text``
+    says it for people, with the zone: ``2026-03-10 14:30 (Europe/Berlin)``)."""
 
     id: int
     scheduled_for: datetime
+    scheduled_for_text: str
     started_at: datetime | None
     finished_at: datetime | None
     status: str
@@ -214,7 +221,7 @@ class SnoozeRequest(BaseModel):
 class NoteOut(BaseModel):
     """A note."""
 
-    id: int
+    id: int = Field(description="Its number among your notes: 1 for your first ('note #1')")
     content: str
     tags: list[str]
     created_at: datetime
@@ -225,8 +232,29 @@ class MeOut(BaseModel):
 
     user_id: str
     timezone: str
+    timezone_chosen: bool = Field(
+        description="Whether the user chose the zone (/tz, or a page from its browser); "
+        "otherwise it is the default, and PUT /me/timezone sets it"
+    )
     max_message_chars: int = Field(
         MAX_MESSAGE_CHARS, description="The longest message /agent/chat and /agent/stream take."
+    )
+
+
+class ZoneRequest(BaseModel):
+    """The zone to use from now on."""
+
+    timezone: str = Field(description="An IANA zone name, e.g. 'Europe/Berlin'", max_length=64)
+
+
+class ZoneOut(BaseModel):
+    """What setting the zone did."""
+
+    timezone: str
+    notice: str = Field(description="What changed, in a sentence for the person")
+    moved: list[str] = Field(
+        description="The tasks that moved to the zone at the same clock times (made under "
+        "the default before the first choice)"
     )
 
 

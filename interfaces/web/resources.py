@@ -7,7 +7,8 @@
     GET  /approvals                  requests waiting for your decision
     POST /approvals/{id}/approve|deny  decide; the answer is the agent's reply
     GET  /notes?q=                   your notes, or those matching q
-    GET  /me                         who the token belongs to, and their zone
+    GET  /me                         who the token belongs to, their zone, whether they chose it
+    PUT  /me/timezone                set the zone (the page sends its browser's)
     GET  /health                     the scheduler (no token needed)
 
 Every id is scoped to the caller: another user's task or request reads exactly like a
@@ -42,10 +43,12 @@ from interfaces.web.models import (
     SnoozeRequest,
     TaskActionResponse,
     TaskOut,
+    ZoneOut,
+    ZoneRequest,
 )
 from interfaces.web.services import WebServices, current_user
-from memory import HitKind
-from tasks import ScheduleError, Task, TaskError, read_delay, still_scheduled
+from memory import HitKind, MemoryInputError
+from tasks import ScheduleError, Task, TaskError, read_delay, still_scheduled, task_label
 from tools import ApprovalStatus
 
 logger = logging.getLogger(__name__)
@@ -82,7 +85,7 @@ def resource_routes(services: WebServices) -> APIRouter:
         task = await operation(task_id, user)
         zone = await agent.user_zone(user)
         return TaskActionResponse(
-            notice=f"{verb} {task.id}.", task=task_out(task, zone, services.clock.now())
+            notice=f"{verb} {task_label(task)}.", task=task_out(task, zone, services.clock.now())
         )
 
     @router.post("/tasks/{task_id}/cancel", tags=["tasks"], summary="Cancel a task")
@@ -105,7 +108,7 @@ def resource_routes(services: WebServices) -> APIRouter:
         detail = f" ({run.error or run.result})" if run.error or run.result else ""
         still = still_scheduled(task, zone, now)
         return TaskActionResponse(
-            notice=f"Ran {task.id} now: {run.status.value}{detail}; {still}.",
+            notice=f"Ran {task_label(task)} now: {run.status.value}{detail}; {still}.",
             task=task_out(task, zone, now),
             run=run_out(run, zone),
         )
@@ -132,7 +135,7 @@ def resource_routes(services: WebServices) -> APIRouter:
         zone = await agent.user_zone(user)
         shown = task_out(task, zone, services.clock.now())
         return TaskActionResponse(
-            notice=f"Snoozed {task.id} until {shown.next_run_text}.", task=shown
+            notice=f"Snoozed {task_label(task)} until {shown.next_run_text}.", task=shown
         )
 
     @router.get("/tasks/{task_id}/runs", tags=["tasks"], summary="A task's run ledger")
@@ -185,7 +188,7 @@ def resource_routes(services: WebServices) -> APIRouter:
         hits = await memory.search_memory(user, q, limit)
         return [
             NoteOut(
-                id=hit.id,
+                id=hit.number,
                 content=hit.text,
                 tags=list(hit.tags),
                 created_at=hit.created_at.astimezone(zone),
@@ -196,7 +199,25 @@ def resource_routes(services: WebServices) -> APIRouter:
 
     @router.get("/me", tags=["me"], summary="Who your token belongs to")
     async def me(user: User) -> MeOut:
-        return MeOut(user_id=user, timezone=(await agent.user_zone(user)).key)
+        zone, chosen = await agent.user_zone(user), await services.commands.zones.chosen(user)
+        return MeOut(user_id=user, timezone=zone.key, timezone_chosen=chosen)
+
+    @router.put(
+        "/me/timezone",
+        tags=["me"],
+        summary="Set your time zone (the page sends its browser's when you never chose one)",
+        responses={422: {"model": ErrorOut}},
+    )
+    async def set_zone(body: ZoneRequest, user: User) -> ZoneOut:
+        try:
+            choice = await services.commands.zones.choose(user, body.timezone)
+        except MemoryInputError as error:
+            raise HTTPException(422, str(error)) from None
+        return ZoneOut(
+            timezone=choice.zone.key,
+            notice=choice.said(services.clock.now()),
+            moved=[task.id for task in choice.moved],
+        )
 
     @router.get(
         "/health",

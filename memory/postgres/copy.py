@@ -23,7 +23,7 @@ MEMORY_TABLES = (
     ),
     TableCopy(
         "notes",
-        ("id", "user_id", "content", "tags", "created_at"),
+        ("id", "user_id", "number", "content", "tags", "created_at"),
         {"created_at": instant},
         identity="id",
     ),

@@ -14,7 +14,7 @@ from memory.notes import RankedNote, clean_content, normalize_tags
 from memory.postgres.schema import TEXT_SEARCH
 from memory.postgres.search import all_then_any, build_tsquery
 
-_COLUMNS = "n.id, n.user_id, n.content, n.tags, n.created_at"
+_COLUMNS = "n.id, n.user_id, n.number, n.content, n.tags, n.created_at"
 
 
 class PgNoteRepository:
@@ -32,19 +32,23 @@ class PgNoteRepository:
         created = from_db_time(to_db_time(self._clock.now()))
         tags_json = json.dumps(clean_tags, ensure_ascii=False)
 
-        async def insert(conn: PgConnection) -> int:
-            return int(
-                await conn.fetchval(
-                    "INSERT INTO notes (user_id, content, tags, created_at)"
-                    " VALUES ($1, $2, $3, $4) RETURNING id",
-                    user_id,
-                    text,
-                    tags_json,
-                    created,
-                )
+        async def insert(conn: PgConnection) -> tuple[int, int]:
+            # One insert per user at a time, so the user's next number is taken once.
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", user_id)
+            row = await conn.fetchrow(
+                "INSERT INTO notes (user_id, number, content, tags, created_at)"
+                " VALUES ($1, (SELECT COALESCE(MAX(number), 0) + 1 FROM notes"
+                " WHERE user_id = $1), $2, $3, $4) RETURNING id, number",
+                user_id,
+                text,
+                tags_json,
+                created,
             )
+            assert row is not None  # an INSERT ... RETURNING returns its row
+            return int(row["id"]), int(row["number"])
 
-        return Note(await self._db.write(insert), user_id, text, clean_tags, created)
+        note_id, number = await self._db.write(insert)
+        return Note(note_id, user_id, text, clean_tags, created, number)
 
     async def newest(self, user_id: str, limit: int) -> list[Note]:
         """Return the user's newest notes first."""
@@ -100,4 +104,5 @@ def _note(row: NamedRow) -> Note:
         content=str(row["content"]),
         tags=tuple(str(tag) for tag in json.loads(row["tags"])),
         created_at=row["created_at"],
+        number=int(row["number"]),
     )

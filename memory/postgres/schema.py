@@ -87,7 +87,16 @@ _V1 = (
     "CREATE INDEX approvals_by_expiry ON approvals (status, expires_at)",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1,)
+_V2 = (
+    # Each user's notes are numbered 1, 2, 3... of their own ("note #1" is a new user's first).
+    "ALTER TABLE notes ADD COLUMN number integer NOT NULL DEFAULT 0",
+    "UPDATE notes AS n SET number = ranked.number FROM (SELECT id, row_number()"
+    " OVER (PARTITION BY user_id ORDER BY id) AS number FROM notes) AS ranked"
+    " WHERE ranked.id = n.id",
+    "CREATE UNIQUE INDEX notes_by_number ON notes (user_id, number)",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

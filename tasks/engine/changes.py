@@ -1,5 +1,5 @@
-"""What an owner's cancel, pause, resume, snooze and reschedule do to a task: pure functions
-of its state.
+"""What an owner's cancel, pause, resume, snooze, reschedule and a new time zone do to a
+task: pure functions of its state.
 
 Each returns an ``OwnerChange``: the change and the statuses it applies from. The store
 applies it in one step, conditional on the status it finds then, so a task that changed
@@ -8,14 +8,16 @@ meanwhile (a run finished it) is refused with the same message as if it had been
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from tasks.engine.drafts import first_run
 from tasks.errors import TaskDataError
 from tasks.execution import TaskType
 from tasks.models import Task, TaskStatus
-from tasks.schedule import Schedule
+from tasks.schedule import OnceSchedule, Schedule, resolve_local, schedule_from_json
 from tasks.store.base import TaskChange, wrong_state
 
 MAX_SNOOZE = timedelta(days=366)
@@ -120,3 +122,42 @@ def reschedule(schedule: Schedule, now: datetime) -> OwnerChange:
     """
     change = TaskChange(schedule=schedule, next_run=first_run(schedule, now))
     return OwnerChange(change, frozenset({TaskStatus.ACTIVE, TaskStatus.PAUSED}), "reschedule")
+
+
+def rezone(task: Task, zone: ZoneInfo, now: datetime) -> OwnerChange:
+    """Move the task to ``zone`` at the same wall-clock times (``rezoned``).
+
+    An active or paused task's next run becomes the new schedule's next one (a one-time
+    time that has passed there is due now); a disabled task keeps having none.
+
+    Raises:
+        TaskStateError: when the task is running, finished or cancelled.
+    """
+    schedule = rezoned(task.schedule, zone)
+    if task.status is TaskStatus.DISABLED:
+        change = TaskChange(schedule=schedule)
+    elif isinstance(schedule, OnceSchedule):
+        change = TaskChange(schedule=schedule, next_run=max(schedule.at, now))
+    else:
+        change = TaskChange(schedule=schedule, next_run=schedule.next_after(now))
+    allowed = frozenset({TaskStatus.ACTIVE, TaskStatus.PAUSED, TaskStatus.DISABLED})
+    return OwnerChange(change, allowed, "move to another time zone")
+
+
+def rezoned(schedule: Schedule, zone: ZoneInfo) -> Schedule:
+    """``schedule`` in ``zone``, keeping its wall-clock times: "every day at 09:00" stays
+    09:00 there, and so does a one-time reminder for 09:00.
+
+    A one-time time set by a delay ("in 10 minutes", which keeps the second it was set at,
+    where a clock time falls on the minute) keeps its moment; so does "every 15 minutes",
+    which counts elapsed time.
+    """
+    if not isinstance(schedule, OnceSchedule):
+        # Wall times, cron fields and cycles are local: the same values in the new zone.
+        fields = json.loads(schedule.to_json())
+        return schedule_from_json(json.dumps({**fields, "tz": zone.key}))
+    at = schedule.at
+    if at.second == 0 and at.microsecond == 0:
+        wall = at.astimezone(schedule.tz).replace(tzinfo=None)
+        at = resolve_local(wall, zone)
+    return OnceSchedule(at=at, tz=zone)

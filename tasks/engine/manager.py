@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from common import AsyncLifecycle, Clock, SystemClock
 from tasks.engine import changes
@@ -22,7 +23,7 @@ from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
 from tasks.engine.notices import FollowUps
 from tasks.engine.timer import ClaimsFirst, Timer
-from tasks.errors import TaskError
+from tasks.errors import TaskError, TaskStateError
 from tasks.execution import ExecutionData, TaskType
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
@@ -31,6 +32,7 @@ from tasks.models import (
     SchedulerHealth,
     Task,
     TaskRun,
+    TaskStatus,
 )
 from tasks.protocols import AgentRunner, HttpSender, Notifier, Searcher, SecretSource
 from tasks.runners.api_call import ApiCallRunner
@@ -293,6 +295,13 @@ class TaskManager(AsyncLifecycle):
         """Return the ids of the owner's live tasks (for a dynamic enum of task ids)."""
         return await self._store.active_task_ids(owner_id)
 
+    async def snoozable_task_ids(self, owner_id: str) -> list[str]:
+        """Return the ids of the tasks a snooze may name: the live ones, and those that
+        finished within ``changes.JUST_WENT_OFF`` (a one-time reminder that has just gone
+        off comes back; see ``snooze``)."""
+        since = self._clock.now() - changes.JUST_WENT_OFF
+        return await self._store.active_task_ids(owner_id, done_since=since)
+
     async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
         """Return the task's ledger rows, newest first."""
         return await self._store.history(normalize_id(task_id), owner_id, limit=limit)
@@ -350,6 +359,26 @@ class TaskManager(AsyncLifecycle):
         task = await self._apply(task_id, owner_id, change)
         self._ahead.retract(task.id)
         return task
+
+    async def rezone(self, owner_id: str, *, made_in: ZoneInfo, to: ZoneInfo) -> list[Task]:
+        """Move the owner's tasks made in ``made_in`` to ``to``, at the same wall-clock times
+        (``changes.rezoned``): what a user's first choice of a zone does to the tasks made
+        under the default zone before. A task running right now keeps its zone.
+
+        Returns:
+            The tasks moved.
+        """
+        now = self._clock.now()
+        moved: list[Task] = []
+        for task in await self._store.list_tasks(owner_id):
+            if task.schedule.tz.key != made_in.key or task.status is TaskStatus.RUNNING:
+                continue
+            try:
+                moved.append(await self._apply(task.id, owner_id, changes.rezone(task, to, now)))
+            except TaskStateError:
+                continue  # a run started or finished it meanwhile: it keeps its zone
+            self._ahead.retract(task.id)
+        return moved
 
     async def run_now(self, task_id: str, owner_id: str) -> TaskRun:
         """Run the task once now, outside its schedule, and return the finished ledger row."""

@@ -17,6 +17,7 @@ moves      ``read_time_of_day`` / ``retime``: "move it to 6pm" keeps the day;
            ``keep_time_of_day``: "move it to friday" keeps the time
 preview    ``preview_schedule``: what a phrase means and when it fires next
 stored     ``schedule_from_json``: every kind of schedule read back
+periods    ``read_period`` / ``find_period``: "this week", "next month", "in december"
 """
 
 from tasks.schedule.calendar_rules import BoundedSchedule, CalendarSchedule
@@ -43,6 +44,7 @@ from tasks.schedule.moves import (
     time_of_day,
 )
 from tasks.schedule.parsing import Reading, parse_schedule, read_schedule
+from tasks.schedule.periods import Period, find_period, read_period
 from tasks.schedule.preview import SchedulePreview, preview_schedule
 from tasks.schedule.search import ScheduleMatch, TimePhrase, find_schedule, find_time
 from tasks.schedule.stored import schedule_from_json
@@ -55,6 +57,7 @@ __all__ = [
     "DateOrder",
     "IntervalSchedule",
     "OnceSchedule",
+    "Period",
     "Reading",
     "Schedule",
     "ScheduleKind",
@@ -63,6 +66,7 @@ __all__ = [
     "Span",
     "TimePhrase",
     "edit_distance",
+    "find_period",
     "find_schedule",
     "find_time",
     "format_duration",
@@ -73,6 +77,7 @@ __all__ = [
     "preview_schedule",
     "read_delay",
     "read_duration",
+    "read_period",
     "read_schedule",
     "read_time_of_day",
     "resolve_local",

@@ -122,8 +122,12 @@ class TaskStore(AsyncLifecycle):
         """Return the owner's tasks by next run (live ones only, unless ``include_finished``)."""
 
     @abstractmethod
-    async def active_task_ids(self, owner_id: str) -> list[str]:
-        """Return the ids of the owner's live tasks (not done, not cancelled), oldest first."""
+    async def active_task_ids(
+        self, owner_id: str, *, done_since: datetime | None = None
+    ) -> list[str]:
+        """Return the ids of the owner's live tasks (not done, not cancelled), oldest first;
+        with ``done_since``, also those of its done tasks whose last run finished then or
+        later (a reminder that has just gone off)."""
 
     @abstractmethod
     async def update_task(

@@ -94,10 +94,21 @@ class MemoryTaskStore(TaskStore):
         ]
         return sorted(tasks, key=_listing_key)
 
-    async def active_task_ids(self, owner_id: str) -> list[str]:
-        """Return the owner's live task ids, oldest first."""
-        live = [t for t in self._tasks.values() if t.owner_id == owner_id and t.status.is_live]
-        return [t.id for t in sorted(live, key=lambda t: (t.created_at, t.id))]
+    async def active_task_ids(
+        self, owner_id: str, *, done_since: datetime | None = None
+    ) -> list[str]:
+        """Return the owner's live task ids, oldest first (and those done since
+        ``done_since``)."""
+        since = None if done_since is None else require_aware(done_since, "done_since")
+
+        def wanted(task: Task) -> bool:
+            if task.status.is_live:
+                return True
+            recent = since is not None and task.last_run is not None and task.last_run >= since
+            return task.status is TaskStatus.DONE and recent
+
+        found = [t for t in self._tasks.values() if t.owner_id == owner_id and wanted(t)]
+        return [t.id for t in sorted(found, key=lambda t: (t.created_at, t.id))]
 
     async def update_task(
         self,

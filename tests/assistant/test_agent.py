@@ -191,6 +191,8 @@ async def test_retry_budget_stops_a_tool_that_keeps_failing() -> None:
     assert [r.status for r in reply.results] == [ToolStatus.INVALID] * 4
     assert "already failed 2 times" in reply.results[2].text
     assert "Do not call it again" in world.sent(3)[-1].content
+    # A person reads what happened, never the instruction to the model.
+    assert reply.results[2].display == "it failed 2 times in a row, so I stopped trying"
 
 
 async def test_max_rounds_is_reported_honestly() -> None:
@@ -291,6 +293,7 @@ async def test_broken_native_arguments_are_reported_to_the_model() -> None:
 
     assert reply.results[0].status is ToolStatus.INVALID
     assert "not a JSON object" in reply.results[0].text
+    assert reply.results[0].display == "the request's details could not be read"
     assert world.home.reminders == [("at 6pm", "tea")]
 
 

@@ -113,7 +113,10 @@ def test_nonsense_gets_help_and_schedules_nothing(tmp_path: Path) -> None:
 
 
 def test_tasks_and_runs_show_times_in_the_zone_the_user_chose(tmp_path: Path) -> None:
-    run("ask", "remind me tomorrow at 9am to water the plants", data_dir=tmp_path)
+    # Made in the default zone (New York), which the user never chose: the first /tz moves
+    # them to the same clock times there (the day after tomorrow, so on the real clock 09:00
+    # in Tokyo has not passed either).
+    run("ask", "remind me the day after tomorrow at 9am to water the plants", data_dir=tmp_path)
     run("ask", "every day at 8am remind me to stretch", data_dir=tmp_path)
     daily = next(t for t in tasks_json(tmp_path) if t["description"] == "stretch")
     chat = subprocess.run(
@@ -132,23 +135,45 @@ def test_tasks_and_runs_show_times_in_the_zone_the_user_chose(tmp_path: Path) ->
         check=False,
     )
     assert "Your time zone is now Asia/Tokyo" in chat.stdout, chat.stderr
-    assert f"Ran {daily['id']} now: succeeded" in chat.stdout
+    assert f'Ran task {daily["id"]} ("stretch") now: succeeded' in chat.stdout
     assert "Your tasks" not in chat.stdout  # /run shows the run, not the list
     [ran] = json.loads(run("runs", daily["id"], "--json", data_dir=tmp_path).stdout)
     assert ran["scheduled_for"].endswith("+09:00")
     tasks = {t["description"]: t for t in tasks_json(tmp_path)}
     assert all(t["next_run"].endswith("+09:00") for t in tasks.values())
-    # 9am in New York, said in Tokyo's time; a repeating schedule keeps its own zone's words.
-    assert tasks["water the plants"]["schedule"].endswith("(Asia/Tokyo)")
-    assert tasks["stretch"]["schedule"] == "every day at 08:00 (America/New_York)"
+    assert re.fullmatch(r"once at \S+ 09:00 \(Asia/Tokyo\)", tasks["water the plants"]["schedule"])
+    assert tasks["stretch"]["schedule"] == "every day at 08:00 (Asia/Tokyo)"
     # The listing says next runs in Tokyo's time (this test runs on the real clock, so the
-    # day words and the hours, which move with New York's DST, are left open).
+    # day words are left open).
     listed = run("tasks", data_dir=tmp_path).stdout
-    assert re.search(r"water the plants · .*at \d\d:00 \(Asia/Tokyo\)", listed), listed
+    assert re.search(r"water the plants · .*at 09:00 \(Asia/Tokyo\)", listed), listed
     assert re.search(
-        r"stretch · every day at 08:00 \(America/New_York\) · next .*at \d\d:00 \(Asia/Tokyo\)",
+        r"stretch · every day at 08:00 \(Asia/Tokyo\) · next .*at 08:00 \(Asia/Tokyo\)",
         listed,
     ), listed
+
+
+def test_the_terminal_asks_the_zone_once_and_the_first_tz_keeps_clock_times(
+    tmp_path: Path,
+) -> None:
+    typed = [
+        "remind me the day after tomorrow at 9am to call mom",
+        "remind me the day after tomorrow at 10am to stretch",
+        "/tz Asia/Tokyo",
+        "remind me the day after tomorrow at 11am to water the plants",
+        "/tasks",
+    ]
+    chat = run("chat", data_dir=tmp_path, typed="\n".join(typed) + "\n")
+
+    shown = chat.stdout
+    asked = shown.index("Which time zone are you in? Until you say, I use America/New_York")
+    hinted = shown.index("(Times are in America/New_York until you set your zone: /tz")
+    chosen = shown.index("Your time zone is now Asia/Tokyo")
+    assert shown.index("to call mom") < asked < shown.index("to stretch") < hinted < chosen
+    assert shown.count("Which time zone") == 1 and shown.count("(Times are in") == 1
+    assert "Your 2 tasks made before keep their clock times there" in shown
+    assert re.search(r"call mom · .*at 09:00 \(Asia/Tokyo\)", shown), shown
+    assert re.search(r"water the plants · .*at 11:00 \(Asia/Tokyo\)", shown), shown
 
 
 def test_cancel_and_runs_commands(tmp_path: Path) -> None:

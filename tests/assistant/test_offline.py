@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from assistant.config import load_settings
 from assistant.llm import ChatMessage, LLMBackend, Role, ToolMode
 from assistant.planner import NOW, ZONE, OfflinePlanner, PlannerTools, ToolboxError
 from common import ManualClock
+from interfaces import JsonlNotifier
 from memory import HitKind, MemoryHit, MessageRole
 from tools import ToolCall, ToolDefinition, ToolParser, ToolRegistry, ToolResult, ToolStatus
 
@@ -182,10 +183,41 @@ def test_the_time_is_said_as_a_sentence(planner: OfflinePlanner) -> None:
 def test_failures_are_said_in_plain_words_and_not_retried(
     planner: OfflinePlanner, status: ToolStatus, error: str | None, expected: str
 ) -> None:
-    failed = result(named(planner, lambda t: t.add_reminder), status=status, error=error)
+    # As the executor makes them: a refusal or a timeout is said to the model and to people.
+    failed = result(
+        named(planner, lambda t: t.add_reminder), status=status, error=error, display=error or ""
+    )
     answer = continue_turn(planner, "remind me in 10 minutes to call mom", [failed])
     assert answer == expected
     assert calls_in(answer) == []
+
+
+def test_what_a_failed_call_says_to_the_model_never_reaches_the_person(
+    planner: OfflinePlanner,
+) -> None:
+    for_model = (
+        "The call to 'snooze_task' was not run:\n- tool 'snooze_task', argument 'task_id': must "
+        'be one of "k3m9xa"; received "n5adgt"\nFix the call and send it again.'
+    )
+    refused = result(
+        named(planner, lambda t: t.snooze_task),
+        {"task_id": "n5adgt", "delay": "10m"},
+        status=ToolStatus.INVALID,
+        text=for_model,
+        error=for_model,
+        display="'n5adgt' is not a task id I can use here",
+    )
+    answer = continue_turn(planner, "snooze n5adgt by 10 minutes", [refused])
+    assert answer == "I couldn't snooze the task. 'n5adgt' is not a task id I can use here."
+    silent = result(
+        named(planner, lambda t: t.snooze_task),
+        status=ToolStatus.INVALID,
+        text=for_model,
+        error=for_model,
+    )
+    assert continue_turn(planner, "snooze n5adgt by 10 minutes", [silent]) == (
+        "I couldn't snooze the task."
+    )
 
 
 def test_an_approved_call_resumed_after_the_pause_is_reported(planner: OfflinePlanner) -> None:
@@ -302,9 +334,30 @@ def test_snooze_and_move_carry_their_delay_and_time(planner: OfflinePlanner) -> 
     ]
 
 
+@pytest.mark.parametrize(
+    ("sentence", "lead"),
+    [
+        ("move the oven reminder to 10:30", "Moving task a1b2c3 to 10:30."),
+        ("move the oven reminder to friday at 9am", "Moving task a1b2c3 to friday at 9am."),
+        ("move the oven reminder to 6pm", "Moving task a1b2c3 to 6pm."),
+        ("snooze the oven reminder for 10 min", "Snoozing task a1b2c3 by 10 min."),
+        ("snooze the oven reminder", "Snoozing task a1b2c3 by 10m."),
+    ],
+)
+def test_the_sentence_before_a_move_or_a_snooze_reads_right(
+    planner: OfflinePlanner, sentence: str, lead: str
+) -> None:
+    said = continue_turn(planner, sentence, [listing(planner)])
+
+    assert said.split("\n", 1)[0] == lead
+
+
 def test_failed_listing_and_failed_action_are_reported_once(planner: OfflinePlanner) -> None:
     broken = result(
-        named(planner, lambda t: t.list_tasks), status=ToolStatus.ERROR, error="the store is closed"
+        named(planner, lambda t: t.list_tasks),
+        status=ToolStatus.ERROR,
+        error="the store is closed",
+        display="the store is closed",
     )
     assert continue_turn(planner, "cancel the oven reminder", [broken]) == (
         "I couldn't list your tasks. The store is closed."
@@ -314,6 +367,7 @@ def test_failed_listing_and_failed_action_are_reported_once(planner: OfflinePlan
         {"task_id": "a1b2c3"},
         status=ToolStatus.ERROR,
         error="task is running",
+        display="task is running",
     )
     answer = continue_turn(planner, "cancel the oven reminder", [listing(planner)], [failed])
     assert answer == "I couldn't cancel the task. Task is running."
@@ -350,6 +404,109 @@ def test_an_answer_to_a_question_asked_back_completes_the_reminder(
     # Anything else is read as a new request.
     other = continue_turn(planner, "what time is it", before=before)
     assert calls_in(other) == [(named(planner, lambda t: t.get_current_time), {})]
+
+
+# -- whole conversations, as the newcomer had them (issue 22) ---------------------------------
+
+
+@dataclass
+class Chat:
+    """One user's conversation with the real app, on a manual clock; reminders are
+    delivered to a JSON Lines file, as a headless server delivers them."""
+
+    app: App
+    clock: ManualClock
+
+    async def say(self, text: str) -> str:
+        return (await self.app.agent.handle_message(text, user_id="u", chat_id="c")).text
+
+    async def later(self, minutes: int) -> None:
+        self.clock.advance(timedelta(minutes=minutes))
+        await self.app.tasks.run_due()
+
+
+@pytest.fixture
+async def chat(tmp_path: Path) -> AsyncIterator[Chat]:
+    settings = load_settings(
+        data_dir=tmp_path / "data", timezone=ZONE.key, llm_base_url=None, serpapi_api_key=None
+    )
+    clock = ManualClock(NOW)
+    sink = JsonlNotifier(tmp_path / "deliveries.jsonl", clock=clock)
+    async with open_app(settings, clock=clock, notifier=sink) as app:
+        yield Chat(app, clock)
+
+
+async def test_notes_answer_from_notes_never_from_what_was_said(chat: Chat) -> None:
+    await chat.say("whats my wifi password")
+    await chat.say("the eiffel tower is in paris")
+
+    asked = await chat.say("what's my wifi password?")
+    eiffel = await chat.say("who is the eiffel tower named after?")
+    await chat.say("note: the wifi password is hunter2")
+    answered = await chat.say("whats my wifi password")
+
+    assert asked.startswith("I found nothing in your notes about 'wifi password'.")
+    assert eiffel.startswith("I found nothing in your notes about 'eiffel tower named after'.")
+    assert answered == "From your notes: the wifi password is hunter2"
+
+
+async def test_that_right_after_a_reminder_went_off_is_that_reminder(chat: Chat) -> None:
+    set_first = await chat.say("remind me in 1 minute to stretch")
+    await chat.say("remind me tomorrow at 9 to call mom")
+    [stretch] = [t for t in await chat.app.tasks.list_tasks("u") if t.description == "stretch"]
+    await chat.later(2)  # "stretch" goes off; "call mom" was the last one talked about
+
+    snoozed = await chat.say("snooze that for 10 min")
+    await chat.later(11)  # it goes off again
+    again = await chat.say("snooze it by 5 minutes")
+
+    assert f"(task {stretch.id})" in set_first
+    assert snoozed == (
+        f"Snoozed task {stretch.id} ('stretch'); next run today at 14:42 (Europe/Berlin)."
+    )
+    assert again == (
+        f"Snoozed task {stretch.id} ('stretch'); next run today at 14:48 (Europe/Berlin)."
+    )
+
+
+async def test_a_failed_call_is_told_in_plain_words(chat: Chat) -> None:
+    await chat.say("remind me tomorrow at 9 to call mom")
+    await chat.say("remind me in 1 minute to stretch")
+    await chat.later(2)
+    await chat.later(90)  # it went off long ago: a snooze no longer brings it back
+
+    answer = await chat.say("snooze it by 5 minutes")
+
+    assert answer.startswith("I couldn't snooze the task. '")
+    assert answer.endswith("' is not a task id I can use here.")
+    assert "Fix the call" not in answer and "snooze_task" not in answer
+
+
+async def test_tasks_are_named_in_any_case_and_any_form_of_their_words(chat: Chat) -> None:
+    await chat.say("set an alarm for 7")
+    await chat.say("remind me in 10 minutes to stand up and stretch")
+
+    cancelled = await chat.say("cancel the alarm")
+    paused = await chat.say("pause the stretching one")
+    listed = await chat.say("whats on my schedule")
+
+    assert cancelled.startswith("Cancelled task ") and cancelled.endswith("('Alarm').")
+    assert paused.startswith("Paused task ") and "('stand up and stretch')" in paused
+    assert listed.startswith("Your tasks:")
+
+
+async def test_a_period_in_a_question_limits_the_listing(chat: Chat) -> None:
+    await chat.say("remind me tomorrow at 9 to call mom")
+    await chat.say("remind me on december 3 to buy gifts")
+    await chat.say("remind me on march 3 2027 to renew the passport")
+
+    week = await chat.say("what have I got on this week?")
+    december = await chat.say("anything in december?")
+
+    assert week.startswith("Your tasks for this week (Mon 2026-03-09 to Sun 2026-03-15):")
+    assert "call mom" in week and "gifts" not in week and "passport" not in week
+    assert december.startswith("Your tasks for December 2026:")
+    assert "gifts" in december and "call mom" not in december
 
 
 # -- with a search service ----------------------------------------------------------------
@@ -428,7 +585,11 @@ def test_a_page_is_summarised_or_said_to_be_empty_or_unreadable(planner: Offline
         "I read https://example.com/e, but it has no readable text."
     )
     failed = result(
-        fetch, {"url": "https://x.invalid"}, status=ToolStatus.ERROR, error="DNS failed"
+        fetch,
+        {"url": "https://x.invalid"},
+        status=ToolStatus.ERROR,
+        error="DNS failed",
+        display="DNS failed",
     )
     assert continue_turn(planner, "summarize https://x.invalid", [failed]) == (
         "I couldn't read that page. DNS failed."

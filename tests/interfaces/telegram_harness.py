@@ -9,7 +9,7 @@ from pathlib import Path
 
 from assistant.agent import DialogAgent
 from common import ManualClock
-from interfaces import ChatAgent
+from interfaces import ZONE_ASKED, ChatAgent
 from interfaces.telegram import TelegramInterface, TelegramNotifier
 from tests.interfaces.botapi_standin import BotApiStandin
 from tests.interfaces.fakes import FakeTime
@@ -73,6 +73,8 @@ async def running_bot(
             commands=world.commands,
             poll_timeout=1.0,
         )
+        for user in (ALICE, BOB):  # they started the bot before, and were asked their zone
+            await world.memory.set_setting(str(user), ZONE_ASKED, "yes")
         await interface.start()
         try:
             yield Harness(api, world, interface, queue_time)

@@ -18,7 +18,7 @@ from interfaces import (
     SlashCommands,
     run_history,
 )
-from tasks import RunStatus, TaskStatus
+from tasks import RunStatus, TaskStatus, parse_schedule
 from tests.interfaces.world import World, open_world
 
 ALICE, BOB = "alice", "bob"
@@ -63,6 +63,49 @@ async def test_help_without_buttons_does_not_mention_them(world: World) -> None:
     text = commands.help().text
     assert "/tasks - Your scheduled tasks\n" in text
     assert "button" not in text.lower()
+
+
+async def test_the_first_zone_moves_the_tasks_made_under_the_default(world: World) -> None:
+    utc = ZoneInfo("UTC")  # the world's default zone, which Alice never chose
+    made = await world.manager.add_task(
+        owner_id=ALICE, chat_id=ALICE, task_type="reminder",
+        schedule=parse_schedule("tomorrow at 9am", now=world.clock.now(), tz=utc),
+        execution_data={"message": "call mom"},
+    )  # fmt: skip
+
+    answer = (await ask(world, "/tz Europe/Berlin")).text
+    moved = await world.manager.get_task(made.id, ALICE)
+    again = (await ask(world, "/tz Asia/Tokyo")).text
+
+    assert answer == (
+        "Your time zone is now Europe/Berlin (it is 13:00 there). Your task made before keeps "
+        "its clock time there: a reminder for 09:00 is at 09:00 Europe/Berlin now."
+    )
+    assert moved.schedule.describe() == "once at 2025-03-11 09:00 (Europe/Berlin)"
+    # Only a first choice moves tasks: from then on a task keeps its moment.
+    assert again == "Your time zone is now Asia/Tokyo (it is 21:00 there)."
+    assert (await world.manager.get_task(made.id, ALICE)).schedule == moved.schedule
+
+
+async def test_the_zone_is_asked_once_then_said_how_to_set_until_chosen(world: World) -> None:
+    zones = world.commands.zones
+    timed = "I'll remind you tomorrow at 09:00 (UTC) to call mom."
+
+    first = await zones.note(ALICE, "Hello.")
+    untimed = await zones.note(ALICE, "Hello.")
+    hint = await zones.note(ALICE, timed)
+    await ask(world, "/start", BOB)  # Bob is asked here, and not again on his first message
+    started = await zones.note(BOB, "Hello.")
+    await ask(world, "/tz Europe/Berlin")
+    chosen = await zones.note(ALICE, "I'll remind you tomorrow at 09:00 (Europe/Berlin).")
+
+    assert first is not None and first.startswith(
+        "Which time zone are you in? Until you say, I use UTC for every time. Send /tz"
+    )
+    assert untimed is None
+    assert hint == "(Times are in UTC until you set your zone: /tz Europe/Berlin, or yours.)"
+    assert started is None
+    assert chosen is None
 
 
 async def test_start_asks_for_the_zone_until_it_is_set(world: World) -> None:
@@ -117,7 +160,7 @@ async def test_snooze_moves_the_next_run_and_reads_delays(world: World) -> None:
     await ask(world, "/tz Europe/Berlin")
     task = await world.remind(ALICE, timedelta(minutes=5))
     answer = (await ask(world, f"/snooze {task.id} 1h")).text
-    assert answer == f"Snoozed [{task.id}] until 2025-03-10 14:05 (Europe/Berlin)."
+    assert answer == f'Snoozed task {task.id} ("stretch") until 2025-03-10 14:05 (Europe/Berlin).'
     assert (await ask(world, f"/snooze {task.id} soonish")).text.startswith(
         "I could not read 'soonish' as a delay"
     )
@@ -164,17 +207,19 @@ async def test_new_starts_a_fresh_conversation(world: World) -> None:
 async def test_task_buttons_act_and_refresh_the_list(world: World) -> None:
     task = await world.remind(ALICE, timedelta(minutes=5))
     paused = await press(world, ActionKind.PAUSE, task.id)
-    assert (paused.notice, paused.alert) == (f"Paused {task.id}.", False)
+    # A notice names the task, not only its id.
+    assert (paused.notice, paused.alert) == (f'Paused task {task.id} ("stretch").', False)
     assert paused.update is not None and f"Resume {task.id}" in str(paused.update.buttons)
     resumed = await press(world, ActionKind.RESUME, task.id)
-    assert resumed.notice == f"Resumed {task.id}."
+    assert resumed.notice == f'Resumed task {task.id} ("stretch").'
     cancelled = await press(world, ActionKind.CANCEL, task.id)
-    assert cancelled.notice == f"Cancelled {task.id}."
+    assert cancelled.notice == f'Cancelled task {task.id} ("stretch").'
     assert cancelled.update is not None and "no scheduled tasks" in cancelled.update.text
     other = await world.remind(ALICE, timedelta(hours=5), "water plants")
     ran = await press(world, ActionKind.RUN_NOW, other.id)
     assert ran.notice == (
-        f"Ran {other.id} now: succeeded (reminder delivered); it still fires today at 17:00 (UTC)."
+        f'Ran task {other.id} ("water plants") now: succeeded (reminder delivered); it still '
+        "fires today at 17:00 (UTC)."
     )
     assert (await world.manager.get_task(other.id, ALICE)).next_run == other.next_run
     [delivery] = world.recorded()
@@ -188,8 +233,11 @@ async def test_run_again_runs_once_however_often_it_is_tapped(world: World) -> N
     ran = await press(world, ActionKind.RUN_AGAIN, task.id, arg=str(unknown.id))
     tapped_twice = await press(world, ActionKind.RUN_AGAIN, task.id, arg=str(unknown.id))
 
-    assert (ran.notice, ran.alert) == (f"Ran {task.id} again: succeeded.", False)
-    assert ran.mark == f"▶️ Ran {task.id} again: succeeded."
+    assert (ran.notice, ran.alert) == (
+        f'Ran task {task.id} ("water plants") again: succeeded.',
+        False,
+    )
+    assert ran.mark == f'▶️ Ran task {task.id} ("water plants") again: succeeded.'
     assert tapped_twice.alert and "has run since" in tapped_twice.notice
     assert [d.text for d in world.recorded()] == ["water plants"] * 2  # not three times
     assert len(await world.manager.history(task.id, ALICE)) == 2

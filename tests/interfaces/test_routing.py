@@ -1,4 +1,9 @@
-from interfaces import WEB_CHAT_PREFIX, RoutingNotifier
+from pathlib import Path
+
+import pytest
+
+from interfaces import WEB_CHAT_PREFIX, ChatRecorder, RoutingNotifier
+from memory import MemoryStore, MessageRole
 from tasks import Delivery, DeliveryKind, DeliveryStatus
 
 
@@ -44,3 +49,36 @@ async def test_chats_with_a_prefix_go_to_their_own_interface_first() -> None:
         await router.deliver(delivery(chat))
     assert web.chats == ["web:main", "web:kitchen"]
     assert (local.chats, remote.chats, fallback.chats) == (["local"], ["12345"], [])
+
+
+async def test_what_is_delivered_joins_its_chat_and_a_failed_delivery_does_not(
+    tmp_path: Path,
+) -> None:
+    async with MemoryStore(tmp_path / "memory.db") as memory:
+        inner = Recorder()
+        recorder = ChatRecorder(inner, conversations=memory)
+        result = Delivery("t2", 2, "u", "c", DeliveryKind.RESULT, "1. Headline")
+
+        assert await recorder.deliver(delivery("c")) is DeliveryStatus.DELIVERED
+        assert await recorder.deliver(result) is DeliveryStatus.DELIVERED
+        inner.status = DeliveryStatus.FAILED
+        assert await recorder.deliver(delivery("c")) is DeliveryStatus.FAILED
+
+        said = await memory.load_conversation("u", "c")
+    assert [(m.role, m.content, m.name) for m in said] == [
+        (MessageRole.ASSISTANT, "Reminder (task t1): stretch", "delivery"),
+        (MessageRole.ASSISTANT, "Result of task t2:\n1. Headline", "delivery"),
+    ]
+
+
+async def test_a_delivery_that_cannot_be_recorded_still_counts_as_delivered(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    memory = await MemoryStore.open(tmp_path / "memory.db")
+    await memory.close()
+    inner = Recorder()
+
+    status = await ChatRecorder(inner, conversations=memory).deliver(delivery("c"))
+
+    assert status is DeliveryStatus.DELIVERED and inner.chats == ["c"]
+    assert "task t1 was delivered, but its message could not be added to chat c" in caplog.text

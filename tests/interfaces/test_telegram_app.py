@@ -65,7 +65,9 @@ async def test_a_reminder_is_confirmed_delivered_and_snoozed(bot: AppBot) -> Non
     assert reminder.labels == ["Snooze 10 min", "Done"]
 
     answer = await bot.api.wait_for_answer(bot.api.press_button(ALICE, reminder, "Snooze"))
-    assert answer.text is not None and answer.text.startswith(f"Snoozed [{task_id}] until")
+    assert answer.text is not None and answer.text.startswith(
+        f'Snoozed task {task_id} ("stretch") until'
+    )
     assert "13:10:02" in answer.text
     snoozed = await bot.app.tasks.get_task(task_id, str(ALICE))
     assert snoozed.status is TaskStatus.ACTIVE
@@ -88,7 +90,7 @@ async def test_tasks_lists_a_chat_made_task_and_its_cancel_button_cancels_it(
     answer = await bot.api.wait_for_answer(
         bot.api.press_button(ALICE, listing, f"Cancel {task_id}")
     )
-    assert answer.text == f"Cancelled {task_id}."
+    assert answer.text == f'Cancelled task {task_id} ("call mom").'
     await bot.api.wait_until(lambda: listing.edits == 1)
     assert task_id not in listing.text
     cancelled = await bot.app.tasks.get_task(task_id, str(ALICE))
@@ -116,7 +118,12 @@ async def test_a_scheduled_post_needs_the_owners_approval(bot: AppBot) -> None:
         "Approval needed\n"
     )
     assert "\nTool: add_recurring_task\n" in card.text
-    assert "  execution_data: method POST, url http://home.lan/lights/off" in card.text
+    # Each argument in words: the request's own fields, not "execution_data" or "task_type".
+    assert (
+        "  kind: HTTP request\n  description: POST http://home.lan/lights/off\n"
+        "  method: POST\n  url: http://home.lan/lights/off\n"
+    ) in card.text
+    assert "execution" not in card.text and "task_type" not in card.text
     assert "{" not in card.text  # no JSON
     assert "Expires at 2025-03-10 13:30 (Europe/Berlin)" in card.text
     assert card.labels == ["Approve", "Deny"]
@@ -170,3 +177,23 @@ def test_settings_take_their_field_names(tmp_path: Path) -> None:
         tmp_path / "assistant.db",
         "Europe/Berlin",
     )
+
+
+async def test_a_new_user_is_asked_the_zone_once_and_the_first_tz_keeps_clock_times(
+    bot: AppBot,
+) -> None:
+    [first] = await bot.say(ALICE, "remind me tomorrow at 9am to call mom")
+    [second] = await bot.say(ALICE, "remind me tomorrow at 10am to stretch")
+    [chosen] = await bot.say(ALICE, "/tz America/New_York")
+    [listing] = await bot.say(ALICE, "/tasks")
+
+    assert first.startswith("I'll remind you tomorrow at 09:00 (Europe/Berlin) to call mom")
+    assert "\n\nWhich time zone are you in? Until you say, I use Europe/Berlin" in first
+    assert "Which time zone" not in second
+    assert second.endswith(
+        "\n\n(Times are in Europe/Berlin until you set your zone: /tz America/New_York, or yours.)"
+    )
+    assert "Your 2 tasks made before keep their clock times there" in chosen
+    assert "(Times are in" not in chosen
+    assert "next run: 2025-03-11 09:00" in listing and "next run: 2025-03-11 10:00" in listing
+    assert "Your tasks (times in America/New_York):" in listing

@@ -58,7 +58,8 @@ async def test_start_registers_the_commands_menu(bot: Harness) -> None:
 
 async def test_tools_learn_what_telegram_says_about_the_sender(bot: Harness) -> None:
     [reply] = await bot.say(ALICE, "who am i")
-    assert reply == f"first_name=user{ALICE}, language_code=en"
+    # What Telegram says, with what the user's stored settings say (the zone was asked).
+    assert reply == f"first_name=user{ALICE}, language_code=en, timezone_asked=yes"
 
 
 async def test_a_stranger_is_refused_and_nothing_runs(bot: Harness) -> None:
@@ -131,7 +132,9 @@ async def test_reminder_is_confirmed_delivered_with_buttons_and_snoozed(bot: Har
 
     query = bot.api.press_button(ALICE, reminder, "Snooze")
     answer = await bot.api.wait_for_answer(query)
-    assert answer.text == f"Snoozed [{task.id}] until 2025-03-10 13:10:02 (Europe/Berlin)."
+    assert answer.text == (
+        f'Snoozed task {task.id} ("stretch") until 2025-03-10 13:10:02 (Europe/Berlin).'
+    )
     await bot.api.wait_until(lambda: reminder.edits == 1)
     assert reminder.text.endswith("💤 " + str(answer.text))
     assert reminder.buttons == []
@@ -170,7 +173,7 @@ async def test_tasks_list_and_its_cancel_button(bot: Harness) -> None:
     answer = await bot.api.wait_for_answer(
         bot.api.press_button(ALICE, listing, f"Cancel {first.id}")
     )
-    assert answer.text == f"Cancelled {first.id}."
+    assert answer.text == f'Cancelled task {first.id} ("stretch").'
     await bot.api.wait_until(lambda: listing.edits == 1)
     assert first.id not in listing.text and second.id in listing.text
     assert (await bot.world.manager.get_task(first.id, str(ALICE))).status is TaskStatus.CANCELLED
@@ -402,4 +405,5 @@ async def test_webhook_mode_receives_updates_by_post(botapi: BotApiStandin, tmp_
             botapi.send_text(ALICE, "hello hook")
             await botapi.push_to_webhook()
             [reply] = await botapi.wait_for_messages(ALICE, 1)
-            assert reply.text == "You said: hello hook"
+            # Alice's first contact: the reply asks her zone too.
+            assert reply.text.startswith("You said: hello hook\n\nWhich time zone are you in?")

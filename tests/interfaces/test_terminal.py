@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
+import sys
 from collections.abc import Sequence
 from datetime import timedelta
 
@@ -369,3 +371,70 @@ class TitleCommands(Commands):
 
     async def handle(self, text: str, *, user_id: str, chat_id: str) -> CommandReply | None:
         return CommandReply.of("a1b2c3  reminder: \x1b[31mred\x1b[0m \x1b]0;t\x07")
+
+
+LONG_REPLY = (
+    "To answer anything else, connect a model: set ASSISTANT_LLM_BASE_URL to an "
+    "OpenAI-compatible server (e.g. http://localhost:11434/v1 for Ollama) and restart."
+)
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+async def test_every_reply_reaches_the_terminal_whole_and_ends_its_line() -> None:
+    """200 long replies at the interactive prompt of an 80-column terminal, the next line
+    typed ahead: every one is shown, whole, and its last line ends before the next prompt.
+
+    Written through ``patch_stdout``'s proxy, a reply went to the terminal from another
+    thread while the prompt was being drawn on this one, into the same output buffer: now
+    and then a reply was lost whole, or the prompt was drawn over a reply's last line
+    before its newline ("... and restar"). Threads switch as often as the interpreter
+    allows here, so such a race shows in a few hundred replies instead of now and then.
+    """
+    screen = io.StringIO()
+    terminal = Vt100_Output(screen, lambda: Size(rows=24, columns=80))
+    rounds = 200
+    switching = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with create_pipe_input() as typed, create_app_session(input=typed, output=terminal):
+            world = World(ScriptedBackend([LONG_REPLY] * rounds))
+            chat = TerminalChat(
+                agent=world.agent, user_id="alice", chat_id="chat-alice", interactive=True
+            )
+            typed.send_text("".join(f"question {n}\r" for n in range(rounds)) + "/quit\r")
+            await asyncio.wait_for(chat.run(), 120)
+    finally:
+        sys.setswitchinterval(switching)
+
+    shown = _ESCAPES.sub("", screen.getvalue())
+    ends = [shown[m.end() : m.end() + 1] for m in re.finditer(re.escape(LONG_REPLY), shown)]
+    assert len(ends) == rounds
+    assert ends == ["\n"] * rounds
+
+
+async def test_one_line_says_what_a_step_does() -> None:
+    """The sentence a model writes before its call is the step's line; a call that no
+    sentence announced gets a line of its own."""
+    screen = io.StringIO()
+    terminal = Vt100_Output(screen, lambda: Size(rows=24, columns=80))
+    world = World(
+        ScriptedBackend(
+            [
+                "Checking the time.\n\n" + fence("get_current_time"),
+                fence("add_reminder", when="in 5 minutes", message="tea"),
+                "Done.",
+            ]
+        )
+    )
+    with create_pipe_input() as typed, create_app_session(input=typed, output=terminal):
+        chat = TerminalChat(
+            agent=world.agent, user_id="alice", chat_id="chat-alice", interactive=True
+        )
+        typed.send_text("tea in 5 minutes\r/quit\r")
+        await asyncio.wait_for(chat.run(), 10)
+
+    shown = _ESCAPES.sub("", screen.getvalue())
+    assert "Checking the time.\n" in shown
+    assert "... get current time" not in shown
+    assert "  ... add reminder\n" in shown
+    assert "Done." in shown

@@ -154,3 +154,16 @@ def test_any_text_is_a_safe_query(
 
     assert all(hit.text == "The wifi password is hunter2" for hit in hits)
     assert all(hit.kind is HitKind.NOTE for hit in hits)
+
+
+async def test_each_users_notes_are_numbered_from_one(store: MemoryStore) -> None:
+    alices = [await store.add_note("alice", f"alice's note {n}") for n in (1, 2)]
+    bobs = await store.add_note("bob", "bob's first note")
+    concurrent = await asyncio.gather(*(store.add_note("carol", f"note {n}") for n in range(5)))
+
+    assert [note.number for note in alices] == [1, 2]
+    assert bobs.number == 1  # not 3: the numbers are each user's own
+    assert sorted(note.number for note in concurrent) == [1, 2, 3, 4, 5]
+    assert [n.number for n in await store.list_notes("alice")] == [2, 1]
+    [hit] = await store.search_notes("bob", "first note")
+    assert (hit.number, hit.text) == (1, "bob's first note")

@@ -255,3 +255,26 @@ async def test_a_lock_held_past_the_busy_timeout_is_an_error_and_the_store_recov
 
         note = await store.add_note("alice", "after")
         assert await store.list_notes("alice") == [note]
+
+
+async def test_notes_saved_before_per_user_numbers_get_them_in_order(tmp_path: Path) -> None:
+    path = tmp_path / "assistant.db"
+    async with MemoryStore(path) as store:
+        for user, text in [("alice", "a1"), ("bob", "b1"), ("alice", "a2"), ("bob", "b2")]:
+            await store.add_note(user, text)
+    with sqlite3.connect(path) as conn:  # as the file was before: no numbers, schema 1
+        conn.execute("DROP INDEX notes_by_number")
+        conn.execute("ALTER TABLE notes DROP COLUMN number")
+        conn.execute("UPDATE schema_versions SET version = 1 WHERE component = 'memory'")
+
+    async with MemoryStore(path) as store:
+        alice = [(n.content, n.number) for n in await store.list_notes("alice")]
+        bob = [(n.content, n.number) for n in await store.list_notes("bob")]
+        third = await store.add_note("bob", "b3")
+
+    assert alice == [("a2", 2), ("a1", 1)]
+    assert bob == [("b2", 2), ("b1", 1)]
+    assert third.number == 3
+    assert read_sync(path, "SELECT version FROM schema_versions WHERE component = 'memory'") == [
+        (SCHEMA_VERSION,)
+    ]

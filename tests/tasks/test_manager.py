@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -33,6 +34,7 @@ from tasks import (
     TaskStoreError,
     TaskType,
     WebSearchData,
+    parse_schedule,
 )
 from tests.tasks.conftest import (
     T0,
@@ -811,6 +813,63 @@ async def test_reschedule_of_a_recurring_or_paused_task(
     paused = await manager.pause((await remind(manager, HOUR)).id, "alice")
     still = await manager.reschedule(paused.id, "alice", once_at(T0 + 2 * HOUR))
     assert (still.status, still.next_run) == (TaskStatus.PAUSED, T0 + 2 * HOUR)
+
+
+async def test_rezone_keeps_clock_times_in_the_new_zone(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    """Made in Berlin (a zone the owner never chose), moved to New York: a reminder for
+    10:00 is at 10:00 there, "every day at 07:00" too; a reminder set by a delay keeps its
+    moment, and so does "every 15 minutes"."""
+    manager = manager_for(store, clock, RecordingNotifier())
+    berlin, new_york = ZoneInfo("Europe/Berlin"), ZoneInfo("America/New_York")
+
+    async def add(words: str, *, now: datetime = T0) -> Task:
+        return await manager.add_task(
+            owner_id="alice", chat_id="c", task_type="reminder",
+            schedule=parse_schedule(words, now=now, tz=berlin), description=words,
+        )  # fmt: skip
+
+    clock_time = await add("tomorrow at 10am")
+    delay = await add("in 10 minutes", now=T0 + timedelta(seconds=7))
+    daily = await add("every day at 7am")
+    interval = await add("every 15 minutes")
+    paused = await manager.pause((await add("tomorrow at 11am")).id, "alice")
+    elsewhere = await manager.add_task(
+        owner_id="alice", chat_id="c", task_type="reminder", description="tokyo",
+        schedule=parse_schedule("tomorrow at 9am", now=T0, tz=ZoneInfo("Asia/Tokyo")),
+    )  # fmt: skip
+
+    moved = await manager.rezone("alice", made_in=berlin, to=new_york)
+
+    by_id = {task.id: task for task in moved}
+    assert set(by_id) == {clock_time.id, delay.id, daily.id, interval.id, paused.id}
+    assert by_id[clock_time.id].next_run == datetime(2026, 3, 3, 15, 0, tzinfo=UTC)  # 10:00 EST
+    assert by_id[clock_time.id].schedule.describe() == "once at 2026-03-03 10:00 (America/New_York)"
+    assert by_id[delay.id].next_run == delay.next_run  # 10 minutes after it was set
+    assert by_id[daily.id].schedule.describe() == "every day at 07:00 (America/New_York)"
+    assert by_id[daily.id].next_run == datetime(2026, 3, 2, 12, 0, tzinfo=UTC)  # 07:00 EST
+    assert by_id[interval.id].next_run == interval.next_run
+    assert by_id[paused.id].status is TaskStatus.PAUSED
+    assert by_id[paused.id].next_run == datetime(2026, 3, 3, 16, 0, tzinfo=UTC)
+    assert await manager.get_task(elsewhere.id, "alice") == elsewhere
+    assert await manager.rezone("bob", made_in=berlin, to=new_york) == []
+
+
+async def test_rezone_makes_a_clock_time_passed_in_the_new_zone_due_now(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    manager = manager_for(store, clock, RecordingNotifier())
+    berlin, tokyo = ZoneInfo("Europe/Berlin"), ZoneInfo("Asia/Tokyo")
+    task = await manager.add_task(
+        owner_id="alice", chat_id="c", task_type="reminder", description="lunch",
+        schedule=parse_schedule("today at noon", now=T0, tz=berlin),
+    )  # fmt: skip
+
+    [moved] = await manager.rezone("alice", made_in=berlin, to=tokyo)  # noon there was at 03:00
+
+    assert moved.id == task.id and moved.next_run == T0
+    assert await manager.run_due() == 1
 
 
 async def test_reschedule_refuses_a_time_past_and_a_finished_task(

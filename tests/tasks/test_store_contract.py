@@ -117,6 +117,22 @@ async def test_cancelled_and_done_tasks_leave_the_active_list(store: TaskStore) 
     assert {t.id for t in everything} == {kept.id, gone.id}
 
 
+async def test_done_tasks_are_among_the_active_ids_only_since_when_asked(
+    store: TaskStore,
+) -> None:
+    live = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
+    rang = await store.add_task(reminder_draft(once_at(T0)))
+    theirs = await store.add_task(reminder_draft(once_at(T0), owner="bob"))
+    claims = await store.claim_due(T0, limit=10, lease=LEASE)
+    outcomes = [RunOutcome(c.run.id, c.task.id, RunStatus.SUCCEEDED, T0, T0) for c in claims]
+    await store.finish_runs(outcomes, max_failures=5)
+
+    assert await store.active_task_ids("alice") == [live.id]
+    assert await store.active_task_ids("alice", done_since=T0) == sorted([live.id, rang.id])
+    assert await store.active_task_ids("alice", done_since=T0 + MINUTE) == [live.id]
+    assert await store.active_task_ids("bob", done_since=T0) == [theirs.id]
+
+
 async def test_claim_marks_one_time_task_running_with_a_lease(store: TaskStore) -> None:
     task = await store.add_task(reminder_draft(once_at(T0 + MINUTE)))
 

@@ -156,10 +156,12 @@ async def test_invalid_call_is_not_run() -> None:
     assert result.status is ToolStatus.INVALID
     assert "missing required argument 'url'" in result.text
     assert "unknown argument 'verb'" in result.text
+    assert result.display == "the url was missing; it takes no verb"  # what a person reads
     assert recorder.requests == []
     unknown = await executor.execute(ToolCall("htp", {}), CTX)
     assert unknown.status is ToolStatus.INVALID
     assert "Did you mean 'http'?" in unknown.text
+    assert unknown.display == "I have no tool called 'htp'"
 
 
 async def test_neighbouring_parallel_calls_run_together_and_keep_call_order() -> None:

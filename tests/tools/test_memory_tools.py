@@ -40,11 +40,17 @@ async def test_save_note_stores_it_for_the_calling_user(
 
     assert result.status is ToolStatus.OK, result.text
     assert isinstance(result.output, Note)
-    assert (
-        result.text == f"Saved note #{result.output.id} (tags: home): The wifi password is hunter2"
-    )
+    assert result.text == "Saved note #1 (tags: home): The wifi password is hunter2"
     assert [n.content for n in await store.list_notes("alice")] == ["The wifi password is hunter2"]
     assert await store.list_notes("bob") == []
+
+
+async def test_a_new_users_first_note_is_number_one(executor: ToolExecutor) -> None:
+    await executor.execute(ToolCall("save_note", {"content": "alice's"}), as_user("alice"))
+
+    saved = await executor.execute(ToolCall("save_note", {"content": "bob's"}), as_user("bob"))
+
+    assert saved.text == "Saved note #1: bob's"
 
 
 async def test_search_memory_answers_from_notes_with_their_text(
@@ -61,13 +67,30 @@ async def test_search_memory_answers_from_notes_with_their_text(
 
     assert result.status is ToolStatus.OK, result.text
     assert result.text.splitlines() == [
-        f"- [note #{note.id}, 2024-03-01, tags: home] The wifi password is hunter2",
+        f"- [note #{note.number}, 2024-03-01, tags: home] The wifi password is hunter2",
         "- [assistant message, 2024-03-01] The wifi router is upstairs",
     ]
     hits = result.output
     assert isinstance(hits, list)
     assert all(isinstance(hit, MemoryHit) for hit in hits)
     assert [hit.kind for hit in hits] == [HitKind.NOTE, HitKind.MESSAGE]
+
+
+async def test_a_search_of_the_notes_only_finds_no_message(
+    executor: ToolExecutor, store: MemoryStore
+) -> None:
+    await store.append_turn(
+        "alice", "chat1", [StoredMessage(MessageRole.USER, "whats my wifi password")]
+    )
+    note = await store.add_note("alice", "the wifi password is hunter2")
+
+    result = await executor.execute(
+        ToolCall("search_memory", {"query": "whats wifi password", "notes_only": True}),
+        as_user("alice"),
+    )
+
+    assert result.status is ToolStatus.OK, result.text
+    assert [(hit.kind, hit.id) for hit in result.output] == [(HitKind.NOTE, note.id)]
 
 
 async def test_search_memory_never_crosses_users(
@@ -125,6 +148,6 @@ def test_the_schema_hides_the_context_and_documents_the_arguments(store: MemoryS
 
     assert set(save["properties"]) == {"content", "tags"}
     assert save["required"] == ["content"]
-    assert set(search["properties"]) == {"query", "limit"}
+    assert set(search["properties"]) == {"query", "limit", "notes_only"}
     assert search["properties"]["limit"]["maximum"] == 20
     assert "wifi password" in search["properties"]["query"]["description"]

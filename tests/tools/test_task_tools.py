@@ -252,6 +252,28 @@ async def test_list_tasks_of_one_day_shows_what_runs_that_day(
     assert empty.display == "Nothing is scheduled for today (Mon 2026-03-02)."
 
 
+async def test_list_tasks_of_a_period_shows_what_runs_in_it_and_says_the_period(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    gym = reply_of(await call(executor, clock, "add_reminder", when="friday 8am", message="gym"))
+    await call(executor, clock, "add_reminder", when="on december 3 at 9am", message="gifts")
+    await call(executor, clock, "add_reminder", when="on march 3 2027 at 9am", message="passport")
+
+    week = await call(executor, clock, "list_tasks", period="this week")
+    december = await call(executor, clock, "list_tasks", period="in december")
+    refused = await call(executor, clock, "list_tasks", period="blorp")
+
+    assert week.display == (
+        "Your tasks for this week (Mon 2026-03-02 to Sun 2026-03-08):\n"
+        f"- [{gym.task.id}] reminder: gym · on Fri 2026-03-06 at 08:00 (Europe/Berlin)"
+    )
+    assert week.text.startswith("Tasks for this week (Mon 2026-03-02 to Sun 2026-03-08):\n")
+    assert december.display.startswith("Your tasks for December 2026:\n")
+    assert "gifts" in december.display and "passport" not in december.display
+    assert refused.status is ToolStatus.ERROR
+    assert "'this week', 'next month' or 'in december'" in refused.display
+
+
 async def test_reschedule_keeps_the_id_and_says_old_and_new(
     executor: ToolExecutor, clock: ManualClock, manager: TaskManager
 ) -> None:
@@ -408,7 +430,7 @@ async def test_other_users_ids_and_state_errors_are_tool_errors(
 
     assert stolen.status is ToolStatus.ERROR
     assert f"there is no task {task_id!r}" in (stolen.error or "")
-    assert "the user has no tasks" in (stolen.error or "")
+    assert "there are no tasks" in (stolen.error or "")
     assert again.status is ToolStatus.ERROR and "already active" in (again.error or "")
     assert bad_delay.status is ToolStatus.ERROR and "'soonish'" in (bad_delay.error or "")
 

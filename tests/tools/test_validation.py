@@ -159,3 +159,27 @@ def test_message_is_written_for_the_model() -> None:
     message = check("forecast", {}).message()
     assert message.startswith("The call to 'forecast' was not run:\n- tool 'forecast': missing")
     assert message.endswith("Fix the call and send it again.")
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "said"),
+    [
+        ("forecast", {}, "the city was missing"),
+        ("forecast", {"city": "Oslo", "days": "soon"}, "the days 'soon' is not integer"),
+        ("forecast", {"city": "Oslo", "unit": "kelvin"}, "'kelvin' is not a unit I can use here"),
+        ("cancel_task", {"task_id": "zz"}, "'zz' is not a task id I can use here"),
+        ("forecast", {"town": "Oslo"}, "the city was missing; it takes no town"),
+        ("weather", {"city": "Oslo"}, "I have no tool called 'weather'"),
+    ],
+)
+def test_what_was_wrong_is_also_said_for_a_person_without_the_models_words(
+    name: str, arguments: dict[str, object], said: str
+) -> None:
+    result = check(name, arguments, ToolContext(user_id="me"))
+
+    assert result.for_person() == said
+    assert "tool '" not in said and "Fix the call" not in said and "argument" not in said
+
+
+def test_a_valid_call_has_nothing_to_say_to_a_person() -> None:
+    assert check("forecast", {"city": "Oslo"}).for_person() == ""

@@ -146,15 +146,45 @@ function signOut(message) {
 async function enter(me) {
   $("login").hidden = true;
   $("app").hidden = false;
-  $("who").textContent = `${me.user_id} · ${me.timezone}`;
+  showMe(me);
   $("logout").hidden = !state.token;
   state.maxChars = me.max_message_chars || state.maxChars;
   $("message").focus();
-  refresh();
-  // A message sent before the history arrives waits for it, so it is never wiped by it.
-  state.historyLoaded = loadHistory();
+  // A message sent before the history arrives waits for it, so it is never wiped by it; and
+  // the zone is settled before anything is shown in it.
+  state.historyLoaded = settle(me);
   await state.historyLoaded;
   listen();
+}
+
+async function settle(me) {
+  if (!me.timezone_chosen) await adoptBrowserZone();
+  refresh();
+  await loadHistory();
+}
+
+function showMe(me) {
+  $("who").textContent = `${me.user_id} · ${me.timezone}`;
+}
+
+async function loadMe() {
+  try {
+    showMe(await api("GET", "/me"));
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not load who you are: ${error.message}`, true);
+  }
+}
+
+// A user who never chose a time zone gets the browser's (they can still change it with /tz).
+async function adoptBrowserZone() {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (!zone) return;
+  try {
+    const chosen = await api("PUT", "/me/timezone", { timezone: zone });
+    toast(`${chosen.notice} It is this browser's zone; change it with /tz ZONE.`);
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not use this browser's time zone (${zone}): ${error.message}`, true);
+  }
 }
 
 // What was said in this chat before the page opened (it was reloaded, or opened anew).
@@ -451,7 +481,8 @@ function placeInTime(bubble, at) {
 let refreshing = null;
 
 function refresh() {
-  if (!refreshing) refreshing = Promise.all([loadTasks(), loadApprovals()]).finally(() => { refreshing = null; });
+  // The zone too: "/tz" in the chat changes it, and every time on the page is said in it.
+  if (!refreshing) refreshing = Promise.all([loadTasks(), loadApprovals(), loadMe()]).finally(() => { refreshing = null; });
   return refreshing;
 }
 
@@ -523,7 +554,8 @@ async function toggleRuns(button, task) {
     const list = el("ul", { class: "runs" });
     if (!runs.length) list.append(el("li", { class: "muted", text: "It has not run yet." }));
     for (const run of runs) {
-      const when = new Date(run.scheduled_for).toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+      // The server says the time in the user's zone, with the zone, as everywhere else.
+      const when = run.scheduled_for_text;
       const detail = run.error || run.result || "";
       list.append(el("li", {},
         el("span", { text: when }),
@@ -550,7 +582,7 @@ async function loadApprovals() {
 function approvalCard(request) {
   const args = el("dl", { class: "args" });
   for (const { name, value } of request.shown || []) {
-    args.append(el("dt", { text: words(name) }), el("dd", { text: value }));
+    args.append(el("dt", { text: name }), el("dd", { text: value }));
   }
   const buttons = el("div", { class: "buttons" });
   const decide = (approved) => async () => {

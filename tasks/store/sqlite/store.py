@@ -118,13 +118,19 @@ class SqliteTaskStore(TaskStore):
         rows = await self._db.read(functools.partial(_fetch_all, sql=sql, params=(owner_id,)))
         return [task_from_row(r) for r in rows]
 
-    async def active_task_ids(self, owner_id: str) -> list[str]:
-        """Return the owner's live task ids, oldest first."""
+    async def active_task_ids(
+        self, owner_id: str, *, done_since: datetime | None = None
+    ) -> list[str]:
+        """Return the owner's live task ids, oldest first (and those done since
+        ``done_since``)."""
+        since = None if done_since is None else to_db_time(require_aware(done_since, "done_since"))
         sql = (
             "SELECT id FROM scheduled_tasks WHERE owner_id = ? "
-            "AND status NOT IN ('done', 'cancelled') ORDER BY created_at, id"
+            "AND (status NOT IN ('done', 'cancelled') "
+            "OR (status = 'done' AND ? IS NOT NULL AND last_run >= ?)) ORDER BY created_at, id"
         )
-        rows = await self._db.read(functools.partial(_fetch_all, sql=sql, params=(owner_id,)))
+        params = (owner_id, since, since)
+        rows = await self._db.read(functools.partial(_fetch_all, sql=sql, params=params))
         return [r[0] for r in rows]
 
     async def update_task(

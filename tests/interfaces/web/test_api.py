@@ -119,7 +119,8 @@ async def test_a_chat_sets_a_reminder_that_the_task_routes_list_and_change(web: 
         snoozed = await client.post(f"/tasks/{task_id}/snooze", json={"delay": "1h"})
         assert snoozed.json()["task"]["next_run"] == "2025-03-10T14:10:00+01:00"
         assert (
-            snoozed.json()["notice"] == f"Snoozed {task_id} until today at 14:10 (Europe/Berlin)."
+            snoozed.json()["notice"]
+            == f'Snoozed task {task_id} ("stretch") until today at 14:10 (Europe/Berlin).'
         )
         default = await client.post(f"/tasks/{task_id}/snooze")  # 10 minutes
         assert default.json()["task"]["next_run"] == "2025-03-10T14:20:00+01:00"
@@ -131,7 +132,8 @@ async def test_a_chat_sets_a_reminder_that_the_task_routes_list_and_change(web: 
         ran = (await client.post(f"/tasks/{task_id}/run")).json()
         assert ran["run"]["status"] == "succeeded"
         assert ran["notice"] == (
-            f"Ran {task_id} now: succeeded (reminder delivered); it still fires today at 14:20 "
+            f'Ran task {task_id} ("stretch") now: succeeded (reminder delivered); it still fires '
+            "today at 14:20 "
             "(Europe/Berlin)."
         )
         assert ran["task"]["status"] == "active"
@@ -149,7 +151,7 @@ async def test_a_chat_sets_a_reminder_that_the_task_routes_list_and_change(web: 
     daily_id = str(daily["reply"]).rpartition("task ")[2].rstrip(").")
     async with web.client() as client:
         cancelled = await client.post(f"/tasks/{daily_id}/cancel")
-        assert cancelled.json()["notice"] == f"Cancelled {daily_id}."
+        assert cancelled.json()["notice"] == f'Cancelled task {daily_id} ("water the plants").'
         assert cancelled.json()["task"]["status"] == "cancelled"
         assert (await client.get("/tasks")).json() == []
 
@@ -160,7 +162,9 @@ async def test_snoozing_a_recurring_task_puts_its_next_run_off(web: Web) -> None
     async with web.client() as client:
         snoozed = await client.post(f"/tasks/{daily_id}/snooze", json={"delay": "1h"})
     assert snoozed.json()["task"]["next_run"] == "2025-03-10T22:00:00+01:00"
-    assert snoozed.json()["notice"] == f"Snoozed {daily_id} until today at 22:00 (Europe/Berlin)."
+    assert snoozed.json()["notice"] == (
+        f'Snoozed task {daily_id} ("lock the door") until today at 22:00 (Europe/Berlin).'
+    )
 
 
 async def test_task_routes_say_what_was_wrong(web: Web) -> None:
@@ -261,9 +265,55 @@ async def test_slash_commands_work_in_the_chat_and_the_zone_follows(web: Web) ->
     listing = await say(web, "/tasks")
 
     assert str(zone["reply"]).startswith("Your time zone is now America/New_York")
-    assert me == {"user_id": "alice", "timezone": "America/New_York", "max_message_chars": 8000}
+    assert me == {
+        "user_id": "alice",
+        "timezone": "America/New_York",
+        "timezone_chosen": True,
+        "max_message_chars": 8000,
+    }
     assert str(unknown["reply"]).startswith("I don't know the command '/bogus'.")
     assert "stretch" in str(listing["reply"]) and "America/New_York" in str(listing["reply"])
+
+
+async def test_a_first_zone_moves_the_tasks_made_before_to_the_same_clock_times(
+    web: Web,
+) -> None:
+    made = await say(web, "remind me tomorrow at 9am to call mom")  # in the default zone
+    task_id = str(made["reply"]).rpartition("task ")[2].rstrip(").")
+    async with web.client() as client:
+        before = (await client.get("/me")).json()
+        refused = await client.put("/me/timezone", json={"timezone": "Mars/Olympus"})
+        chosen = await client.put("/me/timezone", json={"timezone": "America/New_York"})
+        after = (await client.get("/me")).json()
+        [task] = (await client.get("/tasks")).json()
+        again = await client.put("/me/timezone", json={"timezone": "Asia/Tokyo"})
+        [kept] = (await client.get("/tasks")).json()
+
+    assert (before["timezone"], before["timezone_chosen"]) == ("Europe/Berlin", False)
+    assert refused.status_code == 422 and "'Mars/Olympus'" in refused.json()["detail"]
+    assert chosen.json()["moved"] == [task_id]
+    assert "keeps its clock time there" in chosen.json()["notice"]
+    assert (after["timezone"], after["timezone_chosen"]) == ("America/New_York", True)
+    assert task["next_run"] == "2025-03-11T09:00:00-04:00"  # 09:00 in New York, not Berlin
+    assert task["schedule"] == "once at 2025-03-11 09:00 (America/New_York)"
+    # Only the first choice moves tasks: a later one shows the same moment in the new zone.
+    assert again.json()["moved"] == []
+    assert kept["next_run"] == "2025-03-11T22:00:00+09:00"
+
+
+async def test_a_task_card_says_a_repeating_tasks_times_in_one_zone(web: Web) -> None:
+    await say(web, "every day at 7am remind me to stretch")  # in the default, Berlin
+    await say(web, "/tz America/New_York")  # the first choice: 07:00 becomes 07:00 there
+    async with web.client() as client:
+        [moved] = (await client.get("/tasks")).json()
+    await say(web, "/tz Europe/Berlin")  # a later change: the task keeps New York's 07:00
+    async with web.client() as client:
+        [kept] = (await client.get("/tasks")).json()
+
+    assert moved["schedule"] == "every day at 07:00 (America/New_York)"
+    assert moved["next_run_text"] == "tomorrow at 07:00 (America/New_York)"
+    assert kept["schedule"] == "every day at 07:00 (America/New_York)"
+    assert kept["next_run_text"] == ("tomorrow at 12:00 (Europe/Berlin), 07:00 in America/New_York")
 
 
 async def test_bad_bodies_get_422_or_413_with_what_was_wrong(web: Web) -> None:
@@ -323,6 +373,8 @@ async def test_history_is_what_was_said_and_answered_without_the_calls(web: Web)
     await say(web, "remind me in 10 minutes to stretch")
     await say(web, "/tasks")  # a slash command is not part of the conversation
     await say(web, "note: the spare key is under the blue pot", token=BOB_TOKEN)
+    web.clock.advance(timedelta(minutes=11))
+    assert await web.run_due() == 1  # the chat keeps the reminder; the page has it from /events
     async with web.client() as client:
         history = (await client.get("/history")).json()
         other_chat = (await client.get("/history", params={"chat_id": "side"})).json()

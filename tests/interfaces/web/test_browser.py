@@ -273,6 +273,9 @@ def test_on_a_wide_screen_with_a_streaming_model(
         say(page, "every weekday at 8 turn the coffee machine on")
         side = page.locator("#approval-list .approval")
         expect(side).to_contain_text("http://coffee.lan/on")
+        expect(side.locator("dt")).to_have_text(
+            ["schedule", "kind", "description", "method", "url"]
+        )
         page.screenshot(path=screenshots / "wide-2-approval.png")
         side.locator("button.approve").click()
         expect(last_reply(page)).to_have_text(
@@ -335,11 +338,68 @@ def test_an_approval_expires_in_the_users_zone_whatever_the_browsers(
     with ServedWeb(tmp_path) as served:
         page = open_page(browser, served, DESKTOP, timezone="America/New_York", locale="en-US")
         sign_in(page)
+        say(page, "/tz Europe/Berlin")  # the user's own choice, not the browser's zone
+        expect(last_reply(page)).to_contain_text("Your time zone is now Europe/Berlin")
         say(page, "at 1am daily POST http://home.lan/lights/off")
         # Asked at 13:00 in Berlin; requests stay valid 30 minutes.
         expires = "Expires today at 13:30 (Europe/Berlin)"
         expect(page.locator(".ask .approval")).to_contain_text(expires)
         expect(page.locator("#approval-list .approval")).to_contain_text(expires)
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.context.close()
+
+
+def test_a_user_without_a_zone_gets_the_browsers_and_tasks_keep_their_clock_times(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        # Made before the page ever opened, in the default zone (Berlin), for 09:00.
+        served.call(
+            lambda: served.front.app.agent.handle_message(
+                "remind me tomorrow at 9am to call mom", user_id="alice", chat_id="web:main"
+            )
+        )
+        page = open_page(browser, served, DESKTOP, timezone="Asia/Tokyo", locale="en-GB")
+        sign_in(page)
+        expect(page.locator("#who")).to_have_text("alice · Asia/Tokyo")
+        expect(page.locator(".toast")).to_contain_text("It is this browser's zone")
+        mom = page.locator(".card.task", has_text="call mom")
+        expect(mom).to_contain_text("tomorrow at 09:00 (Asia/Tokyo)")  # the same clock time
+        page.reload()
+        expect(page.locator("#who")).to_have_text("alice · Asia/Tokyo")
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.context.close()
+
+
+def test_the_header_says_the_zone_tz_set_at_once(browser: Browser, tmp_path: Path) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, DESKTOP)
+        sign_in(page)
+        expect(page.locator("#who")).to_have_text("alice · Europe/Berlin")
+        say(page, "/tz America/New_York")
+        expect(last_reply(page)).to_contain_text("Your time zone is now America/New_York")
+        expect(page.locator("#who")).to_have_text("alice · America/New_York")
+        page.reload()  # a zone once chosen is the user's: the browser's is not taken again
+        expect(page.locator("#who")).to_have_text("alice · America/New_York")
+        assert page.errors == []  # type: ignore[attr-defined]
+        page.context.close()
+
+
+def test_a_tasks_history_is_in_the_users_zone_whatever_the_browsers(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, DESKTOP, timezone="America/New_York", locale="en-US")
+        sign_in(page)
+        say(page, "/tz Europe/Berlin")
+        expect(last_reply(page)).to_contain_text("Your time zone is now Europe/Berlin")
+        say(page, "remind me in 2 hours to water the plants")
+        card = page.locator(".card.task", has_text="water the plants")
+        card.locator("button", has_text="Run now").click()
+        expect(page.locator(".toast")).to_contain_text("now: succeeded")
+        card.locator("button.ghost", has_text="History").click()
+        # Run at 13:00 in Berlin (07:00 in the browser's New York), said with its zone.
+        expect(card.locator(".runs")).to_contain_text("2025-03-10 13:00 (Europe/Berlin)")
         assert page.errors == []  # type: ignore[attr-defined]
         page.context.close()
 
