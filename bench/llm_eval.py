@@ -425,13 +425,11 @@ def configurations(args: argparse.Namespace, data_dir: Path) -> list[tuple[str, 
     known = KNOWN.get(args.model)
     path = model_path(args.model) if known else Path(args.model)
     title = known.title if known else path.name
-    template = known.chat_template if known else None
     found = []
     for grammar in _grammars(args.grammar, default=True):
         settings = load_settings(
             **common,
             llm_model_path=path,
-            llm_chat_template=template,
             llm_grammar=grammar,
             llm_ctx=args.ctx,
             llm_max_tokens=args.max_tokens,

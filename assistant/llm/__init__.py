@@ -35,13 +35,14 @@ from assistant.llm.local import MIN_CONTEXT_TOKENS, LocalBackend
 from assistant.llm.openai_compat import OpenAIBackend, parse_retry_after
 from assistant.llm.probe import ToolSupport, ToolSupportCache
 from assistant.llm.scripted import ScriptedBackend, ScriptedCall
-from assistant.llm.templates import BUILTIN_TEMPLATES
+from assistant.llm.templates import BUILTIN_TEMPLATES, ChosenTemplate, choose_template
 
 __all__ = [
     "BUILTIN_TEMPLATES",
     "MAX_REPEATS",
     "MIN_CONTEXT_TOKENS",
     "ChatMessage",
+    "ChosenTemplate",
     "ContextTooSmallError",
     "LLMAuthError",
     "LLMBackend",
@@ -71,6 +72,7 @@ __all__ = [
     "ToolsUnsupportedError",
     "Usage",
     "Waiting",
+    "choose_template",
     "parse_retry_after",
     "stream_whole",
 ]
