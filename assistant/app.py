@@ -162,7 +162,12 @@ def build_backend(settings: Settings) -> LLMBackend | None:
 
 
 def offline_planner(
-    *, tasks: TaskTools, memory: MemoryTools, web: WebTools, registry: ToolRegistry
+    *,
+    tasks: TaskTools,
+    memory: MemoryTools,
+    web: WebTools,
+    system: SystemTools,
+    registry: ToolRegistry,
 ) -> OfflinePlanner:
     """The offline planner over the builtin tools, named as ``registry`` names them."""
     tools = PlannerTools(
@@ -180,6 +185,7 @@ def offline_planner(
         search_web=web.search_web,
         fetch_url=web.fetch_url,
         api_call=web.api_call,
+        execute_code=system.execute_code,
     )
     return OfflinePlanner(tools=tools, registry=registry, search_configured=web.search_configured)
 
@@ -268,13 +274,16 @@ async def open_app(
         )
         task_tools = TaskTools(manager, search_configured=web.search_configured)
         memory_tools = MemoryTools(memory)
-        registry = ToolRegistry([task_tools, memory_tools, get_current_time, web, SystemTools()])
+        system = SystemTools()
+        registry = ToolRegistry([task_tools, memory_tools, get_current_time, web, system])
         custom = load_custom_tools(
             settings.tools_dir, reserved_names=frozenset(registry.all_names())
         )
         for found in custom.tools:
             registry.add(found)
-        planner = offline_planner(tasks=task_tools, memory=memory_tools, web=web, registry=registry)
+        planner = offline_planner(
+            tasks=task_tools, memory=memory_tools, web=web, system=system, registry=registry
+        )
         model = backend or build_backend(settings) or planner
         stack.push_async_callback(model.aclose)
         if isinstance(model, LocalBackend):

@@ -167,7 +167,15 @@ class Request:
     kind: Literal["request"] = "request"
 
 
+@dataclass(frozen=True, slots=True)
+class RunCode:
+    """Run a piece of Python once (in the sandbox, after the user's approval)."""
+
+    code: str
+    kind: Literal["code"] = "code"
+
+
 Intent: TypeAlias = (
     Say | Remind | Repeat | ListTasks | OnTask | SaveNote | Recall | TellTime | SearchWeb
-    | ReadPage | Request
+    | ReadPage | Request | RunCode
 )  # fmt: skip

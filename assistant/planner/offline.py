@@ -422,6 +422,7 @@ def _action_words(toolbox: Toolbox) -> dict[str, str]:
         (tools.search_web, "search the web"),
         (tools.fetch_url, "read that page"),
         (tools.api_call, "make that request"),
+        (tools.execute_code, "run that code"),
     ]
     return {toolbox.name_of(function): text for function, text in words}
 

@@ -18,6 +18,7 @@ from assistant.planner.intents import (
     Remind,
     Repeat,
     Request,
+    RunCode,
     SaveNote,
     Say,
     SearchJob,
@@ -84,6 +85,9 @@ class Planner:
                         tools.api_call, lead, url=job.url, method=job.method, body=job.body
                     )
                 ]
+            case RunCode(code=code):
+                lead = "I'll run that code once you approve."
+                return [box.call_plain(tools.execute_code, lead, code=code)]
         raise AssertionError(f"no calls for {intent!r}")  # every kind is handled above
 
     def act_on(self, intent: OnTask, task_id: str) -> PlannedCall:

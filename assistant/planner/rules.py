@@ -4,7 +4,8 @@ The order is part of the behaviour: small talk first; notes before reminders ("n
 ..." is a note); listing and task commands before reminders ("cancel the oven reminder" names a
 task, "don't remind me about the gym" cancels one); reminders before other scheduled jobs;
 pages before questions ("what's on https://..."); the time before notes ("what's the time" is
-not a note search); and the honest answer to any other question last.
+not a note search); one-line code and arithmetic before questions; and the honest answer
+to any other question last.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from assistant.planner.rules_chat import (
     SMALL_TALK,
     TIME,
 )
+from assistant.planner.rules_code import CODE
 from assistant.planner.rules_jobs import JOBS, REQUESTS
+from assistant.planner.rules_lists import LISTS
 from assistant.planner.rules_manage import LIST, MANAGE
+from assistant.planner.rules_math import ARITHMETIC
 from assistant.planner.rules_remind import REMIND, reminder_text
 from assistant.planner.text import Message, squash, unquote
 from tasks import find_time
@@ -31,11 +35,14 @@ from tasks import find_time
 RULES: tuple[Rule, ...] = (
     SMALL_TALK,
     NOTES,
+    LISTS,
     LIST,
     MANAGE,
     REMIND,
     JOBS,
     REQUESTS,
+    CODE,
+    ARITHMETIC,
     PAGES,
     TIME,
     RECALL,

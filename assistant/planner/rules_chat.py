@@ -69,7 +69,7 @@ _TIME = re.compile(
     r"(?:what(?:'s|\s+is)?\s+the\s+(?:current\s+|local\s+)?(?:time|date)|what\s+time\s+is\s+it"
     r"|what\s+time\s+it\s+is|tell\s+me\s+the\s+time|(?:the\s+)?(?:current\s+|local\s+)?time"
     r"|(?:today's\s+|the\s+|current\s+)?date|what\s+day\s+is\s+(?:it|today)|what\s+date\s+is\s+it"
-    r"|what(?:'s|\s+is)\s+today's\s+date)(?:\s+(?:now|right\s+now|today))?"
+    r"|what(?:'s|\s+is)\s+today's\s+date)(?:\s+(?:now|right\s+now|today|here))?"
     r"(?:\s+(?:in|at|for)\s+(?P<place>.+?))?(?:\s+(?:now|right\s+now))?",
     _F,
 )

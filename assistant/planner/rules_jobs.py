@@ -36,7 +36,7 @@ _ASK = re.compile(
     r"ask(?:\s+(?:the\s+)?(?:assistant|agent|ai|bot|yourself))?(?:\s*[:,]\s*|\s+)(?P<p>.+)", _F
 )
 HTTP = re.compile(
-    r"(?:(?:send|make|do)\s+an?\s+)?(?P<m>get|post|put|patch|delete|head)\s+(?:request\s+)?"
+    r"(?:call\s+the\s+(?:api|url|endpoint)\s*:?\s*)?(?:(?:send|make|do)\s+an?\s+)?(?P<m>get|post|put|patch|delete|head)\s+(?:request\s+)?"
     r"(?:to\s+)?(?P<url>https?://\S+)(?:\s+(?:with\s+)?(?:body|data|payload)?\s*:?\s*(?P<body>.+))?",
     _F,
 )
