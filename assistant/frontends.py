@@ -71,6 +71,7 @@ async def chat(
                 notifier=notifier,
                 clock=clock,
                 run_scheduler=True,
+                preload_model=True,
                 serves=_serves(settings, local=True),
             )
         )
@@ -105,6 +106,7 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
                 notifier=notifier,
                 clock=clock,
                 run_scheduler=True,
+                preload_model=True,
                 serves=_serves(settings, local=True),
             )
         )
@@ -148,7 +150,12 @@ async def telegram(
     # The terminal's and the web's chats are left to the front ends that show them.
     telegram_chats = _serves(settings, telegram=True)
     async with open_app(
-        settings, notifier=notifier, clock=clock, run_scheduler=True, serves=telegram_chats
+        settings,
+        notifier=notifier,
+        clock=clock,
+        run_scheduler=True,
+        preload_model=True,
+        serves=telegram_chats,
     ) as app:
         interface = TelegramInterface(
             token=token,
@@ -242,6 +249,7 @@ async def open_web(
                 clock=clock,
                 backend=backend,
                 run_scheduler=True,
+                preload_model=True,
                 serves=_serves(settings, web=True),
             )
         )

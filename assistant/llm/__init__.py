@@ -6,6 +6,7 @@ from assistant.llm.base import (
     ChatMessage,
     LLMBackend,
     LLMResponse,
+    Order,
     Role,
     StreamEvent,
     SupportsContractFallback,
@@ -31,6 +32,7 @@ from assistant.llm.errors import (
     ToolsUnsupportedError,
 )
 from assistant.llm.guard import MAX_REPEATS, ReplyGuard
+from assistant.llm.lazy import LazyModel, SupportsLoad
 from assistant.llm.local import MIN_CONTEXT_TOKENS, LocalBackend
 from assistant.llm.openai_compat import OpenAIBackend, parse_retry_after
 from assistant.llm.probe import ToolSupport, ToolSupportCache
@@ -56,14 +58,17 @@ __all__ = [
     "LLMResponseError",
     "LLMServerError",
     "LLMTimeoutError",
+    "LazyModel",
     "LocalBackend",
     "OpenAIBackend",
+    "Order",
     "ReplyGuard",
     "Role",
     "ScriptedBackend",
     "ScriptedCall",
     "StreamEvent",
     "SupportsContractFallback",
+    "SupportsLoad",
     "SupportsTokenBudget",
     "TextDelta",
     "ToolMode",

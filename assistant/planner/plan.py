@@ -109,6 +109,18 @@ class Planner:
                 lead = f"Moving task {task_id} to {when}."
                 return box.call(tools.reschedule_task, lead, task_id=task_id, when=when)
 
+    def agent_task(self, schedule: str, title: str, prompt: str) -> PlannedCall:
+        """The call that schedules an agent task titled ``title`` that answers ``prompt``."""
+        execution: dict[str, JsonValue] = AgentTaskData(prompt=prompt).model_dump(mode="json")
+        return self._box.call(
+            self._tools.add_recurring_task,
+            f"Scheduling that ({schedule}).",
+            schedule=schedule,
+            task_type=TaskType.AGENT_TASK.value,
+            description=title,
+            execution_data=execution,
+        )
+
     def _repeat(self, intent: Repeat) -> PlannedCall:
         job = intent.job
         data: ExecutionData

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from assistant.planner import answers
 from assistant.planner.golden import Golden
+from assistant.planner.handover import ToModel
 from assistant.planner.intents import Intent, Say
 from assistant.planner.rule import Context, Rule
 from assistant.planner.rules_chat import (
@@ -70,7 +71,7 @@ def recognize(text: str, context: Context, *, max_chars: int) -> Intent:
         intent = rule.read(message, context)
         if intent is not None:
             return intent
-    return _maybe_a_reminder(message.text) or Say(answers.UNKNOWN)
+    return _maybe_a_reminder(message.text) or Say(answers.UNKNOWN, ToModel())
 
 
 def _maybe_a_reminder(text: str) -> Say | None:

@@ -7,6 +7,7 @@ import re
 
 from assistant.planner import answers
 from assistant.planner.golden import Golden, Notes, plans, says
+from assistant.planner.handover import AnswerInWords
 from assistant.planner.intents import Intent, ReadPage, Recall, SaveNote, Say, SearchWeb, TellTime
 from assistant.planner.places import zone_for
 from assistant.planner.rule import Context, Rule
@@ -226,8 +227,9 @@ def question(message: Message, context: Context) -> Intent | None:
         return None
     words = [w for w in _WORD.findall(message.text) if w.lower() not in _ASKING]
     if not words:
-        return Say(answers.QUESTION)
-    personal = any(w.lower() in {"my", "i", "our", "me"} for w in _WORD.findall(message.text))
+        return Say(answers.QUESTION, AnswerInWords(message.said))
+    # "me" alone asks for something ("tell me a joke"), not about the user's own things.
+    personal = any(w.lower() in {"my", "i", "our"} for w in _WORD.findall(message.text))
     return Recall(" ".join(words), personal)
 
 
