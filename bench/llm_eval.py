@@ -42,7 +42,15 @@ from zoneinfo import ZoneInfo
 from assistant.agent import AgentEvent, find_claims
 from assistant.app import App, build_backend, open_app
 from assistant.config import Settings, load_settings
-from assistant.llm import ChatMessage, LLMBackend, LLMResponse, Order, ToolMode, Waiting
+from assistant.llm import (
+    ChatMessage,
+    LazyModel,
+    LLMBackend,
+    LLMResponse,
+    Order,
+    ToolMode,
+    Waiting,
+)
 from bench.llm_cases import CASES, NOW, Case
 from bench.machine import this_machine
 from bench.models import KNOWN, model_path
@@ -58,13 +66,15 @@ CONTEXT = 4096
 
 @dataclass
 class RoundTiming:
-    """One model call: seconds to its first output and to its end, and its tokens."""
+    """One model call: seconds to its first output and to its end, and its tokens (known
+    when it ran to its end: ``whole``; the agent stops an answer that drifts)."""
 
     first: float
     total: float
     prompt_tokens: int
     completion_tokens: int
     wrote_text: bool
+    whole: bool = True
 
 
 class TimedBackend:
@@ -109,17 +119,28 @@ class TimedBackend:
         finally:
             # Recorded also when the agent stopped the stream early (an answer that drifted).
             total = time.perf_counter() - started
-            self._record(first or total, total, response or LLMResponse(), wrote_text=text)
+            whole = response is not None
+            self._record(
+                first or total, total, response or LLMResponse(), wrote_text=text, whole=whole
+            )
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
     def _record(
-        self, first: float, total: float, response: LLMResponse, *, wrote_text: bool
+        self,
+        first: float,
+        total: float,
+        response: LLMResponse,
+        *,
+        wrote_text: bool,
+        whole: bool = True,
     ) -> None:
         usage = response.usage
         self.rounds.append(
-            RoundTiming(first, total, usage.prompt_tokens, usage.completion_tokens, wrote_text)
+            RoundTiming(
+                first, total, usage.prompt_tokens, usage.completion_tokens, wrote_text, whole
+            )
         )
 
 
@@ -170,11 +191,13 @@ class Summary:
     rounds: list[RoundTiming] = field(default_factory=list)
     claims_caught: int = 0
     load: float = 0.0
+    while_loading: list[float] = field(default_factory=list)
     wall: float = 0.0
 
     def figures(self) -> dict[str, Any]:
         done = self.outcomes
-        text_rounds = [r for r in self.rounds if r.wrote_text and r.total > r.first]
+        whole = [r for r in self.rounds if r.whole]
+        text_rounds = [r for r in whole if r.wrote_text and r.total > r.first]
         decode = [r.completion_tokens / (r.total - r.first) for r in text_rounds]
         kinds = Counter(o.kind for o in done)
         won = Counter(o.kind for o in done if o.success)
@@ -200,9 +223,12 @@ class Summary:
             "model turn p95 s": _p(modelled, 0.95),
             "first output p50 s": _p(r.first for r in self.rounds),
             "model load s": round(self.load, 2),
+            "planner turns while loading": len(self.while_loading),
+            "... their p50 ms": _p(self.while_loading, digits=1),
+            "... their max ms": round(max(self.while_loading, default=0.0), 1),
             "decode tokens/s p50": _p(decode),
-            "prompt tokens p50": _p(r.prompt_tokens for r in self.rounds),
-            "prompt tokens max": max((r.prompt_tokens for r in self.rounds), default=0),
+            "prompt tokens p50": _p(r.prompt_tokens for r in whole),
+            "prompt tokens max": max((r.prompt_tokens for r in whole), default=0),
             "wall s": round(self.wall, 1),
         }
 
@@ -407,6 +433,8 @@ async def evaluate(
     started = time.perf_counter()
     try:
         async with open_app(settings, backend=timed, clock=ManualClock(NOW)) as app:
+            if app.model is not None and settings.llm_order is Order.PLANNER_FIRST:
+                summary.while_loading = await _turns_while_loading(app, app.model)
             if app.model is not None:
                 await app.model.ready()
                 summary.load = time.perf_counter() - started
@@ -429,6 +457,21 @@ async def evaluate(
     summary.claims_caught = claims.caught
     summary.wall = time.perf_counter() - started
     return summary
+
+
+async def _turns_while_loading(app: App, model: LazyModel) -> list[float]:
+    """Start loading the model in the background, as the front ends do, and time planner
+    turns (milliseconds) until it is ready; then wait for it."""
+    model.start()
+    loading = asyncio.ensure_future(model.ready())
+    timings: list[float] = []
+    while not loading.done():
+        began = time.perf_counter()
+        await app.agent.handle_message("what time is it?", user_id="loading", chat_id="loading")
+        timings.append((time.perf_counter() - began) * 1000)
+        await asyncio.sleep(0.01)
+    await loading
+    return timings
 
 
 def configurations(args: argparse.Namespace, data_dir: Path) -> list[tuple[str, Settings]]:
