@@ -26,7 +26,7 @@ from assistant.builtin import (
 )
 from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
-from assistant.llm import LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
+from assistant.llm import LazyModel, LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
 from assistant.planner import OfflinePlanner, PlannerTools
 from assistant.secrets import EnvironmentSecrets
 from common import Clock, SystemClock, install_log_redaction
@@ -65,7 +65,8 @@ class App:
     tasks: TaskManager
     registry: ToolRegistry
     executor: ToolExecutor
-    backend: LLMBackend
+    planner: OfflinePlanner
+    model: LazyModel | None
     agent: DialogAgent
     web: WebTools
     custom_tools: LoadReport
@@ -130,8 +131,8 @@ def _stores(
 
 def build_backend(settings: Settings) -> LLMBackend | None:
     """Return the configured language model: a GGUF file in process (it takes precedence) or
-    an OpenAI-compatible server; ``None`` when none is configured (the offline planner is then
-    built with the tools, in ``open_app``).
+    an OpenAI-compatible server; ``None`` when none is configured (the offline planner then
+    answers alone). Nothing is loaded or sent yet: a local model loads when first needed.
 
     Raises:
         ConfigError: the model file is missing or is not GGUF.
@@ -162,7 +163,12 @@ def build_backend(settings: Settings) -> LLMBackend | None:
 
 
 def offline_planner(
-    *, tasks: TaskTools, memory: MemoryTools, web: WebTools, registry: ToolRegistry
+    *,
+    tasks: TaskTools,
+    memory: MemoryTools,
+    web: WebTools,
+    system: SystemTools,
+    registry: ToolRegistry,
 ) -> OfflinePlanner:
     """The offline planner over the builtin tools, named as ``registry`` names them."""
     tools = PlannerTools(
@@ -180,20 +186,23 @@ def offline_planner(
         search_web=web.search_web,
         fetch_url=web.fetch_url,
         api_call=web.api_call,
+        execute_code=system.execute_code,
     )
     return OfflinePlanner(tools=tools, registry=registry, search_configured=web.search_configured)
 
 
-async def _load(model: LocalBackend) -> None:
-    """Load a local model at start, so that a model that cannot run stops the start.
+def _model_of(settings: Settings, backend: LLMBackend | None) -> LazyModel | None:
+    """The language model, made ready when a turn first needs it (or ``None``).
 
     Raises:
-        ConfigError: with the one message that says why and what to set.
+        ConfigError: the configured model file is missing or is not GGUF (checked now,
+            cheaply; loading it is left for later).
     """
-    try:
-        await model.load()
-    except LLMModelError as exc:
-        raise ConfigError(str(exc)) from None
+    built = backend or build_backend(settings)
+    if built is None:
+        return None
+    name = built.name if isinstance(built, LocalBackend) else type(built).__name__
+    return LazyModel(lambda: built, name=name)
 
 
 @asynccontextmanager
@@ -207,14 +216,16 @@ async def open_app(
     run_scheduler: bool = False,
     secrets: SecretSource | None = None,
     serves: ChatScope | None = None,
+    preload_model: bool = False,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
 
     Args:
         settings: The configuration.
         notifier: Delivers scheduler messages (the interface's); a logging one by default.
-        backend: The LLM; by default the configured server, else the offline planner over
-            the builtin tools.
+        backend: The language model; by default the configured one (``None`` with none:
+            the offline planner over the builtin tools answers alone). The planner reads
+            every message first unless ``ASSISTANT_LLM_ORDER`` is ``model-first``.
         clock: The one clock of the whole graph: the scheduler, memory, the executor and
             the agent read it (tests inject a manual one).
         on_event: Receives the agent's progress events.
@@ -225,6 +236,9 @@ async def open_app(
             schedulers share the tasks, this one claims only their runs and leaves the rest
             to a process that can deliver them (every chat by default). SQLite's one
             scheduler fires every task.
+        preload_model: Start making the model ready in the background now (the front ends
+            that keep running); otherwise it is made ready when a turn first needs it, so a
+            one-shot ``assistant ask`` that the planner completes never loads it.
     """
     clock = clock or SystemClock()
     install_log_redaction(*settings.secret_values())
@@ -271,17 +285,21 @@ async def open_app(
             manager, search_configured=web.search_configured, date_order=settings.date_order
         )
         memory_tools = MemoryTools(memory)
-        registry = ToolRegistry([task_tools, memory_tools, get_current_time, web, SystemTools()])
+        system = SystemTools()
+        registry = ToolRegistry([task_tools, memory_tools, get_current_time, web, system])
         custom = load_custom_tools(
             settings.tools_dir, reserved_names=frozenset(registry.all_names())
         )
         for found in custom.tools:
             registry.add(found)
-        planner = offline_planner(tasks=task_tools, memory=memory_tools, web=web, registry=registry)
-        model = backend or build_backend(settings) or planner
-        stack.push_async_callback(model.aclose)
-        if isinstance(model, LocalBackend):
-            await _load(model)
+        planner = offline_planner(
+            tasks=task_tools, memory=memory_tools, web=web, system=system, registry=registry
+        )
+        model = _model_of(settings, backend)
+        if model is not None:
+            stack.push_async_callback(model.aclose)
+            if preload_model:
+                model.start()
         executor = ToolExecutor(
             registry,
             approvals=memory,
@@ -290,6 +308,8 @@ async def open_app(
         )
         agent = DialogAgent(
             backend=model,
+            planner=planner,
+            order=settings.llm_order,
             registry=registry,
             executor=executor,
             memory=memory,
@@ -301,7 +321,7 @@ async def open_app(
             on_event=on_event,
             # A model's answer to a request it did no call for says so; the planner's own
             # answers never need the note.
-            asked_action=None if model is planner else planner.asked_action,
+            asked_action=None if model is None else planner.asked_action,
         )
         late_agent.agent = agent
         # Stopping also flushes ledger rows still buffered, whether or not the timer ran.
@@ -325,7 +345,8 @@ async def open_app(
             tasks=manager,
             registry=registry,
             executor=executor,
-            backend=model,
+            planner=planner,
+            model=model,
             agent=agent,
             web=web,
             custom_tools=custom,

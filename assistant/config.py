@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from assistant.llm.base import ToolMode
+from assistant.llm.base import Order, ToolMode
 from common import is_postgres_url, url_secrets
 
 _TOKEN_SHAPE = re.compile(r"^\d{5,16}:[A-Za-z0-9_-]{30,64}$")
@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     llm_model: str = Field("gpt-4o-mini", validation_alias=AliasChoices("ASSISTANT_LLM_MODEL"))
     llm_api_key: SecretStr | None = _env("ASSISTANT_LLM_API_KEY")
     llm_mode: ToolMode = Field(ToolMode.AUTO, validation_alias=AliasChoices("ASSISTANT_LLM_MODE"))
+    llm_order: Order = Field(
+        Order.PLANNER_FIRST, validation_alias=AliasChoices("ASSISTANT_LLM_ORDER")
+    )
     llm_timeout: float = Field(
         60.0, gt=0, le=600, validation_alias=AliasChoices("ASSISTANT_LLM_TIMEOUT")
     )
@@ -179,6 +182,20 @@ class Settings(BaseSettings):
                 "empty for the offline planner"
             )
         return value.strip()
+
+    @field_validator("llm_order", mode="before")
+    @classmethod
+    def _order(cls, value: object) -> object:
+        if isinstance(value, str):
+            wanted = value.strip().lower()
+            if wanted not in {each.value for each in Order}:
+                raise ValueError(
+                    "must be planner-first (the planner reads every message first and does "
+                    "what it understands without the model; the default) or model-first (the "
+                    "model sees every message; for large models)"
+                )
+            return wanted
+        return value
 
     @field_validator("telegram_allowed_users", mode="before")
     @classmethod

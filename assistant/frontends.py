@@ -71,6 +71,7 @@ async def chat(
                 notifier=notifier,
                 clock=clock,
                 run_scheduler=True,
+                preload_model=True,
                 serves=_serves(settings, local=True),
             )
         )
@@ -106,6 +107,7 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
                 notifier=notifier,
                 clock=clock,
                 run_scheduler=True,
+                preload_model=True,
                 serves=_serves(settings, local=True),
             )
         )
@@ -149,7 +151,12 @@ async def telegram(
     # The terminal's and the web's chats are left to the front ends that show them.
     telegram_chats = _serves(settings, telegram=True)
     async with open_app(
-        settings, notifier=notifier, clock=clock, run_scheduler=True, serves=telegram_chats
+        settings,
+        notifier=notifier,
+        clock=clock,
+        run_scheduler=True,
+        preload_model=True,
+        serves=telegram_chats,
     ) as app:
         interface = TelegramInterface(
             token=token,
@@ -243,6 +250,7 @@ async def open_web(
                 clock=clock,
                 backend=backend,
                 run_scheduler=True,
+                preload_model=True,
                 serves=_serves(settings, web=True),
             )
         )

@@ -28,7 +28,7 @@ async def run_golden(data_dir: Path) -> list[Verdict]:
         data_dir=data_dir, timezone=ZONE.key, llm_base_url=None, serpapi_api_key=None
     )
     async with open_app(settings, clock=ManualClock(NOW)) as app:
-        planner = app.backend
+        planner = app.planner
         assert isinstance(planner, OfflinePlanner), "no model may be configured for the goldens"
         return [
             await check_golden(

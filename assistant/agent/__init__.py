@@ -3,8 +3,10 @@
 budget    fit a round into a small context window (relevant tools, latest conversation)
 claims    no claim without a tool result: replies that say they did what no tool did
 dialog    ``DialogAgent``: the loop, approvals, scheduled agent tasks
+drift     a model's answer cut at its first sign of drift, or said to be off the subject
 events    progress events for interfaces (tool started/finished, approval, reply)
 history   what the agent needs from memory, and an in-memory store of the same contract
+pipeline  the planner first, the model for what it leaves (the requests the model gets)
 prompts   the system prompt
 turn      a turn's outcome (``AgentReply``), its running state, and the loop's pure steps
 undone    saying so when a requested action got an answer but no tool call
@@ -14,8 +16,10 @@ wording   the texts the agent writes itself (pauses, give-ups, failures)
 from assistant.agent.budget import FittedRound, fit_round, rank_tools
 from assistant.agent.claims import Claim, ClaimCheck, check_claims, find_claims
 from assistant.agent.dialog import DialogAgent
+from assistant.agent.drift import OFF_TOPIC, DriftGuard, Judged, judge
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback
 from assistant.agent.history import ConversationStore, InMemoryConversations
+from assistant.agent.pipeline import SMALL_WINDOW, Decider, Reader
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
 from assistant.agent.turn import AgentReply
 from assistant.agent.undone import ActionReader, AskedAction
@@ -23,6 +27,8 @@ from assistant.llm.visible import VisibleText
 
 __all__ = [
     "DEFAULT_BASE_PROMPT",
+    "OFF_TOPIC",
+    "SMALL_WINDOW",
     "ActionReader",
     "AgentEvent",
     "AgentEventKind",
@@ -31,14 +37,19 @@ __all__ = [
     "Claim",
     "ClaimCheck",
     "ConversationStore",
+    "Decider",
     "DialogAgent",
+    "DriftGuard",
     "EventCallback",
     "FittedRound",
     "InMemoryConversations",
+    "Judged",
+    "Reader",
     "VisibleText",
     "build_system_prompt",
     "check_claims",
     "find_claims",
     "fit_round",
+    "judge",
     "rank_tools",
 ]

@@ -7,7 +7,9 @@
 
 A round asks the model, takes its calls (native ``tool_calls`` or the text contract parsed
 by ``ToolParser``), runs them through the ``ToolExecutor`` and sends the results back. The
-turn ends with a final answer, a pause for approval, or honestly at ``max_rounds``.
+turn ends with a final answer, a pause for approval, or honestly at ``max_rounds``. With a
+planner (``Order.PLANNER_FIRST``, ``pipeline``) the planner writes each round it understands,
+and the model only what the planner leaves to it.
 """
 
 from __future__ import annotations
@@ -20,10 +22,21 @@ from dataclasses import replace
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from assistant.agent.budget import fit_round
+from assistant.agent.budget import fit_round, rank_tools
 from assistant.agent.claims import ClaimCheck, check_claims
+from assistant.agent.drift import OFF_TOPIC, DriftGuard
 from assistant.agent.events import AgentEvent, AgentEventKind, EventCallback, emit
 from assistant.agent.history import ConversationStore, InMemoryConversations, from_stored, to_stored
+from assistant.agent.pipeline import (
+    SMALL_MODEL_TOOLS,
+    Decider,
+    Reader,
+    answer_request,
+    is_small,
+    last_exchanges,
+    plain_history,
+    prompt_request,
+)
 from assistant.agent.prompts import DEFAULT_BASE_PROMPT, build_system_prompt
 from assistant.agent.turn import (
     AgentReply,
@@ -50,14 +63,19 @@ from assistant.llm.base import (
     ChatMessage,
     LLMBackend,
     LLMResponse,
+    Order,
     Role,
     SupportsContractFallback,
     SupportsTokenBudget,
     ToolMode,
+    Usage,
     Waiting,
 )
 from assistant.llm.errors import LLMError, LLMResponseError, ToolsUnsupportedError
+from assistant.llm.lazy import LazyModel
 from assistant.llm.visible import VisibleText
+from assistant.planner.handover import AnswerInWords, WritePrompt
+from assistant.planner.reading import Partial, Planned, Unread
 from common import Clock, KeyedLocks, SystemClock, clean_text, clean_value
 from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
@@ -66,6 +84,7 @@ from tools import (
     Tool,
     ToolCall,
     ToolContext,
+    ToolDefinition,
     ToolError,
     ToolExecutor,
     ToolParser,
@@ -83,6 +102,8 @@ logger = logging.getLogger(__name__)
 
 ZoneLookup = Callable[[str], Awaitable[ZoneInfo]]
 _FAILED = frozenset({ToolStatus.INVALID, ToolStatus.ERROR, ToolStatus.TIMEOUT})
+_PLANNER_ROUNDS = 4
+"""Rounds a turn may take besides the model's: the planner needs three at most."""
 
 
 class DialogAgent:
@@ -99,7 +120,9 @@ class DialogAgent:
     def __init__(
         self,
         *,
-        backend: LLMBackend,
+        backend: LLMBackend | LazyModel | None = None,
+        planner: Reader | None = None,
+        order: Order = Order.PLANNER_FIRST,
         registry: ToolRegistry | None = None,
         executor: ToolExecutor | None = None,
         memory: ConversationStore | None = None,
@@ -118,7 +141,11 @@ class DialogAgent:
         """Create an agent.
 
         Args:
-            backend: The model.
+            backend: The language model (``None``: the planner alone answers); a
+                ``LazyModel`` is made ready when a turn first needs it.
+            planner: Reads each message first (``order``); what it understands completely
+                it does without the model (``pipeline``).
+            order: Who reads a message first when there are both a planner and a model.
             registry: The tools the model may call (the executor's, by default); a subclass's
                 own ``@tool`` methods are added to it.
             executor: Runs calls (validation, approvals, timeouts); its approval store
@@ -138,11 +165,16 @@ class DialogAgent:
             asked_action: Reads the action a message plainly asks for; a final answer of a
                 turn in which no call did it says so (``undone``). ``None``: no such note.
         """
+        if backend is None and planner is None:
+            raise ValueError("an agent needs a backend (a language model), a planner, or both")
         if max_rounds < 1:
             raise ValueError(f"max_rounds must be 1 or more, got {max_rounds!r}")
         if tool_retries < 0:
             raise ValueError(f"tool_retries must be 0 or more, got {tool_retries!r}")
-        self.backend = backend
+        self._model = backend if isinstance(backend, LazyModel | None) else LazyModel.of(backend)
+        self._planner = planner
+        self.order = order
+        self._small_model = False
         if registry is None:
             registry = executor.registry if executor is not None else ToolRegistry()
         if _has_own_tools(type(self)):
@@ -252,9 +284,20 @@ class DialogAgent:
             LLMError: the model failed; the scheduler records the run as failed.
         """
         ctx = await self._context(owner_id, chat_id)
-        turn = Turn(ctx=ctx, history=[], new=[ChatMessage(Role.USER, prompt)], commit=False)
+        turn = Turn(
+            ctx=ctx,
+            history=[],
+            new=[ChatMessage(Role.USER, prompt)],
+            commit=False,
+            decider=self._first_decider(),
+        )
         reply = await self._run(turn)
         return reply.text
+
+    @property
+    def model(self) -> LazyModel | None:
+        """The language model, made ready when first needed; ``None`` without one."""
+        return self._model
 
     def available_tools(self) -> list[Tool]:
         """The tools the model may call, in registration order (``/tools`` lists them)."""
@@ -268,10 +311,18 @@ class DialogAgent:
     # -- hooks ----------------------------------------------------------------------------
 
     async def system_messages(self, ctx: ToolContext, mode: ToolMode) -> list[ChatMessage]:
-        """Return the system messages of a round; ``ctx`` has its dynamic values resolved."""
+        """Return the system messages of a round; ``ctx`` has its dynamic values resolved.
+
+        A small model (a window of ``pipeline.SMALL_WINDOW`` tokens or less) gets the short
+        form of the rules.
+        """
         catalog = self._catalog(self.registry, ctx) if mode is ToolMode.CONTRACT else None
         prompt = build_system_prompt(
-            base_prompt=self.base_prompt, mode=mode, catalog=catalog, now=ctx.local_now
+            base_prompt=self.base_prompt,
+            mode=mode,
+            catalog=catalog,
+            now=ctx.local_now,
+            short=self._small_model,
         )
         return [ChatMessage(Role.SYSTEM, prompt)]
 
@@ -317,7 +368,14 @@ class DialogAgent:
         # The profile comes with the history: one trip to the store instead of two.
         loaded = await self.memory.load_context(user_id, chat_id, max_chars=self._history_chars)
         ctx = await self._new_context(user_id, chat_id, loaded.user, profile)
-        return Turn(ctx=ctx, history=[from_stored(m) for m in loaded.messages], new=[first])
+        history = [from_stored(m) for m in loaded.messages]
+        return Turn(ctx=ctx, history=history, new=[first], decider=self._first_decider())
+
+    def _first_decider(self) -> Decider:
+        """The planner reads a turn first, unless the model is to see everything."""
+        if self._planner is not None and (self._model is None or self.order is Order.PLANNER_FIRST):
+            return Decider.PLANNER
+        return Decider.MODEL
 
     async def _run_guarded(self, turn: Turn) -> AgentReply:
         """Run the turn; a model failure becomes a reply and the turn is not stored."""
@@ -329,18 +387,19 @@ class DialogAgent:
                 text=llm_failed(exc, turn.results),
                 results=tuple(turn.results),
                 rounds=turn.rounds,
+                model_calls=turn.model_rounds,
                 usage=turn.usage,
                 failed=True,
             )
             return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply, turn.listener)
 
     async def _run(self, turn: Turn) -> AgentReply:
-        while turn.rounds < self.max_rounds:
+        while self._may_go_on(turn):
             turn.rounds += 1
             turn.ctx = replace(turn.ctx, now=self._clock.now())
-            response = await self._ask(turn)
+            response = await self._next(turn)
             turn.nudge = ()
-            calls, native = self._calls_in(response)
+            calls, native = self._calls_in(turn, response)
             if not calls:
                 answer = self._answer_in(turn, response.text)
                 if answer is None:
@@ -373,19 +432,99 @@ class DialogAgent:
             turn, self.finalize_response(gave_up(self.max_rounds, turn.results))
         )
 
+    def _may_go_on(self, turn: Turn) -> bool:
+        """Whether the turn gets another round: ``max_rounds`` counts the model's calls; the
+        planner's own rounds (a listing, the call on the task it picked, the report) are
+        bounded apart."""
+        if turn.rounds >= self.max_rounds + _PLANNER_ROUNDS:
+            return False
+        return turn.decider is Decider.PLANNER or turn.model_rounds < self.max_rounds
+
+    async def _next(self, turn: Turn) -> LLMResponse:
+        """The round's next message: the planner's, or the model's when it has the turn."""
+        if turn.decider is Decider.PLANNER:
+            # The round's calls are validated against the same per-user values as a model's.
+            turn.ctx = await self.registry.prepare(turn.ctx)
+            messages = [*turn.history, *turn.new]
+            assert self._planner is not None  # a turn starts with the planner only if there is one
+            reading = self._planner.read(messages, model=self._model is not None)
+            match reading:
+                case Planned(text=text):
+                    return await self._planned(turn, text)
+                case Partial(missing=WritePrompt() as missing):
+                    proposal = await self._words(turn, prompt_request(missing))
+                    return await self._planned(turn, self._planner.fill(missing, proposal).text)
+                case Partial(missing=AnswerInWords()):
+                    turn.decider = Decider.ANSWER
+                case Unread():
+                    turn.decider = Decider.MODEL
+        if turn.decider is Decider.ANSWER:
+            return await self._answer(turn)
+        return await self._ask(turn)
+
+    async def _planned(self, turn: Turn, text: str) -> LLMResponse:
+        """The planner's message as the round's response, shown as it would be streamed."""
+        if turn.listener is not None:
+            turn.visible = VisibleText()
+            if piece := turn.visible.feed(text):
+                await self._emit_text(turn, piece)
+        return LLMResponse(text=text)
+
+    async def _answer(self, turn: Turn) -> LLMResponse:
+        """The model's answer in words to the turn's question (no tools); off the subject,
+        the user is told so instead."""
+        backend = await self._ready(turn)
+        question = turn.new[0].content
+        request = answer_request(
+            base_prompt=self.base_prompt,
+            now=turn.ctx.local_now,
+            history=turn.history,
+            question=question,
+            small=self._small_model,
+        )
+        shown = [m.content for m in request[1:-1]]
+        guard = DriftGuard(question=question, examples=shown, small=self._small_model)
+        response = await self._stream(turn, backend, request, None, guard)
+        # No tools were offered: a call written anyway is no answer.
+        said = _guarded(guard, self.parser.strip_calls(response.text))
+        return replace(response, text=said or (OFF_TOPIC if response.text.strip() else ""))
+
+    async def _words(self, turn: Turn, request: list[ChatMessage]) -> str:
+        """A few words the model writes for the planner (not shown): its first line, cut at
+        the first sign of drift."""
+        backend = await self._ready(turn)
+        guard = DriftGuard(
+            question=request[-1].content, examples=[m.content for m in request[1:-1]], small=True
+        )
+        response = await self._stream(turn, backend, request, None, guard, first_line=True)
+        return guard.finish(response.text).text
+
+    async def _ready(self, turn: Turn) -> LLMBackend:
+        """The model, made ready (built and loaded) if this is its first turn.
+
+        Raises:
+            LLMError: there is no model, or it cannot be made ready.
+        """
+        if self._model is None:
+            raise LLMError("no language model is configured")
+        turn.model_rounds += 1
+        backend = await self._model.ready()
+        self._small_model = is_small(backend)
+        return backend
+
     async def _ask(self, turn: Turn) -> LLMResponse:
         """Ask the model for its next message; rebuild in contract mode if tools are refused."""
+        backend = await self._ready(turn)
         # The round's calls are validated against the same per-user values the model was shown.
         ctx = turn.ctx = await self.registry.prepare(turn.ctx)
-        mode = self.backend.mode
+        mode = backend.mode
         try:
-            response = await self._complete(turn, ctx, mode)
+            response = await self._complete(turn, ctx, mode, backend)
         except ToolsUnsupportedError:
             if mode is ToolMode.CONTRACT:
                 raise
-            response = await self._complete(turn, ctx, ToolMode.CONTRACT)
-        turn.usage = turn.usage + response.usage
-        return _cleaned(response)
+            response = await self._complete(turn, ctx, ToolMode.CONTRACT, backend)
+        return response
 
     def _answer_in(self, turn: Turn, text: str) -> str | None:
         """Return the answer in a reply without calls; ``None`` to ask the model once more.
@@ -400,7 +539,7 @@ class DialogAgent:
             return text.strip() or empty_answer(turn.results)
         if answer.text is not None:
             return answer.text.strip() or empty_answer(turn.results)
-        if turn.nudged or turn.rounds >= self.max_rounds:
+        if turn.nudged or turn.model_rounds >= self.max_rounds:
             return empty_answer(turn.results)
         turn.nudged = True
         turn.nudge = (ChatMessage(Role.ASSISTANT, text), ChatMessage(Role.USER, ANSWER_PLAINLY))
@@ -414,31 +553,85 @@ class DialogAgent:
         extra = await extra if inspect.isawaitable(extra) else extra
         return [*as_messages(own), *as_messages(extra)]
 
-    async def _complete(self, turn: Turn, ctx: ToolContext, mode: ToolMode) -> LLMResponse:
+    async def _complete(
+        self, turn: Turn, ctx: ToolContext, mode: ToolMode, backend: LLMBackend
+    ) -> LLMResponse:
         system = await self._system_prompt(ctx, mode)
         tools = self._definitions(self.registry, ctx) if mode is ToolMode.NATIVE else None
         history, new = turn.history, [*turn.new, *turn.nudge]
-        if isinstance(self.backend, SupportsTokenBudget):
+        question = turn.new[0].content if turn.new[0].role is Role.USER else ""
+        if self._planner is not None and self.order is Order.PLANNER_FIRST:
+            history = plain_history(history)  # what was said, not the planner's calls
+        if self._small_model:
+            # A small model chooses among few tools (the most relevant to the message) and
+            # is shown only the last exchange: more of either only leads it astray.
+            tools = tuple(rank_tools(tools, question)[:SMALL_MODEL_TOOLS]) if tools else tools
+            history = last_exchanges(history, 1)
+        if isinstance(backend, SupportsTokenBudget):
             # A small window gets the most relevant tools and the latest conversation.
-            fitted = await fit_round(
-                self.backend, system=system, history=history, new=new, tools=tools
-            )
+            fitted = await fit_round(backend, system=system, history=history, new=new, tools=tools)
             history, tools = fitted.history, fitted.tools
         messages = [*system, *history, *new]
-        if turn.listener is None:
-            return await self.backend.complete(messages, tools=tools)
-        # Someone follows this turn as it happens: stream, showing what may be shown.
-        turn.visible = VisibleText()
+        if turn.listener is None and not self._small_model:
+            response = _cleaned(await backend.complete(messages, tools=tools))
+            turn.usage = turn.usage + response.usage
+            return response
+        # Someone follows the turn, or a small model may drift: stream, showing what may be
+        # shown, and stop a small model's answer at the first sign of drift.
+        if not self._small_model:
+            return await self._stream(turn, backend, messages, tools, None)
+        shown = [m.content for m in history]
+        guard = DriftGuard(question=question, examples=shown, small=True, tools=True)
+        response = await self._stream(turn, backend, messages, tools, guard)
+        if response.tool_calls or guard.calls:
+            return response
+        return replace(response, text=_guarded(guard, response.text))
+
+    async def _stream(
+        self,
+        turn: Turn,
+        backend: LLMBackend,
+        messages: Sequence[ChatMessage],
+        tools: Sequence[ToolDefinition] | None,
+        guard: DriftGuard | None,
+        *,
+        first_line: bool = False,
+    ) -> LLMResponse:
+        """Stream one completion: its shown text goes to the turn's listener (through
+        ``guard``, which may end it early), or, for ``first_line``, nowhere: decoding stops
+        at the end of its first line. Returns the whole (or stopped) response."""
+        shown = not first_line and turn.listener is not None
+        turn.visible = VisibleText() if shown else None
         response: LLMResponse | None = None
-        async for event in self.backend.stream(messages, tools=tools):
-            if isinstance(event, LLMResponse):
-                response = event
-            elif isinstance(event, Waiting):
-                await self._emit_text(turn, waiting_notice(event.ahead), AgentEventKind.WAITING)
-            elif piece := turn.visible.feed(event.text):
-                await self._emit_text(turn, piece)
+        written: list[str] = []
+        stream = backend.stream(messages, tools=tools)
+        try:
+            async for event in stream:
+                if isinstance(event, LLMResponse):
+                    response = event
+                elif isinstance(event, Waiting):
+                    if shown:
+                        notice = waiting_notice(event.ahead)
+                        await self._emit_text(turn, notice, AgentEventKind.WAITING)
+                else:
+                    written.append(event.text)
+                    piece = guard.feed(event.text) if guard is not None else event.text
+                    if shown and turn.visible is not None and (seen := turn.visible.feed(piece)):
+                        await self._emit_text(turn, seen)
+                    if (guard is not None and guard.stop) or (
+                        first_line and "\n" in "".join(written).strip()
+                    ):
+                        break  # closing the stream stops the decoding
+        finally:
+            await stream.aclose()
         if response is None:
-            raise LLMResponseError("the model's stream ended without its response")
+            if not written:
+                raise LLMResponseError("the model's stream ended without its response")
+            # Stopped early: the pieces received are what is known of its usage.
+            usage = Usage(completion_tokens=len(written))
+            response = LLMResponse(text="".join(written), usage=usage, finish_reason="stop")
+        response = _cleaned(response)
+        turn.usage = turn.usage + response.usage
         return response
 
     def _honest(self, turn: Turn, text: str) -> str:
@@ -456,8 +649,11 @@ class DialogAgent:
         return checked
 
     def _noted(self, turn: Turn, text: str) -> str:
-        """``text``, saying so when the message asked for an action that no call did."""
-        if self._asked_action is None or not turn.new or turn.new[0].role is not Role.USER:
+        """``text``, saying so when the message asked for an action that no call did (of the
+        model's answers only: the planner does what it reads or says why not)."""
+        if turn.decider is Decider.PLANNER or self._asked_action is None:
+            return text
+        if not turn.new or turn.new[0].role is not Role.USER:
             return text
         asked = self._asked_action(turn.new[0].content)
         return with_undone_note(text, asked, turn.results)
@@ -480,15 +676,24 @@ class DialogAgent:
         )
         await emit((self._on_event, turn.listener), event)
 
-    def _calls_in(self, response: LLMResponse) -> tuple[list[ToolCall], bool]:
+    def _calls_in(self, turn: Turn, response: LLMResponse) -> tuple[list[ToolCall], bool]:
         """Return the calls of a response and whether they came natively."""
+        if turn.decider is Decider.ANSWER:
+            return [], False  # an answer in words: no tools were offered
         if response.tool_calls:
             return list(response.tool_calls), True
         calls = self.parser.extract_calls(response.text) if response.text else []
-        switch = calls and self.backend.mode is ToolMode.NATIVE
-        if switch and isinstance(self.backend, SupportsContractFallback):
-            self.backend.fall_back_to_contract("the model wrote its tool calls as text")
+        if calls and turn.decider is Decider.MODEL:
+            self._fall_back_to_contract()
         return calls, False
+
+    def _fall_back_to_contract(self) -> None:
+        """The model wrote its calls as text: an ``AUTO`` backend sends the contract now."""
+        backend = self._model.backend if self._model is not None else None
+        if backend is None or backend.mode is not ToolMode.NATIVE:
+            return
+        if isinstance(backend, SupportsContractFallback):
+            backend.fall_back_to_contract("the model wrote its tool calls as text")
 
     async def _execute(self, turn: Turn, calls: Sequence[ToolCall]) -> list[ToolResult]:
         """Run the calls the turn's retry budget still allows; refuse the others."""
@@ -550,6 +755,7 @@ class DialogAgent:
             approvals=approvals,
             results=tuple(turn.results),
             rounds=turn.rounds,
+            model_calls=turn.model_rounds,
             usage=turn.usage,
         )
         return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply, turn.listener)
@@ -650,6 +856,12 @@ def _cleaned(response: LLMResponse) -> LLMResponse:
         for call in response.tool_calls
     )
     return replace(response, text=clean_text(response.text), tool_calls=calls)
+
+
+def _guarded(guard: DriftGuard, text: str) -> str:
+    """A model's answer cut at its first sign of drift; when nothing is left, the truth."""
+    judged = guard.finish(text)
+    return OFF_TOPIC if judged.off_topic else judged.text
 
 
 def _has_own_tools(cls: type) -> bool:

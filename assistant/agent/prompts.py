@@ -24,6 +24,12 @@ Rules:
   "every weekday at 8:30"); the tools resolve them in the user's time zone.
 - When a tool answers with an error, fix the call if you can, otherwise tell the user."""
 
+_SHORT_RULES = (
+    "Pass times in the user's own words; the tools resolve them. Never say a tool did what "
+    "it did not."
+)
+"""The rules for a small model, whose window the long form would crowd."""
+
 _CONTRACT = f"""\
 To call a tool, write a fenced JSON block like this, one block per call:
 ```json
@@ -46,7 +52,7 @@ def render_now(now: datetime) -> str:
 
 
 def build_system_prompt(
-    *, base_prompt: str, mode: ToolMode, catalog: str | None, now: datetime
+    *, base_prompt: str, mode: ToolMode, catalog: str | None, now: datetime, short: bool = False
 ) -> str:
     """Return the system prompt for one turn.
 
@@ -56,11 +62,12 @@ def build_system_prompt(
             leaves the catalog to the request's ``tools`` field.
         catalog: The tool catalog rendered for this user (contract mode), or ``None``.
         now: The current instant in the user's zone.
+        short: The short form of the rules, for a small model.
     """
     parts = [base_prompt.strip()]
     if mode is ToolMode.CONTRACT:
         parts.append(f"Tools you can call:\n{catalog.strip()}" if catalog else "No tools.")
         parts.append(_CONTRACT)
-    parts.append(_RULES)
+    parts.append(_SHORT_RULES if short else _RULES)
     parts.append(render_now(now))
     return "\n\n".join(parts)

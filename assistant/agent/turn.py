@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from assistant.agent.events import EventCallback
+from assistant.agent.pipeline import Decider
 from assistant.llm.base import ChatMessage, Role, Usage
 from assistant.llm.contract import render_results
 from assistant.llm.visible import VisibleText
@@ -32,7 +33,8 @@ class AgentReply:
         text: What the user sees (tool-call blocks stripped).
         approvals: Requests waiting for the user's Approve/Deny.
         results: Every tool result of the turn, in order.
-        rounds: How many model calls the turn took.
+        rounds: How many rounds the turn took (the planner's and the model's).
+        model_calls: How many of them asked the language model (0: the planner did it all).
         usage: Tokens the turn consumed.
         failed: The model could not answer (unreachable, too small a context...); ``text``
             says why and the turn was not stored.
@@ -42,6 +44,7 @@ class AgentReply:
     approvals: tuple[ApprovalRequest, ...] = ()
     results: tuple[ToolResult, ...] = ()
     rounds: int = 0
+    model_calls: int = 0
     usage: Usage = field(default_factory=Usage)
     failed: bool = False
 
@@ -74,7 +77,8 @@ class Turn:
     ``listener`` receives this turn's events (the turn then streams, and ``visible`` follows
     what of the round's text may be shown). ``nudge`` holds messages sent with the next
     request only (the model's "no tool is needed" and the request to answer plainly);
-    ``nudged`` says that has happened once.
+    ``nudged`` says that has happened once. ``decider`` writes the next message (the planner
+    until it hands the turn to the model); ``model_rounds`` counts the model's calls.
     """
 
     ctx: ToolContext
@@ -87,8 +91,10 @@ class Turn:
     failures: Counter[str] = field(default_factory=Counter)
     usage: Usage = field(default_factory=Usage)
     rounds: int = 0
+    model_rounds: int = 0
     nudge: tuple[ChatMessage, ...] = ()
     nudged: bool = False
+    decider: Decider = Decider.MODEL
 
 
 def as_messages(found: object) -> list[ChatMessage]:

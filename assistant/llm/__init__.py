@@ -6,6 +6,7 @@ from assistant.llm.base import (
     ChatMessage,
     LLMBackend,
     LLMResponse,
+    Order,
     Role,
     StreamEvent,
     SupportsContractFallback,
@@ -31,17 +32,19 @@ from assistant.llm.errors import (
     ToolsUnsupportedError,
 )
 from assistant.llm.guard import MAX_REPEATS, ReplyGuard
+from assistant.llm.lazy import LazyModel, SupportsLoad
 from assistant.llm.local import MIN_CONTEXT_TOKENS, LocalBackend
 from assistant.llm.openai_compat import OpenAIBackend, parse_retry_after
 from assistant.llm.probe import ToolSupport, ToolSupportCache
 from assistant.llm.scripted import ScriptedBackend, ScriptedCall
-from assistant.llm.templates import BUILTIN_TEMPLATES
+from assistant.llm.templates import BUILTIN_TEMPLATES, ChosenTemplate, choose_template
 
 __all__ = [
     "BUILTIN_TEMPLATES",
     "MAX_REPEATS",
     "MIN_CONTEXT_TOKENS",
     "ChatMessage",
+    "ChosenTemplate",
     "ContextTooSmallError",
     "LLMAuthError",
     "LLMBackend",
@@ -55,14 +58,17 @@ __all__ = [
     "LLMResponseError",
     "LLMServerError",
     "LLMTimeoutError",
+    "LazyModel",
     "LocalBackend",
     "OpenAIBackend",
+    "Order",
     "ReplyGuard",
     "Role",
     "ScriptedBackend",
     "ScriptedCall",
     "StreamEvent",
     "SupportsContractFallback",
+    "SupportsLoad",
     "SupportsTokenBudget",
     "TextDelta",
     "ToolMode",
@@ -71,6 +77,7 @@ __all__ = [
     "ToolsUnsupportedError",
     "Usage",
     "Waiting",
+    "choose_template",
     "parse_retry_after",
     "stream_whole",
 ]

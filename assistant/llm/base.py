@@ -32,6 +32,21 @@ class ToolMode(StrEnum):
     AUTO = "auto"
 
 
+class Order(StrEnum):
+    """Who reads a message first, when a language model is configured
+    (``ASSISTANT_LLM_ORDER``).
+
+    PLANNER_FIRST: the offline planner; what it understands completely is done without the
+        model, what it understands in part goes to the model with its reading, the rest to
+        the model alone. For small and local models (and for speed with any model).
+    MODEL_FIRST: the model sees every message, as the only decider of the turn. For large
+        models that should decide everything themselves.
+    """
+
+    PLANNER_FIRST = "planner-first"
+    MODEL_FIRST = "model-first"
+
+
 @dataclass(frozen=True, slots=True)
 class ChatMessage:
     """One message of a conversation.

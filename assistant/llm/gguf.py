@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.llm.errors import LLMModelError
 from assistant.llm.grammar import CALL_OPENERS, ToolGrammar
-from assistant.llm.templates import BUILTIN_TEMPLATES, resolve_template, turn_markers
+from assistant.llm.templates import choose_template, turn_markers
 from assistant.llm.toolprompt import TemplateMessage
 
 if TYPE_CHECKING:
@@ -30,10 +30,10 @@ INSTALL_HINT = (
     "install it with: pip install -e '.[local]' (the first install compiles llama.cpp: "
     "about 4 minutes on 2 cores; pip keeps the built wheel for later installs)"
 )
-_TEMPLATE_KEY = "tokenizer.chat_template"
 REPEAT_PENALTY = 1.1
 """llama.cpp's penalty on tokens of the last 64 written, for answers (never for calls)."""
 
+logger = logging.getLogger(__name__)
 native_logger = logging.getLogger("llama_cpp.native")
 """Where llama.cpp's own log lines go, at DEBUG (``ASSISTANT_LOG_LEVEL=DEBUG`` shows them)."""
 _log_callback: object = None
@@ -367,17 +367,18 @@ def _route_native_logs() -> None:
 
 
 def _template(llama: Llama, settings: ModelSettings) -> str:
-    if settings.chat_template:
-        return resolve_template(settings.chat_template)
-    own = llama.metadata.get(_TEMPLATE_KEY)
-    if own:
-        return str(own)
-    llama.close()
-    raise LLMModelError(
-        f"{settings.path.name!r} has no chat template, so it cannot be told who says what; "
-        "set ASSISTANT_LLM_CHAT_TEMPLATE to the one it was trained with: "
-        f"{', '.join(sorted(BUILTIN_TEMPLATES))}, or the path of a Jinja template file"
-    )
+    """The chat template the model is written with, said once in the log."""
+
+    def one_token(text: str) -> bool:
+        return len(llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)) == 1
+
+    try:
+        chosen = choose_template(llama.metadata, one_token, settings.chat_template)
+    except LLMModelError as exc:
+        llama.close()
+        raise LLMModelError(f"{settings.path.name!r}: {exc}") from None
+    logger.info("chat template of %s: %s", settings.path.name, chosen.source)
+    return chosen.template
 
 
 def _available_memory() -> int | None:

@@ -11,12 +11,21 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Literal, TypeAlias
 
+from assistant.planner.handover import Handover
+
 
 @dataclass(frozen=True, slots=True)
 class Say:
-    """Answer with text and call nothing."""
+    """Answer with text and call nothing.
+
+    Attributes:
+        text: The answer (without a language model, all there is to say).
+        handover: What a language model, when there is one, does instead: the part of the
+            message the planner could not act on (``handover``); ``None``: ``text`` stands.
+    """
 
     text: str
+    handover: Handover | None = None
     kind: Literal["say"] = "say"
 
 
@@ -168,7 +177,15 @@ class Request:
     kind: Literal["request"] = "request"
 
 
+@dataclass(frozen=True, slots=True)
+class RunCode:
+    """Run a piece of Python once (in the sandbox, after the user's approval)."""
+
+    code: str
+    kind: Literal["code"] = "code"
+
+
 Intent: TypeAlias = (
     Say | Remind | Repeat | ListTasks | OnTask | SaveNote | Recall | TellTime | SearchWeb
-    | ReadPage | Request
+    | ReadPage | Request | RunCode
 )  # fmt: skip

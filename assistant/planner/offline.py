@@ -19,6 +19,7 @@ from the network and never computes a date: ``when`` and ``schedule`` carry the 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -32,6 +33,7 @@ from assistant.llm.base import (
     stream_whole,
 )
 from assistant.planner import answers, compose
+from assistant.planner.handover import AnswerInWords, ToModel, WritePrompt
 from assistant.planner.intents import (
     Action,
     Intent,
@@ -44,6 +46,15 @@ from assistant.planner.intents import (
     Say,
 )
 from assistant.planner.plan import Planner
+from assistant.planner.reading import (
+    HELP_WITH_MODEL,
+    Partial,
+    Planned,
+    Reading,
+    Unread,
+    offline_text,
+    usable_prompt,
+)
 from assistant.planner.rule import Context
 from assistant.planner.rules import recognize
 from assistant.planner.rules_remind import reminder_text
@@ -51,6 +62,8 @@ from assistant.planner.text import stem
 from assistant.planner.toolbox import PlannedCall, PlannerTools, Toolbox
 from tasks import find_time
 from tools import ToolDefinition, ToolRegistry, ToolResult, ToolStatus
+
+logger = logging.getLogger(__name__)
 
 _VERBS = {"cancel": "cancel", "pause": "pause", "resume": "resume", "snooze": "snooze"}
 # How the task tools name a task in what they answer: "... (task k3m9xa)", "Moved task k3m9xa".
@@ -162,6 +175,8 @@ class OfflinePlanner:
         self._toolbox = Toolbox(tools, registry)
         self._planner = Planner(self._toolbox)
         self._context = Context(search_configured=search_configured, understands=self._understands)
+        # With a model, an agent task's prompt is answered by the model when it runs.
+        self._model_context = Context(search_configured=search_configured, understands=_anything)
         self._wording = compose.Wording(_action_words(self._toolbox))
         self._list_tool = self._toolbox.name_of(tools.list_tasks)
         self._memory_tool = self._toolbox.name_of(tools.search_memory)
@@ -201,26 +216,58 @@ class OfflinePlanner:
 
     def respond(self, messages: Sequence[ChatMessage]) -> str:
         """The text of the next message (the synchronous core of ``complete``)."""
+        return offline_text(self.read(messages))
+
+    def read(self, messages: Sequence[ChatMessage], *, model: bool = False) -> Reading:
+        """Read the turn so far: the planner's next message, or what it leaves to a model.
+
+        Args:
+            messages: The conversation; the turn starts at the last user message without
+                tool results.
+            model: Whether a language model answers what the planner does not (it then
+                also accepts agent tasks whose prompts only a model can answer); without
+                one, every reading is ``Planned``.
+        """
         turn = _read_progress(messages)
         if turn is None:
-            return answers.HELP
-        intent = self.understand(turn.request)
-        if isinstance(intent, OnTask) and intent.last:
-            intent = _about_the_last_task(intent, turn)
-        intent = _answer_to_a_question(intent, turn)
-        intent = self._answer_to_which(intent, turn)
+            return Planned(HELP_WITH_MODEL if model else answers.HELP)
+        intent = self._intent_of(turn, model=model)
         if not turn.results:
             calls = self._planner.first_calls(intent)
-            return render_calls(calls) if calls else _text_of(intent)
-        return self._continue(intent, turn)
+            if calls:
+                return Planned(render_calls(calls))
+            said = _said(intent)
+            if not model:
+                return Planned(said.text)
+            if said.text is answers.HELP:
+                return Planned(HELP_WITH_MODEL)
+            return _handed_over(said)
+        text = self._continue(intent, turn)
+        if model and self._unanswered(intent, turn):
+            return Partial(AnswerInWords(turn.request), offline=text)
+        return Planned(text + _prompt_line(intent, turn))
+
+    def fill(self, missing: WritePrompt, proposal: str) -> Planned:
+        """The call that carries out ``missing`` with the prompt a model proposed for it.
+
+        The proposal is used when ``usable_prompt`` accepts it; otherwise the user's own
+        words are the prompt (they say what to do; the model only words it for the task).
+        The schedule is the planner's reading, resolved by the tool as every schedule is.
+        """
+        prompt = usable_prompt(proposal, missing.words, missing.schedule)
+        if prompt is None:
+            logger.info("the model's prompt %.200r is not usable; the user's words are", proposal)
+        call = self._planner.agent_task(missing.schedule, missing.words, prompt or missing.words)
+        return Planned(render_calls([call]))
 
     def respond_to(self, text: str) -> str:
         """The first answer to ``text`` alone (a new turn with no history)."""
         return self.respond([ChatMessage(Role.USER, text)])
 
-    def understand(self, text: str) -> Intent:
-        """What ``text`` asks for."""
-        return recognize(text, self._context, max_chars=self._max_input_chars)
+    def understand(self, text: str, *, model: bool = False) -> Intent:
+        """What ``text`` asks for (``model``: as ``read`` says)."""
+        context = self._model_context if model else self._context
+        return recognize(text, context, max_chars=self._max_input_chars)
 
     def asked_action(self, text: str) -> AskedAction | None:
         """The action ``text`` plainly asks for (a reminder, a note, ...); ``None`` for the rest.
@@ -271,6 +318,24 @@ class OfflinePlanner:
 
     def _understands(self, prompt: str) -> bool:
         return not isinstance(self.understand(prompt), Say)
+
+    def _intent_of(self, turn: _Progress, *, model: bool) -> Intent:
+        """What the turn's request asks for, read with the conversation before it."""
+        intent = self.understand(turn.request, model=model)
+        if isinstance(intent, OnTask) and intent.last:
+            intent = _about_the_last_task(intent, turn)
+        intent = _answer_to_a_question(intent, turn)
+        return self._answer_to_which(intent, turn)
+
+    def _unanswered(self, intent: Intent, turn: _Progress) -> bool:
+        """Whether a question that is not about the user's own things found nothing in the
+        notes ("what is the capital of France?"): a model may answer it."""
+        if not isinstance(intent, Recall) or intent.personal:
+            return False
+        found = turn.last(self._memory_tool)
+        if found is None or not found.ok or turn.latest != (found,):
+            return False
+        return compose.note_hits(found, turn.request) == []
 
     def _continue(self, intent: Intent, turn: _Progress) -> str:
         if any(r.status is ToolStatus.PENDING_APPROVAL for r in turn.latest):
@@ -401,9 +466,36 @@ def _pick(answer: str, offered: list[tuple[str, str]]) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def _text_of(intent: Intent) -> str:
+def _said(intent: Intent) -> Say:
     assert isinstance(intent, Say), intent  # an intent without calls is a text answer
-    return intent.text
+    return intent
+
+
+def _anything(prompt: str) -> bool:
+    return True
+
+
+def _handed_over(said: Say) -> Reading:
+    """The reading of a text answer: the planner's own, or the part left to a model."""
+    match said.handover:
+        case None:
+            return Planned(said.text)
+        case ToModel():
+            return Unread(offline=said.text)
+        case AnswerInWords() | WritePrompt() as missing:
+            return Partial(missing, offline=said.text)
+
+
+def _prompt_line(intent: Intent, turn: _Progress) -> str:
+    """After an agent task whose prompt a model wrote was added: the prompt, shown."""
+    if not isinstance(intent, Say) or not isinstance(intent.handover, WritePrompt):
+        return ""
+    added = [r for r in turn.latest if r.ok and isinstance(r.call.arguments, dict)]
+    for result in added:
+        execution = result.call.arguments.get("execution_data")
+        if isinstance(execution, dict) and isinstance(execution.get("prompt"), str):
+            return f"\nEach time it runs I'll answer: {execution['prompt']!r}"
+    return ""
 
 
 def _action_words(toolbox: Toolbox) -> dict[str, str]:
@@ -423,6 +515,7 @@ def _action_words(toolbox: Toolbox) -> dict[str, str]:
         (tools.search_web, "search the web"),
         (tools.fetch_url, "read that page"),
         (tools.api_call, "make that request"),
+        (tools.execute_code, "run that code"),
     ]
     return {toolbox.name_of(function): text for function, text in words}
 

@@ -18,6 +18,7 @@ from assistant.planner.intents import (
     Remind,
     Repeat,
     Request,
+    RunCode,
     SaveNote,
     Say,
     SearchJob,
@@ -85,6 +86,9 @@ class Planner:
                         tools.api_call, lead, url=job.url, method=job.method, body=job.body
                     )
                 ]
+            case RunCode(code=code):
+                lead = "I'll run that code once you approve."
+                return [box.call_plain(tools.execute_code, lead, code=code)]
         raise AssertionError(f"no calls for {intent!r}")  # every kind is handled above
 
     def act_on(self, intent: OnTask, task_id: str) -> PlannedCall:
@@ -105,6 +109,18 @@ class Planner:
                 when = intent.when or ""
                 lead = f"Moving task {task_id} {_to(when)}."
                 return box.call(tools.reschedule_task, lead, task_id=task_id, when=when)
+
+    def agent_task(self, schedule: str, title: str, prompt: str) -> PlannedCall:
+        """The call that schedules an agent task titled ``title`` that answers ``prompt``."""
+        execution: dict[str, JsonValue] = AgentTaskData(prompt=prompt).model_dump(mode="json")
+        return self._box.call(
+            self._tools.add_recurring_task,
+            f"Scheduling that ({schedule}).",
+            schedule=schedule,
+            task_type=TaskType.AGENT_TASK.value,
+            description=title,
+            execution_data=execution,
+        )
 
     def _repeat(self, intent: Repeat) -> PlannedCall:
         job = intent.job

@@ -4,13 +4,15 @@ The order is part of the behaviour: small talk first; notes before reminders ("n
 ..." is a note); listing and task commands before reminders ("cancel the oven reminder" names a
 task, "don't remind me about the gym" cancels one); reminders before other scheduled jobs;
 pages before questions ("what's on https://..."); the time before notes ("what's the time" is
-not a note search); and the honest answer to any other question last.
+not a note search); one-line code and arithmetic before questions; and the honest answer
+to any other question last.
 """
 
 from __future__ import annotations
 
 from assistant.planner import answers
 from assistant.planner.golden import Golden
+from assistant.planner.handover import ToModel
 from assistant.planner.intents import Intent, Say
 from assistant.planner.rule import Context, Rule
 from assistant.planner.rules_chat import (
@@ -22,8 +24,11 @@ from assistant.planner.rules_chat import (
     SMALL_TALK,
     TIME,
 )
+from assistant.planner.rules_code import CODE
 from assistant.planner.rules_jobs import JOBS, REQUESTS
+from assistant.planner.rules_lists import LISTS
 from assistant.planner.rules_manage import LIST, MANAGE
+from assistant.planner.rules_math import ARITHMETIC
 from assistant.planner.rules_remind import REMIND, reminder_text
 from assistant.planner.text import Message, squash, unquote
 from tasks import find_time
@@ -31,11 +36,14 @@ from tasks import find_time
 RULES: tuple[Rule, ...] = (
     SMALL_TALK,
     NOTES,
+    LISTS,
     LIST,
     MANAGE,
     REMIND,
     JOBS,
     REQUESTS,
+    CODE,
+    ARITHMETIC,
     PAGES,
     TIME,
     RECALL,
@@ -63,7 +71,7 @@ def recognize(text: str, context: Context, *, max_chars: int) -> Intent:
         intent = rule.read(message, context)
         if intent is not None:
             return intent
-    return _maybe_a_reminder(message.text) or Say(answers.UNKNOWN)
+    return _maybe_a_reminder(message.text) or Say(answers.UNKNOWN, ToModel())
 
 
 def _maybe_a_reminder(text: str) -> Say | None:

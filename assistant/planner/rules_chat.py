@@ -7,6 +7,7 @@ import re
 
 from assistant.planner import answers
 from assistant.planner.golden import Golden, Notes, plans, says
+from assistant.planner.handover import AnswerInWords
 from assistant.planner.intents import Intent, ReadPage, Recall, SaveNote, Say, SearchWeb, TellTime
 from assistant.planner.places import zone_for
 from assistant.planner.rule import Context, Rule
@@ -69,7 +70,7 @@ _TIME = re.compile(
     r"(?:what(?:'s|\s+is)?\s+the\s+(?:current\s+|local\s+)?(?:time|date)|what\s+time\s+is\s+it"
     r"|what\s+time\s+it\s+is|tell\s+me\s+the\s+time|(?:the\s+)?(?:current\s+|local\s+)?time"
     r"|(?:today's\s+|the\s+|current\s+)?date|what\s+day\s+is\s+(?:it|today)|what\s+date\s+is\s+it"
-    r"|what(?:'s|\s+is)\s+today's\s+date)(?:\s+(?:now|right\s+now|today))?"
+    r"|what(?:'s|\s+is)\s+today's\s+date)(?:\s+(?:now|right\s+now|today|here))?"
     r"(?:\s+(?:in|at|for)\s+(?P<place>.+?))?(?:\s+(?:now|right\s+now))?",
     _F,
 )
@@ -226,8 +227,9 @@ def question(message: Message, context: Context) -> Intent | None:
         return None
     words = [w for w in _WORD.findall(message.text) if w.lower() not in _ASKING]
     if not words:
-        return Say(answers.QUESTION)
-    personal = any(w.lower() in {"my", "i", "our", "me"} for w in _WORD.findall(message.text))
+        return Say(answers.QUESTION, AnswerInWords(message.said))
+    # "me" alone asks for something ("tell me a joke"), not about the user's own things.
+    personal = any(w.lower() in {"my", "i", "our"} for w in _WORD.findall(message.text))
     return Recall(" ".join(words), personal)
 
 

@@ -13,6 +13,7 @@ import re
 
 from assistant.planner import answers
 from assistant.planner.golden import Creates, Golden, says
+from assistant.planner.handover import WritePrompt
 from assistant.planner.intents import AskJob, HttpJob, Intent, Job, Repeat, Request, Say, SearchJob
 from assistant.planner.rule import Context, Rule
 from assistant.planner.rules_remind import reminder_text
@@ -36,7 +37,7 @@ _ASK = re.compile(
     r"ask(?:\s+(?:the\s+)?(?:assistant|agent|ai|bot|yourself))?(?:\s*[:,]\s*|\s+)(?P<p>.+)", _F
 )
 HTTP = re.compile(
-    r"(?:(?:send|make|do)\s+an?\s+)?(?P<m>get|post|put|patch|delete|head)\s+(?:request\s+)?"
+    r"(?:call\s+the\s+(?:api|url|endpoint)\s*:?\s*)?(?:(?:send|make|do)\s+an?\s+)?(?P<m>get|post|put|patch|delete|head)\s+(?:request\s+)?"
     r"(?:to\s+)?(?P<url>https?://\S+)(?:\s+(?:with\s+)?(?:body|data|payload)?\s*:?\s*(?P<body>.+))?",
     _F,
 )
@@ -88,8 +89,12 @@ def scheduled_job(message: Message, context: Context) -> Intent | None:
             return Say(answers.ASK_URL)
         # A message that opens with a time is surely about scheduling; one that merely ends
         # with a time may be anything, so it is left to the other rules.
-        repeats = phrase.kind == "recurring"
-        return Say(answers.ask_action(phrase.text, repeats=repeats)) if leading else None
+        if not leading:
+            return None
+        if phrase.kind != "recurring":
+            return Say(answers.ask_action(phrase.text, repeats=False))
+        # A language model, when there is one, writes the prompt of an agent task for it.
+        return Say(answers.ask_action(phrase.text, repeats=True), WritePrompt(phrase.text, rest))
     if phrase.kind == "once":
         return Say(answers.once_only(phrase.text, rest))
     return _checked(Repeat(phrase.text, job), context)

@@ -90,6 +90,10 @@ class ApiCall(Protocol):
     ) -> Awaitable[object]: ...
 
 
+class ExecuteCode(Protocol):
+    def __call__(self, code: str, timeout: float = 10) -> Awaitable[object]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class PlannerTools:
     """The tools the planner calls, bound to their services (the builtin ones)."""
@@ -108,6 +112,7 @@ class PlannerTools:
     search_web: SearchWeb
     fetch_url: FetchUrl
     api_call: ApiCall
+    execute_code: ExecuteCode
 
 
 @dataclass(frozen=True, slots=True)

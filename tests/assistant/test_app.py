@@ -8,10 +8,10 @@ import pytest
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.builtin import NOT_CONFIGURED
 from assistant.config import ConfigError, Settings, load_settings
-from assistant.llm import LocalBackend, ScriptedBackend
+from assistant.llm import LocalBackend, Order, ScriptedBackend
 from common import ManualClock
 from tasks import Delivery, DeliveryStatus, RunStatus, parse_schedule
-from tests.assistant.real_models import gemma_path, smollm2_path
+from tests.assistant.real_models import smollm2_path
 
 _BUILTIN = {
     "add_reminder",
@@ -143,26 +143,44 @@ async def test_a_local_model_path_takes_precedence_over_a_base_url(tmp_path: Pat
         llm_ctx=1024,
     )
     async with open_app(settings) as app:
-        assert isinstance(app.backend, LocalBackend)
-        assert app.backend.context_tokens == 1024
+        assert app.model is not None
+        model = await app.model.ready()
+        assert isinstance(model, LocalBackend)
+        assert model.context_tokens == 1024
 
 
-async def test_a_model_that_cannot_run_stops_the_start_with_one_message(tmp_path: Path) -> None:
+async def test_a_model_file_that_is_missing_stops_the_start_with_one_message(
+    tmp_path: Path,
+) -> None:
     missing = load_settings(data_dir=tmp_path / "data", llm_model_path=tmp_path / "gone.gguf")
     with pytest.raises(ConfigError, match="ASSISTANT_LLM_MODEL_PATH: there is no file"):
         async with open_app(missing):
             pass
-    no_template = load_settings(data_dir=tmp_path / "data", llm_model_path=gemma_path())
-    with pytest.raises(ConfigError, match="ASSISTANT_LLM_CHAT_TEMPLATE"):
-        async with open_app(no_template):
-            pass
+
+
+async def test_a_model_that_cannot_load_fails_only_the_turns_that_need_it(tmp_path: Path) -> None:
+    damaged = tmp_path / "damaged.gguf"
+    damaged.write_bytes(b"GGUF" + b"\x00" * 64)
+    settings = load_settings(data_dir=tmp_path / "data", llm_model_path=damaged)
+    async with open_app(settings, preload_model=True) as app:
+        planned = await app.agent.handle_message(
+            "remind me in 5 minutes to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+        asked = await app.agent.handle_message(
+            "write a haiku about the sea", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+
+    assert "I'll remind you" in planned.text and not planned.failed
+    assert asked.failed
+    assert "could not load" in asked.text and "damaged.gguf" in asked.text
 
 
 async def test_a_model_answer_to_a_reminder_request_without_a_call_says_none_was_set(
     tmp_path: Path,
 ) -> None:
     chatty = ScriptedBackend(["Stretching is a great idea! Enjoy it."])
-    async with open_app(settings_for(tmp_path), backend=chatty) as app:
+    model_first = settings_for(tmp_path).model_copy(update={"llm_order": Order.MODEL_FIRST})
+    async with open_app(model_first, backend=chatty) as app:
         reply = await app.agent.handle_message(
             "remind me in 5 minutes to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
         )
@@ -177,7 +195,8 @@ async def test_no_note_when_the_model_did_the_action_or_nothing_was_asked(
 ) -> None:
     call = '```json\n{"tool": "add_reminder", "args": {"when": "in 5 minutes", "message": "stretch"}}\n```'
     doing = ScriptedBackend([call, "Done, in 5 minutes.", "Hello to you too!"])
-    async with open_app(settings_for(tmp_path), backend=doing) as app:
+    model_first = settings_for(tmp_path).model_copy(update={"llm_order": Order.MODEL_FIRST})
+    async with open_app(model_first, backend=doing) as app:
         done = await app.agent.handle_message(
             "remind me in 5 minutes to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
         )

@@ -16,6 +16,7 @@ from assistant.llm import (
     ChatMessage,
     ContextTooSmallError,
     LocalBackend,
+    Order,
     Role,
 )
 from tests.assistant.agent_world import World
@@ -131,7 +132,7 @@ async def test_instructions_too_big_for_the_window_are_named_with_a_window_that_
     tmp_path: Path,
 ) -> None:
     said = "remind me in 5 minutes to stretch"
-    long_prompt = "You are a careful, friendly and helpful personal assistant. " * 40
+    long_prompt = "You are a careful, friendly and helpful personal assistant. " * 50
 
     def settings(name: str, ctx: int, prompt: str | None = long_prompt) -> Settings:
         return load_settings(
@@ -141,6 +142,7 @@ async def test_instructions_too_big_for_the_window_are_named_with_a_window_that_
             llm_max_tokens=16,
             max_rounds=1,
             system_prompt=prompt,
+            llm_order=Order.MODEL_FIRST,  # the model, not the planner, must read the request
         )
 
     async with open_app(settings("small", MIN_CONTEXT_TOKENS)) as app:

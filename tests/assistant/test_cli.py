@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from tests.assistant.real_models import smollm2_path
+
 
 def run(
     *args: str,
@@ -224,7 +226,8 @@ def test_ask_says_how_to_decide_a_pending_approval(tmp_path: Path) -> None:
 
 def test_ask_exits_3_with_one_message_when_the_model_cannot_answer(tmp_path: Path) -> None:
     unreachable = {"ASSISTANT_LLM_BASE_URL": "http://127.0.0.1:9/v1"}
-    done = run("ask", "hello", data_dir=tmp_path, check=False, env=unreachable)
+    said = "write a haiku about the sea"  # nothing the planner does itself
+    done = run("ask", said, data_dir=tmp_path, check=False, env=unreachable)
 
     assert done.returncode == 3
     assert done.stdout == ""
@@ -232,7 +235,7 @@ def test_ask_exits_3_with_one_message_when_the_model_cannot_answer(tmp_path: Pat
     assert line.startswith("error: Sorry, I could not get an answer from the language model")
     assert "ASSISTANT_LLM_BASE_URL" in line
 
-    as_json = run("ask", "--json", "hello", data_dir=tmp_path, check=False, env=unreachable)
+    as_json = run("ask", "--json", said, data_dir=tmp_path, check=False, env=unreachable)
     assert as_json.returncode == 3
     assert json.loads(as_json.stdout)["failed"] is True
     assert as_json.stderr == ""
@@ -313,6 +316,31 @@ def test_ask_loads_no_heavy_module_a_turn_on_the_offline_planner_does_not_use(
     )  # fmt: skip
 
     assert done.stdout.splitlines()[-1] == "[] True", done.stdout
+
+
+def test_ask_that_the_planner_completes_never_loads_the_model(tmp_path: Path) -> None:
+    # With a model configured, a request the planner understands completely is done without
+    # it: llama.cpp is not even imported, so `ask` is as fast as with no model at all.
+    code = (
+        "import sys; from assistant.cli import main; "
+        "main(['ask', 'remind me in 10 minutes to check the oven']); "
+        "print('llama_cpp' in sys.modules)"
+    )
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "ASSISTANT_DATA_DIR": str(tmp_path),
+        "ASSISTANT_TIMEZONE": "UTC",
+        "ASSISTANT_LLM_MODEL_PATH": smollm2_path(),
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60, check=True,
+    )  # fmt: skip
+
+    *said, loaded = done.stdout.splitlines()
+    assert "I'll remind you today at" in " ".join(said)
+    assert loaded == "False"
 
 
 BOT_TOKEN = "123456789:AAEabcdefghijklmnopqrstuvwxyz0123456"

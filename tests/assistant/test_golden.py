@@ -26,8 +26,8 @@ async def app(tmp_path: Path) -> AsyncIterator[App]:
 
 
 def planner_of(app: App) -> OfflinePlanner:
-    assert isinstance(app.backend, OfflinePlanner)
-    return app.backend
+    assert isinstance(app.planner, OfflinePlanner)
+    return app.planner
 
 
 def test_there_are_enough_golden_phrases_and_every_rule_has_some() -> None:

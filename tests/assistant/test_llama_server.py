@@ -9,10 +9,14 @@ model: the mode AUTO settles on, the protocol, streaming, failures; never the mo
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
-from assistant.agent import AgentEvent, AgentEventKind
+from assistant.agent import AgentEvent, AgentEventKind, AgentReply
+from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+from assistant.config import load_settings
 from assistant.llm import (
     ChatMessage,
     LLMResponse,
@@ -21,12 +25,16 @@ from assistant.llm import (
     TextDelta,
     ToolMode,
 )
+from common import ManualClock
+from tasks import AgentTaskData
 from tests.assistant.agent_world import World
 from tests.assistant.llama_server import LlamaServer, ServedModel
 from tests.assistant.real_models import smollm2_path
 from tools import ToolDefinition, ToolStatus
 
 STORY = [ChatMessage(Role.USER, "Tell me a long story about a dragon and a knight.")]
+NOW = datetime(2026, 3, 10, 13, 30, tzinfo=UTC)
+"""Tuesday 14:30 in Berlin."""
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +155,31 @@ async def test_a_server_that_dies_mid_stream_ends_the_turn_cleanly() -> None:
     assert "broke off" in reply.text
     stored = await world.conversations.load_context("alice", "chat-alice", max_chars=10_000)
     assert stored.messages == ()
+
+
+async def test_the_planner_first_pipeline_with_the_server(
+    server: LlamaServer, tmp_path: Path
+) -> None:
+    settings = load_settings(data_dir=tmp_path / "data", timezone="Europe/Berlin")
+    llm = backend_for(server.url, "smollm2", ToolMode.AUTO, max_tokens=48)
+    async with open_app(settings, backend=llm, clock=ManualClock(NOW)) as app:
+
+        async def say(text: str) -> AgentReply:
+            return await app.agent.handle_message(text, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+
+        oven = await say("remind me in 10 minutes to check the oven")
+        capital = await say("what is the capital of France?")
+        news = await say("every morning at 7 summarize the news")
+        [summary] = [
+            t
+            for t in await app.tasks.list_tasks(LOCAL_USER)
+            if t.description == "summarize the news"
+        ]
+
+    assert oven.model_calls == 0
+    assert oven.text.startswith("I'll remind you today at 14:40 (Europe/Berlin) to check the oven")
+    assert capital.model_calls == 1 and capital.text.strip() and not capital.failed
+    assert [r.call.tool_name for r in capital.results] == ["search_memory"]
+    assert news.model_calls == 1 and not news.failed
+    assert summary.schedule.describe() == "every day at 07:00 (Europe/Berlin)"
+    assert isinstance(summary.execution, AgentTaskData) and summary.execution.prompt

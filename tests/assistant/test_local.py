@@ -245,16 +245,8 @@ async def test_a_damaged_gguf_is_one_clear_message(damaged_gguf: Path) -> None:
     await backend.aclose()
 
 
-async def test_a_model_without_a_chat_template_names_the_setting() -> None:
-    backend = LocalBackend(model_path=gemma_path())
-
-    with pytest.raises(LLMModelError, match=r"no chat template.*ASSISTANT_LLM_CHAT_TEMPLATE"):
-        await backend.load()
-    await backend.aclose()
-
-
-async def test_a_template_given_in_settings_makes_it_write_and_a_recital_is_cut() -> None:
-    backend = LocalBackend(model_path=gemma_path(), chat_template="gemma", max_tokens=16)
+async def test_a_file_without_a_template_writes_with_its_family_s_and_a_recital_is_cut() -> None:
+    backend = LocalBackend(model_path=gemma_path(), max_tokens=16)
     started = time.perf_counter()
 
     response = await backend.complete(asking("What is the capital of France?"))
@@ -290,7 +282,7 @@ async def test_a_waiting_user_is_told_their_place() -> None:
 async def test_llama_cpp_logs_nothing_to_stderr_when_a_model_loads(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    backend = LocalBackend(model_path=gemma_path(), chat_template="gemma", max_tokens=4)
+    backend = LocalBackend(model_path=gemma_path(), max_tokens=4)
     await backend.load()
     await backend.complete([SYSTEM, ChatMessage(Role.USER, "hi")])
     await backend.aclose()

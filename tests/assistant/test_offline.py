@@ -42,8 +42,8 @@ async def app(tmp_path: Path) -> AsyncIterator[App]:
 
 @pytest.fixture
 def planner(app: App) -> OfflinePlanner:
-    assert isinstance(app.backend, OfflinePlanner)
-    return app.backend
+    assert isinstance(app.planner, OfflinePlanner)
+    return app.planner
 
 
 def calls_in(text: str) -> list[Call]:
@@ -86,7 +86,7 @@ def test_backticks_and_quotes_in_a_message_survive_the_fence(planner: OfflinePla
 
 
 def test_a_message_longer_than_the_limit_is_refused_without_a_call(app: App) -> None:
-    planner = app.backend
+    planner = app.planner
     assert isinstance(planner, OfflinePlanner)
     short = OfflinePlanner(tools=planner.tools, registry=app.registry, max_input_chars=100)
     answer = short.respond_to("note: " + "x" * 200)
@@ -517,7 +517,7 @@ async def test_with_a_search_key_searches_are_planned_and_scheduled(tmp_path: Pa
         data_dir=tmp_path / "keyed", timezone=ZONE.key, llm_base_url=None, serpapi_api_key="k"
     )
     async with open_app(settings, clock=ManualClock(NOW)) as app:
-        planner = app.backend
+        planner = app.planner
         assert isinstance(planner, OfflinePlanner)
         assert calls_in(planner.respond_to("search for python asyncio")) == [
             (named(planner, lambda t: t.search_web), {"query": "python asyncio"})
@@ -611,7 +611,7 @@ WORDS = st.sampled_from(
 )
 @given(st.one_of(st.text(max_size=120), st.lists(WORDS, max_size=16).map(" ".join)))
 def test_any_message_gets_text_and_only_valid_json_calls(app: App, text: str) -> None:
-    planner = app.backend
+    planner = app.planner
     assert isinstance(planner, OfflinePlanner)
     answer = planner.respond_to(text)
     assert isinstance(answer, str) and answer

@@ -67,7 +67,9 @@ class ServedWeb:
         backend: Callable[[], LLMBackend] | None = None,
         tokens: str = TOKENS,
     ) -> None:
-        self._settings = web_settings(data_dir, tokens=tokens)
+        # A scripted model is there to be seen streaming: it reads every message.
+        order = "planner-first" if backend is None else "model-first"
+        self._settings = web_settings(data_dir, tokens=tokens, ASSISTANT_LLM_ORDER=order)
         self._backend = backend
         self.clock = ManualClock(T0)
         self._loop = asyncio.new_event_loop()

@@ -78,7 +78,9 @@ async def running_web(
 ) -> AsyncIterator[Web]:
     """Run the web front end on ``data_dir`` until the block ends."""
     clock = clock or ManualClock(T0)
-    settings = web_settings(data_dir, tokens=tokens)
+    # A scripted model is there to be seen streaming: it reads every message.
+    order = "planner-first" if backend is None else "model-first"
+    settings = web_settings(data_dir, tokens=tokens, ASSISTANT_LLM_ORDER=order)
     async with open_web(settings, clock=clock, backend=backend) as front:
         yield Web(front, clock)
 
