@@ -335,7 +335,7 @@ class OfflinePlanner:
         found = turn.last(self._memory_tool)
         if found is None or not found.ok or turn.latest != (found,):
             return False
-        return compose.note_hits(found, turn.request) == []
+        return compose.note_hits(found) == []
 
     def _continue(self, intent: Intent, turn: _Progress) -> str:
         if any(r.status is ToolStatus.PENDING_APPROVAL for r in turn.latest):
