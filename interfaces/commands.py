@@ -57,6 +57,9 @@ class CommandSpec:
         return f"/{self.name} {self.arguments}".rstrip()
 
 
+_DATE_ORDERS = {"mdy": "April 5 (month first)", "dmy": "4 May (day first)"}
+
+
 @dataclass(frozen=True, slots=True)
 class _Call:
     """One command line, parsed: its arguments, who typed it where, and their zone."""
@@ -120,6 +123,12 @@ class SlashCommands:
             (
                 CommandSpec("tz", "ZONE", "Set your time zone, e.g. /tz Europe/Berlin"),
                 self._time_zone,
+            ),
+            (
+                CommandSpec(
+                    "dateorder", "mdy|dmy", "How to read 4/5: mdy (April 5) or dmy (4 May)"
+                ),
+                self._date_order,
             ),
             (CommandSpec("approvals", "", "Requests waiting for your approval"), self._approvals),
             (CommandSpec("tools", "", "The tools I can use for you"), self._tools_list),
@@ -234,6 +243,24 @@ class SlashCommands:
         except MemoryInputError as error:
             return CommandReply.of(_sentence(error))
         return CommandReply.of(choice.said(self._clock.now()))
+
+    async def _date_order(self, call: _Call) -> CommandReply:
+        said = call.args.strip().lower()
+        profile = await self._memory.get_user(call.user_id)
+        current = (profile.settings if profile is not None else {}).get("date_order", "")
+        if not said:
+            now = current or "the default (ASSISTANT_DATE_ORDER)"
+            return CommandReply.of(
+                f"Dates like 4/5 are read with {now}. To change it: /dateorder mdy (4/5 is "
+                "April 5) or /dateorder dmy (4/5 is 4 May); a number above 12 always decides."
+            )
+        if said not in _DATE_ORDERS:
+            return CommandReply.of(
+                f"{said!r} is not a date order; say /dateorder mdy (4/5 is April 5) or "
+                "/dateorder dmy (4/5 is 4 May)."
+            )
+        await self._memory.set_setting(call.user_id, "date_order", said)
+        return CommandReply.of(f"From now on 4/5 is {_DATE_ORDERS[said]}.")
 
     async def _approvals(self, call: _Call) -> CommandReply:
         now = self._clock.now()

@@ -51,6 +51,7 @@ from tasks.schedule.pieces import (
     Count,
     Day,
     Delay,
+    Every,
     Except,
     Gone,
     Lasting,
@@ -75,6 +76,15 @@ _WEAK_AFTER = frozenset({"for", "until", "till", "since", "before", "by"})
 _DURATION_AFTER = frozenset({"for", "by"})
 _MARKERS_ONLY = frozenset({"from", "till", "til"})
 _MEALS = frozenset({"breakfast", "lunch", "dinner", "supper"})
+_NOT_NOUNS = frozenset(
+    {"to", "that", "about", "and", "then", "so", "please", "me", "us", "him", "her", "them",
+     "it", "if", "when", "until", "till", "before", "after", "starting", "from", "with", "or",
+     "but", "unless", "except", "is", "are", "will", "should", "would", "can", "could"}
+)  # fmt: skip
+_ADVERBS = frozenset(
+    {"hourly", "daily", "weekly", "monthly", "yearly", "annually", "quarterly", "nightly",
+     "fortnightly", "biweekly"}
+)  # fmt: skip
 _MEAL_LEADS = frozenset({"at", "around", "by", "for", "@"})
 _DETERMINERS = frozenset(
     {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "its"}
@@ -364,6 +374,8 @@ class _Search:
         head = pieces[0] if pieces else None
         if self._tokens[lead].text in _MEALS and before not in _MEAL_LEADS and lead == first:
             return False  # "buy lunch", "after lunch": a meal named, not a time
+        if self._adjective(first, pieces):
+            return False  # "the weekly report", "my daily standup"
         if all(isinstance(p, Delay) and p.bare for p in pieces) and pieces:
             return first == 0 or marker in _DURATION_AFTER
         leads = self._tokens[first].text in _LEADING
@@ -382,6 +394,25 @@ class _Search:
         ):
             return before in _DAY_LEADS or lead != first
         return True
+
+    def _adjective(self, first: int, pieces: list[Piece]) -> bool:
+        """Whether a lone "weekly", "daily", ... qualifies the noun after it."""
+        following = first + 1
+        if (
+            len(pieces) != 1
+            or not isinstance(pieces[0], Every)
+            or self._tokens[first].text not in _ADVERBS
+            or following >= len(self._tokens)
+            or self._tokens[first].stop
+        ):
+            return False
+        token = self._tokens[following]
+        return (
+            token.kind == "word"
+            and token.text not in FILLERS
+            and token.text not in _NOT_NOUNS
+            and not self._found[following]
+        )
 
     def _marker(self, first: int) -> str | None:
         before = self._word(first - 1)

@@ -86,6 +86,8 @@ _SCAN = re.compile(
     re.VERBOSE | re.IGNORECASE,
 )
 _MERIDIEM = re.compile(r"(?<=[\d\s])([ap])")
+_DROPPED = frozenset(",()[]{}\"'“”‘’«»")
+"""Characters left out: commas, brackets and quotes say nothing about a time."""
 _COMPACT_PART = re.compile(r"(\d+(?:\.\d+)?)(secs?|s|mins?|m|hrs?|h|d|wks?|w)")
 _PUNCT_WORDS = {"&": "and", "@": "at", "+": "and"}
 # A dot after these is an abbreviation's, not the end of a sentence ("fri. at 5pm").
@@ -121,7 +123,9 @@ def _scan(text: str) -> list[Token]:
                 tokens[-1] = replace(tokens[-1], stop=True)
             continue
         if kind == "other":
-            continue  # commas, brackets, quotes
+            if said not in _DROPPED:
+                tokens.append(Token(said, "punct", start, end))  # "2^10" is no clock time
+            continue
         tokens.extend(_tokens_of(kind, said, start, end))
     return tokens
 

@@ -329,3 +329,14 @@ async def test_deny_runs_nothing_and_expired_requests_say_so(world: World) -> No
     assert late.alert and late.notice.startswith("This request expired")
     assert late.mark is not None and late.mark.startswith("⌛")
     assert world.gadgets.posts == []
+
+
+async def test_dateorder_sets_how_the_user_reads_4_5(world: World) -> None:
+    assert "the default (ASSISTANT_DATE_ORDER)" in (await ask(world, "/dateorder")).text
+    assert "'ymd' is not a date order" in (await ask(world, "/dateorder ymd")).text
+    assert (await ask(world, "/dateorder DMY")).text == "From now on 4/5 is 4 May (day first)."
+    profile = await world.memory.get_user(ALICE)
+    assert profile is not None and profile.settings["date_order"] == "dmy"
+    assert "read with dmy" in (await ask(world, "/dateorder")).text
+    other = await world.memory.get_user(BOB)
+    assert other is None or "date_order" not in other.settings
