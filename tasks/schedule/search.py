@@ -399,7 +399,8 @@ class _Search:
         """Whether a lone "weekly", "daily", ... qualifies the noun after it."""
         following = first + 1
         if (
-            len(pieces) != 1
+            first == 0  # "hourly water the plants": an order, said with when first
+            or len(pieces) != 1
             or not isinstance(pieces[0], Every)
             or self._tokens[first].text not in _ADVERBS
             or following >= len(self._tokens)

@@ -49,6 +49,7 @@ async def test_start_registers_the_commands_menu(bot: Harness) -> None:
         "runs",
         "notes",
         "tz",
+        "dateorder",
         "approvals",
         "tools",
         "new",
