@@ -162,7 +162,12 @@ def build_backend(settings: Settings) -> LLMBackend | None:
 
 
 def offline_planner(
-    *, tasks: TaskTools, memory: MemoryTools, web: WebTools, registry: ToolRegistry
+    *,
+    tasks: TaskTools,
+    memory: MemoryTools,
+    web: WebTools,
+    registry: ToolRegistry,
+    max_input_chars: int = 4000,
 ) -> OfflinePlanner:
     """The offline planner over the builtin tools, named as ``registry`` names them."""
     tools = PlannerTools(
@@ -181,7 +186,12 @@ def offline_planner(
         fetch_url=web.fetch_url,
         api_call=web.api_call,
     )
-    return OfflinePlanner(tools=tools, registry=registry, search_configured=web.search_configured)
+    return OfflinePlanner(
+        tools=tools,
+        registry=registry,
+        search_configured=web.search_configured,
+        max_input_chars=max_input_chars,
+    )
 
 
 async def _load(model: LocalBackend) -> None:
@@ -276,7 +286,13 @@ async def open_app(
         )
         for found in custom.tools:
             registry.add(found)
-        planner = offline_planner(tasks=task_tools, memory=memory_tools, web=web, registry=registry)
+        planner = offline_planner(
+            tasks=task_tools,
+            memory=memory_tools,
+            web=web,
+            registry=registry,
+            max_input_chars=settings.max_message_chars,
+        )
         model = backend or build_backend(settings) or planner
         stack.push_async_callback(model.aclose)
         if isinstance(model, LocalBackend):

@@ -119,6 +119,9 @@ class Settings(BaseSettings):
         512, ge=16, le=32_768, validation_alias=AliasChoices("ASSISTANT_LLM_MAX_TOKENS")
     )
     max_rounds: int = Field(5, ge=1, le=20, validation_alias=AliasChoices("ASSISTANT_MAX_ROUNDS"))
+    max_message_chars: int = Field(
+        4000, ge=100, le=10_000, validation_alias=AliasChoices("ASSISTANT_MAX_MESSAGE_CHARS")
+    )
     system_prompt: str | None = _env("ASSISTANT_SYSTEM_PROMPT")
     approval_ttl_minutes: float = Field(
         30.0, gt=0, le=7 * 24 * 60, validation_alias=AliasChoices("ASSISTANT_APPROVAL_TTL_MINUTES")

@@ -254,6 +254,7 @@ async def open_web(
             tokens=tokens,
             open_user=None if len(tokens) else LOCAL_USER,
             clock=clock,
+            max_message_chars=settings.max_message_chars,
         )
         server = WebServer(interface.app, host=host, port=port, on_stop=interface.close)
         try:

@@ -84,6 +84,7 @@ def chat_routes(services: WebServices) -> APIRouter:
 
     @router.post("/agent/chat", summary="Say something; get the whole answer")
     async def chat(body: ChatRequest, user: User) -> ChatResponse:
+        services.check_length(body.message, ("body", "message"))
         turn = await turn_of(user, body.chat_id, body.message)
         reply = await turn(None)
         return chat_response(reply, body.chat_id, await services.agent.user_zone(user))
@@ -95,6 +96,9 @@ def chat_routes(services: WebServices) -> APIRouter:
         responses={200: {"content": _SSE, "description": "AG-UI events, one per 'data:' line"}},
     )
     async def stream(body: StreamRequest, user: User) -> StreamingResponse:
+        if not body.resume:
+            where = ("body", "message") if body.message is not None else ("body", "messages")
+            services.check_length(body.text, where)
         zone = await services.agent.user_zone(user)
         chat = body.chat
         run = AgUiRun(

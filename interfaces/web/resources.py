@@ -196,7 +196,8 @@ def resource_routes(services: WebServices) -> APIRouter:
 
     @router.get("/me", tags=["me"], summary="Who your token belongs to")
     async def me(user: User) -> MeOut:
-        return MeOut(user_id=user, timezone=(await agent.user_zone(user)).key)
+        zone = await agent.user_zone(user)
+        return MeOut(user_id=user, timezone=zone.key, max_message_chars=services.max_message_chars)
 
     @router.get(
         "/health",

@@ -8,12 +8,14 @@ from datetime import timedelta
 from typing import Protocol
 
 from fastapi import HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 
 from common import Clock
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
 from interfaces.web.gate import UNAUTHORIZED, USER_KEY
 from interfaces.web.inbox import WebInbox
+from interfaces.web.models import MAX_MESSAGE_CHARS
 from tasks import SchedulerHealth
 
 
@@ -40,6 +42,7 @@ class WebServices:
         keepalive: Seconds of silence after which a stream sends a comment line (proxies
             close quiet connections).
         closing: Set when the server stops: open streams end.
+        max_message_chars: The longest message a turn takes (the planner reads as much).
     """
 
     agent: ChatAgent
@@ -51,6 +54,28 @@ class WebServices:
     clock: Clock
     keepalive: float = 15.0
     closing: asyncio.Event = field(default_factory=asyncio.Event)
+    max_message_chars: int = MAX_MESSAGE_CHARS
+
+    def check_length(self, text: str, where: tuple[str, ...]) -> None:
+        """Refuse a message longer than ``max_message_chars`` as a 422 naming the limit.
+
+        Raises:
+            RequestValidationError: saying how long it is and how long it may be.
+        """
+        if len(text) <= self.max_message_chars:
+            return
+        message = (
+            f"the message is {len(text)} characters long; the assistant reads up to "
+            f"{self.max_message_chars} (ASSISTANT_MAX_MESSAGE_CHARS): shorten it or split it"
+        )
+        error = {
+            "type": "string_too_long",
+            "loc": where,
+            "msg": message,
+            "input": None,
+            "ctx": {"max_length": self.max_message_chars},
+        }
+        raise RequestValidationError([error])
 
 
 def current_user(request: Request) -> str:

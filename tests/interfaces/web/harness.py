@@ -75,10 +75,12 @@ async def running_web(
     backend: LLMBackend | None = None,
     clock: ManualClock | None = None,
     tokens: str = TOKENS,
+    **more: Any,
 ) -> AsyncIterator[Web]:
-    """Run the web front end on ``data_dir`` until the block ends."""
+    """Run the web front end on ``data_dir`` until the block ends (``more``: other
+    settings by variable name)."""
     clock = clock or ManualClock(T0)
-    settings = web_settings(data_dir, tokens=tokens)
+    settings = web_settings(data_dir, tokens=tokens, **more)
     async with open_web(settings, clock=clock, backend=backend) as front:
         yield Web(front, clock)
 

@@ -261,7 +261,7 @@ async def test_slash_commands_work_in_the_chat_and_the_zone_follows(web: Web) ->
     listing = await say(web, "/tasks")
 
     assert str(zone["reply"]).startswith("Your time zone is now America/New_York")
-    assert me == {"user_id": "alice", "timezone": "America/New_York", "max_message_chars": 8000}
+    assert me == {"user_id": "alice", "timezone": "America/New_York", "max_message_chars": 4000}
     assert str(unknown["reply"]).startswith("I don't know the command '/bogus'.")
     assert "stretch" in str(listing["reply"]) and "America/New_York" in str(listing["reply"])
 
@@ -270,7 +270,7 @@ async def test_bad_bodies_get_422_or_413_with_what_was_wrong(web: Web) -> None:
     async with web.client() as client:
         empty = await client.post("/agent/chat", json={})
         blank = await client.post("/agent/chat", json={"message": ""})
-        long = await client.post("/agent/chat", json={"message": "x" * 8001})
+        long = await client.post("/agent/chat", json={"message": "x" * 4001})
         chat = await client.post("/agent/chat", json={"message": "hi", "chat_id": "a b"})
         extra = await client.post("/agent/chat", json={"message": "hi", "admin": True})
         broken = await client.post(
@@ -280,7 +280,7 @@ async def test_bad_bodies_get_422_or_413_with_what_was_wrong(web: Web) -> None:
     for response in (empty, blank, long, chat, extra, broken):
         assert response.status_code == 422, response.text
     assert empty.json()["detail"][0]["loc"] == ["body", "message"]
-    assert "8000" in str(long.json()["detail"])
+    assert "up to 4000" in str(long.json()["detail"])
     assert large.status_code == 413 and str(MAX_BODY) in large.json()["detail"]
 
 

@@ -1,0 +1,101 @@
+"""The red team's attacks on the HTTP API, replayed as they were written (issue 24): text that
+is not text, a message longer than the planner reads, a database outage mid-conversation.
+
+Each test is one attack against the real front end (uvicorn on 127.0.0.1, httpx as the
+attacker) and says what held.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.interfaces.web.harness import running_web
+from tests.tcp_proxy import TcpProxy
+
+
+async def test_a_lone_surrogate_in_a_json_body_is_a_422_not_a_500_with_tracebacks(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    async with running_web(tmp_path) as web, web.client() as client:
+        chat = await client.post(
+            "/agent/chat",
+            content=b'{"message": "a \\ud800 b"}',
+            headers={"Content-Type": "application/json"},
+        )
+        stream = await client.post(
+            "/agent/stream",
+            content=b'{"threadId": "t", "messages": [{"role": "user", "content": "a \\udfff"}]}',
+            headers={"Content-Type": "application/json"},
+        )
+        nul = await client.post("/agent/chat", json={"message": "a \x00 b"})
+        fine = await client.post("/agent/chat", json={"message": "note: smile \U0001f600"})
+
+    assert chat.status_code == 422, chat.text
+    [error] = chat.json()["detail"]
+    assert error["loc"] == ["body", "message"] and "lone UTF-16 surrogate" in error["msg"]
+    assert stream.status_code == 422 and "lone UTF-16 surrogate" in stream.text
+    assert nul.status_code == 422 and "NUL character (U+0000) at position 2" in nul.text
+    assert fine.status_code == 200
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]
+
+
+async def test_the_api_takes_as_long_a_message_as_the_planner_reads_and_says_so(
+    tmp_path: Path,
+) -> None:
+    async with (
+        running_web(tmp_path, ASSISTANT_MAX_MESSAGE_CHARS=500) as web,
+        web.client() as client,
+    ):
+        me = (await client.get("/me")).json()
+        longest = await client.post("/agent/chat", json={"message": "hello " + "x" * 494})
+        over = await client.post("/agent/chat", json={"message": "x" * 501})
+        streamed = await client.post("/agent/stream", json={"message": "x" * 501})
+    assert me["max_message_chars"] == 500
+    assert longest.status_code == 200  # the planner reads it (and says what it understood)
+    assert "I read up to" not in longest.json()["reply"]
+    [error] = over.json()["detail"]
+    assert over.status_code == 422 and streamed.status_code == 422
+    assert error["msg"].startswith("the message is 501 characters long; the assistant reads up")
+    assert "up to 500 (ASSISTANT_MAX_MESSAGE_CHARS)" in error["msg"]
+
+
+async def test_the_default_limit_is_the_one_the_planner_states(tmp_path: Path) -> None:
+    async with running_web(tmp_path) as web, web.client() as client:
+        me = (await client.get("/me")).json()
+        over = await client.post("/agent/chat", json={"message": "x" * 4001})
+    assert me["max_message_chars"] == 4000
+    assert "reads up to 4000" in over.text
+
+
+async def test_a_database_outage_during_a_chat_is_a_503_with_retry_after_not_a_500(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    server = urlsplit(postgres_url)
+    proxy = TcpProxy(server.hostname or "127.0.0.1", server.port or 5432)
+    await proxy.start()
+    through = postgres_url.replace(f":{server.port}/", f":{proxy.port}/")
+    try:
+        async with (
+            running_web(tmp_path, ASSISTANT_DATABASE_URL=through) as web,
+            web.client() as client,
+        ):
+            before = await client.post("/agent/chat", json={"message": "note: one"})
+            await proxy.cut()
+            during = await client.post("/agent/chat", json={"message": "note: two"})
+            tasks = await client.get("/tasks")
+            notes = await client.get("/notes")
+            await proxy.restore()
+            after = await client.post("/agent/chat", json={"message": "note: three"})
+    finally:
+        await proxy.cut()
+    assert before.status_code == 200
+    for response in (during, tasks, notes):
+        assert response.status_code == 503, response.text
+        assert response.headers["retry-after"] == "5"
+        assert "database cannot be reached" in response.json()["detail"]
+    assert after.status_code == 200, after.text
