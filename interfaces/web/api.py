@@ -27,6 +27,7 @@ from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
 from interfaces.web.auth import ApiTokens
 from interfaces.web.chat import chat_routes
+from interfaces.web.docs import docs_page
 from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
 from interfaces.web.models import MAX_MESSAGE_CHARS
@@ -112,6 +113,7 @@ class WebInterface:
             summary="A personal assistant with tools and a persistent scheduler.",
             description=_DESCRIPTION,
             version="1",
+            docs_url=None,
             redoc_url=None,
         )
         # The bearer dependency documents the token in /docs; the gate checks it before any
@@ -120,6 +122,7 @@ class WebInterface:
         app.include_router(chat_routes(self.services), dependencies=[bearer])
         app.include_router(resource_routes(self.services), dependencies=[bearer])
         _add_page(app)
+        _add_docs(app)
         app.add_exception_handler(RequestValidationError, _invalid)
         app.add_exception_handler(TaskStoreError, _unavailable)
         app.add_exception_handler(MemoryInputError, _bad_value)
@@ -140,6 +143,23 @@ def _add_page(app: FastAPI) -> None:
             return Response(content, media_type=media_type, headers={"Cache-Control": "no-cache"})
 
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+
+
+def _add_docs(app: FastAPI) -> None:
+    """Serve ``/docs``: the reference page made from the OpenAPI document, and its styles."""
+    style = (resources.files("interfaces.web") / "static" / "docs.css").read_bytes()
+    page: list[bytes] = []
+
+    async def docs() -> Response:
+        if not page:  # made on first use: the routes are all known by then
+            page.append(docs_page(app.openapi()).encode())
+        return Response(page[0], media_type="text/html; charset=utf-8")
+
+    async def docs_css() -> Response:
+        return Response(style, media_type="text/css; charset=utf-8")
+
+    app.add_api_route("/docs", docs, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/docs.css", docs_css, methods=["GET"], include_in_schema=False)
 
 
 async def _task_error(request: Request, error: Exception) -> JSONResponse:

@@ -3,11 +3,12 @@
 A request without a valid bearer token gets 401 and nothing else: the gate answers before the
 body is read or a route is looked up (an unknown path is 401 too). A server started without
 tokens (only allowed on 127.0.0.1) takes every request as its one user, if it is addressed to
-a loopback name. Only the page, its two
-files, ``/health`` and the OpenAPI documents are public. A body over ``max_body`` bytes is
+a loopback name. Only the page, its files, ``/health``, the OpenAPI document and its reference
+page (``/docs``, without script) are public. A body over ``max_body`` bytes is
 refused with 413 (by its Content-Length, or once that many bytes arrived). Every response
 carries headers that keep the page from being framed or sniffed; the page's own responses
-also carry a Content-Security-Policy that allows only its own files.
+also carry a Content-Security-Policy that allows only its own files, and ``/docs`` one that
+allows no script at all.
 """
 
 from __future__ import annotations
@@ -19,13 +20,15 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from interfaces.web.auth import ApiTokens, bearer_token
+from interfaces.web.docs import DOCS_POLICY
 
 logger = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
 """The largest request body the API reads, in bytes."""
 PAGE_PATHS = frozenset({"/", "/app.js", "/app.css", "/icon.svg"})
-PUBLIC_PATHS = PAGE_PATHS | {"/health", "/docs", "/docs/oauth2-redirect", "/openapi.json"}
+DOCS_PATHS = frozenset({"/docs", "/docs.css"})
+PUBLIC_PATHS = PAGE_PATHS | DOCS_PATHS | {"/health", "/openapi.json"}
 USER_KEY = "user_id"
 """Where the gate leaves the caller's user id (``request.state.user_id``)."""
 
@@ -96,7 +99,8 @@ class Gate:
             return
         path: str = scope["path"]
         headers = Headers(scope=scope)
-        send = _with_headers(send, page=path in PAGE_PATHS)
+        policy = _PAGE_POLICY if path in PAGE_PATHS else DOCS_POLICY if path in DOCS_PATHS else None
+        send = _with_headers(send, policy=policy)
         if self._open_user is not None and not _is_loopback(headers.get("host", "")):
             await _answer(send, 403, NOT_LOOPBACK)
             return
@@ -149,10 +153,10 @@ def _replay(first: list[Message], receive: Receive) -> Receive:
     return replayed
 
 
-def _with_headers(send: Send, *, page: bool) -> Send:
+def _with_headers(send: Send, *, policy: bytes | None) -> Send:
     extra = list(_COMMON_HEADERS)
-    if page:
-        extra.append((b"content-security-policy", _PAGE_POLICY))
+    if policy is not None:
+        extra.append((b"content-security-policy", policy))
 
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":
