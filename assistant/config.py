@@ -148,6 +148,15 @@ class Settings(BaseSettings):
     )
     web_host: str = Field("127.0.0.1", validation_alias=AliasChoices("ASSISTANT_WEB_HOST"))
     web_port: int = Field(8080, ge=0, le=65535, validation_alias=AliasChoices("ASSISTANT_WEB_PORT"))
+    web_head_timeout: float = Field(
+        10.0, gt=0, le=600, validation_alias=AliasChoices("ASSISTANT_WEB_HEAD_TIMEOUT")
+    )
+    web_body_timeout: float = Field(
+        30.0, gt=0, le=3600, validation_alias=AliasChoices("ASSISTANT_WEB_BODY_TIMEOUT")
+    )
+    web_max_connections: int = Field(
+        256, ge=1, le=100_000, validation_alias=AliasChoices("ASSISTANT_WEB_MAX_CONNECTIONS")
+    )
     # Read as a secret: a bad value is reported without quoting it (``api_tokens_text``).
     api_tokens: SecretStr | None = _env("ASSISTANT_API_TOKENS")
 

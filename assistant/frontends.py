@@ -256,7 +256,15 @@ async def open_web(
             clock=clock,
             max_message_chars=settings.max_message_chars,
         )
-        server = WebServer(interface.app, host=host, port=port, on_stop=interface.close)
+        server = WebServer(
+            interface.app,
+            host=host,
+            port=port,
+            on_stop=interface.close,
+            head_timeout=settings.web_head_timeout,
+            body_timeout=settings.web_body_timeout,
+            max_connections=settings.web_max_connections,
+        )
         try:
             await server.start()
         except (OSError, OverflowError) as error:

@@ -68,6 +68,10 @@ class _TooLarge(Exception):
     pass
 
 
+class _Gone(Exception):
+    pass
+
+
 class Gate:
     """Checks the token and the body size of each HTTP request, and adds security headers.
 
@@ -121,6 +125,8 @@ class Gate:
         except _TooLarge:
             await _answer(send, 413, self._too_large())
             return
+        except _Gone:
+            return  # the client left (or was cut off) before its body arrived: no one to answer
         await self._app(scope, receive, send)
 
     def _too_large(self) -> str:
@@ -132,6 +138,8 @@ class Gate:
         body = bytearray()
         while True:
             message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Gone
             if message["type"] != "http.request":
                 return _replay([message], receive)
             body += message.get("body", b"")

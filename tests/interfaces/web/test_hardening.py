@@ -7,13 +7,16 @@ attacker) and says what held.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 
-from tests.interfaces.web.harness import running_web
+from tests.interfaces.web.harness import ALICE_TOKEN, running_web
 from tests.tcp_proxy import TcpProxy
 
 
@@ -99,3 +102,93 @@ async def test_a_database_outage_during_a_chat_is_a_503_with_retry_after_not_a_5
         assert response.headers["retry-after"] == "5"
         assert "database cannot be reached" in response.json()["detail"]
     assert after.status_code == 200, after.text
+
+
+async def _half_head(port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+    await writer.drain()
+    return reader, writer
+
+
+async def _answer(reader: asyncio.StreamReader, within: float) -> bytes:
+    """Everything the server sent until it closed the connection."""
+    got = b""
+    async with asyncio.timeout(within):
+        with contextlib.suppress(ConnectionError):
+            while chunk := await reader.read(4096):
+                got += chunk
+    return got
+
+
+async def test_half_sent_request_heads_are_answered_408_and_closed_not_held(
+    tmp_path: Path,
+) -> None:
+    async with running_web(tmp_path, ASSISTANT_WEB_HEAD_TIMEOUT=1) as web:
+        port = web.front.server.port
+        opened = time.monotonic()
+        slow = [await _half_head(port) for _ in range(200)]
+        async with web.client(None) as client:
+            served = await client.get("/health")  # the others keep being served meanwhile
+        answers = await asyncio.gather(*(_answer(reader, 10) for reader, _ in slow))
+        closed_after = time.monotonic() - opened
+        for _, writer in slow:
+            writer.close()
+        # A head that is on its way but slow (a byte every 0.1 s) is cut off all the same.
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        head = b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + b"x" * 40
+        dripped = 0
+        try:
+            for byte in head:
+                writer.write(bytes([byte]))
+                await writer.drain()
+                dripped += 1
+                await asyncio.sleep(0.1)
+                if reader.at_eof():
+                    break
+        except ConnectionError:
+            pass  # cut off while writing
+        writer.close()
+    assert served.status_code == 200
+    assert len(answers) == 200
+    for answer in answers:
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:80]
+        assert b"the request's head did not arrive within 1 s" in answer
+    assert closed_after < 8  # every one closed after its second, not held for a minute
+    assert dripped < len(head)  # closed after about a second, not when the head ended
+
+
+async def test_a_slow_body_is_cut_off_and_connections_beyond_the_cap_are_refused(
+    tmp_path: Path,
+) -> None:
+    async with running_web(
+        tmp_path, ASSISTANT_WEB_BODY_TIMEOUT=1, ASSISTANT_WEB_MAX_CONNECTIONS=20
+    ) as web:
+        port = web.front.server.port
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            b"POST /agent/chat HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
+            + ALICE_TOKEN.encode()
+            + b'\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mess'
+        )
+        await writer.drain()
+        body_answer = await _answer(reader, 10)
+        writer.close()
+
+        held = [await asyncio.open_connection("127.0.0.1", port) for _ in range(20)]
+        late = [await asyncio.open_connection("127.0.0.1", port) for _ in range(5)]
+        refused = await asyncio.gather(*(_answer(r, 10) for r, _ in late))
+        for _, w in held + late:
+            w.close()
+        await asyncio.sleep(0)  # the server sees them go
+        async with web.client(None) as client:
+            for _ in range(50):  # closed connections leave the count as the loop notices
+                after = await client.get("/health")
+                if after.status_code == 200:
+                    break
+    assert body_answer.startswith(b"HTTP/1.1 408 ")
+    assert b"the request's body did not arrive within 1 s" in body_answer
+    for answer in refused:
+        assert answer.startswith(b"HTTP/1.1 503 "), answer[:80]
+        assert b"20 connections already (ASSISTANT_WEB_MAX_CONNECTIONS)" in answer
+    assert after.status_code == 200
