@@ -18,6 +18,7 @@ could deliver it for real.
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import signal
 import sys
@@ -31,7 +32,7 @@ from urllib.parse import urlsplit
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import ConfigError, Settings
 from assistant.llm import LLMBackend
-from common import Clock, SystemClock
+from common import PRIVATE_FILE_MODE, Clock, SystemClock
 from interfaces import (
     WEB_CHAT_PREFIX,
     Console,
@@ -175,13 +176,26 @@ async def telegram(
 
 @dataclass(frozen=True, slots=True)
 class WebFront:
-    """The web front end while it runs: the app, the HTTP interface and its server, and the
-    Telegram bot when one is configured."""
+    """The web front end while it runs: the app, the HTTP interface and its server, the
+    Telegram bot when one is configured, and, without API tokens, this start's own token."""
 
     app: App
     interface: WebInterface
     server: WebServer
     bot: TelegramInterface | None
+    local_token: str | None = None
+
+    @property
+    def page_url(self) -> str:
+        """The page's address to open; without API tokens it carries this start's token in
+        its fragment (``#token=``), which browsers never send to a server or a log."""
+        base = f"{self.server.url}/"
+        return base if self.local_token is None else f"{base}#token={self.local_token}"
+
+
+LOCAL_TOKEN_FILE = "web-token"
+"""Under the data directory (0700), the token of the running ``assistant web`` without API
+tokens, at 0600: for scripts of the same user; removed when the server stops."""
 
 
 @asynccontextmanager
@@ -221,6 +235,7 @@ async def open_web(
         tokens = ApiTokens.parse(settings.api_tokens_text())
     except TokenError as error:
         raise ConfigError(str(error)) from None
+    local_token = None if len(tokens) else secrets.token_urlsafe(32)
     if not len(tokens) and host not in _LOOPBACK:
         # Port 0 is any free port: the address is then the host alone.
         reached = f"{host}:{port}" if port else host
@@ -251,8 +266,10 @@ async def open_web(
             memory=app.memory,
             scheduler=app.tasks,
             inbox=inbox,
-            tokens=tokens,
-            open_user=None if len(tokens) else LOCAL_USER,
+            # Without API tokens the server has one owner: whoever started it gets this
+            # start's token, and every other account on the machine gets 401.
+            tokens=tokens if local_token is None else ApiTokens({local_token: LOCAL_USER}),
+            loopback_only=local_token is not None,
             clock=clock,
             max_message_chars=settings.max_message_chars,
         )
@@ -274,12 +291,16 @@ async def open_web(
                 "ASSISTANT_WEB_PORT or --port, or stop what uses it"
             ) from None
         stack.push_async_callback(server.stop)
+        if local_token is not None:
+            _keep_local_token(settings.data_dir / LOCAL_TOKEN_FILE, local_token, stack)
         bot = await _start_bot(settings, app, notifier)
         if bot is not None:
             stack.push_async_callback(bot.stop)
         # Stopping runs these backwards: the scheduler drains while the bot and pages deliver.
         stack.push_async_callback(app.tasks.stop)
-        yield WebFront(app=app, interface=interface, server=server, bot=bot)
+        yield WebFront(
+            app=app, interface=interface, server=server, bot=bot, local_token=local_token
+        )
 
 
 async def web(
@@ -296,15 +317,30 @@ async def web(
     """
     stop = _stop_on_signals()
     async with open_web(settings, host=host, port=port, clock=clock) as front:
-        tokens = settings.api_tokens_text()
-        who = "API tokens" if tokens else "no token: this machine only"
+        if front.local_token is None:
+            who = "API tokens"
+        else:
+            who = (
+                "only you: this start's token is in the address (and in "
+                f"{settings.data_dir / LOCAL_TOKEN_FILE}); the page keeps it"
+            )
         also = "; the Telegram bot runs too" if front.bot is not None else ""
-        print(f"ready: {front.server.url}/ ({who}){also}; Ctrl-C stops it", flush=True)
+        print(f"ready: {front.page_url} ({who}){also}; Ctrl-C stops it", flush=True)
         await stop.wait()
     return 0
 
 
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _keep_local_token(path: Path, token: str, stack: AsyncExitStack) -> None:
+    """Write this start's token to ``path`` (0600, replacing an old one) until the stop."""
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(token + "\n")
+
+    stack.callback(path.unlink, missing_ok=True)
 
 
 async def _start_bot(

@@ -63,7 +63,8 @@ class WebInterface:
         scheduler: The scheduler's health (the task manager).
         inbox: Deliveries to web chats (the notifier the composition root routes them to).
         tokens: The accepted bearer tokens and their users.
-        open_user: Without tokens, the user every request is (a server on 127.0.0.1 only).
+        loopback_only: Answer only requests addressed to a loopback name (a server without
+            API tokens, whose one token is made at each start).
         commands: The slash commands; built from ``tasks``, ``memory`` and ``agent`` by default.
         clock: The current time (tests inject a manual one).
         max_body: The largest request body read, in bytes.
@@ -80,7 +81,7 @@ class WebInterface:
         scheduler: SchedulerStatus,
         inbox: WebInbox,
         tokens: ApiTokens,
-        open_user: str | None = None,
+        loopback_only: bool = False,
         commands: SlashCommands | None = None,
         clock: Clock | None = None,
         max_body: int = MAX_BODY,
@@ -101,13 +102,13 @@ class WebInterface:
             closing=asyncio.Event(),
             max_message_chars=max_message_chars,
         )
-        self.app = self._build(tokens, open_user, max_body)
+        self.app = self._build(tokens, loopback_only, max_body)
 
     def close(self) -> None:
         """End the open streams (the server is stopping); turns in progress finish."""
         self.services.closing.set()
 
-    def _build(self, tokens: ApiTokens, open_user: str | None, max_body: int) -> FastAPI:
+    def _build(self, tokens: ApiTokens, loopback_only: bool, max_body: int) -> FastAPI:
         app = FastAPI(
             title="assistant",
             summary="A personal assistant with tools and a persistent scheduler.",
@@ -129,7 +130,7 @@ class WebInterface:
         app.add_exception_handler(MemoryStoreError, _unavailable)
         app.add_exception_handler(TaskError, _task_error)
         app.add_exception_handler(Exception, _unexpected)
-        app.add_middleware(Gate, tokens=tokens, open_user=open_user, max_body=max_body)
+        app.add_middleware(Gate, tokens=tokens, loopback_only=loopback_only, max_body=max_body)
         return app
 
 

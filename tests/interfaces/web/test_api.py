@@ -299,11 +299,17 @@ async def test_without_tokens_only_127_0_0_1_is_served_and_only_by_loopback_name
     with pytest.raises(ConfigError, match=r"only listens on 127\.0\.0\.1"):
         async with open_web(exposed):
             pass
-    async with running_web(tmp_path, tokens="") as web, web.client(None) as client:
-        me = await client.get("/me")
-        rebound = await client.get("/me", headers={"Host": "evil.example:8080"})
+    async with running_web(tmp_path, tokens="") as web:
+        token = web.front.local_token
+        assert token is not None and web.front.page_url.endswith(f"/#token={token}")
+        async with web.client(token) as client:
+            me = await client.get("/me")
+            rebound = await client.get("/me", headers={"Host": "evil.example:8080"})
+        async with web.client(None) as client:
+            anonymous = await client.get("/me")
     assert me.json()["user_id"] == "local"  # the terminal's user
     assert rebound.status_code == 403
+    assert anonymous.status_code == 401 and "address 'assistant web' printed" in anonymous.text
 
 
 async def test_malformed_tokens_stop_the_start_without_quoting_them(tmp_path: Path) -> None:

@@ -85,3 +85,30 @@ def test_docs_load_nothing_from_elsewhere_and_no_script_can_read_the_token(
         assert page.evaluate("window.stolen") is None
         assert elsewhere == []
         context.close()
+
+
+def test_the_printed_address_signs_the_owner_in_and_no_one_else(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path, tokens="") as served:
+        context = browser.new_context()
+        context.set_default_timeout(WAIT)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(served.front.page_url)
+        expect(page.locator("#who")).to_have_text("local · Europe/Berlin")
+        assert "#token" not in page.url and "token=" not in page.url  # out of the address
+        page.reload()
+        expect(page.locator("#who")).to_have_text("local · Europe/Berlin")
+        page.fill("#message", "note: signed in by the address")
+        page.press("#message", "Enter")
+        expect(page.locator(".msg.theirs").last).to_contain_text("signed in by the address")
+
+        stranger = browser.new_context().new_page()
+        stranger.goto(served.url)
+        expect(stranger.locator("#login")).to_be_visible()
+        expect(stranger.locator("#login")).to_contain_text("the address")
+        assert errors == []
+        stranger.context.close()
+        context.close()
