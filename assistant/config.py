@@ -157,6 +157,9 @@ class Settings(BaseSettings):
     web_max_connections: int = Field(
         256, ge=1, le=100_000, validation_alias=AliasChoices("ASSISTANT_WEB_MAX_CONNECTIONS")
     )
+    api_token_min_bits: float = Field(
+        50, ge=0, le=256, validation_alias=AliasChoices("ASSISTANT_API_TOKEN_MIN_BITS")
+    )
     # Read as a secret: a bad value is reported without quoting it (``api_tokens_text``).
     api_tokens: SecretStr | None = _env("ASSISTANT_API_TOKENS")
 

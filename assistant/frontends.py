@@ -184,6 +184,7 @@ class WebFront:
     server: WebServer
     bot: TelegramInterface | None
     local_token: str | None = None
+    warnings: tuple[str, ...] = ()
 
     @property
     def page_url(self) -> str:
@@ -232,7 +233,7 @@ async def open_web(
     host = host or settings.web_host
     port = settings.web_port if port is None else port
     try:
-        tokens = ApiTokens.parse(settings.api_tokens_text())
+        tokens = ApiTokens.parse(settings.api_tokens_text(), min_bits=settings.api_token_min_bits)
     except TokenError as error:
         raise ConfigError(str(error)) from None
     local_token = None if len(tokens) else secrets.token_urlsafe(32)
@@ -298,8 +299,14 @@ async def open_web(
             stack.push_async_callback(bot.stop)
         # Stopping runs these backwards: the scheduler drains while the bot and pages deliver.
         stack.push_async_callback(app.tasks.stop)
+        warnings = _clear_text_warnings(host, server.url)
         yield WebFront(
-            app=app, interface=interface, server=server, bot=bot, local_token=local_token
+            app=app,
+            interface=interface,
+            server=server,
+            bot=bot,
+            local_token=local_token,
+            warnings=warnings,
         )
 
 
@@ -325,12 +332,25 @@ async def web(
                 f"{settings.data_dir / LOCAL_TOKEN_FILE}); the page keeps it"
             )
         also = "; the Telegram bot runs too" if front.bot is not None else ""
+        for warning in front.warnings:
+            print(f"warning: {warning}", file=sys.stderr, flush=True)
         print(f"ready: {front.page_url} ({who}){also}; Ctrl-C stops it", flush=True)
         await stop.wait()
     return 0
 
 
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _clear_text_warnings(host: str, url: str) -> tuple[str, ...]:
+    """What to say when the tokens would cross a network unencrypted."""
+    if host in _LOOPBACK:
+        return ()
+    return (
+        f"{url} serves plain HTTP on {host}, so every request's token crosses the network in "
+        "clear and anyone on the way can copy it: put a TLS proxy (Caddy, nginx) in front and "
+        "keep this server on 127.0.0.1 (README: 'Behind a reverse proxy with HTTPS')",
+    )
 
 
 def _keep_local_token(path: Path, token: str, stack: AsyncExitStack) -> None:

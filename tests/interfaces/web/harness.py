@@ -25,8 +25,8 @@ from common import ManualClock
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 """Monday 13:00 in Berlin."""
-ALICE_TOKEN = "alice-0123456789-token"
-BOB_TOKEN = "bob-0123456789-token-x"
+ALICE_TOKEN = "alice-Xk3p9Qw2mZ7vLt5R"
+BOB_TOKEN = "bob-Hq8Rt2Wn5Yc7Lp4K9x"
 TOKENS = f"{ALICE_TOKEN}:alice,{BOB_TOKEN}:bob"
 
 

@@ -316,8 +316,11 @@ async def test_malformed_tokens_stop_the_start_without_quoting_them(tmp_path: Pa
     for tokens, reason in [
         ("ZZshort:alice", "at least 16 characters"),
         ("ZZnocolon0123456789abcdef", "not TOKEN:USER"),
-        ("0123456789abcdef-ZZ:al ice", "user id"),
-        ("0123456789abcdef-ZZ:a,0123456789abcdef-ZZ:b", "repeats"),
+        ("Qm7xT2pLk9Vw4ZsR-ZZ:al ice", "user id"),
+        ("Qm7xT2pLk9Vw4ZsR-ZZ:a,Qm7xT2pLk9Vw4ZsR-ZZ:b", "repeats"),
+        ("aaaaaaaaaaaaaaaaZZ:alice", r"too easy to guess \(about 1 bits"),
+        ("ZZ0123456789abcdef:alice", "too easy to guess"),
+        ("ZZpasswordpassword:alice", "at least 50 are needed"),
     ]:
         with pytest.raises(ConfigError, match=reason) as refused:
             async with open_web(web_settings(tmp_path, tokens=tokens)):
