@@ -2,10 +2,10 @@
 
 ``ASSISTANT_API_TOKENS`` is ``token1:alice,token2:bob``. A token that is easy to guess
 (``aaaaaaaaaaaaaaaa``, ``abcdefgh12345678``, ``passwordpassword``) is refused at start: its
-strength is estimated (``estimated_bits``) and must reach ``ASSISTANT_API_TOKEN_MIN_BITS``. A token is compared with every
-configured token through their SHA-256 digests with ``hmac.compare_digest``, all of them
-every time, so neither a token's length nor how much of it matched shows in the response
-time. Tokens never appear in messages or logs.
+strength is estimated (``estimated_bits``) and must reach ``ASSISTANT_API_TOKEN_MIN_BITS``.
+A token is compared with every configured token through their SHA-256 digests with
+``hmac.compare_digest``, all of them every time, so neither a token's length nor how much of
+it matched shows in the response time. Tokens never appear in messages or logs.
 """
 
 from __future__ import annotations
