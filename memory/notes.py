@@ -6,7 +6,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from common import Clock
+from common import Clock, clean_text
 from memory._db import Database, Session, decode_rows, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
 from memory.errors import MemoryInputError
@@ -110,7 +110,7 @@ def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:
         raise MemoryInputError(f"tags must be a list of strings such as ['home'], got {tags!r}")
     kept: list[str] = []
     for raw in tags:
-        tag = " ".join(raw.strip().lstrip("#").split()).lower()
+        tag = " ".join(clean_text(raw).strip().lstrip("#").split()).lower()
         if len(tag) > MAX_TAG_CHARS:
             raise MemoryInputError(
                 f"the tag {raw!r} is longer than {MAX_TAG_CHARS} characters; use a short word"
@@ -123,6 +123,13 @@ def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:
 
 
 def clean_content(content: str) -> str:
+    """The note's text as it is stored (without NUL or lone surrogates), checked.
+
+    Raises:
+        MemoryInputError: when it is empty or too long.
+    """
+    if isinstance(content, str):
+        content = clean_text(content)
     if not isinstance(content, str) or not content.strip():
         raise MemoryInputError(f"a note needs some text, got {content!r}")
     if len(content) > MAX_NOTE_CHARS:

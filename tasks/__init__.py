@@ -30,6 +30,7 @@ from tasks.execution import (
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
     Claim,
+    FinishedRun,
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
@@ -115,6 +116,7 @@ __all__ = [
     "DeliveryKind",
     "DeliveryStatus",
     "ExecutionData",
+    "FinishedRun",
     "HttpSender",
     "IntervalSchedule",
     "MemoryTaskStore",

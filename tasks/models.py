@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
 
-from common import require_aware
+from common import clean_text, require_aware
 from tasks.execution import ExecutionData, TaskType
 from tasks.schedule.model import Schedule
 
@@ -128,6 +128,10 @@ class TaskSpec:
     schedule: Schedule
     execution: ExecutionData
     misfire: MisfireRule
+
+    def __post_init__(self) -> None:
+        # Text as both databases keep it (PostgreSQL refuses a NUL anywhere).
+        object.__setattr__(self, "description", clean_text(self.description))
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,6 +305,14 @@ class RunOutcome:
     error: str | None = None
     retry_at: datetime | None = None
     extra: bool = False
+
+    def __post_init__(self) -> None:
+        # An answer, a page or a server's error may hold what no database stores (a NUL):
+        # the ledger keeps the text without it, so the run is recorded once, as it ended.
+        for name in ("result", "error"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, clean_text(value))
 
 
 @dataclass(frozen=True, slots=True)

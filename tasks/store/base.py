@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import Final, Literal, TypeAlias
 
-from common import AsyncLifecycle
+from common import AsyncLifecycle, clean_text
 from tasks.errors import TaskNotFoundError, TaskStateError
 from tasks.models import (
     Claim,
@@ -58,6 +58,10 @@ class TaskChange:
     status_reason: str | Unset | None = UNSET
     reset_failures: bool = False
     schedule: Schedule | Literal[_Unset.UNSET] = UNSET
+
+    def __post_init__(self) -> None:
+        if isinstance(self.status_reason, str):
+            object.__setattr__(self, "status_reason", clean_text(self.status_reason))
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from assistant.llm import ScriptedBackend
 from tests.interfaces.web.harness import ALICE_TOKEN, running_web
 from tests.tcp_proxy import TcpProxy
 
@@ -192,3 +194,51 @@ async def test_a_slow_body_is_cut_off_and_connections_beyond_the_cap_are_refused
         assert answer.startswith(b"HTTP/1.1 503 "), answer[:80]
         assert b"20 connections already (ASSISTANT_WEB_MAX_CONNECTIONS)" in answer
     assert after.status_code == 200
+
+
+def _fence(name: str, **args: object) -> str:
+    return f"```json\n{json.dumps({'tool': name, 'args': args})}\n```"
+
+
+async def _page_server(body: bytes) -> asyncio.Server:
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            b"content-length: " + str(len(body)).encode() + b"\r\nconnection: close\r\n\r\n" + body
+        )
+        await writer.drain()
+        writer.close()
+
+    return await asyncio.start_server(answer, "127.0.0.1", 0)
+
+
+async def test_a_page_and_a_model_reply_holding_a_nul_are_stored_on_postgresql(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    async with await _page_server(b"the page\x00 text") as pages:
+        port = pages.sockets[0].getsockname()[1]
+        backend = ScriptedBackend(
+            [
+                _fence("fetch_url", url=f"http://127.0.0.1:{port}/page"),
+                _fence("save_note", content="from the page:\x00 the page text"),
+                "Saved.\x00 The page says: the page text",
+            ]
+        )
+        async with (
+            running_web(
+                tmp_path,
+                backend=backend,
+                ASSISTANT_DATABASE_URL=postgres_url,
+                ASSISTANT_HTTP_ALLOW_HOSTS="127.0.0.1",
+            ) as web,
+            web.client() as client,
+        ):
+            chat = await client.post("/agent/chat", json={"message": "keep what that page says"})
+            history = await client.get("/history")
+            notes = await client.get("/notes")
+    assert chat.status_code == 200, chat.text
+    assert [r["status"] for r in chat.json()["tool_results"]] == ["ok", "ok"]
+    assert chat.json()["reply"] == "Saved. The page says: the page text"
+    assert history.status_code == 200 and "\x00" not in history.text
+    assert [n["content"] for n in notes.json()] == ["from the page: the page text"]
