@@ -119,12 +119,13 @@ def _stores(
     """The memory and task stores: on ``ASSISTANT_DATABASE_URL``'s PostgreSQL database when
     it is set, else in the SQLite file under the data directory (neither opened yet)."""
     url = settings.postgres_url
+    limits = settings.note_limits
     if url is None:
-        return MemoryStore(settings.database_path, clock=clock), SqliteTaskStore(
-            settings.database_path
-        )
+        return MemoryStore(
+            settings.database_path, clock=clock, note_limits=limits
+        ), SqliteTaskStore(settings.database_path)
     pool = settings.database_pool_size
-    memory = MemoryStore(database_url=url, clock=clock, pool_size=pool)
+    memory = MemoryStore(database_url=url, clock=clock, pool_size=pool, note_limits=limits)
     return memory, PostgresTaskStore(url, scope=serves, pool_size=pool)
 
 
@@ -275,6 +276,8 @@ async def open_app(
             # left claimed are retried as this one starts, not when their leases run out.
             # PostgreSQL has no such lock (several schedulers share it): leases decide there.
             exclusive=run_scheduler and settings.postgres_url is None,
+            limits=settings.task_limits,
+            ledger=settings.ledger_policy,
         )
         task_tools = TaskTools(
             manager, search_configured=web.search_configured, date_order=settings.date_order
@@ -302,6 +305,7 @@ async def open_app(
             approvals=memory,
             clock=clock,
             approval_ttl=timedelta(minutes=settings.approval_ttl_minutes),
+            max_calls_per_reply=settings.max_calls_per_reply,
         )
         agent = DialogAgent(
             backend=model,

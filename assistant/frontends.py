@@ -25,6 +25,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
@@ -47,6 +48,16 @@ from tasks import ChatScope, Notifier
 if TYPE_CHECKING:
     from interfaces.telegram import TelegramInterface, TelegramNotifier, WebhookConfig
     from interfaces.web import WebInterface, WebServer
+
+
+def sink_notifier(settings: Settings, path: Path, clock: Clock) -> JsonlNotifier:
+    """The JSON Lines file of deliveries at ``path``, rotated by size as configured."""
+    return JsonlNotifier(
+        path,
+        clock=clock,
+        max_bytes=settings.deliveries_max_bytes,
+        keep=settings.deliveries_keep,
+    )
 
 
 def default_sink(settings: Settings) -> Path:
@@ -98,7 +109,7 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
     clock = clock or SystemClock()
     stop = _stop_on_signals()
     async with AsyncExitStack() as stack:
-        local = JsonlNotifier(sink, clock=clock)
+        local = sink_notifier(settings, sink, clock)
         notifier = await _routing(settings, stack, clock, local=local, sink=sink)
         await stack.enter_async_context(
             open_app(
@@ -132,7 +143,7 @@ async def telegram(
     bot_notifier = TelegramNotifier.create(
         token=token, base_url=settings.telegram_base_url, clock=clock
     )
-    sink = JsonlNotifier(default_sink(settings), clock=clock)
+    sink = sink_notifier(settings, default_sink(settings), clock)
     notifier = RoutingNotifier(
         local_chat=LOCAL_CHAT,
         local=sink,
@@ -248,7 +259,7 @@ async def open_web(
         )
     clock = clock or SystemClock()
     async with AsyncExitStack() as stack:
-        sink = JsonlNotifier(default_sink(settings), clock=clock)
+        sink = sink_notifier(settings, default_sink(settings), clock)
         inbox = WebInbox(clock=clock, record=sink)
         notifier = await _routing(settings, stack, clock, local=sink, web_notifier=inbox)
         app = await stack.enter_async_context(
@@ -273,6 +284,9 @@ async def open_web(
             loopback_only=local_token is not None,
             clock=clock,
             max_message_chars=settings.max_message_chars,
+            max_turns_per_user=settings.max_turns_per_user,
+            max_event_streams=settings.max_event_streams,
+            health_max_late=timedelta(seconds=settings.health_max_late_seconds),
         )
         server = WebServer(
             interface.app,
@@ -400,7 +414,7 @@ async def _routing(
 ) -> RoutingNotifier:
     """Route the terminal's chat to ``local``, Telegram chats to Telegram when configured, and
     web chats to ``web_notifier`` (the file when the web front end does not run)."""
-    fallback = JsonlNotifier(sink or default_sink(settings), clock=clock)
+    fallback = sink_notifier(settings, sink or default_sink(settings), clock)
     remote: TelegramNotifier | None = None
     if settings.telegram_bot_token is not None:
         from interfaces.telegram import TelegramNotifier

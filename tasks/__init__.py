@@ -10,12 +10,13 @@ runners that carry them out.
 """
 
 from tasks.describe import schedule_words, still_scheduled, task_label, task_line, when_text
-from tasks.engine import DEFAULT_SNOOZE, TaskManager
+from tasks.engine import DEFAULT_SNOOZE, LedgerPolicy, TaskManager
 from tasks.errors import (
     PastTimeError,
     ScheduleError,
     TaskDataError,
     TaskError,
+    TaskLimitError,
     TaskNotFoundError,
     TaskStateError,
 )
@@ -27,10 +28,13 @@ from tasks.execution import (
     TaskType,
     WebSearchData,
 )
+from tasks.limits import DEFAULT_MIN_INTERVAL, TaskLimits, parse_intervals
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
     Claim,
+    Compaction,
     FinishedRun,
+    LedgerSummary,
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
@@ -99,6 +103,7 @@ from tasks.store import (
 )
 
 __all__ = [
+    "DEFAULT_MIN_INTERVAL",
     "DEFAULT_MISFIRE_RULES",
     "DEFAULT_SNOOZE",
     "TASK_TABLES",
@@ -109,6 +114,7 @@ __all__ = [
     "CalendarSchedule",
     "ChatScope",
     "Claim",
+    "Compaction",
     "CronSchedule",
     "CycleSchedule",
     "DateOrder",
@@ -119,6 +125,8 @@ __all__ = [
     "FinishedRun",
     "HttpSender",
     "IntervalSchedule",
+    "LedgerPolicy",
+    "LedgerSummary",
     "MemoryTaskStore",
     "MisfireAction",
     "MisfirePolicy",
@@ -146,6 +154,8 @@ __all__ = [
     "TaskDataError",
     "TaskDraft",
     "TaskError",
+    "TaskLimitError",
+    "TaskLimits",
     "TaskManager",
     "TaskNotFoundError",
     "TaskRun",
@@ -163,6 +173,7 @@ __all__ = [
     "format_local",
     "in_the_morning",
     "keep_time_of_day",
+    "parse_intervals",
     "parse_schedule",
     "preview_schedule",
     "read_delay",

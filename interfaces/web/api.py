@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from datetime import timedelta
 from importlib import resources
 
 from fastapi import FastAPI, Request, Security
@@ -32,7 +33,7 @@ from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
 from interfaces.web.models import MAX_MESSAGE_CHARS
 from interfaces.web.resources import resource_routes
-from interfaces.web.services import SchedulerStatus, WebServices
+from interfaces.web.services import SchedulerStatus, WebServices, stream_slots, turn_slots
 from memory import MemoryInputError, MemoryStoreError
 from tasks import TaskError, TaskNotFoundError, TaskStateError, TaskStoreError
 
@@ -70,6 +71,9 @@ class WebInterface:
         max_body: The largest request body read, in bytes.
         keepalive: Seconds of silence after which a stream sends a comment line.
         max_message_chars: The longest message a turn takes (what the planner reads).
+        max_turns_per_user: Turns one user may have running at once (429 beyond).
+        max_event_streams: ``/events`` streams one user may have open at once (429 beyond).
+        health_max_late: How late on-time runs may start before ``/health`` says degraded.
     """
 
     def __init__(
@@ -87,6 +91,9 @@ class WebInterface:
         max_body: int = MAX_BODY,
         keepalive: float = 15.0,
         max_message_chars: int = MAX_MESSAGE_CHARS,
+        max_turns_per_user: int = 3,
+        max_event_streams: int = 5,
+        health_max_late: timedelta = timedelta(seconds=2),
     ) -> None:
         clock = clock or SystemClock()
         self.services = WebServices(
@@ -101,6 +108,9 @@ class WebInterface:
             keepalive=keepalive,
             closing=asyncio.Event(),
             max_message_chars=max_message_chars,
+            turns=turn_slots(max_turns_per_user),
+            streams=stream_slots(max_event_streams),
+            health_max_late=health_max_late,
         )
         self.app = self._build(tokens, loopback_only, max_body)
 

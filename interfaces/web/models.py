@@ -213,6 +213,17 @@ class RunOut(BaseModel):
     error: str | None
 
 
+class RunsSummaryOut(BaseModel):
+    """A task's older runs, compacted: how many, how they ended, when, how late."""
+
+    runs: int = Field(description="Runs folded into this summary (their rows are gone).")
+    counts: dict[str, int] = Field(description="How many ended in each status.")
+    first_scheduled: datetime | None
+    last_scheduled: datetime | None
+    late_runs: int
+    max_late_seconds: float | None
+
+
 class TaskActionResponse(BaseModel):
     """What a task action did: the task as it is now, and the run a 'run now' made."""
 
@@ -265,6 +276,14 @@ class HealthOut(BaseModel):
     last_tick: datetime | None
     overdue: int | None = Field(
         description="Tasks due more than a minute ago and not yet run (null: unknown)."
+    )
+    late_seconds: float | None = Field(
+        description="How late runs start now: the most of those started in the last minute, "
+        "of those waiting for a worker, and of due runs not claimed yet (null: unknown)."
+    )
+    max_late_seconds: float = Field(
+        description="How late they may start before the status is degraded "
+        "(ASSISTANT_HEALTH_MAX_LATE_SECONDS)."
     )
 
 

@@ -468,7 +468,7 @@ function refresh() {
 
 async function loadTasks() {
   try {
-    const tasks = await api("GET", "/tasks");
+    const tasks = await api("GET", "/tasks?limit=500");  // a person's live tasks: 500 at most
     const list = $("task-list");
     list.replaceChildren(...tasks.map(taskCard));
     $("no-tasks").hidden = tasks.length > 0;
@@ -549,7 +549,7 @@ async function toggleRuns(button, task) {
 
 async function loadApprovals() {
   try {
-    const pending = await api("GET", "/approvals");
+    const pending = await api("GET", "/approvals?limit=500");
     $("approval-list").replaceChildren(...pending.map((request) => el("li", {}, approvalCard(request))));
     $("no-approvals").hidden = pending.length > 0;
     count("approvals-count", pending.length);

@@ -12,6 +12,7 @@ import contextlib
 import json
 import logging
 import time
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -242,3 +243,25 @@ async def test_a_page_and_a_model_reply_holding_a_nul_are_stored_on_postgresql(
     assert chat.json()["reply"] == "Saved. The page says: the page text"
     assert history.status_code == 200 and "\x00" not in history.text
     assert [n["content"] for n in notes.json()] == ["from the page: the page text"]
+
+
+async def test_health_is_not_ok_while_runs_start_seconds_late(tmp_path: Path) -> None:
+    async with running_web(tmp_path) as web, web.client() as client:
+        await client.post("/agent/chat", json={"message": "remind me every minute to stand up"})
+        ok = await client.get("/health")
+        web.clock.advance(timedelta(minutes=1, seconds=4.8))  # the scheduler fell behind
+        await web.run_due()
+        await web.front.app.tasks.wait_idle()
+        late = await client.get("/health")
+        web.clock.advance(timedelta(seconds=55.2))  # the next run, on time
+        await web.run_due()
+        remembered = await client.get("/health")  # the late one counts for a minute
+        web.clock.advance(timedelta(minutes=1))  # and the next, on time again
+        await web.run_due()
+        again = await client.get("/health")
+    assert ok.status_code == 200 and ok.json()["late_seconds"] == 0
+    assert late.status_code == 503, late.json()
+    assert late.json()["status"] == "degraded" and late.json()["late_seconds"] == 4.8
+    assert late.json()["max_late_seconds"] == 2 and late.json()["overdue"] == 0
+    assert remembered.status_code == 503 and remembered.json()["late_seconds"] == 4.8
+    assert again.status_code == 200 and again.json()["late_seconds"] == 0
