@@ -152,13 +152,13 @@ class Settings(BaseSettings):
         3, ge=1, le=1000, validation_alias=AliasChoices("ASSISTANT_MAX_TURNS_PER_USER")
     )
     ledger_keep_days: float = Field(
-        7, ge=0, le=36_500, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_DAYS")
+        1, ge=0, le=36_500, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_DAYS")
     )
     ledger_keep_runs: int = Field(
         100, ge=0, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_RUNS")
     )
     ledger_compact_rows: int = Field(
-        5000, ge=1, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_COMPACT_ROWS")
+        1000, ge=1, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_COMPACT_ROWS")
     )
     deliveries_max_bytes: int = Field(
         10_000_000,

@@ -2,7 +2,7 @@
 
 A task that runs every minute writes 1,440 ledger rows a day. ``LedgerRetention`` folds the
 rows older than ``LedgerPolicy.keep_for`` into their task's summary, sparing each task's
-newest ``keep_runs`` rows (a daily task keeps months of detail; a frequent one, a week plus
+newest ``keep_runs`` rows (a daily task keeps months of detail; a frequent one, a day plus
 its last hundred runs). Each round costs at most ``rows_per_round`` rows and
 ``tasks_per_round`` task look-ups, in one short transaction, and rounds continue from where
 the last one stopped: a second later while a pass through the tasks is under way, ``every``
@@ -40,9 +40,9 @@ class LedgerPolicy:
             more tasks wait): short, but a pause, so claims and deliveries go first.
     """
 
-    keep_for: timedelta = timedelta(days=7)
+    keep_for: timedelta = timedelta(days=1)
     keep_runs: int = 100
-    rows_per_round: int = 5000
+    rows_per_round: int = 1000
     tasks_per_round: int = 500
     every: timedelta = timedelta(minutes=1)
     between: timedelta = timedelta(seconds=1)
