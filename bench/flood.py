@@ -1,13 +1,13 @@
 """Another user's reminders under one user's flood, within the limits (issue 24, item 8).
 
-Run with ``.venv/bin/python -m bench.flood`` (``--minutes 3`` bursts, ``--store postgres`` for
-the embedded PostgreSQL server instead of a SQLite file). The user ``flood`` adds as many
+Run with ``.venv/bin/python -m bench.flood`` (``--minutes 3``, ``--store postgres`` for the
+embedded PostgreSQL server instead of a SQLite file). The user ``flood`` adds as many
 reminders as one person may (``TaskLimits``: 500 live tasks, each at most once a minute; the
 501st is refused) and ``bob`` adds five, all every minute and all due at the same second,
 the worst case. The real clock and the whole engine (claims, leases, group-committed ledger)
-fire them for ``--minutes`` minutes (``--minutes`` + 1 bursts, the first 15 s in). Printed: how late bob's and the flood's reminders were
-delivered (p50 / p99 / max), the most ``health()`` reported while they were, and the ledger
-rows the flood wrote.
+fire them: ``--minutes`` + 1 bursts, the first 15 s in. Printed: how late bob's and the
+flood's reminders were delivered (p50 / p99 / max), the most ``health()`` reported while
+they were, and the ledger rows the flood wrote.
 """
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ async def measure(folder: Path, tasks: int, days: int) -> None:
     print(
         f"rounds: {len(rounds)}, each at most {policy.rows_per_round:,} rows: "
         f"p50 {statistics.median(rounds):.0f} ms, p99 {_p99(rounds):.0f} ms, "
-        f"max {max(rounds):.0f} ms"
+        f"max {max(rounds):.0f} ms (round {rounds.index(max(rounds)) + 1})"
     )
     if summary is not None:
         print(

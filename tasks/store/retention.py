@@ -3,9 +3,11 @@ folding itself (pure; every store uses it, so they all sum the same way).
 
 A row may be folded when it is final (not claimed), is not an ``outcome_unknown`` run (its
 owner may still be asked to run it again, bound to that row), was claimed before the
-retention age, and is not among its task's newest ``keep`` rows. What folding keeps of the
-rows is a ``LedgerSummary`` per task: how many, how each ended, their first and last
-scheduled times, and how late they started.
+retention age, and is not among its task's newest ``keep`` rows. A store reads a task's rows
+oldest first through its ``(task_id, id)`` index and ``take_old`` stops at the first young
+one, so a pass over tasks whose old rows are gone costs two index look-ups per task. What
+folding keeps of the rows is a ``LedgerSummary`` per task: how many, how each ended, their
+first and last scheduled times, and how late they started.
 """
 
 from __future__ import annotations
@@ -34,6 +36,42 @@ class FoldedRow:
     status: RunStatus
     scheduled_for: datetime
     late_by: timedelta | None
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerRow:
+    """A ledger row as compaction reads it (oldest first, through the task's index)."""
+
+    id: int
+    status: str
+    scheduled_for: datetime
+    late_by: timedelta | None
+    claimed_at: datetime
+
+
+def take_old(
+    rows: Iterable[LedgerRow], before: datetime, room: int, *, page: int
+) -> tuple[list[FoldedRow], bool]:
+    """The rows of ``rows`` (a page of at most ``page`` of a task's oldest, by id) that may
+    be folded, at most ``room``, and whether more may follow the page.
+
+    Row ids grow with their claims, so the first row claimed at or after ``before`` ends
+    the old ones: reading stops there instead of going through a day of young rows (a store
+    hands the rows over as it reads them). A row that may not be folded (claimed, outcome
+    unknown) is passed over.
+    """
+    taken: list[FoldedRow] = []
+    read = 0
+    for row in rows:
+        if row.claimed_at >= before:
+            return taken, False
+        if len(taken) == room:
+            return taken, True
+        read += 1
+        if row.status in FOLDABLE:
+            late = row.late_by
+            taken.append(FoldedRow(row.id, RunStatus(row.status), row.scheduled_for, late))
+    return taken, read >= page
 
 
 def fold(task_id: str, summary: LedgerSummary | None, rows: Iterable[FoldedRow]) -> LedgerSummary:

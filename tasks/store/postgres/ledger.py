@@ -14,10 +14,17 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from common import PgConnection
-from tasks.models import Compaction, LedgerSummary, RunStatus
+from tasks.models import Compaction, LedgerSummary
 from tasks.store.base import not_found
 from tasks.store.postgres.runs import owned_row
-from tasks.store.retention import FOLDABLE, FoldedRow, counts_from_json, counts_json, fold
+from tasks.store.retention import (
+    FoldedRow,
+    LedgerRow,
+    counts_from_json,
+    counts_json,
+    fold,
+    take_old,
+)
 
 _LOCK = 0x1ED6E2  # pg_try_advisory_xact_lock key: "ledger compaction"
 _SUMMARY_COLUMNS = (
@@ -48,22 +55,22 @@ async def compact(
     folded, cursor = 0, after_task
     for position, task_id in enumerate(looked, start=1):
         room = max_rows - folded
-        rows = await _foldable(conn, task_id, before=before, keep=keep, limit=room + 1)
-        taken = rows[:room]
+        oldest = await _oldest(conn, task_id, keep=keep, limit=room + 1, before=before)
+        taken, more = take_old(oldest, before, room, page=room + 1)
         if taken:
             await _fold(conn, task_id, taken)
             folded += len(taken)
-        if len(rows) > room:
+        if more:
             return Compaction(folded, position, cursor, complete=False)  # this task again
         cursor = task_id
     complete = len(looked) < max_tasks
     return Compaction(folded, len(looked), "" if complete else cursor, complete)
 
 
-async def _foldable(
-    conn: PgConnection, task_id: str, *, before: datetime, keep: int, limit: int
-) -> list[FoldedRow]:
-    """The task's oldest rows that may be folded, at most ``limit`` of them."""
+async def _oldest(
+    conn: PgConnection, task_id: str, *, keep: int, limit: int, before: datetime
+) -> list[LedgerRow]:
+    """The task's oldest rows but its newest ``keep``, at most ``limit`` of them."""
     newest_kept = await conn.fetchval(
         "SELECT id FROM task_runs WHERE task_id = $1 ORDER BY id DESC LIMIT 1 OFFSET $2",
         task_id,
@@ -72,22 +79,29 @@ async def _foldable(
     if newest_kept is None or limit <= 0:
         return []
     below = newest_kept if keep > 0 else newest_kept + 1
-    found = await conn.fetch(
-        "SELECT id, status, scheduled_for, late_by FROM task_runs"
-        " WHERE task_id = $1 AND id < $2 AND status = ANY($3::text[]) AND claimed_at < $4"
-        " ORDER BY id LIMIT $5",
+    # The oldest row first: when it is young, all are (ids grow with claims), and the
+    # task costs two index look-ups; otherwise its page is read.
+    first = await conn.fetchval(
+        "SELECT claimed_at FROM task_runs WHERE task_id = $1 AND id < $2 ORDER BY id LIMIT 1",
         task_id,
         below,
-        list(FOLDABLE),
-        before,
+    )
+    if first is None or first >= before:
+        return []
+    found = await conn.fetch(
+        "SELECT id, status, scheduled_for, late_by, claimed_at FROM task_runs"
+        " WHERE task_id = $1 AND id < $2 ORDER BY id LIMIT $3",
+        task_id,
+        below,
         limit,
     )
     return [
-        FoldedRow(
+        LedgerRow(
             int(row["id"]),
-            RunStatus(row["status"]),
+            row["status"],
             row["scheduled_for"],
             None if row["late_by"] is None else timedelta(seconds=row["late_by"]),
+            row["claimed_at"],
         )
         for row in found
     ]

@@ -10,16 +10,22 @@ rows, however long the ledger has grown.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 
 from common import to_db_time
-from tasks.models import Compaction, LedgerSummary, RunStatus
+from tasks.models import Compaction, LedgerSummary
 from tasks.store.base import not_found
-from tasks.store.retention import FOLDABLE, FoldedRow, counts_from_json, counts_json, fold
+from tasks.store.retention import (
+    FoldedRow,
+    LedgerRow,
+    counts_from_json,
+    counts_json,
+    fold,
+    take_old,
+)
 from tasks.store.sqlite.runs import owned_row
 
-_STATUSES = ", ".join(f"'{status}'" for status in FOLDABLE)
 _SUMMARY_COLUMNS = (
     "task_id, runs, counts, first_scheduled, last_scheduled, late_runs, max_late_by, last_run_id"
 )
@@ -45,44 +51,43 @@ def compact(
     folded, cursor = 0, after_task
     for position, task_id in enumerate(looked, start=1):
         room = max_rows - folded
-        rows = _foldable(conn, task_id, before=before, keep=keep, limit=room + 1)
-        taken = rows[:room]
+        oldest = _oldest(conn, task_id, keep=keep, limit=room + 1)
+        taken, more = take_old(oldest, before, room, page=room + 1)
         if taken:
             _fold(conn, task_id, taken)
             folded += len(taken)
-        if len(rows) > room:
+        if more:
             return Compaction(folded, position, cursor, complete=False)  # this task again
         cursor = task_id
     complete = len(looked) < max_tasks
     return Compaction(folded, len(looked), "" if complete else cursor, complete)
 
 
-def _foldable(
-    conn: sqlite3.Connection, task_id: str, *, before: datetime, keep: int, limit: int
-) -> list[FoldedRow]:
-    """The task's oldest rows that may be folded, at most ``limit`` of them."""
+def _oldest(
+    conn: sqlite3.Connection, task_id: str, *, keep: int, limit: int
+) -> Iterator[LedgerRow]:
+    """The task's oldest rows but its newest ``keep``, at most ``limit`` of them, read as
+    they are wanted (``take_old`` stops at the first young one)."""
     newest_kept = conn.execute(
         "SELECT id FROM task_runs WHERE task_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?",
         (task_id, max(keep - 1, 0)),
     ).fetchone()
     if newest_kept is None or limit <= 0:
-        return []
+        return
     below = newest_kept[0] if keep > 0 else newest_kept[0] + 1
     found = conn.execute(
-        "SELECT id, status, scheduled_for, late_by FROM task_runs"
-        f" WHERE task_id = ? AND id < ? AND status IN ({_STATUSES}) AND claimed_at < ?"
-        " ORDER BY id LIMIT ?",
-        (task_id, below, to_db_time(before), limit),
+        "SELECT id, status, scheduled_for, late_by, claimed_at FROM task_runs"
+        " WHERE task_id = ? AND id < ? ORDER BY id LIMIT ?",
+        (task_id, below, limit),
     )
-    return [
-        FoldedRow(
+    for row in found:
+        yield LedgerRow(
             int(row[0]),
-            RunStatus(row[1]),
+            row[1],
             datetime.fromisoformat(row[2]),
             None if row[3] is None else timedelta(seconds=row[3]),
+            datetime.fromisoformat(row[4]),
         )
-        for row in found
-    ]
 
 
 def _fold(conn: sqlite3.Connection, task_id: str, rows: Sequence[FoldedRow]) -> None:
