@@ -120,12 +120,13 @@ def _stores(
     """The memory and task stores: on ``ASSISTANT_DATABASE_URL``'s PostgreSQL database when
     it is set, else in the SQLite file under the data directory (neither opened yet)."""
     url = settings.postgres_url
+    limits = settings.note_limits
     if url is None:
-        return MemoryStore(settings.database_path, clock=clock), SqliteTaskStore(
-            settings.database_path
-        )
+        return MemoryStore(
+            settings.database_path, clock=clock, note_limits=limits
+        ), SqliteTaskStore(settings.database_path)
     pool = settings.database_pool_size
-    memory = MemoryStore(database_url=url, clock=clock, pool_size=pool)
+    memory = MemoryStore(database_url=url, clock=clock, pool_size=pool, note_limits=limits)
     return memory, PostgresTaskStore(url, scope=serves, pool_size=pool)
 
 
@@ -169,6 +170,7 @@ def offline_planner(
     web: WebTools,
     system: SystemTools,
     registry: ToolRegistry,
+    max_input_chars: int = 4000,
 ) -> OfflinePlanner:
     """The offline planner over the builtin tools, named as ``registry`` names them."""
     tools = PlannerTools(
@@ -188,7 +190,12 @@ def offline_planner(
         api_call=web.api_call,
         execute_code=system.execute_code,
     )
-    return OfflinePlanner(tools=tools, registry=registry, search_configured=web.search_configured)
+    return OfflinePlanner(
+        tools=tools,
+        registry=registry,
+        search_configured=web.search_configured,
+        max_input_chars=max_input_chars,
+    )
 
 
 def _model_of(settings: Settings, backend: LLMBackend | None) -> LazyModel | None:
@@ -280,6 +287,8 @@ async def open_app(
             # left claimed are retried as this one starts, not when their leases run out.
             # PostgreSQL has no such lock (several schedulers share it): leases decide there.
             exclusive=run_scheduler and settings.postgres_url is None,
+            limits=settings.task_limits,
+            ledger=settings.ledger_policy,
         )
         task_tools = TaskTools(
             manager, search_configured=web.search_configured, date_order=settings.date_order
@@ -293,7 +302,12 @@ async def open_app(
         for found in custom.tools:
             registry.add(found)
         planner = offline_planner(
-            tasks=task_tools, memory=memory_tools, web=web, system=system, registry=registry
+            tasks=task_tools,
+            memory=memory_tools,
+            web=web,
+            system=system,
+            registry=registry,
+            max_input_chars=settings.max_message_chars,
         )
         model = _model_of(settings, backend)
         if model is not None:
@@ -305,6 +319,7 @@ async def open_app(
             approvals=memory,
             clock=clock,
             approval_ttl=timedelta(minutes=settings.approval_ttl_minutes),
+            max_calls_per_reply=settings.max_calls_per_reply,
         )
         agent = DialogAgent(
             backend=model,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
+from datetime import timedelta
 from pathlib import Path
+from types import MappingProxyType
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -15,6 +17,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from assistant.llm.base import Order, ToolMode
 from common import is_postgres_url, url_secrets
+from memory import NoteLimits
+from tasks import LedgerPolicy, TaskLimits, parse_intervals
 
 _TOKEN_SHAPE = re.compile(r"^\d{5,16}:[A-Za-z0-9_-]{30,64}$")
 
@@ -122,6 +126,58 @@ class Settings(BaseSettings):
         512, ge=16, le=32_768, validation_alias=AliasChoices("ASSISTANT_LLM_MAX_TOKENS")
     )
     max_rounds: int = Field(5, ge=1, le=20, validation_alias=AliasChoices("ASSISTANT_MAX_ROUNDS"))
+    max_message_chars: int = Field(
+        4000, ge=100, le=10_000, validation_alias=AliasChoices("ASSISTANT_MAX_MESSAGE_CHARS")
+    )
+    max_calls_per_reply: int = Field(
+        10, ge=1, le=1000, validation_alias=AliasChoices("ASSISTANT_MAX_CALLS_PER_REPLY")
+    )
+    max_tasks_per_user: int = Field(
+        500, ge=1, le=10_000_000, validation_alias=AliasChoices("ASSISTANT_MAX_TASKS_PER_USER")
+    )
+    max_task_bytes_per_user: int = Field(
+        2_000_000,
+        ge=1000,
+        le=10**12,
+        validation_alias=AliasChoices("ASSISTANT_MAX_TASK_BYTES_PER_USER"),
+    )
+    min_interval: str = Field("60", validation_alias=AliasChoices("ASSISTANT_MIN_INTERVAL"))
+    max_notes_per_user: int = Field(
+        5000, ge=1, le=10_000_000, validation_alias=AliasChoices("ASSISTANT_MAX_NOTES_PER_USER")
+    )
+    max_note_bytes_per_user: int = Field(
+        5_000_000,
+        ge=1000,
+        le=10**12,
+        validation_alias=AliasChoices("ASSISTANT_MAX_NOTE_BYTES_PER_USER"),
+    )
+    max_turns_per_user: int = Field(
+        3, ge=1, le=1000, validation_alias=AliasChoices("ASSISTANT_MAX_TURNS_PER_USER")
+    )
+    ledger_keep_days: float = Field(
+        1, ge=0, le=36_500, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_DAYS")
+    )
+    ledger_keep_runs: int = Field(
+        100, ge=0, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_RUNS")
+    )
+    ledger_compact_rows: int = Field(
+        1000, ge=1, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_COMPACT_ROWS")
+    )
+    deliveries_max_bytes: int = Field(
+        10_000_000,
+        ge=10_000,
+        le=10**12,
+        validation_alias=AliasChoices("ASSISTANT_DELIVERIES_MAX_BYTES"),
+    )
+    deliveries_keep: int = Field(
+        3, ge=0, le=1000, validation_alias=AliasChoices("ASSISTANT_DELIVERIES_KEEP")
+    )
+    health_max_late_seconds: float = Field(
+        2.0, gt=0, le=3600, validation_alias=AliasChoices("ASSISTANT_HEALTH_MAX_LATE_SECONDS")
+    )
+    max_event_streams: int = Field(
+        5, ge=1, le=1000, validation_alias=AliasChoices("ASSISTANT_MAX_EVENT_STREAMS")
+    )
     system_prompt: str | None = _env("ASSISTANT_SYSTEM_PROMPT")
     approval_ttl_minutes: float = Field(
         30.0, gt=0, le=7 * 24 * 60, validation_alias=AliasChoices("ASSISTANT_APPROVAL_TTL_MINUTES")
@@ -148,6 +204,18 @@ class Settings(BaseSettings):
     )
     web_host: str = Field("127.0.0.1", validation_alias=AliasChoices("ASSISTANT_WEB_HOST"))
     web_port: int = Field(8080, ge=0, le=65535, validation_alias=AliasChoices("ASSISTANT_WEB_PORT"))
+    web_head_timeout: float = Field(
+        10.0, gt=0, le=600, validation_alias=AliasChoices("ASSISTANT_WEB_HEAD_TIMEOUT")
+    )
+    web_body_timeout: float = Field(
+        30.0, gt=0, le=3600, validation_alias=AliasChoices("ASSISTANT_WEB_BODY_TIMEOUT")
+    )
+    web_max_connections: int = Field(
+        256, ge=1, le=100_000, validation_alias=AliasChoices("ASSISTANT_WEB_MAX_CONNECTIONS")
+    )
+    api_token_min_bits: float = Field(
+        50, ge=0, le=256, validation_alias=AliasChoices("ASSISTANT_API_TOKEN_MIN_BITS")
+    )
     # Read as a secret: a bad value is reported without quoting it (``api_tokens_text``).
     api_tokens: SecretStr | None = _env("ASSISTANT_API_TOKENS")
 
@@ -246,6 +314,12 @@ class Settings(BaseSettings):
             )
         return value.strip() if isinstance(value, str) else value
 
+    @field_validator("min_interval")
+    @classmethod
+    def _intervals(cls, value: str) -> str:
+        parse_intervals(value)
+        return value.strip() or "60"
+
     @field_validator("log_level")
     @classmethod
     def _level(cls, value: str) -> str:
@@ -258,6 +332,29 @@ class Settings(BaseSettings):
     def zone(self) -> ZoneInfo:
         """The configured zone as a ``ZoneInfo``."""
         return ZoneInfo(self.timezone)
+
+    @property
+    def task_limits(self) -> TaskLimits:
+        """What one owner may schedule (ASSISTANT_MAX_TASKS_PER_USER and friends)."""
+        return TaskLimits(
+            max_tasks=self.max_tasks_per_user,
+            max_bytes=self.max_task_bytes_per_user,
+            min_interval=MappingProxyType(parse_intervals(self.min_interval)),
+        )
+
+    @property
+    def ledger_policy(self) -> LedgerPolicy:
+        """What of the run ledger is kept in full (ASSISTANT_LEDGER_KEEP_DAYS and friends)."""
+        return LedgerPolicy(
+            keep_for=timedelta(days=self.ledger_keep_days),
+            keep_runs=self.ledger_keep_runs,
+            rows_per_round=self.ledger_compact_rows,
+        )
+
+    @property
+    def note_limits(self) -> NoteLimits:
+        """What one user may keep in notes (ASSISTANT_MAX_NOTES_PER_USER and friends)."""
+        return NoteLimits(max_notes=self.max_notes_per_user, max_bytes=self.max_note_bytes_per_user)
 
     @property
     def database_path(self) -> Path:

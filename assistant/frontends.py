@@ -18,12 +18,14 @@ could deliver it for real.
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import signal
 import sys
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
@@ -31,7 +33,7 @@ from urllib.parse import urlsplit
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import ConfigError, Settings
 from assistant.llm import LLMBackend
-from common import Clock, SystemClock
+from common import PRIVATE_FILE_MODE, Clock, SystemClock
 from interfaces import (
     WEB_CHAT_PREFIX,
     Console,
@@ -46,6 +48,16 @@ from tasks import ChatScope, Notifier
 if TYPE_CHECKING:
     from interfaces.telegram import TelegramInterface, TelegramNotifier, WebhookConfig
     from interfaces.web import WebInterface, WebServer
+
+
+def sink_notifier(settings: Settings, path: Path, clock: Clock) -> JsonlNotifier:
+    """The JSON Lines file of deliveries at ``path``, rotated by size as configured."""
+    return JsonlNotifier(
+        path,
+        clock=clock,
+        max_bytes=settings.deliveries_max_bytes,
+        keep=settings.deliveries_keep,
+    )
 
 
 def default_sink(settings: Settings) -> Path:
@@ -99,7 +111,7 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
     clock = clock or SystemClock()
     stop = _stop_on_signals()
     async with AsyncExitStack() as stack:
-        local = JsonlNotifier(sink, clock=clock)
+        local = sink_notifier(settings, sink, clock)
         notifier = await _routing(settings, stack, clock, local=local, sink=sink)
         await stack.enter_async_context(
             open_app(
@@ -134,7 +146,7 @@ async def telegram(
     bot_notifier = TelegramNotifier.create(
         token=token, base_url=settings.telegram_base_url, clock=clock
     )
-    sink = JsonlNotifier(default_sink(settings), clock=clock)
+    sink = sink_notifier(settings, default_sink(settings), clock)
     notifier = RoutingNotifier(
         local_chat=LOCAL_CHAT,
         local=sink,
@@ -183,13 +195,27 @@ async def telegram(
 
 @dataclass(frozen=True, slots=True)
 class WebFront:
-    """The web front end while it runs: the app, the HTTP interface and its server, and the
-    Telegram bot when one is configured."""
+    """The web front end while it runs: the app, the HTTP interface and its server, the
+    Telegram bot when one is configured, and, without API tokens, this start's own token."""
 
     app: App
     interface: WebInterface
     server: WebServer
     bot: TelegramInterface | None
+    local_token: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def page_url(self) -> str:
+        """The page's address to open; without API tokens it carries this start's token in
+        its fragment (``#token=``), which browsers never send to a server or a log."""
+        base = f"{self.server.url}/"
+        return base if self.local_token is None else f"{base}#token={self.local_token}"
+
+
+LOCAL_TOKEN_FILE = "web-token"
+"""Under the data directory (0700), the token of the running ``assistant web`` without API
+tokens, at 0600: for scripts of the same user; removed when the server stops."""
 
 
 @asynccontextmanager
@@ -226,9 +252,10 @@ async def open_web(
     host = host or settings.web_host
     port = settings.web_port if port is None else port
     try:
-        tokens = ApiTokens.parse(settings.api_tokens_text())
+        tokens = ApiTokens.parse(settings.api_tokens_text(), min_bits=settings.api_token_min_bits)
     except TokenError as error:
         raise ConfigError(str(error)) from None
+    local_token = None if len(tokens) else secrets.token_urlsafe(32)
     if not len(tokens) and host not in _LOOPBACK:
         # Port 0 is any free port: the address is then the host alone.
         reached = f"{host}:{port}" if port else host
@@ -240,7 +267,7 @@ async def open_web(
         )
     clock = clock or SystemClock()
     async with AsyncExitStack() as stack:
-        sink = JsonlNotifier(default_sink(settings), clock=clock)
+        sink = sink_notifier(settings, default_sink(settings), clock)
         inbox = WebInbox(clock=clock, record=sink)
         notifier = await _routing(settings, stack, clock, local=sink, web_notifier=inbox)
         app = await stack.enter_async_context(
@@ -260,11 +287,25 @@ async def open_web(
             memory=app.memory,
             scheduler=app.tasks,
             inbox=inbox,
-            tokens=tokens,
-            open_user=None if len(tokens) else LOCAL_USER,
+            # Without API tokens the server has one owner: whoever started it gets this
+            # start's token, and every other account on the machine gets 401.
+            tokens=tokens if local_token is None else ApiTokens({local_token: LOCAL_USER}),
+            loopback_only=local_token is not None,
             clock=clock,
+            max_message_chars=settings.max_message_chars,
+            max_turns_per_user=settings.max_turns_per_user,
+            max_event_streams=settings.max_event_streams,
+            health_max_late=timedelta(seconds=settings.health_max_late_seconds),
         )
-        server = WebServer(interface.app, host=host, port=port, on_stop=interface.close)
+        server = WebServer(
+            interface.app,
+            host=host,
+            port=port,
+            on_stop=interface.close,
+            head_timeout=settings.web_head_timeout,
+            body_timeout=settings.web_body_timeout,
+            max_connections=settings.web_max_connections,
+        )
         try:
             await server.start()
         except (OSError, OverflowError) as error:
@@ -274,12 +315,22 @@ async def open_web(
                 "ASSISTANT_WEB_PORT or --port, or stop what uses it"
             ) from None
         stack.push_async_callback(server.stop)
+        if local_token is not None:
+            _keep_local_token(settings.data_dir / LOCAL_TOKEN_FILE, local_token, stack)
         bot = await _start_bot(settings, app, notifier)
         if bot is not None:
             stack.push_async_callback(bot.stop)
         # Stopping runs these backwards: the scheduler drains while the bot and pages deliver.
         stack.push_async_callback(app.tasks.stop)
-        yield WebFront(app=app, interface=interface, server=server, bot=bot)
+        warnings = _clear_text_warnings(host, server.url)
+        yield WebFront(
+            app=app,
+            interface=interface,
+            server=server,
+            bot=bot,
+            local_token=local_token,
+            warnings=warnings,
+        )
 
 
 async def web(
@@ -296,15 +347,43 @@ async def web(
     """
     stop = _stop_on_signals()
     async with open_web(settings, host=host, port=port, clock=clock) as front:
-        tokens = settings.api_tokens_text()
-        who = "API tokens" if tokens else "no token: this machine only"
+        if front.local_token is None:
+            who = "API tokens"
+        else:
+            who = (
+                "only you: this start's token is in the address (and in "
+                f"{settings.data_dir / LOCAL_TOKEN_FILE}); the page keeps it"
+            )
         also = "; the Telegram bot runs too" if front.bot is not None else ""
-        print(f"ready: {front.server.url}/ ({who}){also}; Ctrl-C stops it", flush=True)
+        for warning in front.warnings:
+            print(f"warning: {warning}", file=sys.stderr, flush=True)
+        print(f"ready: {front.page_url} ({who}){also}; Ctrl-C stops it", flush=True)
         await stop.wait()
     return 0
 
 
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _clear_text_warnings(host: str, url: str) -> tuple[str, ...]:
+    """What to say when the tokens would cross a network unencrypted."""
+    if host in _LOOPBACK:
+        return ()
+    return (
+        f"{url} serves plain HTTP on {host}, so every request's token crosses the network in "
+        "clear and anyone on the way can copy it: put a TLS proxy (Caddy, nginx) in front and "
+        "keep this server on 127.0.0.1 (README: 'Behind a reverse proxy with HTTPS')",
+    )
+
+
+def _keep_local_token(path: Path, token: str, stack: AsyncExitStack) -> None:
+    """Write this start's token to ``path`` (0600, replacing an old one) until the stop."""
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(token + "\n")
+
+    stack.callback(path.unlink, missing_ok=True)
 
 
 async def _start_bot(
@@ -344,7 +423,7 @@ async def _routing(
 ) -> RoutingNotifier:
     """Route the terminal's chat to ``local``, Telegram chats to Telegram when configured, and
     web chats to ``web_notifier`` (the file when the web front end does not run)."""
-    fallback = JsonlNotifier(sink or default_sink(settings), clock=clock)
+    fallback = sink_notifier(settings, sink or default_sink(settings), clock)
     remote: TelegramNotifier | None = None
     if settings.telegram_bot_token is not None:
         from interfaces.telegram import TelegramNotifier

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import os
 import signal
 import statistics
@@ -38,7 +39,7 @@ FIRST_TOKEN_TARGET_MS = 5.0
 
 def token(user: int) -> str:
     """The bench's API token of user ``user``."""
-    return f"bench-token-{user:04d}-0123456789"
+    return hashlib.sha256(f"bench-token-{user}".encode()).hexdigest()[:32]
 
 
 def tokens(users: int) -> str:

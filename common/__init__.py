@@ -54,7 +54,7 @@ from common.sqlite import (
     migrate,
     to_db_time,
 )
-from common.text import clean_text, clean_value
+from common.text import clean_text, clean_value, unstorable
 
 __all__ = [
     "HTTP_METHODS",
@@ -104,5 +104,6 @@ __all__ = [
     "sqlite_count",
     "tighten",
     "to_db_time",
+    "unstorable",
     "url_secrets",
 ]

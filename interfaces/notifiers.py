@@ -87,17 +87,40 @@ class RoutingNotifier:
         return await self._fallback.deliver(delivery)
 
 
+DEFAULT_SINK_BYTES = 10_000_000
+"""How large a JSON Lines delivery file grows before it is rotated."""
+DEFAULT_SINK_KEEP = 3
+"""How many rotated delivery files are kept."""
+
+
 class JsonlNotifier:
     """Appends each delivery as one JSON object per line, flushed to disk before it counts.
 
     Each line holds ``task_id``, ``run_id``, ``owner_id``, ``chat_id``, ``kind``, ``text``,
     ``late_by_seconds`` (or null) and ``delivered_at`` (ISO 8601, UTC). The file is private
-    to its user (0600).
+    to its user (0600). A line that would take the file over ``max_bytes`` starts a new one:
+    the file becomes ``NAME.1`` (``NAME.1`` becomes ``NAME.2`` ...), and only ``keep`` such
+    older files are kept, so the files never hold more than ``(keep + 1) * max_bytes``.
+
+    Args:
+        path: The file.
+        clock: Stamps each line.
+        max_bytes: How large the file grows before it is rotated.
+        keep: How many rotated files are kept (0: none).
     """
 
-    def __init__(self, path: Path, *, clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        clock: Clock | None = None,
+        max_bytes: int = DEFAULT_SINK_BYTES,
+        keep: int = DEFAULT_SINK_KEEP,
+    ) -> None:
         self.path = path
         self._clock = clock or SystemClock()
+        self._max_bytes = max_bytes
+        self._keep = keep
         self._lock = asyncio.Lock()
 
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
@@ -126,10 +149,32 @@ class JsonlNotifier:
 
     def _append(self, line: str) -> None:
         make_private_dir(self.path.parent)
+        self._rotate_for(len(line.encode()) + 1)
         with open_private(self.path) as sink:
             sink.write(line + "\n")
             sink.flush()
             os.fsync(sink.fileno())
+
+    def _rotate_for(self, size: int) -> None:
+        """Start a new file when ``size`` more bytes would take this one over the limit."""
+        try:
+            held = self.path.stat().st_size
+        except FileNotFoundError:
+            return
+        if held == 0 or held + size <= self._max_bytes:
+            return
+        if self._keep == 0:
+            self.path.unlink()
+            return
+        self._older(self._keep).unlink(missing_ok=True)
+        for number in range(self._keep - 1, 0, -1):
+            if self._older(number).exists():
+                self._older(number).rename(self._older(number + 1))
+        self.path.rename(self._older(1))
+        logger.info("%s reached %d bytes: it is now %s", self.path, held, self._older(1).name)
+
+    def _older(self, number: int) -> Path:
+        return self.path.with_name(f"{self.path.name}.{number}")
 
 
 class LoggingNotifier:

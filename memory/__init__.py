@@ -10,7 +10,7 @@ from memory.conversations import (
     turn_size,
     within_budget,
 )
-from memory.errors import MemoryInputError, MemoryStoreError, StoreClosedError
+from memory.errors import MemoryInputError, MemoryLimitError, MemoryStoreError, StoreClosedError
 from memory.models import (
     ConversationContext,
     HitKind,
@@ -20,6 +20,7 @@ from memory.models import (
     StoredMessage,
     UserProfile,
 )
+from memory.notes import NoteLimits
 from memory.postgres import MEMORY_TABLES
 from memory.schema import SCHEMA_VERSION
 from memory.store import MemoryStore
@@ -34,10 +35,12 @@ __all__ = [
     "HitKind",
     "MemoryHit",
     "MemoryInputError",
+    "MemoryLimitError",
     "MemoryStore",
     "MemoryStoreError",
     "MessageRole",
     "Note",
+    "NoteLimits",
     "StoreClosedError",
     "StoredMessage",
     "UserProfile",

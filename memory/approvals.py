@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from common import clean_text
 from memory._db import Database, Session, from_db_time, to_db_time
 from memory._rows import NamedRow
 from memory._validate import require_id
@@ -106,13 +107,15 @@ def encode_request(request: ApprovalRequest) -> tuple[Any, ...]:
         raise MemoryInputError(
             f"the arguments of approval {request.id!r} must be JSON values: {exc}"
         ) from exc
+    # The store's own edge: a model writes the call's id and name, and both databases must
+    # keep the same text (PostgreSQL refuses a NUL anywhere).
     return (
         request.id,
         request.user_id,
-        request.chat_id,
-        request.tool_name,
+        clean_text(request.chat_id),
+        clean_text(request.tool_name),
         arguments,
-        request.call_id,
+        clean_text(request.call_id),
         RiskLevel(request.risk_level).value,
         ApprovalStatus(request.status).value,
         to_db_time(request.created_at, what="created_at"),

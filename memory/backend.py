@@ -19,7 +19,7 @@ from memory._db import Database
 from memory.approvals import ApprovalRepository
 from memory.conversations import ConversationRepository, RankedMessage
 from memory.models import ConversationContext, Note, StoredMessage, UserProfile
-from memory.notes import NoteRepository, RankedNote
+from memory.notes import NoteLimits, NoteRepository, RankedNote
 from memory.schema import migrate
 from memory.users import UserRepository
 from tools import ApprovalRequest, ApprovalStatus
@@ -28,8 +28,15 @@ from tools import ApprovalRequest, ApprovalStatus
 class Notes(Protocol):
     """Notes, scoped to their user."""
 
-    async def add(self, user_id: str, content: str, tags: list[str] | None) -> Note: ...
-    async def newest(self, user_id: str, limit: int) -> list[Note]: ...
+    async def add(
+        self,
+        user_id: str,
+        content: str,
+        tags: list[str] | None,
+        *,
+        limits: NoteLimits | None = None,
+    ) -> Note: ...
+    async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Note]: ...
     async def search(self, user_id: str, query: str, limit: int) -> list[RankedNote]: ...
 
 

@@ -6,16 +6,49 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from common import Clock
+from common import Clock, clean_text
 from memory._db import Database, Session, decode_rows, from_db_time, to_db_time
 from memory._validate import require_id, require_limit
-from memory.errors import MemoryInputError
+from memory.errors import MemoryInputError, MemoryLimitError
 from memory.fts import build_query
 from memory.models import Note
 
 MAX_NOTE_CHARS = 20_000
 MAX_TAGS = 20
 MAX_TAG_CHARS = 50
+
+
+@dataclass(frozen=True, slots=True)
+class NoteLimits:
+    """How much one user may keep in notes.
+
+    Attributes:
+        max_notes: Notes per user.
+        max_bytes: The bytes of their texts together (UTF-8).
+    """
+
+    max_notes: int = 5000
+    max_bytes: int = 5_000_000
+
+    def check_room(self, *, count: int, used: int, text: str) -> None:
+        """Refuse ``text`` when its user holds ``count`` notes of ``used`` bytes and it does
+        not fit.
+
+        Raises:
+            MemoryLimitError: saying which limit, which setting raises it, and what to do.
+        """
+        if count >= self.max_notes:
+            raise MemoryLimitError(
+                f"you keep {count} notes, the most one person may "
+                f"(ASSISTANT_MAX_NOTES_PER_USER={self.max_notes}); the note was not saved"
+            )
+        size = len(text.encode())
+        if used + size > self.max_bytes:
+            raise MemoryLimitError(
+                f"this note ({size:,} bytes) does not fit: your {count} notes hold {used:,} of "
+                f"the {self.max_bytes:,} bytes one person may keep "
+                "(ASSISTANT_MAX_NOTE_BYTES_PER_USER); the note was not saved"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +60,11 @@ class RankedNote:
     matched_all: bool
 
 
+_USER_HOLDS = (
+    "SELECT count(*), coalesce(sum(length(CAST(content AS BLOB))), 0) FROM notes WHERE user_id = ?"
+)
+
+
 class NoteRepository:
     """Reads and writes the ``notes`` table, always scoped to one user."""
 
@@ -34,8 +72,20 @@ class NoteRepository:
         self._db = db
         self._clock = clock
 
-    async def add(self, user_id: str, content: str, tags: list[str] | None) -> Note:
-        """Store a note and return it with its id."""
+    async def add(
+        self,
+        user_id: str,
+        content: str,
+        tags: list[str] | None,
+        *,
+        limits: NoteLimits | None = None,
+    ) -> Note:
+        """Store a note and return it with its id; with ``limits``, after counting the
+        user's notes in the same write transaction.
+
+        Raises:
+            MemoryLimitError: when it does not fit the user's ``limits``.
+        """
         require_id(user_id, "user_id")
         text = clean_content(content)
         clean_tags = normalize_tags(tags)
@@ -43,7 +93,12 @@ class NoteRepository:
         tags_json = json.dumps(clean_tags, ensure_ascii=False)
 
         def insert(tx: Session) -> tuple[int, int]:
-            # One write transaction at a time: the user's next number cannot be taken twice.
+            # One write transaction at a time: the user's next number cannot be taken twice,
+            # nor the user's room counted twice.
+            if limits is not None:
+                held = tx.fetch_one(_USER_HOLDS, (user_id,))
+                assert held is not None
+                limits.check_room(count=int(held[0]), used=int(held[1]), text=text)
             row = tx.fetch_one(
                 "SELECT COALESCE(MAX(number), 0) + 1 AS next FROM notes WHERE user_id = ?",
                 (user_id,),
@@ -59,13 +114,13 @@ class NoteRepository:
         note_id, number = await self._db.write(insert)
         return Note(note_id, user_id, text, clean_tags, from_db_time(to_db_time(created)), number)
 
-    async def newest(self, user_id: str, limit: int) -> list[Note]:
-        """Return the user's newest notes first."""
+    async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Note]:
+        """Return the user's newest notes first (``limit`` of them after ``offset``)."""
         require_id(user_id, "user_id")
         rows = await self._db.fetch_all(
             "SELECT id, user_id, number, content, tags, created_at FROM notes"
-            " WHERE user_id = ? ORDER BY id DESC LIMIT ?",
-            (user_id, require_limit(limit)),
+            " WHERE user_id = ? ORDER BY id DESC LIMIT ? OFFSET ?",
+            (user_id, require_limit(limit), max(offset, 0)),
         )
         return decode_rows(rows, _note, "note", reported=self._db.reported)
 
@@ -122,7 +177,7 @@ def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:
         raise MemoryInputError(f"tags must be a list of strings such as ['home'], got {tags!r}")
     kept: list[str] = []
     for raw in tags:
-        tag = " ".join(raw.strip().lstrip("#").split()).lower()
+        tag = " ".join(clean_text(raw).strip().lstrip("#").split()).lower()
         if len(tag) > MAX_TAG_CHARS:
             raise MemoryInputError(
                 f"the tag {raw!r} is longer than {MAX_TAG_CHARS} characters; use a short word"
@@ -135,6 +190,13 @@ def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:
 
 
 def clean_content(content: str) -> str:
+    """The note's text as it is stored (without NUL or lone surrogates), checked.
+
+    Raises:
+        MemoryInputError: when it is empty or too long.
+    """
+    if isinstance(content, str):
+        content = clean_text(content)
     if not isinstance(content, str) or not content.strip():
         raise MemoryInputError(f"a note needs some text, got {content!r}")
     if len(content) > MAX_NOTE_CHARS:

@@ -19,7 +19,7 @@ from memory.models import (
     StoredMessage,
     UserProfile,
 )
-from memory.notes import RankedNote
+from memory.notes import NoteLimits, RankedNote
 from memory.postgres import PostgresBackend
 from tools import ApprovalRequest, ApprovalStatus
 
@@ -42,6 +42,8 @@ class MemoryStore(AsyncLifecycle):
         clock: The source of time; stamps notes, turns and users (the system clock by default).
         busy_timeout: Seconds to wait for another SQLite connection's write lock.
         pool_size: PostgreSQL connections the store opens at most.
+        note_limits: How many notes (and bytes of them) one user may keep; ``None`` (the
+            default) limits nothing. The composition root passes the configured ones.
     """
 
     def __init__(
@@ -52,6 +54,7 @@ class MemoryStore(AsyncLifecycle):
         clock: Clock | None = None,
         busy_timeout: float = 5.0,
         pool_size: int = 4,
+        note_limits: NoteLimits | None = None,
     ) -> None:
         if (path is None) == (database_url is None):
             raise MemoryStoreError("give a MemoryStore either a SQLite path or a database_url")
@@ -60,6 +63,7 @@ class MemoryStore(AsyncLifecycle):
         self._clock = clock or SystemClock()
         self._busy_timeout = busy_timeout
         self._pool_size = pool_size
+        self._note_limits = note_limits
         self._backend: MemoryBackend | None = None
         self._closed = False
 
@@ -193,12 +197,16 @@ class MemoryStore(AsyncLifecycle):
     # Notes
 
     async def add_note(self, user_id: str, content: str, tags: list[str] | None = None) -> Note:
-        """Store a note (tags lower-cased, de-duplicated) and return it with its id."""
-        return await self._ready().notes.add(user_id, content, tags)
+        """Store a note (tags lower-cased, de-duplicated) and return it with its id.
 
-    async def list_notes(self, user_id: str, limit: int = 20) -> list[Note]:
-        """Return the user's newest notes first."""
-        return await self._ready().notes.newest(user_id, limit)
+        Raises:
+            MemoryLimitError: when the user keeps as many notes (or bytes) as allowed.
+        """
+        return await self._ready().notes.add(user_id, content, tags, limits=self._note_limits)
+
+    async def list_notes(self, user_id: str, limit: int = 20, offset: int = 0) -> list[Note]:
+        """Return the user's newest notes first (``limit`` of them after ``offset``)."""
+        return await self._ready().notes.newest(user_id, limit, offset)
 
     async def search_memory(self, user_id: str, query: str, limit: int = 5) -> list[MemoryHit]:
         """Search the user's notes and past conversation messages (every chat), best first.

@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from common import Clock
+from common import Clock, unstorable
 from memory._db import Database, Session, from_db_time, to_db_time
 from memory._validate import require_id
 from memory.errors import MemoryInputError
@@ -131,6 +131,10 @@ def check_setting(key: str, value: str) -> None:
             f"a setting key is a non-empty string of at most {MAX_SETTING_KEY_CHARS} "
             f"characters such as 'language', got {key!r}"
         )
+    for text in (key, value):
+        problem = unstorable(text) if isinstance(text, str) else None
+        if problem is not None:
+            raise MemoryInputError(f"the setting {key!r:.80} holds {problem}; send it without")
     if not isinstance(value, str) or len(value) > MAX_SETTING_VALUE_CHARS:
         raise MemoryInputError(
             f"the setting {key!r} takes a string of at most {MAX_SETTING_VALUE_CHARS} "

@@ -17,12 +17,13 @@ from tasks.describe import (
     task_line,
     when_text,
 )
-from tasks.engine import DEFAULT_SNOOZE, TaskManager
+from tasks.engine import DEFAULT_SNOOZE, LedgerPolicy, TaskManager
 from tasks.errors import (
     PastTimeError,
     ScheduleError,
     TaskDataError,
     TaskError,
+    TaskLimitError,
     TaskNotFoundError,
     TaskStateError,
 )
@@ -34,9 +35,13 @@ from tasks.execution import (
     TaskType,
     WebSearchData,
 )
+from tasks.limits import DEFAULT_MIN_INTERVAL, TaskLimits, parse_intervals
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
     Claim,
+    Compaction,
+    FinishedRun,
+    LedgerSummary,
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
@@ -108,6 +113,7 @@ from tasks.store import (
 )
 
 __all__ = [
+    "DEFAULT_MIN_INTERVAL",
     "DEFAULT_MISFIRE_RULES",
     "DEFAULT_SNOOZE",
     "TASK_TABLES",
@@ -118,6 +124,7 @@ __all__ = [
     "CalendarSchedule",
     "ChatScope",
     "Claim",
+    "Compaction",
     "CronSchedule",
     "CycleSchedule",
     "DateOrder",
@@ -125,8 +132,11 @@ __all__ = [
     "DeliveryKind",
     "DeliveryStatus",
     "ExecutionData",
+    "FinishedRun",
     "HttpSender",
     "IntervalSchedule",
+    "LedgerPolicy",
+    "LedgerSummary",
     "MemoryTaskStore",
     "MisfireAction",
     "MisfirePolicy",
@@ -155,6 +165,8 @@ __all__ = [
     "TaskDataError",
     "TaskDraft",
     "TaskError",
+    "TaskLimitError",
+    "TaskLimits",
     "TaskManager",
     "TaskNotFoundError",
     "TaskRun",
@@ -174,6 +186,7 @@ __all__ = [
     "in_the_morning",
     "keep_time_of_day",
     "next_run_words",
+    "parse_intervals",
     "parse_schedule",
     "preview_schedule",
     "read_delay",

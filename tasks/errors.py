@@ -5,7 +5,9 @@ TaskError                 base of everything this package raises on purpose
 │   └── PastTimeError     it is a time, but one that has already passed
 ├── TaskNotFoundError     no task with that id belongs to that owner
 ├── TaskStateError        the operation does not apply to the task as it is now
-└── TaskDataError         a task's type, execution data or option cannot be used
+├── TaskDataError         a task's type, execution data or option cannot be used
+└── TaskLimitError        the owner holds as many tasks (or bytes) as allowed, or the
+                          schedule repeats more often than its type may
 """
 
 from __future__ import annotations
@@ -43,3 +45,8 @@ class TaskStateError(TaskError):
 
 class TaskDataError(TaskError, ValueError):
     """A task's type, execution data or option cannot be used; the message says what works."""
+
+
+class TaskLimitError(TaskError):
+    """A limit of what one owner may schedule is reached; the message names the limit and the
+    setting that raises it."""

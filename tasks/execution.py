@@ -13,9 +13,17 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal, TypeAlias
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
-from common import HTTP_METHODS, NOT_IDEMPOTENT_METHODS, HttpRequest
+from common import HTTP_METHODS, NOT_IDEMPOTENT_METHODS, HttpRequest, clean_value
 from tasks.errors import TaskDataError
 from tasks.references import Lookup, check_placement, no_secrets, resolve_headers, resolve_url
 
@@ -31,6 +39,12 @@ class TaskType(StrEnum):
 
 class _Data(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _storable(cls, data: Any) -> Any:
+        """Every text as both databases keep it: no NUL, no lone surrogate."""
+        return clean_value(data) if isinstance(data, dict) else data
 
 
 class ReminderData(_Data):

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from types import MappingProxyType
 
-from common import require_aware
+from common import clean_text, require_aware
 from tasks.execution import ExecutionData, TaskType
 from tasks.schedule.model import Schedule
 
@@ -128,6 +128,10 @@ class TaskSpec:
     schedule: Schedule
     execution: ExecutionData
     misfire: MisfireRule
+
+    def __post_init__(self) -> None:
+        # Text as both databases keep it (PostgreSQL refuses a NUL anywhere).
+        object.__setattr__(self, "description", clean_text(self.description))
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,6 +306,14 @@ class RunOutcome:
     retry_at: datetime | None = None
     extra: bool = False
 
+    def __post_init__(self) -> None:
+        # An answer, a page or a server's error may hold what no database stores (a NUL):
+        # the ledger keeps the text without it, so the run is recorded once, as it ended.
+        for name in ("result", "error"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, clean_text(value))
+
 
 @dataclass(frozen=True, slots=True)
 class FinishedRun:
@@ -315,6 +327,49 @@ class FinishedRun:
 
 
 @dataclass(frozen=True, slots=True)
+class LedgerSummary:
+    """What a task's compacted runs were, in sum: the ledger rows folded into it are gone.
+
+    Attributes:
+        task_id: The task.
+        runs: How many rows were folded.
+        counts: How many of them ended in each status.
+        first_scheduled: The earliest of their scheduled times.
+        last_scheduled: The latest of them.
+        late_runs: How many started late (a lateness was recorded).
+        max_late_by: The largest lateness among them.
+        last_run_id: The newest folded row (every row up to it that could be folded was).
+    """
+
+    task_id: str
+    runs: int
+    counts: Mapping[RunStatus, int]
+    first_scheduled: datetime | None
+    last_scheduled: datetime | None
+    late_runs: int
+    max_late_by: timedelta | None
+    last_run_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Compaction:
+    """What one round of ledger compaction did.
+
+    Attributes:
+        folded: Ledger rows folded into summaries (and deleted).
+        tasks: Tasks looked at.
+        next_task: Where the next round starts (after this task id; ``""``: from the first).
+        complete: Whether this round ended a pass through every task (the next one starts
+            over); otherwise it stopped part way, at its budget of rows or tasks.
+    """
+
+    folded: int
+    tasks: int
+    next_task: str
+    complete: bool
+
+
+@dataclass(frozen=True, slots=True)
 class SchedulerHealth:
     """How the scheduler is doing, for a health check.
 
@@ -323,11 +378,14 @@ class SchedulerHealth:
         last_tick: When the timer last woke up to claim due runs (``None``: not yet).
         overdue: Enabled tasks whose next run is more than the grace period in the past
             (due but not claimed: a scheduler falling behind, or not running).
+        late: How late on-time runs start now: the most of those started in the last
+            minute, and of those due but still waiting (for a worker or a claim).
     """
 
     running: bool
     last_tick: datetime | None
     overdue: int
+    late: timedelta = timedelta(0)
 
 
 def format_lateness(late_by: timedelta) -> str:

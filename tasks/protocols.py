@@ -12,7 +12,7 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Protocol
 
-from common import HttpRequest, HttpResponse
+from common import HttpRequest, HttpResponse, clean_text
 
 
 class DeliveryKind(StrEnum):
@@ -56,6 +56,10 @@ class Delivery:
     text: str
     late_by: timedelta | None = None
     run_again: bool = False
+
+    def __post_init__(self) -> None:
+        # What a chat, a page or the JSON Lines file can take: no NUL, no lone surrogate.
+        object.__setattr__(self, "text", clean_text(self.text))
 
 
 class Notifier(Protocol):

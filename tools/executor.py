@@ -36,6 +36,8 @@ UNKNOWN_TOOL = "(unknown tool)"
 """The telemetry row that counts calls of names no tool has."""
 DEFAULT_APPROVAL_TTL = timedelta(minutes=30)
 DEFAULT_MAX_OUTPUT_CHARS = 12_000
+DEFAULT_MAX_CALLS_PER_REPLY = 10
+"""How many tool calls of one model reply run; the rest are answered as not run."""
 
 
 class ToolExecutor:
@@ -57,6 +59,7 @@ class ToolExecutor:
         clock: Clock | None = None,
         approval_ttl: timedelta = DEFAULT_APPROVAL_TTL,
         max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+        max_calls_per_reply: int = DEFAULT_MAX_CALLS_PER_REPLY,
         before: Sequence[BeforeHook] = (),
         after: Sequence[AfterHook] = (),
     ) -> None:
@@ -69,6 +72,9 @@ class ToolExecutor:
         self._clock = clock or SystemClock()
         self._approval_ttl = approval_ttl
         self._max_output_chars = max_output_chars
+        if max_calls_per_reply < 1:
+            raise ValueError(f"max_calls_per_reply must be at least 1, got {max_calls_per_reply!r}")
+        self.max_calls_per_reply = max_calls_per_reply
         self._before = list(before)
         self._after = list(after)
         self._telemetry = Telemetry()
@@ -92,15 +98,27 @@ class ToolExecutor:
 
         A call sees what the calls before it did ("add a reminder, then list the tasks").
         Neighbouring calls of tools declared ``parallel`` (tools that only read) run at the
-        same time, as one step of that order.
+        same time, as one step of that order. ``calls`` are one model reply's: beyond
+        ``max_calls_per_reply`` of them, each is answered INVALID without running, saying
+        why (a reply that asks for a thousand reminders sets ten).
         """
         if not calls:
             return []
         ctx = await self._ready(ctx)
+        allowed, refused = calls[: self.max_calls_per_reply], calls[self.max_calls_per_reply :]
         results: list[ToolResult] = []
-        for step in self._steps(calls):
+        for step in self._steps(allowed):
             results.extend(await asyncio.gather(*(self._execute_prepared(c, ctx) for c in step)))
-        return results
+        return results + [self._over_the_limit(call, len(calls)) for call in refused]
+
+    def _over_the_limit(self, call: ToolCall, asked: int) -> ToolResult:
+        text = (
+            f"Not run: one reply may make at most {self.max_calls_per_reply} tool calls "
+            f"(ASSISTANT_MAX_CALLS_PER_REPLY) and this one made {asked}; the first "
+            f"{self.max_calls_per_reply} ran. Tell the user what was done and that the rest "
+            "was not; do not repeat the calls in a loop."
+        )
+        return ToolResult(call=call, status=ToolStatus.INVALID, text=text, display=text, error=text)
 
     def _steps(self, calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
         """Split ``calls`` into steps: each call alone, neighbouring parallel calls together."""

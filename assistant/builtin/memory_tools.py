@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memory import HitKind, MemoryHit, MemoryStore, Note
-from tools import ToolContext, tool
+from memory import HitKind, MemoryHit, MemoryInputError, MemoryStore, Note
+from tools import ToolContext, ToolError, tool
 
 MAX_SEARCH_LIMIT = 20
 SHOWN_CHARS = 500
@@ -61,7 +61,10 @@ class MemoryTools:
             content: The text to remember, in full.
             tags: Optional short labels such as ['home', 'wifi'].
         """
-        return await self._store.add_note(ctx.user_id, content, tags)
+        try:
+            return await self._store.add_note(ctx.user_id, content, tags)
+        except MemoryInputError as exc:  # empty, too long, or over the user's limits
+            raise ToolError(str(exc)) from None
 
     @tool(
         params={"limit": {"minimum": 1, "maximum": MAX_SEARCH_LIMIT}},

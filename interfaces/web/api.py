@@ -4,8 +4,9 @@ The FastAPI application (``WebInterface.app``) is an ordinary ASGI app: ``WebSer
 it with uvicorn, and tests drive it through httpx. Errors of the layers below become HTTP
 answers that say what was wrong: a task that is not yours or does not exist is 404, one in a
 state that does not allow the action 409, other refusals 400; invalid bodies are 422
-(FastAPI's own detail), and anything unexpected is 500 with an error id that the log
-explains.
+(FastAPI's own detail, with text that is not text, such as a lone surrogate, named and never
+echoed); a database that cannot be reached is 503 with ``Retry-After``; anything unexpected is
+500 with an error id that the log explains.
 """
 
 from __future__ import annotations
@@ -13,22 +14,28 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from datetime import timedelta
 from importlib import resources
 
 from fastapi import FastAPI, Request, Security
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPBearer
 
-from common import Clock, SystemClock
+from common import Clock, SystemClock, clean_value
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
 from interfaces.web.auth import ApiTokens
 from interfaces.web.chat import chat_routes
+from interfaces.web.docs import docs_page
 from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
+from interfaces.web.models import MAX_MESSAGE_CHARS
 from interfaces.web.resources import resource_routes
-from interfaces.web.services import SchedulerStatus, WebServices
-from tasks import TaskError, TaskNotFoundError, TaskStateError
+from interfaces.web.services import SchedulerStatus, WebServices, stream_slots, turn_slots
+from memory import MemoryInputError, MemoryStoreError
+from tasks import TaskError, TaskNotFoundError, TaskStateError, TaskStoreError
 
 logger = logging.getLogger(__name__)
 
@@ -57,11 +64,16 @@ class WebInterface:
         scheduler: The scheduler's health (the task manager).
         inbox: Deliveries to web chats (the notifier the composition root routes them to).
         tokens: The accepted bearer tokens and their users.
-        open_user: Without tokens, the user every request is (a server on 127.0.0.1 only).
+        loopback_only: Answer only requests addressed to a loopback name (a server without
+            API tokens, whose one token is made at each start).
         commands: The slash commands; built from ``tasks``, ``memory`` and ``agent`` by default.
         clock: The current time (tests inject a manual one).
         max_body: The largest request body read, in bytes.
         keepalive: Seconds of silence after which a stream sends a comment line.
+        max_message_chars: The longest message a turn takes (what the planner reads).
+        max_turns_per_user: Turns one user may have running at once (429 beyond).
+        max_event_streams: ``/events`` streams one user may have open at once (429 beyond).
+        health_max_late: How late on-time runs may start before ``/health`` says degraded.
     """
 
     def __init__(
@@ -73,11 +85,15 @@ class WebInterface:
         scheduler: SchedulerStatus,
         inbox: WebInbox,
         tokens: ApiTokens,
-        open_user: str | None = None,
+        loopback_only: bool = False,
         commands: SlashCommands | None = None,
         clock: Clock | None = None,
         max_body: int = MAX_BODY,
         keepalive: float = 15.0,
+        max_message_chars: int = MAX_MESSAGE_CHARS,
+        max_turns_per_user: int = 3,
+        max_event_streams: int = 5,
+        health_max_late: timedelta = timedelta(seconds=2),
     ) -> None:
         clock = clock or SystemClock()
         self.services = WebServices(
@@ -91,19 +107,24 @@ class WebInterface:
             clock=clock,
             keepalive=keepalive,
             closing=asyncio.Event(),
+            max_message_chars=max_message_chars,
+            turns=turn_slots(max_turns_per_user),
+            streams=stream_slots(max_event_streams),
+            health_max_late=health_max_late,
         )
-        self.app = self._build(tokens, open_user, max_body)
+        self.app = self._build(tokens, loopback_only, max_body)
 
     def close(self) -> None:
         """End the open streams (the server is stopping); turns in progress finish."""
         self.services.closing.set()
 
-    def _build(self, tokens: ApiTokens, open_user: str | None, max_body: int) -> FastAPI:
+    def _build(self, tokens: ApiTokens, loopback_only: bool, max_body: int) -> FastAPI:
         app = FastAPI(
             title="assistant",
             summary="A personal assistant with tools and a persistent scheduler.",
             description=_DESCRIPTION,
             version="1",
+            docs_url=None,
             redoc_url=None,
         )
         # The bearer dependency documents the token in /docs; the gate checks it before any
@@ -112,9 +133,14 @@ class WebInterface:
         app.include_router(chat_routes(self.services), dependencies=[bearer])
         app.include_router(resource_routes(self.services), dependencies=[bearer])
         _add_page(app)
+        _add_docs(app)
+        app.add_exception_handler(RequestValidationError, _invalid)
+        app.add_exception_handler(TaskStoreError, _unavailable)
+        app.add_exception_handler(MemoryInputError, _bad_value)
+        app.add_exception_handler(MemoryStoreError, _unavailable)
         app.add_exception_handler(TaskError, _task_error)
         app.add_exception_handler(Exception, _unexpected)
-        app.add_middleware(Gate, tokens=tokens, open_user=open_user, max_body=max_body)
+        app.add_middleware(Gate, tokens=tokens, loopback_only=loopback_only, max_body=max_body)
         return app
 
 
@@ -130,6 +156,23 @@ def _add_page(app: FastAPI) -> None:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
 
 
+def _add_docs(app: FastAPI) -> None:
+    """Serve ``/docs``: the reference page made from the OpenAPI document, and its styles."""
+    style = (resources.files("interfaces.web") / "static" / "docs.css").read_bytes()
+    page: list[bytes] = []
+
+    async def docs() -> Response:
+        if not page:  # made on first use: the routes are all known by then
+            page.append(docs_page(app.openapi()).encode())
+        return Response(page[0], media_type="text/html; charset=utf-8")
+
+    async def docs_css() -> Response:
+        return Response(style, media_type="text/css; charset=utf-8")
+
+    app.add_api_route("/docs", docs, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/docs.css", docs_css, methods=["GET"], include_in_schema=False)
+
+
 async def _task_error(request: Request, error: Exception) -> JSONResponse:
     if isinstance(error, TaskNotFoundError):
         status = 404
@@ -138,6 +181,49 @@ async def _task_error(request: Request, error: Exception) -> JSONResponse:
     else:
         status = 400
     return JSONResponse({"detail": str(error)}, status_code=status)
+
+
+_UNICODE = (
+    "the text holds a lone UTF-16 surrogate (half of a character, such as \\ud800), which is "
+    "not text; send the whole pair (e.g. \\ud83d\\ude00) or the character itself"
+)
+RETRY_AFTER = 5
+"""Seconds a client is asked to wait when the database cannot be reached."""
+
+
+async def _invalid(request: Request, error: Exception) -> JSONResponse:
+    """FastAPI's 422, without echoing what cannot be encoded, and saying why in words."""
+    assert isinstance(error, RequestValidationError)
+    details = []
+    for entry in error.errors():
+        shown = {**entry, "input": clean_value(entry.get("input"))}
+        if entry.get("type") == "string_unicode":
+            shown["msg"] = _UNICODE
+        details.append(clean_value(jsonable_encoder(shown)))
+    return JSONResponse({"detail": details}, status_code=422)
+
+
+async def _bad_value(request: Request, error: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(error)}, status_code=400)
+
+
+async def _unavailable(request: Request, error: Exception) -> JSONResponse:
+    """The database is down or unreachable: 503 with the reason; the client may try again."""
+    error_id = secrets.token_hex(3)
+    logger.error(
+        "%s %s: the database failed (error id %s): %s",
+        request.method,
+        request.url.path,
+        error_id,
+        error,
+    )
+    detail = (
+        "the assistant's database cannot be reached right now; nothing was changed by this "
+        f"request; try again in a few seconds (error id {error_id})"
+    )
+    return JSONResponse(
+        {"detail": detail}, status_code=503, headers={"Retry-After": str(RETRY_AFTER)}
+    )
 
 
 async def _unexpected(request: Request, error: Exception) -> JSONResponse:

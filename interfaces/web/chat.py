@@ -19,11 +19,12 @@ import json
 import logging
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Query
 from fastapi.responses import StreamingResponse
+from starlette.background import BackgroundTask
 
 from interfaces.notifiers import WEB_CHAT_PREFIX
 from interfaces.protocols import AgentEventLike, AgentReplyLike, EventListener
@@ -49,6 +50,7 @@ from interfaces.web.models import (
     StreamRequest,
 )
 from interfaces.web.services import WebServices, current_user
+from interfaces.web.slots import Slot
 
 logger = logging.getLogger(__name__)
 
@@ -84,9 +86,14 @@ def chat_routes(services: WebServices) -> APIRouter:
 
     @router.post("/agent/chat", summary="Say something; get the whole answer")
     async def chat(body: ChatRequest, user: User) -> ChatResponse:
-        turn = await turn_of(user, body.chat_id, body.message)
-        reply = await turn(None)
-        return chat_response(reply, body.chat_id, await services.agent.user_zone(user))
+        services.check_length(body.message, ("body", "message"))
+        slot = services.turns.take(user)
+        try:
+            turn = await turn_of(user, body.chat_id, body.message)
+            reply = await turn(None)
+            return chat_response(reply, body.chat_id, await services.agent.user_zone(user))
+        finally:
+            slot.release()
 
     @router.post(
         "/agent/stream",
@@ -95,6 +102,9 @@ def chat_routes(services: WebServices) -> APIRouter:
         responses={200: {"content": _SSE, "description": "AG-UI events, one per 'data:' line"}},
     )
     async def stream(body: StreamRequest, user: User) -> StreamingResponse:
+        if not body.resume:
+            where = ("body", "message") if body.message is not None else ("body", "messages")
+            services.check_length(body.text, where)
         zone = await services.agent.user_zone(user)
         chat = body.chat
         run = AgUiRun(
@@ -108,14 +118,21 @@ def chat_routes(services: WebServices) -> APIRouter:
             ],
             expires_text=lambda request: expires_text(request, zone),
         )
-        if body.resume:
-            turn = _resumed(services, user, body)
-        else:
-            turn = await turn_of(user, chat, body.text)
+        slot = services.turns.take(user)
+        try:
+            if body.resume:
+                turn = _resumed(services, user, body)
+            else:
+                turn = await turn_of(user, chat, body.text)
+        except BaseException:
+            slot.release()
+            raise
         return StreamingResponse(
-            _run_stream(turn, run, keepalive=services.keepalive),
+            _holding(slot, _run_stream(turn, run, keepalive=services.keepalive)),
             media_type="text/event-stream",
             headers=_STREAM_HEADERS,
+            # Also when the client left before the stream began (the body never ran).
+            background=BackgroundTask(slot.release),
         )
 
     @router.get(
@@ -135,10 +152,12 @@ def chat_routes(services: WebServices) -> APIRouter:
         latest 100 since it started: what came while no page was open), else only those
         still to come."""
         start = last_event_id or after or (None if recent else services.inbox.latest_id(user))
+        slot = services.streams.take(user)
         return StreamingResponse(
-            _deliveries(services, user, start),
+            _holding(slot, _deliveries(services, user, start)),
             media_type="text/event-stream",
             headers=_STREAM_HEADERS,
+            background=BackgroundTask(slot.release),
         )
 
     @router.get("/history", summary="The recent conversation of a chat")
@@ -156,6 +175,17 @@ def chat_routes(services: WebServices) -> APIRouter:
     return router
 
 
+async def _holding(slot: Slot, events: AsyncGenerator[str, None]) -> AsyncIterator[str]:
+    """``events``, giving ``slot`` back when they end (or the client leaves, which closes
+    ``events`` too: a turn is cancelled)."""
+    try:
+        async with contextlib.aclosing(events):
+            async for event in events:
+                yield event
+    finally:
+        slot.release()
+
+
 def _resumed(services: WebServices, user: str, body: StreamRequest) -> Turn:
     """The turn that answers approval interrupts (AG-UI ``resume``), one after the other."""
     entries = list(body.resume or [])
@@ -171,7 +201,7 @@ def _resumed(services: WebServices, user: str, body: StreamRequest) -> Turn:
     return resume
 
 
-async def _run_stream(turn: Turn, run: AgUiRun, *, keepalive: float) -> AsyncIterator[str]:
+async def _run_stream(turn: Turn, run: AgUiRun, *, keepalive: float) -> AsyncGenerator[str, None]:
     """Run ``turn`` and yield its AG-UI events; leaving early (a disconnect) cancels it."""
     batches: asyncio.Queue[list[str] | None] = asyncio.Queue()
 
@@ -215,7 +245,9 @@ async def _run_stream(turn: Turn, run: AgUiRun, *, keepalive: float) -> AsyncIte
                 await worker
 
 
-async def _deliveries(services: WebServices, user: str, start: str | None) -> AsyncIterator[str]:
+async def _deliveries(
+    services: WebServices, user: str, start: str | None
+) -> AsyncGenerator[str, None]:
     """Yield the user's deliveries after ``start`` as they arrive, until the server stops."""
     inbox, last = services.inbox, start
     yield "retry: 3000\n\n"

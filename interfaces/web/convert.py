@@ -24,11 +24,13 @@ from interfaces.web.models import (
     HistoryOut,
     NoteOut,
     RunOut,
+    RunsSummaryOut,
     TaskOut,
     ToolResultOut,
 )
 from memory import MessageRole, Note, StoredMessage
 from tasks import (
+    LedgerSummary,
     Task,
     TaskRun,
     TaskStatus,
@@ -178,3 +180,25 @@ class CommandAnswer:
         self.text = text
         self.approvals: tuple[ApprovalRequest, ...] = ()
         self.results: tuple[ToolResult, ...] = ()
+
+
+def summary_out(summary: LedgerSummary | None, zone: ZoneInfo) -> RunsSummaryOut:
+    """A task's compacted runs as the API shows them (all zero before any were folded)."""
+    if summary is None:
+        return RunsSummaryOut(
+            runs=0,
+            counts={},
+            first_scheduled=None,
+            last_scheduled=None,
+            late_runs=0,
+            max_late_seconds=None,
+        )
+    worst = summary.max_late_by
+    return RunsSummaryOut(
+        runs=summary.runs,
+        counts={status.value: n for status, n in summary.counts.items()},
+        first_scheduled=local(summary.first_scheduled, zone),
+        last_scheduled=local(summary.last_scheduled, zone),
+        late_runs=summary.late_runs,
+        max_late_seconds=None if worst is None else worst.total_seconds(),
+    )

@@ -2,12 +2,14 @@
 
 A request without a valid bearer token gets 401 and nothing else: the gate answers before the
 body is read or a route is looked up (an unknown path is 401 too). A server started without
-tokens (only allowed on 127.0.0.1) takes every request as its one user, if it is addressed to
-a loopback name. Only the page, its two
-files, ``/health`` and the OpenAPI documents are public. A body over ``max_body`` bytes is
-refused with 413 (by its Content-Length, or once that many bytes arrived). Every response
-carries headers that keep the page from being framed or sniffed; the page's own responses
-also carry a Content-Security-Policy that allows only its own files.
+API tokens (only allowed on 127.0.0.1) has one token of its own, made at each start and given
+to whoever started it; it also answers only requests addressed to a loopback name. Only the
+page, its files, ``/health``, the OpenAPI document and its reference page (``/docs``, without
+script) are public. A body over ``max_body`` bytes is refused with 413 (by its
+Content-Length, or once that many bytes arrived). Every response carries headers that keep
+the page from being framed or sniffed; the page's own responses also carry a
+Content-Security-Policy that allows only its own files, and ``/docs`` one that allows no
+script at all.
 """
 
 from __future__ import annotations
@@ -19,13 +21,15 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from interfaces.web.auth import ApiTokens, bearer_token
+from interfaces.web.docs import DOCS_POLICY
 
 logger = logging.getLogger(__name__)
 
 MAX_BODY = 64 * 1024
 """The largest request body the API reads, in bytes."""
 PAGE_PATHS = frozenset({"/", "/app.js", "/app.css", "/icon.svg"})
-PUBLIC_PATHS = PAGE_PATHS | {"/health", "/docs", "/docs/oauth2-redirect", "/openapi.json"}
+DOCS_PATHS = frozenset({"/docs", "/docs.css"})
+PUBLIC_PATHS = PAGE_PATHS | DOCS_PATHS | {"/health", "/openapi.json"}
 USER_KEY = "user_id"
 """Where the gate leaves the caller's user id (``request.state.user_id``)."""
 
@@ -48,6 +52,11 @@ NOT_LOOPBACK = (
     "this server runs without API tokens, so it answers only requests addressed to 127.0.0.1 "
     "or localhost; set ASSISTANT_API_TOKENS to reach it by another name"
 )
+LOCAL_UNAUTHORIZED = (
+    "a valid token is needed: this server (started without ASSISTANT_API_TOKENS) belongs to "
+    "whoever started it; open the address 'assistant web' printed, which carries its token, "
+    "or send 'Authorization: Bearer <token>' with the token in DATA_DIR/web-token"
+)
 _LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
@@ -65,15 +74,19 @@ class _TooLarge(Exception):
     pass
 
 
+class _Gone(Exception):
+    pass
+
+
 class Gate:
     """Checks the token and the body size of each HTTP request, and adds security headers.
 
     Args:
         app: The API.
         tokens: The accepted tokens.
-        open_user: Without tokens (a server on 127.0.0.1 only), the user every request is;
-            such a server answers only requests addressed to a loopback name, so a web page
-            elsewhere cannot reach it through a DNS name that points here.
+        loopback_only: Answer only requests addressed to a loopback name (a server without
+            API tokens, on 127.0.0.1 only), so a web page elsewhere cannot reach it through
+            a DNS name that points here.
         max_body: The largest body read, in bytes.
     """
 
@@ -82,12 +95,13 @@ class Gate:
         app: ASGIApp,
         *,
         tokens: ApiTokens,
-        open_user: str | None = None,
+        loopback_only: bool = False,
         max_body: int = MAX_BODY,
     ) -> None:
         self._app = app
         self._tokens = tokens
-        self._open_user = open_user if not len(tokens) else None
+        self._loopback_only = loopback_only
+        self._unauthorized = LOCAL_UNAUTHORIZED if loopback_only else UNAUTHORIZED
         self._max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -96,16 +110,15 @@ class Gate:
             return
         path: str = scope["path"]
         headers = Headers(scope=scope)
-        send = _with_headers(send, page=path in PAGE_PATHS)
-        if self._open_user is not None and not _is_loopback(headers.get("host", "")):
+        policy = _PAGE_POLICY if path in PAGE_PATHS else DOCS_POLICY if path in DOCS_PATHS else None
+        send = _with_headers(send, policy=policy)
+        if self._loopback_only and not _is_loopback(headers.get("host", "")):
             await _answer(send, 403, NOT_LOOPBACK)
             return
         if path not in PUBLIC_PATHS:
-            user = self._open_user or self._tokens.user_for(
-                bearer_token(headers.get("authorization")) or ""
-            )
+            user = self._tokens.user_for(bearer_token(headers.get("authorization")) or "")
             if user is None:
-                await _answer(send, 401, UNAUTHORIZED, [(b"www-authenticate", b"Bearer")])
+                await _answer(send, 401, self._unauthorized, [(b"www-authenticate", b"Bearer")])
                 return
             scope.setdefault("state", {})[USER_KEY] = user
         declared = headers.get("content-length", "")
@@ -117,6 +130,8 @@ class Gate:
         except _TooLarge:
             await _answer(send, 413, self._too_large())
             return
+        except _Gone:
+            return  # the client left (or was cut off) before its body arrived: no one to answer
         await self._app(scope, receive, send)
 
     def _too_large(self) -> str:
@@ -128,6 +143,8 @@ class Gate:
         body = bytearray()
         while True:
             message = await receive()
+            if message["type"] == "http.disconnect":
+                raise _Gone
             if message["type"] != "http.request":
                 return _replay([message], receive)
             body += message.get("body", b"")
@@ -149,10 +166,10 @@ def _replay(first: list[Message], receive: Receive) -> Receive:
     return replayed
 
 
-def _with_headers(send: Send, *, page: bool) -> Send:
+def _with_headers(send: Send, *, policy: bytes | None) -> Send:
     extra = list(_COMMON_HEADERS)
-    if page:
-        extra.append((b"content-security-policy", _PAGE_POLICY))
+    if policy is not None:
+        extra.append((b"content-security-policy", policy))
 
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":

@@ -9,12 +9,28 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-MAX_MESSAGE_CHARS = 8000
-"""The longest message the API takes (a request body is also capped in bytes)."""
+from common import unstorable
+
+MAX_MESSAGE_CHARS = 4000
+"""The longest message by default (``ASSISTANT_MAX_MESSAGE_CHARS``): the offline planner reads
+as much, and the API checks it in its routes (``too_long``), so one setting says it for both."""
 CHAT_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
 DEFAULT_CHAT = "main"
+
+
+def storable(text: str) -> str:
+    """Return ``text`` when it can be stored as it is.
+
+    Raises:
+        ValueError: naming a NUL character or a lone UTF-16 surrogate (``"\\ud800"`` in
+            JSON: half of a pair); the request is then a 422 that says where.
+    """
+    problem = unstorable(text)
+    if problem is not None:
+        raise ValueError(f"the text holds {problem}; send it without")
+    return text
 
 
 class ChatRequest(BaseModel):
@@ -24,7 +40,6 @@ class ChatRequest(BaseModel):
 
     message: str = Field(
         min_length=1,
-        max_length=MAX_MESSAGE_CHARS,
         description="What you say, e.g. 'remind me in 10 minutes to stretch', or a slash "
         "command such as '/tz Europe/Berlin'.",
     )
@@ -33,6 +48,11 @@ class ChatRequest(BaseModel):
         pattern=CHAT_ID_PATTERN,
         description="Which of your conversations (each keeps its own history).",
     )
+
+    @field_validator("message")
+    @classmethod
+    def _storable(cls, value: str) -> str:
+        return storable(value)
 
 
 class AgUiMessageIn(BaseModel):
@@ -71,7 +91,7 @@ class StreamRequest(BaseModel):
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
-    message: str | None = Field(None, min_length=1, max_length=MAX_MESSAGE_CHARS)
+    message: str | None = Field(None, min_length=1)
     chat_id: str | None = Field(None, pattern=CHAT_ID_PATTERN)
     thread_id: str | None = Field(None, alias="threadId", pattern=CHAT_ID_PATTERN)
     run_id: str | None = Field(None, alias="runId", max_length=128)
@@ -87,9 +107,7 @@ class StreamRequest(BaseModel):
                 "say something: give 'message' (or, as an AG-UI client, 'messages' ending "
                 "with a user message, or 'resume' answers to approval interrupts)"
             )
-        text = self.text
-        if len(text) > MAX_MESSAGE_CHARS:
-            raise ValueError(f"the message is longer than {MAX_MESSAGE_CHARS} characters")
+        storable(self.text)
         return self
 
     def last_user_text(self) -> str | None:
@@ -202,6 +220,17 @@ class RunOut(BaseModel):
     error: str | None
 
 
+class RunsSummaryOut(BaseModel):
+    """A task's older runs, compacted: how many, how they ended, when, how late."""
+
+    runs: int = Field(description="Runs folded into this summary (their rows are gone).")
+    counts: dict[str, int] = Field(description="How many ended in each status.")
+    first_scheduled: datetime | None
+    last_scheduled: datetime | None
+    late_runs: int
+    max_late_seconds: float | None
+
+
 class TaskActionResponse(BaseModel):
     """What a task action did: the task as it is now, and the run a 'run now' made."""
 
@@ -275,6 +304,14 @@ class HealthOut(BaseModel):
     last_tick: datetime | None
     overdue: int | None = Field(
         description="Tasks due more than a minute ago and not yet run (null: unknown)."
+    )
+    late_seconds: float | None = Field(
+        description="How late runs start now: the most of those started in the last minute, "
+        "of those waiting for a worker, and of due runs not claimed yet (null: unknown)."
+    )
+    max_late_seconds: float = Field(
+        description="How late they may start before the status is degraded "
+        "(ASSISTANT_HEALTH_MAX_LATE_SECONDS)."
     )
 
 

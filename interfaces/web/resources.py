@@ -1,27 +1,29 @@
 """The routes over tasks, approvals, notes and the caller, and the health check.
 
-    GET  /tasks                      your tasks (?all=true: finished ones too)
+    GET  /tasks                      your tasks (?all=true: finished ones too), a page at a time
     GET  /tasks/{id}                 one task
     POST /tasks/{id}/cancel|pause|resume|run|snooze
     GET  /tasks/{id}/runs            its run ledger, newest first
+    GET  /tasks/{id}/runs/summary    what its older, compacted runs were, in sum
     GET  /approvals                  requests waiting for your decision
     POST /approvals/{id}/approve|deny  decide; the answer is the agent's reply
     GET  /notes?q=                   your notes, or those matching q
     GET  /me                         who the token belongs to, their zone, whether they chose it
     PUT  /me/timezone                set the zone (the page sends its browser's)
-    GET  /health                     the scheduler (no token needed)
+    GET  /health                     the scheduler, and how late runs start (no token needed)
 
 Every id is scoped to the caller: another user's task or request reads exactly like a
-missing one (404).
+missing one (404). Listings come a page at a time (``limit``, ``offset``); while there is more,
+a ``Link: <...>; rel="next"`` header names the next page.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Body, Depends, HTTPException, Query
+from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 
 from interfaces.notifiers import WEB_CHAT_PREFIX
@@ -30,6 +32,7 @@ from interfaces.web.convert import (
     chat_response,
     note_out,
     run_out,
+    summary_out,
     task_out,
 )
 from interfaces.web.models import (
@@ -40,6 +43,7 @@ from interfaces.web.models import (
     MeOut,
     NoteOut,
     RunOut,
+    RunsSummaryOut,
     SnoozeRequest,
     TaskActionResponse,
     TaskOut,
@@ -52,8 +56,39 @@ from tasks import ScheduleError, Task, TaskError, read_delay, still_scheduled, t
 from tools import ApprovalStatus
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 User = Annotated[str, Depends(current_user)]
+PAGE = 100
+"""Items per page of a listing unless ``limit`` says otherwise."""
+MAX_PAGE = 500
+MAX_SEARCH = 1000
+Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Items per page (1-500).")]
+Offset = Annotated[
+    int, Query(ge=0, le=10_000_000, description="How many items to skip (the page's start).")
+]
+
+
+class Pager:
+    """One page of a listing: sets the ``Link`` header of the next page when there is one.
+
+    Each route reads one item more than ``limit``; its presence says that a next page
+    exists, without counting them all.
+    """
+
+    def __init__(self, request: Request, response: Response) -> None:
+        self._request = request
+        self._response = response
+
+    def of(self, found: Sequence[T], limit: int, offset: int) -> Sequence[T]:
+        """The first ``limit`` of ``found``; a ``Link`` to the next page if there were more."""
+        if len(found) > limit:
+            following = self._request.url.include_query_params(offset=offset + limit, limit=limit)
+            self._response.headers["Link"] = f'<{following.path}?{following.query}>; rel="next"'
+        return found[:limit]
+
+
+Page = Annotated[Pager, Depends(Pager)]
 _ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorOut},
     404: {"model": ErrorOut},
@@ -68,11 +103,15 @@ def resource_routes(services: WebServices) -> APIRouter:
 
     # -- tasks ----------------------------------------------------------------------------------
 
-    @router.get("/tasks", tags=["tasks"], summary="Your tasks")
-    async def list_tasks(user: User, all: bool = False) -> list[TaskOut]:
+    @router.get("/tasks", tags=["tasks"], summary="Your tasks, a page at a time")
+    async def list_tasks(
+        user: User, page: Page, all: bool = False, limit: Limit = PAGE, offset: Offset = 0
+    ) -> list[TaskOut]:
+        """Soonest next run first; a ``Link: <...>; rel="next"`` header names the next page
+        while there is one."""
         zone, now = await agent.user_zone(user), services.clock.now()
-        found = await tasks.list_tasks(user, include_finished=all)
-        return [task_out(task, zone, now) for task in found]
+        found = await tasks.list_tasks(user, include_finished=all, limit=limit + 1, offset=offset)
+        return [task_out(task, zone, now) for task in page.of(found, limit, offset)]
 
     @router.get("/tasks/{task_id}", tags=["tasks"], summary="One task")
     async def get_task(task_id: str, user: User) -> TaskOut:
@@ -140,19 +179,39 @@ def resource_routes(services: WebServices) -> APIRouter:
 
     @router.get("/tasks/{task_id}/runs", tags=["tasks"], summary="A task's run ledger")
     async def runs(
-        task_id: str, user: User, limit: Annotated[int, Query(ge=1, le=200)] = 20
+        task_id: str,
+        user: User,
+        page: Page,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 20,
+        offset: Offset = 0,
     ) -> list[RunOut]:
-        found = await tasks.history(task_id, user, limit=limit)
+        """Newest first; a ``Link: <...>; rel="next"`` header names the next page."""
+        found = await tasks.history(task_id, user, limit=limit + 1, offset=offset)
         zone = await agent.user_zone(user)
-        return [run_out(run, zone) for run in found]
+        return [run_out(run, zone) for run in page.of(found, limit, offset)]
+
+    @router.get(
+        "/tasks/{task_id}/runs/summary",
+        tags=["tasks"],
+        summary="What its older, compacted runs were, in sum",
+    )
+    async def runs_summary(task_id: str, user: User) -> RunsSummaryOut:
+        """Runs older than the ledger keeps in full (``ASSISTANT_LEDGER_KEEP_DAYS``, beyond the
+        newest ``ASSISTANT_LEDGER_KEEP_RUNS``) are folded into this summary."""
+        found = await tasks.ledger_summary(task_id, user)
+        zone = await agent.user_zone(user)
+        return summary_out(found, zone)
 
     # -- approvals ------------------------------------------------------------------------------
 
     @router.get("/approvals", tags=["approvals"], summary="Requests waiting for your decision")
-    async def approvals(user: User) -> list[ApprovalOut]:
+    async def approvals(
+        user: User, page: Page, limit: Limit = PAGE, offset: Offset = 0
+    ) -> list[ApprovalOut]:
         zone, now = await agent.user_zone(user), services.clock.now()
-        pending = await memory.list_approvals(user)
-        return [approval_out(r, zone) for r in pending if not r.is_expired(now)]
+        pending = [r for r in await memory.list_approvals(user) if not r.is_expired(now)]
+        shown = page.of(pending[offset : offset + limit + 1], limit, offset)
+        return [approval_out(r, zone) for r in shown]
 
     async def decide(request_id: str, user: str, *, approved: bool) -> ChatResponse:
         request = await agent.find_approval(request_id, user_id=user)
@@ -162,7 +221,11 @@ def resource_routes(services: WebServices) -> APIRouter:
             raise HTTPException(409, f"request {request.id} expired; ask again to get a new one")
         if request.status is not ApprovalStatus.PENDING:
             raise HTTPException(409, f"request {request.id} was already {request.status.value}")
-        reply = await agent.resolve_approval(request.id, approved=approved, by=user)
+        slot = services.turns.take(user)
+        try:
+            reply = await agent.resolve_approval(request.id, approved=approved, by=user)
+        finally:
+            slot.release()
         chat = request.chat_id.removeprefix(WEB_CHAT_PREFIX)
         return chat_response(reply, chat, await agent.user_zone(user))
 
@@ -179,13 +242,18 @@ def resource_routes(services: WebServices) -> APIRouter:
     @router.get("/notes", tags=["notes"], summary="Your notes, newest first, or those matching q")
     async def notes(
         user: User,
+        page: Page,
         q: Annotated[str, Query(max_length=200)] = "",
-        limit: Annotated[int, Query(ge=1, le=200)] = 50,
+        limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 50,
+        offset: Offset = 0,
     ) -> list[NoteOut]:
+        """A ``Link: <...>; rel="next"`` header names the next page while there is one."""
         zone = await agent.user_zone(user)
         if not q.strip():
-            return [note_out(note, zone) for note in await memory.list_notes(user, limit)]
-        hits = await memory.search_memory(user, q, limit)
+            newest = await memory.list_notes(user, limit + 1, offset)
+            return [note_out(note, zone) for note in page.of(newest, limit, offset)]
+        ranked = await memory.search_memory(user, q, min(offset + limit + 1, MAX_SEARCH))
+        hits = page.of(ranked[offset:], limit, offset)
         return [
             NoteOut(
                 id=hit.number,
@@ -200,7 +268,12 @@ def resource_routes(services: WebServices) -> APIRouter:
     @router.get("/me", tags=["me"], summary="Who your token belongs to")
     async def me(user: User) -> MeOut:
         zone, chosen = await agent.user_zone(user), await services.commands.zones.chosen(user)
-        return MeOut(user_id=user, timezone=zone.key, timezone_chosen=chosen)
+        return MeOut(
+            user_id=user,
+            timezone=zone.key,
+            timezone_chosen=chosen,
+            max_message_chars=services.max_message_chars,
+        )
 
     @router.put(
         "/me/timezone",
@@ -231,15 +304,23 @@ def resource_routes(services: WebServices) -> APIRouter:
         except TaskError as error:  # the store cannot be read: that is the answer
             logger.warning("the health check could not read the task store: %s", error)
             body = HealthOut(
-                status="degraded", scheduler_running=False, last_tick=None, overdue=None
+                status="degraded",
+                scheduler_running=False,
+                last_tick=None,
+                overdue=None,
+                late_seconds=None,
+                max_late_seconds=services.health_max_late.total_seconds(),
             )
             return JSONResponse(body.model_dump(mode="json"), status_code=503)
-        ok = state.running and state.overdue == 0
+        on_time = state.late <= services.health_max_late
+        ok = state.running and state.overdue == 0 and on_time
         body = HealthOut(
             status="ok" if ok else "degraded",
             scheduler_running=state.running,
             last_tick=state.last_tick,
             overdue=state.overdue,
+            late_seconds=round(state.late.total_seconds(), 3),
+            max_late_seconds=services.health_max_late.total_seconds(),
         )
         return JSONResponse(body.model_dump(mode="json"), status_code=200 if ok else 503)
 

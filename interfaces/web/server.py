@@ -1,8 +1,10 @@
 """``WebServer``: uvicorn serving an ASGI app on the running event loop, next to the scheduler.
 
 The socket is bound and listening before ``start`` returns, so the port is known (port 0
-picks a free one) and no client can arrive too early. Signals stay with the caller (the front
-end stops the server on SIGINT/SIGTERM), and so does logging.
+picks a free one) and no client can arrive too early. Each connection has deadlines for its
+request's head and body and the number of open ones is capped (``interfaces.web.connections``).
+Signals stay with the caller (the front end stops the server on SIGINT/SIGTERM), and so does
+logging.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Callable, Iterator
 
 import uvicorn
 from starlette.types import ASGIApp
+
+from interfaces.web.connections import guarded_protocol
 
 
 class _Server(uvicorn.Server):
@@ -33,6 +37,9 @@ class WebServer:
         port: The port (0: any free one; ``port`` then says which).
         on_stop: Called first when stopping (ends open streams).
         graceful: Seconds to let requests in progress finish when stopping.
+        head_timeout: Seconds a request's head may take to arrive, from its first byte.
+        body_timeout: Seconds its body may take after the head.
+        max_connections: Open connections at most; another one gets 503 and is closed.
     """
 
     def __init__(
@@ -43,12 +50,18 @@ class WebServer:
         port: int = 8080,
         on_stop: Callable[[], None] | None = None,
         graceful: int = 5,
+        head_timeout: float = 10.0,
+        body_timeout: float = 30.0,
+        max_connections: int = 256,
     ) -> None:
         self._app = app
         self._host = host
         self._port = port
         self._on_stop = on_stop
         self._graceful = graceful
+        self._protocol = guarded_protocol(
+            head_timeout=head_timeout, body_timeout=body_timeout, max_connections=max_connections
+        )
         self._socket: socket.socket | None = None
         self._server: _Server | None = None
         self._task: asyncio.Task[None] | None = None
@@ -92,6 +105,7 @@ class WebServer:
             access_log=False,
             server_header=False,
             timeout_graceful_shutdown=self._graceful,
+            http=self._protocol,
         )
         self._server = _Server(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="web-server")

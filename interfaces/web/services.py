@@ -8,12 +8,15 @@ from datetime import timedelta
 from typing import Protocol
 
 from fastapi import HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 
 from common import Clock
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
 from interfaces.web.gate import UNAUTHORIZED, USER_KEY
 from interfaces.web.inbox import WebInbox
+from interfaces.web.models import MAX_MESSAGE_CHARS
+from interfaces.web.slots import UserSlots
 from tasks import SchedulerHealth
 
 
@@ -40,6 +43,12 @@ class WebServices:
         keepalive: Seconds of silence after which a stream sends a comment line (proxies
             close quiet connections).
         closing: Set when the server stops: open streams end.
+        max_message_chars: The longest message a turn takes (the planner reads as much).
+        turns: The turns each user has running (``/agent/chat``, ``/agent/stream``, an
+            approval's decision), at most ``ASSISTANT_MAX_TURNS_PER_USER``.
+        streams: The ``/events`` streams each user has open, at most
+            ``ASSISTANT_MAX_EVENT_STREAMS``.
+        health_max_late: How late on-time runs may start before ``/health`` says degraded.
     """
 
     agent: ChatAgent
@@ -51,6 +60,51 @@ class WebServices:
     clock: Clock
     keepalive: float = 15.0
     closing: asyncio.Event = field(default_factory=asyncio.Event)
+    max_message_chars: int = MAX_MESSAGE_CHARS
+    turns: UserSlots = field(default_factory=lambda: turn_slots(3))
+    streams: UserSlots = field(default_factory=lambda: stream_slots(5))
+    health_max_late: timedelta = timedelta(seconds=2)
+
+    def check_length(self, text: str, where: tuple[str, ...]) -> None:
+        """Refuse a message longer than ``max_message_chars`` as a 422 naming the limit.
+
+        Raises:
+            RequestValidationError: saying how long it is and how long it may be.
+        """
+        if len(text) <= self.max_message_chars:
+            return
+        message = (
+            f"the message is {len(text)} characters long; the assistant reads up to "
+            f"{self.max_message_chars} (ASSISTANT_MAX_MESSAGE_CHARS): shorten it or split it"
+        )
+        error = {
+            "type": "string_too_long",
+            "loc": where,
+            "msg": message,
+            "input": None,
+            "ctx": {"max_length": self.max_message_chars},
+        }
+        raise RequestValidationError([error])
+
+
+def turn_slots(limit: int) -> UserSlots:
+    """The turns one user may have running at once."""
+    return UserSlots(
+        limit,
+        what="turns running",
+        setting="ASSISTANT_MAX_TURNS_PER_USER",
+        advice="wait until one has answered, then send this again",
+    )
+
+
+def stream_slots(limit: int) -> UserSlots:
+    """The ``/events`` streams one user may have open at once."""
+    return UserSlots(
+        limit,
+        what="event streams open",
+        setting="ASSISTANT_MAX_EVENT_STREAMS",
+        advice="close a page or tab of the assistant (each keeps one open), then try again",
+    )
 
 
 def current_user(request: Request) -> str:

@@ -10,7 +10,7 @@ from memory._db import from_db_time, to_db_time
 from memory._rows import NamedRow
 from memory._validate import require_id, require_limit
 from memory.models import Note
-from memory.notes import RankedNote, clean_content, normalize_tags
+from memory.notes import NoteLimits, RankedNote, clean_content, normalize_tags
 from memory.postgres.schema import TEXT_SEARCH
 from memory.postgres.search import all_then_any, build_tsquery
 
@@ -24,8 +24,20 @@ class PgNoteRepository:
         self._db = db
         self._clock = clock
 
-    async def add(self, user_id: str, content: str, tags: list[str] | None) -> Note:
-        """Store a note and return it with its id."""
+    async def add(
+        self,
+        user_id: str,
+        content: str,
+        tags: list[str] | None,
+        *,
+        limits: NoteLimits | None = None,
+    ) -> Note:
+        """Store a note and return it with its id; with ``limits``, after counting the
+        user's notes under a lock per user held until the commit.
+
+        Raises:
+            MemoryLimitError: when it does not fit the user's ``limits``.
+        """
         require_id(user_id, "user_id")
         text = clean_content(content)
         clean_tags = normalize_tags(tags)
@@ -33,8 +45,16 @@ class PgNoteRepository:
         tags_json = json.dumps(clean_tags, ensure_ascii=False)
 
         async def insert(conn: PgConnection) -> tuple[int, int]:
-            # One insert per user at a time, so the user's next number is taken once.
+            # One insert per user at a time, so the user's next number is taken once and
+            # the user's room counted once.
             await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", user_id)
+            if limits is not None:
+                count, used = await conn.fetchrow(
+                    "SELECT count(*)::int, coalesce(sum(octet_length(content)), 0)::bigint"
+                    " FROM notes WHERE user_id = $1",
+                    user_id,
+                ) or (0, 0)
+                limits.check_room(count=count, used=used, text=text)
             row = await conn.fetchrow(
                 "INSERT INTO notes (user_id, number, content, tags, created_at)"
                 " VALUES ($1, (SELECT COALESCE(MAX(number), 0) + 1 FROM notes"
@@ -50,17 +70,18 @@ class PgNoteRepository:
         note_id, number = await self._db.write(insert)
         return Note(note_id, user_id, text, clean_tags, created, number)
 
-    async def newest(self, user_id: str, limit: int) -> list[Note]:
-        """Return the user's newest notes first."""
+    async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Note]:
+        """Return the user's newest notes first (``limit`` of them after ``offset``)."""
         require_id(user_id, "user_id")
         wanted = require_limit(limit)
 
         async def read(conn: PgConnection) -> list[Note]:
             rows = await conn.fetch(
                 f"SELECT {_COLUMNS} FROM notes AS n WHERE n.user_id = $1"
-                " ORDER BY n.id DESC LIMIT $2",
+                " ORDER BY n.id DESC LIMIT $2 OFFSET $3",
                 user_id,
                 wanted,
+                max(offset, 0),
             )
             return [_note(row) for row in rows]
 

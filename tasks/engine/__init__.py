@@ -9,6 +9,7 @@ ahead      ClaimedAhead: runs claimed ahead of their time, retracted by cancel o
 pool       WorkerPool: starts the queued runs at their time, one worker watching the clock
 ledger     LedgerWriter: group commit of finished runs
 leases     LeaseKeeper: renews the leases of the runs in flight
+retention  LedgerRetention: old ledger rows folded into per-task summaries, round by round
 notices    what owners are told after failures (FollowUps) and its texts
 watchdog   Watchdog: one timer for every run's time limit
 """
@@ -18,12 +19,15 @@ from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
 from tasks.engine.manager import DEFAULT_LEASE, TaskManager, delivery_backoff
 from tasks.engine.notices import failed_notice, given_up_notice
+from tasks.engine.retention import LedgerPolicy, LedgerRetention
 from tasks.engine.watchdog import Watchdog
 
 __all__ = [
     "DEFAULT_LEASE",
     "DEFAULT_SNOOZE",
     "LeaseKeeper",
+    "LedgerPolicy",
+    "LedgerRetention",
     "LedgerWriter",
     "TaskManager",
     "Watchdog",

@@ -48,6 +48,34 @@ def delivery_backoff(failures: int) -> timedelta:
     return min(DELIVERY_BACKOFF * (1 << min(failures, 16)), MAX_DELIVERY_BACKOFF)
 
 
+class Lateness:
+    """How late on-time runs started in the last minute: the most per second, kept for a
+    minute (a constant cost however many runs start)."""
+
+    WINDOW = 60
+
+    def __init__(self) -> None:
+        self._worst: dict[int, float] = {}
+
+    def record(self, started: datetime, late: timedelta) -> None:
+        """Note that a run started ``late`` after its time at ``started``."""
+        second = int(started.timestamp())
+        seconds = max(late.total_seconds(), 0.0)
+        if seconds > self._worst.get(second, 0.0):
+            self._worst[second] = seconds
+        if len(self._worst) > 2 * self.WINDOW:
+            self._forget(second)
+
+    def recent(self, now: datetime) -> timedelta:
+        """The most any on-time run started late within the last minute."""
+        self._forget(int(now.timestamp()))
+        return timedelta(seconds=max(self._worst.values(), default=0.0))
+
+    def _forget(self, second: int) -> None:
+        for old in [s for s in self._worst if s <= second - self.WINDOW]:
+            del self._worst[old]
+
+
 class RunExecutor:
     """Starts claimed runs as event-loop tasks and sees each one through to the ledger.
 
@@ -85,6 +113,7 @@ class RunExecutor:
         self._wake = wake
         self._watchdog = Watchdog(run_timeout.total_seconds())
         self._pool = WorkerPool(clock=clock, ahead=ahead, size=max_concurrent_runs, run=self._run)
+        self.lateness = Lateness()
         self._unfinished: set[int] = set()  # queued or running
         self._waiters: dict[int, asyncio.Future[RunOutcome]] = {}
         self._idle = asyncio.Event()
@@ -182,8 +211,18 @@ class RunExecutor:
         if not self._unfinished:
             self._idle.set()
 
+    def late_now(self) -> timedelta:
+        """How late on-time runs start: the most in the last minute, or how long the
+        oldest run waiting for a worker has waited past its time, whichever is more."""
+        now = self._clock.now()
+        waiting = self._ahead.next_due()
+        queued = now - waiting if waiting is not None and waiting < now else timedelta(0)
+        return max(self.lateness.recent(now), queued)
+
     async def _execute(self, claim: Claim, retracted: bool) -> RunOutcome:
         started = self._clock.now()
+        if claim.run.misfire is MisfireAction.ON_TIME and not retracted:
+            self.lateness.record(started, started - claim.run.scheduled_for)
         report = RETRACTED_REPORT if retracted else await self._run_safely(claim)
         finished_at = self._clock.now()
         outcome = RunOutcome(

@@ -4,6 +4,12 @@ A run that needs what the commit says (did its failure disable the task?) awaits
 outcome's commit; a run that succeeded just queues its outcome and ends, so a burst does not
 park thousands of tasks on futures. Runs that finish while a batch is being written join the
 next batch. A burst of 10,000 runs costs a few dozen transactions instead of 10,000.
+
+A batch the store refuses while it still answers holds a value it cannot take: the batch is
+halved until that run is alone, and the run is recorded as failed with the store's reason
+(``unrecorded``), never left claimed until its lease runs out (which would run it again and
+report a scheduler that stopped). A store that does not answer (an outage) leaves the batch's
+runs claimed, to be retried once their leases run out.
 """
 
 from __future__ import annotations
@@ -11,8 +17,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+from typing import TypeAlias
 
-from tasks.models import FinishedRun, RunOutcome
+from tasks.models import FinishedRun, RunOutcome, RunStatus
 from tasks.store.base import TaskStore
 
 log = logging.getLogger(__name__)
@@ -47,7 +55,7 @@ class LedgerWriter:
         self._before_write = before_write
         self._after_write = after_write
         self._max_failures = max_failures
-        self._pending: list[tuple[RunOutcome, asyncio.Future[FinishedRun] | None]] = []
+        self._pending: list[_Entry] = []
         self._flusher: asyncio.Task[None] | None = None
 
     async def submit(self, outcome: RunOutcome) -> FinishedRun:
@@ -63,8 +71,8 @@ class LedgerWriter:
     def submit_nowait(self, outcome: RunOutcome) -> None:
         """Queue ``outcome`` without waiting for it (``flush`` waits for everything queued).
 
-        A batch that cannot be written is logged; its runs stay claimed and are retried
-        once their leases run out.
+        A batch that cannot be written while the store is down is logged; its runs stay
+        claimed and are retried once their leases run out.
         """
         self._queue(outcome, None)
 
@@ -84,21 +92,88 @@ class LedgerWriter:
                 await self._before_write()
             size = BACKLOG_BATCH if len(self._pending) > BACKLOG_BATCH else BATCH
             batch, self._pending = self._pending[:size], self._pending[size:]
-            outcomes = [outcome for outcome, _ in batch]
             try:
-                finished = await self._store.finish_runs(outcomes, max_failures=self._max_failures)
-            except Exception as exc:
-                log.exception("could not record %d finished runs in the ledger", len(batch))
-                self._written(outcomes)
-                for _, future in batch:
-                    if future is not None and not future.done():
-                        future.set_exception(exc)
-                continue
-            self._written(outcomes)
-            for (_, future), result in zip(batch, finished, strict=True):
-                if future is not None and not future.done():
-                    future.set_result(result)
+                await self._write(batch)
+            finally:
+                self._written([outcome for outcome, _ in batch])
+
+    async def _write(self, batch: Sequence[_Entry]) -> None:
+        """Write ``batch`` in one transaction; if it fails, find what in it failed."""
+        try:
+            finished = await self._store.finish_runs(
+                [outcome for outcome, _ in batch], max_failures=self._max_failures
+            )
+        except Exception as exc:
+            await self._write_apart(batch, exc)
+            return
+        for (_, future), result in zip(batch, finished, strict=True):
+            if future is not None and not future.done():
+                future.set_result(result)
+
+    async def _write_apart(self, batch: Sequence[_Entry], exc: Exception) -> None:
+        """A batch failed: when the store still answers, a value in it was refused. Halve the
+        batch until that run is alone, and record it as failed with the reason: its lease
+        must never run out over a value, as if the scheduler had died (it would run again)."""
+        if not await self._store_answers():
+            log.error("could not record %d finished runs in the ledger: %s", len(batch), exc)
+            _fail(batch, exc)
+            return
+        if len(batch) > 1:
+            middle = len(batch) // 2
+            await self._write(batch[:middle])
+            await self._write(batch[middle:])
+            return
+        ((outcome, future),) = batch
+        replacement = unrecorded(outcome, exc)
+        try:
+            (finished,) = await self._store.finish_runs(
+                [replacement], max_failures=self._max_failures
+            )
+        except Exception as again:
+            log.exception("could not record run %s of task %s", outcome.run_id, outcome.task_id)
+            _fail(batch, again)
+            return
+        log.error(
+            "run %s of task %s could not be recorded as it ended (%s): recorded as failed: %s",
+            outcome.run_id,
+            outcome.task_id,
+            outcome.status.value,
+            exc,
+        )
+        if future is not None and not future.done():
+            future.set_result(finished)
+
+    async def _store_answers(self) -> bool:
+        """Whether the store can be read at all (a refused value, not an outage)."""
+        try:
+            await self._store.next_wakeup()
+        except Exception:
+            return False
+        return True
 
     def _written(self, outcomes: Sequence[RunOutcome]) -> None:
         if self._after_write is not None:
             self._after_write(outcomes)
+
+
+_Entry: TypeAlias = tuple[RunOutcome, "asyncio.Future[FinishedRun] | None"]
+
+
+def _fail(batch: Sequence[_Entry], exc: Exception) -> None:
+    for _, future in batch:
+        if future is not None and not future.done():
+            future.set_exception(exc)
+
+
+def unrecorded(outcome: RunOutcome, exc: Exception) -> RunOutcome:
+    """The failure recorded for a run whose own outcome the store refused, with the reason."""
+    reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+    return replace(
+        outcome,
+        status=RunStatus.FAILED,
+        result=None,
+        error=(
+            f"the run ended ({outcome.status.value}) but the ledger refused to store how: {reason}"
+        ),
+        retry_at=None,
+    )

@@ -22,11 +22,15 @@ from tasks.engine.executor import DELIVERY_BACKOFF, RunExecutor, delivery_backof
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
 from tasks.engine.notices import FollowUps
+from tasks.engine.retention import LedgerPolicy, LedgerRetention
 from tasks.engine.timer import ClaimsFirst, Timer
 from tasks.errors import TaskError, TaskStateError
 from tasks.execution import ExecutionData, TaskType
+from tasks.limits import TaskLimits, check_interval
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
+    Compaction,
+    LedgerSummary,
     MisfirePolicy,
     MisfireRule,
     SchedulerHealth,
@@ -94,6 +98,12 @@ class TaskManager(AsyncLifecycle):
             directory's scheduler lock): the runs still claimed when the timer starts were
             the previous process's, so they are retried (or given up, by the same rules as
             after a lease runs out) at once instead of when their leases run out.
+        limits: What one owner may schedule (live tasks, their bytes, the shortest interval
+            per type); ``None`` (the default) limits nothing. The composition root passes the
+            configured ones.
+        ledger: What of the run ledger is kept in full; with a policy, a started timer also
+            folds older rows into per-task summaries, a bounded round at a time
+            (``tasks.engine.retention``). ``None`` (the default) keeps every row.
     """
 
     def __init__(
@@ -118,6 +128,8 @@ class TaskManager(AsyncLifecycle):
         drain_timeout: timedelta = timedelta(seconds=10),
         prefetch: timedelta = timedelta(milliseconds=50),
         exclusive: bool = False,
+        limits: TaskLimits | None = None,
+        ledger: LedgerPolicy | None = None,
     ) -> None:
         if max_failures < 1 or max_concurrent_runs < 1 or claim_batch < 1:
             raise TaskError(
@@ -126,6 +138,9 @@ class TaskManager(AsyncLifecycle):
             )
         self._clock = clock = clock or SystemClock()
         self._store = store
+        self._limits = limits
+        self._retention = LedgerRetention(store, clock, ledger or LedgerPolicy())
+        self._compacting = ledger is not None
         self._rules = {**DEFAULT_MISFIRE_RULES, **(misfire_rules or {})}
         self.max_failures = max_failures
         self._drain_timeout = drain_timeout
@@ -190,11 +205,18 @@ class TaskManager(AsyncLifecycle):
         return self._timer.running
 
     async def health(self, *, grace: timedelta = timedelta(minutes=1)) -> SchedulerHealth:
-        """Whether the timer runs, when it last woke up, and how many tasks are more than
-        ``grace`` overdue."""
-        overdue = await self._store.count_overdue(self._clock.now() - grace)
+        """Whether the timer runs, when it last woke up, how many tasks are more than
+        ``grace`` overdue, and how late on-time runs start (``SchedulerHealth.late``): the
+        most in the last minute, of runs waiting for a worker, and of due runs not claimed
+        yet."""
+        now = self._clock.now()
+        overdue = await self._store.count_overdue(now - grace)
+        late = self._executor.late_now()
+        earliest = await self._store.next_wakeup()
+        if earliest is not None and earliest < now:
+            late = max(late, now - earliest)
         return SchedulerHealth(
-            running=self.running, last_tick=self._timer.last_tick, overdue=overdue
+            running=self.running, last_tick=self._timer.last_tick, overdue=overdue, late=late
         )
 
     def misfire_rule(self, task_type: TaskType) -> MisfireRule:
@@ -213,9 +235,12 @@ class TaskManager(AsyncLifecycle):
         if timer:
             await self._store.watch(self._wake.set)
             self._timer.start()
+            if self._compacting:
+                self._retention.start()
 
     async def stop(self) -> None:
         """Stop the timer, let running runs finish (up to ``drain_timeout``), close the store."""
+        await self._retention.stop()
         await self._timer.stop()
         await self._executor.drain(self._drain_timeout)
         await self._leases.close()
@@ -260,6 +285,7 @@ class TaskManager(AsyncLifecycle):
         Raises:
             TaskDataError: for a bad owner, chat, type, data, description or misfire policy.
             ScheduleError: when the schedule has no run after now.
+            TaskLimitError: when the owner may not schedule it (``limits``).
         """
         draft = new_draft(
             owner_id=owner_id,
@@ -272,7 +298,9 @@ class TaskManager(AsyncLifecycle):
             rules=self._rules,
             now=self._clock.now(),
         )
-        task = await self._store.add_task(draft)
+        if self._limits is not None:
+            check_interval(schedule, draft.task_type, draft.created_at, self._limits)
+        task = await self._store.add_task(draft, limits=self._limits)
         self._wake.set()
         return task
 
@@ -287,9 +315,19 @@ class TaskManager(AsyncLifecycle):
             raise not_found(task_id)
         return task
 
-    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]:
-        """Return the owner's tasks, soonest next run first."""
-        return await self._store.list_tasks(owner_id, include_finished=include_finished)
+    async def list_tasks(
+        self,
+        owner_id: str,
+        *,
+        include_finished: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Task]:
+        """Return the owner's tasks, soonest next run first (a page: ``limit`` after
+        ``offset``)."""
+        return await self._store.list_tasks(
+            owner_id, include_finished=include_finished, limit=limit, offset=offset
+        )
 
     async def active_task_ids(self, owner_id: str) -> list[str]:
         """Return the ids of the owner's live tasks (for a dynamic enum of task ids)."""
@@ -302,9 +340,26 @@ class TaskManager(AsyncLifecycle):
         since = self._clock.now() - changes.JUST_WENT_OFF
         return await self._store.active_task_ids(owner_id, done_since=since)
 
-    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
-        """Return the task's ledger rows, newest first."""
-        return await self._store.history(normalize_id(task_id), owner_id, limit=limit)
+    async def compact_ledger(self) -> Compaction:
+        """Run one round of ledger compaction now (under the ``ledger`` policy, or the
+        default one), continuing where the last round stopped."""
+        return await self._retention.round()
+
+    async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
+        """Return the summary of the task's folded ledger rows (``None``: none folded).
+
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+        """
+        return await self._store.ledger_summary(normalize_id(task_id), owner_id)
+
+    async def history(
+        self, task_id: str, owner_id: str, *, limit: int = 20, offset: int = 0
+    ) -> list[TaskRun]:
+        """Return the task's ledger rows, newest first (a page: ``limit`` after ``offset``)."""
+        return await self._store.history(
+            normalize_id(task_id), owner_id, limit=limit, offset=offset
+        )
 
     async def cancel(self, task_id: str, owner_id: str) -> Task:
         """Cancel the task; a run in progress finishes and is recorded, nothing fires again."""
@@ -355,7 +410,11 @@ class TaskManager(AsyncLifecycle):
             TaskNotFoundError: when the owner has no such task.
             TaskStateError: when the task is running, finished or cancelled.
         """
-        change = changes.reschedule(schedule, self._clock.now())
+        now = self._clock.now()
+        change = changes.reschedule(schedule, now)
+        if self._limits is not None:
+            current = await self.get_task(task_id, owner_id)
+            check_interval(schedule, current.task_type, now, self._limits)
         task = await self._apply(task_id, owner_id, change)
         self._ahead.retract(task.id)
         return task

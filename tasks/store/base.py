@@ -18,11 +18,14 @@ from datetime import datetime, timedelta
 from enum import Enum
 from typing import Final, Literal, TypeAlias
 
-from common import AsyncLifecycle
+from common import AsyncLifecycle, clean_text
 from tasks.errors import TaskNotFoundError, TaskStateError
+from tasks.limits import TaskLimits
 from tasks.models import (
     Claim,
+    Compaction,
     FinishedRun,
+    LedgerSummary,
     RunOutcome,
     Task,
     TaskDraft,
@@ -58,6 +61,10 @@ class TaskChange:
     status_reason: str | Unset | None = UNSET
     reset_failures: bool = False
     schedule: Schedule | Literal[_Unset.UNSET] = UNSET
+
+    def __post_init__(self) -> None:
+        if isinstance(self.status_reason, str):
+            object.__setattr__(self, "status_reason", clean_text(self.status_reason))
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +113,16 @@ class TaskStore(AsyncLifecycle):
         return False
 
     @abstractmethod
-    async def add_task(self, draft: TaskDraft) -> Task:
-        """Store ``draft`` under a fresh short id and return the task."""
+    async def add_task(self, draft: TaskDraft, *, limits: TaskLimits | None = None) -> Task:
+        """Store ``draft`` under a fresh short id and return the task.
+
+        With ``limits``, the owner's live tasks (not done, not cancelled) and their bytes
+        (``tasks.limits.draft_bytes``) are counted in the same transaction as the insert, so
+        that two drafts arriving together cannot both take the last place.
+
+        Raises:
+            TaskLimitError: when the draft does not fit its owner's ``limits``.
+        """
 
     @abstractmethod
     async def add_tasks(self, drafts: Sequence[TaskDraft]) -> list[str]:
@@ -118,8 +133,17 @@ class TaskStore(AsyncLifecycle):
         """Return the task, or ``None`` if there is none (of that owner, when given)."""
 
     @abstractmethod
-    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]:
-        """Return the owner's tasks by next run (live ones only, unless ``include_finished``)."""
+    async def list_tasks(
+        self,
+        owner_id: str,
+        *,
+        include_finished: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Task]:
+        """Return the owner's tasks by next run (unscheduled last), then creation and id
+        (live ones only, unless ``include_finished``): at most ``limit`` of them, after
+        skipping ``offset`` (one page of a listing, the same order on every store)."""
 
     @abstractmethod
     async def active_task_ids(
@@ -246,12 +270,42 @@ class TaskStore(AsyncLifecycle):
         """
 
     @abstractmethod
+    async def compact_ledger(
+        self,
+        *,
+        before: datetime,
+        keep: int,
+        max_rows: int,
+        max_tasks: int,
+        after_task: str = "",
+    ) -> Compaction:
+        """Fold old ledger rows into their tasks' summaries, a bounded amount per call.
+
+        Looks at up to ``max_tasks`` tasks in id order after ``after_task`` and, for each,
+        folds its rows that ``tasks.store.retention`` allows (final, not outcome_unknown,
+        claimed before ``before``, not among its newest ``keep``) into its
+        ``LedgerSummary`` and deletes them, in one transaction, at most ``max_rows`` rows in
+        all. The returned ``next_task`` is where the next call continues (``""`` once the
+        last task was looked at). Two schedulers compacting at once never fold a row twice.
+        """
+
+    @abstractmethod
+    async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
+        """Return the summary of the task's folded rows (``None``: none folded yet).
+
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+        """
+
+    @abstractmethod
     async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
         """Pause every ACTIVE task of the owner with ``reason``; return their ids."""
 
     @abstractmethod
-    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
-        """Return the task's ledger rows, newest first.
+    async def history(
+        self, task_id: str, owner_id: str, *, limit: int = 20, offset: int = 0
+    ) -> list[TaskRun]:
+        """Return the task's ledger rows, newest first: ``limit`` of them after ``offset``.
 
         Raises:
             TaskNotFoundError: when the owner has no such task.

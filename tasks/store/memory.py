@@ -18,9 +18,12 @@ from typing import TypeVar
 
 from common import require_aware
 from tasks.errors import TaskError
+from tasks.limits import TaskLimits, draft_bytes
 from tasks.models import (
     Claim,
+    Compaction,
     FinishedRun,
+    LedgerSummary,
     MisfireAction,
     RunOutcome,
     RunStatus,
@@ -32,6 +35,7 @@ from tasks.models import (
 )
 from tasks.store.base import LEASE_LOST_ERROR, UNSET, GivenUp, TaskChange, TaskStore, not_found
 from tasks.store.planning import Reclaim, plan_claim, plan_reclaim
+from tasks.store.retention import FOLDABLE, FoldedRow, fold
 from tasks.store.transitions import (
     after_run,
     after_skipped_retry,
@@ -60,6 +64,7 @@ class MemoryTaskStore(TaskStore):
         self._tasks: dict[str, Task] = {}
         self._runs: dict[int, TaskRun] = {}
         self._runs_of: dict[str, list[int]] = {}
+        self._summaries: dict[str, LedgerSummary] = {}
         self._run_ids = itertools.count(1)
         self._due: list[tuple[datetime, str]] = []  # (next_run, task id) of enabled tasks
         self._leases: list[tuple[datetime, int]] = []  # (lease_until, run id) of claimed runs
@@ -70,8 +75,13 @@ class MemoryTaskStore(TaskStore):
     async def close(self) -> None:
         """Nothing to close; the data stays until the object is dropped."""
 
-    async def add_task(self, draft: TaskDraft) -> Task:
-        """Store ``draft`` under a fresh id."""
+    async def add_task(self, draft: TaskDraft, *, limits: TaskLimits | None = None) -> Task:
+        """Store ``draft`` under a fresh id, if it fits its owner's ``limits``."""
+        if limits is not None:
+            held = [t for t in self._tasks.values() if t.owner_id == draft.owner_id]
+            live = [t for t in held if t.status.is_live]
+            used = sum(draft_bytes(t) for t in live)
+            limits.check_room(live=len(live), used=used, draft=draft)
         return self._insert(draft)
 
     async def add_tasks(self, drafts: Sequence[TaskDraft]) -> list[str]:
@@ -85,14 +95,22 @@ class MemoryTaskStore(TaskStore):
             return None
         return task
 
-    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]:
-        """Return the owner's tasks by next run, then creation."""
+    async def list_tasks(
+        self,
+        owner_id: str,
+        *,
+        include_finished: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Task]:
+        """Return a page of the owner's tasks by next run, then creation."""
         tasks = [
             t
             for t in self._tasks.values()
             if t.owner_id == owner_id and (include_finished or t.status.is_live)
         ]
-        return sorted(tasks, key=_listing_key)
+        ordered = sorted(tasks, key=_listing_key)[offset:]
+        return ordered if limit is None else ordered[:limit]
 
     async def active_task_ids(
         self, owner_id: str, *, done_since: datetime | None = None
@@ -235,6 +253,46 @@ class MemoryTaskStore(TaskStore):
         """Record outcomes and update their tasks."""
         return [self._finish(outcome, max_failures=max_failures) for outcome in outcomes]
 
+    async def compact_ledger(
+        self,
+        *,
+        before: datetime,
+        keep: int,
+        max_rows: int,
+        max_tasks: int,
+        after_task: str = "",
+    ) -> Compaction:
+        """Fold old runs into their tasks' summaries (see ``TaskStore.compact_ledger``)."""
+        looked = sorted(t for t in self._tasks if t > after_task)[:max_tasks]
+        folded, cursor = 0, after_task
+        for task_id in looked:
+            ids = self._runs_of.get(task_id, [])
+            candidates = [
+                self._runs[i]
+                for i in ids[: max(len(ids) - keep, 0)]
+                if self._runs[i].status.value in FOLDABLE and self._runs[i].claimed_at < before
+            ]
+            room = max_rows - folded
+            taken, rest = candidates[:room], candidates[room:]
+            if taken:
+                rows = [FoldedRow(r.id, r.status, r.scheduled_for, r.late_by) for r in taken]
+                self._summaries[task_id] = fold(task_id, self._summaries.get(task_id), rows)
+                gone = {r.id for r in taken}
+                self._runs_of[task_id] = [i for i in ids if i not in gone]
+                for run_id in gone:
+                    del self._runs[run_id]
+                folded += len(taken)
+            if rest:
+                return Compaction(folded, looked.index(task_id) + 1, cursor, complete=False)
+            cursor = task_id
+        complete = len(looked) < max_tasks
+        return Compaction(folded, len(looked), "" if complete else cursor, complete)
+
+    async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
+        """Return the summary of the task's folded runs, if any were folded."""
+        self._owned(task_id, owner_id)
+        return self._summaries.get(task_id)
+
     async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
         """Pause the owner's active tasks."""
         paused: list[str] = []
@@ -244,11 +302,14 @@ class MemoryTaskStore(TaskStore):
                 paused.append(task.id)
         return paused
 
-    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
+    async def history(
+        self, task_id: str, owner_id: str, *, limit: int = 20, offset: int = 0
+    ) -> list[TaskRun]:
         """Return the task's runs, newest first."""
         self._owned(task_id, owner_id)
-        ids = self._runs_of.get(task_id, [])
-        return [self._runs[run_id] for run_id in reversed(ids[-limit:] if limit > 0 else [])]
+        newest = list(reversed(self._runs_of.get(task_id, [])))
+        page = newest[max(offset, 0) : max(offset, 0) + max(limit, 0)]
+        return [self._runs[run_id] for run_id in page]
 
     def _insert(self, draft: TaskDraft) -> Task:
         task_id = self._new_id()

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memory import HitKind, MemoryInputError, MemoryStore
+from memory import HitKind, MemoryInputError, MemoryLimitError, MemoryStore, NoteLimits
 from tests.memory.conftest import START, MakeStore
 
 TRICKY_TEXTS = [
@@ -167,3 +167,32 @@ async def test_each_users_notes_are_numbered_from_one(store: MemoryStore) -> Non
     assert [n.number for n in await store.list_notes("alice")] == [2, 1]
     [hit] = await store.search_notes("bob", "first note")
     assert (hit.number, hit.text) == (1, "bob's first note")
+
+
+async def test_notes_per_user_are_limited_in_number_and_bytes_with_the_insert(
+    make_store: MakeStore,
+) -> None:
+    limits = NoteLimits(max_notes=3, max_bytes=50)
+    async with make_store(note_limits=limits) as first, make_store(note_limits=limits) as second:
+        await first.add_note("alice", "x" * 20)
+        with pytest.raises(MemoryLimitError, match="ASSISTANT_MAX_NOTE_BYTES_PER_USER"):
+            await first.add_note("alice", "ü" * 16)  # 32 bytes: 52 in all
+        racers = [s.add_note("alice", "short") for s in (first, second, first, second)]
+        outcomes = await asyncio.gather(*racers, return_exceptions=True)
+        await first.add_note("bob", "bob's own")
+        kept = await first.list_notes("alice", 10)
+
+    refused = [o for o in outcomes if isinstance(o, MemoryLimitError)]
+    assert len(kept) == 3 and len(refused) == 2
+    assert "ASSISTANT_MAX_NOTES_PER_USER=3" in str(refused[0])
+
+
+async def test_notes_are_listed_a_page_at_a_time(store: MemoryStore) -> None:
+    for n in range(5):
+        await store.add_note("alice", f"note {n}")
+    pages = [await store.list_notes("alice", 2, offset) for offset in (0, 2, 4)]
+    assert [[n.content for n in page] for page in pages] == [
+        ["note 4", "note 3"],
+        ["note 2", "note 1"],
+        ["note 0"],
+    ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Callable, Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from types import MappingProxyType
 
@@ -21,7 +21,10 @@ from tasks import (
     RunOutcome,
     RunStatus,
     SqliteTaskStore,
+    Task,
     TaskError,
+    TaskLimitError,
+    TaskLimits,
     TaskNotFoundError,
     TaskStateError,
     TaskStatus,
@@ -785,3 +788,167 @@ async def test_two_stores_racing_claim_each_run_exactly_once(
     assert len(fired) == len(set(fired))
     assert sorted(t for t, _ in fired if t != recurring.id) == sorted(ids)
     assert sorted(s for t, s in fired if t == recurring.id) == [0, 2, 4, 6, 8, 10]
+
+
+async def test_limits_are_counted_with_the_insert_and_two_racers_cannot_both_pass(
+    store_factory: StoreFactory,
+) -> None:
+    limits = TaskLimits(max_tasks=3, max_bytes=10_000)
+    async with store_factory() as first, store_factory() as second:
+        await first.add_task(reminder_draft(once_at(T0 + HOUR)), limits=limits)
+        done = await first.add_task(reminder_draft(once_at(T0 + HOUR)), limits=limits)
+        await first.update_task(
+            done.id, "alice", TaskChange(status=TaskStatus.CANCELLED, next_run=None),
+            allowed_from={TaskStatus.ACTIVE}, action="cancel",
+        )  # fmt: skip
+        racers = [
+            store.add_task(reminder_draft(once_at(T0 + HOUR)), limits=limits)
+            for store in (first, second, first, second)
+        ]
+        outcomes = await asyncio.gather(*racers, return_exceptions=True)
+        bob = await first.add_task(reminder_draft(once_at(T0 + HOUR), owner="bob"), limits=limits)
+        live = await first.list_tasks("alice")
+
+    refused = [o for o in outcomes if isinstance(o, TaskLimitError)]
+    assert len(live) == 3 and len(refused) == 2  # a cancelled task leaves its place
+    assert "ASSISTANT_MAX_TASKS_PER_USER=3" in str(refused[0])
+    assert bob.owner_id == "bob"
+
+
+async def test_the_bytes_of_an_owners_tasks_are_limited(store: TaskStore) -> None:
+    limits = TaskLimits(max_tasks=100, max_bytes=300)
+    await store.add_task(reminder_draft(once_at(T0 + HOUR), message="a" * 100), limits=limits)
+    with pytest.raises(TaskLimitError, match=r"ASSISTANT_MAX_TASK_BYTES_PER_USER") as refused:
+        await store.add_task(reminder_draft(once_at(T0 + HOUR), message="é" * 60), limits=limits)
+    assert "of the 300 bytes" in str(refused.value)
+    await store.add_task(reminder_draft(once_at(T0 + HOUR), message="b"), limits=limits)
+
+
+async def test_listings_and_ledgers_come_a_page_at_a_time_in_one_order(store: TaskStore) -> None:
+    minutes = [5, 1, 4, 2, 3, 6, 7]
+    await store.add_tasks([reminder_draft(once_at(T0 + m * MINUTE)) for m in minutes])
+    everything = await store.list_tasks("alice")
+    pages = [await store.list_tasks("alice", limit=3, offset=o) for o in (0, 3, 6, 9)]
+    assert [t.id for t in everything] == [t.id for t in sorted(everything, key=_next_run)]
+    assert [t.id for page in pages for t in page] == [t.id for t in everything]
+    assert [len(p) for p in pages] == [3, 3, 1, 0]
+
+    task = await store.add_task(reminder_draft(every(MINUTE)))
+    for _ in range(5):
+        await store.claim_now(task.id, "alice", T0, lease=LEASE)
+    newest = await store.history(task.id, "alice", limit=10)
+    paged = [await store.history(task.id, "alice", limit=2, offset=o) for o in (0, 2, 4)]
+    assert [r.id for page in paged for r in page] == [r.id for r in newest]
+
+
+def _next_run(task: Task) -> datetime:
+    assert task.next_run is not None
+    return task.next_run
+
+
+async def _run_minutes(store: TaskStore, task_id: str, minutes: int) -> list[int]:
+    """Claim and finish the every-minute task's runs at T0, T0 + 1 min, ...; their ids."""
+    ids = []
+    for minute in range(minutes):
+        now = T0 + minute * MINUTE
+        status = RunStatus.FAILED if minute % 10 == 3 else RunStatus.SUCCEEDED
+        for claim in await store.claim_due(now, limit=10, lease=LEASE):
+            outcome = RunOutcome(claim.run.id, claim.task.id, status, now, now, result="sent")
+            await store.finish_runs([outcome], max_failures=1000)
+            if claim.task.id == task_id:
+                ids.append(claim.run.id)
+    return ids
+
+
+async def test_old_ledger_rows_fold_into_a_summary_a_bounded_round_at_a_time(
+    store: TaskStore,
+) -> None:
+    task = await store.add_task(reminder_draft(every(MINUTE)))
+    other = await store.add_task(reminder_draft(every(HOUR), owner="bob"))
+    ids = await _run_minutes(store, task.id, 30)
+    before = T0 + 25 * MINUTE  # rows claimed before this may go, the newest 10 stay
+    first = await store.compact_ledger(before=before, keep=10, max_rows=8, max_tasks=100)
+    assert first.folded == 8 and not first.complete
+    rounds = [first]
+    while not rounds[-1].complete:
+        rounds.append(
+            await store.compact_ledger(
+                before=before, keep=10, max_rows=8, max_tasks=100,
+                after_task=rounds[-1].next_task,
+            )
+        )  # fmt: skip
+    again = await store.compact_ledger(before=before, keep=10, max_rows=8, max_tasks=100)
+    kept = await store.history(task.id, "alice", limit=100)
+    summary = await store.ledger_summary(task.id, "alice")
+
+    assert sum(r.folded for r in rounds) == 20 and again.folded == 0
+    assert [r.id for r in kept] == list(reversed(ids[20:]))  # the newest ten, untouched
+    assert summary is not None and summary.runs == 20 and summary.last_run_id == ids[19]
+    assert summary.counts == {RunStatus.SUCCEEDED: 18, RunStatus.FAILED: 2}
+    assert summary.first_scheduled == T0 and summary.last_scheduled == T0 + 19 * MINUTE
+    assert await store.ledger_summary(other.id, "bob") is None
+    with pytest.raises(TaskNotFoundError):
+        await store.ledger_summary(task.id, "bob")
+
+
+async def test_rows_younger_than_the_age_unfinished_or_of_unknown_outcome_are_kept(
+    store: TaskStore,
+) -> None:
+    task = await store.add_task(reminder_draft(every(MINUTE)))
+    ids = await _run_minutes(store, task.id, 6)
+    (claimed,) = await store.claim_due(T0 + 6 * MINUTE, limit=10, lease=LEASE)
+    young = await store.compact_ledger(before=T0 + 2 * MINUTE, keep=0, max_rows=100, max_tasks=9)
+    old = await store.compact_ledger(before=T0 + HOUR, keep=0, max_rows=100, max_tasks=9)
+    kept = await store.history(task.id, "alice", limit=100)
+
+    assert young.folded == 2 and old.folded == 4  # the claimed run is never folded
+    assert [r.id for r in kept] == [claimed.run.id]
+    posted = await store.add_task(api_call_draft(every(MINUTE)))
+    (lost,) = await store.claim_due(T0, limit=10, lease=LEASE)
+    await store.reclaim_expired(T0 + HOUR, limit=10, lease=LEASE)  # outcome_unknown
+    await store.compact_ledger(before=T0 + 2 * HOUR, keep=0, max_rows=100, max_tasks=9)
+    (unknown,) = await store.history(posted.id, "alice")
+    assert unknown.id == lost.run.id and unknown.status is RunStatus.OUTCOME_UNKNOWN
+    assert len(ids) == 6
+
+
+async def test_two_stores_compacting_at_once_never_fold_a_row_twice(
+    store_factory: StoreFactory,
+) -> None:
+    async with store_factory() as first, store_factory() as second:
+        tasks = [await first.add_task(reminder_draft(every(MINUTE))) for _ in range(3)]
+        for minute in range(12):
+            now = T0 + minute * MINUTE
+            claims = await first.claim_due(now, limit=10, lease=LEASE)
+            outcomes = [
+                RunOutcome(c.run.id, c.task.id, RunStatus.SUCCEEDED, now, now) for c in claims
+            ]
+            await first.finish_runs(outcomes, max_failures=10)
+
+        async def compact(store: TaskStore) -> int:
+            done = 0
+            for _ in range(20):
+                done += (
+                    await store.compact_ledger(
+                        before=T0 + HOUR,
+                        keep=2,
+                        max_rows=3,
+                        max_tasks=1,
+                        after_task="",
+                    )
+                ).folded
+                await asyncio.sleep(0)
+            return done
+
+        folded = list(await asyncio.gather(compact(first), compact(second)))
+        for _ in range(5):
+            folded.append(
+                (
+                    await first.compact_ledger(before=T0 + HOUR, keep=2, max_rows=100, max_tasks=10)
+                ).folded
+            )
+        summaries = [await first.ledger_summary(t.id, "alice") for t in tasks]
+        left = [len(await first.history(t.id, "alice", limit=100)) for t in tasks]
+
+    assert sum(folded) == 30 and left == [2, 2, 2]
+    assert [s.runs if s else 0 for s in summaries] == [10, 10, 10]

@@ -94,12 +94,23 @@ function describe(data, status) {
 }
 
 function stored() {
-  return localStorage.getItem(TOKEN_KEY) || sessionStorage.getItem(TOKEN_KEY);
+  return sessionStorage.getItem(TOKEN_KEY) || localStorage.getItem(TOKEN_KEY);
 }
 
 // -- signing in ---------------------------------------------------------------------------------
 
+// `assistant web` without API tokens prints the page's address with this start's token in
+// its fragment (never sent to a server): keep it for the tab, and take it out of the address.
+function fromAddress() {
+  const found = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (!found) return;
+  sessionStorage.setItem(TOKEN_KEY, found);
+  localStorage.removeItem(TOKEN_KEY);
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
 async function start() {
+  fromAddress();
   state.token = stored();
   try {
     const me = await api("GET", "/me");
@@ -488,7 +499,7 @@ function refresh() {
 
 async function loadTasks() {
   try {
-    const tasks = await api("GET", "/tasks");
+    const tasks = await api("GET", "/tasks?limit=500");  // a person's live tasks: 500 at most
     const list = $("task-list");
     list.replaceChildren(...tasks.map(taskCard));
     $("no-tasks").hidden = tasks.length > 0;
@@ -570,7 +581,7 @@ async function toggleRuns(button, task) {
 
 async function loadApprovals() {
   try {
-    const pending = await api("GET", "/approvals");
+    const pending = await api("GET", "/approvals?limit=500");
     $("approval-list").replaceChildren(...pending.map((request) => el("li", {}, approvalCard(request))));
     $("no-approvals").hidden = pending.length > 0;
     count("approvals-count", pending.length);

@@ -27,5 +27,13 @@ TASK_TABLES = (
         ),
         identity="id",
     ),
+    TableCopy(
+        "task_run_summaries",
+        (
+            "task_id", "runs", "counts", "first_scheduled", "last_scheduled", "late_runs",
+            "max_late_by", "last_run_id",
+        ),
+        {"first_scheduled": instant, "last_scheduled": instant},
+    ),
 )  # fmt: skip
 """In the order they are copied (runs refer to tasks)."""

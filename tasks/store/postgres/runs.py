@@ -115,14 +115,18 @@ async def store_state(conn: PgConnection, task: Task) -> None:
     )
 
 
-async def history(conn: PgConnection, task_id: str, owner_id: str, limit: int) -> list[TaskRun]:
-    """The task's ledger rows, newest first."""
+async def history(
+    conn: PgConnection, task_id: str, owner_id: str, limit: int, offset: int = 0
+) -> list[TaskRun]:
+    """The task's ledger rows, newest first (``limit`` of them after ``offset``)."""
     if await owned_row(conn, task_id, owner_id) is None:
         raise not_found(task_id)
     rows = await conn.fetch(
-        f"SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = $1 ORDER BY id DESC LIMIT $2",
+        f"SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = $1 ORDER BY id DESC"
+        " LIMIT $2 OFFSET $3",
         task_id,
         max(limit, 0),
+        max(offset, 0),
     )
     return [run_from_row(r) for r in rows]
 

@@ -70,7 +70,21 @@ _V1 = (
     "CREATE INDEX task_runs_leases ON task_runs (lease_until) WHERE status = 'claimed'",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1,)
+# Version 2: the summaries that compacted ledger rows are folded into (one row per task).
+_V2 = (
+    """CREATE TABLE task_run_summaries (
+        task_id text PRIMARY KEY REFERENCES scheduled_tasks (id),
+        runs integer NOT NULL,
+        counts text NOT NULL,
+        first_scheduled timestamptz,
+        last_scheduled timestamptz,
+        late_runs integer NOT NULL,
+        max_late_by double precision,
+        last_run_id bigint NOT NULL
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

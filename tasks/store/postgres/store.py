@@ -24,9 +24,12 @@ from common import (
     require_aware,
 )
 from tasks.errors import TaskError
+from tasks.limits import TaskLimits
 from tasks.models import (
     Claim,
+    Compaction,
     FinishedRun,
+    LedgerSummary,
     RunOutcome,
     Task,
     TaskDraft,
@@ -35,7 +38,7 @@ from tasks.models import (
     new_task_id,
 )
 from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found
-from tasks.store.postgres import claims, runs
+from tasks.store.postgres import claims, ledger, runs
 from tasks.store.postgres.runs import owned_row, store_state
 from tasks.store.postgres.schema import CHANGES_CHANNEL, migrate, task_from_row
 from tasks.store.scope import ChatScope
@@ -46,6 +49,11 @@ from tasks.store.transitions import changed
 __all__ = ["PostgresTaskStore"]
 
 _ID_ATTEMPTS = 8
+_OWNER_HOLDS = (
+    "SELECT count(*)::int, coalesce(sum(octet_length(description)"
+    " + octet_length(execution_data)), 0)::bigint"
+    " FROM scheduled_tasks WHERE owner_id = $1 AND status NOT IN ('done', 'cancelled')"
+)
 _INSERT_TASKS = (
     "INSERT INTO scheduled_tasks (id, owner_id, chat_id, task_type, description, schedule, "
     "execution_data, status, enabled, misfire_policy, misfire_grace, created_at, next_run) "
@@ -116,9 +124,22 @@ class PostgresTaskStore(TaskStore):
             self._listener = await self._db.listen(CHANGES_CHANNEL, changed)
         return True
 
-    async def add_task(self, draft: TaskDraft) -> Task:
-        """Insert ``draft`` under a fresh id (a new id is drawn if one is taken)."""
-        (task_id,) = await self._db.write(functools.partial(self._insert, drafts=[draft]))
+    async def add_task(self, draft: TaskDraft, *, limits: TaskLimits | None = None) -> Task:
+        """Insert ``draft`` under a fresh id (a new id is drawn if one is taken); with
+        ``limits``, after counting its owner's live tasks under a lock per owner held until
+        the commit (another scheduler's insert for that owner waits for it)."""
+
+        async def insert(conn: PgConnection) -> list[str]:
+            if limits is not None:
+                await conn.execute(
+                    "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))",
+                    f"tasks of {draft.owner_id}",
+                )
+                live, used = await conn.fetchrow(_OWNER_HOLDS, draft.owner_id) or (0, 0)
+                limits.check_room(live=live, used=used, draft=draft)
+            return await self._insert(conn, [draft])
+
+        (task_id,) = await self._db.write(insert)
         return draft.to_task(task_id)
 
     async def add_tasks(self, drafts: Sequence[TaskDraft]) -> list[str]:
@@ -132,14 +153,22 @@ class PostgresTaskStore(TaskStore):
         row = await self._db.read(functools.partial(owned_row, task_id=task_id, owner_id=owner_id))
         return None if row is None else task_from_row(row)
 
-    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]:
-        """Return the owner's tasks by next run (unscheduled last), then creation."""
+    async def list_tasks(
+        self,
+        owner_id: str,
+        *,
+        include_finished: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Task]:
+        """Return a page of the owner's tasks by next run (unscheduled last), then creation."""
         live = "" if include_finished else "AND status NOT IN ('done', 'cancelled') "
         sql = (
             f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE owner_id = $1 {live}"
-            "ORDER BY next_run NULLS LAST, created_at, id"
+            "ORDER BY next_run NULLS LAST, created_at, id LIMIT $2 OFFSET $3"
         )
-        rows = await self._db.read(functools.partial(_fetch, sql=sql, params=(owner_id,)))
+        params = (owner_id, limit, offset)
+        rows = await self._db.read(functools.partial(_fetch, sql=sql, params=params))
         return [task_from_row(r) for r in rows]
 
     async def active_task_ids(
@@ -265,6 +294,32 @@ class PostgresTaskStore(TaskStore):
         )
         return await self._db.write(work)
 
+    async def compact_ledger(
+        self,
+        *,
+        before: datetime,
+        keep: int,
+        max_rows: int,
+        max_tasks: int,
+        after_task: str = "",
+    ) -> Compaction:
+        """Fold old ledger rows into summaries in one transaction (bounded; one scheduler
+        at a time)."""
+        work = functools.partial(
+            ledger.compact,
+            before=before,
+            keep=keep,
+            max_rows=max_rows,
+            max_tasks=max_tasks,
+            after_task=after_task,
+        )
+        return await self._db.write(work)
+
+    async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
+        """Return the summary of the task's folded rows, if any were folded."""
+        work = functools.partial(ledger.summary, task_id=task_id, owner_id=owner_id)
+        return await self._db.read(work)
+
     async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
         """Pause the owner's active tasks."""
         sql = (
@@ -274,9 +329,13 @@ class PostgresTaskStore(TaskStore):
         rows = await self._db.write(functools.partial(_fetch, sql=sql, params=(reason, owner_id)))
         return sorted(r["id"] for r in rows)
 
-    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
+    async def history(
+        self, task_id: str, owner_id: str, *, limit: int = 20, offset: int = 0
+    ) -> list[TaskRun]:
         """Return the task's ledger rows, newest first."""
-        work = functools.partial(runs.history, task_id=task_id, owner_id=owner_id, limit=limit)
+        work = functools.partial(
+            runs.history, task_id=task_id, owner_id=owner_id, limit=limit, offset=offset
+        )
         return await self._db.read(work)
 
     async def _insert(self, conn: PgConnection, drafts: Sequence[TaskDraft]) -> list[str]:

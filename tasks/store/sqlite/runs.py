@@ -98,13 +98,15 @@ def chunked(values: Sequence[T]) -> Iterator[tuple[Sequence[T], str]]:
         yield chunk, ", ".join("?" * len(chunk))
 
 
-def history(conn: sqlite3.Connection, task_id: str, owner_id: str, limit: int) -> list[TaskRun]:
-    """The task's ledger rows, newest first."""
+def history(
+    conn: sqlite3.Connection, task_id: str, owner_id: str, limit: int, offset: int = 0
+) -> list[TaskRun]:
+    """The task's ledger rows, newest first (``limit`` of them after ``offset``)."""
     if owned_row(conn, task_id, owner_id) is None:
         raise not_found(task_id)
     rows = conn.execute(
-        f"SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = ? ORDER BY id DESC LIMIT ?",
-        (task_id, max(limit, 0)),
+        f"SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = ? ORDER BY id DESC LIMIT ? OFFSET ?",
+        (task_id, max(limit, 0), max(offset, 0)),
     ).fetchall()
     return [run_from_row(r) for r in rows]
 

@@ -83,7 +83,21 @@ _V1 = (
     "CREATE INDEX task_runs_leases ON task_runs (lease_until) WHERE status = 'claimed'",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1,)
+# Version 2: the summaries that compacted ledger rows are folded into (one row per task).
+_V2 = (
+    """CREATE TABLE task_run_summaries (
+        task_id TEXT PRIMARY KEY REFERENCES scheduled_tasks (id),
+        runs INTEGER NOT NULL,
+        counts TEXT NOT NULL,
+        first_scheduled TEXT,
+        last_scheduled TEXT,
+        late_runs INTEGER NOT NULL,
+        max_late_by REAL,
+        last_run_id INTEGER NOT NULL
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -17,9 +17,12 @@ from pathlib import Path
 
 from common import require_aware, to_db_time
 from tasks.errors import TaskError
+from tasks.limits import TaskLimits
 from tasks.models import (
     Claim,
+    Compaction,
     FinishedRun,
+    LedgerSummary,
     RunOutcome,
     Task,
     TaskDraft,
@@ -28,7 +31,7 @@ from tasks.models import (
     new_task_id,
 )
 from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found
-from tasks.store.sqlite import claims, runs
+from tasks.store.sqlite import claims, ledger, runs
 from tasks.store.sqlite.checkpoint import WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
 from tasks.store.sqlite.runs import Row, chunked, owned_row, store_state
@@ -43,6 +46,11 @@ from tasks.store.transitions import changed
 __all__ = ["SqliteTaskStore", "TaskStoreError"]
 
 _ID_ATTEMPTS = 8
+_OWNER_HOLDS = (
+    "SELECT count(*), coalesce(sum(length(CAST(description AS BLOB))"
+    " + length(CAST(execution_data AS BLOB))), 0)"
+    " FROM scheduled_tasks WHERE owner_id = ? AND status NOT IN ('done', 'cancelled')"
+)
 _INSERT_TASK = (
     "INSERT INTO scheduled_tasks (id, owner_id, chat_id, task_type, description, schedule, "
     "execution_data, status, enabled, misfire_policy, misfire_grace, created_at, next_run) "
@@ -92,9 +100,12 @@ class SqliteTaskStore(TaskStore):
             await self._db.close()
             await self._checkpointer.close()
 
-    async def add_task(self, draft: TaskDraft) -> Task:
-        """Insert ``draft`` under a fresh id (a new id is drawn if one is taken)."""
-        work = functools.partial(_insert_task, row=draft_values(draft), new_id=self._new_id)
+    async def add_task(self, draft: TaskDraft, *, limits: TaskLimits | None = None) -> Task:
+        """Insert ``draft`` under a fresh id (a new id is drawn if one is taken); with
+        ``limits``, after counting its owner's live tasks in the same write transaction."""
+        work = functools.partial(
+            _insert_task, row=draft_values(draft), new_id=self._new_id, draft=draft, limits=limits
+        )
         task_id = await self._write(work)
         return draft.to_task(task_id)
 
@@ -108,14 +119,22 @@ class SqliteTaskStore(TaskStore):
         row = await self._db.read(functools.partial(owned_row, task_id=task_id, owner_id=owner_id))
         return None if row is None else task_from_row(row)
 
-    async def list_tasks(self, owner_id: str, *, include_finished: bool = False) -> list[Task]:
-        """Return the owner's tasks by next run (unscheduled last), then creation."""
+    async def list_tasks(
+        self,
+        owner_id: str,
+        *,
+        include_finished: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Task]:
+        """Return a page of the owner's tasks by next run (unscheduled last), then creation."""
         live = "" if include_finished else "AND status NOT IN ('done', 'cancelled') "
         sql = (
             f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE owner_id = ? {live}"
-            "ORDER BY next_run IS NULL, next_run, created_at, id"
+            "ORDER BY next_run IS NULL, next_run, created_at, id LIMIT ? OFFSET ?"
         )
-        rows = await self._db.read(functools.partial(_fetch_all, sql=sql, params=(owner_id,)))
+        params = (owner_id, -1 if limit is None else limit, offset)
+        rows = await self._db.read(functools.partial(_fetch_all, sql=sql, params=params))
         return [task_from_row(r) for r in rows]
 
     async def active_task_ids(
@@ -224,6 +243,31 @@ class SqliteTaskStore(TaskStore):
         )
         return await self._write(work)
 
+    async def compact_ledger(
+        self,
+        *,
+        before: datetime,
+        keep: int,
+        max_rows: int,
+        max_tasks: int,
+        after_task: str = "",
+    ) -> Compaction:
+        """Fold old ledger rows into summaries in one write transaction (bounded)."""
+        work = functools.partial(
+            ledger.compact,
+            before=before,
+            keep=keep,
+            max_rows=max_rows,
+            max_tasks=max_tasks,
+            after_task=after_task,
+        )
+        return await self._write(work)
+
+    async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
+        """Return the summary of the task's folded rows, if any were folded."""
+        work = functools.partial(ledger.summary, task_id=task_id, owner_id=owner_id)
+        return await self._db.read(work)
+
     async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
         """Pause the owner's active tasks."""
         sql = (
@@ -233,9 +277,13 @@ class SqliteTaskStore(TaskStore):
         rows = await self._write(functools.partial(_fetch_all, sql=sql, params=(reason, owner_id)))
         return sorted(r[0] for r in rows)
 
-    async def history(self, task_id: str, owner_id: str, *, limit: int = 20) -> list[TaskRun]:
+    async def history(
+        self, task_id: str, owner_id: str, *, limit: int = 20, offset: int = 0
+    ) -> list[TaskRun]:
         """Return the task's ledger rows, newest first."""
-        work = functools.partial(runs.history, task_id=task_id, owner_id=owner_id, limit=limit)
+        work = functools.partial(
+            runs.history, task_id=task_id, owner_id=owner_id, limit=limit, offset=offset
+        )
         return await self._db.read(work)
 
     async def _write(self, work: Work[T]) -> T:
@@ -249,8 +297,17 @@ def _fetch_all(conn: sqlite3.Connection, sql: str, params: Sequence[object]) -> 
     return rows
 
 
-def _insert_task(conn: sqlite3.Connection, row: Row, new_id: Callable[[], str]) -> str:
-    """Insert one task under a fresh id."""
+def _insert_task(
+    conn: sqlite3.Connection,
+    row: Row,
+    new_id: Callable[[], str],
+    draft: TaskDraft,
+    limits: TaskLimits | None,
+) -> str:
+    """Insert one task under a fresh id, if it fits its owner's ``limits``."""
+    if limits is not None:
+        live, used = conn.execute(_OWNER_HOLDS, (draft.owner_id,)).fetchone()
+        limits.check_room(live=live, used=used, draft=draft)
     (task_id,) = _free_ids(conn, 1, new_id)
     conn.execute(_INSERT_TASK, (task_id, *row))
     return task_id

@@ -25,8 +25,8 @@ from common import ManualClock
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 """Monday 13:00 in Berlin."""
-ALICE_TOKEN = "alice-0123456789-token"
-BOB_TOKEN = "bob-0123456789-token-x"
+ALICE_TOKEN = "alice-Xk3p9Qw2mZ7vLt5R"
+BOB_TOKEN = "bob-Hq8Rt2Wn5Yc7Lp4K9x"
 TOKENS = f"{ALICE_TOKEN}:alice,{BOB_TOKEN}:bob"
 
 
@@ -75,12 +75,14 @@ async def running_web(
     backend: LLMBackend | None = None,
     clock: ManualClock | None = None,
     tokens: str = TOKENS,
+    **more: Any,
 ) -> AsyncIterator[Web]:
-    """Run the web front end on ``data_dir`` until the block ends."""
+    """Run the web front end on ``data_dir`` until the block ends (``more``: other
+    settings by variable name)."""
     clock = clock or ManualClock(T0)
     # A scripted model is there to be seen streaming: it reads every message.
     order = "planner-first" if backend is None else "model-first"
-    settings = web_settings(data_dir, tokens=tokens, ASSISTANT_LLM_ORDER=order)
+    settings = web_settings(data_dir, tokens=tokens, **{"ASSISTANT_LLM_ORDER": order, **more})
     async with open_web(settings, clock=clock, backend=backend) as front:
         yield Web(front, clock)
 

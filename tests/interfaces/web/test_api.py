@@ -269,7 +269,7 @@ async def test_slash_commands_work_in_the_chat_and_the_zone_follows(web: Web) ->
         "user_id": "alice",
         "timezone": "America/New_York",
         "timezone_chosen": True,
-        "max_message_chars": 8000,
+        "max_message_chars": 4000,
     }
     assert str(unknown["reply"]).startswith("I don't know the command '/bogus'.")
     assert "stretch" in str(listing["reply"]) and "America/New_York" in str(listing["reply"])
@@ -320,7 +320,7 @@ async def test_bad_bodies_get_422_or_413_with_what_was_wrong(web: Web) -> None:
     async with web.client() as client:
         empty = await client.post("/agent/chat", json={})
         blank = await client.post("/agent/chat", json={"message": ""})
-        long = await client.post("/agent/chat", json={"message": "x" * 8001})
+        long = await client.post("/agent/chat", json={"message": "x" * 4001})
         chat = await client.post("/agent/chat", json={"message": "hi", "chat_id": "a b"})
         extra = await client.post("/agent/chat", json={"message": "hi", "admin": True})
         broken = await client.post(
@@ -330,7 +330,7 @@ async def test_bad_bodies_get_422_or_413_with_what_was_wrong(web: Web) -> None:
     for response in (empty, blank, long, chat, extra, broken):
         assert response.status_code == 422, response.text
     assert empty.json()["detail"][0]["loc"] == ["body", "message"]
-    assert "8000" in str(long.json()["detail"])
+    assert "up to 4000" in str(long.json()["detail"])
     assert large.status_code == 413 and str(MAX_BODY) in large.json()["detail"]
 
 
@@ -349,19 +349,28 @@ async def test_without_tokens_only_127_0_0_1_is_served_and_only_by_loopback_name
     with pytest.raises(ConfigError, match=r"only listens on 127\.0\.0\.1"):
         async with open_web(exposed):
             pass
-    async with running_web(tmp_path, tokens="") as web, web.client(None) as client:
-        me = await client.get("/me")
-        rebound = await client.get("/me", headers={"Host": "evil.example:8080"})
+    async with running_web(tmp_path, tokens="") as web:
+        token = web.front.local_token
+        assert token is not None and web.front.page_url.endswith(f"/#token={token}")
+        async with web.client(token) as client:
+            me = await client.get("/me")
+            rebound = await client.get("/me", headers={"Host": "evil.example:8080"})
+        async with web.client(None) as client:
+            anonymous = await client.get("/me")
     assert me.json()["user_id"] == "local"  # the terminal's user
     assert rebound.status_code == 403
+    assert anonymous.status_code == 401 and "address 'assistant web' printed" in anonymous.text
 
 
 async def test_malformed_tokens_stop_the_start_without_quoting_them(tmp_path: Path) -> None:
     for tokens, reason in [
         ("ZZshort:alice", "at least 16 characters"),
         ("ZZnocolon0123456789abcdef", "not TOKEN:USER"),
-        ("0123456789abcdef-ZZ:al ice", "user id"),
-        ("0123456789abcdef-ZZ:a,0123456789abcdef-ZZ:b", "repeats"),
+        ("Qm7xT2pLk9Vw4ZsR-ZZ:al ice", "user id"),
+        ("Qm7xT2pLk9Vw4ZsR-ZZ:a,Qm7xT2pLk9Vw4ZsR-ZZ:b", "repeats"),
+        ("aaaaaaaaaaaaaaaaZZ:alice", r"too easy to guess \(about 1 bits"),
+        ("ZZ0123456789abcdef:alice", "too easy to guess"),
+        ("ZZpasswordpassword:alice", "at least 50 are needed"),
     ]:
         with pytest.raises(ConfigError, match=reason) as refused:
             async with open_web(web_settings(tmp_path, tokens=tokens)):

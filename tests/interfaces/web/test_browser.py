@@ -414,7 +414,7 @@ def test_a_message_over_the_limit_is_refused_whole_before_it_is_sent(
         too_long = "x" * 70_000
         say(page, too_long)
         expect(page.locator(".toast.bad")).to_have_text(
-            "That message is 70,000 characters long; the limit is 8,000. "
+            "That message is 70,000 characters long; the limit is 4,000. "
             "Shorten it or send it in parts."
         )
         assert page.input_value("#message") == too_long  # nothing cut, nothing lost

@@ -48,3 +48,48 @@ async def test_assistant_web_serves_until_sigterm(tmp_path: Path) -> None:
     assert refused.status_code == 401
     assert "I'll remind you today at" in chat.json()["reply"]
     assert code == 0
+
+
+async def _start(tmp_path: Path, tokens: str, *args: str) -> asyncio.subprocess.Process:
+    env = {
+        **os.environ,
+        "ASSISTANT_DATA_DIR": str(tmp_path),
+        "ASSISTANT_TIMEZONE": "Europe/Berlin",
+        "ASSISTANT_LLM_BASE_URL": "",
+        "ASSISTANT_API_TOKENS": tokens,
+        "TELEGRAM_BOT_TOKEN": "",
+    }
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "assistant.cli", "web", "--port", "0", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, cwd=tmp_path,
+    )  # fmt: skip
+
+
+async def test_tokens_served_beyond_this_machine_in_plain_http_get_a_warning(
+    tmp_path: Path,
+) -> None:
+    process = await _start(tmp_path, TOKENS, "--host", "0.0.0.0")
+    try:
+        assert process.stdout is not None and process.stderr is not None
+        ready = (await asyncio.wait_for(process.stdout.readline(), WITHIN)).decode()
+        warning = (await asyncio.wait_for(process.stderr.readline(), WITHIN)).decode()
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(process.wait(), WITHIN)
+    assert ready.startswith("ready: http://0.0.0.0:"), ready
+    assert warning.startswith("warning: http://0.0.0.0:")
+    assert "crosses the network in clear" in warning and "TLS proxy" in warning
+    assert code == 0
+
+
+async def test_a_token_that_is_easy_to_guess_stops_the_start_and_says_why(
+    tmp_path: Path,
+) -> None:
+    process = await _start(tmp_path, "aaaaaaaaaaaaaaaa:alice")
+    out, err = await asyncio.wait_for(process.communicate(), WITHIN)
+    assert process.returncode != 0 and out == b""
+    said = err.decode()
+    assert "entry 1 of ASSISTANT_API_TOKENS: the token is too easy to guess" in said
+    assert "ASSISTANT_API_TOKEN_MIN_BITS" in said and "secrets.token_urlsafe(32)" in said
+    assert "aaaaaaaaaaaaaaaa" not in said  # never quoted
+    assert "Traceback" not in said

@@ -1,0 +1,105 @@
+"""Keeping the run ledger small: old rows folded into per-task summaries, a little at a time.
+
+A task that runs every minute writes 1,440 ledger rows a day. ``LedgerRetention`` folds the
+rows older than ``LedgerPolicy.keep_for`` into their task's summary, sparing each task's
+newest ``keep_runs`` rows (a daily task keeps months of detail; a frequent one, a day plus
+its last hundred runs). Each round costs at most ``rows_per_round`` rows and
+``tasks_per_round`` task look-ups, in one short transaction, and rounds continue from where
+the last one stopped: a second later while a pass through the tasks is under way, ``every``
+later once it is done. Nothing about which tasks are "frequent" is
+built in: the age and the number kept decide, so the same mechanism can keep every task's
+ledger bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from datetime import timedelta
+
+from common import Clock
+from tasks.models import Compaction
+from tasks.store.base import TaskStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPolicy:
+    """How much of the run ledger is kept in full.
+
+    Attributes:
+        keep_for: Rows claimed within this age are kept in full.
+        keep_runs: Each task's newest rows kept in full, however old.
+        rows_per_round: The most rows one round folds.
+        tasks_per_round: The most tasks one round looks at.
+        every: The pause after a round that went through every task.
+        between: The pause after a round that stopped part way (its budget was used, or
+            more tasks wait): short, but a pause, so claims and deliveries go first.
+    """
+
+    keep_for: timedelta = timedelta(days=1)
+    keep_runs: int = 100
+    rows_per_round: int = 1000
+    tasks_per_round: int = 500
+    every: timedelta = timedelta(minutes=1)
+    between: timedelta = timedelta(seconds=1)
+
+
+class LedgerRetention:
+    """Runs ledger compaction rounds (``round``), by itself once started.
+
+    Args:
+        store: The task store.
+        clock: The source of time (the age is measured from its now).
+        policy: What is kept.
+    """
+
+    def __init__(self, store: TaskStore, clock: Clock, policy: LedgerPolicy) -> None:
+        self._store = store
+        self._clock = clock
+        self.policy = policy
+        self._cursor = ""
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+
+    async def round(self) -> Compaction:
+        """Fold one bounded round's worth of old rows; return what it did."""
+        policy = self.policy
+        done = await self._store.compact_ledger(
+            before=self._clock.now() - policy.keep_for,
+            keep=policy.keep_runs,
+            max_rows=policy.rows_per_round,
+            max_tasks=policy.tasks_per_round,
+            after_task=self._cursor,
+        )
+        self._cursor = done.next_task
+        return done
+
+    def start(self) -> None:
+        """Run rounds in the background until ``stop``."""
+        if self._task is None or self._task.done():
+            self._stop = asyncio.Event()
+            self._task = asyncio.create_task(self._loop(), name="task-ledger-retention")
+
+    async def stop(self) -> None:
+        """Stop the rounds (a round in progress is cancelled; its transaction rolls back)."""
+        task, self._task = self._task, None
+        if task is not None:
+            self._stop.set()
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _loop(self) -> None:
+        while not self._stop.is_set():
+            pause = self.policy.every
+            try:
+                done = await self.round()
+                if not done.complete:
+                    pause = self.policy.between  # part way through: more soon
+            except Exception:
+                log.exception("could not compact the run ledger; trying again later")
+            await self._clock.sleep_until(self._clock.now() + pause, self._stop)

@@ -1,0 +1,96 @@
+"""The ledger kept small while a scheduler runs, and health that says when runs start late
+(issue 24, item 8).
+
+The attack as written: 500 reminders every second wrote about 500 ledger rows a second (43
+million a day), and at 2,000 another user's reminder came 4.8 s late while ``/health`` said
+ok. Every second is refused now (``tests/interfaces/web/test_limits.py``); here a task every
+minute, the most frequent allowed, keeps a bounded ledger, and a run that starts late shows
+in the health the scheduler reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from pathlib import Path
+
+from common import ManualClock
+from tasks import (
+    LedgerPolicy,
+    RunStatus,
+    SqliteTaskStore,
+    TaskManager,
+)
+from tests.tasks.conftest import T0, RecordingNotifier, every
+
+MINUTE = timedelta(minutes=1)
+HOUR = timedelta(hours=1)
+
+
+async def test_a_running_scheduler_folds_old_runs_of_a_frequent_task_into_its_summary(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    async with TaskManager(store=SqliteTaskStore(path), clock=clock, notifier=notifier) as making:
+        await making.start(timer=False)
+        task = await making.add_task(
+            owner_id="alice", chat_id="chat-alice", task_type="reminder",
+            schedule=every(MINUTE), execution_data={"message": "drink water"},
+        )  # fmt: skip
+        for _ in range(180):  # three hours, a run a minute (the first a minute in)
+            clock.advance(MINUTE)
+            await making.run_due()
+        assert len(await making.history(task.id, "alice", limit=500)) == 180
+
+    policy = LedgerPolicy(
+        keep_for=HOUR, keep_runs=30, rows_per_round=40, tasks_per_round=10, every=MINUTE
+    )
+    keeper = TaskManager(store=SqliteTaskStore(path), clock=clock, notifier=notifier, ledger=policy)
+    async with keeper:
+        for _ in range(100):  # rounds follow each other while there is work (bounded)
+            summary = await keeper.ledger_summary(task.id, "alice")
+            if summary is not None and summary.runs >= 120:
+                break
+            clock.advance(timedelta(seconds=1))
+            await asyncio.sleep(0.01)
+        rows = await keeper.history(task.id, "alice", limit=500)
+
+    assert summary is not None and summary.runs == 120  # older than an hour: 2 of 3 hours
+    assert summary.counts == {RunStatus.SUCCEEDED: 120}
+    assert summary.first_scheduled == T0 + MINUTE
+    assert summary.last_scheduled == T0 + 2 * HOUR
+    assert len(rows) >= 60 and all(r.scheduled_for > T0 + 2 * HOUR for r in rows)
+
+
+async def test_health_reports_runs_that_start_late_and_forgets_them_after_a_minute(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager = TaskManager(
+        store=SqliteTaskStore(tmp_path / "assistant.db"), clock=clock, notifier=notifier
+    )
+    await manager.start(timer=False)  # the test is the timer: it claims when it likes
+    try:
+        await manager.add_task(
+            owner_id="bob", chat_id="chat-bob", task_type="reminder",
+            schedule=every(MINUTE), execution_data={"message": "stand up"},
+        )  # fmt: skip
+        clock.advance(MINUTE + timedelta(seconds=4.8))  # due a minute in; claimed late
+        before = await manager.health()
+        await manager.run_due()
+        after = await manager.health()
+        clock.advance(MINUTE - timedelta(seconds=3.8))  # the next one, a second late
+        await manager.run_due()
+        both = await manager.health()
+        clock.advance(MINUTE)  # the late one is a minute old
+        later = await manager.health()
+    finally:
+        await manager.stop()
+
+    assert before.late == timedelta(seconds=4.8)  # due, not claimed yet
+    assert after.late == timedelta(seconds=4.8)  # started 4.8 s after its time
+    assert both.late == timedelta(seconds=4.8)  # the worst of the last minute
+    # A minute on, the late starts are forgotten; the run due a second ago waits: that is
+    # what is late now.
+    assert later.late == timedelta(seconds=1)
