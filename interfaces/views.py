@@ -6,12 +6,12 @@ interface can show it as it is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from common import redact_secrets
 from interfaces.messages import Action, ActionKind, Button, ButtonRows, Reply
 from interfaces.protocols import AgentReplyLike
 from memory import Note
@@ -27,8 +27,6 @@ from tasks import (
 from tools import ApprovalRequest
 
 MAX_LISTED_TASKS = 20  # 3 buttons each: well under Telegram's 100 buttons per keyboard
-MAX_ARGUMENT_CHARS = 300
-MAX_ARGUMENTS_CHARS = 1500
 NO_TASKS = (
     "You have no scheduled tasks. Try 'remind me in 10 minutes to stretch' or "
     "'every weekday at 8:30 remind me to check the mail'."
@@ -115,12 +113,14 @@ def note_list(notes: Sequence[Note], zone: ZoneInfo) -> str:
 
 
 def approval_card(request: ApprovalRequest, zone: ZoneInfo) -> Reply:
-    """A pending request: the tool, its exact arguments, and [Approve] [Deny]."""
+    """A pending request: the tool, every argument in full, why it asks, [Approve] [Deny]."""
     expires = format_local(request.expires_at, zone)
+    why = [f"Why I ask: {request.reason}."] if request.reason else []
     text = "\n".join(
         [
             "Approval needed",
             f"Tool: {request.tool_name}",
+            *why,
             "Arguments:",
             format_arguments(request.arguments),
             f"Risk: {request.risk_level.value}. Expires at {expires} ({zone.key}).",
@@ -136,12 +136,13 @@ def approval_card(request: ApprovalRequest, zone: ZoneInfo) -> Reply:
 
 
 def request_line(request: ApprovalRequest, zone: ZoneInfo) -> str:
-    """A pending request in one line (the terminal's y/n question), shortened like the card."""
-    shown = "; ".join(f"{label}: {value}" for label, value in argument_rows(request.arguments))
+    """A pending request for the terminal's y/n question: the tool, why it asks, and every
+    argument in full, one per line."""
     expires = request.expires_at.astimezone(zone)
+    why = f"\n  why I ask: {request.reason}" if request.reason else ""
     return (
-        f"{request.tool_name} ({_truncate(shown, MAX_ARGUMENT_CHARS)}) "
-        f"({request.risk_level.value} risk; request {request.id}, expires at {expires:%H:%M})"
+        f"{request.tool_name} ({request.risk_level.value} risk; request {request.id}, expires "
+        f"at {expires:%H:%M}){why}\n{format_arguments(request.arguments)}\n"
     )
 
 
@@ -158,22 +159,38 @@ def agent_replies(reply: AgentReplyLike, zone: ZoneInfo) -> tuple[Reply, ...]:
 
 
 def argument_rows(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """A call's arguments as a person reads them: one (label, value) per row, secrets hidden.
+    """A call's arguments as a person reads them: one (label, value) per row, in full.
 
+    What the call will send is shown as it is, whoever chose it (a header value the model
+    wrote included): the person approving sees what leaves. A ``${NAME}`` reference stays a
+    reference, named as the user's stored secret (its value is filled in when it is sent).
     Labels are words, not field names ("task_type" is "kind", "max_chars" is "max chars"),
     a task's ``execution_data`` shows its own fields (the request's method, url, headers;
     a reminder's message) instead of one "execution data" row, and a task type reads as
     what it is ("HTTP request").
     """
     rows: list[tuple[str, str]] = []
-    for name, value in redact_secrets(dict(arguments)).items():
+    for name, value in dict(arguments).items():
         if name in _GROUPED and isinstance(value, Mapping):
             rows.extend(argument_rows(value))
         elif name == "task_type":
             rows.append(("kind", _TASK_KINDS.get(str(value), plain_value(value))))
         else:
-            rows.append((_LABELS.get(name, name.replace("_", " ")), plain_value(value)))
+            label = _LABELS.get(name, name.replace("_", " "))
+            rows.append((label, _naming_secrets(plain_value(value))))
     return rows
+
+
+_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _naming_secrets(text: str) -> str:
+    """The value, with each ``${NAME}`` said to be the user's stored secret."""
+    names = list(dict.fromkeys(_REFERENCE.findall(text)))
+    if not names:
+        return text
+    said = ", ".join(f"${{{name}}}" for name in names)
+    return f"{text} [{said}: your stored secret, filled in when sent, not shown]"
 
 
 _GROUPED = frozenset({"execution_data"})
@@ -187,12 +204,11 @@ _TASK_KINDS = {
 
 
 def format_arguments(arguments: dict[str, Any]) -> str:
-    """Show arguments one per line as plain values (secrets hidden), truncated when long."""
+    """Show arguments one per line as plain values, every one in full."""
     rows = argument_rows(arguments)
     if not rows:
         return "  (none)"
-    lines = [f"  {label}: {_truncate(value, MAX_ARGUMENT_CHARS)}" for label, value in rows]
-    return _truncate("\n".join(lines), MAX_ARGUMENTS_CHARS)
+    return "\n".join(f"  {label}: {value}" for label, value in rows)
 
 
 def plain_value(value: object) -> str:

@@ -17,7 +17,7 @@ from tools import ApprovalRequest, ApprovalStatus, RiskLevel
 
 COLUMNS = (
     "id, user_id, chat_id, tool_name, arguments, call_id, risk_level, status,"
-    " created_at, expires_at, decided_by, decided_at"
+    " created_at, expires_at, decided_by, decided_at, reason"
 )
 """The columns ``decode_request`` reads (both databases' tables have them)."""
 
@@ -36,7 +36,7 @@ class ApprovalRepository:
         await self._db.write(
             lambda tx: tx.execute(
                 f"INSERT OR REPLACE INTO approvals ({COLUMNS})"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 row,
             )
         )
@@ -122,6 +122,7 @@ def encode_request(request: ApprovalRequest) -> tuple[Any, ...]:
         to_db_time(request.expires_at, what="expires_at"),
         request.decided_by,
         None if request.decided_at is None else to_db_time(request.decided_at, what="decided_at"),
+        clean_text(request.reason),
     )
 
 
@@ -146,4 +147,5 @@ def decode_request(
         status=ApprovalStatus(row["status"]),
         decided_by=row["decided_by"],
         decided_at=None if row["decided_at"] is None else instant(row["decided_at"]),
+        reason=str(row["reason"] or ""),
     )

@@ -112,7 +112,12 @@ _V2 = (
     "CREATE UNIQUE INDEX notes_by_number ON notes (user_id, number)",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
+_V3 = (
+    # Why a request asks, when more than the tool's own rule asks (tools.provenance).
+    "ALTER TABLE approvals ADD COLUMN reason TEXT NOT NULL DEFAULT ''",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -31,6 +31,7 @@ from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotF
 from tools.executor import ToolExecutor
 from tools.options import DEFAULT_TIMEOUT
 from tools.parser import ToolParser
+from tools.provenance import Effect, Provenance, Verdict, host_of, hosts_named
 from tools.registry import ToolRegistry
 from tools.schema import JsonSchema
 from tools.spec import ToolSpec, normalize_name
@@ -43,11 +44,13 @@ __all__ = [
     "ApprovalRequest",
     "ApprovalStatus",
     "ApprovalStore",
+    "Effect",
     "InMemoryApprovalStore",
     "JsonSchema",
     "LoadFailure",
     "LoadReport",
     "ParameterSchema",
+    "Provenance",
     "RiskLevel",
     "Tool",
     "ToolCall",
@@ -65,6 +68,9 @@ __all__ = [
     "ToolStats",
     "ToolStatus",
     "ValidationResult",
+    "Verdict",
+    "host_of",
+    "hosts_named",
     "is_tool",
     "load_custom_tools",
     "markdown_catalog",

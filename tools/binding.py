@@ -21,6 +21,7 @@ from tools.errors import ToolDefinitionError, ToolError
 from tools.hooks import Hook
 from tools.mapping import mapping_spec
 from tools.options import ApprovalRule, Formatter, ToolOptions
+from tools.provenance import Effect, host_of
 from tools.schema import JsonSchema
 from tools.spec import ToolSpec
 
@@ -127,6 +128,16 @@ class Tool:
     def parallel(self) -> bool:
         """Whether calls of this tool may run at the same time as the calls around them."""
         return self.spec.options.parallel
+
+    @property
+    def effects(self) -> frozenset[Effect]:
+        """What a call does besides answering (``tools.provenance.Effect``)."""
+        return self.spec.options.effects
+
+    def reaches(self, arguments: Mapping[str, Any]) -> str | None:
+        """The host a call with ``arguments`` sends to, or ``None``."""
+        name = self.spec.options.reaches
+        return host_of(arguments.get(name)) if name else None
 
     @property
     def function(self) -> Callable[..., Any]:

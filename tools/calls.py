@@ -77,6 +77,9 @@ class ApprovalRequest:
     status: ApprovalStatus = ApprovalStatus.PENDING
     decided_by: str | None = None
     decided_at: datetime | None = None
+    reason: str = ""
+    """Why it asks, when more than the tool's own rule asks ("this request follows content
+    from attacker.example"); empty when the tool always asks for such a call."""
 
     def is_expired(self, now: datetime) -> bool:
         """Return whether the request can no longer be decided at ``now``."""

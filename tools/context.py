@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from tools.errors import ToolError
+from tools.provenance import Provenance
 
 T = TypeVar("T")
 
@@ -31,6 +32,9 @@ class ToolContext:
         prepared: Whether ``ToolRegistry.prepare`` filled ``resolved`` for this context.
         profile: What is known about the user besides their id and zone (their settings,
             what the interface knows of them), by field name.
+        provenance: Where the turn's content came from, which decides whether a call runs,
+            asks the user first or is refused (``tools.provenance``); the planner's own
+            calls carry an unchecked one.
     """
 
     user_id: str = "local"
@@ -41,6 +45,7 @@ class ToolContext:
     resolved: Mapping[tuple[str, str, str], Any] = field(default_factory=dict)
     prepared: bool = False
     profile: Mapping[str, str] = field(default_factory=dict)
+    provenance: Provenance = field(default_factory=Provenance)
 
     @property
     def local_now(self) -> datetime:

@@ -19,6 +19,7 @@ from tools.binding import ArgumentConversionError, Tool
 from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
 from tools.context import ToolContext
 from tools.errors import ApprovalError, ToolError
+from tools.provenance import Verdict
 from tools.registry import ToolRegistry
 from tools.telemetry import Telemetry, ToolStats
 from tools.validation import ValidationResult, validate_tool_call
@@ -108,7 +109,9 @@ class ToolExecutor:
         allowed, refused = calls[: self.max_calls_per_reply], calls[self.max_calls_per_reply :]
         results: list[ToolResult] = []
         for step in self._steps(allowed):
-            results.extend(await asyncio.gather(*(self._execute_prepared(c, ctx) for c in step)))
+            done = await asyncio.gather(*(self._execute_prepared(c, ctx) for c in step))
+            results.extend(done)
+            ctx = self._counted(ctx, done)
         return results + [self._over_the_limit(call, len(calls)) for call in refused]
 
     def _over_the_limit(self, call: ToolCall, asked: int) -> ToolResult:
@@ -119,6 +122,16 @@ class ToolExecutor:
             "was not; do not repeat the calls in a loop."
         )
         return ToolResult(call=call, status=ToolStatus.INVALID, text=text, display=text, error=text)
+
+    def _counted(self, ctx: ToolContext, done: Sequence[ToolResult]) -> ToolContext:
+        """The context after ``done``: a removal that ran or waits counts for the calls after
+        it (the second removal of a turn asks, ``tools.provenance``)."""
+        provenance = ctx.provenance
+        for result in done:
+            tool = self.registry.find(result.call.tool_name)
+            if tool is not None and result.status in (ToolStatus.OK, ToolStatus.PENDING_APPROVAL):
+                provenance = provenance.counted(tool.effects)
+        return ctx if provenance is ctx.provenance else replace(ctx, provenance=provenance)
 
     def _steps(self, calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
         """Split ``calls`` into steps: each call alone, neighbouring parallel calls together."""
@@ -189,8 +202,15 @@ class ToolExecutor:
             )
         elif isinstance(gate := self._gate(verdict.tool, call, verdict.arguments, ctx), ToolResult):
             result = gate  # the approval rule could not judge these arguments: nothing runs
-        elif gate:
-            result = await self._request_approval(verdict.tool, call, verdict.arguments, ctx)
+        elif (why := self._provenance(verdict.tool, verdict.arguments, ctx)).refuse is not None:
+            message = f"{verdict.tool.name!r} was not run: {why.refuse}"
+            result = ToolResult(
+                call=call, status=ToolStatus.DENIED, text=message, display=message, error=message
+            )
+        elif gate or why.ask is not None:
+            result = await self._request_approval(
+                verdict.tool, call, verdict.arguments, ctx, reason=why.ask or ""
+            )
         else:
             result = await self._run(verdict.tool, call, verdict.arguments, ctx)
             if verdict.dropped and result.ok:
@@ -222,6 +242,11 @@ class ToolExecutor:
                 f"({_short_error(exc)}), so it was not run"
             )
             return self._failure(call, ToolStatus.ERROR, message, started)
+
+    @staticmethod
+    def _provenance(tool: Tool, arguments: Mapping[str, object], ctx: ToolContext) -> Verdict:
+        """Whether where the turn's content came from lets the call run (``tools.provenance``)."""
+        return ctx.provenance.check(tool.effects, tool.reaches(arguments), arguments)
 
     async def _fill(self, call: ToolCall, ctx: ToolContext) -> tuple[ToolCall, str | None]:
         """Fill in the missing arguments the tool's resolvers can; or say what failed."""
@@ -297,7 +322,13 @@ class ToolExecutor:
     # -- approvals ----------------------------------------------------------------------
 
     async def _request_approval(
-        self, tool: Tool, call: ToolCall, arguments: dict[str, object], ctx: ToolContext
+        self,
+        tool: Tool,
+        call: ToolCall,
+        arguments: dict[str, object],
+        ctx: ToolContext,
+        *,
+        reason: str = "",
     ) -> ToolResult:
         now = self._clock.now()
         request = ApprovalRequest(
@@ -310,10 +341,12 @@ class ToolExecutor:
             expires_at=now + self._approval_ttl,
             call_id=call.id,
             risk_level=tool.risk_level,
+            reason=reason,
         )
         await self.approvals.save_approval(request)
+        why = f" because {reason}" if reason else ""
         text = (
-            f"The call to {tool.name!r} needs the user's approval (request {request.id}); "
+            f"The call to {tool.name!r} needs the user's approval (request {request.id}){why}; "
             "it runs only if the user approves it."
         )
         return ToolResult(

@@ -9,6 +9,7 @@ from typing import Any, TypedDict, Unpack
 from tools.calls import RiskLevel
 from tools.context import ToolContext
 from tools.errors import ToolDefinitionError
+from tools.provenance import Effect
 from tools.schema import JsonSchema
 
 DEFAULT_TIMEOUT = 30.0
@@ -46,6 +47,8 @@ class ToolArguments(_TakenAsGiven, total=False):
     parallel: bool
     resolvers: Mapping[str, Callable[..., Any]]
     argument_aliases: Mapping[str, Sequence[str]]
+    effects: Sequence[Effect | str]
+    reaches: str | None
 
 
 Resolver = Callable[..., Any]
@@ -79,6 +82,10 @@ class ToolOptions:
             for the model.
         argument_aliases: Other names a call may give an argument, by parameter
             (``{"when": ["delay"]}``); the call is read as if it used the parameter's name.
+        effects: What a call does besides answering (``tools.provenance.Effect``): whether its
+            answer is outside content or private data, whether it sends data out or changes
+            the user's data. The agent's provenance check reads them (none: it only answers).
+        reaches: The parameter holding the URL a call sends to, for ``Effect.SENDS_OUT``.
     """
 
     name: str | None = None
@@ -97,6 +104,8 @@ class ToolOptions:
     types: Mapping[str, Any] = field(default_factory=dict)
     resolvers: Mapping[str, Resolver] = field(default_factory=dict)
     argument_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    effects: frozenset[Effect] = frozenset()
+    reaches: str | None = None
 
     @classmethod
     def of(
@@ -109,6 +118,8 @@ class ToolOptions:
         parallel: bool = False,
         resolvers: Mapping[str, Resolver] | None = None,
         argument_aliases: Mapping[str, Sequence[str]] | None = None,
+        effects: Sequence[Effect | str] = (),
+        reaches: str | None = None,
         **given: Unpack[_TakenAsGiven],
     ) -> ToolOptions:
         """Return ``@tool``'s arguments as options, checked and with defaults filled in.
@@ -124,6 +135,14 @@ class ToolOptions:
             ) from None
         if timeout <= 0:
             raise ToolDefinitionError(f"timeout must be positive seconds, got {timeout!r}")
+        try:
+            declared = frozenset(Effect(effect) for effect in effects)
+        except ValueError:
+            raise ToolDefinitionError(
+                f"effects {list(effects)!r} are not all of {[e.value for e in Effect]}"
+            ) from None
+        if Effect.SENDS_OUT in declared and not reaches:
+            raise ToolDefinitionError("a tool that sends out names its URL parameter (reaches=)")
         return cls(
             params=dict(params or {}),
             aliases=tuple(aliases),
@@ -132,6 +151,8 @@ class ToolOptions:
             parallel=bool(parallel),
             resolvers=dict(resolvers or {}),
             argument_aliases=_aliases_by_parameter(argument_aliases or {}),
+            effects=declared,
+            reaches=reaches,
             **given,
         )
 

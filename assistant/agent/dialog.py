@@ -81,6 +81,8 @@ from memory import DEFAULT_MAX_CHARS, UserProfile
 from tools import (
     ApprovalError,
     ApprovalRequest,
+    Effect,
+    Provenance,
     Tool,
     ToolCall,
     ToolContext,
@@ -290,6 +292,8 @@ class DialogAgent:
             new=[ChatMessage(Role.USER, prompt)],
             commit=False,
             decider=self._first_decider(),
+            # Nobody is there to approve: only the hosts its prompt names, no changes.
+            provenance=Provenance.of_model([prompt], unattended=True),
         )
         reply = await self._run(turn)
         return reply.text
@@ -369,7 +373,26 @@ class DialogAgent:
         loaded = await self.memory.load_context(user_id, chat_id, max_chars=self._history_chars)
         ctx = await self._new_context(user_id, chat_id, loaded.user, profile)
         history = [from_stored(m) for m in loaded.messages]
-        return Turn(ctx=ctx, history=history, new=[first], decider=self._first_decider())
+        said = [m.content for m in [*history, first] if m.role is Role.USER]
+        # What the conversation fetched before is still in its history: it steers this turn too.
+        outside = [
+            f"what {name} returned earlier in this conversation"
+            for m in loaded.messages
+            if m.name
+            for name in m.name.split(",")
+            if self._reads_outside(name)
+        ]
+        return Turn(
+            ctx=ctx,
+            history=history,
+            new=[first],
+            decider=self._first_decider(),
+            provenance=Provenance.of_model(said, outside=outside),
+        )
+
+    def _reads_outside(self, tool_name: str) -> bool:
+        found = self.registry.find(tool_name)
+        return found is not None and Effect.READS_OUTSIDE in found.effects
 
     def _first_decider(self) -> Decider:
         """The planner reads a turn first, unless the model is to see everything."""
@@ -702,7 +725,11 @@ class DialogAgent:
         for call in runnable:
             started = self._event(AgentEventKind.TOOL_STARTED, turn.ctx, call=call)
             await emit((self._on_event, turn.listener), started)
-        ran = iter(await self.executor.execute_all(runnable, turn.ctx))
+        # The planner's calls do what the user's words say; the model's are checked against
+        # where the turn's content came from.
+        checked = turn.decider is not Decider.PLANNER
+        ctx = replace(turn.ctx, provenance=turn.provenance if checked else Provenance())
+        ran = iter(await self.executor.execute_all(runnable, ctx))
         done = [refused if refused is not None else next(ran) for refused in results]
         for result in done:
             if result.status in _FAILED:
@@ -713,7 +740,23 @@ class DialogAgent:
                 event = self._event(AgentEventKind.APPROVAL_REQUESTED, turn.ctx, result)
                 await emit((self._on_event, turn.listener), event)
         turn.results.extend(done)
+        turn.provenance = self._after(turn, done, counted=checked)
         return done
+
+    def _after(self, turn: Turn, results: Sequence[ToolResult], *, counted: bool) -> Provenance:
+        """The turn's provenance after ``results``: what they read, what the model removed."""
+        said = [m.content for m in [*turn.history, *turn.new] if m.role is Role.USER]
+        provenance = turn.provenance
+        for result in results:
+            tool = self.registry.find(result.call.tool_name)
+            if tool is None:
+                continue
+            if counted and result.status in (ToolStatus.OK, ToolStatus.PENDING_APPROVAL):
+                provenance = provenance.counted(tool.effects)
+            if result.status is ToolStatus.OK:
+                source = tool.reaches(result.call.arguments) or f"{tool.name}'s answer"
+                provenance = provenance.read(tool.effects, source, result.text, said)
+        return provenance
 
     def _refusal(self, turn: Turn, call: ToolCall) -> ToolResult | None:
         """Return an INVALID result for a call that must not run, or ``None``."""

@@ -54,8 +54,11 @@ class ConversationStore(Protocol):
 
 
 def to_stored(message: ChatMessage) -> StoredMessage:
-    """Return ``message`` as memory stores it (structured results are not kept)."""
-    name = message.results[0].call.tool_name if len(message.results) == 1 else None
+    """Return ``message`` as memory stores it (structured results are not kept; a message
+    carrying several results keeps their tools' names, joined by commas, so a later turn
+    knows what the conversation read)."""
+    names = sorted({result.call.tool_name for result in message.results})
+    name = ",".join(names) if names else None
     return StoredMessage(
         role=MessageRole(message.role.value),
         content=message.content,

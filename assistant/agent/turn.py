@@ -14,7 +14,15 @@ from assistant.agent.pipeline import Decider
 from assistant.llm.base import ChatMessage, Role, Usage
 from assistant.llm.contract import render_results
 from assistant.llm.visible import VisibleText
-from tools import ApprovalRequest, ToolCall, ToolContext, ToolRegistry, ToolResult, ToolStatus
+from tools import (
+    ApprovalRequest,
+    Provenance,
+    ToolCall,
+    ToolContext,
+    ToolRegistry,
+    ToolResult,
+    ToolStatus,
+)
 
 SystemMessages = (
     Sequence[ChatMessage | Mapping[str, str]] | Awaitable[Sequence[ChatMessage | Mapping[str, str]]]
@@ -95,6 +103,8 @@ class Turn:
     nudge: tuple[ChatMessage, ...] = ()
     nudged: bool = False
     decider: Decider = Decider.MODEL
+    provenance: Provenance = field(default_factory=Provenance)
+    """Where the content the model's calls follow came from (``tools.provenance``)."""
 
 
 def as_messages(found: object) -> list[ChatMessage]:

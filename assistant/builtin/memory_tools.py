@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memory import HitKind, MemoryHit, MemoryInputError, MemoryStore, Note
-from tools import ToolContext, ToolError, tool
+from tools import Effect, ToolContext, ToolError, tool
 
 MAX_SEARCH_LIMIT = 20
 SHOWN_CHARS = 500
@@ -51,7 +51,7 @@ class MemoryTools:
     def __init__(self, store: MemoryStore) -> None:
         self._store = store
 
-    @tool(llm_format=render_note, timeout=10)
+    @tool(llm_format=render_note, timeout=10, effects=[Effect.CHANGES])
     async def save_note(
         self, ctx: ToolContext, content: str, tags: list[str] | None = None
     ) -> Note:
@@ -71,6 +71,7 @@ class MemoryTools:
         llm_format=render_hits,
         timeout=10,
         parallel=True,
+        effects=[Effect.READS_PRIVATE],
     )
     async def search_memory(
         self, ctx: ToolContext, query: str, limit: int = 5, notes_only: bool = False

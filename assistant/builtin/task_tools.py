@@ -37,7 +37,7 @@ from tasks import (
     task_line,
     time_of_day,
 )
-from tools import ToolContext, ToolError, tool
+from tools import Effect, ToolContext, ToolError, tool
 
 TaskTypeName = Literal["reminder", "agent_task", "web_search", "api_call"]
 _TYPE_WORDS = {
@@ -136,8 +136,9 @@ def _known_fields(data: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
 
 
 def _approval_needed(arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
-    """An api_call task is an HTTP request that will run unattended: a person approves it."""
-    return str(arguments.get("task_type", "")).strip().lower() == "api_call"
+    """An api_call task is an HTTP request, and an agent task a prompt, that will run
+    unattended: a person approves it first, seeing the request or the whole prompt."""
+    return str(arguments.get("task_type", "")).strip().lower() in {"api_call", "agent_task"}
 
 
 class TaskTools:
@@ -177,6 +178,16 @@ class TaskTools:
         llm_format=_reply_text,
         gui_format=_reply_text,
         timeout=15,
+        effects=[Effect.CHANGES],
+    )
+    _removes_one_task = tool(
+        params={
+            "task_id": {"description": "The task's id, as list_tasks shows it.", "enum": active_ids}
+        },
+        llm_format=_reply_text,
+        gui_format=_reply_text,
+        timeout=15,
+        effects=[Effect.CHANGES, Effect.REMOVES],
     )
 
     # Other assistants teach models add_reminder(delay="5m", message=...).
@@ -185,6 +196,7 @@ class TaskTools:
         gui_format=_reply_text,
         timeout=15,
         argument_aliases={"when": ["delay"]},
+        effects=[Effect.CHANGES],
     )
     async def add_reminder(self, ctx: ToolContext, when: str, message: str) -> TaskReply:
         """Remind the user of something at a time; the time is worked out from their words.
@@ -214,6 +226,7 @@ class TaskTools:
         llm_format=_reply_text,
         gui_format=_reply_text,
         timeout=15,
+        effects=[Effect.CHANGES],
     )
     async def add_recurring_task(
         self,
@@ -254,6 +267,7 @@ class TaskTools:
         timeout=15,
         parallel=True,
         argument_aliases={"period": ["day"]},
+        effects=[Effect.READS_PRIVATE],
     )
     async def list_tasks(self, ctx: ToolContext, period: str | None = None) -> TaskListing:
         """List the user's scheduled tasks and reminders with their ids and next runs.
@@ -278,7 +292,7 @@ class TaskTools:
         listed = [self._summary(task, ctx, next_run=fire) for fire, task in shown]
         return TaskListing(listed, period=span.label)
 
-    @_on_one_task
+    @_removes_one_task
     async def cancel_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
         """Cancel one of the user's tasks or reminders for good."""
         before = await self._call(ctx, self._manager.get_task(task_id, ctx.user_id))
@@ -320,6 +334,7 @@ class TaskTools:
         llm_format=_reply_text,
         gui_format=_reply_text,
         timeout=15,
+        effects=[Effect.CHANGES],
     )
     async def snooze_task(self, ctx: ToolContext, task_id: str, delay: str) -> TaskReply:
         """Put a task's next run off by a delay (a reminder that already went off comes back).

@@ -40,7 +40,7 @@ from common import (
     url_secrets,
 )
 from tasks import SearchHit
-from tools import ToolContext, ToolError, tool
+from tools import Effect, ToolContext, ToolError, tool
 
 log = logging.getLogger(__name__)
 
@@ -312,6 +312,7 @@ class WebTools(AsyncLifecycle):
         llm_format=render_hits,
         timeout=30.0,
         parallel=True,
+        effects=[Effect.READS_OUTSIDE],
     )
     async def search_web(self, query: str, limit: int = 5) -> str | list[SearchHit]:
         """Search the web and return the top results (title, link and snippet).
@@ -331,6 +332,8 @@ class WebTools(AsyncLifecycle):
         llm_format=FetchedPage.render,
         timeout=45.0,
         parallel=True,
+        effects=[Effect.READS_OUTSIDE, Effect.SENDS_OUT],
+        reaches="url",
     )
     async def fetch_url(self, url: str, max_chars: int = 4000) -> FetchedPage:
         """Download a web page and return its readable text.
@@ -384,6 +387,8 @@ class WebTools(AsyncLifecycle):
         risk_level="medium",
         llm_format=ApiResponse.render,
         timeout=75.0,
+        effects=[Effect.READS_OUTSIDE, Effect.SENDS_OUT],
+        reaches="url",
     )
     async def api_call(
         self,

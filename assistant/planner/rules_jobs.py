@@ -147,13 +147,8 @@ JOBS = Rule(
             "every day at 8am search the web for python news and send me the top 3",
             says("SERPAPI_API_KEY", "'every day at 8am remind me to search for python news'"),
         ),
-        _job_at(
-            "every day at 8am ask: what time is it in Tokyo",
-            "2026-03-11 08:00",
-            "what time is it in Tokyo",
-            "every day at 08:00",
-            TaskType.AGENT_TASK,
-        ),
+        # An agent task runs a prompt unattended: it waits for the user's approval, prompt shown.
+        Golden("every day at 8am ask: what time is it in Tokyo", says("Scheduling that")),
         Golden(
             "every monday at 10am ask: summarise my week",
             says(

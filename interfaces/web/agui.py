@@ -223,9 +223,10 @@ class AgUiRun:
             expires_at=request.expires_at.isoformat(),
             metadata={
                 "tool": request.tool_name,
-                "arguments": redact_secrets(request.arguments),
+                "arguments": dict(request.arguments),  # the approver sees what would leave
                 "shown": self._shown(request.arguments),
                 "risk": request.risk_level.value,
+                "why": request.reason,
                 "expires_text": self._expires_text(request),
             },
         )

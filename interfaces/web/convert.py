@@ -84,15 +84,17 @@ def run_out(run: TaskRun, zone: ZoneInfo) -> RunOut:
 
 
 def approval_out(request: ApprovalRequest, zone: ZoneInfo) -> ApprovalOut:
-    """A pending request as the API shows it: the exact arguments, secrets hidden."""
+    """A pending request as the API shows it: the exact arguments, in full (what the model
+    chose included: what leaves is shown), and why it asks."""
     expires = local(request.expires_at, zone)
     assert expires is not None
     return ApprovalOut(
         id=request.id,
         tool=request.tool_name,
-        arguments=redact_secrets(request.arguments),
+        arguments=dict(request.arguments),
         shown=shown_arguments(request.arguments),
         risk=request.risk_level.value,
+        reason=request.reason,
         status=request.status.value,
         expires_at=expires,
         expires_text=expires_text(request, zone),
@@ -107,8 +109,8 @@ def expires_text(request: ApprovalRequest, zone: ZoneInfo) -> str:
 
 
 def shown_arguments(arguments: dict[str, Any]) -> list[ArgumentOut]:
-    """Arguments as a person reads them: labels in words, plain values, secrets hidden
-    (``interfaces.views.argument_rows``)."""
+    """Arguments as a person reads them: labels in words, plain values in full, stored
+    secrets named (``interfaces.views.argument_rows``)."""
     return [ArgumentOut(name=label, value=value) for label, value in argument_rows(arguments)]
 
 

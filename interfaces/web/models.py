@@ -168,9 +168,14 @@ class ApprovalOut(BaseModel):
 
     id: str
     tool: str
-    arguments: dict[str, Any] = Field(description="As they will run, secrets hidden.")
+    arguments: dict[str, Any] = Field(
+        description="As they will run, in full; a ${NAME} reference to a stored secret stays one."
+    )
     shown: list[ArgumentOut] = Field(description="The arguments as a person reads them.")
     risk: str
+    reason: str = Field(
+        "", description="Why it asks when more than the tool's own rule asks, else empty."
+    )
     status: str
     expires_at: datetime
     expires_text: str = Field(

@@ -12,12 +12,14 @@ from memory.errors import MemoryInputError
 from tools import ApprovalRequest, ApprovalStatus
 
 _UPSERT = (
-    f"INSERT INTO approvals ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+    f"INSERT INTO approvals ({COLUMNS})"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)"
     " ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, chat_id = excluded.chat_id,"
     " tool_name = excluded.tool_name, arguments = excluded.arguments,"
     " call_id = excluded.call_id, risk_level = excluded.risk_level, status = excluded.status,"
     " created_at = excluded.created_at, expires_at = excluded.expires_at,"
-    " decided_by = excluded.decided_by, decided_at = excluded.decided_at"
+    " decided_by = excluded.decided_by, decided_at = excluded.decided_at,"
+    " reason = excluded.reason"
 )
 
 

@@ -31,7 +31,7 @@ MEMORY_TABLES = (
         "approvals",
         (
             "id", "user_id", "chat_id", "tool_name", "arguments", "call_id", "risk_level",
-            "status", "created_at", "expires_at", "decided_by", "decided_at",
+            "status", "created_at", "expires_at", "decided_by", "decided_at", "reason",
         ),
         {"created_at": instant, "expires_at": instant, "decided_at": instant},
     ),

@@ -170,6 +170,8 @@ async def test_the_planner_first_pipeline_with_the_server(
         oven = await say("remind me in 10 minutes to check the oven")
         capital = await say("what is the capital of France?")
         news = await say("every morning at 7 summarize the news")
+        [request] = news.approvals  # an agent task asks first, its whole prompt shown
+        await app.agent.resolve_approval(request.id, approved=True, by=LOCAL_USER)
         [summary] = [
             t
             for t in await app.tasks.list_tasks(LOCAL_USER)

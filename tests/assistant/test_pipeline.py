@@ -47,6 +47,17 @@ async def say(app: App, text: str) -> str:
     return reply.text
 
 
+async def say_and_approve(app: App, text: str) -> tuple[str, dict[str, object]]:
+    """Say ``text``; the agent task it creates asks first (its whole prompt shown): approve.
+
+    Returns the reply after the approval, and the arguments the user approved.
+    """
+    reply = await app.agent.handle_message(text, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+    [request] = reply.approvals
+    done = await app.agent.resolve_approval(request.id, approved=True, by=LOCAL_USER)
+    return done.text, dict(request.arguments)
+
+
 def user_texts(messages: Sequence[ChatMessage]) -> list[str]:
     return [m.content for m in messages if m.role is Role.USER]
 
@@ -102,9 +113,12 @@ async def test_a_schedule_read_by_the_planner_gets_the_prompt_the_model_writes(
 ) -> None:
     model = ScriptedBackend(["Give me a short summary of today's top news."])
     async with open_app(settings_for(tmp_path), backend=model, clock=ManualClock(NOW)) as app:
-        reply = await say(app, "every morning at 7 summarize the news")
+        reply, approved = await say_and_approve(app, "every morning at 7 summarize the news")
         [task] = await app.tasks.list_tasks(LOCAL_USER)
 
+    data = approved["execution_data"]
+    assert isinstance(data, dict)
+    assert data["prompt"] == "Give me a short summary of today's top news."
     [asked] = model.calls
     assert asked.tools is None  # the model fills one part; it chooses no tool
     assert asked.messages[-1].content == "every morning at 7: summarize the news"
@@ -133,7 +147,7 @@ async def test_a_proposal_that_fails_the_checks_leaves_the_user_s_own_words(
 ) -> None:
     model = ScriptedBackend([proposal])
     async with open_app(settings_for(tmp_path), backend=model, clock=ManualClock(NOW)) as app:
-        await say(app, "every morning at 7 summarize the news")
+        await say_and_approve(app, "every morning at 7 summarize the news")
         [task] = await app.tasks.list_tasks(LOCAL_USER)
 
     assert task.execution == AgentTaskData(prompt="summarize the news")

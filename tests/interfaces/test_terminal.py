@@ -155,7 +155,8 @@ async def test_approval_is_asked_inline_and_runs_on_yes() -> None:
     await chat.run()
 
     shown = output.getvalue()
-    assert shown.startswith("Approve post (url: http://home.lan/off) (")
+    assert shown.startswith("Approve post (high risk; request ")
+    assert "\n  url: http://home.lan/off\n? [y/n]" in shown
     assert shown.endswith("The lights are off.\n")
     assert world.home.posts == ["http://home.lan/off"]
 

@@ -265,6 +265,7 @@ async def test_notes_saved_before_per_user_numbers_get_them_in_order(tmp_path: P
     with sqlite3.connect(path) as conn:  # as the file was before: no numbers, schema 1
         conn.execute("DROP INDEX notes_by_number")
         conn.execute("ALTER TABLE notes DROP COLUMN number")
+        conn.execute("ALTER TABLE approvals DROP COLUMN reason")
         conn.execute("UPDATE schema_versions SET version = 1 WHERE component = 'memory'")
 
     async with MemoryStore(path) as store:

@@ -590,10 +590,19 @@ async function loadApprovals() {
   }
 }
 
+// Every argument is shown in full: a long one opens on a click, never cut (what leaves is seen).
+const LONG_VALUE = 240;
+function fullValue(value) {
+  if (value.length <= LONG_VALUE) return document.createTextNode(value);
+  return el("details", { class: "long" },
+    el("summary", { text: `${value.slice(0, LONG_VALUE)}… (${value.length} characters: show all)` }),
+    el("div", { class: "all", text: value }));
+}
+
 function approvalCard(request) {
   const args = el("dl", { class: "args" });
   for (const { name, value } of request.shown || []) {
-    args.append(el("dt", { text: name }), el("dd", { text: value }));
+    args.append(el("dt", { text: name }), el("dd", {}, fullValue(value)));
   }
   const buttons = el("div", { class: "buttons" });
   const decide = (approved) => async () => {
@@ -616,6 +625,7 @@ function approvalCard(request) {
     el("div", { class: "head" },
       el("span", { class: "what", text: words(request.tool) }),
       el("span", { class: `badge risk-${request.risk}`, text: `${request.risk} risk` })),
+    request.reason ? el("div", { class: "line why", text: `Why I ask: ${request.reason}.` }) : null,
     args,
     expires ? el("div", { class: "line", text: expires }) : null,
     buttons,

@@ -189,8 +189,11 @@ async def test_an_approval_ends_the_run_with_an_interrupt_that_a_resume_answers(
     assert finished["type"] == "RUN_FINISHED" and finished["outcome"]["type"] == "interrupt"
     assert interrupt["reason"] == "tool_approval"
     assert interrupt["metadata"]["tool"] == "api_call"
-    assert interrupt["metadata"]["arguments"]["headers"]["Authorization"] == "[redacted]"
-    assert "s3cr3t" not in json.dumps(events)
+    # the approver sees the header the model chose; the call's own record stays redacted
+    assert interrupt["metadata"]["arguments"]["headers"]["Authorization"] == "Bearer s3cr3t-value"
+    assert "Authorization Bearer s3cr3t-value" in interrupt["message"]
+    started = next(e for e in events if e["type"] == "TOOL_CALL_ARGS")
+    assert "s3cr3t" not in started["delta"]
     assert interrupt["message"].startswith("Approval needed\nTool: api_call")
     assert interrupt["responseSchema"]["properties"]["approved"]["type"] == "boolean"
     assert "TOOL_CALL_RESULT" not in types(events)  # the call has no result until decided
