@@ -160,6 +160,7 @@ def build_backend(settings: Settings) -> LLMBackend | None:
         model=settings.llm_model,
         timeout=settings.llm_timeout,
         mode=settings.llm_mode,
+        concurrency=settings.llm_concurrency,
     )
 
 

@@ -112,6 +112,9 @@ class Settings(BaseSettings):
     llm_timeout: float = Field(
         60.0, gt=0, le=600, validation_alias=AliasChoices("ASSISTANT_LLM_TIMEOUT")
     )
+    llm_concurrency: int = Field(
+        8, ge=1, le=256, validation_alias=AliasChoices("ASSISTANT_LLM_CONCURRENCY")
+    )
     llm_model_path: Path | None = _env("ASSISTANT_LLM_MODEL_PATH")
     llm_ctx: int = Field(
         4096, ge=576, le=1_048_576, validation_alias=AliasChoices("ASSISTANT_LLM_CTX")

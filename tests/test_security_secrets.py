@@ -124,21 +124,24 @@ async def test_a_call_run_after_approval_never_shows_or_logs_its_secret_headers(
     assert_hidden(SECRET, seen(pending), seen(done), logs.text)
 
 
-def test_the_telegram_approval_card_never_shows_secrets() -> None:
+def test_the_approval_card_shows_what_leaves_and_names_stored_secrets() -> None:
+    """A value the model chose is what will be sent: the person approving sees it (issue 24:
+    a hidden header was the user's password leaving). A secret the user stored stays a
+    ``${NAME}`` reference, named as theirs."""
     shown = format_arguments(
         {
             "url": f"https://api.example.org/x?api_key={SECRET}&q=1",
             "headers": {"Authorization": f"Bearer {SECRET}", "Accept": "text/plain"},
-            "execution_data": {"headers": {"X-Api-Key": SECRET}},
+            "execution_data": {"headers": {"X-Api-Key": "${HOME_API_KEY}"}},
         }
     )
-    assert SECRET not in shown
-    assert "text/plain" in shown
-    assert "q=1" in shown
+    assert f"api_key={SECRET}&q=1" in shown
+    assert f"Authorization Bearer {SECRET}" in shown
+    assert "${HOME_API_KEY}" in shown and "your stored secret" in shown
 
 
-async def test_the_approval_text_never_shows_secret_headers(
-    web: WebTools, server: LocalWebServer
+async def test_the_approval_text_shows_the_headers_the_call_will_send(
+    web: WebTools, server: LocalWebServer, logs: pytest.LogCaptureFixture
 ) -> None:
     executor = ToolExecutor(ToolRegistry([web]))
     headers = {"Authorization": f"Bearer {SECRET}", "X-Api-Key": SECRET}
@@ -148,11 +151,9 @@ async def test_the_approval_text_never_shows_secret_headers(
 
     assert pending.approval is not None
     zone = ZoneInfo("Europe/Berlin")
-    assert_hidden(
-        SECRET,
-        request_line(pending.approval, zone),
-        approval_card(pending.approval, zone).text,
-    )
+    for text in (request_line(pending.approval, zone), approval_card(pending.approval, zone).text):
+        assert f"X-Api-Key {SECRET}" in text
+    assert SECRET not in logs.text
 
 
 @pytest.mark.parametrize(

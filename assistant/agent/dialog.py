@@ -73,6 +73,7 @@ from assistant.llm.base import (
 )
 from assistant.llm.errors import LLMError, LLMResponseError, ToolsUnsupportedError
 from assistant.llm.lazy import LazyModel
+from assistant.llm.queue import REQUESTER
 from assistant.llm.visible import VisibleText
 from assistant.planner.handover import AnswerInWords, WritePrompt
 from assistant.planner.reading import Partial, Planned, Unread
@@ -417,6 +418,14 @@ class DialogAgent:
             return await self._reply(turn.ctx.user_id, turn.ctx.chat_id, reply, turn.listener)
 
     async def _run(self, turn: Turn) -> AgentReply:
+        # The model's queues serve users in turn: its requests are this user's.
+        asking = REQUESTER.set(turn.ctx.user_id)
+        try:
+            return await self._rounds(turn)
+        finally:
+            REQUESTER.reset(asking)
+
+    async def _rounds(self, turn: Turn) -> AgentReply:
         while self._may_go_on(turn):
             turn.rounds += 1
             turn.ctx = replace(turn.ctx, now=self._clock.now())

@@ -44,6 +44,7 @@ from assistant.llm.errors import (
     ToolsUnsupportedError,
 )
 from assistant.llm.probe import ToolSupport, ToolSupportCache, Verdict
+from assistant.llm.queue import ModelQueue
 from assistant.llm.wire import (
     PROBE_TOOL,
     StreamedCompletion,
@@ -95,6 +96,7 @@ class OpenAIBackend:
         sleep: Sleep = asyncio.sleep,
         transport: httpx.AsyncBaseTransport | None = None,
         tool_support: ToolSupportCache | None = None,
+        concurrency: int = 8,
     ) -> None:
         """Create a backend.
 
@@ -114,6 +116,9 @@ class OpenAIBackend:
             transport: An httpx transport (tests may pass ``httpx.MockTransport``).
             tool_support: Where ``AUTO`` keeps what the probe found (one per process
                 serves every backend; by default this backend's own).
+            concurrency: Requests in flight at once (``ASSISTANT_LLM_CONCURRENCY``); more
+                wait, served one user at a time in turn, and no user holds more than half
+                of the places (``assistant.llm.queue``).
         """
         if not model.strip():
             raise ValueError(f"model must name a model, got {model!r}; set ASSISTANT_LLM_MODEL")
@@ -121,6 +126,8 @@ class OpenAIBackend:
             raise ValueError(f"max_retries must be 0 or more, got {max_retries!r}")
         if timeout <= 0:
             raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be 1 or more, got {concurrency!r}")
         self.model = model
         self.base_url = base_url.rstrip("/")
         self._configured_mode = mode
@@ -135,6 +142,7 @@ class OpenAIBackend:
         password = httpx.URL(self.base_url).password
         self._secrets = tuple(secret for secret in (api_key, password) if secret)
         self._support = tool_support or ToolSupportCache()
+        self._queue = ModelQueue(capacity=concurrency)
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = httpx.AsyncClient(
             base_url=self.base_url, headers=headers, timeout=timeout, transport=transport
@@ -163,6 +171,17 @@ class OpenAIBackend:
                 (``AUTO`` after a fallback): rebuild the round for the contract and retry.
             LLMError: every other failure, with a message that says what to fix.
         """
+        ticket = self._queue.join()
+        try:
+            async for _ in self._queue.wait(ticket):
+                pass  # a whole answer has no one to tell
+            return await self._complete(messages, tools)
+        finally:
+            self._queue.leave(ticket)
+
+    async def _complete(
+        self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] | None
+    ) -> LLMResponse:
         with self._scrubbing():
             await self._check_native_tools(tools)
             payload, native = self._payload(messages, tools)
@@ -176,11 +195,24 @@ class OpenAIBackend:
 
         Sends ``stream: true``; a server that refuses it (or answers whole anyway) is asked
         without streaming from then on. Closing the iterator early closes the connection.
+        While the server's places are taken, ``Waiting`` notices come first.
 
         Raises:
             ToolsUnsupportedError: as ``complete``.
             LLMError: as ``complete``; also when the stream breaks off.
         """
+        ticket = self._queue.join()
+        try:
+            async for notice in self._queue.wait(ticket):
+                yield notice
+            async for event in self._stream(messages, tools):
+                yield event
+        finally:
+            self._queue.leave(ticket)
+
+    async def _stream(
+        self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] | None
+    ) -> AsyncGenerator[StreamEvent, None]:
         with self._scrubbing():
             await self._check_native_tools(tools)
             payload, native = self._payload(messages, tools)
@@ -190,7 +222,7 @@ class OpenAIBackend:
                     {**payload, "stream": True}, sent_tools=native, stream=True
                 )
             if response is None:
-                async for event in stream_whole(await self.complete(messages, tools=tools)):
+                async for event in stream_whole(await self._complete(messages, tools)):
                     yield event
                 return
             try:

@@ -171,8 +171,9 @@ class OpenAIStandin(BackgroundServer):
     def _answer(self, request: RecordedRequest) -> StandinReply:
         with self._lock:
             self.requests.append(request)
-            if self._handler is not None:
-                return self._handler(request)
+        if self._handler is not None:
+            return self._handler(request)  # outside the lock: a handler may hold its answer
+        with self._lock:
             if self._queue:
                 return self._queue.popleft()
         return error(500, "the stand-in has no scripted reply left for this request")

@@ -43,6 +43,7 @@ def test_defaults_work_with_an_empty_environment() -> None:
     assert settings.llm_base_url is None
     assert settings.llm_mode is ToolMode.AUTO
     assert settings.max_rounds == 5
+    assert settings.llm_concurrency == 8
     assert settings.http_allow_hosts == []
     assert settings.telegram_allowed_users == []
 
@@ -75,6 +76,7 @@ def test_invalid_values_name_the_variable_and_what_it_accepts(
     monkeypatch.setenv("ASSISTANT_MAX_ROUNDS", "0")
     monkeypatch.setenv("ASSISTANT_LLM_MODE", "telepathy")
     monkeypatch.setenv("TELEGRAM_ALLOWED_USERS", "me")
+    monkeypatch.setenv("ASSISTANT_LLM_CONCURRENCY", "0")
     with pytest.raises(ConfigError) as info:
         load_settings()
     message = str(info.value)
@@ -88,6 +90,7 @@ def test_invalid_values_name_the_variable_and_what_it_accepts(
         in message
     )
     assert "TELEGRAM_ALLOWED_USERS:" in message
+    assert "ASSISTANT_LLM_CONCURRENCY: Input should be greater than or equal to 1" in message
 
 
 def test_telegram_token_is_checked_with_a_clear_message(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -91,7 +91,7 @@ def test_the_printed_address_signs_the_owner_in_and_no_one_else(
     browser: Browser, tmp_path: Path
 ) -> None:
     with ServedWeb(tmp_path, tokens="") as served:
-        context = browser.new_context()
+        context = browser.new_context(timezone_id="Europe/Berlin")  # the page sends its zone
         context.set_default_timeout(WAIT)
         page = context.new_page()
         errors: list[str] = []
