@@ -79,10 +79,14 @@ class _LateAgent:
     def __init__(self) -> None:
         self.agent: DialogAgent | None = None
 
-    async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
+    async def run_task(
+        self, prompt: str, *, owner_id: str, chat_id: str, material: str | None = None
+    ) -> str:
         if self.agent is None:
             raise TaskError("the agent is not ready yet (the assistant is still starting)")
-        return await self.agent.run_task(prompt, owner_id=owner_id, chat_id=chat_id)
+        return await self.agent.run_task(
+            prompt, owner_id=owner_id, chat_id=chat_id, material=material
+        )
 
 
 class _TaskSearcher:

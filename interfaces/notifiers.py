@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from common import Clock, SystemClock, make_private_dir, open_private
-from memory import MessageRole, StoredMessage
+from memory import FROM_OUTSIDE, MessageRole, StoredMessage
 from tasks import Delivery, DeliveryKind, DeliveryStatus, Notifier
 
 logger = logging.getLogger(__name__)
@@ -220,7 +220,11 @@ class ChatRecorder:
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
         status = await self._inner.deliver(delivery)
         if status is DeliveryStatus.DELIVERED:
-            said = StoredMessage(MessageRole.ASSISTANT, recorded_text(delivery), name=DELIVERY)
+            # A task's result is text from outside: later turns must know (``FROM_OUTSIDE``).
+            name = (
+                f"{DELIVERY},{FROM_OUTSIDE}" if delivery.kind is DeliveryKind.RESULT else DELIVERY
+            )
+            said = StoredMessage(MessageRole.ASSISTANT, recorded_text(delivery), name=name)
             try:
                 await self._conversations.append_turn(delivery.owner_id, delivery.chat_id, [said])
             except Exception:

@@ -12,6 +12,7 @@ from memory.conversations import (
 )
 from memory.errors import MemoryInputError, MemoryLimitError, MemoryStoreError, StoreClosedError
 from memory.models import (
+    FROM_OUTSIDE,
     ConversationContext,
     HitKind,
     MemoryHit,
@@ -29,6 +30,7 @@ from memory.users import validate_timezone
 __all__ = [
     "DEFAULT_MAX_CHARS",
     "DEFAULT_MAX_TURNS",
+    "FROM_OUTSIDE",
     "MEMORY_TABLES",
     "SCHEMA_VERSION",
     "ConversationContext",

@@ -26,6 +26,12 @@ class HitKind(StrEnum):
     MESSAGE = "message"
 
 
+FROM_OUTSIDE = "from-outside"
+"""Among the comma-separated names of a stored message: its text came from outside (a task's
+delivered result: a web search, an HTTP answer, an agent task's reply). A conversation that
+holds one steers the model like a fetched page does (``tools.provenance``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class StoredMessage:
     """One message of a conversation, as memory keeps it.
@@ -38,7 +44,9 @@ class StoredMessage:
         content: Its text.
         tool_calls: Calls an assistant message made natively (id, name and arguments kept).
         tool_call_id: For a ``TOOL`` message, the id of the call it answers.
-        name: For a ``TOOL`` message, the tool's name.
+        name: For a ``TOOL`` message, the tool's name (several, comma-separated, for one
+            message carrying several results); for a message a front end recorded, what
+            it was (``delivery``, and ``FROM_OUTSIDE`` when its text came from outside).
         turn_id: The turn it belongs to; set by the store when loading (``None`` before).
         created_at: When its turn was stored; set by the store when loading.
     """

@@ -73,8 +73,14 @@ class Notifier(Protocol):
 class AgentRunner(Protocol):
     """Runs the agent on a prompt in a fresh context (agent tasks)."""
 
-    async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
-        """Return the agent's final answer to ``prompt`` on behalf of ``owner_id``."""
+    async def run_task(
+        self, prompt: str, *, owner_id: str, chat_id: str, material: str | None = None
+    ) -> str:
+        """Return the agent's final answer to ``prompt`` on behalf of ``owner_id``.
+
+        ``material`` is text from outside the prompt works on (search results to
+        summarise): the agent reads it as it reads a fetched page, so nothing it names is
+        granted and nothing it says can act."""
         ...
 
 

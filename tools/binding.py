@@ -137,6 +137,8 @@ class Tool:
     def reaches(self, arguments: Mapping[str, Any]) -> str | None:
         """The host a call with ``arguments`` sends to, or ``None``."""
         name = self.spec.options.reaches
+        if name and "://" in name:
+            return host_of(name)  # a service at a fixed address (a search API)
         return host_of(arguments.get(name)) if name else None
 
     @property

@@ -19,7 +19,7 @@ from tools.binding import ArgumentConversionError, Tool
 from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
 from tools.context import ToolContext
 from tools.errors import ApprovalError, ToolError
-from tools.provenance import Verdict
+from tools.provenance import REDIRECT_CHECK, Effect, Verdict
 from tools.registry import ToolRegistry
 from tools.telemetry import Telemetry, ToolStats
 from tools.validation import ValidationResult, validate_tool_call
@@ -270,7 +270,7 @@ class ToolExecutor:
     ) -> ToolResult:
         started = time.perf_counter()
         try:
-            output = await asyncio.wait_for(tool.invoke(dict(arguments), ctx), tool.timeout)
+            output = await asyncio.wait_for(_invoke(tool, arguments, ctx), tool.timeout)
         except TimeoutError:
             message = f"it did not finish within {tool.timeout:g} s and was stopped"
             return self._failure(call, ToolStatus.TIMEOUT, message, started)
@@ -416,6 +416,18 @@ class ToolExecutor:
     def stats(self) -> dict[str, ToolStats]:
         """Return call counts, error counts and latency percentiles per tool."""
         return self._telemetry.stats()
+
+
+async def _invoke(tool: Tool, arguments: dict[str, object], ctx: ToolContext) -> object:
+    """Run the tool (in ``wait_for``'s own task, so what is set here stays in the call)."""
+    if ctx.provenance.checked and Effect.SENDS_OUT in tool.effects:
+
+        def refusal(host: str) -> str | None:
+            verdict = ctx.provenance.check(tool.effects, host, arguments)
+            return verdict.refuse or verdict.ask
+
+        REDIRECT_CHECK.set(refusal)
+    return await tool.invoke(dict(arguments), ctx)
 
 
 async def _run_hooks(

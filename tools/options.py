@@ -85,7 +85,8 @@ class ToolOptions:
         effects: What a call does besides answering (``tools.provenance.Effect``): whether its
             answer is outside content or private data, whether it sends data out or changes
             the user's data. The agent's provenance check reads them (none: it only answers).
-        reaches: The parameter holding the URL a call sends to, for ``Effect.SENDS_OUT``.
+        reaches: The parameter holding the URL a call sends to, for ``Effect.SENDS_OUT``, or
+            the URL itself (``"https://serpapi.com"``) for a service at a fixed address.
     """
 
     name: str | None = None

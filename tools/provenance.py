@@ -11,8 +11,9 @@ turn's tools returned. ``Provenance.check`` then says, for one proposed call:
 - runs: nothing from outside steers it, or it only reads;
 - needs approval, with why ("this request follows content from attacker.example"): a call
   that sends data out to a host the user did not name, or changes their data, in a turn that
-  read outside content; a request that carries data from their notes or a tool's answer to a
-  host they did not name; more than one removal in one turn;
+  read outside content; a request to a host they did not name that carries data from a
+  tool's answer, or that follows a read of their private data (their notes, their tasks)
+  in the conversation, however it would be encoded; more than one removal in one turn;
 - refused, with why: an unattended run (an agent task) sending to a host its prompt did not
   name, removing the user's tasks or notes, or changing them after it read outside content
   (saving a summary of the user's own data is allowed).
@@ -24,7 +25,8 @@ model's calls are checked.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -58,6 +60,14 @@ code, a word of a note); shorter ones are too common to tell anything."""
 _COMMON = frozenset(
     {"https", "http", "localhost", "search", "value", "format", "application", "charset"}
 )
+
+
+REDIRECT_CHECK: ContextVar[Callable[[str], str | None] | None] = ContextVar(
+    "redirect_check", default=None
+)
+"""While a checked call that sends out runs: why a redirect to a host may not be followed
+(``None``: it may). The executor sets it; the HTTP client asks it before each redirect to
+another host, so a host the user named cannot pass the request on to one they did not."""
 
 
 def host_of(url: object) -> str | None:
@@ -125,6 +135,9 @@ class Provenance:
         private: Runs of letters and digits the turn's tools returned (notes, answers) that
             the user did not say: data a request must not carry to a host the user did not
             name without asking.
+        read_private: What of the user's private data the conversation has read ("search_memory's
+            answer"): a request to a host the user did not name asks after it, however the
+            data would be encoded.
         removals: How many removals the model asked for in this turn so far.
         unattended: Whether nobody is there to approve (a scheduled agent task).
         granted: The hosts an unattended run may send to (those its prompt names).
@@ -134,20 +147,28 @@ class Provenance:
     outside: tuple[str, ...] = ()
     named: frozenset[str] = frozenset()
     private: frozenset[str] = frozenset()
+    read_private: tuple[str, ...] = ()
     removals: int = 0
     unattended: bool = False
     granted: frozenset[str] = frozenset()
 
     @classmethod
     def of_model(
-        cls, said: Iterable[str], *, outside: Iterable[str] = (), unattended: bool = False
+        cls,
+        said: Iterable[str],
+        *,
+        outside: Iterable[str] = (),
+        private: Iterable[str] = (),
+        unattended: bool = False,
     ) -> Provenance:
         """A model turn's provenance: the hosts named in what the user ``said`` (for an
-        unattended run, its prompt: those are the hosts it may send to), sources read."""
+        unattended run, its prompt: those are the hosts it may send to), the outside
+        sources and the private data the conversation has read."""
         named = hosts_named(said)
         return cls(
             checked=True,
             outside=tuple(dict.fromkeys(outside)),
+            read_private=tuple(dict.fromkeys(private)),
             named=named,
             unattended=unattended,
             granted=named if unattended else frozenset(),
@@ -162,9 +183,12 @@ class Provenance:
         outside = self.outside
         if Effect.READS_OUTSIDE in effects and source not in outside:
             outside = (*outside, source)
+        read_private = self.read_private
+        if Effect.READS_PRIVATE in effects and source not in read_private:
+            read_private = (*read_private, source)
         known = {p for text in said for p in _pieces(text)}
         private = self.private | (_pieces(answer) - known)
-        return replace(self, outside=outside, private=frozenset(private))
+        return replace(self, outside=outside, private=frozenset(private), read_private=read_private)
 
     def check(
         self, effects: frozenset[Effect], host: str | None, arguments: Mapping[str, Any]
@@ -185,6 +209,11 @@ class Provenance:
                 return Verdict(
                     ask=f"it would send data from your notes or a tool's answer "
                     f"({_quote(carried)}) to {host}, which you did not name"
+                )
+            if self.read_private:
+                return Verdict(
+                    ask=f"this request to {host}, which you did not name, follows a read of "
+                    f"your private data ({', '.join(self.read_private[:3])})"
                 )
         if Effect.CHANGES in effects and self.outside:
             return Verdict(ask=f"this change follows content from {self._sources()}")

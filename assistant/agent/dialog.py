@@ -78,7 +78,7 @@ from assistant.llm.visible import VisibleText
 from assistant.planner.handover import AnswerInWords, WritePrompt
 from assistant.planner.reading import Partial, Planned, Unread
 from common import Clock, KeyedLocks, SystemClock, clean_text, clean_value
-from memory import DEFAULT_MAX_CHARS, UserProfile
+from memory import DEFAULT_MAX_CHARS, FROM_OUTSIDE, UserProfile
 from tools import (
     ApprovalError,
     ApprovalRequest,
@@ -274,27 +274,36 @@ class DialogAgent:
             turn = await self._start(request.user_id, request.chat_id, outcome)
             turn.listener = on_event
             turn.results.append(result)
+            # The turn goes on: the approved call counts (a removal) and what it read steers.
+            turn.provenance = self._after(turn, [result], counted=True)
             return await self._run_guarded(turn)
 
     async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
         """Return the approval request if ``user_id`` made it; another user's reads as missing."""
         return await self.executor.find_approval(request_id, user_id=user_id)
 
-    async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
+    async def run_task(
+        self, prompt: str, *, owner_id: str, chat_id: str, material: str | None = None
+    ) -> str:
         """Answer ``prompt`` in a fresh context (no history, nothing stored); for agent tasks.
+
+        ``material`` (search results to summarise) follows the prompt as outside content:
+        the hosts it names are not granted, and the run has read from outside.
 
         Raises:
             LLMError: the model failed; the scheduler records the run as failed.
         """
         ctx = await self._context(owner_id, chat_id)
+        said = prompt if material is None else f"{prompt}\n\n{material}"
+        outside = () if material is None else ("the material it was given to read",)
         turn = Turn(
             ctx=ctx,
             history=[],
-            new=[ChatMessage(Role.USER, prompt)],
+            new=[ChatMessage(Role.USER, said)],
             commit=False,
             decider=self._first_decider(),
             # Nobody is there to approve: only the hosts its prompt names, no changes.
-            provenance=Provenance.of_model([prompt], unattended=True),
+            provenance=Provenance.of_model([prompt], outside=outside, unattended=True),
         )
         reply = await self._run(turn)
         return reply.text
@@ -376,24 +385,30 @@ class DialogAgent:
         history = [from_stored(m) for m in loaded.messages]
         said = [m.content for m in [*history, first] if m.role is Role.USER]
         # What the conversation fetched before is still in its history: it steers this turn too.
+        names = [name for m in loaded.messages if m.name for name in m.name.split(",")]
         outside = [
+            "a task's result delivered earlier in this conversation"
+            if name == FROM_OUTSIDE
+            else f"what {name} returned earlier in this conversation"
+            for name in names
+            if name == FROM_OUTSIDE or self._reads(name, Effect.READS_OUTSIDE)
+        ]
+        private = [
             f"what {name} returned earlier in this conversation"
-            for m in loaded.messages
-            if m.name
-            for name in m.name.split(",")
-            if self._reads_outside(name)
+            for name in names
+            if self._reads(name, Effect.READS_PRIVATE)
         ]
         return Turn(
             ctx=ctx,
             history=history,
             new=[first],
             decider=self._first_decider(),
-            provenance=Provenance.of_model(said, outside=outside),
+            provenance=Provenance.of_model(said, outside=outside, private=private),
         )
 
-    def _reads_outside(self, tool_name: str) -> bool:
+    def _reads(self, tool_name: str, effect: Effect) -> bool:
         found = self.registry.find(tool_name)
-        return found is not None and Effect.READS_OUTSIDE in found.effects
+        return found is not None and effect in found.effects
 
     def _first_decider(self) -> Decider:
         """The planner reads a turn first, unless the model is to see everything."""
@@ -481,11 +496,11 @@ class DialogAgent:
             assert self._planner is not None  # a turn starts with the planner only if there is one
             reading = self._planner.read(messages, model=self._model is not None)
             match reading:
-                case Planned(text=text):
-                    return await self._planned(turn, text)
+                case Planned() as planned:
+                    return await self._planned(turn, planned)
                 case Partial(missing=WritePrompt() as missing):
                     proposal = await self._words(turn, prompt_request(missing))
-                    return await self._planned(turn, self._planner.fill(missing, proposal).text)
+                    return await self._planned(turn, self._planner.fill(missing, proposal))
                 case Partial(missing=AnswerInWords()):
                     turn.decider = Decider.ANSWER
                 case Unread():
@@ -494,8 +509,10 @@ class DialogAgent:
             return await self._answer(turn)
         return await self._ask(turn)
 
-    async def _planned(self, turn: Turn, text: str) -> LLMResponse:
+    async def _planned(self, turn: Turn, planned: Planned) -> LLMResponse:
         """The planner's message as the round's response, shown as it would be streamed."""
+        text = planned.text
+        turn.planned_calls = planned.calls
         if turn.listener is not None:
             turn.visible = VisibleText()
             if piece := turn.visible.feed(text):
@@ -712,6 +729,8 @@ class DialogAgent:
         """Return the calls of a response and whether they came natively."""
         if turn.decider is Decider.ANSWER:
             return [], False  # an answer in words: no tools were offered
+        if turn.decider is Decider.PLANNER and not turn.planned_calls:
+            return [], False  # a report may quote a page's text: never read it for calls
         if response.tool_calls:
             return list(response.tool_calls), True
         calls = self.parser.extract_calls(response.text) if response.text else []

@@ -103,6 +103,8 @@ class Turn:
     nudge: tuple[ChatMessage, ...] = ()
     nudged: bool = False
     decider: Decider = Decider.MODEL
+    planned_calls: bool = False
+    """Whether the planner's latest message is its calls (only then is it read for calls)."""
     provenance: Provenance = field(default_factory=Provenance)
     """Where the content the model's calls follow came from (``tools.provenance``)."""
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import httpx
 
 from common import HttpRequest, HttpRequestError, HttpResponse, is_secret_name, redact_url
-from tools import ToolError
+from tools import REDIRECT_CHECK, ToolError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -403,8 +403,26 @@ class GuardedHttp:
                 )
             redirects.append(str(hop.url))
             after = hop.redirected(response.status_code, location)
+            self._may_follow(hop, after)
             log.info("redirect %s -> %s", redact_url(hop.url), redact_url(after.url))
             hop = after
+
+    @staticmethod
+    def _may_follow(hop: _Hop, after: _Hop) -> None:
+        """Refuse a redirect to another host that the call's provenance does not allow (a
+        host the user named passing the request on to one they did not)."""
+        check = REDIRECT_CHECK.get()
+        host = after.url.host.lower()
+        if check is None or host == hop.url.host.lower() or (why := check(host)) is None:
+            return
+        reason = f"it redirects to {host}, which was not followed: {why}"
+        raise FetchError(
+            f"{redact_url(hop.url)} {reason}; fetch {redact_url(after.url)} itself so that "
+            "the user can approve it",
+            may_have_arrived=True,
+            permanent=True,
+            reason=reason,
+        )
 
     async def _send_once(
         self, hop: _Hop, seconds: float, max_bytes: int, progress: _Progress

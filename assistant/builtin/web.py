@@ -312,7 +312,9 @@ class WebTools(AsyncLifecycle):
         llm_format=render_hits,
         timeout=30.0,
         parallel=True,
-        effects=[Effect.READS_OUTSIDE],
+        # The query goes to the search service: words from a page or a note must not.
+        effects=[Effect.READS_OUTSIDE, Effect.SENDS_OUT],
+        reaches="https://serpapi.com",
     )
     async def search_web(self, query: str, limit: int = 5) -> str | list[SearchHit]:
         """Search the web and return the top results (title, link and snippet).

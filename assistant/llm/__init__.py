@@ -36,6 +36,7 @@ from assistant.llm.lazy import LazyModel, SupportsLoad
 from assistant.llm.local import MIN_CONTEXT_TOKENS, LocalBackend
 from assistant.llm.openai_compat import OpenAIBackend, parse_retry_after
 from assistant.llm.probe import ToolSupport, ToolSupportCache
+from assistant.llm.queue import REQUESTER, ModelQueue, Ticket
 from assistant.llm.scripted import ScriptedBackend, ScriptedCall
 from assistant.llm.templates import BUILTIN_TEMPLATES, ChosenTemplate, choose_template
 
@@ -43,6 +44,7 @@ __all__ = [
     "BUILTIN_TEMPLATES",
     "MAX_REPEATS",
     "MIN_CONTEXT_TOKENS",
+    "REQUESTER",
     "ChatMessage",
     "ChosenTemplate",
     "ContextTooSmallError",
@@ -60,6 +62,7 @@ __all__ = [
     "LLMTimeoutError",
     "LazyModel",
     "LocalBackend",
+    "ModelQueue",
     "OpenAIBackend",
     "Order",
     "ReplyGuard",
@@ -71,6 +74,7 @@ __all__ = [
     "SupportsLoad",
     "SupportsTokenBudget",
     "TextDelta",
+    "Ticket",
     "ToolMode",
     "ToolSupport",
     "ToolSupportCache",

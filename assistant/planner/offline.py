@@ -235,7 +235,7 @@ class OfflinePlanner:
         if not turn.results:
             calls = self._planner.first_calls(intent)
             if calls:
-                return Planned(render_calls(calls))
+                return Planned(render_calls(calls), calls=True)
             said = _said(intent)
             if not model:
                 return Planned(said.text)
@@ -245,7 +245,7 @@ class OfflinePlanner:
         text = self._continue(intent, turn)
         if model and self._unanswered(intent, turn):
             return Partial(AnswerInWords(turn.request), offline=text)
-        return Planned(text + _prompt_line(intent, turn))
+        return Planned(text + _prompt_line(intent, turn), calls=isinstance(text, CallsText))
 
     def fill(self, missing: WritePrompt, proposal: str) -> Planned:
         """The call that carries out ``missing`` with the prompt a model proposed for it.
@@ -258,7 +258,7 @@ class OfflinePlanner:
         if prompt is None:
             logger.info("the model's prompt %.200r is not usable; the user's words are", proposal)
         call = self._planner.agent_task(missing.schedule, missing.words, prompt or missing.words)
-        return Planned(render_calls([call]))
+        return Planned(render_calls([call]), calls=True)
 
     def respond_to(self, text: str) -> str:
         """The first answer to ``text`` alone (a new turn with no history)."""
@@ -413,10 +413,16 @@ class OfflinePlanner:
         return f"{heading}:\n{gist}"
 
 
-def render_calls(calls: Sequence[PlannedCall]) -> str:
+class CallsText(str):
+    """The text of the planner's calls (``render_calls``), told apart from a report."""
+
+    __slots__ = ()
+
+
+def render_calls(calls: Sequence[PlannedCall]) -> CallsText:
     """Write ``calls`` as a lead sentence and one fenced JSON block per call."""
     blocks = [_block(call) for call in calls]
-    return " ".join(call.lead for call in calls) + "\n\n" + "\n\n".join(blocks)
+    return CallsText(" ".join(call.lead for call in calls) + "\n\n" + "\n\n".join(blocks))
 
 
 def _about_the_last_task(intent: OnTask, turn: _Progress) -> Intent:

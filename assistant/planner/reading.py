@@ -48,9 +48,17 @@ _STOPWORDS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Planned:
-    """The planner's own next message: fenced calls, or the final answer."""
+    """The planner's own next message: fenced calls, or the final answer.
+
+    Attributes:
+        text: The message.
+        calls: Whether it is the planner's calls. Only then is it read for calls: an answer
+            may quote what a tool returned (a page, search results), and what a page says
+            is never a call.
+    """
 
     text: str
+    calls: bool = False
     kind: Literal["planned"] = "planned"
 
 

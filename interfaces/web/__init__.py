@@ -20,6 +20,7 @@ from __future__ import annotations
 from interfaces.web.agui import AgUiRun
 from interfaces.web.api import WebInterface
 from interfaces.web.auth import ApiTokens, TokenError
+from interfaces.web.convert import approval_out
 from interfaces.web.gate import MAX_BODY
 from interfaces.web.inbox import InboxItem, WebInbox, web_chat
 from interfaces.web.models import MAX_MESSAGE_CHARS
@@ -35,5 +36,6 @@ __all__ = [
     "WebInbox",
     "WebInterface",
     "WebServer",
+    "approval_out",
     "web_chat",
 ]

@@ -152,7 +152,7 @@ def history_out(messages: Sequence[StoredMessage], zone: ZoneInfo) -> list[Histo
     for _, grouped in itertools.groupby(messages, key=lambda m: m.turn_id):
         turn = list(grouped)
         first, last = turn[0], turn[-1]
-        if last.name == DELIVERY:
+        if DELIVERY in (last.name or "").split(","):
             continue
         at = local(first.created_at, zone)
         if first.role is MessageRole.USER and first.content:

@@ -223,11 +223,12 @@ class WebSearchRunner:
         assert self._summarizer is not None
         prompt = (
             f"Summarise these web search results for the query {query!r} in a few short lines, "
-            f"keeping the links:\n\n{listing}"
+            "keeping the links:"
         )
         try:
+            # The results are someone else's words: material to read, never instructions.
             summary = await self._summarizer.run_task(
-                prompt, owner_id=task.owner_id, chat_id=task.chat_id
+                prompt, owner_id=task.owner_id, chat_id=task.chat_id, material=listing
             )
         except (TaskError, TimeoutError) as exc:
             log.warning("summarising search results for task %s failed: %s", task.id, exc)

@@ -67,7 +67,8 @@ async def test_what_is_delivered_joins_its_chat_and_a_failed_delivery_does_not(
         said = await memory.load_conversation("u", "c")
     assert [(m.role, m.content, m.name) for m in said] == [
         (MessageRole.ASSISTANT, "Reminder (task t1): stretch", "delivery"),
-        (MessageRole.ASSISTANT, "Result of task t2:\n1. Headline", "delivery"),
+        # A task's result is someone else's text: later turns read it as outside content.
+        (MessageRole.ASSISTANT, "Result of task t2:\n1. Headline", "delivery,from-outside"),
     ]
 
 

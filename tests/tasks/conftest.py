@@ -179,8 +179,12 @@ class ScriptedAgent:
         self.release: asyncio.Event | None = None
         self.started = asyncio.Event()
 
-    async def run_task(self, prompt: str, *, owner_id: str, chat_id: str) -> str:
+    async def run_task(
+        self, prompt: str, *, owner_id: str, chat_id: str, material: str | None = None
+    ) -> str:
         """Record the call, optionally wait for ``release``, then answer."""
+        if material is not None:
+            prompt = f"{prompt}\n\n{material}"
         self.prompts.append((prompt, owner_id, chat_id))
         self.started.set()
         if self.release is not None:

