@@ -220,10 +220,11 @@ class ChatRecorder:
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
         status = await self._inner.deliver(delivery)
         if status is DeliveryStatus.DELIVERED:
-            # A task's result is text from outside: later turns must know (``FROM_OUTSIDE``).
-            name = (
-                f"{DELIVERY},{FROM_OUTSIDE}" if delivery.kind is DeliveryKind.RESULT else DELIVERY
-            )
+            # A task's result or a notice about it (which may quote a server's answer) is
+            # text from outside: later turns must know (``FROM_OUTSIDE``). A reminder is the
+            # user's own words.
+            outside = delivery.kind is not DeliveryKind.REMINDER
+            name = f"{DELIVERY},{FROM_OUTSIDE}" if outside else DELIVERY
             said = StoredMessage(MessageRole.ASSISTANT, recorded_text(delivery), name=name)
             try:
                 await self._conversations.append_turn(delivery.owner_id, delivery.chat_id, [said])

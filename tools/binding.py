@@ -139,7 +139,13 @@ class Tool:
         name = self.spec.options.reaches
         if name and "://" in name:
             return host_of(name)  # a service at a fixed address (a search API)
-        return host_of(arguments.get(name)) if name else None
+        if not name:
+            return None
+        if name in arguments:
+            return host_of(arguments[name])
+        # Left out: the address is the parameter's default, and that is where it goes.
+        default = next((p.default for p in self.spec.params if p.name == name), None)
+        return host_of(default)
 
     @property
     def function(self) -> Callable[..., Any]:

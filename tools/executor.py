@@ -420,14 +420,25 @@ class ToolExecutor:
 
 async def _invoke(tool: Tool, arguments: dict[str, object], ctx: ToolContext) -> object:
     """Run the tool (in ``wait_for``'s own task, so what is set here stays in the call)."""
-    if ctx.provenance.checked and Effect.SENDS_OUT in tool.effects:
+    if Effect.SENDS_OUT not in tool.effects:
+        return await tool.invoke(dict(arguments), ctx)
+    if ctx.provenance.checked:
 
         def refusal(host: str) -> str | None:
             verdict = ctx.provenance.check(tool.effects, host, arguments)
             return verdict.refuse or verdict.ask
 
         REDIRECT_CHECK.set(refusal)
+    elif str(arguments.get("method") or "GET").upper() not in _WITHOUT_BODY:
+        # Approved (or asked for in words) for the host it names: its body goes nowhere else.
+        approved = tool.reaches(arguments)
+        REDIRECT_CHECK.set(
+            lambda host: f"the request was approved for {approved}, and its body is not sent on"
+        )
     return await tool.invoke(dict(arguments), ctx)
+
+
+_WITHOUT_BODY = frozenset({"GET", "HEAD"})
 
 
 async def _run_hooks(

@@ -196,6 +196,8 @@ class Provenance:
         """What may happen to one call with ``effects``, sending to ``host``."""
         if not self.checked:
             return RUNS
+        if Effect.SENDS_OUT in effects and host is None:
+            host = "an address that cannot be read"  # judged as a host nobody named
         if self.unattended:
             return self._unattended(effects, host)
         if Effect.SENDS_OUT in effects and host is not None and host not in self.named:

@@ -71,7 +71,8 @@ class MemoryTools:
         llm_format=render_hits,
         timeout=10,
         parallel=True,
-        effects=[Effect.READS_PRIVATE],
+        # Notes are private; past conversations hold what pages and task results said.
+        effects=[Effect.READS_PRIVATE, Effect.READS_OUTSIDE],
     )
     async def search_memory(
         self, ctx: ToolContext, query: str, limit: int = 5, notes_only: bool = False

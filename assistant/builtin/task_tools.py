@@ -178,7 +178,8 @@ class TaskTools:
         llm_format=_reply_text,
         gui_format=_reply_text,
         timeout=15,
-        effects=[Effect.CHANGES],
+        # The answer names the task in its own words: private data read.
+        effects=[Effect.CHANGES, Effect.READS_PRIVATE],
     )
     _removes_one_task = tool(
         params={
@@ -187,7 +188,7 @@ class TaskTools:
         llm_format=_reply_text,
         gui_format=_reply_text,
         timeout=15,
-        effects=[Effect.CHANGES, Effect.REMOVES],
+        effects=[Effect.CHANGES, Effect.REMOVES, Effect.READS_PRIVATE],
     )
 
     # Other assistants teach models add_reminder(delay="5m", message=...).
@@ -334,7 +335,7 @@ class TaskTools:
         llm_format=_reply_text,
         gui_format=_reply_text,
         timeout=15,
-        effects=[Effect.CHANGES],
+        effects=[Effect.CHANGES, Effect.READS_PRIVATE],
     )
     async def snooze_task(self, ctx: ToolContext, task_id: str, delay: str) -> TaskReply:
         """Put a task's next run off by a delay (a reminder that already went off comes back).

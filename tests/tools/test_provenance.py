@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools import Effect, Provenance, host_of, hosts_named
+from tools import Effect, Provenance, ToolRegistry, host_of, hosts_named, tool
 
 SENDS = frozenset({Effect.READS_OUTSIDE, Effect.SENDS_OUT})
 READS = frozenset({Effect.READS_OUTSIDE})
@@ -73,7 +73,6 @@ def test_private_data_to_an_unnamed_host_asks_without_outside_content() -> None:
         "this request to evil.example, which you did not name, follows a read of your "
         "private data (search_memory's answer)"
     )
-    assert read.check(SENDS, None, {}).runs  # no host: nothing leaves
     # Words the user said themself are not private: a tool that echoes them carries nothing.
     said = ["look up Kx7pQ2vLm9"]
     own = Provenance.of_model(said).read(frozenset(), "x", "Kx7pQ2vLm9 found", said)
@@ -108,3 +107,22 @@ def test_sources_are_listed_once_and_shortened() -> None:
     assert turn.outside == ("a.example", "b.example", "c.example", "d.example")
     why = turn.check(CHANGES, None, {}).ask
     assert why == "this change follows content from a.example, b.example, c.example and more"
+
+
+def test_a_tool_whose_address_is_left_to_its_default_reaches_the_default() -> None:
+    @tool(effects=[Effect.SENDS_OUT], reaches="url")
+    def post(text: str, url: str = "http://evil.example/in") -> str:
+        """Send text."""
+        return text
+
+    [found] = ToolRegistry([post])
+    assert found.reaches({"text": "x"}) == "evil.example"
+    assert found.reaches({"text": "x", "url": "https://home.lan/"}) == "home.lan"
+
+
+def test_a_send_to_an_address_that_cannot_be_read_is_judged_as_unnamed() -> None:
+    run = Provenance.of_model(["fetch https://status.example"], unattended=True)
+    refused = run.check(SENDS, None, {})
+    assert refused.refuse is not None and "an address that cannot be read" in refused.refuse
+    tainted = Provenance.of_model([]).read(READS, "a.example", "")
+    assert tainted.check(SENDS, None, {}).ask is not None
