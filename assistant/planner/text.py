@@ -9,7 +9,7 @@ from dataclasses import dataclass
 _SPACES = re.compile(r"\s+")
 _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb", "`": "`"}
 _POLITE_HEAD = re.compile(
-    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|oh|assistant|bot|actually|wait|sorry|also|and|btw"
+    r"^(?:(?:hey|hi|hello|yo|ok|okay|so|um|uh|oh|assistant|bot|actually|wait|sorry|also|and|btw"
     r"|by\s+the\s+way|yes|yeah|no|alright|right|listen|oops|hmm|quick\s+one)\b[,!]?\s+)*"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:mind\s+|just\s+)?"
     r"|(?:do|would)\s+you\s+mind\s+|i\s+(?:need|want|would\s+like|'d\s+like)\s+you\s+to\s+"

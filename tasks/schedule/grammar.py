@@ -187,6 +187,12 @@ def _first_thing(m: re.Match[str]) -> list[Piece]:
     return [Clock(ClockTime(clock(8).at, meridiem=True))]
 
 
+@rule("around work", r"(?P<w>after|before) (?:work|the office)")
+def _around_work(m: re.Match[str]) -> list[Piece]:
+    """Office hours as people keep them: before work 08:00, after work 18:00."""
+    return [Clock(ClockTime(clock(8 if m["w"] == "before" else 18).at, meridiem=True))]
+
+
 @rule("end of the day", r"(?:the )?(?:end|close) of (?:the )?(?:business |work |working )?day"
       r"|eod|cob|close of business|end of business")  # fmt: skip
 def _end_of_day(m: re.Match[str]) -> list[Piece]:
@@ -547,7 +553,8 @@ def _week_today(m: re.Match[str]) -> list[Piece]:
 
 
 @rule("a delay", rf"(?:in|within|after) (?:another |an extra |about |around |approximately |"
-      rf"just |only )?(?P<span>{SPAN})(?: (?:from now|time|later|'s time))?")  # fmt: skip
+      rf"just |only |like |roughly |maybe )?"
+      rf"(?P<span>{SPAN})(?: (?:from now|time|later|'s time))?")  # fmt: skip
 def _delay(m: re.Match[str]) -> list[Piece]:
     return [Delay(span_of(m["span"]))]
 
