@@ -431,7 +431,7 @@ async def _invoke(tool: Tool, arguments: dict[str, object], ctx: ToolContext) ->
         REDIRECT_CHECK.set(refusal)
     elif str(arguments.get("method") or "GET").upper() not in _WITHOUT_BODY:
         # Approved (or asked for in words) for the host it names: its body goes nowhere else.
-        approved = tool.reaches(arguments)
+        approved = tool.reaches(arguments) or "the address it names"
         REDIRECT_CHECK.set(
             lambda host: f"the request was approved for {approved}, and its body is not sent on"
         )

@@ -135,6 +135,8 @@ class Provenance:
         private: Runs of letters and digits the turn's tools returned (notes, answers) that
             the user did not say: data a request must not carry to a host the user did not
             name without asking.
+        known: The runs of letters and digits the user said (a tool repeating them carries
+            nothing of theirs).
         read_private: What of the user's private data the conversation has read ("search_memory's
             answer"): a request to a host the user did not name asks after it, however the
             data would be encoded.
@@ -147,6 +149,7 @@ class Provenance:
     outside: tuple[str, ...] = ()
     named: frozenset[str] = frozenset()
     private: frozenset[str] = frozenset()
+    known: frozenset[str] = frozenset()
     read_private: tuple[str, ...] = ()
     removals: int = 0
     unattended: bool = False
@@ -164,9 +167,11 @@ class Provenance:
         """A model turn's provenance: the hosts named in what the user ``said`` (for an
         unattended run, its prompt: those are the hosts it may send to), the outside
         sources and the private data the conversation has read."""
+        said = list(said)
         named = hosts_named(said)
         return cls(
             checked=True,
+            known=frozenset(piece for text in said for piece in _pieces(text)),
             outside=tuple(dict.fromkeys(outside)),
             read_private=tuple(dict.fromkeys(private)),
             named=named,
@@ -174,9 +179,7 @@ class Provenance:
             granted=named if unattended else frozenset(),
         )
 
-    def read(
-        self, effects: frozenset[Effect], source: str, answer: object, said: Iterable[str] = ()
-    ) -> Provenance:
+    def read(self, effects: frozenset[Effect], source: str, answer: object) -> Provenance:
         """The provenance after a call with ``effects`` answered ``answer`` (from ``source``)."""
         if not self.checked:
             return self
@@ -186,8 +189,7 @@ class Provenance:
         read_private = self.read_private
         if Effect.READS_PRIVATE in effects and source not in read_private:
             read_private = (*read_private, source)
-        known = {p for text in said for p in _pieces(text)}
-        private = self.private | (_pieces(answer) - known)
+        private = self.private | (_pieces(answer) - self.known)
         return replace(self, outside=outside, private=frozenset(private), read_private=read_private)
 
     def check(

@@ -773,7 +773,6 @@ class DialogAgent:
 
     def _after(self, turn: Turn, results: Sequence[ToolResult], *, counted: bool) -> Provenance:
         """The turn's provenance after ``results``: what they read, what the model removed."""
-        said = [m.content for m in [*turn.history, *turn.new] if m.role is Role.USER]
         provenance = turn.provenance
         for result in results:
             tool = self.registry.find(result.call.tool_name)
@@ -783,7 +782,7 @@ class DialogAgent:
                 provenance = provenance.counted(tool.effects)
             if result.status is ToolStatus.OK:
                 source = tool.reaches(result.call.arguments) or f"{tool.name}'s answer"
-                provenance = provenance.read(tool.effects, source, result.text, said)
+                provenance = provenance.read(tool.effects, source, result.text)
         return provenance
 
     def _refusal(self, turn: Turn, call: ToolCall) -> ToolResult | None:

@@ -75,7 +75,7 @@ class _TooLarge(Exception):
 
 
 class _Gone(Exception):
-    pass
+    """The client went away before its body arrived: nothing to answer."""
 
 
 class Gate:

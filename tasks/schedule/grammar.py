@@ -13,9 +13,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import time
+from typing import get_args
 
 from tasks.errors import ScheduleError
-from tasks.schedule.clocks import ClockTime, Period, clock
+from tasks.schedule.clocks import ClockTime, PartName, Period, clock
 from tasks.schedule.days import (
     Landmark,
     LandmarkName,
@@ -120,7 +121,10 @@ def _weekday_set(words: str) -> frozenset[int]:
 
 
 def _day_number(text: str) -> int:
-    return int(re.match(r"\d+", text).group())  # type: ignore[union-attr]
+    digits = re.match(r"\d+", text)
+    if digits is None:
+        raise ValueError(f"no number at the start of {text!r}")  # a rule's pattern says there is
+    return int(digits[0])
 
 
 def _clock_or_bad(said: str, hour: int, minute: int = 0, second: int = 0,
@@ -313,12 +317,14 @@ def _iso_time(m: re.Match[str]) -> list[Piece]:
 
 # --- parts of the day -----------------------------------------------------------------------
 
+_PART_NAMES: dict[str, PartName] = {name: name for name in get_args(PartName)}
+
 
 @rule("part of the day", rf"(?P<this>this |in the |during the |over the |at |later this )?"
       rf"(?P<p>{_PARTS})")  # fmt: skip
 def _part(m: re.Match[str]) -> list[Piece]:
     today = m["this"] in {"this ", "later this "}
-    return [Part(Period(m["p"], today))]  # type: ignore[arg-type]
+    return [Part(Period(_PART_NAMES[m["p"]], today))]
 
 
 @rule("tonight", r"tonight")
@@ -328,7 +334,7 @@ def _tonight(m: re.Match[str]) -> list[Piece]:
 
 @rule("parts of the day, repeating", rf"(?:in the )?(?P<p>{_PARTS})s")
 def _parts_plural(m: re.Match[str]) -> list[Piece]:
-    return [Repeat(), Part(Period(m["p"], False))]  # type: ignore[arg-type]
+    return [Repeat(), Part(Period(_PART_NAMES[m["p"]], False))]
 
 
 # --- days -----------------------------------------------------------------------------------
@@ -672,7 +678,7 @@ def _nightly(m: re.Match[str]) -> list[Piece]:
 
 @rule("every part of the day", rf"(?:every|each) (?P<p>{_PARTS})")
 def _every_part(m: re.Match[str]) -> list[Piece]:
-    return [Repeat(), Part(Period(m["p"], False))]  # type: ignore[arg-type]
+    return [Repeat(), Part(Period(_PART_NAMES[m["p"]], False))]
 
 
 @rule("every", r"every|each")

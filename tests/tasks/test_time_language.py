@@ -13,6 +13,7 @@ import pytest
 from tasks import (
     BoundedSchedule,
     CalendarSchedule,
+    DateOrder,
     PastTimeError,
     Schedule,
     ScheduleError,
@@ -242,9 +243,9 @@ def test_each_month_on_the_31st_falls_on_the_last_day_of_shorter_months() -> Non
     ],
 )
 def test_a_day_above_12_decides_the_order_then_the_date_order(
-    text: str, order: str, expected: str
+    text: str, order: DateOrder, expected: str
 ) -> None:
-    schedule = parse_schedule(text, now=NOW, tz=BERLIN, date_order=order)  # type: ignore[arg-type]
+    schedule = parse_schedule(text, now=NOW, tz=BERLIN, date_order=order)
     assert fires(schedule, 1) == [expected]
 
 
