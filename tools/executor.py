@@ -19,7 +19,7 @@ from tools.binding import ArgumentConversionError, Tool
 from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
 from tools.context import ToolContext
 from tools.errors import ApprovalError, ToolError
-from tools.provenance import REDIRECT_CHECK, Effect, Verdict
+from tools.provenance import REDIRECT_CHECK, Effect, Provenance, Verdict
 from tools.registry import ToolRegistry
 from tools.telemetry import Telemetry, ToolStats
 from tools.validation import ValidationResult, validate_tool_call
@@ -111,7 +111,8 @@ class ToolExecutor:
         for step in self._steps(allowed):
             done = await asyncio.gather(*(self._execute_prepared(c, ctx) for c in step))
             results.extend(done)
-            ctx = self._counted(ctx, done)
+            counted = self.counted(ctx.provenance, done)
+            ctx = ctx if counted is ctx.provenance else replace(ctx, provenance=counted)
         return results + [self._over_the_limit(call, len(calls)) for call in refused]
 
     def _over_the_limit(self, call: ToolCall, asked: int) -> ToolResult:
@@ -123,15 +124,14 @@ class ToolExecutor:
         )
         return ToolResult(call=call, status=ToolStatus.INVALID, text=text, display=text, error=text)
 
-    def _counted(self, ctx: ToolContext, done: Sequence[ToolResult]) -> ToolContext:
-        """The context after ``done``: a removal that ran or waits counts for the calls after
-        it (the second removal of a turn asks, ``tools.provenance``)."""
-        provenance = ctx.provenance
+    def counted(self, provenance: Provenance, done: Sequence[ToolResult]) -> Provenance:
+        """``provenance`` after ``done``: a removal that ran or waits counts for the calls
+        after it (the second removal of a turn asks, ``tools.provenance``)."""
         for result in done:
             tool = self.registry.find(result.call.tool_name)
             if tool is not None and result.status in (ToolStatus.OK, ToolStatus.PENDING_APPROVAL):
                 provenance = provenance.counted(tool.effects)
-        return ctx if provenance is ctx.provenance else replace(ctx, provenance=provenance)
+        return provenance
 
     def _steps(self, calls: Sequence[ToolCall]) -> list[list[ToolCall]]:
         """Split ``calls`` into steps: each call alone, neighbouring parallel calls together."""
@@ -419,23 +419,35 @@ class ToolExecutor:
 
 
 async def _invoke(tool: Tool, arguments: dict[str, object], ctx: ToolContext) -> object:
-    """Run the tool (in ``wait_for``'s own task, so what is set here stays in the call)."""
-    if Effect.SENDS_OUT not in tool.effects:
+    """Run the tool; one that sends out runs with the redirects its call may follow."""
+    check = _redirect_check(tool, arguments, ctx)
+    if check is None:
         return await tool.invoke(dict(arguments), ctx)
+    token = REDIRECT_CHECK.set(check)
+    try:
+        return await tool.invoke(dict(arguments), ctx)
+    finally:
+        REDIRECT_CHECK.reset(token)  # 3.12's wait_for runs the call in the caller's task
+
+
+def _redirect_check(
+    tool: Tool, arguments: Mapping[str, object], ctx: ToolContext
+) -> Callable[[str], str | None] | None:
+    """Why a redirect of this call to a host may not be followed (``None``: no rule)."""
+    if Effect.SENDS_OUT not in tool.effects:
+        return None
     if ctx.provenance.checked:
 
         def refusal(host: str) -> str | None:
             verdict = ctx.provenance.check(tool.effects, host, arguments)
             return verdict.refuse or verdict.ask
 
-        REDIRECT_CHECK.set(refusal)
-    elif str(arguments.get("method") or "GET").upper() not in _WITHOUT_BODY:
-        # Approved (or asked for in words) for the host it names: its body goes nowhere else.
-        approved = tool.reaches(arguments) or "the address it names"
-        REDIRECT_CHECK.set(
-            lambda host: f"the request was approved for {approved}, and its body is not sent on"
-        )
-    return await tool.invoke(dict(arguments), ctx)
+        return refusal
+    if str(arguments.get("method") or "GET").upper() in _WITHOUT_BODY:
+        return None
+    # Approved (or asked for in words) for the host it names: its body goes nowhere else.
+    approved = tool.reaches(arguments) or "the address it names"
+    return lambda host: f"the request was approved for {approved}, and its body is not sent on"
 
 
 _WITHOUT_BODY = frozenset({"GET", "HEAD"})

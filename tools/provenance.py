@@ -141,8 +141,8 @@ class Provenance:
             answer"): a request to a host the user did not name asks after it, however the
             data would be encoded.
         removals: How many removals the model asked for in this turn so far.
-        unattended: Whether nobody is there to approve (a scheduled agent task).
-        granted: The hosts an unattended run may send to (those its prompt names).
+        unattended: Whether nobody is there to approve (a scheduled agent task): it may send
+            only to the hosts its prompt names (``named``).
     """
 
     checked: bool = False
@@ -153,7 +153,6 @@ class Provenance:
     read_private: tuple[str, ...] = ()
     removals: int = 0
     unattended: bool = False
-    granted: frozenset[str] = frozenset()
 
     @classmethod
     def of_model(
@@ -176,7 +175,6 @@ class Provenance:
             read_private=tuple(dict.fromkeys(private)),
             named=named,
             unattended=unattended,
-            granted=named if unattended else frozenset(),
         )
 
     def read(self, effects: frozenset[Effect], source: str, answer: object) -> Provenance:
@@ -232,7 +230,7 @@ class Provenance:
         return replace(self, removals=self.removals + 1)
 
     def _unattended(self, effects: frozenset[Effect], host: str | None) -> Verdict:
-        if Effect.SENDS_OUT in effects and host is not None and host not in self.granted:
+        if Effect.SENDS_OUT in effects and host is not None and host not in self.named:
             return Verdict(
                 refuse=f"a scheduled task runs without you, so it may only send requests to "
                 f"the hosts its prompt names, and {host} is not one of them"

@@ -773,14 +773,10 @@ class DialogAgent:
 
     def _after(self, turn: Turn, results: Sequence[ToolResult], *, counted: bool) -> Provenance:
         """The turn's provenance after ``results``: what they read, what the model removed."""
-        provenance = turn.provenance
+        provenance = self.executor.counted(turn.provenance, results) if counted else turn.provenance
         for result in results:
             tool = self.registry.find(result.call.tool_name)
-            if tool is None:
-                continue
-            if counted and result.status in (ToolStatus.OK, ToolStatus.PENDING_APPROVAL):
-                provenance = provenance.counted(tool.effects)
-            if result.status is ToolStatus.OK:
+            if tool is not None and result.status is ToolStatus.OK:
                 source = tool.reaches(result.call.arguments) or f"{tool.name}'s answer"
                 provenance = provenance.read(tool.effects, source, result.text)
         return provenance

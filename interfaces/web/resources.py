@@ -51,7 +51,7 @@ from interfaces.web.models import (
     ZoneRequest,
 )
 from interfaces.web.services import WebServices, current_user
-from memory import HitKind, MemoryInputError
+from memory import MemoryInputError
 from tasks import ScheduleError, Task, TaskError, read_delay, still_scheduled, task_label
 from tools import ApprovalStatus
 
@@ -252,7 +252,7 @@ def resource_routes(services: WebServices) -> APIRouter:
         if not q.strip():
             newest = await memory.list_notes(user, limit + 1, offset)
             return [note_out(note, zone) for note in page.of(newest, limit, offset)]
-        ranked = await memory.search_memory(user, q, min(offset + limit + 1, MAX_SEARCH))
+        ranked = await memory.search_notes(user, q, min(offset + limit + 1, MAX_SEARCH))
         hits = page.of(ranked[offset:], limit, offset)
         return [
             NoteOut(
@@ -262,7 +262,6 @@ def resource_routes(services: WebServices) -> APIRouter:
                 created_at=hit.created_at.astimezone(zone),
             )
             for hit in hits
-            if hit.kind is HitKind.NOTE
         ]
 
     @router.get("/me", tags=["me"], summary="Who your token belongs to")

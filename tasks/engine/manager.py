@@ -29,7 +29,6 @@ from tasks.execution import ExecutionData, TaskType
 from tasks.limits import TaskLimits, check_interval
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
-    Compaction,
     LedgerSummary,
     MisfirePolicy,
     MisfireRule,
@@ -339,11 +338,6 @@ class TaskManager(AsyncLifecycle):
         off comes back; see ``snooze``)."""
         since = self._clock.now() - changes.JUST_WENT_OFF
         return await self._store.active_task_ids(owner_id, done_since=since)
-
-    async def compact_ledger(self) -> Compaction:
-        """Run one round of ledger compaction now (under the ``ledger`` policy, or the
-        default one), continuing where the last round stopped."""
-        return await self._retention.round()
 
     async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
         """Return the summary of the task's folded ledger rows (``None``: none folded).

@@ -367,6 +367,22 @@ async def test_more_than_one_removal_in_a_clean_turn_asks(tmp_path: Path) -> Non
         assert len(await app.tasks.list_tasks(LOCAL_USER)) == 1
 
 
+async def test_two_removals_in_one_clean_reply_ask_for_the_second(tmp_path: Path) -> None:
+    ids = await reminders(tmp_path, "water the plants", "call mom")
+
+    def model(messages: Sequence[ChatMessage]) -> str:
+        if messages[-1].role is Role.USER:
+            return "\n".join(fence("cancel_task", task_id=task_id) for task_id in ids)
+        return "Done."
+
+    clock, app_cm = opened(tmp_path, model)
+    async with app_cm as app:
+        reply = await Harness(app, clock).say("clear my reminders out")
+        assert [r.status for r in reply.results] == [ToolStatus.OK, ToolStatus.PENDING_APPROVAL]
+        assert reply.approvals[0].reason == "it is more than one removal in one turn"
+        assert len(await app.tasks.list_tasks(LOCAL_USER)) == 1
+
+
 async def test_approvals_show_every_argument_in_full_and_the_model_chosen_headers(
     tmp_path: Path,
 ) -> None:

@@ -891,6 +891,37 @@ async def test_old_ledger_rows_fold_into_a_summary_a_bounded_round_at_a_time(
         await store.ledger_summary(task.id, "bob")
 
 
+async def test_rows_that_may_not_be_folded_never_hold_the_compaction_up(
+    store: TaskStore,
+) -> None:
+    """Two old runs of unknown outcome, and one row per round: the rounds still end, and the
+    other task's old rows are folded."""
+    posted = await store.add_task(api_call_draft(every(MINUTE)))
+    short = timedelta(seconds=10)
+    for minute in (0, 1):  # two runs in a row whose leases ran out mid-request
+        await store.claim_due(T0 + minute * MINUTE, limit=10, lease=short)
+        await store.reclaim_expired(T0 + minute * MINUTE + 3 * short, limit=10, lease=short)
+    unknown = [r.id for r in await store.history(posted.id, "alice", limit=10)]
+    assert [r.status for r in await store.history(posted.id, "alice")] == 2 * [
+        RunStatus.OUTCOME_UNKNOWN
+    ]
+    task = await store.add_task(reminder_draft(every(MINUTE)))
+    ids = await _run_minutes(store, task.id, 3)
+    rounds, done = (
+        0,
+        await store.compact_ledger(before=T0 + 10 * HOUR, keep=0, max_rows=1, max_tasks=100),
+    )
+    while not done.complete:
+        rounds += 1
+        assert rounds < 20, "the compaction keeps coming back to the same rows"
+        done = await store.compact_ledger(
+            before=T0 + 10 * HOUR, keep=0, max_rows=1, max_tasks=100, after_task=done.next_task
+        )
+    assert [r.id for r in await store.history(posted.id, "alice", limit=10)] == unknown
+    folded = await store.ledger_summary(task.id, "alice")
+    assert folded is not None and folded.runs == len(ids) == 3
+
+
 async def test_rows_younger_than_the_age_unfinished_or_of_unknown_outcome_are_kept(
     store: TaskStore,
 ) -> None:

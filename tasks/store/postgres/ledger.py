@@ -18,6 +18,7 @@ from tasks.models import Compaction, LedgerSummary
 from tasks.store.base import not_found
 from tasks.store.postgres.runs import owned_row
 from tasks.store.retention import (
+    FOLDABLE,
     FoldedRow,
     LedgerRow,
     counts_from_json,
@@ -76,24 +77,28 @@ async def _oldest(
         task_id,
         max(keep - 1, 0),
     )
-    if newest_kept is None or limit <= 0:
+    if newest_kept is None:
         return []
     below = newest_kept if keep > 0 else newest_kept + 1
-    # The oldest row first: when it is young, all are (ids grow with claims), and the
-    # task costs two index look-ups; otherwise its page is read.
+    # Rows that are never folded (claimed, outcome unknown) are not read: a page of them
+    # would hold the compaction on this task for ever. The oldest row first: when it is
+    # young, all are (ids grow with claims), and the task costs two index look-ups.
     first = await conn.fetchval(
-        "SELECT claimed_at FROM task_runs WHERE task_id = $1 AND id < $2 ORDER BY id LIMIT 1",
+        "SELECT claimed_at FROM task_runs WHERE task_id = $1 AND id < $2"
+        " AND status = ANY($3::text[]) ORDER BY id LIMIT 1",
         task_id,
         below,
+        list(FOLDABLE),
     )
     if first is None or first >= before:
         return []
     found = await conn.fetch(
         "SELECT id, status, scheduled_for, late_by, claimed_at FROM task_runs"
-        " WHERE task_id = $1 AND id < $2 ORDER BY id LIMIT $3",
+        " WHERE task_id = $1 AND id < $2 AND status = ANY($4::text[]) ORDER BY id LIMIT $3",
         task_id,
         below,
         limit,
+        list(FOLDABLE),
     )
     return [
         LedgerRow(

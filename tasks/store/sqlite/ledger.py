@@ -17,6 +17,7 @@ from common import to_db_time
 from tasks.models import Compaction, LedgerSummary
 from tasks.store.base import not_found
 from tasks.store.retention import (
+    FOLDABLE,
     FoldedRow,
     LedgerRow,
     counts_from_json,
@@ -72,13 +73,16 @@ def _oldest(
         "SELECT id FROM task_runs WHERE task_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?",
         (task_id, max(keep - 1, 0)),
     ).fetchone()
-    if newest_kept is None or limit <= 0:
+    if newest_kept is None:
         return
     below = newest_kept[0] if keep > 0 else newest_kept[0] + 1
+    # Rows that are never folded (claimed, outcome unknown) are not read: a page of them
+    # would hold the compaction on this task for ever.
     found = conn.execute(
         "SELECT id, status, scheduled_for, late_by, claimed_at FROM task_runs"
-        " WHERE task_id = ? AND id < ? ORDER BY id LIMIT ?",
-        (task_id, below, limit),
+        f" WHERE task_id = ? AND id < ? AND status IN ({', '.join('?' * len(FOLDABLE))})"
+        " ORDER BY id LIMIT ?",
+        (task_id, below, *FOLDABLE, limit),
     )
     for row in found:
         yield LedgerRow(
