@@ -12,9 +12,9 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 
-from assistant.agent.dialog import DialogAgent
-from assistant.agent.events import EventCallback
-from assistant.agent.prompts import DEFAULT_BASE_PROMPT
+from agent import DEFAULT_BASE_PROMPT, DialogAgent, EventCallback
+from agent.llm import LazyModel, LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
+from agent.planner import OfflinePlanner, PlannerTools
 from assistant.backup import DailyBackups, backups_of
 from assistant.builtin import (
     MemoryTools,
@@ -26,8 +26,6 @@ from assistant.builtin import (
 )
 from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
-from assistant.llm import LazyModel, LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
-from assistant.planner import OfflinePlanner, PlannerTools
 from assistant.secrets import EnvironmentSecrets
 from common import Clock, SystemClock, install_log_redaction
 from interfaces import ChatRecorder, LoggingNotifier

@@ -310,8 +310,8 @@ def _parse_local(text: str) -> datetime:
 
 
 def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
+    from agent.llm import encode_tools
     from assistant.app import open_app
-    from assistant.llm.wire import encode_tools
     from tools import markdown_catalog, schema_document, tool_definitions
 
     async def go() -> int:
@@ -408,7 +408,7 @@ def _told_in_the_reply(settings: Settings) -> Iterator[None]:
     """Keep the agent's warnings about the turn (a model that failed, a caught claim) off the
     terminal: ``ask`` says them in its reply or its error. ``ASSISTANT_LOG_LEVEL=INFO`` or
     ``DEBUG`` shows them still."""
-    agent_log = logging.getLogger("assistant.agent")
+    agent_log = logging.getLogger("agent")
     before = agent_log.level
     if logging.getLevelName(settings.log_level) >= logging.WARNING:
         agent_log.setLevel(logging.ERROR)

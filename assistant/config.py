@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from assistant.llm.base import Order, ToolMode
+from agent.llm import Order, ToolMode
 from common import is_postgres_url, url_secrets
 from memory import NoteLimits
 from tasks import LedgerPolicy, TaskLimits, parse_intervals

@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 from urllib.parse import urlsplit
 
+from agent.llm import LLMBackend
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import ConfigError, Settings
-from assistant.llm import LLMBackend
 from common import PRIVATE_FILE_MODE, Clock, SystemClock
 from interfaces import (
     WEB_CHAT_PREFIX,

@@ -21,8 +21,8 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from assistant.agent import ConversationStore, DialogAgent, InMemoryConversations
-from assistant.llm import ChatMessage, LLMResponse, Role, ScriptedBackend, ToolMode
+from agent import ConversationStore, DialogAgent, InMemoryConversations
+from agent.llm import ChatMessage, LLMResponse, Role, ScriptedBackend, ToolMode
 from memory import MemoryStore
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, tool
 

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from assistant.llm import REQUESTER, ChatMessage, OpenAIBackend, Role, ToolMode
+from agent.llm import REQUESTER, ChatMessage, OpenAIBackend, Role, ToolMode
 
 UNLIMITED = 1_000
 

@@ -16,9 +16,9 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from agent.planner import GOLDEN, NOW, ZONE, OfflinePlanner, Verdict, check_golden, pass_rate
 from assistant.app import open_app
 from assistant.config import load_settings
-from assistant.planner import GOLDEN, NOW, ZONE, OfflinePlanner, Verdict, check_golden, pass_rate
 from common import ManualClock
 
 

@@ -39,10 +39,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.agent import AgentEvent, find_claims
-from assistant.app import App, build_backend, open_app
-from assistant.config import Settings, load_settings
-from assistant.llm import (
+from agent import AgentEvent, find_statements
+from agent.llm import (
     ChatMessage,
     LazyModel,
     LLMBackend,
@@ -51,6 +49,8 @@ from assistant.llm import (
     ToolMode,
     Waiting,
 )
+from assistant.app import App, build_backend, open_app
+from assistant.config import Settings, load_settings
 from bench.llm_cases import CASES, NOW, Case
 from bench.machine import this_machine
 from bench.models import KNOWN, model_path
@@ -322,7 +322,7 @@ async def run_case(app: App, case: Case, user: str, *, primed: bool = False) -> 
         turns=turns,
         invalid=sum(r.status is ToolStatus.INVALID for r in results),
         repaired=_repaired(results),
-        false_claim=bool(find_claims(reply_text)) and not changed,
+        false_claim=bool(find_statements(reply_text)) and not changed,
         model_error=reply_text.startswith("Sorry, I could not get an answer"),
     )
 
@@ -428,7 +428,7 @@ async def evaluate(
     model = build_backend(settings)
     timed = TimedBackend(model) if model is not None else None
     claims = ClaimLog()
-    logging.getLogger("assistant.agent").addHandler(claims)
+    logging.getLogger("agent").addHandler(claims)
     summary = Summary(label)
     started = time.perf_counter()
     try:
@@ -452,7 +452,7 @@ async def evaluate(
                     flush=True,
                 )
     finally:
-        logging.getLogger("assistant.agent").removeHandler(claims)
+        logging.getLogger("agent").removeHandler(claims)
     summary.rounds = timed.rounds if timed is not None else []
     summary.claims_caught = claims.caught
     summary.wall = time.perf_counter() - started

@@ -52,9 +52,9 @@ def tokens(users: int) -> str:
 
 async def serve(data_dir: Path, users: int, planner: bool) -> None:
     """Serve the web front end until SIGTERM; print ``ready PORT`` once it listens."""
+    from agent.llm import ScriptedBackend, ToolMode
     from assistant.config import Settings
     from assistant.frontends import open_web
-    from assistant.llm import ScriptedBackend, ToolMode
 
     settings = Settings.model_validate(
         {

@@ -1,7 +1,9 @@
 """What every package stands on and none owns: the clock, per-key locks, secret redaction,
-the vocabulary of outgoing HTTP requests, files private to their user, the lifecycle of
-long-lived objects, one SQLite connection on its own thread with its migration runner, and its
-PostgreSQL counterpart (a connection pool, LISTEN, migrations) with table copying between them.
+the vocabulary of outgoing HTTP requests and the one guarded path that sends them (the SSRF
+guard, pinned connections, redirects checked hop by hop), files private to their user, the
+lifecycle of long-lived objects, one SQLite connection on its own thread with its migration
+runner, and its PostgreSQL counterpart (a connection pool, LISTEN, migrations) with table
+copying between them.
 
 ``common`` imports nothing from the project; every other package may import it.
 """
@@ -19,6 +21,7 @@ from common.files import (
 from common.http import (
     HTTP_METHODS,
     NOT_IDEMPOTENT_METHODS,
+    REDIRECT_CHECK,
     SAFE_METHODS,
     HttpRequest,
     HttpRequestError,
@@ -26,6 +29,19 @@ from common.http import (
 )
 from common.lifecycle import AsyncLifecycle
 from common.locks import KeyedLocks
+from common.netguard import (
+    BlockedAddressError,
+    FetchError,
+    GuardedHttp,
+    IPAddress,
+    NetGuard,
+    Resolver,
+    blocked_reason,
+    parse_ip_host,
+    parse_url,
+    system_resolver,
+    unresolvable,
+)
 from common.postgres import (
     Listener,
     PgConnection,
@@ -62,24 +78,32 @@ __all__ = [
     "PRIVATE_DIR_MODE",
     "PRIVATE_FILE_MODE",
     "REDACTED",
+    "REDIRECT_CHECK",
     "SAFE_METHODS",
     "AsyncLifecycle",
+    "BlockedAddressError",
     "Clock",
     "Failures",
+    "FetchError",
+    "GuardedHttp",
     "HttpRequest",
     "HttpRequestError",
     "HttpResponse",
+    "IPAddress",
     "KeyedLocks",
     "Listener",
     "ManualClock",
+    "NetGuard",
     "PgConnection",
     "PostgresDatabase",
     "PostgresFailures",
     "RedactingFilter",
+    "Resolver",
     "SqliteDatabase",
     "SystemClock",
     "TableCopy",
     "UnreadableText",
+    "blocked_reason",
     "clean_text",
     "clean_value",
     "copy_table",
@@ -94,6 +118,8 @@ __all__ = [
     "migrate",
     "notify",
     "open_private",
+    "parse_ip_host",
+    "parse_url",
     "postgres_count",
     "redact_headers",
     "redact_secrets",
@@ -102,8 +128,10 @@ __all__ = [
     "require_aware",
     "scrub",
     "sqlite_count",
+    "system_resolver",
     "tighten",
     "to_db_time",
+    "unresolvable",
     "unstorable",
     "url_secrets",
 ]

@@ -14,7 +14,8 @@ Errors:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
@@ -120,3 +121,12 @@ class HttpRequestError(Exception):
         self.may_have_arrived = may_have_arrived
         self.permanent = permanent
         self.reason = reason or message
+
+
+REDIRECT_CHECK: ContextVar[Callable[[str], str | None] | None] = ContextVar(
+    "redirect_check", default=None
+)
+"""While a checked call that sends out runs: why a redirect to a host may not be followed
+(``None``: it may). The tool executor sets it; the guarded HTTP client (``common.netguard``)
+asks it before each redirect to another host, so a host the user named cannot pass the
+request on to one they did not."""

@@ -25,10 +25,7 @@ from interfaces.notifiers import (
     RoutingNotifier,
 )
 from interfaces.protocols import (
-    AgentEventLike,
-    AgentReplyLike,
     ChatAgent,
-    EventListener,
     MemoryService,
     TaskService,
 )
@@ -58,8 +55,6 @@ __all__ = [
     "Action",
     "ActionKind",
     "ActionOutcome",
-    "AgentEventLike",
-    "AgentReplyLike",
     "Button",
     "ButtonRows",
     "ChatAgent",
@@ -68,7 +63,6 @@ __all__ = [
     "CommandReply",
     "CommandSpec",
     "Console",
-    "EventListener",
     "JsonlNotifier",
     "LoggingNotifier",
     "MemoryService",

@@ -11,8 +11,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import assert_never
 from zoneinfo import ZoneInfo
 
+from agent import Decided
 from common import Clock, SystemClock
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
@@ -364,36 +366,43 @@ class SlashCommands:
         return f"Snoozed {task_label(task)} until {when}.", True
 
     async def _decide(self, action: Action, user_id: str, zone: ZoneInfo) -> ActionOutcome:
-        request = await self._agent.find_approval(action.target, user_id=user_id)
-        if request is None:
-            return ActionOutcome(
-                notice="Only the person who asked can approve or deny this.", alert=True
-            )
         approved = action.kind is ActionKind.APPROVE
-        reply = await self._agent.resolve_approval(request.id, approved=approved, by=user_id)
-        decided = await self._agent.find_approval(request.id, user_id=user_id)
-        status = decided.status if decided is not None else request.status
-        if request.status is ApprovalStatus.PENDING and status in _DECIDED:
-            notice, mark = _DECIDED[status]
-            return ActionOutcome(notice=notice, mark=mark, follow_ups=agent_replies(reply, zone))
-        if status is ApprovalStatus.EXPIRED:
-            return ActionOutcome(
-                notice="This request expired; ask again to get a new one.",
-                alert=True,
-                mark="⌛ Expired: ask again to get a new one",
-            )
-        if status in _DECIDED:
-            return ActionOutcome(
-                notice=f"This request was already {status.value}.",
-                alert=True,
-                mark=_DECIDED[status][1],
-            )
-        return ActionOutcome(notice=_sentence(reply.text), alert=True)
+        reply = await self._agent.resolve_approval(action.target, approved=approved, by=user_id)
+        match reply.decided:
+            case Decided.MISSING:
+                return ActionOutcome(
+                    notice="Only the person who asked can approve or deny this.", alert=True
+                )
+            case Decided.APPROVED | Decided.DENIED:
+                notice, mark = _DECIDED[reply.decided]
+                return ActionOutcome(
+                    notice=notice, mark=mark, follow_ups=agent_replies(reply, zone)
+                )
+            case Decided.EXPIRED:
+                return ActionOutcome(
+                    notice="This request expired; ask again to get a new one.",
+                    alert=True,
+                    mark="⌛ Expired: ask again to get a new one",
+                )
+            case Decided.ALREADY:
+                status = reply.request.status if reply.request is not None else None
+                return ActionOutcome(
+                    notice=f"This request was already {status or 'decided'}.",
+                    alert=True,
+                    mark=_MARKS.get(status),
+                )
+            case _:
+                assert_never(reply.decided)
 
 
+_MARKS: dict[ApprovalStatus | None, str] = {
+    ApprovalStatus.APPROVED: "✅ Approved",
+    ApprovalStatus.DENIED: "❌ Denied",
+}
+"""What an approval card says once the request is decided."""
 _DECIDED = {
-    ApprovalStatus.APPROVED: ("Approved.", "✅ Approved"),
-    ApprovalStatus.DENIED: ("Denied.", "❌ Denied"),
+    Decided.APPROVED: ("Approved.", _MARKS[ApprovalStatus.APPROVED]),
+    Decided.DENIED: ("Denied.", _MARKS[ApprovalStatus.DENIED]),
 }
 
 

@@ -1,62 +1,27 @@
-"""What the interfaces need from the layers above and beside them, as small protocols.
+"""What the interfaces use of the services they are handed, as small protocols.
 
-The interfaces never import the agent or the composition root: ``assistant.app`` builds the
-``DialogAgent``, the ``TaskManager`` and the ``MemoryStore`` and hands them in, and each
-satisfies the protocol here that names what an interface uses of it.
+``assistant.app`` builds the ``DialogAgent``, the ``TaskManager`` and the ``MemoryStore`` and
+hands them in; each satisfies the protocol here that names what an interface uses of it (tests
+hand in smaller ones). The agent's replies and progress events are the agent's own types
+(``agent.AgentReply``, ``agent.AgentEvent``): a front end reads them as they are, and a kind
+of event it does not handle is a type error, not a silent gap.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from agent import AgentReply, ApprovalReply, EventCallback
 from memory import MemoryHit, Note, StoredMessage, UserProfile
 from tasks import LedgerSummary, Task, TaskRun
-from tools import ApprovalRequest, ApprovalStatus, Tool, ToolCall, ToolResult
-
-
-class AgentReplyLike(Protocol):
-    """The parts of the agent's reply an interface shows."""
-
-    @property
-    def text(self) -> str: ...
-    @property
-    def approvals(self) -> tuple[ApprovalRequest, ...]: ...
-    @property
-    def results(self) -> tuple[ToolResult, ...]: ...
-
-
-class AgentEventLike(Protocol):
-    """A progress event of the agent's turn (``assistant.agent.AgentEvent``).
-
-    ``kind`` is one of ``"text_delta"`` (``text`` is the next piece of the reply being
-    written in model call ``round``), ``"tool_started"`` (``call``), ``"tool_finished"``
-    (``call`` and ``result``), ``"approval_requested"`` (``approval``) and ``"reply_ready"``
-    (``text`` is the whole reply).
-    """
-
-    @property
-    def kind(self) -> str: ...
-    @property
-    def call(self) -> ToolCall | None: ...
-    @property
-    def result(self) -> ToolResult | None: ...
-    @property
-    def approval(self) -> ApprovalRequest | None: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def round(self) -> int: ...
-
-
-EventListener = Callable[[AgentEventLike], Awaitable[None] | None]
-"""Follows one turn as it happens (``on_event`` of ``ChatAgent``)."""
+from tools import ApprovalRequest, ApprovalStatus, Tool
 
 
 class ChatAgent(Protocol):
-    """What the interfaces need from the agent (``assistant.agent.DialogAgent``)."""
+    """What the interfaces need from the agent (``agent.DialogAgent``)."""
 
     async def handle_message(
         self,
@@ -65,8 +30,8 @@ class ChatAgent(Protocol):
         user_id: str,
         chat_id: str,
         profile: Mapping[str, str] | None = None,
-        on_event: EventListener | None = None,
-    ) -> AgentReplyLike:
+        on_event: EventCallback | None = None,
+    ) -> AgentReply:
         """Answer one message; ``profile`` is what the interface knows of the user; with
         ``on_event`` the reply streams to it as it is written."""
         ...
@@ -77,9 +42,10 @@ class ChatAgent(Protocol):
         *,
         approved: bool,
         by: str,
-        on_event: EventListener | None = None,
-    ) -> AgentReplyLike:
-        """Run (or refuse) the call behind an approval request and continue the turn."""
+        on_event: EventCallback | None = None,
+    ) -> ApprovalReply:
+        """Run (or refuse) the call behind an approval request and continue the turn; the
+        reply says what became of the decision."""
         ...
 
     async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:

@@ -20,11 +20,12 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Protocol, TextIO
+from typing import Protocol, TextIO, assert_never
 
+from agent import AgentEvent, AgentEventKind, AgentReply
 from common import clean_text
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply, Reply
-from interfaces.protocols import AgentEventLike, AgentReplyLike, ChatAgent
+from interfaces.protocols import ChatAgent
 from interfaces.views import request_line
 from tasks import DEFAULT_SNOOZE, Delivery, DeliveryKind, DeliveryStatus
 from tools import ApprovalRequest
@@ -147,21 +148,33 @@ class LiveReply:
         self._written = ""  # the latest model call's text, as written out
         self._announced = False  # the calls about to start were announced by that text
 
-    def __call__(self, event: AgentEventLike) -> None:
-        if event.kind == "text_delta" and event.text:
-            if self._round != event.round:
+    def __call__(self, event: AgentEvent) -> None:
+        match event.kind:
+            case AgentEventKind.TEXT_DELTA:
+                if not event.text:
+                    return
+                if self._round != event.round:
+                    self.end_line()
+                    self._round, self._written = event.round, ""
+                self._console.write(event.text)
+                self._open = True
+                self._written += event.text
+                self._announced = bool(self._written.strip())
+            case AgentEventKind.WAITING:
                 self.end_line()
-                self._round, self._written = event.round, ""
-            self._console.write(event.text)
-            self._open = True
-            self._written += event.text
-            self._announced = bool(self._written.strip())
-        elif event.kind == "tool_started" and event.call is not None and self._progress:
-            self.end_line()
-            if not self._announced:
-                self._console.show(f"  ... {event.call.tool_name.replace('_', ' ')}")
-        elif event.kind == "tool_finished":
-            self._announced = False  # the next round's calls need their own line
+                self._console.show(f"  ... {event.text}")
+            case AgentEventKind.TOOL_STARTED:
+                if event.call is None or not self._progress:
+                    return
+                self.end_line()
+                if not self._announced:
+                    self._console.show(f"  ... {event.call.tool_name.replace('_', ' ')}")
+            case AgentEventKind.TOOL_FINISHED:
+                self._announced = False  # the next round's calls need their own line
+            case AgentEventKind.APPROVAL_REQUESTED | AgentEventKind.REPLY_READY:
+                pass  # the reply shows them once the turn ends (``finish``)
+            case _:
+                assert_never(event.kind)
 
     def end_line(self) -> None:
         """End the line of streamed text, if one is open."""
@@ -468,7 +481,7 @@ class TerminalChat:
 
     # -- replies and approvals ------------------------------------------------------------
 
-    async def _show_reply(self, reply: AgentReplyLike, live: LiveReply) -> str | None:
+    async def _show_reply(self, reply: AgentReply, live: LiveReply) -> str | None:
         """Finish showing a reply, then ask about each approval it carries (and any that
         follow). Return a line typed at a prompt that was not y/n: the requests stay waiting
         and the line is the next message."""

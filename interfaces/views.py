@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from agent import AgentReply
 from interfaces.messages import Action, ActionKind, Button, ButtonRows, Reply
-from interfaces.protocols import AgentReplyLike
 from memory import Note
 from tasks import (
     Task,
@@ -146,7 +146,7 @@ def request_line(request: ApprovalRequest, zone: ZoneInfo) -> str:
     )
 
 
-def agent_replies(reply: AgentReplyLike, zone: ZoneInfo) -> tuple[Reply, ...]:
+def agent_replies(reply: AgentReply, zone: ZoneInfo) -> tuple[Reply, ...]:
     """The agent's answer as messages: its text, or one card per pending approval with the
     text above the first card (a pause is one message, not a text and then a card)."""
     text = reply.text.strip()

@@ -19,8 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.builtin import GuardedHttp, IPAddress, NetGuard, unresolvable
-from common import ManualClock
+from common import GuardedHttp, IPAddress, ManualClock, NetGuard, unresolvable
 from tasks import RunStatus
 from tasks.runners import ApiCallRunner, Deliverer
 from tests.assistant.test_cli import BOT_TOKEN, run

@@ -31,7 +31,7 @@ from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotF
 from tools.executor import ToolExecutor
 from tools.options import DEFAULT_TIMEOUT
 from tools.parser import ToolParser
-from tools.provenance import REDIRECT_CHECK, Effect, Provenance, Verdict, host_of, hosts_named
+from tools.provenance import Effect, Provenance, Verdict, host_of, hosts_named
 from tools.registry import ToolRegistry
 from tools.schema import JsonSchema
 from tools.spec import ToolSpec, normalize_name
@@ -40,7 +40,6 @@ from tools.validation import ValidationResult, validate_tool_call
 
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "REDIRECT_CHECK",
     "ApprovalError",
     "ApprovalRequest",
     "ApprovalStatus",

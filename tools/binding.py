@@ -260,7 +260,7 @@ class Tool:
         """Return ``{"type": "function", "function": {name, description, parameters}}``.
 
         The shape OpenAI's ``tools`` field uses, for prompts and exports; the LLM backends
-        write their requests with their own adapter (``assistant.llm``).
+        write their requests with their own adapter (``agent.llm``).
         """
         from tools.catalog import openai_spec  # the catalog is built on this module
 

@@ -126,7 +126,7 @@ def openai_spec(tool: Tool, ctx: ToolContext | None = None) -> dict[str, Any]:
     """Return one tool as ``{"type": "function", "function": {name, description, parameters}}``.
 
     The shape of OpenAI's ``tools`` field, which prompts and other frameworks reuse; the
-    backends' requests are written by their own adapter in ``assistant.llm``.
+    backends' requests are written by their own adapter in ``agent.llm``.
     """
     definition = ToolDefinition(tool.name, tool.description, tool.schema(ctx))
     return {"type": "function", "function": asdict(definition)}

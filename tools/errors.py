@@ -11,6 +11,9 @@ not raised: they become ``ToolResult`` values the model can read.
 
 from __future__ import annotations
 
+from common import HttpRequestError
+from tools.calls import ApprovalStatus
+
 
 class ToolError(Exception):
     """Base class of the tool framework's errors."""
@@ -28,9 +31,25 @@ class ToolNotFoundError(ToolError, KeyError):
 
 
 class ApprovalError(ToolError):
-    """An approval request cannot be decided (unknown, expired, already decided, not yours)."""
+    """An approval request cannot be decided (unknown, expired, already decided, not yours).
+
+    Args:
+        message: What happened and what to do.
+        status: The status the request was found in (``EXPIRED``, or how it was decided
+            before); ``None`` when there is no such request of the person deciding.
+    """
+
+    def __init__(self, message: str, *, status: ApprovalStatus | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
     @classmethod
     def not_found(cls, request_id: str) -> ApprovalError:
         """The error for a request that is unknown or another user's: the two read alike."""
         return cls(f"there is no approval request {request_id!r} of yours")
+
+
+REFUSALS: tuple[type[Exception], ...] = (ToolError, HttpRequestError)
+"""What a tool raises to refuse a call in words meant for the model and the person: its own
+``ToolError``, or a request the guarded HTTP path would not send or got no answer to (those
+messages already hide secrets). Anything else is a bug, logged with its traceback."""

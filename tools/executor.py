@@ -12,14 +12,14 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from common import Clock, SystemClock
+from common import REDIRECT_CHECK, Clock, SystemClock
 from tools.approvals import ApprovalStore, InMemoryApprovalStore
 from tools.arguments import fill_missing, read_aliases
 from tools.binding import ArgumentConversionError, Tool
 from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
 from tools.context import ToolContext
-from tools.errors import ApprovalError, ToolError
-from tools.provenance import REDIRECT_CHECK, Effect, Provenance, Verdict
+from tools.errors import REFUSALS, ApprovalError, ToolError
+from tools.provenance import Effect, Provenance, Verdict
 from tools.registry import ToolRegistry
 from tools.telemetry import Telemetry, ToolStats
 from tools.validation import ValidationResult, validate_tool_call
@@ -232,7 +232,7 @@ class ToolExecutor:
         started = time.perf_counter()
         try:
             return tool.needs_approval(dict(arguments), ctx)
-        except ToolError as exc:
+        except REFUSALS as exc:
             message = f"tool {tool.name!r} refused the call: {_first_line(exc) or 'invalid'}"
             return self._failure(call, ToolStatus.INVALID, message, started)
         except Exception as exc:
@@ -278,7 +278,7 @@ class ToolExecutor:
             return self._failure(call, ToolStatus.INVALID, str(exc), started)
         except asyncio.CancelledError:
             raise
-        except ToolError as exc:
+        except REFUSALS as exc:
             # A refusal the tool wrote for the model (bad schedule, blocked address): no traceback.
             # The text is read by people too, so it is the refusal alone: the result already
             # names the tool, and a class name means nothing to them.
@@ -402,13 +402,17 @@ class ToolExecutor:
         if request.status is ApprovalStatus.PENDING and request.is_expired(now):
             await self.approvals.decide_approval(request_id, ApprovalStatus.EXPIRED, by, now)
             raise ApprovalError(
-                f"approval request {request_id!r} has expired; ask again to get a new one"
+                f"approval request {request_id!r} has expired; ask again to get a new one",
+                status=ApprovalStatus.EXPIRED,
             )
         decided = await self.approvals.decide_approval(request_id, status, by, now)
         if decided is None:
             current = await self.approvals.get_approval(request_id)
             state = current.status.value if current else "gone"
-            raise ApprovalError(f"approval request {request_id!r} was already {state}")
+            raise ApprovalError(
+                f"approval request {request_id!r} was already {state}",
+                status=current.status if current else None,
+            )
         return decided
 
     # -- hooks and telemetry ----------------------------------------------------------------

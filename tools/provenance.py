@@ -25,8 +25,7 @@ model's calls are checked.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -60,14 +59,6 @@ code, a word of a note); shorter ones are too common to tell anything."""
 _COMMON = frozenset(
     {"https", "http", "localhost", "search", "value", "format", "application", "charset"}
 )
-
-
-REDIRECT_CHECK: ContextVar[Callable[[str], str | None] | None] = ContextVar(
-    "redirect_check", default=None
-)
-"""While a checked call that sends out runs: why a redirect to a host may not be followed
-(``None``: it may). The executor sets it; the HTTP client asks it before each redirect to
-another host, so a host the user named cannot pass the request on to one they did not."""
 
 
 def host_of(url: object) -> str | None:

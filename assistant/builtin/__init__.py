@@ -5,16 +5,6 @@ constructed with; ``get_current_time`` is a plain function tool.
 """
 
 from assistant.builtin.memory_tools import MemoryTools
-from assistant.builtin.netguard import (
-    BlockedAddressError,
-    FetchError,
-    GuardedHttp,
-    IPAddress,
-    NetGuard,
-    blocked_reason,
-    parse_ip_host,
-    unresolvable,
-)
 from assistant.builtin.sandbox import SandboxUnavailableError
 from assistant.builtin.system import (
     CodeRun,
@@ -42,14 +32,9 @@ __all__ = [
     "NOT_CONFIGURED",
     "SEARCH_NOT_CONFIGURED",
     "ApiResponse",
-    "BlockedAddressError",
     "CodeRun",
     "CodeSandbox",
-    "FetchError",
-    "GuardedHttp",
-    "IPAddress",
     "MemoryTools",
-    "NetGuard",
     "SandboxLimits",
     "SandboxUnavailableError",
     "SystemTools",
@@ -59,9 +44,6 @@ __all__ = [
     "TaskTools",
     "WebSearchError",
     "WebTools",
-    "blocked_reason",
     "get_current_time",
     "html_to_text",
-    "parse_ip_host",
-    "unresolvable",
 ]

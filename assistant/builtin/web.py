@@ -18,25 +18,24 @@ from typing import Any
 
 import httpx
 
-from assistant.builtin.netguard import (
-    GuardedHttp,
-    NetGuard,
-    Resolver,
-    parse_url,
-    system_resolver,
-)
 from common import (
     HTTP_METHODS,
     REDACTED,
     SAFE_METHODS,
     AsyncLifecycle,
+    GuardedHttp,
     HttpRequest,
+    HttpRequestError,
     HttpResponse,
+    NetGuard,
+    Resolver,
     install_log_redaction,
+    parse_url,
     redact_headers,
     redact_text,
     redact_url,
     scrub,
+    system_resolver,
     url_secrets,
 )
 from tasks import SearchHit
@@ -429,7 +428,7 @@ class WebTools(AsyncLifecycle):
         )
         try:
             response = await self._http.send(request)
-        except ToolError as exc:
+        except HttpRequestError as exc:
             raise ToolError(scrub(str(exc), secrets)) from None
         text = response.text if verb != "HEAD" else ""
         shown = text[:2000]

@@ -20,9 +20,10 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import assert_never
 
+from agent import AgentEvent, AgentEventKind
 from interfaces.messages import Reply
-from interfaces.protocols import AgentEventLike
 from interfaces.telegram.queue import OutgoingQueue
 from interfaces.telegram.rendering import split_text
 from tasks import DeliveryStatus
@@ -82,16 +83,33 @@ class LiveReply:
         """The id of the preview message being edited, or ``None`` (none yet, or a draft)."""
         return self._preview_id
 
-    def __call__(self, event: AgentEventLike) -> None:
+    def __call__(self, event: AgentEvent) -> None:
         """Take the turn's next event (never blocks: updates go out in the background)."""
-        if event.kind == "text_delta" and event.text:
-            if event.round != self._round:
-                self._round, self._text = event.round, ""
-            self._text += event.text
-            self._update(force=False)
-        elif event.kind == "tool_started":
-            # A tool may take a while: show what was written before it starts.
-            self._update(force=True)
+        match event.kind:
+            case AgentEventKind.TEXT_DELTA:
+                if not event.text:
+                    return
+                if event.round != self._round:
+                    self._round, self._text = event.round, ""
+                self._text += event.text
+                self._update(force=False)
+            case AgentEventKind.WAITING:
+                # Until the model writes, the preview says why nothing comes yet.
+                if not self._text.strip():
+                    self._text = event.text
+                    self._round = None  # the model's first piece replaces the notice
+                    self._update(force=True)
+            case AgentEventKind.TOOL_STARTED:
+                # A tool may take a while: show what was written before it starts.
+                self._update(force=True)
+            case (
+                AgentEventKind.TOOL_FINISHED
+                | AgentEventKind.APPROVAL_REQUESTED
+                | AgentEventKind.REPLY_READY
+            ):
+                pass  # the replies sent when the turn ends show them (``finish``)
+            case _:
+                assert_never(event.kind)
 
     async def finish(self, replies: Sequence[Reply]) -> tuple[Reply, ...]:
         """Stop updating and show the final ``replies``; return those still to be sent.

@@ -7,6 +7,8 @@ One turn is one AG-UI run:
                                                       model call (round) is one message
     TOOL_CALL_START / _ARGS / _END                    a tool call (arguments as JSON, secrets
                                                       hidden), before it runs
+    CUSTOM ``waiting``                                the request waits for a busy model:
+                                                      ``value.text`` says so (before any text)
     TOOL_CALL_RESULT                                  what it did, its status (ok, error,
                                                       denied...) in ``metadata``; none for a call
                                                       that waits for approval (no result yet)
@@ -27,7 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, assert_never
 
 from ag_ui.core import (
     BaseEvent,
@@ -47,10 +49,12 @@ from ag_ui.core import (
 )
 from ag_ui.encoder import EventEncoder
 
+from agent import AgentEvent, AgentEventKind, AgentReply
 from common import redact_secrets
-from interfaces.protocols import AgentEventLike, AgentReplyLike
 from tools import ApprovalRequest, ToolCall, ToolResult, ToolStatus
 
+WAITING_EVENT = "waiting"
+"""The name of the CUSTOM event that tells a person their request waits for a busy model."""
 APPROVAL_REASON = "tool_approval"
 """The ``reason`` of an interrupt that asks to approve a tool call."""
 APPROVAL_SCHEMA: dict[str, Any] = {
@@ -59,7 +63,7 @@ APPROVAL_SCHEMA: dict[str, Any] = {
     "required": ["approved"],
 }
 
-ReplyBody = Callable[[AgentReplyLike], dict[str, Any]]
+ReplyBody = Callable[[AgentReply], dict[str, Any]]
 ApprovalText = Callable[[ApprovalRequest], str]
 ShownArguments = Callable[[dict[str, Any]], list[dict[str, str]]]
 ExpiresText = Callable[[ApprovalRequest], str]
@@ -114,17 +118,25 @@ class AgUiRun:
         """The events that open the run."""
         return [RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id, timestamp=self._ms())]
 
-    def on_event(self, event: AgentEventLike) -> list[BaseEvent]:
+    def on_event(self, event: AgentEvent) -> list[BaseEvent]:
         """The AG-UI events for one agent event (often none)."""
-        if event.kind == "text_delta" and event.text:
-            return self._text(event.text, event.round)
-        if event.kind == "tool_started" and event.call is not None:
-            return [*self._close_text(), *self._announce(event.call)]
-        if event.kind == "tool_finished" and event.result is not None:
-            return self._result(event.result)
-        return []
+        match event.kind:
+            case AgentEventKind.TEXT_DELTA:
+                return self._text(event.text, event.round) if event.text else []
+            case AgentEventKind.WAITING:
+                return [self.custom(WAITING_EVENT, {"text": event.text})]
+            case AgentEventKind.TOOL_STARTED:
+                if event.call is None:
+                    return []
+                return [*self._close_text(), *self._announce(event.call)]
+            case AgentEventKind.TOOL_FINISHED:
+                return self._result(event.result) if event.result is not None else []
+            case AgentEventKind.APPROVAL_REQUESTED | AgentEventKind.REPLY_READY:
+                return []  # RUN_FINISHED carries them (``finished``)
+            case _:
+                assert_never(event.kind)
 
-    def finished(self, reply: AgentReplyLike) -> list[BaseEvent]:
+    def finished(self, reply: AgentReply) -> list[BaseEvent]:
         """The events that end the run: the reply's text if it did not stream, then
         RUN_FINISHED (with the approval interrupts, if any)."""
         events = self._close_text()

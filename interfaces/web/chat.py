@@ -26,11 +26,10 @@ from fastapi import APIRouter, Depends, Header, Query
 from fastapi.responses import StreamingResponse
 from starlette.background import BackgroundTask
 
+from agent import AgentEvent, AgentReply, EventCallback
 from interfaces.notifiers import WEB_CHAT_PREFIX
-from interfaces.protocols import AgentEventLike, AgentReplyLike, EventListener
 from interfaces.web.agui import AgUiRun, encode
 from interfaces.web.convert import (
-    CommandAnswer,
     approval_text,
     chat_body,
     chat_response,
@@ -55,7 +54,7 @@ from interfaces.web.slots import Slot
 logger = logging.getLogger(__name__)
 
 User = Annotated[str, Depends(current_user)]
-Turn = Callable[[EventListener | None], Awaitable[AgentReplyLike]]
+Turn = Callable[[EventCallback | None], Awaitable[AgentReply]]
 _STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _SSE = {"text/event-stream": {"schema": {"type": "string"}}}
 HISTORY_CHARS = 16_000
@@ -72,12 +71,12 @@ def chat_routes(services: WebServices) -> APIRouter:
             answer = await services.commands.handle(text, user_id=user, chat_id=web_chat(chat))
             shown = command_text(answer or services.commands.help(unknown=text.split()[0]))
 
-            async def command(listener: EventListener | None) -> AgentReplyLike:
-                return CommandAnswer(shown)
+            async def command(listener: EventCallback | None) -> AgentReply:
+                return AgentReply(shown)
 
             return command
 
-        async def agent_turn(listener: EventListener | None) -> AgentReplyLike:
+        async def agent_turn(listener: EventCallback | None) -> AgentReply:
             return await services.agent.handle_message(
                 text, user_id=user, chat_id=web_chat(chat), on_event=listener
             )
@@ -190,8 +189,8 @@ def _resumed(services: WebServices, user: str, body: StreamRequest) -> Turn:
     """The turn that answers approval interrupts (AG-UI ``resume``), one after the other."""
     entries = list(body.resume or [])
 
-    async def resume(listener: EventListener | None) -> AgentReplyLike:
-        reply: AgentReplyLike = CommandAnswer("")
+    async def resume(listener: EventCallback | None) -> AgentReply:
+        reply: AgentReply = AgentReply("")
         for entry in entries:
             reply = await services.agent.resolve_approval(
                 entry.interrupt_id, approved=entry.approved, by=user, on_event=listener
@@ -205,7 +204,7 @@ async def _run_stream(turn: Turn, run: AgUiRun, *, keepalive: float) -> AsyncGen
     """Run ``turn`` and yield its AG-UI events; leaving early (a disconnect) cancels it."""
     batches: asyncio.Queue[list[str] | None] = asyncio.Queue()
 
-    def listen(event: AgentEventLike) -> None:
+    def listen(event: AgentEvent) -> None:
         events = run.on_event(event)
         if events:
             batches.put_nowait([encode(e) for e in events])

@@ -12,10 +12,10 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from agent import AgentReply
 from common import redact_secrets
 from interfaces.messages import CommandReply
 from interfaces.notifiers import DELIVERY
-from interfaces.protocols import AgentReplyLike
 from interfaces.views import approval_card, argument_rows, format_moment
 from interfaces.web.models import (
     ApprovalOut,
@@ -129,7 +129,7 @@ def tool_result_out(result: ToolResult) -> ToolResultOut:
     )
 
 
-def chat_response(reply: AgentReplyLike, chat_id: str, zone: ZoneInfo) -> ChatResponse:
+def chat_response(reply: AgentReply, chat_id: str, zone: ZoneInfo) -> ChatResponse:
     """The agent's reply as ``/agent/chat`` answers it."""
     return ChatResponse(
         reply=reply.text,
@@ -139,7 +139,7 @@ def chat_response(reply: AgentReplyLike, chat_id: str, zone: ZoneInfo) -> ChatRe
     )
 
 
-def chat_body(reply: AgentReplyLike, chat_id: str, zone: ZoneInfo) -> dict[str, Any]:
+def chat_body(reply: AgentReply, chat_id: str, zone: ZoneInfo) -> dict[str, Any]:
     """``chat_response`` as JSON-ready data (the AG-UI run's result)."""
     return chat_response(reply, chat_id, zone).model_dump(mode="json")
 
@@ -173,15 +173,6 @@ def command_text(reply: CommandReply) -> str:
     """A slash command's answer as text; the page has buttons of its own for tasks and
     approvals, so it reads like Telegram's message without the buttons."""
     return reply.text
-
-
-class CommandAnswer:
-    """A slash command's answer in the shape of an agent reply (text, nothing else)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.approvals: tuple[ApprovalRequest, ...] = ()
-        self.results: tuple[ToolResult, ...] = ()
 
 
 def summary_out(summary: LedgerSummary | None, zone: ZoneInfo) -> RunsSummaryOut:

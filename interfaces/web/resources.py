@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, assert_never
 
 from fastapi import APIRouter, Body, Depends, HTTPException, Query, Request, Response
 from fastapi.responses import JSONResponse
 
+from agent import Decided
 from interfaces.notifiers import WEB_CHAT_PREFIX
 from interfaces.web.convert import (
     approval_out,
@@ -53,7 +54,6 @@ from interfaces.web.models import (
 from interfaces.web.services import WebServices, current_user
 from memory import MemoryInputError
 from tasks import ScheduleError, Task, TaskError, read_delay, still_scheduled, task_label
-from tools import ApprovalStatus
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -214,20 +214,27 @@ def resource_routes(services: WebServices) -> APIRouter:
         return [approval_out(r, zone) for r in shown]
 
     async def decide(request_id: str, user: str, *, approved: bool) -> ChatResponse:
-        request = await agent.find_approval(request_id, user_id=user)
-        if request is None:
-            raise HTTPException(404, f"no approval request {request_id!r} of yours")
-        if request.is_expired(services.clock.now()):
-            raise HTTPException(409, f"request {request.id} expired; ask again to get a new one")
-        if request.status is not ApprovalStatus.PENDING:
-            raise HTTPException(409, f"request {request.id} was already {request.status.value}")
         slot = services.turns.take(user)
         try:
-            reply = await agent.resolve_approval(request.id, approved=approved, by=user)
+            reply = await agent.resolve_approval(request_id, approved=approved, by=user)
         finally:
             slot.release()
-        chat = request.chat_id.removeprefix(WEB_CHAT_PREFIX)
-        return chat_response(reply, chat, await agent.user_zone(user))
+        request = reply.request
+        match reply.decided:
+            case Decided.MISSING:
+                raise HTTPException(404, f"no approval request {request_id!r} of yours")
+            case Decided.EXPIRED:
+                raise HTTPException(
+                    409, f"request {request_id} expired; ask again to get a new one"
+                )
+            case Decided.ALREADY:
+                status = request.status.value if request is not None else "decided"
+                raise HTTPException(409, f"request {request_id} was already {status}")
+            case Decided.APPROVED | Decided.DENIED:
+                chat = request.chat_id.removeprefix(WEB_CHAT_PREFIX) if request else ""
+                return chat_response(reply, chat, await agent.user_zone(user))
+            case _:
+                assert_never(reply.decided)
 
     @router.post("/approvals/{request_id}/approve", tags=["approvals"], summary="Approve")
     async def approve(request_id: str, user: User) -> ChatResponse:

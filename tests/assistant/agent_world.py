@@ -6,8 +6,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from assistant.agent import AgentEvent, AgentReply, DialogAgent, InMemoryConversations
-from assistant.llm import ChatMessage, LLMBackend, LLMResponse, ScriptedBackend
+from agent import AgentEvent, AgentReply, DialogAgent, InMemoryConversations
+from agent.llm import ChatMessage, LLMBackend, LLMResponse, ScriptedBackend
 from common import ManualClock
 from memory import MemoryStore
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, tool

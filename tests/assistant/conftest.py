@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from assistant.llm import LocalBackend
+from agent.llm import LocalBackend
 from tests.assistant.real_models import smollm2_path
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.llm import ChatMessage, Role
+from agent.llm import ChatMessage, Role
 from bench.models import GEMMA, SMOLLM2, ModelMissingError, model_path
 from tools import ToolCall, ToolResult, ToolStatus
 

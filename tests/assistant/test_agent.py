@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.agent import AgentEvent, AgentEventKind, DialogAgent
-from assistant.llm import (
+from agent import AgentEvent, AgentEventKind, DialogAgent, compat
+from agent.llm import (
     ChatMessage,
     LLMResponse,
     Role,
@@ -371,7 +371,7 @@ async def test_hooks_can_be_overridden() -> None:
 
 
 async def test_a_subclass_brings_its_own_tools_and_hooks_in_other_spellings() -> None:
-    class Librarian(DialogAgent):
+    class Librarian(compat.DialogAgent):
         shelves = ("poetry", "history")
 
         async def _system_messages(self) -> list[dict[str, str]]:

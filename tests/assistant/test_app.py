@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from agent.llm import LocalBackend, Order, ScriptedBackend
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.builtin import NOT_CONFIGURED
 from assistant.config import ConfigError, Settings, load_settings
-from assistant.llm import LocalBackend, Order, ScriptedBackend
 from common import ManualClock
 from tasks import Delivery, DeliveryStatus, RunStatus, parse_schedule
 from tests.assistant.real_models import smollm2_path

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.agent import AgentEventKind, fit_round, rank_tools
-from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
-from assistant.config import Settings, load_settings
-from assistant.llm import (
+from agent import AgentEventKind, fit_round, rank_tools
+from agent.llm import (
     MIN_CONTEXT_TOKENS,
     ChatMessage,
     ContextTooSmallError,
@@ -19,6 +17,8 @@ from assistant.llm import (
     Order,
     Role,
 )
+from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+from assistant.config import Settings, load_settings
 from tests.assistant.agent_world import World
 from tests.assistant.real_models import smollm2_path
 from tools import ToolDefinition

@@ -2,8 +2,8 @@ from pathlib import Path
 
 import pytest
 
+from agent.llm import ToolMode
 from assistant.config import ConfigError, load_settings
-from assistant.llm import ToolMode
 
 _VARIABLES = [
     "ASSISTANT_DATA_DIR",

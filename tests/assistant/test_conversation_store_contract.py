@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.agent import ConversationStore, InMemoryConversations
+from agent import ConversationStore, InMemoryConversations
 from common import ManualClock
 from memory import MemoryStore, MessageRole, StoredMessage
 from tools import ToolCall

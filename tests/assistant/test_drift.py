@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.agent import DriftGuard, judge
+from agent import DriftGuard, judge
 
 EXAMPLES = [
     "what is the capital of Italy?",

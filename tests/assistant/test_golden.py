@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from agent.planner import GOLDEN, NOW, RULES, ZONE, Creates, OfflinePlanner, check_golden
 from assistant.app import App, open_app
 from assistant.config import load_settings
-from assistant.planner import GOLDEN, NOW, RULES, ZONE, Creates, OfflinePlanner, check_golden
 from common import ManualClock
 from tools import ToolContext, ToolParser, validate_tool_call
 

@@ -1,6 +1,6 @@
-"""Stopping and cutting a reply that loops or recites its prompt (``assistant.llm.guard``)."""
+"""Stopping and cutting a reply that loops or recites its prompt (``agent.llm.guard``)."""
 
-from assistant.llm import MAX_REPEATS, ReplyGuard
+from agent.llm import MAX_REPEATS, ReplyGuard
 
 CATALOG = [
     "Tools you can use:",

@@ -14,10 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.agent import AgentEvent, AgentEventKind, AgentReply
-from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
-from assistant.config import load_settings
-from assistant.llm import (
+from agent import AgentEvent, AgentEventKind, AgentReply
+from agent.llm import (
     ChatMessage,
     LLMResponse,
     OpenAIBackend,
@@ -25,6 +23,8 @@ from assistant.llm import (
     TextDelta,
     ToolMode,
 )
+from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+from assistant.config import load_settings
 from common import ManualClock
 from tasks import AgentTaskData
 from tests.assistant.agent_world import World

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from assistant.agent import AgentEvent, AgentEventKind
-from assistant.llm import (
+from agent import AgentEvent, AgentEventKind
+from agent.llm import (
     ChatMessage,
     ContextTooSmallError,
     LLMModelError,

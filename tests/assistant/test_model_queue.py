@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from assistant.llm import REQUESTER, ChatMessage, ModelQueue, OpenAIBackend, Role, Ticket, ToolMode
+from agent.llm import REQUESTER, ChatMessage, ModelQueue, OpenAIBackend, Role, Ticket, ToolMode
 from tests.assistant.openai_standin import OpenAIStandin, RecordedRequest, StandinReply, completion
 
 

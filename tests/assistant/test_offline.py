@@ -18,10 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent.llm import ChatMessage, LLMBackend, Role, ToolMode
+from agent.planner import NOW, ZONE, OfflinePlanner, PlannerTools, ToolboxError
 from assistant.app import App, open_app
 from assistant.config import load_settings
-from assistant.llm import ChatMessage, LLMBackend, Role, ToolMode
-from assistant.planner import NOW, ZONE, OfflinePlanner, PlannerTools, ToolboxError
 from common import ManualClock
 from interfaces import JsonlNotifier
 from memory import HitKind, MemoryHit, MessageRole

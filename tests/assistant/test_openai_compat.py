@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from assistant.llm import (
+from agent.llm import (
     ChatMessage,
     LLMAuthError,
     LLMConnectionError,

@@ -6,7 +6,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 
 import pytest
 
-from assistant.llm import (
+from agent.llm import (
     ChatMessage,
     LLMConnectionError,
     LLMResponse,

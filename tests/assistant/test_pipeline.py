@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.agent import OFF_TOPIC, DialogAgent
+from agent import OFF_TOPIC, DialogAgent
+from agent.llm import ChatMessage, LazyModel, LLMBackend, Order, Role, ScriptedBackend
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import ConfigError, Settings, load_settings
-from assistant.llm import ChatMessage, LazyModel, LLMBackend, Order, Role, ScriptedBackend
 from common import ManualClock
 from tasks import AgentTaskData, TaskType
 from tools import ToolDefinition

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from assistant.llm import (
+from agent.llm import (
     ChatMessage,
     OpenAIBackend,
     Role,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from assistant.agent import AgentEvent, AgentEventKind, find_claims
+from agent import AgentEvent, AgentEventKind, find_statements
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import Settings, load_settings
 from assistant.frontends import chat
@@ -71,7 +71,7 @@ async def test_turns_through_the_app_are_validated_stored_whole_and_honest(
     assert len([m for m in stored if m.role == "user"]) == len(SAID)
     changed = bool(tasks or notes)
     for reply in replies:
-        if find_claims(reply.text):
+        if find_statements(reply.text):
             assert changed, reply.text
 
 

@@ -22,9 +22,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from agent.llm import ChatMessage, Role, ScriptedBackend
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import load_settings
-from assistant.llm import ChatMessage, Role, ScriptedBackend
 from common import ManualClock
 from interfaces import approval_card, request_line
 from interfaces.web import approval_out

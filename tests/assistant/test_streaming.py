@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.agent import AgentEvent, AgentEventKind, VisibleText
-from assistant.llm import LLMResponse, ScriptedBackend, ToolMode
+from agent import AgentEvent, AgentEventKind, VisibleText
+from agent.llm import LLMResponse, ScriptedBackend, ToolMode
 from tests.assistant.agent_world import World, fence, native
 
 

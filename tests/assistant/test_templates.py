@@ -7,10 +7,10 @@ from collections.abc import Callable
 
 import pytest
 
-from assistant.llm import BUILTIN_TEMPLATES, LLMModelError, LocalBackend, choose_template
+from agent.llm import BUILTIN_TEMPLATES, LLMModelError, LocalBackend, choose_template
 from tests.assistant.real_models import gemma_path, smollm2_path
 
-TEMPLATE_LOG = "assistant.llm.gguf"
+TEMPLATE_LOG = "agent.llm.gguf"
 
 
 def never_one_token(text: str) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from assistant.agent import AgentEvent, AgentEventKind
+from agent import AgentEvent, AgentEventKind
 from assistant.app import App, open_app
 from assistant.config import Settings
 from common import ManualClock

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant.agent import DialogAgent
+from agent import DialogAgent
 from common import ManualClock
 from interfaces import ZONE_ASKED, ChatAgent
 from interfaces.telegram import TelegramInterface, TelegramNotifier

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.agent import AgentReply, DialogAgent, EventCallback
+from agent import AgentReply, ApprovalReply, DialogAgent, EventCallback
 from common import ManualClock
 from interfaces import NO_TASKS
 from interfaces.telegram import (
@@ -341,7 +341,7 @@ class CrashingAgent:
         approved: bool,
         by: str,
         on_event: EventCallback | None = None,
-    ) -> AgentReply:
+    ) -> ApprovalReply:
         return await self._agent.resolve_approval(
             request_id, approved=approved, by=by, on_event=on_event
         )

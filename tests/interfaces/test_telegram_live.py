@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.agent import AgentEvent, AgentEventKind, AgentReply, DialogAgent, EventCallback
-from assistant.llm import ChatMessage, LLMResponse
+from agent import AgentEvent, AgentEventKind, AgentReply, ApprovalReply, DialogAgent, EventCallback
+from agent.llm import ChatMessage, LLMResponse
 from interfaces.telegram import LIVE_INTERVAL
 from tests.interfaces.botapi_standin import ApiCall, BotApiStandin, SentMessage
 from tests.interfaces.fakes import FakeTime
@@ -57,7 +57,7 @@ class WritingAgent:
 
     async def resolve_approval(
         self, request_id: str, *, approved: bool, by: str, on_event: EventCallback | None = None
-    ) -> AgentReply:
+    ) -> ApprovalReply:
         return await self._agent.resolve_approval(
             request_id, approved=approved, by=by, on_event=on_event
         )
@@ -195,3 +195,47 @@ async def test_an_approval_card_takes_the_place_of_the_preview(bot: Harness) -> 
     assert card.text.startswith("I will post that for you once you approve.\n\nApproval needed")
     assert card.labels == ["Approve", "Deny"]
     assert bot.world.gadgets.posts == []
+
+
+class BusyAgent(WritingAgent):
+    """The real agent behind a model that is busy with another person's request first."""
+
+    async def handle_message(
+        self,
+        text: str,
+        *,
+        user_id: str,
+        chat_id: str,
+        profile: Mapping[str, str] | None = None,
+        on_event: EventCallback | None = None,
+    ) -> AgentReply:
+        if on_event is not None:
+            notice = AgentEvent(AgentEventKind.WAITING, user_id, chat_id, text=BUSY)
+            outcome = on_event(notice)
+            if outcome is not None:
+                await outcome
+        return await super().handle_message(
+            text, user_id=user_id, chat_id=chat_id, profile=profile, on_event=on_event
+        )
+
+
+BUSY = "The model is busy: 1 request ahead of yours. Your answer follows."
+
+
+@pytest.mark.parametrize("drafts", [True, False], ids=["draft", "preview message"])
+async def test_a_busy_model_s_notice_shows_until_the_reply_replaces_it(
+    api: BotApiStandin, queue_time: FakeTime, tmp_path: Path, drafts: bool
+) -> None:
+    api.state.drafts_supported = drafts
+    text = words(10)
+    async with running_bot(api, tmp_path, wrap_agent=BusyAgent, queue_time=queue_time):
+        api.send_text(ALICE, text)
+        message = await final_message(api, ALICE, f"You said: {text}")
+
+    assert len(api.sent_to(ALICE)) == 1
+    if drafts:
+        assert api.drafts_to(ALICE)[0] == BUSY
+    else:  # the notice was the preview message, edited into the reply
+        assert message.edits >= 1
+        [first] = [c for c in api.calls_of("sendMessage") if c.params["chat_id"] == ALICE]
+        assert first.params["text"] == BUSY

@@ -15,8 +15,8 @@ from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output.vt100 import Vt100_Output
 
-from assistant.agent import AgentEvent, AgentEventKind
-from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
+from agent import AgentEvent, AgentEventKind
+from agent.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode, Waiting
 from interfaces import (
     Action,
     ActionKind,
@@ -116,6 +116,17 @@ async def test_a_reply_is_written_as_the_model_writes_it() -> None:
 
     assert output.getvalue() == "Hello Alice, how are you?\n"
     assert output.pieces[:4] == ["Hello", " Alice,", " how", " are"]
+
+
+async def test_a_busy_model_s_notice_is_a_line_before_the_reply() -> None:
+    backend = ScriptedBackend(["Hello Alice."], waiting=[Waiting(ahead=2, waited=3.0)])
+    chat, output = chat_over(World(backend), "hi\n")
+
+    await chat.run()
+
+    assert output.getvalue() == (
+        "  ... The model is busy: 2 requests ahead of yours. Your answer follows.\nHello Alice.\n"
+    )
 
 
 async def test_the_sentence_before_a_tool_call_is_a_line_of_its_own() -> None:

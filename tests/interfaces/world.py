@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.agent import DialogAgent
-from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
+from agent import DialogAgent
+from agent.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
 from common import ManualClock
 from interfaces import SlashCommands
 from memory import MemoryStore

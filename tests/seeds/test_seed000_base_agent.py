@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from assistant.agent import DialogAgent
-from assistant.llm import LLMBackend, LLMResponse, Role, ScriptedBackend, ToolMode
+from agent.compat import DialogAgent
+from agent.llm import LLMBackend, LLMResponse, Role, ScriptedBackend, ToolMode
 from tools import ToolCall, ToolContext, ToolStatus, tool, tool_definitions
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from assistant.agent import DialogAgent
-from assistant.llm import ScriptedBackend
+from agent.compat import DialogAgent
+from agent.llm import ScriptedBackend
 from tools import (
     ToolCall,
     ToolContext,

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from assistant.agent import DialogAgent
-from assistant.llm import ChatMessage, Role, ScriptedBackend
+from agent.compat import DialogAgent
+from agent.llm import ChatMessage, Role, ScriptedBackend
 from memory import MemoryStore
 from tools import ToolRegistry, ToolStatus
 

@@ -17,10 +17,11 @@ from zoneinfo import ZoneInfo
 import httpx
 import pytest
 
-from assistant.agent import DialogAgent, InMemoryConversations
-from assistant.builtin import GuardedHttp, NetGuard, TaskTools
-from assistant.llm import ScriptedBackend
-from common import ManualClock
+from agent import InMemoryConversations
+from agent.compat import DialogAgent
+from agent.llm import ScriptedBackend
+from assistant.builtin import TaskTools
+from common import GuardedHttp, ManualClock, NetGuard
 from tasks import (
     ApiCallData,
     Delivery,

@@ -15,8 +15,8 @@ from typing import Any, Literal
 import pytest
 from pydantic import Field
 
-from assistant.agent import DialogAgent
-from assistant.llm import Role, ScriptedBackend
+from agent.compat import DialogAgent
+from agent.llm import Role, ScriptedBackend
 from interfaces import SlashCommands
 from memory import MemoryStore
 from tasks import MemoryTaskStore, TaskManager

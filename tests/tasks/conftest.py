@@ -11,8 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.builtin import GuardedHttp, NetGuard
-from common import ManualClock
+from common import GuardedHttp, ManualClock, NetGuard
 from tasks import (
     DEFAULT_MISFIRE_RULES,
     ApiCallData,

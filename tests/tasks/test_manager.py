@@ -10,8 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.builtin import GuardedHttp
-from common import ManualClock
+from common import GuardedHttp, ManualClock
 from tasks import (
     Claim,
     Delivery,

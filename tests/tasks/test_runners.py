@@ -10,8 +10,7 @@ from datetime import timedelta
 import httpx
 import pytest
 
-from assistant.builtin import GuardedHttp, NetGuard
-from common import ManualClock
+from common import GuardedHttp, ManualClock, NetGuard
 from tasks import (
     DEFAULT_MISFIRE_RULES,
     AgentTaskData,

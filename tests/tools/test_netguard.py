@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.builtin import (
+from common import (
     BlockedAddressError,
     FetchError,
     GuardedHttp,
@@ -19,8 +19,10 @@ from assistant.builtin import (
     NetGuard,
     blocked_reason,
     parse_ip_host,
+    redact_headers,
+    redact_url,
+    scrub,
 )
-from common import redact_headers, redact_url, scrub
 from tests.tools.serpapi_standin import LocalWebServer, Page
 
 TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second

@@ -334,7 +334,12 @@ class Turn {
 
   on(event) {
     switch (event.type) {
+      case "CUSTOM":
+        // The request waits for a busy model: say so until its first words come.
+        if (event.name === "waiting") this.wait(event.value?.text);
+        break;
       case "TEXT_MESSAGE_START":
+        this.unwait();
         this.messages.set(event.messageId, addMessage("theirs streaming"));
         break;
       case "TEXT_MESSAGE_CONTENT": {
@@ -367,14 +372,28 @@ class Turn {
         break;
       }
       case "RUN_FINISHED":
+        this.unwait();
         this.finished = true;
         for (const interrupt of event.outcome?.interrupts || []) this.ask(interrupt);
         break;
       case "RUN_ERROR":
+        this.unwait();
         this.finished = true;
         this.fail(event.message);
         break;
     }
+  }
+
+  wait(text) {
+    if (!text) return;
+    if (!this.notice) this.notice = addMessage("theirs notice");
+    this.notice.textContent = text;
+    scrollDown();
+  }
+
+  unwait() {
+    this.notice?.remove();
+    this.notice = null;
   }
 
   start(id) {

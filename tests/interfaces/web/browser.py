@@ -23,8 +23,8 @@ from typing import Any, TypeVar
 
 import pytest
 
+from agent.llm import LLMBackend
 from assistant.frontends import WebFront, open_web
-from assistant.llm import LLMBackend
 from common import ManualClock
 from tests.interfaces.web.harness import T0, TOKENS, web_settings
 

@@ -18,9 +18,9 @@ from typing import Any
 
 import httpx
 
+from agent.llm import LLMBackend
 from assistant.config import Settings
 from assistant.frontends import WebFront, open_web
-from assistant.llm import LLMBackend
 from common import ManualClock
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright
 
-from assistant.llm import (
+from agent.llm import (
     ChatMessage,
     LLMResponse,
     Role,

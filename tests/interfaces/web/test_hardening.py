@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from assistant.llm import ScriptedBackend
+from agent.llm import ScriptedBackend
 from tests.interfaces.web.harness import ALICE_TOKEN, running_web
 from tests.tcp_proxy import TcpProxy
 

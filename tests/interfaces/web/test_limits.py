@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from assistant.llm import ChatMessage, LLMResponse, ScriptedBackend
+from agent.llm import ChatMessage, LLMResponse, ScriptedBackend
 from tests.interfaces.web.harness import BOB_TOKEN, Web, running_web
 from tools import ToolDefinition
 

@@ -15,13 +15,14 @@ from typing import Any
 
 import httpx
 
-from assistant.llm import (
+from agent.llm import (
     ChatMessage,
     LLMResponse,
     ScriptedBackend,
     StreamEvent,
     TextDelta,
     ToolMode,
+    Waiting,
 )
 from tests.interfaces.web.harness import ALICE_TOKEN, BOB_TOKEN, Web, read_stream, running_web
 from tools import ToolDefinition
@@ -134,6 +135,19 @@ async def test_a_streaming_model_arrives_word_by_word(tmp_path: Path) -> None:
         "RUN_FINISHED",
     ]
     assert events[-1]["result"]["chat_id"] == "kitchen"
+
+
+async def test_a_busy_model_s_notice_comes_before_the_text(tmp_path: Path) -> None:
+    backend = ScriptedBackend(["Good afternoon."], waiting=[Waiting(ahead=1, waited=2.5)])
+    async with running_web(tmp_path, backend=backend) as web:
+        events = await stream(web, {"message": "hello"})
+
+    assert types(events)[:3] == ["RUN_STARTED", "CUSTOM", "TEXT_MESSAGE_START"]
+    assert events[1]["name"] == "waiting"
+    assert events[1]["value"]["text"] == (
+        "The model is busy: 1 request ahead of yours. Your answer follows."
+    )
+    assert text_of(events) == "Good afternoon."
 
 
 async def test_the_text_of_a_tool_call_never_streams(tmp_path: Path) -> None:

@@ -1,0 +1,191 @@
+"""What the offline planner understood a message to ask for: an ``Intent``, a tagged union.
+
+Each kind is a small frozen dataclass with a ``Literal`` ``kind``; the rules produce them and
+``plan`` turns each into the tool calls that carry it out. Times and schedules stay the user's
+words (``when``, ``schedule``, ``day``): ``tasks`` resolves them when the tool runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Literal, TypeAlias
+
+from agent.planner.handover import Handover
+
+
+@dataclass(frozen=True, slots=True)
+class Say:
+    """Answer with text and call nothing.
+
+    Attributes:
+        text: The answer (without a language model, all there is to say).
+        handover: What a language model, when there is one, does instead: the part of the
+            message the planner could not act on (``handover``); ``None``: ``text`` stands.
+    """
+
+    text: str
+    handover: Handover | None = None
+    kind: Literal["say"] = "say"
+
+
+@dataclass(frozen=True, slots=True)
+class Remind:
+    """A reminder, one-time or repeating: "remind me every sunday at 7 to plan the week"."""
+
+    when: str
+    message: str
+    kind: Literal["remind"] = "remind"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchJob:
+    """A repeating web search and how many results to send."""
+
+    query: str
+    limit: int
+    kind: Literal["search"] = "search"
+
+
+@dataclass(frozen=True, slots=True)
+class AskJob:
+    """A repeating prompt answered by the assistant."""
+
+    prompt: str
+    kind: Literal["ask"] = "ask"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpJob:
+    """A repeating (or one-time) HTTP request."""
+
+    method: str
+    url: str
+    body: str | None = None
+    kind: Literal["http"] = "http"
+
+
+Job: TypeAlias = SearchJob | AskJob | HttpJob
+
+
+@dataclass(frozen=True, slots=True)
+class Repeat:
+    """A repeating task other than a reminder: a search, a prompt, an HTTP call."""
+
+    schedule: str
+    job: Job
+    kind: Literal["repeat"] = "repeat"
+
+
+@dataclass(frozen=True, slots=True)
+class ListTasks:
+    """The user's tasks, all or those of one day or period ("what do I have tomorrow",
+    "what's on this week")."""
+
+    period: str | None = None
+    kind: Literal["list"] = "list"
+
+
+class Action(StrEnum):
+    """What to do to one task."""
+
+    CANCEL = "cancel"
+    PAUSE = "pause"
+    RESUME = "resume"
+    SNOOZE = "snooze"
+    MOVE = "move"
+
+
+@dataclass(frozen=True, slots=True)
+class OnTask:
+    """Act on one task, named by its id or by words: "move the dentist reminder to 6pm".
+
+    Attributes:
+        action: What to do.
+        ids: Task ids the message names; when empty, ``words`` pick the task.
+        words: Words that pick the task from the list ("dentist").
+        every: The message asked for all tasks ("cancel all my reminders").
+        delay: For a snooze, how long ("an hour").
+        when: For a move, the new time ("6pm").
+        last: The message says "it": the task the conversation was last about.
+    """
+
+    action: Action
+    ids: tuple[str, ...] = ()
+    words: tuple[str, ...] = ()
+    every: bool = False
+    delay: str | None = None
+    when: str | None = None
+    last: bool = False
+    kind: Literal["on_task"] = "on_task"
+
+
+@dataclass(frozen=True, slots=True)
+class SaveNote:
+    """Keep a note, with its tags."""
+
+    content: str
+    tags: tuple[str, ...] = ()
+    kind: Literal["note"] = "note"
+
+
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """A question answered from the notes: "what is my wifi password?".
+
+    Attributes:
+        query: The words to search for.
+        personal: It asks about the user's own things ("my", "I"); when nothing is found, a
+            question that is not personal gets the honest answer that no model is connected.
+    """
+
+    query: str
+    personal: bool
+    kind: Literal["recall"] = "recall"
+
+
+@dataclass(frozen=True, slots=True)
+class TellTime:
+    """The current time, here or in a zone."""
+
+    zone: str | None = None
+    kind: Literal["time"] = "time"
+
+
+@dataclass(frozen=True, slots=True)
+class SearchWeb:
+    """One web search now."""
+
+    query: str
+    limit: int | None = None
+    kind: Literal["look_up"] = "look_up"
+
+
+@dataclass(frozen=True, slots=True)
+class ReadPage:
+    """Read a page and summarise it."""
+
+    url: str
+    kind: Literal["read"] = "read"
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One HTTP request now."""
+
+    job: HttpJob
+    kind: Literal["request"] = "request"
+
+
+@dataclass(frozen=True, slots=True)
+class RunCode:
+    """Run a piece of Python once (in the sandbox, after the user's approval)."""
+
+    code: str
+    kind: Literal["code"] = "code"
+
+
+Intent: TypeAlias = (
+    Say | Remind | Repeat | ListTasks | OnTask | SaveNote | Recall | TellTime | SearchWeb
+    | ReadPage | Request | RunCode
+)  # fmt: skip

@@ -1,0 +1,53 @@
+"""Lists kept as notes: "add milk to my shopping list", "put eggs on the grocery list".
+
+Each addition is a note that names its list ("shopping list: milk") and is tagged with it
+(``#shopping``), so "what's on my shopping list?" finds every item by the notes' search.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.planner.golden import Golden, Notes
+from agent.planner.intents import Intent, SaveNote
+from agent.planner.rule import Context, Rule
+from agent.planner.text import Message, trim, unquote
+
+_ADD = re.compile(
+    r"(?:add|put|write|stick|jot)\s+(?P<items>.+?)\s+(?:to|on|onto|in|into)\s+"
+    r"(?:my|the|our)\s+(?P<name>(?:[\w'-]+\s+){0,2}?)(?:list)",
+    re.IGNORECASE,
+)
+_NAME = re.compile(r"[\w'-]+")
+
+
+def list_item(message: Message, context: Context) -> Intent | None:
+    """An item added to a named list: a note of the list, tagged with its name."""
+    match = _ADD.fullmatch(message.text)
+    if match is None:
+        return None
+    items = unquote(trim(match["items"]))
+    words = [w.lower() for w in _NAME.findall(match["name"])]
+    if not items or not _NAME.search(items):
+        return None
+    title = " ".join([*words, "list"])
+    tags = ("-".join(words),) if words else ("list",)
+    return SaveNote(f"{title}: {items}", tags)
+
+
+LISTS = Rule(
+    "items added to a list",
+    list_item,
+    golden=(
+        Golden("add milk to my shopping list", Notes("shopping list: milk", ("shopping",))),
+        Golden(
+            "put eggs and bread on the grocery list",
+            Notes("grocery list: eggs and bread", ("grocery",)),
+        ),
+        Golden(
+            "add call the bank to my to-do list", Notes("to-do list: call the bank", ("to-do",))
+        ),
+        Golden("please add 'Dune' to my reading list", Notes("reading list: Dune", ("reading",))),
+        Golden("add oat milk to my list", Notes("list: oat milk", ("list",))),
+    ),
+)

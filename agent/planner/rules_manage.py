@@ -1,0 +1,326 @@
+"""Listing and managing tasks by words: "what do I have tomorrow", "cancel the gym reminder",
+"snooze the trash reminder by an hour", "move the dentist reminder to 6pm", "pause the news
+search".
+
+A task is named by its id or by words; words are matched against the user's task list in a
+second step (``plan``), and when several tasks match, the answer lists them and asks which.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.planner import answers
+from agent.planner.golden import Changes, Golden, says
+from agent.planner.intents import Action, Intent, ListTasks, OnTask, Say
+from agent.planner.rule import Context, Rule
+from agent.planner.text import Message, trim
+from tasks import TaskStatus, TimePhrase, find_period, find_time, read_delay
+
+_F = re.IGNORECASE
+_NOUNS = (
+    r"(?:tasks?|reminders?|schedule|agenda|alarms?|timers?|jobs?|plans?|calendar|appointments?)"
+)
+_LIST = re.compile(
+    rf"/?(?:(?:what|which)(?:'s|'re|\s+is|\s+are)?\s+(?:on\s+)?|(?:list|show|display|view|see|get"
+    rf"|give|tell|check|read)\s+(?:me\s+)?|do\s+i\s+have\s+(?:any\s+)?|are\s+there\s+(?:any\s+)?"
+    rf"|any\s+)?(?:all\s+)?(?:of\s+)?(?:my\s+|the\s+)?(?:current\s+|active\s+|scheduled\s+"
+    rf"|upcoming\s+|pending\s+|next\s+)?{_NOUNS}(?P<rest>\b.*)?",
+    _F,
+)
+_ON_MY_PLATE = re.compile(
+    r"(?:what(?:'s|\s+is)\s+(?:coming\s+up|next|planned|scheduled|happening|on)"
+    r"|what\s+(?:do|have)\s+i\s+(?:got\s+)?(?:have\s+)?(?:on|planned|scheduled|coming\s+up|to\s+do"
+    r"|lined\s+up)?|(?:is\s+|do\s+i\s+have\s+|have\s+i\s+got\s+)?(?:anything|something)"
+    r"(?:\s+(?:planned|scheduled|on|coming\s+up))?|am\s+i\s+free|any\s+plans)"
+    r"(?P<rest>\b.*)?",
+    _F,
+)
+_LIST_REST = re.compile(
+    r"(?:\s*(?:for|on|do\s+i\s+have|i\s+have|are\s+there|are\s+scheduled|scheduled|list|left|"
+    r"me|to\s+me|please|now|right\s+now|at\s+the\s+moment|so\s+far|coming\s+up)\b)*\s*",
+    _F,
+)
+_TASK_NOUN = r"(?:reminders?|search(?:es)?|tasks?|alarms?|jobs?|timers?)\b"
+_VERBS: tuple[tuple[re.Pattern[str], Action], ...] = (
+    (re.compile(r"(?:snooze|postpone|delay|defer|put\s+off|push\s+back)\b", _F), Action.SNOOZE),
+    (re.compile(r"(?:move|reschedule|shift|change|push|bump)\b", _F), Action.MOVE),
+    (re.compile(r"(?:pause|suspend|hold|disable|mute|silence)\b", _F), Action.PAUSE),
+    (
+        re.compile(r"(?:resume|unpause|reactivate|re-?enable|enable|unmute|restart|restore)\b", _F),
+        Action.RESUME,
+    ),
+    (
+        re.compile(
+            r"(?:cancel|delete|remove|drop|kill|unschedule|stop|clear|erase|get\s+rid\s+of"
+            r"|(?:don'?t|do\s+not|stop|no\s+more)\s+remind(?:ing)?\s+me(?:\s+(?:about|of|to))?"
+            r"|i\s+(?:don'?t|do\s+not)\s+need)\b",
+            _F,
+        ),
+        Action.CANCEL,
+    ),
+    # "turn off the news search" (but "turn off the lights at 1am daily" is a job)
+    (re.compile(rf"(?:turn|switch)\s+off\b(?=.*\b{_TASK_NOUN})", _F), Action.PAUSE),
+    (re.compile(rf"(?:turn|switch)\s+(?:back\s+)?on\b(?=.*\b{_TASK_NOUN})", _F), Action.RESUME),
+)
+_ID = re.compile(r"#?`?(?P<id>(?=[a-z_-]*\d)[a-z0-9][a-z0-9_-]{2,31})`?", _F)
+_SPLIT = re.compile(r"[\s,;]+|\band\b", _F)
+_STOPWORDS = frozenset(
+    {
+        "the", "a", "an", "my", "these", "those", "task", "tasks", "reminder", "reminders",
+        "job", "jobs", "one", "about", "to", "for", "of", "on", "at", "in", "and", "id",
+        "please", "scheduled", "recurring", "called", "named", "with", "me", "alarm", "alarms",
+        "timer", "by", "until", "till", "back", "anymore", "again", "off", "up", "entry",
+        "thing", "need", "any", "more", "i", "don't", "dont",
+    }
+)  # fmt: skip
+_IT = frozenset({"it", "that", "this"})
+_NAMING_NOUNS = frozenset({"alarm", "alarms", "timer", "timers", "reminder", "reminders"})
+_TO_HOUR = re.compile(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
+_ALL = frozenset({"all", "every", "everything", "each"})
+
+
+def list_tasks(message: Message, context: Context) -> Intent | None:
+    """ "what are my tasks?", "what's on my schedule", "what do I have tomorrow", "what have I
+    got on this week?" (a day or a period limits the list to what runs then)."""
+    match = _LIST.fullmatch(message.text) or _ON_MY_PLATE.fullmatch(message.text)
+    if match is None:
+        return None
+    rest = trim(match["rest"] or "")
+    if not rest or _LIST_REST.fullmatch(rest):
+        return ListTasks()
+    lead = _LIST_REST.match(rest)  # "for", "do I have", ...: the words before the period
+    period = find_period(rest[lead.end() :] if lead else rest)
+    if period is not None:
+        return ListTasks(period)
+    phrase = find_time(rest)
+    if phrase is None:
+        return None  # "what do I have about the car?" is a question for the notes
+    left = trim(phrase.without(rest))
+    if left and not _LIST_REST.fullmatch(left):
+        return None
+    # A time that is no day or period is refused by the tool, with what would work.
+    return ListTasks(phrase.text)
+
+
+def on_task(message: Message, context: Context) -> Intent | None:
+    """cancel / pause / resume / snooze / move one task, by id or by words."""
+    for verb, action in _VERBS:
+        match = verb.match(message.text)
+        if match is not None:
+            return _on_task(action, trim(message.text[match.end() :]))
+    return None
+
+
+def _on_task(action: Action, rest: str) -> Intent:
+    delay = when = None
+    if action is Action.MOVE:
+        rest = _TO_HOUR.sub(r"\1 at ", rest)  # "move it to 7": the number is a clock time
+    phrase = find_time(rest) if action in (Action.SNOOZE, Action.MOVE) else None
+    if phrase is not None and phrase.problem is not None:
+        return Say(answers.cannot_use_time(phrase, lambda when: f"{action.value} it to {when}"))
+    if phrase is not None:
+        rest = phrase.without(rest)
+        delay, when = _delay_or_time(phrase)
+        action = Action.SNOOZE if delay is not None else Action.MOVE
+    elif action is Action.MOVE:
+        return Say(
+            "Where should I move it to? Say e.g. 'move the dentist reminder to 6pm' or "
+            "'move the dentist reminder to friday at 10am'."
+        )
+    tokens = [t.strip("`'\"#.!?,").lower() for t in _SPLIT.split(rest) if t]
+    words = [t for t in tokens if t and t not in _STOPWORDS and t not in _IT]
+    if not words:
+        if _IT.intersection(tokens):
+            return OnTask(action, delay=delay, when=when, last=True)
+        # "cancel the alarm": the noun alone may be what the task is called ("Alarm").
+        words = [t for t in tokens if t in _NAMING_NOUNS]
+    if not words:
+        return Say(answers.ask_task(action.value))
+    ids = [m["id"].lower() for w in words if (m := _ID.fullmatch(w)) is not None]
+    every = action is Action.CANCEL and bool(_ALL.intersection(words))
+    if len(ids) == len(words):
+        return OnTask(action, ids=tuple(ids), delay=delay, when=when)
+    return OnTask(
+        action, words=tuple(w for w in words if w not in _ALL), every=every, delay=delay, when=when
+    )
+
+
+def _delay_or_time(phrase: TimePhrase) -> tuple[str | None, str | None]:
+    """ "by an hour" is a delay; "to 6pm" or "until tomorrow" is a new time."""
+    return (phrase.text, None) if read_delay(phrase.text) is not None else (None, phrase.text)
+
+
+def _moves(sentence: str, task: str, next_run: str) -> Golden:
+    return Golden(sentence, Changes(task, next_run=next_run), seeded=True)
+
+
+def _sets(sentence: str, task: str, status: TaskStatus) -> Golden:
+    return Golden(sentence, Changes(task, status=status), seeded=True)
+
+
+LIST = Rule(
+    "listing tasks, all or of one day",
+    list_tasks,
+    golden=(
+        Golden(
+            "what are my tasks?",
+            says("dentist", "gym", "take out the trash", "pay rent"),
+            seeded=True,
+        ),
+        Golden("what's on my schedule?", says("dentist", "call mom", "news"), seeded=True),
+        Golden("show my reminders", says("water the plants", "call the plumber"), seeded=True),
+        Golden("list my reminders", says("dentist"), seeded=True),
+        Golden("What's scheduled?", says("gym"), seeded=True),
+        Golden(
+            "what do I have tomorrow",
+            says(
+                "tomorrow (Wed 2026-03-11)",
+                "dentist",
+                "call the plumber",
+                "news",
+                absent=("gym", "call mom", "trash"),
+            ),
+            seeded=True,
+        ),
+        Golden(
+            "what's on for friday?",
+            says("Fri 2026-03-13", "call mom", absent=("dentist",)),
+            seeded=True,
+        ),
+        Golden(
+            "anything planned for today?",
+            says("take out the trash", absent=("dentist",)),
+            seeded=True,
+        ),
+        Golden("do I have any reminders on monday?", says("gym", absent=("dentist",)), seeded=True),
+        Golden("what's coming up", says("dentist", "gym"), seeded=True),
+        Golden("my reminders", says("dentist"), seeded=True),
+        Golden("do I have anything on friday", says("call mom", absent=("dentist",)), seeded=True),
+        Golden(
+            "what have I got planned this week",
+            says("this week (Mon 2026-03-09 to Sun 2026-03-15)", "dentist", absent=("gym",)),
+            seeded=True,
+        ),
+        Golden(
+            "what have I got on next week?",
+            says("next week (Mon 2026-03-16 to Sun 2026-03-22)", "gym", absent=("dentist",)),
+            seeded=True,
+        ),
+        Golden(
+            "what's on this month?",
+            says("this month (March 2026)", "dentist", "gym", absent=("pay rent",)),
+            seeded=True,
+        ),
+        Golden(
+            "anything on in december?",
+            says("Nothing is scheduled for December 2026."),
+            seeded=False,
+        ),
+        Golden("what are my tasks?", says("You have no tasks.")),
+        Golden(
+            "what do I have on sunday",
+            says("Nothing is scheduled for Sun 2026-03-15"),
+            seeded=False,
+        ),
+    ),
+)
+
+MANAGE = Rule(
+    "cancel, pause, resume, snooze or move one task",
+    on_task,
+    golden=(
+        _sets("cancel the gym reminder", "gym", TaskStatus.CANCELLED),
+        _sets("delete the dentist reminder", "dentist", TaskStatus.CANCELLED),
+        _sets("stop the news search", "news", TaskStatus.CANCELLED),
+        _sets("remove the trash reminder", "take out the trash", TaskStatus.CANCELLED),
+        _sets(
+            "please cancel my reminder about the plumber", "call the plumber", TaskStatus.CANCELLED
+        ),
+        _sets("don't remind me about the gym anymore", "gym", TaskStatus.CANCELLED),
+        _sets("get rid of the plants reminder", "water the plants", TaskStatus.CANCELLED),
+        _sets("pause the news search", "news", TaskStatus.PAUSED),
+        _sets("pause the plants reminder", "water the plants", TaskStatus.PAUSED),
+        _sets("resume the rent reminder", "pay rent", TaskStatus.ACTIVE),
+        _sets("unpause pay rent", "pay rent", TaskStatus.ACTIVE),
+        _moves("snooze the trash reminder by an hour", "take out the trash", "2026-03-10 21:00"),
+        _moves("snooze the dentist reminder for 30 minutes", "dentist", "2026-03-11 09:30"),
+        _moves("postpone the trash reminder by 2 hours", "take out the trash", "2026-03-10 22:00"),
+        _moves("snooze the trash reminder", "take out the trash", "2026-03-10 20:10"),
+        _moves("push back the dentist reminder by 15 min", "dentist", "2026-03-11 09:15"),
+        _moves("move the dentist reminder to 6pm", "dentist", "2026-03-11 18:00"),
+        _moves("move the dentist reminder to 5", "dentist", "2026-03-11 17:00"),
+        _moves("move the dentist to 10:30", "dentist", "2026-03-11 10:30"),
+        _moves("reschedule the dentist to friday at 10am", "dentist", "2026-03-13 10:00"),
+        _moves("move the trash reminder to 9pm", "take out the trash", "2026-03-10 21:00"),
+        _moves("push the plumber reminder to 11am", "call the plumber", "2026-03-11 11:00"),
+        _moves("snooze the trash reminder until 10pm", "take out the trash", "2026-03-10 22:00"),
+        _moves("move call mom to tomorrow at 5pm", "call mom", "2026-03-11 17:00"),
+        Golden(
+            "change the gym reminder to 7pm",
+            Changes("gym", next_run="2026-03-16 19:00", repeats="every Monday at 19:00"),
+            seeded=True,
+        ),
+        Golden(
+            "cancel the call reminder",
+            says("2 tasks match 'call'", "call mom", "call the plumber", "Which one?"),
+            seeded=True,
+        ),
+        Golden(
+            "the plumber one",
+            Changes("call the plumber", status=TaskStatus.CANCELLED),
+            setup=("cancel the call reminder",),
+            seeded=True,
+        ),
+        Golden(
+            "the second one",
+            Changes("call mom", status=TaskStatus.CANCELLED),
+            setup=("cancel the call reminder",),
+            seeded=True,
+        ),
+        Golden(
+            "the last one",
+            Changes("call mom", next_run="2026-03-13 20:00"),
+            setup=("move the call reminder to 8pm",),
+            seeded=True,
+        ),
+        Golden(
+            "the dentist one",
+            says("didn't understand"),
+            setup=("cancel the call reminder",),
+            seeded=True,
+        ),
+        Golden("cancel the yoga reminder", says("No task matches 'yoga'", "dentist"), seeded=True),
+        Golden(
+            "move the call reminder to 8pm",
+            says("2 tasks match 'call'", "to 8pm'"),
+            seeded=True,
+        ),
+        _sets("pause the water reminder", "water the plants", TaskStatus.PAUSED),
+        Golden("cancel all my reminders", says("one at a time", "gym"), seeded=True),
+        Golden("cancel the gym reminder", says("You have no active tasks")),
+        Golden(
+            "cancel it",
+            Changes("buy milk", status=TaskStatus.CANCELLED),
+            setup=("remind me in an hour to buy milk",),
+        ),
+        Golden(
+            "snooze it by 10 minutes",
+            Changes("buy milk", next_run="2026-03-10 15:40"),
+            setup=("remind me in an hour to buy milk",),
+        ),
+        Golden(
+            "move it to 6pm",
+            Changes("buy milk", next_run="2026-03-10 18:00"),
+            setup=("remind me in an hour to buy milk",),
+        ),
+        _moves("delay the plumber by half an hour", "call the plumber", "2026-03-11 10:30"),
+        _sets(
+            "I don't need the trash reminder anymore", "take out the trash", TaskStatus.CANCELLED
+        ),
+        _sets("turn off the news search", "news", TaskStatus.PAUSED),
+        Golden("cancel", says("Which task should I cancel?")),
+        Golden("snooze it", says("Which task should I snooze?")),
+        Golden("move the dentist reminder", says("Where should I move it to?"), seeded=True),
+    ),
+)
