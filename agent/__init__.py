@@ -1,16 +1,22 @@
-"""The DialogAgent: a conversation turn of model -> tool calls -> results -> model.
+"""The agent: a conversation turn of planner or model -> tool calls -> results -> model.
 
-budget    fit a round into a small context window (relevant tools, latest conversation)
-claims    no claim without a tool result: replies that say they did what no tool did
-dialog    ``DialogAgent``: the loop, approvals, scheduled agent tasks
-drift     a model's answer cut at its first sign of drift, or said to be off the subject
-events    progress events for interfaces (tool started/finished, approval, reply)
-history   what the agent needs from memory, and an in-memory store of the same contract
-pipeline  the planner first, the model for what it leaves (the requests the model gets)
-prompts   the system prompt
-turn      a turn's outcome (``AgentReply``), its running state, and the loop's pure steps
-undone    saying so when a requested action got an answer but no tool call
-wording   the texts the agent writes itself (pauses, give-ups, failures)
+    dialog    ``DialogAgent``: the loop, approvals, scheduled agent tasks
+    events    what the front ends are told: progress events, the reply, an approval's outcome
+    turn      a turn's running state and the loop's pure steps
+    pipeline  the planner first, the model for what it leaves (the requests the model gets)
+    budget    fit a round into a small context window (relevant tools, latest conversation)
+    honesty   no claim without a tool result: replies that say they did what no tool did
+    drift     a model's answer cut at its first sign of drift, or said to be off the subject
+    history   what the agent needs from memory, and an in-memory store of the same contract
+    undone    saying so when a requested action got an answer but no tool call
+    prompts   the system prompt;  wording: the texts the agent writes itself
+    compat    the agent as the seed designs spell it (``chat``, ``_build_tool_defs``, ...)
+    planner/  the offline planner: the backend that needs no model
+    llm/      the model backends (OpenAI-compatible HTTP, GGUF in process, scripted) and
+              their fair queue
+
+It stands on ``tasks``, ``memory``, ``tools`` and ``common``; the front ends (``interfaces``)
+and the shell (``assistant``) stand on it.
 """
 
 from agent.budget import FittedRound, fit_round, rank_tools

@@ -1,8 +1,11 @@
-"""Interfaces: the terminal chat, the Telegram bot (``interfaces.telegram``), and what both
-share: the slash commands, the views of tasks and approvals, and the notifiers.
+"""The front ends: the terminal chat, the Telegram bot (``interfaces.telegram``) and the HTTP
+API with its web page (``interfaces.web``, loaded only by ``assistant web``), and what they
+share: the slash commands and buttons, the views of tasks and approvals, zones, notifiers.
 
-Interfaces depend on the agent, the task manager and memory only through the protocols in
-``interfaces.protocols``; the composition root (``assistant.app``) hands the objects in.
+The front ends read the agent's replies and events as the agent's own types (``agent``);
+the task manager and memory reach them through the small protocols of
+``interfaces.protocols``. The composition root (``assistant.app``) hands the objects in. No
+front end imports another (an import contract in the check).
 """
 
 from __future__ import annotations
