@@ -38,7 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Collection is paused while the command starts, until ``_run`` resumes it: the imports
     make tens of thousands of objects that live as long as the process, and collecting
     among them as they were made, and again once the command ran, cost about 70 ms of the
-    340 ms of ``assistant ask`` (README: figures).
+    340 ms of ``assistant ask`` (docs/benchmarks.md).
     """
     gc.disable()
     try:

@@ -82,7 +82,7 @@ def _split_list(value: object) -> object:
 
 
 class Settings(BaseSettings):
-    """Every setting of the assistant; see the README for each variable."""
+    """Every setting of the assistant; each variable is in docs/configuration.md."""
 
     model_config = SettingsConfigDict(
         env_file=".env",

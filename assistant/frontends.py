@@ -372,7 +372,7 @@ def _clear_text_warnings(host: str, url: str) -> tuple[str, ...]:
     return (
         f"{url} serves plain HTTP on {host}, so every request's token crosses the network in "
         "clear and anyone on the way can copy it: put a TLS proxy (Caddy, nginx) in front and "
-        "keep this server on 127.0.0.1 (README: 'Behind a reverse proxy with HTTPS')",
+        "keep this server on 127.0.0.1 (docs/web-api.md: 'Behind a reverse proxy with HTTPS')",
     )
 
 

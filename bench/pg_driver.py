@@ -14,7 +14,7 @@ The same SQL, with the driver's placeholders, on a copy of the task table's shap
   updated and the ledger rows inserted, one transaction per batch, as a scheduler does.
 
 The figures printed are the medians over the rounds. asyncpg won every figure when this was
-measured (the README's table), so the stores use it.
+measured (the table in docs/postgresql.md), so the stores use it.
 """
 
 from __future__ import annotations

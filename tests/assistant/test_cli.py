@@ -297,7 +297,7 @@ def test_web_without_tokens_refuses_another_host_naming_it_and_a_bad_port(
 def test_ask_loads_no_heavy_module_a_turn_on_the_offline_planner_does_not_use(
     tmp_path: Path,
 ) -> None:
-    # The start-up time of `assistant ask` is mostly imports (README: figures). Collection,
+    # The start-up time of `assistant ask` is mostly imports (docs/benchmarks.md). Collection,
     # paused while the command starts, is on again once it ran.
     code = (
         "import gc, sys; from assistant.cli import main; main(['ask', 'what time is it?']); "
