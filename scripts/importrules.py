@@ -1,10 +1,14 @@
-"""An import-linter contract of our own: across packages, import public surfaces only.
+"""Import-linter contracts of our own: public surfaces only, and no import cycles.
 
-Each top-level package states its public surface in its ``__init__`` (and a sub-package in
-its own ``__init__``). Code outside a top-level package, tests and benchmarks included,
-imports packages, never the modules inside them: ``from tasks import TaskManager``, not
-``from tasks.engine.manager import TaskManager``. A few modules are public by themselves (the
-assistant's entry points); they are listed in the contract's ``public_modules``.
+``public_surface``: each top-level package states its public surface in its ``__init__``
+(and a sub-package in its own ``__init__``). Code outside a top-level package, tests and
+benchmarks included, imports packages, never the modules inside them: ``from tasks import
+TaskManager``, not ``from tasks.engine.manager import TaskManager``. A few modules are public
+by themselves (the assistant's entry points); the contract's ``public_modules`` lists them.
+
+``acyclic``: no module imports itself through others, in any package, tests and benchmarks
+included. A cycle is what a layers contract misses between modules it does not list, and it
+is the first sign of two modules that are really one, or of a name kept in the wrong place.
 
 Used from ``pyproject.toml`` (``[tool.importlinter]``), run by ``lint-imports`` from the
 project root, which is how ``./scripts/check`` runs it.
@@ -63,3 +67,72 @@ class PublicSurfaceContract(Contract):
 def _surface_of(module: str) -> str:
     """The package whose ``__init__`` should export ``module``'s names."""
     return module.rsplit(".", 1)[0]
+
+
+class AcyclicContract(Contract):
+    """No import cycles among the modules of the root packages (``TYPE_CHECKING`` imports,
+    which never run, aside).
+
+    Configuration options:
+        - packages: The top-level packages whose modules are checked.
+    """
+
+    type_name = "acyclic"
+
+    packages = fields.ListField(subfield=fields.StringField())
+
+    def check(self, graph: ImportGraph, verbose: bool) -> ContractCheck:
+        """Find the strongly connected groups of more than one module."""
+        roots = tuple(cast(list[str], self.packages))
+        modules = sorted(m for m in graph.modules if m.split(".")[0] in roots)
+        edges = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in modules}
+        cycles = [sorted(group) for group in _strong_groups(modules, edges) if len(group) > 1]
+        return ContractCheck(kept=not cycles, metadata={"cycles": cycles})
+
+    def render_broken_contract(self, check: ContractCheck) -> None:
+        """Name the modules of each cycle."""
+        for cycle in check.metadata["cycles"]:
+            output.print_error("these modules import each other: " + ", ".join(cycle))
+            output.new_line()
+
+
+def _strong_groups(nodes: list[str], edges: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components, without recursion."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups: list[list[str]] = []
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, next_edge = work.pop()
+            if next_edge == 0:
+                index[node] = low[node] = len(index)
+                stack.append(node)
+                on_stack.add(node)
+            targets = [t for t in edges.get(node, []) if t in edges]
+            for position in range(next_edge, len(targets)):
+                target = targets[position]
+                if target not in index:
+                    work.append((node, position + 1))
+                    work.append((target, 0))
+                    break
+                if target in on_stack:
+                    low[node] = min(low[node], index[target])
+            else:
+                if low[node] == index[node]:
+                    group: list[str] = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        group.append(member)
+                        if member == node:
+                            break
+                    groups.append(group)
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[node])
+    return groups
