@@ -1,6 +1,7 @@
 """The tool framework: turn typed Python functions into tools an LLM can call, find tool
 calls in whatever a model writes, validate them, and run them safely."""
 
+from tools import compat
 from tools.approvals import ApprovalStore, InMemoryApprovalStore
 from tools.binding import Tool, render_output
 from tools.calls import (
@@ -70,6 +71,7 @@ __all__ = [
     "ToolStatus",
     "ValidationResult",
     "Verdict",
+    "compat",
     "host_of",
     "hosts_named",
     "is_tool",

@@ -4,7 +4,7 @@
 This is how tools are often written without a decorator::
 
     async def sales_report(args: dict, user_context: dict) -> dict: ...
-    registry.register_tool("sales_report", sales_report, description="Sales by region")
+    registry.add(Tool.from_mapping("sales_report", sales_report, description="Sales by region"))
 
 The arguments are checked against ``parameters`` (a JSON Schema of an object; without one,
 any arguments are accepted) and passed as given; ``user_context`` is

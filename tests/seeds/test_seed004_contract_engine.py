@@ -20,7 +20,8 @@ from assistant.llm import Role, ScriptedBackend
 from interfaces import SlashCommands
 from memory import MemoryStore
 from tasks import MemoryTaskStore, TaskManager
-from tools import ToolRegistry, ToolStatus, tool_output
+from tools import ToolStatus, tool_output
+from tools.compat import ToolRegistry
 
 registry = ToolRegistry()
 

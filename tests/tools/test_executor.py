@@ -525,10 +525,11 @@ async def test_execute_from_text_knows_tools_registered_after_the_first_call() -
     bare = 'Calling {"tool": "ping", "args": {}} now.'
     assert await executor.execute_from_text(bare) == []
 
-    @registry.register
+    @tool
     def ping() -> str:
         """Answer pong."""
         return "pong"
 
+    registry.add(ping)
     [result] = await executor.execute_from_text(bare)
     assert result.output == "pong"
