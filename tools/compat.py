@@ -20,7 +20,9 @@ Every tool it holds is a compatible ``Tool``.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict
 from typing import Any, TypeVar, overload
 
 from tools import catalog
@@ -114,8 +116,8 @@ class ToolRegistry(core_registry.ToolRegistry):
     """A ``tools.ToolRegistry`` that also answers to the names of the other designs.
 
     ``register``, ``register_tool``, ``get``, ``get_all``, ``list_tools``, ``get_tool``,
-    ``get_schema``, ``get_context_string``, ``export_schema``, ``to_openai_spec``, ``clear``
-    and ``execute``.
+    ``get_schema``, ``get_context_string``, ``export_schema``, ``to_openai_spec``,
+    ``to_openai_tools``, ``to_registry_json``, ``clear`` and ``execute``.
     """
 
     def __init__(self, items: Iterable[Registrable] = ()) -> None:
@@ -259,6 +261,22 @@ class ToolRegistry(core_registry.ToolRegistry):
     def to_openai_spec(self, ctx: ToolContext | None = None) -> list[dict[str, Any]]:
         """Every tool as ``{"type": "function", "function": {...}}`` (``tools.openai_spec``)."""
         return [catalog.openai_spec(each, ctx) for each in self]
+
+    def to_openai_tools(self, ctx: ToolContext | None = None) -> list[dict[str, Any]]:
+        """``to_openai_spec``, by the name l3m's registry gives it."""
+        return self.to_openai_spec(ctx)
+
+    def to_registry_json(self, ctx: ToolContext | None = None) -> str:
+        """The registry as JSON text for a system prompt: ``{"tools": [...]}``, indented.
+
+        Each tool is ``{"name", "description", "parameters", "aliases"}``: what
+        ``export_schema`` gives, with the names a call may also use.
+        """
+        entries = [
+            {**asdict(definition), "aliases": list(each.aliases)}
+            for each, definition in zip(self, catalog.tool_definitions(self, ctx), strict=True)
+        ]
+        return json.dumps({"tools": entries}, indent=2, ensure_ascii=False)
 
     # -- running ------------------------------------------------------------------------
 

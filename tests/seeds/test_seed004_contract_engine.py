@@ -82,6 +82,34 @@ def test_the_registry_exports_openai_specs_with_field_descriptions() -> None:
     ]
 
 
+def test_the_registry_table_gives_openai_tools_and_the_registry_json() -> None:
+    assert registry.to_openai_tools() == registry.to_openai_spec()
+    text = registry.to_registry_json()
+
+    assert text.startswith('{\n  "tools": [\n    {\n      "name": "get_tides",')
+    assert json.loads(text) == {
+        "tools": [
+            {
+                "name": "get_tides",
+                "description": "Get today's high tide for a harbour.",
+                "parameters": registry.to_openai_tools()[0]["function"]["parameters"],
+                "aliases": ["tides", "t"],
+            },
+            {
+                "name": "moon_phase_",
+                "description": "Tell tonight's moon phase.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {},
+                    "required": [],
+                    "additionalProperties": False,
+                },
+                "aliases": [],
+            },
+        ]
+    }
+
+
 async def test_execute_validates_and_formats_for_the_llm_and_the_gui() -> None:
     result = await registry.execute("tides", {"harbour": "Brest"})
 
