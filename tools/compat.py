@@ -26,18 +26,12 @@ from dataclasses import asdict
 from typing import Any, TypeVar, overload
 
 from tools import catalog
-from tools import registry as core_registry
-from tools.binding import Tool as CoreTool
 from tools.calls import RiskLevel, ToolCall, ToolResult
-from tools.catalog import ToolSchema
+from tools.catalog import Registrable, ToolSchema, tools_in
 from tools.context import ToolContext
-from tools.decorator import is_tool, tool
+from tools.define import ApprovalRule, JsonSchema, ToolSpec, is_tool, tool
 from tools.errors import ToolDefinitionError
-from tools.executor import ToolExecutor
-from tools.options import ApprovalRule
-from tools.registry import Registrable
-from tools.schema import JsonSchema
-from tools.spec import ToolSpec
+from tools.run import ToolExecutor
 
 __all__ = ["Tool", "ToolRegistry"]
 
@@ -45,7 +39,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 R = TypeVar("R")
 
 
-class Tool(CoreTool):
+class Tool(catalog.Tool):
     """A ``tools.Tool`` that also answers to the names of the assistant and l3m designs.
 
     Defined directly from a function of the arguments dict::
@@ -80,7 +74,7 @@ class Tool(CoreTool):
                 raise ToolDefinitionError(
                     "a Tool needs a spec (use Tool.from_function), or a name and an executor"
                 )
-            spec = CoreTool.from_mapping(
+            spec = catalog.Tool.from_mapping(
                 name,
                 executor,
                 description=description,
@@ -93,7 +87,7 @@ class Tool(CoreTool):
         super().__init__(spec, instance)
 
     @classmethod
-    def of(cls, found: CoreTool) -> Tool:
+    def of(cls, found: catalog.Tool) -> Tool:
         """Return ``found`` as a compatible tool (the same tool, with these names too)."""
         return found if isinstance(found, cls) else cls(found.spec, found.instance)
 
@@ -112,7 +106,7 @@ class Tool(CoreTool):
         return catalog.openai_spec(self, ctx)
 
 
-class ToolRegistry(core_registry.ToolRegistry):
+class ToolRegistry(catalog.ToolRegistry):
     """A ``tools.ToolRegistry`` that also answers to the names of the other designs.
 
     ``register``, ``register_tool``, ``get``, ``get_all``, ``list_tools``, ``get_tool``,
@@ -126,7 +120,7 @@ class ToolRegistry(core_registry.ToolRegistry):
 
     def add(self, item: Registrable) -> None:
         """``tools.ToolRegistry.add``, keeping each tool as a compatible ``Tool``."""
-        for found in core_registry.tools_in(item):
+        for found in tools_in(item):
             super().add(Tool.of(found))
 
     def __getitem__(self, name: str) -> Tool:

@@ -17,11 +17,11 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tools.docstrings import parse_docstring
+from tools.define.docstrings import parse_docstring
+from tools.define.options import ToolOptions
+from tools.define.schema import JsonSchema
+from tools.define.spec import ToolSpec, normalize_name
 from tools.errors import ToolDefinitionError
-from tools.options import ToolOptions
-from tools.schema import JsonSchema
-from tools.spec import ToolSpec, normalize_name
 
 
 def mapping_spec(

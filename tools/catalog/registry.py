@@ -1,7 +1,7 @@
 """``ToolRegistry``: an explicit collection of tools, found by name or alias.
 
 The catalog made from it for models and people (prompt text, Markdown, JSON) is
-``tools.catalog``. The names other tool frameworks give the same operations (``register``,
+``tools.catalog.describe``. The names other tool frameworks give the same operations (``register``,
 ``get_all``, ``list_tools``, ``get_schema``, ``execute``...) are ``tools.compat``'s.
 """
 
@@ -13,12 +13,10 @@ from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import Any
 
-from tools.binding import DynamicKey, Tool, evaluate
+from tools.catalog.binding import DynamicKey, Tool, evaluate
 from tools.context import ToolContext
-from tools.decorator import is_tool
+from tools.define import Hook, is_tool, normalize_name
 from tools.errors import ToolDefinitionError, ToolNotFoundError
-from tools.hooks import Hook
-from tools.spec import normalize_name
 
 Registrable = Tool | Callable[..., Any] | object
 """A ``Tool``, a function marked with ``@tool``, an object whose methods are marked, or a

@@ -16,14 +16,18 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from tools.calls import RiskLevel
 from tools.context import ToolContext
-from tools.decorator import spec_of
+from tools.define import (
+    ApprovalRule,
+    Formatter,
+    Hook,
+    JsonSchema,
+    ToolOptions,
+    ToolSpec,
+    mapping_spec,
+    spec_of,
+)
 from tools.errors import ToolDefinitionError, ToolError
-from tools.hooks import Hook
-from tools.mapping import mapping_spec
-from tools.options import ApprovalRule, Formatter, ToolOptions
 from tools.provenance import Effect, host_of
-from tools.schema import JsonSchema
-from tools.spec import ToolSpec
 
 DynamicKey = tuple[str, str, str]
 """``(tool name, parameter name, path inside the parameter's schema)``."""
@@ -44,7 +48,7 @@ class Tool:
     """A tool ready for use: its specification, bound to an instance for methods.
 
     Usually made from a ``@tool`` function by the registry (``from_function``). A function
-    of the arguments dict becomes one with ``from_mapping`` (see ``tools.mapping``)::
+    of the arguments dict becomes one with ``from_mapping`` (see ``tools.define.mapping``)::
 
         Tool.from_mapping("lights_off", turn_off, description="Turn the lights off",
                           parameters={"type": "object", "properties": {"room": {...}}})
