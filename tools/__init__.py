@@ -1,8 +1,19 @@
 """The tool framework: turn typed Python functions into tools an LLM can call, find tool
-calls in whatever a model writes, validate them, and run them safely."""
+calls in whatever a model writes, validate them, and run them safely.
 
-from tools.approvals import ApprovalStore, InMemoryApprovalStore
-from tools.binding import Tool, render_output
+Four rooms, each importing only the ones below it (``[tool.importlinter]`` in pyproject.toml)::
+
+    compat      the names other tool frameworks give our operations (``tools.compat``)
+    run         ToolExecutor: validation, argument filling, approvals, timeouts, telemetry
+    catalog     Tool, ToolRegistry, custom tools, the catalog for models and people
+    define      @tool, ToolSpec, options, JSON Schemas from annotations   | parse: ToolParser
+    context, provenance, calls, errors    what every room shares: the call's context, where
+                                          its content came from, calls and results, exceptions
+
+Other packages import only what this module exports (and ``tools.compat``).
+"""
+
+from tools import compat
 from tools.calls import (
     ApprovalRequest,
     ApprovalStatus,
@@ -12,31 +23,46 @@ from tools.calls import (
     ToolStatus,
 )
 from tools.catalog import (
+    LoadFailure,
+    LoadReport,
     ParameterSchema,
+    Tool,
     ToolDefinition,
+    ToolRegistry,
     ToolSchema,
+    load_custom_tools,
     markdown_catalog,
     openai_spec,
     people_catalog,
     prompt_catalog,
+    render_output,
     schema_document,
     tool_definitions,
     tool_schema,
 )
 from tools.context import ToolContext
-from tools.custom import LoadFailure, LoadReport, load_custom_tools
-from tools.decorator import is_tool, spec_of, tool, tool_output
-from tools.docstrings import parse_docstring
+from tools.define import (
+    DEFAULT_TIMEOUT,
+    JsonSchema,
+    ToolSpec,
+    is_tool,
+    normalize_name,
+    parse_docstring,
+    spec_of,
+    tool,
+    tool_output,
+)
 from tools.errors import ApprovalError, ToolDefinitionError, ToolError, ToolNotFoundError
-from tools.executor import ToolExecutor
-from tools.options import DEFAULT_TIMEOUT
-from tools.parser import ToolParser
+from tools.parse import ToolParser
 from tools.provenance import Effect, Provenance, Verdict, host_of, hosts_named
-from tools.registry import ToolRegistry
-from tools.schema import JsonSchema
-from tools.spec import ToolSpec, normalize_name
-from tools.telemetry import ToolStats
-from tools.validation import ValidationResult, validate_tool_call
+from tools.run import (
+    ApprovalStore,
+    InMemoryApprovalStore,
+    ToolExecutor,
+    ToolStats,
+    ValidationResult,
+    validate_tool_call,
+)
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -69,6 +95,7 @@ __all__ = [
     "ToolStatus",
     "ValidationResult",
     "Verdict",
+    "compat",
     "host_of",
     "hosts_named",
     "is_tool",

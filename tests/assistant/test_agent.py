@@ -22,7 +22,7 @@ from agent.llm import (
 from common import ManualClock
 from memory import MemoryStore
 from tests.assistant.agent_world import NOW, World, fence, native
-from tools import ApprovalStatus, ToolCall, ToolContext, ToolStatus, tool
+from tools import ApprovalStatus, Tool, ToolCall, ToolContext, ToolStatus, tool
 
 
 def scripted(
@@ -403,7 +403,7 @@ async def test_tools_see_the_users_settings_and_what_the_interface_knows() -> No
         return "noted"
 
     world = scripted([fence("whoami"), "Done."])
-    world.registry.register_tool("whoami", whoami, description="Say who is asking")
+    world.registry.add(Tool.from_mapping("whoami", whoami, description="Say who is asking"))
 
     await world.agent.handle_message(
         "who am I?", user_id="alice", chat_id="c", profile={"first_name": "Alice"}

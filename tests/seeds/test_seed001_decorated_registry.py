@@ -11,15 +11,8 @@ from typing import Any
 
 from agent.compat import DialogAgent
 from agent.llm import ScriptedBackend
-from tools import (
-    ToolCall,
-    ToolContext,
-    ToolExecutor,
-    ToolRegistry,
-    ToolSchema,
-    ToolStatus,
-    tool,
-)
+from tools import ToolCall, ToolContext, ToolExecutor, ToolSchema, ToolStatus, tool
+from tools.compat import ToolRegistry
 
 
 def executor_step(name: str, sequence: int, **args: Any) -> ToolCall:

@@ -16,7 +16,8 @@ import pytest
 from agent.compat import DialogAgent
 from agent.llm import ChatMessage, Role, ScriptedBackend
 from memory import MemoryStore
-from tools import ToolRegistry, ToolStatus
+from tools import ToolStatus
+from tools.compat import ToolRegistry
 
 TICKETS = {"T-17": {"status": "waiting for parts", "owner": "dana@example.org"}}
 

@@ -31,7 +31,8 @@ from tasks import (
     TaskManager,
     WebSearchData,
 )
-from tools import Tool, ToolExecutor, ToolParser, ToolRegistry, ToolStatus, tool
+from tools import ToolExecutor, ToolParser, ToolStatus, tool
+from tools.compat import Tool, ToolRegistry
 
 NOW = datetime(2026, 1, 27, 13, 30, tzinfo=UTC)  # a Tuesday, 14:30 in Berlin
 

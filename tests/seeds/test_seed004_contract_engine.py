@@ -20,7 +20,8 @@ from agent.llm import Role, ScriptedBackend
 from interfaces import SlashCommands
 from memory import MemoryStore
 from tasks import MemoryTaskStore, TaskManager
-from tools import ToolRegistry, ToolStatus, tool_output
+from tools import ToolStatus, tool_output
+from tools.compat import ToolRegistry
 
 registry = ToolRegistry()
 
@@ -79,6 +80,34 @@ def test_the_registry_exports_openai_specs_with_field_descriptions() -> None:
         "get_tides",
         "moon_phase_",
     ]
+
+
+def test_the_registry_table_gives_openai_tools_and_the_registry_json() -> None:
+    assert registry.to_openai_tools() == registry.to_openai_spec()
+    text = registry.to_registry_json()
+
+    assert text.startswith('{\n  "tools": [\n    {\n      "name": "get_tides",')
+    assert json.loads(text) == {
+        "tools": [
+            {
+                "name": "get_tides",
+                "description": "Get today's high tide for a harbour.",
+                "parameters": registry.to_openai_tools()[0]["function"]["parameters"],
+                "aliases": ["tides", "t"],
+            },
+            {
+                "name": "moon_phase_",
+                "description": "Tell tonight's moon phase.",
+                "parameters": {
+                    "type": "object",
+                    "properties": {},
+                    "required": [],
+                    "additionalProperties": False,
+                },
+                "aliases": [],
+            },
+        ]
+    }
 
 
 async def test_execute_validates_and_formats_for_the_llm_and_the_gui() -> None:

@@ -67,7 +67,7 @@ def test_good_files_load_and_broken_ones_are_skipped_with_a_reason(
     write(tmp_path, "_helpers.py", "raise RuntimeError('never imported')\n")
     write(tmp_path, "notes.txt", "not python")
 
-    with caplog.at_level(logging.WARNING, logger="tools.custom"):
+    with caplog.at_level(logging.WARNING, logger="tools.catalog.custom"):
         report = load_custom_tools(tmp_path)
 
     assert report.names == ["shout", "add_numbers", "whisper"]

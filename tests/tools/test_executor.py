@@ -140,7 +140,7 @@ async def test_exception_becomes_its_message_and_the_traceback_is_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     executor, _ = make()
-    with caplog.at_level(logging.ERROR, logger="tools.executor"):
+    with caplog.at_level(logging.ERROR, logger="tools.run.executor"):
         result = await executor.execute(ToolCall("explode", {}), CTX)
     assert result.status is ToolStatus.ERROR
     # What people read is what went wrong; the class name stays in the log with the traceback.
@@ -343,7 +343,7 @@ async def test_a_tool_error_is_a_plain_message_without_a_traceback(
         raise ToolError(f"I could not understand {when!r}; e.g. 'in 5 minutes'")
 
     executor = ToolExecutor(ToolRegistry([refuse]))
-    with caplog.at_level(logging.DEBUG, logger="tools.executor"):
+    with caplog.at_level(logging.DEBUG, logger="tools.run.executor"):
         result = await executor.execute(ToolCall("refuse", {"when": "blorp"}), CTX)
     assert result.status is ToolStatus.ERROR
     assert result.text == "I could not understand 'blorp'; e.g. 'in 5 minutes'"
@@ -525,10 +525,11 @@ async def test_execute_from_text_knows_tools_registered_after_the_first_call() -
     bare = 'Calling {"tool": "ping", "args": {}} now.'
     assert await executor.execute_from_text(bare) == []
 
-    @registry.register
+    @tool
     def ping() -> str:
         """Answer pong."""
         return "pong"
 
+    registry.add(ping)
     [result] = await executor.execute_from_text(bare)
     assert result.output == "pong"

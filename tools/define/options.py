@@ -8,9 +8,9 @@ from typing import Any, TypedDict, Unpack
 
 from tools.calls import RiskLevel
 from tools.context import ToolContext
+from tools.define.schema import JsonSchema
 from tools.errors import ToolDefinitionError
 from tools.provenance import Effect
-from tools.schema import JsonSchema
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds a tool may run before its call ends as a timeout."""

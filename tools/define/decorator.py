@@ -1,9 +1,9 @@
 """``@tool``: attach a tool specification to a typed, documented function or method.
 
 The decorator only records options on the function; nothing is registered globally. The
-specification (name, description, JSON Schema; ``tools.spec``) is built from the signature and
-docstring the first time it is needed, usually when a ``ToolRegistry`` is constructed, so a
-definition error surfaces there with the tool's name in it.
+specification (name, description, JSON Schema; ``tools.define.spec``) is built from the
+signature and docstring the first time it is needed, usually when a ``ToolRegistry`` is
+constructed, so a definition error surfaces there with the tool's name in it.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, TypeVar, Unpack, get_origin, overload
 
+from tools.define.options import Formatter, ToolArguments, ToolOptions
+from tools.define.spec import ToolSpec, build_spec
 from tools.errors import ToolDefinitionError
-from tools.options import Formatter, ToolArguments, ToolOptions
-from tools.spec import ToolSpec, build_spec
 
 F = TypeVar("F", bound=Callable[..., Any])
 

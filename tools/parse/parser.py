@@ -10,7 +10,7 @@ reads all of these, in the order they appear in the reply:
   ``[TOOL_CALLS]name[ARGS]{...}`` (Mistral), ``<function=name>{...}</function>`` (Llama 3.1),
   and Python-style ``[f(a=1), g()]`` lists (Llama 3.x pythonic; read with :mod:`ast`, never
   evaluated), also bare ``f(a=1)`` inside a tag or a ``tool_code`` fence;
-- the key shapes listed in :mod:`tools._callshapes`, with arguments given as an object or as a
+- the key shapes listed in :mod:`tools.parse._callshapes`, with arguments given as an object or as a
   JSON string; ``{"tool": "none"}`` and ``{"type": "final", ...}`` are not calls but answers,
   which :meth:`ToolParser.final_answer` reads;
 - damaged JSON: trailing or missing commas, single quotes, ``True``/``False``/``None``,
@@ -31,10 +31,10 @@ from functools import cache
 from types import MethodType
 from typing import Concatenate, Generic, ParamSpec, TypeVar
 
-from tools._callshapes import Answer, read_answer
-from tools._jsonrepair import RepairError, parse_lenient
-from tools._scanner import Block, Scan
 from tools.calls import ToolCall
+from tools.parse._callshapes import Answer, read_answer
+from tools.parse._jsonrepair import RepairError, parse_lenient
+from tools.parse._scanner import Block, Scan
 
 __all__ = ["Answer", "ToolParser"]
 

@@ -10,14 +10,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools._callshapes import read_calls
-from tools.arguments import read_aliases
-from tools.binding import Tool
 from tools.calls import ToolCall
+from tools.catalog import Tool, ToolRegistry
 from tools.context import ToolContext
+from tools.define import JsonSchema
 from tools.errors import ToolError
-from tools.registry import ToolRegistry
-from tools.schema import JsonSchema
+from tools.parse import read_calls
+from tools.run.arguments import read_aliases
 
 _INT_TEXT = re.compile(r"^[+-]?\d{1,18}$")
 _MAX_SHOWN = 80

@@ -4,7 +4,7 @@
 This is how tools are often written without a decorator::
 
     async def sales_report(args: dict, user_context: dict) -> dict: ...
-    registry.register_tool("sales_report", sales_report, description="Sales by region")
+    registry.add(Tool.from_mapping("sales_report", sales_report, description="Sales by region"))
 
 The arguments are checked against ``parameters`` (a JSON Schema of an object; without one,
 any arguments are accepted) and passed as given; ``user_context`` is
@@ -17,11 +17,11 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from tools.docstrings import parse_docstring
+from tools.define.docstrings import parse_docstring
+from tools.define.options import ToolOptions
+from tools.define.schema import JsonSchema
+from tools.define.spec import ToolSpec, normalize_name
 from tools.errors import ToolDefinitionError
-from tools.options import ToolOptions
-from tools.schema import JsonSchema
-from tools.spec import ToolSpec, normalize_name
 
 
 def mapping_spec(

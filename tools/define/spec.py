@@ -13,10 +13,10 @@ from pydantic import TypeAdapter
 from pydantic.fields import FieldInfo
 
 from tools.context import ToolContext
-from tools.docstrings import parse_docstring
+from tools.define.docstrings import parse_docstring
+from tools.define.options import ToolOptions
+from tools.define.schema import JsonSchema, schema_for
 from tools.errors import ToolDefinitionError
-from tools.options import ToolOptions
-from tools.schema import JsonSchema, schema_for
 
 _NAME_JUNK = re.compile(r"[^A-Za-z0-9_]")
 
@@ -63,7 +63,7 @@ class ToolSpec:
         is_async: Whether ``func`` is a coroutine function.
         options: The decorator's options (hooks, formatting, safety).
         takes_mapping: Whether ``func`` takes all the arguments as one dict (and the caller
-            as another) instead of one keyword per argument; see ``tools.mapping``.
+            as another) instead of one keyword per argument; see ``tools.define.mapping``.
     """
 
     name: str

@@ -13,10 +13,10 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from tools.binding import Tool
+from tools.catalog import Tool
 from tools.context import ToolContext
+from tools.define import Hook
 from tools.errors import ToolError
-from tools.hooks import Hook
 
 logger = logging.getLogger(__name__)
 

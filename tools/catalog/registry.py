@@ -1,33 +1,22 @@
 """``ToolRegistry``: an explicit collection of tools, found by name or alias.
 
 The catalog made from it for models and people (prompt text, Markdown, JSON) is
-``tools.catalog``. The registry also answers to the names other tool frameworks give the
-same operations (``register``, ``get_all``, ``list_tools``, ``get_schema``, ``execute``...),
-so their code runs here unchanged (README: Coming from ...).
+``tools.catalog.describe``. The names other tool frameworks give the same operations (``register``,
+``get_all``, ``list_tools``, ``get_schema``, ``execute``...) are ``tools.compat``'s.
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar, overload
+from typing import Any
 
-from tools.binding import DynamicKey, Tool, evaluate
-from tools.calls import ToolCall, ToolResult
-from tools.catalog import ToolSchema, openai_spec, prompt_catalog, schema_document, tool_schema
+from tools.catalog.binding import DynamicKey, Tool, evaluate
 from tools.context import ToolContext
-from tools.decorator import is_tool, tool
+from tools.define import Hook, is_tool, normalize_name
 from tools.errors import ToolDefinitionError, ToolNotFoundError
-from tools.hooks import Hook
-from tools.spec import normalize_name
-
-if TYPE_CHECKING:
-    from tools.executor import ToolExecutor
-
-F = TypeVar("F", bound=Callable[..., Any])
-R = TypeVar("R")
 
 Registrable = Tool | Callable[..., Any] | object
 """A ``Tool``, a function marked with ``@tool``, an object whose methods are marked, or a
@@ -45,7 +34,6 @@ class ToolRegistry:
         self._tools: dict[str, Tool] = {}
         self._aliases: dict[str, str] = {}
         self._providers: list[tuple[DynamicKey, Hook]] = []
-        self._executor: ToolExecutor | None = None
         for item in items:
             self.add(item)
 
@@ -56,7 +44,7 @@ class ToolRegistry:
             ValueError: when a name or alias is already taken (the message quotes it).
             ToolDefinitionError: when ``item`` holds no tools or a tool is malformed.
         """
-        for found in _tools_in(item):
+        for found in tools_in(item):
             self._add_tool(found)
 
     def _add_tool(self, new: Tool) -> None:
@@ -88,10 +76,6 @@ class ToolRegistry:
                 return self._tools[self._aliases.get(candidate, candidate)]
         return None
 
-    def get(self, name: str) -> Tool | None:
-        """The same as ``find``: the tool, or ``None`` when no tool has that name or alias."""
-        return self.find(name)
-
     def __getitem__(self, name: str) -> Tool:
         """Return the tool called ``name`` or with that alias.
 
@@ -103,7 +87,7 @@ class ToolRegistry:
             raise ToolNotFoundError(self.unknown_tool_message(name))
         return found
 
-    def closest(self, name: str) -> str | None:
+    def _closest(self, name: str) -> str | None:
         """Return the registered name or alias closest to ``name``, if any is close."""
         matches = difflib.get_close_matches(
             normalize_name(name).lower(), [*self._tools, *self._aliases], n=1, cutoff=0.5
@@ -114,7 +98,7 @@ class ToolRegistry:
 
     def unknown_tool_message(self, name: str) -> str:
         """Explain that ``name`` is not a tool, with the closest name and the available ones."""
-        hint = self.closest(name)
+        hint = self._closest(name)
         suggestion = f" Did you mean {hint!r}?" if hint else ""
         return f"Unknown tool {name!r}.{suggestion} Available tools: {', '.join(self.names())}."
 
@@ -153,146 +137,13 @@ class ToolRegistry:
             resolved[key] = answers[provider.identity]
         return ctx.with_resolved(resolved)
 
-    # -- the same, in the spellings other tool frameworks use ---------------------------
 
-    @overload
-    def register(
-        self,
-        item: R,
-        /,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        aliases: Sequence[str] = (),
-    ) -> R: ...
+def tools_in(item: Registrable) -> list[Tool]:
+    """Return the tools ``item`` holds, in definition order.
 
-    @overload
-    def register(self, schema: ToolSchema, func: F, /) -> F: ...
-
-    @overload
-    def register(self, **options: Any) -> Callable[[F], F]: ...
-
-    def register(self, *given: Any, **options: Any) -> object:
-        """Register a tool and return it; or, without one, return a decorator that does.
-
-        Takes what ``add`` takes, and also a plain function (marked as ``@tool(**options)``
-        would mark it), a ``ToolSchema`` with the function it describes, or, as
-        ``@registry.register(name=..., description=..., aliases=[...])``, options only.
-
-        Raises:
-            ValueError: when a name or alias is already taken (the message quotes it).
-            ToolDefinitionError: when the item cannot become a tool.
-        """
-        if len(given) > 2:
-            raise ToolDefinitionError(
-                f"register takes a tool, or a schema and a function: {given!r}"
-            )
-        item, func = (*given, None, None)[:2]
-        if item is None:
-            return lambda target: self._register_function(target, options)
-        if func is not None:
-            if not isinstance(item, ToolSchema):
-                raise ToolDefinitionError(
-                    f"register(schema, func) needs a ToolSchema, got {item!r}"
-                )
-            named = {"name": item.name, "description": item.description or None}
-            return self._register_function(func, {**named, **options})
-        if inspect.isfunction(item) and (options or not is_tool(item)):
-            return self._register_function(item, options)
-        self.add(item)
-        return item
-
-    def _register_function(self, func: F, options: dict[str, Any]) -> F:
-        if is_tool(func) and options:
-            raise ToolDefinitionError(
-                f"{func.__name__!r} is already marked with @tool; give it the options there"
-            )
-        self.add(func if is_tool(func) else tool(**options)(func))
-        return func
-
-    def register_tool(
-        self,
-        name: str,
-        func: Callable[..., Any],
-        *,
-        description: str | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        requires_approval: bool = False,
-    ) -> Tool:
-        """Register ``func(arguments)`` or ``func(arguments, user_context)`` as the tool ``name``.
-
-        See ``tools.mapping``: without ``parameters`` any arguments are accepted; the
-        description is ``func``'s docstring summary when not given.
-        """
-        found = Tool(
-            name=name,
-            description=description,
-            parameters=parameters,
-            executor=func,
-            requires_approval=requires_approval,
-        )
-        self.add(found)
-        return found
-
-    def get_all(self) -> list[Tool]:
-        """Return every tool, in registration order."""
-        return list(self)
-
-    def list_tools(self) -> list[str]:
-        """The same as ``names``."""
-        return self.names()
-
-    def get_tool(self, name: str) -> Callable[..., Any]:
-        """Return the function of the tool ``name`` (bound to its instance for a method).
-
-        Raises:
-            ToolNotFoundError: naming the closest tool and listing the available ones.
-        """
-        return self[name].function
-
-    def get_schema(self, name: str) -> ToolSchema:
-        """Return the description of the tool ``name``, one entry per parameter.
-
-        Raises:
-            ToolNotFoundError: naming the closest tool and listing the available ones.
-        """
-        return tool_schema(self[name])
-
-    def get_context_string(self, ctx: ToolContext | None = None) -> str:
-        """Return the catalog for a system prompt (``tools.prompt_catalog``)."""
-        return prompt_catalog(self, ctx)
-
-    def export_schema(self, ctx: ToolContext | None = None) -> dict[str, Any]:
-        """Return ``{"tools": [...]}`` (``tools.schema_document``)."""
-        return schema_document(self, ctx)
-
-    def to_openai_spec(self, ctx: ToolContext | None = None) -> list[dict[str, Any]]:
-        """Return every tool as ``{"type": "function", "function": {...}}``."""
-        return [openai_spec(each, ctx) for each in self]
-
-    def clear(self) -> None:
-        """Remove every tool."""
-        self._tools.clear()
-        self._aliases.clear()
-        self._providers.clear()
-
-    async def execute(
-        self, name: str, arguments: Mapping[str, Any], ctx: ToolContext | None = None
-    ) -> ToolResult:
-        """Validate and run one call, as a ``ToolExecutor`` of this registry does.
-
-        Without ``ctx`` the call runs for the local user; a call that needs approval comes
-        back pending (an executor of your own decides approvals).
-        """
-        # The executor is built on the registry; it is made here only when a call needs it.
-        from tools.executor import ToolExecutor
-
-        if self._executor is None:
-            self._executor = ToolExecutor(self)
-        return await self._executor.execute(ToolCall(name, dict(arguments)), ctx)
-
-
-def _tools_in(item: Registrable) -> list[Tool]:
+    Raises:
+        ToolDefinitionError: when ``item`` holds no tools or a tool is malformed.
+    """
     if isinstance(item, Tool):
         return [item]
     if isinstance(item, ModuleType):

@@ -9,21 +9,25 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from tools.calls import RiskLevel
 from tools.context import ToolContext
-from tools.decorator import spec_of
+from tools.define import (
+    ApprovalRule,
+    Formatter,
+    Hook,
+    JsonSchema,
+    ToolOptions,
+    ToolSpec,
+    mapping_spec,
+    spec_of,
+)
 from tools.errors import ToolDefinitionError, ToolError
-from tools.hooks import Hook
-from tools.mapping import mapping_spec
-from tools.options import ApprovalRule, Formatter, ToolOptions
 from tools.provenance import Effect, host_of
-from tools.schema import JsonSchema
-from tools.spec import ToolSpec
 
 DynamicKey = tuple[str, str, str]
 """``(tool name, parameter name, path inside the parameter's schema)``."""
@@ -39,59 +43,22 @@ class ArgumentConversionError(ToolError):
     """Arguments passed the schema but not the conversion to the function's Python types."""
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Tool:
     """A tool ready for use: its specification, bound to an instance for methods.
 
-    Usually made from a ``@tool`` function by the registry. It can also be defined directly,
-    from a function of the arguments dict (see ``tools.mapping``)::
+    Usually made from a ``@tool`` function by the registry (``from_function``). A function
+    of the arguments dict becomes one with ``from_mapping`` (see ``tools.define.mapping``)::
 
-        Tool(name="lights_off", description="Turn the lights off",
-             parameters={"type": "object", "properties": {"room": {"type": "string"}}},
-             executor=turn_off)  # turn_off(arguments) or turn_off(arguments, user_context)
+        Tool.from_mapping("lights_off", turn_off, description="Turn the lights off",
+                          parameters={"type": "object", "properties": {"room": {...}}})
     """
 
     spec: ToolSpec
-    instance: object | None
-
-    def __init__(
-        self,
-        spec: ToolSpec | None = None,
-        instance: object | None = None,
-        *,
-        name: str | None = None,
-        description: str | None = None,
-        parameters: Mapping[str, Any] | None = None,
-        executor: Callable[..., Any] | None = None,
-        requires_approval: ApprovalRule = False,
-        risk_level: RiskLevel | str = RiskLevel.LOW,
-    ) -> None:
-        """Bind ``spec`` to ``instance``, or define a tool from ``name`` and ``executor``.
-
-        Raises:
-            ToolDefinitionError: when neither or both forms are given, or the definition is
-                malformed.
-        """
-        if spec is None:
-            if name is None or executor is None:
-                raise ToolDefinitionError(
-                    "a Tool needs a spec (use Tool.from_function), or a name and an executor"
-                )
-            options = ToolOptions.of(requires_approval=requires_approval, risk_level=risk_level)
-            spec = mapping_spec(
-                name=name,
-                func=executor,
-                description=description,
-                parameters=parameters,
-                options=options,
-            )
-        elif name is not None or executor is not None:
-            raise ToolDefinitionError("a Tool takes a spec or a name and an executor, not both")
-        object.__setattr__(self, "spec", spec)
-        object.__setattr__(self, "instance", instance)
+    instance: object | None = None
 
     @classmethod
-    def from_function(cls, func: Callable[..., Any], instance: object | None = None) -> Tool:
+    def from_function(cls, func: Callable[..., Any], instance: object | None = None) -> Self:
         """Build a tool from a function or method marked with ``@tool``.
 
         Raises:
@@ -103,6 +70,31 @@ class Tool:
                 f"tool {spec.name!r} is a method; register an instance of its class instead"
             )
         return cls(spec=spec, instance=instance if spec.is_method else None)
+
+    @classmethod
+    def from_mapping(
+        cls,
+        name: str,
+        func: Callable[..., Any],
+        *,
+        description: str | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        requires_approval: ApprovalRule = False,
+        risk_level: RiskLevel | str = RiskLevel.LOW,
+    ) -> Self:
+        """Build the tool ``name`` from ``func(arguments)`` or ``func(arguments, user_context)``.
+
+        Without ``parameters`` any arguments are accepted; the description is ``func``'s
+        docstring summary when not given.
+
+        Raises:
+            ToolDefinitionError: when the definition is malformed.
+        """
+        options = ToolOptions.of(requires_approval=requires_approval, risk_level=risk_level)
+        spec = mapping_spec(
+            name=name, func=func, description=description, parameters=parameters, options=options
+        )
+        return cls(spec=spec)
 
     @property
     def name(self) -> str:
@@ -156,20 +148,10 @@ class Tool:
         return self.spec.func
 
     @property
-    def parameters(self) -> JsonSchema:
-        """The arguments' JSON Schema, without per-user values (``schema`` resolves them)."""
-        return self.schema()
-
-    @property
     def requires_approval(self) -> bool:
         """Whether some calls (or all) wait for a person's approval (``needs_approval``
         decides for one call)."""
         return self.spec.options.requires_approval is not False
-
-    async def executor(self, arguments: Mapping[str, Any]) -> Any:
-        """Run the tool with ``arguments`` for the local user, unchecked; ``ToolExecutor``
-        is what checks, gates and times calls."""
-        return await self.invoke(dict(arguments), ToolContext())
 
     # -- describing ---------------------------------------------------------------------
 
@@ -187,13 +169,6 @@ class Tool:
             resolved = self._resolve(prop, ctx, name, "")
             properties[name] = {} if isinstance(resolved, _Marker) else resolved
         return {**self.spec.parameters, "properties": properties}
-
-    async def prepare(self, ctx: ToolContext) -> dict[DynamicKey, Any]:
-        """Evaluate every dynamic value (awaiting asynchronous ones) for ``ctx``.
-
-        A provider that fails is logged and its value is left out (see ``UNAVAILABLE``).
-        """
-        return {key: await evaluate(key, provider, ctx) for key, provider in self.providers()}
 
     def providers(self) -> list[tuple[DynamicKey, Hook]]:
         """Return every dynamic value of the schema with its provider, bound to the instance."""
@@ -255,16 +230,6 @@ class Tool:
                 "call `await registry.prepare(ctx)` before rendering"
             )
         return value
-
-    def to_openai_spec(self, ctx: ToolContext | None = None) -> dict[str, Any]:
-        """Return ``{"type": "function", "function": {name, description, parameters}}``.
-
-        The shape OpenAI's ``tools`` field uses, for prompts and exports; the LLM backends
-        write their requests with their own adapter (``agent.llm``).
-        """
-        from tools.catalog import openai_spec  # the catalog is built on this module
-
-        return openai_spec(self, ctx)
 
     # -- safety -------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ The pass jumps between the places where a call can start (a triple backtick, ``{
 and ``<``) with ``str.find``, so prose costs almost nothing. At each one it checks cheaply
 what starts there (a fence, a ``<tool_call>`` tag, ``[TOOL_CALLS]``, ``<function=...>``, a
 JSON object or array, a Python-style call list) and reads it: strictly with the C JSON decoder
-first, with the lenient reader of :mod:`tools._jsonrepair` only when that fails.
+first, with the lenient reader of :mod:`tools.parse._jsonrepair` only when that fails.
 
 Every read is charged to a work budget proportional to the length of the reply, and the
 searches for closing markers are memoised, so the total work stays linear even on adversarial
@@ -18,9 +18,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tools._callshapes import read_calls
-from tools._jsonrepair import skip_space
-from tools._reader import BLOCK_STEP, PY_CALL_START, Found, Hit, Limit, Reader
+from tools.parse._callshapes import read_calls
+from tools.parse._jsonrepair import skip_space
+from tools.parse._reader import BLOCK_STEP, PY_CALL_START, Found, Hit, Limit, Reader
 
 _SPACE = re.compile(r"\s*+")
 _OBJECT_START = re.compile(r"\{\s*+[\"']")

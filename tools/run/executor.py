@@ -10,22 +10,19 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from common import REDIRECT_CHECK, Clock, SystemClock
-from tools.approvals import ApprovalStore, InMemoryApprovalStore
-from tools.arguments import fill_missing, read_aliases
-from tools.binding import ArgumentConversionError, Tool
 from tools.calls import ApprovalRequest, ApprovalStatus, ToolCall, ToolResult, ToolStatus
+from tools.catalog import ArgumentConversionError, Tool, ToolRegistry
 from tools.context import ToolContext
 from tools.errors import REFUSALS, ApprovalError, ToolError
+from tools.parse import ToolParser
 from tools.provenance import Effect, Provenance, Verdict
-from tools.registry import ToolRegistry
-from tools.telemetry import Telemetry, ToolStats
-from tools.validation import ValidationResult, validate_tool_call
-
-if TYPE_CHECKING:
-    from tools.parser import ToolParser
+from tools.run.approvals import ApprovalStore, InMemoryApprovalStore
+from tools.run.arguments import fill_missing, read_aliases
+from tools.run.telemetry import Telemetry, ToolStats
+from tools.run.validation import ValidationResult, validate_tool_call
 
 logger = logging.getLogger(__name__)
 S = TypeVar("S")
@@ -154,8 +151,6 @@ class ToolExecutor:
         parser = self._parser
         names = tuple(self.registry.all_names())
         if parser is None or self._parser_names not in (None, names):
-            from tools.parser import ToolParser
-
             # Made for the registry's names as they are: tools may join it later.
             parser = self._parser = ToolParser(tool_names=names)
             self._parser_names = names

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tools._jsonrepair import RepairError, parse_lenient
+from tools.parse._jsonrepair import RepairError, parse_lenient
 
 _FINAL_TYPES = frozenset({"final", "final_answer"})
 _LIST_KEYS = ("tool_calls", "calls", "steps", "plan")

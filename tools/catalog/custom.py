@@ -20,8 +20,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from tools.binding import Tool
-from tools.decorator import is_tool
+from tools.catalog.binding import Tool
+from tools.define import is_tool
 from tools.errors import ToolDefinitionError
 
 DEFAULT_CUSTOM_TOOLS_DIR = Path("data/custom_tools")

@@ -1,7 +1,7 @@
 """Reading values at candidate offsets, within a work budget: strict JSON, repaired JSON, and
 Python-style calls.
 
-:class:`Reader` is the half of the scan that decodes; :mod:`tools._scanner` decides where to
+:class:`Reader` is the half of the scan that decodes; :mod:`tools.parse._scanner` decides where to
 look. The budget is shared by both halves: every decode, repair and bracket scan is charged to
 it, so a reply never costs more than a fixed multiple of its length.
 """
@@ -13,9 +13,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tools._callshapes import CallShape, read_calls
-from tools._jsonrepair import RepairError, parse_lenient, skip_space
-from tools._pycalls import BracketScan, parse_call, scan_brackets
+from tools.parse._callshapes import CallShape, read_calls
+from tools.parse._jsonrepair import RepairError, parse_lenient, skip_space
+from tools.parse._pycalls import BracketScan, parse_call, scan_brackets
 
 PY_LIST_START = re.compile(r"\[\s*+[A-Za-z_][\w.]*+\s*+\(")
 PY_CALL_START = re.compile(r"[A-Za-z_][\w.]*+\s*+\(")

@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, get_type_hints
 
-from tools.binding import Tool
+from tools.catalog.binding import Tool
 from tools.context import ToolContext
-from tools.schema import JsonSchema
+from tools.define import JsonSchema
 
 
 @dataclass(frozen=True, slots=True)
