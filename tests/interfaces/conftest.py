@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 from telegram import Bot
 
-from tests.interfaces.botapi_standin import BotApiStandin
+from testing.botapi_standin import BotApiStandin
 from tests.interfaces.fakes import USER, FakeTime
 
 

@@ -8,7 +8,7 @@ import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 
-from tests.interfaces.botapi_standin import ApiError, BotApiStandin
+from testing.botapi_standin import ApiError, BotApiStandin
 
 USER = 111
 
