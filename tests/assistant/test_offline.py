@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 from assistant.app import App, open_app
 from assistant.config import load_settings
 from assistant.llm import ChatMessage, LLMBackend, Role, ToolMode
-from assistant.planner import NOW, ZONE, OfflinePlanner, PlannerTools, ToolboxError
+from assistant.planner import OfflinePlanner, PlannerTools, ToolboxError
 from common import ManualClock
 from interfaces import JsonlNotifier
 from memory import HitKind, MemoryHit, MessageRole
+from testing.golden import NOW, ZONE
 from tools import ToolCall, ToolDefinition, ToolParser, ToolRegistry, ToolResult, ToolStatus
 
 Call = tuple[str, dict[str, Any]]
