@@ -21,7 +21,7 @@ from assistant.builtin import (
     parse_ip_host,
 )
 from common import redact_headers, redact_url, scrub
-from tests.tools.serpapi_standin import LocalWebServer, Page
+from tests.assistant.builtin.serpapi_standin import LocalWebServer, Page
 
 TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second
 
