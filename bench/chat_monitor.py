@@ -13,7 +13,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from tests.interfaces.botapi_standin import BotApiStandin
+from testing.botapi_standin import BotApiStandin
 
 REMINDER_MARK = "⏰ Reminder:"
 

@@ -16,7 +16,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.harness import CrashPlan, run_crash_test
+from testing.harness import CrashPlan, run_crash_test
 
 
 def build_parser() -> argparse.ArgumentParser:

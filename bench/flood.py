@@ -21,7 +21,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from bench.pg_server import EmbeddedPostgres
 from common import SystemClock
 from tasks import (
     Delivery,
@@ -34,6 +33,7 @@ from tasks import (
     TaskManager,
     TaskStore,
 )
+from testing.pg_server import EmbeddedPostgres
 
 MINUTE = timedelta(minutes=1)
 UTC_ZONE = ZoneInfo("UTC")

@@ -14,9 +14,9 @@ import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench.harness import CrashPlan, database_path, reminder_drafts
-from bench.serve_process import ServeProcess, serve_command, serve_env
 from tasks import SqliteTaskStore
+from testing.harness import CrashPlan, database_path, reminder_drafts
+from testing.serve_process import ServeProcess, serve_command, serve_env
 
 STORED = 10_000
 SETTLE_SECONDS = 1.0

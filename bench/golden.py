@@ -1,10 +1,11 @@
 """The offline planner's golden set: how many of its golden phrases it gets right.
 
 Run with ``.venv/bin/python -m bench.golden`` from the repository root (``--failures`` lists
-the ones it gets wrong). Every golden phrase of every rule is said to the real application (the
-registry, executor, task manager and SQLite stores that ``assistant.app`` builds, on a manual
-clock at the goldens' instant, with no model and no search key, as a new user has it) and what
-came of it is compared with what must. Prints the pass rate; exits 1 below 100 %.
+the ones it gets wrong). Every golden phrase of every rule (``testing.golden``) is said to the
+real application (the registry, executor, task manager and SQLite stores that ``assistant.app``
+builds, on a manual clock at the goldens' instant, with no model and no search key, as a new
+user has it) and what came of it is compared with what must. Prints the pass rate; exits 1
+below 100 %.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent.planner import GOLDEN, NOW, ZONE, OfflinePlanner, Verdict, check_golden, pass_rate
+from agent.planner import OfflinePlanner
 from assistant.app import open_app
 from assistant.config import load_settings
 from common import ManualClock
+from testing.golden import GOLDEN, NOW, ZONE, Verdict, check_golden, pass_rate
 
 
 async def run_golden(data_dir: Path) -> list[Verdict]:

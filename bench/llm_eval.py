@@ -53,10 +53,10 @@ from assistant.app import App, build_backend, open_app
 from assistant.config import Settings, load_settings
 from bench.llm_cases import CASES, NOW, Case
 from bench.machine import this_machine
-from bench.models import KNOWN, model_path
 from common import ManualClock
 from memory import MessageRole, StoredMessage
 from tasks import Task, TaskStatus, parse_schedule
+from testing.models import KNOWN, model_path
 from tools import ToolCall, ToolDefinition, ToolResult, ToolStatus
 
 MAX_ROUNDS = 4

@@ -30,7 +30,7 @@ from assistant.app import open_app
 from assistant.config import Settings
 from bench.chat_monitor import ChatMonitor
 from interfaces.telegram import RateLimits, TelegramInterface, TelegramNotifier
-from tests.interfaces.botapi_standin import BotApiStandin
+from testing.botapi_standin import BotApiStandin
 
 FIRST_USER = 10_001
 REPLY_WITHIN = 60.0

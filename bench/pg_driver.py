@@ -35,7 +35,7 @@ import psycopg
 import psycopg_pool
 
 from bench.pg_scheduler import fresh_database, result, spawn
-from bench.pg_server import EmbeddedPostgres, embedded_postgres
+from testing.pg_server import EmbeddedPostgres, embedded_postgres
 
 DRIVERS = ("asyncpg", "psycopg")
 TASKS = 20_000

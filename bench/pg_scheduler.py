@@ -38,11 +38,11 @@ from typing import Any
 
 import asyncpg
 
-from bench.pg_server import EmbeddedPostgres, embedded_postgres
 from bench.scheduler import NoOpNotifier, drafts
 from bench.workloads import current_rss_mb, run_fresh
 from common import SystemClock
 from tasks import PostgresTaskStore, TaskManager
+from testing.pg_server import EmbeddedPostgres, embedded_postgres
 
 SCHEDULERS = (1, 2, 4)
 CLAIMS = 20_000

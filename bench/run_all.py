@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bench.machine import this_machine
-from bench.serve_process import REPO_ROOT
+from testing.serve_process import REPO_ROOT
 
 
 @dataclass(frozen=True, slots=True)

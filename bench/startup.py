@@ -26,8 +26,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.models import SMOLLM2, ModelMissingError, model_path
-from bench.serve_process import REPO_ROOT
+from testing.models import SMOLLM2, ModelMissingError, model_path
+from testing.serve_process import REPO_ROOT
 
 PROMPT = b"you>"
 

@@ -31,7 +31,8 @@ from typing import Literal, cast
 import dateparser
 import parsedatetime
 
-from bench.corpus_reader import (
+from tasks import ScheduleError, parse_schedule
+from testing.corpus_reader import (
     SHOWN,
     Entry,
     read_corpus,
@@ -39,7 +40,6 @@ from bench.corpus_reader import (
     schedule_options,
     unsupported,
 )
-from tasks import ScheduleError, parse_schedule
 
 Verdict = Literal["right", "wrong", "refused"]
 Reader = Callable[[Entry], "str | None"]

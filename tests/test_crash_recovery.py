@@ -2,7 +2,7 @@
 
 This is the one test that runs in real time: 60 reminders fall due over 6 seconds while the
 process is killed three times at random moments and restarted at once. Every wait inside is
-bounded (see ``bench.harness``), and the whole run is bounded here. The long form, 1,000
+bounded (see ``testing.harness``), and the whole run is bounded here. The long form, 1,000
 reminders and 10 kills, is ``.venv/bin/python -m bench.crash``.
 """
 
@@ -13,10 +13,10 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench.crash_check import CrashReport, PlannedReminder, check_crash_run
-from bench.harness import OWNER, CrashPlan, reminder_drafts, run_crash_test
-from bench.sink_file import SinkLine
 from tasks import RunOutcome, RunStatus, SqliteTaskStore
+from testing.crash_check import CrashReport, PlannedReminder, check_crash_run
+from testing.harness import OWNER, CrashPlan, reminder_drafts, run_crash_test
+from testing.sink_file import SinkLine
 
 PLAN = CrashPlan(reminders=60, span=6.0, kills=3, seed=20261122, lease_wait=10.0)
 WHOLE_RUN_LIMIT = 60.0

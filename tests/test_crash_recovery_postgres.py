@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from bench.crash_check import CrashReport
-from bench.harness import CrashPlan
-from bench.pg_crash import run_pg_crash_test
+from testing.crash_check import CrashReport
+from testing.harness import CrashPlan
+from testing.pg_crash import run_pg_crash_test
 
 PLAN = CrashPlan(reminders=150, span=8.0, kills=4, seed=20261124, lead=4.0, lease_wait=40.0)
 SCHEDULERS = 3

@@ -24,8 +24,8 @@ from assistant.config import load_settings
 from common import ManualClock
 from interfaces import approval_card, format_arguments, request_line
 from tasks import Delivery, DeliveryStatus, RunStatus, TaskRun, parse_schedule
+from tests.assistant.builtin.serpapi_standin import LocalWebServer, Page, serpapi_error
 from tests.tasks.http_standin import ScriptedServer
-from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
 
 TLS = ssl.create_default_context()

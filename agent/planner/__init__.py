@@ -5,7 +5,7 @@ everything after it (parsing, validation, approvals, execution) runs as with an 
 
     offline       ``OfflinePlanner``: the backend, a small state machine over a turn
     toolbox       ``PlannerTools``: typed references to the tools it calls, named by the registry
-    rules         the ordered rules (``rule``: trigger + slot extraction, with golden phrases):
+    rules         the ordered rules (``rule``: trigger + slot extraction):
     rules_remind    reminders ("remind me ...", "wake me up ...", "set an alarm ...")
     rules_jobs      repeating searches, prompts and HTTP calls; one-time HTTP requests
     rules_manage    listing tasks and acting on one (cancel, pause, resume, snooze, move)
@@ -14,30 +14,21 @@ everything after it (parsing, validation, approvals, execution) runs as with an 
     plan          each intent's target tool and arguments
     compose       the answer written from tool results
     answers       the planner's own texts (help, questions back, honest refusals)
-    golden        golden phrases, what must come of each, and the check that runs them
     text, places  reading a message; places and their time zones
 
 The time expression of a sentence is found by ``tasks.find_time``: the planner has no time
-vocabulary of its own.
+vocabulary of its own. The sentences each rule must get right, and the check that runs them,
+are test data (``testing/golden``).
 """
 
-from agent.planner.golden import NOW, ZONE, Creates, Golden, Verdict, check_golden, pass_rate
 from agent.planner.offline import AskedAction, OfflinePlanner
-from agent.planner.rules import GOLDEN, RULES
+from agent.planner.rules import RULES
 from agent.planner.toolbox import PlannerTools, ToolboxError
 
 __all__ = [
-    "GOLDEN",
-    "NOW",
     "RULES",
-    "ZONE",
     "AskedAction",
-    "Creates",
-    "Golden",
     "OfflinePlanner",
     "PlannerTools",
     "ToolboxError",
-    "Verdict",
-    "check_golden",
-    "pass_rate",
 ]

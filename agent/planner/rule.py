@@ -1,10 +1,9 @@
-"""A rule of the offline planner: a trigger with its slot extraction, and its golden phrases.
+"""A rule of the offline planner: a trigger with its slot extraction.
 
 ``read`` is the trigger and the slot extraction in one: it returns the ``Intent`` a message
 asks for, or ``None`` when the rule does not apply. The intent names its target tool (``plan``
-maps each kind to one). ``golden`` lists sentences the rule must get right, each with what must
-come of it; the contract test and ``bench/golden.py`` run every one of them through the real
-registry and the real ``tasks``.
+maps each kind to one). The sentences each rule must get right live with the tests, by rule
+name (``testing/golden``).
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent.planner.golden import Golden
 from agent.planner.intents import Intent
 from agent.planner.text import Message
 
@@ -38,9 +36,7 @@ class Rule:
     Attributes:
         name: What it recognises, for people reading the list of rules.
         read: The trigger and slot extraction: the intent, or ``None`` when it does not apply.
-        golden: Sentences it must get right, with what must come of each.
     """
 
     name: str
     read: Callable[[Message, Context], Intent | None]
-    golden: tuple[Golden, ...] = ()

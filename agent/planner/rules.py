@@ -11,7 +11,6 @@ to any other question last.
 from __future__ import annotations
 
 from agent.planner import answers
-from agent.planner.golden import Golden
 from agent.planner.handover import ToModel
 from agent.planner.intents import Intent, Say
 from agent.planner.rule import Context, Rule
@@ -50,8 +49,6 @@ RULES: tuple[Rule, ...] = (
     SEARCHES,
     QUESTIONS,
 )
-GOLDEN: tuple[Golden, ...] = tuple(golden for rule in RULES for golden in rule.golden)
-"""Every rule's golden phrases."""
 
 
 def recognize(text: str, context: Context, *, max_chars: int) -> Intent:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 
-from agent.planner.golden import Golden, plans
 from agent.planner.intents import Intent, RunCode
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message
@@ -35,21 +34,4 @@ def run_code(message: Message, context: Context) -> Intent | None:
     return RunCode(code) if code else None
 
 
-CODE = Rule(
-    "python code to run",
-    run_code,
-    golden=(
-        Golden(
-            "run this python code: print(2 + 2)",
-            plans(lambda t: t.execute_code, code="print(2 + 2)"),
-        ),
-        Golden(
-            "execute this code: `print(sum(range(10)))`",
-            plans(lambda t: t.execute_code, code="print(sum(range(10)))"),
-        ),
-        Golden(
-            "please run python: import math; print(math.pi)",
-            plans(lambda t: t.execute_code, code="import math; print(math.pi)"),
-        ),
-    ),
-)
+CODE = Rule("python code to run", run_code)

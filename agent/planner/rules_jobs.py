@@ -12,13 +12,12 @@ from __future__ import annotations
 import re
 
 from agent.planner import answers
-from agent.planner.golden import Creates, Golden, says
 from agent.planner.handover import WritePrompt
 from agent.planner.intents import AskJob, HttpJob, Intent, Job, Repeat, Request, Say, SearchJob
 from agent.planner.rule import Context, Rule
 from agent.planner.rules_remind import reminder_text
 from agent.planner.text import Message, trim, unquote
-from tasks import TaskType, find_time
+from tasks import find_time
 
 _F = re.IGNORECASE
 _THEN = re.compile(r"^(?:(?:and|then|,)\s*)+", _F)
@@ -127,47 +126,6 @@ def http_request(message: Message, context: Context) -> Intent | None:
     return None if job is None else Request(job)
 
 
-def _job_at(sentence: str, first: str, text: str, repeats: str, kind: TaskType) -> Golden:
-    return Golden(sentence, Creates(first, text, repeats, kind))
-
-
-JOBS = Rule(
-    "repeating searches, prompts and HTTP calls",
-    scheduled_job,
-    golden=(
-        Golden(
-            "every weekday at 9am search the top US news and send me the top 3",
-            says(
-                "no search service is configured",
-                "nothing was scheduled",
-                "'every weekday at 9am remind me to search for the top US news'",
-            ),
-        ),
-        Golden(
-            "every day at 8am search the web for python news and send me the top 3",
-            says("SERPAPI_API_KEY", "'every day at 8am remind me to search for python news'"),
-        ),
-        # An agent task runs a prompt unattended: it waits for the user's approval, prompt shown.
-        Golden("every day at 8am ask: what time is it in Tokyo", says("Scheduling that")),
-        Golden(
-            "every monday at 10am ask: summarise my week",
-            says(
-                "without a language model", "'every monday at 10am remind me to summarise my week'"
-            ),
-        ),
-        Golden(
-            "every day at 8am tell me a joke",
-            says("I understood the schedule 'every day at 8am', but not what to do then"),
-        ),
-        Golden("turn off the lights at 1am daily", says("need the URL")),
-        Golden(
-            "tomorrow at 8am search for flights to Rome",
-            says(
-                "only as repeating tasks",
-                "'remind me tomorrow at 8am to search for flights to Rome'",
-            ),
-        ),
-    ),
-)
+JOBS = Rule("repeating searches, prompts and HTTP calls", scheduled_job)
 
 REQUESTS = Rule("one-time HTTP requests", http_request)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 
-from agent.planner.golden import Golden, Notes
 from agent.planner.intents import Intent, SaveNote
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim, unquote
@@ -35,19 +34,4 @@ def list_item(message: Message, context: Context) -> Intent | None:
     return SaveNote(f"{title}: {items}", tags)
 
 
-LISTS = Rule(
-    "items added to a list",
-    list_item,
-    golden=(
-        Golden("add milk to my shopping list", Notes("shopping list: milk", ("shopping",))),
-        Golden(
-            "put eggs and bread on the grocery list",
-            Notes("grocery list: eggs and bread", ("grocery",)),
-        ),
-        Golden(
-            "add call the bank to my to-do list", Notes("to-do list: call the bank", ("to-do",))
-        ),
-        Golden("please add 'Dune' to my reading list", Notes("reading list: Dune", ("reading",))),
-        Golden("add oat milk to my list", Notes("list: oat milk", ("list",))),
-    ),
-)
+LISTS = Rule("items added to a list", list_item)

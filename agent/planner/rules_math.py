@@ -11,7 +11,6 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from agent.planner.golden import Golden, says
 from agent.planner.intents import Intent, Say
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message
@@ -199,20 +198,4 @@ def _number(value: Fraction) -> str:
     return decimal if exact else f"{decimal} (about; exactly {value})"
 
 
-def _golden(sentence: str, *answer: str) -> Golden:
-    return Golden(sentence, says(*answer))
-
-
-ARITHMETIC = Rule(
-    "arithmetic",
-    arithmetic,
-    golden=(
-        _golden("what is 12 times 12?", "12 × 12 = 144"),
-        _golden("calculate (3 + 4) * 2", "(3 + 4) × 2 = 14"),
-        _golden("what's 15% of 80?", "15% of 80 = 12"),
-        _golden("how much is 7 divided by 2", "7 ÷ 2 = 3.5"),
-        _golden("2^10", "2^10 = 1024"),
-        _golden("what is 1 / 0", "divides by zero"),
-        _golden("what is 10 / 3", "10 ÷ 3 = 3.333333333 (about; exactly 10/3)"),
-    ),
-)
+ARITHMETIC = Rule("arithmetic", arithmetic)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from agent.llm import ChatMessage, Role
-from bench.models import GEMMA, SMOLLM2, ModelMissingError, model_path
+from testing.models import GEMMA, SMOLLM2, ModelMissingError, model_path
 from tools import ToolCall, ToolResult, ToolStatus
 
 

@@ -18,9 +18,9 @@ import pytest
 
 from assistant.app import App, open_app
 from assistant.config import load_settings
-from bench.corpus_reader import SHOWN, Entry, read_corpus, render_fires
 from common import ManualClock
 from tasks import ReminderData, Task
+from testing.corpus_reader import SHOWN, Entry, read_corpus, render_fires
 
 SENTENCES = {corpus.kind: corpus for corpus in read_corpus() if corpus.sentences}
 WRAPPERS = (

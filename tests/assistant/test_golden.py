@@ -1,5 +1,6 @@
-"""The offline planner's contract: every golden phrase of every rule, through the real registry,
-executor and task manager (``assistant.app``), on a manual clock at the goldens' instant."""
+"""The offline planner's contract: every golden phrase of every rule (``testing.golden``),
+through the real registry, executor and task manager (``assistant.app``), on a manual clock at
+the goldens' instant."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.planner import GOLDEN, NOW, RULES, ZONE, Creates, OfflinePlanner, check_golden
+from agent.planner import RULES, OfflinePlanner
 from assistant.app import App, open_app
 from assistant.config import load_settings
 from common import ManualClock
+from testing.golden import CASES, GOLDEN, NOW, ZONE, Creates, check_golden
 from tools import ToolContext, ToolParser, validate_tool_call
 
 
@@ -33,7 +35,8 @@ def planner_of(app: App) -> OfflinePlanner:
 def test_there_are_enough_golden_phrases_and_every_rule_has_some() -> None:
     assert len(GOLDEN) >= 150
     assert len({golden.text for golden in GOLDEN if not golden.setup}) >= 150
-    assert all(rule.golden for rule in RULES if rule.name != "one-time HTTP requests")
+    assert set(CASES) == {rule.name for rule in RULES} - {"one-time HTTP requests"}
+    assert all(CASES.values())
 
 
 def test_the_goldens_cover_the_forms_the_issue_names() -> None:

@@ -19,12 +19,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent.llm import ChatMessage, LLMBackend, Role, ToolMode
-from agent.planner import NOW, ZONE, OfflinePlanner, PlannerTools, ToolboxError
+from agent.planner import OfflinePlanner, PlannerTools, ToolboxError
 from assistant.app import App, open_app
 from assistant.config import load_settings
 from common import ManualClock
 from interfaces import JsonlNotifier
 from memory import HitKind, MemoryHit, MessageRole
+from testing.golden import NOW, ZONE
 from tools import ToolCall, ToolDefinition, ToolParser, ToolRegistry, ToolResult, ToolStatus
 
 Call = tuple[str, dict[str, Any]]

@@ -30,7 +30,7 @@ from interfaces import approval_card, request_line
 from interfaces.web import approval_out
 from memory import FROM_OUTSIDE, MessageRole, StoredMessage
 from tasks import Delivery, DeliveryStatus, RunStatus, parse_schedule
-from tests.tools.serpapi_standin import LocalWebServer, Page
+from tests.assistant.builtin.serpapi_standin import LocalWebServer, Page
 from tools import ApprovalRequest, RiskLevel, ToolStatus
 
 START = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)

@@ -21,7 +21,7 @@ from assistant.app import App, open_app
 from assistant.config import Settings
 from common import ManualClock
 from interfaces.telegram import TelegramInterface, TelegramNotifier
-from tests.interfaces.botapi_standin import BotApiStandin, SentMessage
+from testing.botapi_standin import BotApiStandin, SentMessage
 from tests.interfaces.fakes import FakeTime
 from tests.interfaces.telegram_harness import ALICE, BOB
 

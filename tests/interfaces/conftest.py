@@ -1,4 +1,4 @@
-"""Fixtures for the interface tests: the Bot API stand-in."""
+"""Fixtures for the interface tests: a Bot API stand-in with a chat open, and a bot on it."""
 
 from __future__ import annotations
 
@@ -7,15 +7,8 @@ from collections.abc import AsyncIterator
 import pytest
 from telegram import Bot
 
-from tests.interfaces.botapi_standin import BotApiStandin
+from testing.botapi_standin import BotApiStandin
 from tests.interfaces.fakes import USER, FakeTime
-
-
-@pytest.fixture
-async def botapi() -> AsyncIterator[BotApiStandin]:
-    """A running Bot API stand-in on 127.0.0.1."""
-    async with BotApiStandin() as server:
-        yield server
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,7 @@ from agent import DialogAgent
 from common import ManualClock
 from interfaces import ZONE_ASKED, ChatAgent
 from interfaces.telegram import TelegramInterface, TelegramNotifier
-from tests.interfaces.botapi_standin import BotApiStandin
+from testing.botapi_standin import BotApiStandin
 from tests.interfaces.fakes import FakeTime
 from tests.interfaces.world import Script, World, default_script, open_world
 

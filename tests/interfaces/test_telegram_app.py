@@ -19,6 +19,7 @@ from assistant.config import Settings
 from common import ManualClock
 from interfaces import NO_TASKS
 from tasks import RunStatus, TaskStatus, TaskType
+from testing.botapi_standin import BotApiStandin
 from tests.interfaces.app_harness import (
     ALICE,
     BOB,
@@ -27,7 +28,6 @@ from tests.interfaces.app_harness import (
     AppBot,
     running_app_bot,
 )
-from tests.interfaces.botapi_standin import BotApiStandin
 
 TASK_ID = re.compile(r"\(task (?P<id>\w+)\)")
 

@@ -20,7 +20,7 @@ from interfaces.telegram import (
     WebhookConfig,
 )
 from tasks import TaskStatus
-from tests.interfaces.botapi_standin import ApiError, BotApiStandin
+from testing.botapi_standin import ApiError, BotApiStandin
 from tests.interfaces.telegram_harness import (
     ALICE,
     BOB,

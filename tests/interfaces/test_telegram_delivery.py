@@ -10,7 +10,7 @@ from telegram import Bot
 from interfaces import Action, ActionKind
 from interfaces.telegram import OutgoingQueue, TelegramNotifier, decode_action
 from tasks import Delivery, DeliveryKind, DeliveryStatus
-from tests.interfaces.botapi_standin import ApiError, BotApiStandin
+from testing.botapi_standin import ApiError, BotApiStandin
 from tests.interfaces.fakes import USER, FakeTime
 
 

@@ -31,6 +31,7 @@ from common import ManualClock
 from interfaces import Action, ActionKind
 from interfaces.telegram import encode_action
 from tasks import TaskStatus
+from testing.botapi_standin import BotApiStandin, SentMessage
 from tests.interfaces.app_harness import (
     ALICE,
     BOB,
@@ -41,7 +42,6 @@ from tests.interfaces.app_harness import (
     table_counts,
     utf16_units,
 )
-from tests.interfaces.botapi_standin import BotApiStandin, SentMessage
 from tools import ApprovalStatus
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -17,7 +17,7 @@ import pytest
 from agent import AgentEvent, AgentEventKind, AgentReply, ApprovalReply, DialogAgent, EventCallback
 from agent.llm import ChatMessage, LLMResponse
 from interfaces.telegram import LIVE_INTERVAL
-from tests.interfaces.botapi_standin import ApiCall, BotApiStandin, SentMessage
+from testing.botapi_standin import ApiCall, BotApiStandin, SentMessage
 from tests.interfaces.fakes import FakeTime
 from tests.interfaces.telegram_harness import ALICE, GROUP, Harness, running_bot
 from tests.interfaces.world import default_script

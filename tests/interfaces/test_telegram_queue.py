@@ -10,7 +10,7 @@ from telegram import Bot
 
 from interfaces.telegram import OutgoingQueue, RateLimits
 from tasks import DeliveryStatus
-from tests.interfaces.botapi_standin import ApiError, BotApiStandin
+from testing.botapi_standin import ApiError, BotApiStandin
 from tests.interfaces.fakes import USER, FakeTime
 
 

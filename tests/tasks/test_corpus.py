@@ -15,7 +15,8 @@ from datetime import datetime
 
 import pytest
 
-from bench.corpus_reader import (
+from tasks import Schedule, ScheduleError, parse_schedule
+from testing.corpus_reader import (
     SHOWN,
     CorpusFile,
     Entry,
@@ -24,7 +25,6 @@ from bench.corpus_reader import (
     schedule_options,
     unsupported,
 )
-from tasks import Schedule, ScheduleError, parse_schedule
 
 CORPUS = read_corpus()
 EXPRESSIONS = {corpus.kind: corpus for corpus in CORPUS if not corpus.sentences}

@@ -18,7 +18,12 @@ from assistant.builtin import (
     html_to_text,
 )
 from tasks import SearchHit
-from tests.tools.serpapi_standin import LocalWebServer, Page, serpapi_error, serpapi_page
+from tests.assistant.builtin.serpapi_standin import (
+    LocalWebServer,
+    Page,
+    serpapi_error,
+    serpapi_page,
+)
 from tools import (
     ToolCall,
     ToolContext,

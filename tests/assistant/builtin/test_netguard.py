@@ -23,7 +23,7 @@ from common import (
     redact_url,
     scrub,
 )
-from tests.tools.serpapi_standin import LocalWebServer, Page
+from tests.assistant.builtin.serpapi_standin import LocalWebServer, Page
 
 TLS = ssl.create_default_context()  # built once: a verifying context costs a fraction of a second
 

@@ -8,7 +8,7 @@ import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 
-from tests.interfaces.botapi_standin import ApiError, BotApiStandin
+from testing.botapi_standin import ApiError, BotApiStandin
 
 USER = 111
 
@@ -65,7 +65,10 @@ async def test_callback_query_round_trip(botapi: BotApiStandin) -> None:
     assert (message.text, message.buttons, message.edits) == ("pressed", [], 1)
 
 
-async def test_telegram_error_replies(botapi: BotApiStandin) -> None:
+async def test_telegram_error_replies(
+    botapi: BotApiStandin, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PTB_TIMEDELTA", "true")  # retry_after read as a timedelta, not warned
     botapi.add_chat(USER)
     botapi.add_chat(222)
     botapi.block(222)

@@ -1,10 +1,10 @@
 """A Telegram Bot API stand-in: a real HTTP server on 127.0.0.1 for end-to-end tests.
 
 python-telegram-bot talks to it unmodified (``base_url`` points here). It implements the
-methods the bot uses (message drafts too, unless ``state.drafts_supported`` is turned
-off, as on a Bot API server from before them), answers with Telegram's own error shapes, lets a test play users (send
-text, commands and button presses) and read what the bot sent, and injects failures (429 with
-``retry_after``, 403 "bot was blocked by the user", dropped connections).
+methods the bot uses (message drafts too, unless ``state.drafts_supported`` is turned off, as
+on a Bot API server from before them), answers with Telegram's own error shapes, lets a test
+play users (send text, commands and button presses) and read what the bot sent, and injects
+failures (429 with ``retry_after``, 403 "bot was blocked by the user", dropped connections).
 
 The HTTP side is stdlib asyncio streams speaking HTTP/1.1 with keep-alive; that is all
 httpx needs. python-telegram-bot posts ``application/x-www-form-urlencoded`` bodies whose
@@ -26,8 +26,8 @@ from urllib.parse import parse_qsl
 
 import httpx
 
-from tests.interfaces.botapi_methods import BotApiMethods
-from tests.interfaces.botapi_types import (
+from testing.botapi_methods import BotApiMethods
+from testing.botapi_types import (
     ApiCall,
     ApiError,
     Button,

@@ -11,7 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bench.pg_server import EmbeddedPostgres, EmbeddedPostgresError, ServerUser, remove_stale
+from testing.pg_server import EmbeddedPostgres, EmbeddedPostgresError, ServerUser, remove_stale
 
 
 def process_uid(pid: int) -> int:

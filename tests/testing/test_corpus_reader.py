@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bench.corpus_reader import CorpusFormatError, read_file, render_fires
+from testing.corpus_reader import CorpusFormatError, read_file, render_fires
 
 BERLIN = ZoneInfo("Europe/Berlin")
 EXAMPLE = """\

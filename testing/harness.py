@@ -3,7 +3,7 @@
 ``run_crash_test`` stores reminders due over a span of seconds, starts ``assistant serve`` with
 a JSON Lines sink, kills it with SIGKILL at random moments (restarting it at once each time),
 waits until every reminder is due, delivered and settled in the ledger, stops the last process
-cleanly, and checks the sink against the store (see ``bench.crash_check``). Every wait has a
+cleanly, and checks the sink against the store (see ``testing.crash_check``). Every wait has a
 deadline; what did not happen in time is reported, never waited for forever.
 """
 
@@ -20,9 +20,6 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from assistant.config import Settings
-from bench.crash_check import CrashReport, PlannedReminder, check_crash_run
-from bench.serve_process import ServeProcess, serve_command, serve_env
-from bench.sink_file import SinkLine, SinkReader
 from tasks import (
     MisfirePolicy,
     MisfireRule,
@@ -33,6 +30,9 @@ from tasks import (
     TaskStore,
     TaskType,
 )
+from testing.crash_check import CrashReport, PlannedReminder, check_crash_run
+from testing.serve_process import ServeProcess, serve_command, serve_env
+from testing.sink_file import SinkLine, SinkReader
 
 OWNER = "crash-test"
 POLL_SECONDS = 0.05

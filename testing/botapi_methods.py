@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from tests.interfaces.botapi_types import (
+from testing.botapi_types import (
     ApiError,
     Button,
     CallbackAnswer,
     Draft,
     DropConnection,
+    Failure,
     SentMessage,
+    StandinState,
 )
-
-if TYPE_CHECKING:
-    from tests.interfaces.botapi_standin import BotApiStandin
 
 _MAX_TEXT = 4096
 _MAX_CALLBACK_DATA = 64
@@ -33,10 +32,25 @@ def _utf16_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+class Server(Protocol):
+    """What the methods need of the stand-in (``BotApiStandin``): its state, and its waiters."""
+
+    state: StandinState
+
+    @property
+    def closing(self) -> bool: ...
+    def next_id(self) -> int: ...
+    def notify(self) -> None: ...
+    async def wait_for_updates(self, offset: int, seconds: float) -> None: ...
+    def take_failure(self, method: str, chat_id: int | None) -> Failure | None: ...
+    def bot_json(self) -> dict[str, Any]: ...
+    def message_json(self, message: SentMessage) -> dict[str, Any]: ...
+
+
 class BotApiMethods:
     """Dispatches one Bot API call against the stand-in's state."""
 
-    def __init__(self, server: BotApiStandin) -> None:
+    def __init__(self, server: Server) -> None:
         self._server = server
         self._handlers: dict[str, Handler] = {
             "getme": self.get_me,
