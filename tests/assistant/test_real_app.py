@@ -15,7 +15,7 @@ from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import Settings, load_settings
 from assistant.frontends import chat
 from memory import StoredMessage
-from tests.assistant.real_models import smollm2_path
+from tests.agent.llm.real_models import smollm2_path
 from tools import ToolResult, ToolStatus
 
 SAID = ["remind me in 10 minutes to check the oven", "cancel the oven reminder"]

@@ -13,7 +13,7 @@ from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import load_settings
 from common import ManualClock
 from tasks import AgentTaskData, ReminderData, TaskType
-from tests.assistant.real_models import real_model_path
+from tests.agent.llm.real_models import real_model_path
 
 NOW = datetime(2026, 3, 10, 13, 30, tzinfo=UTC)
 """Tuesday 14:30 in Berlin."""

@@ -32,7 +32,7 @@ from interfaces import (
     render_message,
 )
 from tasks import Delivery, DeliveryKind, DeliveryStatus
-from tests.assistant.agent_world import World, fence
+from tests.agent.agent_world import World, fence
 
 
 def chat_over(

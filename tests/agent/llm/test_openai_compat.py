@@ -25,8 +25,8 @@ from agent.llm import (
     ToolsUnsupportedError,
     parse_retry_after,
 )
-from tests.assistant.agent_world import World, fence
-from tests.assistant.openai_standin import OpenAIStandin, StandinReply, completion, error
+from tests.agent.agent_world import World, fence
+from tests.agent.llm.openai_standin import OpenAIStandin, StandinReply, completion, error
 from tools import ToolCall, ToolDefinition, ToolResult, ToolStatus
 
 TIME_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": False}

@@ -17,7 +17,7 @@ from agent.llm import (
     TextDelta,
     ToolMode,
 )
-from tests.assistant.openai_standin import (
+from tests.agent.llm.openai_standin import (
     OpenAIStandin,
     StandinReply,
     completion,

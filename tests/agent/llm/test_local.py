@@ -25,8 +25,8 @@ from agent.llm import (
     ToolMode,
     Waiting,
 )
-from tests.assistant.agent_world import World
-from tests.assistant.real_models import example_turns, gemma_path, smollm2_path
+from tests.agent.agent_world import World
+from tests.agent.llm.real_models import example_turns, gemma_path, smollm2_path
 from tools import ToolRegistry, tool, tool_definitions, validate_tool_call
 
 SYSTEM = ChatMessage(Role.SYSTEM, "You are a helpful personal assistant. Answer briefly.")

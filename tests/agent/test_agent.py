@@ -21,7 +21,7 @@ from agent.llm import (
 )
 from common import ManualClock
 from memory import MemoryStore
-from tests.assistant.agent_world import NOW, World, fence, native
+from tests.agent.agent_world import NOW, World, fence, native
 from tools import ApprovalStatus, Tool, ToolCall, ToolContext, ToolStatus, tool
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from agent.llm import BUILTIN_TEMPLATES, LLMModelError, LocalBackend, choose_template
-from tests.assistant.real_models import gemma_path, smollm2_path
+from tests.agent.llm.real_models import gemma_path, smollm2_path
 
 TEMPLATE_LOG = "agent.llm.gguf"
 

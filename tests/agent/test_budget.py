@@ -19,8 +19,8 @@ from agent.llm import (
 )
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import Settings, load_settings
-from tests.assistant.agent_world import World
-from tests.assistant.real_models import smollm2_path
+from tests.agent.agent_world import World
+from tests.agent.llm.real_models import smollm2_path
 from tools import ToolDefinition
 
 SYSTEM = [ChatMessage(Role.SYSTEM, "You are a helpful personal assistant.")]

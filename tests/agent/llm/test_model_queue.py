@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from agent.llm import REQUESTER, ChatMessage, ModelQueue, OpenAIBackend, Role, Ticket, ToolMode
-from tests.assistant.openai_standin import OpenAIStandin, RecordedRequest, StandinReply, completion
+from tests.agent.llm.openai_standin import OpenAIStandin, RecordedRequest, StandinReply, completion
 
 
 def granted(tickets: list[Ticket]) -> list[bool]:

@@ -6,7 +6,7 @@ import pytest
 
 from agent import AgentEvent, AgentEventKind, VisibleText
 from agent.llm import LLMResponse, ScriptedBackend, ToolMode
-from tests.assistant.agent_world import World, fence, native
+from tests.agent.agent_world import World, fence, native
 
 
 def test_text_is_shown_up_to_what_may_open_a_call() -> None:

@@ -8,7 +8,7 @@ import pytest
 
 from agent import check_honesty, find_statements
 from agent.llm import ScriptedBackend
-from tests.assistant.agent_world import World, fence
+from tests.agent.agent_world import World, fence
 from tools import ToolCall, ToolResult, ToolStatus
 
 

@@ -14,7 +14,7 @@ from agent.llm import (
     ToolsUnsupportedError,
     ToolSupportCache,
 )
-from tests.assistant.openai_standin import OpenAIStandin, StandinReply, completion, error
+from tests.agent.llm.openai_standin import OpenAIStandin, StandinReply, completion, error
 from tools import ToolDefinition
 
 TOOLS = [
