@@ -1,5 +1,6 @@
 """Interfaces: the terminal chat, the Telegram bot (``interfaces.telegram``), and what both
-share: the slash commands, the views of tasks and approvals, and the notifiers.
+share: the slash commands, the views of tasks and approvals, and the notifiers; and a task's
+JSON shape (``TaskOut``), the same for the HTTP API (``interfaces.web``) and the command line.
 
 Interfaces depend on the agent, the task manager and memory only through the protocols in
 ``interfaces.protocols``; the composition root (``assistant.app``) hands the objects in.
@@ -32,6 +33,7 @@ from interfaces.protocols import (
     MemoryService,
     TaskService,
 )
+from interfaces.task_json import TaskOut, task_out
 from interfaces.terminal import (
     CommandHandler,
     Console,
@@ -75,6 +77,7 @@ __all__ = [
     "Reply",
     "RoutingNotifier",
     "SlashCommands",
+    "TaskOut",
     "TaskService",
     "TerminalChat",
     "TerminalNotifier",
@@ -87,5 +90,6 @@ __all__ = [
     "render_message",
     "request_line",
     "run_history",
+    "task_out",
     "terminal_safe",
 ]

@@ -16,14 +16,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, HTTPException, Query
 
-from interfaces.web.convert import run_out, summary_out, task_out
+from interfaces.task_json import TaskOut, task_out
+from interfaces.web.convert import run_out, summary_out
 from interfaces.web.models import (
     ErrorOut,
     RunOut,
     RunsSummaryOut,
     SnoozeRequest,
     TaskActionResponse,
-    TaskOut,
 )
 from interfaces.web.routing import ERRORS, MAX_PAGE, PAGE, Limit, Offset, Page
 from interfaces.web.services import Services, User, WebServices
