@@ -113,8 +113,11 @@ def stream_slots(limit: int) -> UserSlots:
     )
 
 
-def app_services(request: Request) -> WebServices:
-    """The services of the application that received the request (``app.state.services``)."""
+async def app_services(request: Request) -> WebServices:
+    """The services of the application that received the request (``app.state.services``).
+
+    A coroutine, so FastAPI calls it on the event loop rather than in its thread pool.
+    """
     services = getattr(request.app.state, "services", None)
     if not isinstance(services, WebServices):
         raise RuntimeError(f"app.state.services is {services!r}, not the app's WebServices")
