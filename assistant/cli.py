@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from zoneinfo import ZoneInfo
 
     from assistant.config import Settings
-    from tasks import Task, TaskRun
+    from tasks import TaskRun
 
 logger = logging.getLogger("assistant")
 
@@ -420,40 +420,26 @@ def _told_in_the_reply(settings: Settings) -> Iterator[None]:
 
 def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER, open_app
+    from interfaces import task_out
     from tasks import task_line
 
     async def go() -> int:
         async with open_app(settings) as app:
             tasks = await app.tasks.list_tasks(LOCAL_USER)
             zone = await app.agent.user_zone(LOCAL_USER)
+        now = app.clock.now()
         if args.json:
-            rows = [_task_row(t, zone) for t in tasks]
+            # The HTTP API's shape (GET /tasks), times in the user's zone (``/tz`` sets it).
+            rows = [task_out(t, zone, now).model_dump(mode="json") for t in tasks]
             print(_json(rows))
         elif not tasks:
             print("No active tasks.")
         else:
-            now = app.clock.now()
             for task in tasks:
                 _show(task_line(task, zone, now))
         return 0
 
     return _run(go())
-
-
-def _task_row(task: Task, zone: ZoneInfo) -> dict[str, Any]:
-    """A task for scripts, its times in the user's zone (``/tz`` sets it)."""
-    from tasks import schedule_words
-
-    next_run = task.next_run.astimezone(zone) if task.next_run else None
-    return {
-        "id": task.id,
-        "task_type": task.task_type.value,
-        "description": task.description,
-        "schedule": schedule_words(task, zone),
-        "next_run": next_run.isoformat() if next_run else None,
-        "enabled": task.enabled,
-        "run_count": task.run_count,
-    }
 
 
 def _run_cancel(args: argparse.Namespace, settings: Settings) -> int:

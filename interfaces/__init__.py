@@ -1,6 +1,7 @@
 """The front ends: the terminal chat, the Telegram bot (``interfaces.telegram``) and the HTTP
 API with its web page (``interfaces.web``, loaded only by ``assistant web``), and what they
-share: the slash commands and buttons, the views of tasks and approvals, zones, notifiers.
+share: the slash commands and buttons, the views of tasks and approvals, zones, notifiers, and
+a task's JSON shape (``TaskOut``), the same for the HTTP API and the command line.
 
 The front ends read the agent's replies and events as the agent's own types (``agent``);
 the task manager and memory reach them through the small protocols of
@@ -32,6 +33,7 @@ from interfaces.protocols import (
     MemoryService,
     TaskService,
 )
+from interfaces.task_json import TaskOut, task_out
 from interfaces.terminal import (
     CommandHandler,
     Console,
@@ -72,6 +74,7 @@ __all__ = [
     "Reply",
     "RoutingNotifier",
     "SlashCommands",
+    "TaskOut",
     "TaskService",
     "TerminalChat",
     "TerminalNotifier",
@@ -84,5 +87,6 @@ __all__ = [
     "render_message",
     "request_line",
     "run_history",
+    "task_out",
     "terminal_safe",
 ]

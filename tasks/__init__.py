@@ -1,12 +1,20 @@
 """Scheduling: the schedule language, the task stores, the engine that fires tasks, and the
 runners that carry them out.
 
-    schedule/  words and cron expressions -> pure schedule values (``parse_schedule``)
-    store/     the ``TaskStore`` contract, the in-memory and SQLite stores, misfire planning
-    engine/    the ``TaskManager``: operations on tasks, the timer, claims, leases, the ledger
-    runners/   what a run of each task type does (reminder, agent task, web search, API call)
+    schedule/   words and cron expressions -> pure schedule values (``parse_schedule``)
+    store/      the ``TaskStore`` contract; the in-memory, SQLite and PostgreSQL stores;
+                misfire planning and state transitions as pure functions
+    engine/     the ``TaskManager``: operations on tasks, the timer, claims, leases, the ledger
+    runners/    what a run does, a module per task type (reminder, agent_task, web_search,
+                api_call) over what they share (base: ``RunReport``, ``Deliverer``)
 
-    models, execution, protocols, errors   the data types and seams shared by all four
+    models      tasks, their runs in the ledger, and the enums that name their states
+    execution   each task type's execution data, validated at the edge
+    protocols   what the scheduler needs from the layers above (``Notifier``, ``AgentRunner``...)
+    errors      the package's exceptions
+    describe    how a task reads to a person (``task_line``, ``schedule_words``...)
+    limits      what one owner may keep scheduled (``TaskLimits``)
+    references  ``${NAME}`` references: a scheduled request names its secrets
 """
 
 from tasks.describe import (

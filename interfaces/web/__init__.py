@@ -1,15 +1,23 @@
 """The assistant over HTTP: a JSON API, an AG-UI event stream and a small web page.
 
-    api        WebInterface: the FastAPI application over the agent, tasks and memory
-    chat       the conversation routes: /agent/chat, /agent/stream (AG-UI), /events
-    resources  the routes over tasks, approvals, notes, the caller, and /health
-    agui       AgUiRun: the agent's events as AG-UI events
-    gate       the token check, the body size limit and the security headers
-    auth       ApiTokens: bearer tokens -> user ids, compared in constant time
-    inbox      WebInbox: the scheduler's Notifier for web chats, read by the open pages
-    models     the request and response bodies
-    server     WebServer: uvicorn on the running event loop
-    static/    the page: index.html, app.css, app.js (no build step)
+    api          WebInterface: the FastAPI application; it keeps the services on app.state
+    services     WebServices, and the dependencies that hand the routes them and the caller
+    chat         router: /agent/chat, /agent/stream (AG-UI), /events, /history
+    task_routes  router: /tasks, a task's actions and its runs
+    resources    router: /approvals, /notes, /me, /health
+    page         router: the page's files and /docs
+    docs         the /docs page, made from the OpenAPI document
+    routing      what the routers share: a listing's page, the refusals they document
+    convert      domain objects as the API's bodies
+    models       the request and response bodies
+    agui         AgUiRun: the agent's events as AG-UI events
+    gate         the token check, the body size limit and the security headers
+    auth         ApiTokens: bearer tokens -> user ids, compared in constant time
+    slots        UserSlots: how many turns and streams each user has open
+    inbox        WebInbox: the scheduler's Notifier for web chats, read by the open pages
+    server       WebServer: uvicorn on the running event loop
+    connections  the deadlines and the cap on open connections
+    static/      the page: index.html, app.css, app.js (no build step)
 
 This package imports FastAPI and uvicorn (the ``web`` extra); nothing imports it unless the
 web front end runs (``assistant web``).

@@ -15,36 +15,27 @@ import asyncio
 import logging
 import secrets
 from datetime import timedelta
-from importlib import resources
 
 from fastapi import FastAPI, Request, Security
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBearer
 
 from common import Clock, SystemClock, clean_value
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent, MemoryService, TaskService
+from interfaces.web import chat, page, resources, task_routes
 from interfaces.web.auth import ApiTokens
-from interfaces.web.chat import chat_routes
-from interfaces.web.docs import docs_page
 from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
 from interfaces.web.models import MAX_MESSAGE_CHARS
-from interfaces.web.resources import resource_routes
 from interfaces.web.services import SchedulerStatus, WebServices, stream_slots, turn_slots
 from memory import MemoryInputError, MemoryStoreError
 from tasks import TaskError, TaskNotFoundError, TaskStateError, TaskStoreError
 
 logger = logging.getLogger(__name__)
 
-_PAGE_FILES = {
-    "/": ("index.html", "text/html; charset=utf-8"),
-    "/app.js": ("app.js", "text/javascript; charset=utf-8"),
-    "/app.css": ("app.css", "text/css; charset=utf-8"),
-    "/icon.svg": ("icon.svg", "image/svg+xml"),
-}
 _BEARER = "A token from ASSISTANT_API_TOKENS"
 _DESCRIPTION = """\
 Chat with the assistant, stream its answers as [AG-UI](https://docs.ag-ui.com) events, and
@@ -130,10 +121,10 @@ class WebInterface:
         # The bearer dependency documents the token in /docs; the gate checks it before any
         # route runs.
         bearer = Security(HTTPBearer(auto_error=False, description=_BEARER))
-        app.include_router(chat_routes(self.services), dependencies=[bearer])
-        app.include_router(resource_routes(self.services), dependencies=[bearer])
-        _add_page(app)
-        _add_docs(app)
+        for routes in (chat.router, task_routes.router, resources.router):
+            app.include_router(routes, dependencies=[bearer])
+        app.include_router(page.router)
+        app.state.services = self.services  # what the routes' `Services` reads
         app.add_exception_handler(RequestValidationError, _invalid)
         app.add_exception_handler(TaskStoreError, _unavailable)
         app.add_exception_handler(MemoryInputError, _bad_value)
@@ -142,35 +133,6 @@ class WebInterface:
         app.add_exception_handler(Exception, _unexpected)
         app.add_middleware(Gate, tokens=tokens, loopback_only=loopback_only, max_body=max_body)
         return app
-
-
-def _add_page(app: FastAPI) -> None:
-    """Serve the page's files (read once, at start)."""
-    folder = resources.files("interfaces.web") / "static"
-    for path, (name, media_type) in _PAGE_FILES.items():
-        content = (folder / name).read_bytes()
-
-        async def page(content: bytes = content, media_type: str = media_type) -> Response:
-            return Response(content, media_type=media_type, headers={"Cache-Control": "no-cache"})
-
-        app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
-
-
-def _add_docs(app: FastAPI) -> None:
-    """Serve ``/docs``: the reference page made from the OpenAPI document, and its styles."""
-    style = (resources.files("interfaces.web") / "static" / "docs.css").read_bytes()
-    page: list[bytes] = []
-
-    async def docs() -> Response:
-        if not page:  # made on first use: the routes are all known by then
-            page.append(docs_page(app.openapi()).encode())
-        return Response(page[0], media_type="text/html; charset=utf-8")
-
-    async def docs_css() -> Response:
-        return Response(style, media_type="text/css; charset=utf-8")
-
-    app.add_api_route("/docs", docs, methods=["GET"], include_in_schema=False)
-    app.add_api_route("/docs.css", docs_css, methods=["GET"], include_in_schema=False)
 
 
 async def _task_error(request: Request, error: Exception) -> JSONResponse:

@@ -22,7 +22,7 @@ import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Header, Query
+from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
 from starlette.background import BackgroundTask
 
@@ -48,12 +48,11 @@ from interfaces.web.models import (
     HistoryOut,
     StreamRequest,
 )
-from interfaces.web.services import WebServices, current_user
+from interfaces.web.services import Services, User, WebServices
 from interfaces.web.slots import Slot
 
 logger = logging.getLogger(__name__)
 
-User = Annotated[str, Depends(current_user)]
 Turn = Callable[[EventCallback | None], Awaitable[AgentReply]]
 _STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _SSE = {"text/event-stream": {"schema": {"type": "string"}}}
@@ -61,117 +60,120 @@ HISTORY_CHARS = 16_000
 """How much of a conversation ``/history`` reads at most (about what the model sees)."""
 
 
-def chat_routes(services: WebServices) -> APIRouter:
-    """The conversation routes over ``services``."""
-    router = APIRouter(tags=["chat"], responses={401: {"model": ErrorOut}})
+router = APIRouter(tags=["chat"], responses={401: {"model": ErrorOut}})
 
-    async def turn_of(user: str, chat: str, text: str) -> Turn:
-        """What answering ``text`` is: a slash command, or a turn of the agent."""
-        if text.lstrip().startswith("/"):
-            answer = await services.commands.handle(text, user_id=user, chat_id=web_chat(chat))
-            shown = command_text(answer or services.commands.help(unknown=text.split()[0]))
 
-            async def command(listener: EventCallback | None) -> AgentReply:
-                return AgentReply(shown)
+async def _turn_of(services: WebServices, user: str, chat: str, text: str) -> Turn:
+    """What answering ``text`` is: a slash command, or a turn of the agent."""
+    if text.lstrip().startswith("/"):
+        answer = await services.commands.handle(text, user_id=user, chat_id=web_chat(chat))
+        shown = command_text(answer or services.commands.help(unknown=text.split()[0]))
 
-            return command
+        async def command(listener: EventCallback | None) -> AgentReply:
+            return AgentReply(shown)
 
-        async def agent_turn(listener: EventCallback | None) -> AgentReply:
-            return await services.agent.handle_message(
-                text, user_id=user, chat_id=web_chat(chat), on_event=listener
-            )
+        return command
 
-        return agent_turn
+    async def agent_turn(listener: EventCallback | None) -> AgentReply:
+        return await services.agent.handle_message(
+            text, user_id=user, chat_id=web_chat(chat), on_event=listener
+        )
 
-    @router.post("/agent/chat", summary="Say something; get the whole answer")
-    async def chat(body: ChatRequest, user: User) -> ChatResponse:
-        services.check_length(body.message, ("body", "message"))
-        slot = services.turns.take(user)
-        try:
-            turn = await turn_of(user, body.chat_id, body.message)
-            reply = await turn(None)
-            return chat_response(reply, body.chat_id, await services.agent.user_zone(user))
-        finally:
-            slot.release()
+    return agent_turn
 
-    @router.post(
-        "/agent/stream",
-        summary="Say something; get the answer as AG-UI server-sent events",
-        response_class=StreamingResponse,
-        responses={200: {"content": _SSE, "description": "AG-UI events, one per 'data:' line"}},
+
+@router.post("/agent/chat", summary="Say something; get the whole answer")
+async def chat(body: ChatRequest, services: Services, user: User) -> ChatResponse:
+    services.check_length(body.message, ("body", "message"))
+    slot = services.turns.take(user)
+    try:
+        turn = await _turn_of(services, user, body.chat_id, body.message)
+        reply = await turn(None)
+        return chat_response(reply, body.chat_id, await services.agent.user_zone(user))
+    finally:
+        slot.release()
+
+
+@router.post(
+    "/agent/stream",
+    summary="Say something; get the answer as AG-UI server-sent events",
+    response_class=StreamingResponse,
+    responses={200: {"content": _SSE, "description": "AG-UI events, one per 'data:' line"}},
+)
+async def stream(body: StreamRequest, services: Services, user: User) -> StreamingResponse:
+    if not body.resume:
+        where = ("body", "message") if body.message is not None else ("body", "messages")
+        services.check_length(body.text, where)
+    zone = await services.agent.user_zone(user)
+    chat = body.chat
+    run = AgUiRun(
+        thread_id=chat,
+        run_id=body.run_id or uuid.uuid4().hex,
+        now=services.clock.now,
+        reply_body=lambda reply: chat_body(reply, chat, zone),
+        approval_text=lambda request: approval_text(request, zone),
+        shown_arguments=lambda arguments: [
+            shown.model_dump() for shown in shown_arguments(arguments)
+        ],
+        expires_text=lambda request: expires_text(request, zone),
     )
-    async def stream(body: StreamRequest, user: User) -> StreamingResponse:
-        if not body.resume:
-            where = ("body", "message") if body.message is not None else ("body", "messages")
-            services.check_length(body.text, where)
-        zone = await services.agent.user_zone(user)
-        chat = body.chat
-        run = AgUiRun(
-            thread_id=chat,
-            run_id=body.run_id or uuid.uuid4().hex,
-            now=services.clock.now,
-            reply_body=lambda reply: chat_body(reply, chat, zone),
-            approval_text=lambda request: approval_text(request, zone),
-            shown_arguments=lambda arguments: [
-                shown.model_dump() for shown in shown_arguments(arguments)
-            ],
-            expires_text=lambda request: expires_text(request, zone),
-        )
-        slot = services.turns.take(user)
-        try:
-            if body.resume:
-                turn = _resumed(services, user, body)
-            else:
-                turn = await turn_of(user, chat, body.text)
-        except BaseException:
-            slot.release()
-            raise
-        return StreamingResponse(
-            _holding(slot, _run_stream(turn, run, keepalive=services.keepalive)),
-            media_type="text/event-stream",
-            headers=_STREAM_HEADERS,
-            # Also when the client left before the stream began (the body never ran).
-            background=BackgroundTask(slot.release),
-        )
-
-    @router.get(
-        "/events",
-        summary="Reminders and task results for your web chats, as server-sent events",
-        response_class=StreamingResponse,
-        responses={200: {"content": _SSE, "description": "'delivery' events with JSON data"}},
+    slot = services.turns.take(user)
+    try:
+        if body.resume:
+            turn = _resumed(services, user, body)
+        else:
+            turn = await _turn_of(services, user, chat, body.text)
+    except BaseException:
+        slot.release()
+        raise
+    return StreamingResponse(
+        _holding(slot, _run_stream(turn, run, keepalive=services.keepalive)),
+        media_type="text/event-stream",
+        headers=_STREAM_HEADERS,
+        # Also when the client left before the stream began (the body never ran).
+        background=BackgroundTask(slot.release),
     )
-    async def events(
-        user: User,
-        after: str | None = None,
-        recent: bool = False,
-        last_event_id: Annotated[str | None, Header()] = None,
-    ) -> StreamingResponse:
-        """Deliveries after ``after`` (or the ``Last-Event-ID`` a reconnecting browser sends);
-        without either, with ``recent=true`` first those the server still holds for you (the
-        latest 100 since it started: what came while no page was open), else only those
-        still to come."""
-        start = last_event_id or after or (None if recent else services.inbox.latest_id(user))
-        slot = services.streams.take(user)
-        return StreamingResponse(
-            _holding(slot, _deliveries(services, user, start)),
-            media_type="text/event-stream",
-            headers=_STREAM_HEADERS,
-            background=BackgroundTask(slot.release),
-        )
 
-    @router.get("/history", summary="The recent conversation of a chat")
-    async def history(
-        user: User,
-        chat_id: Annotated[str, Query(pattern=CHAT_ID_PATTERN)] = DEFAULT_CHAT,
-        limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    ) -> list[HistoryOut]:
-        """What you said in the chat and the assistant's answers, oldest first."""
-        stored = await services.memory.load_conversation(
-            user, web_chat(chat_id), max_chars=HISTORY_CHARS
-        )
-        return history_out(stored, await services.agent.user_zone(user))[-limit:]
 
-    return router
+@router.get(
+    "/events",
+    summary="Reminders and task results for your web chats, as server-sent events",
+    response_class=StreamingResponse,
+    responses={200: {"content": _SSE, "description": "'delivery' events with JSON data"}},
+)
+async def events(
+    services: Services,
+    user: User,
+    after: str | None = None,
+    recent: bool = False,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> StreamingResponse:
+    """Deliveries after ``after`` (or the ``Last-Event-ID`` a reconnecting browser sends);
+    without either, with ``recent=true`` first those the server still holds for you (the
+    latest 100 since it started: what came while no page was open), else only those
+    still to come."""
+    start = last_event_id or after or (None if recent else services.inbox.latest_id(user))
+    slot = services.streams.take(user)
+    return StreamingResponse(
+        _holding(slot, _deliveries(services, user, start)),
+        media_type="text/event-stream",
+        headers=_STREAM_HEADERS,
+        background=BackgroundTask(slot.release),
+    )
+
+
+@router.get("/history", summary="The recent conversation of a chat")
+async def history(
+    services: Services,
+    user: User,
+    chat_id: Annotated[str, Query(pattern=CHAT_ID_PATTERN)] = DEFAULT_CHAT,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[HistoryOut]:
+    """What you said in the chat and the assistant's answers, oldest first."""
+    stored = await services.memory.load_conversation(
+        user, web_chat(chat_id), max_chars=HISTORY_CHARS
+    )
+    return history_out(stored, await services.agent.user_zone(user))[-limit:]
 
 
 async def _holding(slot: Slot, events: AsyncGenerator[str, None]) -> AsyncIterator[str]:

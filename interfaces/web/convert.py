@@ -2,6 +2,7 @@
 
 The words come from where every interface takes them (``tasks.schedule_words``,
 ``tasks.when_text``, ``interfaces.views``), so the web says what Telegram and the terminal say.
+A task's shape is shared with the command line (``interfaces.task_json``).
 """
 
 from __future__ import annotations
@@ -25,43 +26,16 @@ from interfaces.web.models import (
     NoteOut,
     RunOut,
     RunsSummaryOut,
-    TaskOut,
     ToolResultOut,
 )
 from memory import MessageRole, Note, StoredMessage
-from tasks import (
-    LedgerSummary,
-    Task,
-    TaskRun,
-    TaskStatus,
-    next_run_words,
-    schedule_words,
-    task_line,
-    when_text,
-)
+from tasks import LedgerSummary, TaskRun, when_text
 from tools import ApprovalRequest, ToolResult
 
 
 def local(instant: datetime | None, zone: ZoneInfo) -> datetime | None:
     """``instant`` in ``zone`` (its ISO form carries the zone's offset)."""
     return instant.astimezone(zone) if instant is not None else None
-
-
-def task_out(task: Task, zone: ZoneInfo, now: datetime) -> TaskOut:
-    """A task as the API shows it."""
-    upcoming = task.next_run if task.status is TaskStatus.ACTIVE else None
-    return TaskOut(
-        id=task.id,
-        type=task.task_type.value,
-        description=task.description,
-        schedule=schedule_words(task, zone),
-        status=task.status.value,
-        status_reason=task.status_reason,
-        next_run=local(upcoming, zone),
-        next_run_text=next_run_words(task, zone, now) if upcoming else task.status.value,
-        run_count=task.run_count,
-        line=task_line(task, zone, now),
-    )
 
 
 def run_out(run: TaskRun, zone: ZoneInfo) -> RunOut:

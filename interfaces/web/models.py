@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from common import unstorable
+from interfaces.task_json import TaskOut
 
 MAX_MESSAGE_CHARS = 4000
 """The longest message by default (``ASSISTANT_MAX_MESSAGE_CHARS``): the offline planner reads
@@ -191,21 +192,6 @@ class ChatResponse(BaseModel):
     chat_id: str
     tool_results: list[ToolResultOut]
     approvals: list[ApprovalOut]
-
-
-class TaskOut(BaseModel):
-    """A scheduled task."""
-
-    id: str
-    type: str
-    description: str
-    schedule: str = Field(description="The schedule in words, in your zone.")
-    status: str
-    status_reason: str | None
-    next_run: datetime | None
-    next_run_text: str = Field(description="The next run in words, e.g. 'today at 14:35 (...)'.")
-    run_count: int
-    line: str = Field(description="The task on one line, as every interface lists it.")
 
 
 class RunOut(BaseModel):

@@ -1,13 +1,19 @@
-"""What the web API's routes work with, handed in by the composition root."""
+"""What the web API's routes work with, handed in by the composition root.
+
+``WebInterface`` keeps the ``WebServices`` on ``app.state``; the routes (module-level
+routers) receive them, and the caller, as dependencies:
+
+    async def route(services: Services, user: User) -> ...
+"""
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import Protocol
+from typing import Annotated, Protocol
 
-from fastapi import HTTPException, Request
+from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 
 from common import Clock
@@ -107,9 +113,26 @@ def stream_slots(limit: int) -> UserSlots:
     )
 
 
+async def app_services(request: Request) -> WebServices:
+    """The services of the application that received the request (``app.state.services``).
+
+    A coroutine, so FastAPI calls it on the event loop rather than in its thread pool.
+    """
+    services = getattr(request.app.state, "services", None)
+    if not isinstance(services, WebServices):
+        raise RuntimeError(f"app.state.services is {services!r}, not the app's WebServices")
+    return services
+
+
 def current_user(request: Request) -> str:
     """The user the request's token stands for (the gate has checked it)."""
     user = request.scope.get("state", {}).get(USER_KEY)
     if not isinstance(user, str):
         raise HTTPException(401, UNAUTHORIZED, headers={"WWW-Authenticate": "Bearer"})
     return user
+
+
+Services = Annotated[WebServices, Depends(app_services)]
+"""A route's parameter for the application's services."""
+User = Annotated[str, Depends(current_user)]
+"""A route's parameter for the caller's user id."""

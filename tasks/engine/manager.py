@@ -38,9 +38,9 @@ from tasks.models import (
     TaskStatus,
 )
 from tasks.protocols import AgentRunner, HttpSender, Notifier, Searcher, SecretSource
-from tasks.runners.api_call import ApiCallRunner
-from tasks.runners.base import (
+from tasks.runners import (
     AgentTaskRunner,
+    ApiCallRunner,
     Deliverer,
     ReminderRunner,
     TaskRunner,

@@ -1,9 +1,8 @@
-"""Runners per task type: what running a claimed task means, and how its result is delivered.
+"""What the runners share: the ``TaskRunner`` protocol, the ``RunReport`` each run ends with,
+and the ``Deliverer`` that hands their messages to the notifier.
 
 A runner never raises for an expected failure: it returns a ``RunReport`` whose status the
-manager writes to the ledger. ``reminder`` needs no LLM at all; ``agent_task`` and
-``web_search`` use the protocols the composition root passes in; ``api_call`` lives in
-``tasks.api_call``.
+manager writes to the ledger.
 """
 
 from __future__ import annotations
@@ -13,18 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from tasks.errors import TaskError
-from tasks.execution import AgentTaskData, ReminderData, WebSearchData
 from tasks.models import MisfireAction, RunStatus, Task, TaskRun, format_lateness
-from tasks.protocols import (
-    AgentRunner,
-    Delivery,
-    DeliveryKind,
-    DeliveryStatus,
-    Notifier,
-    Searcher,
-    SearchHit,
-)
+from tasks.protocols import Delivery, DeliveryKind, DeliveryStatus, Notifier
 from tasks.schedule.model import format_local
 
 log = logging.getLogger(__name__)
@@ -137,118 +126,8 @@ def late_note(task: Task, run: TaskRun) -> str:
     return note + ")"
 
 
-class ReminderRunner:
-    """Delivers a reminder's text by code: zero LLM calls."""
-
-    def __init__(self, deliverer: Deliverer) -> None:
-        self._deliverer = deliverer
-
-    async def run(self, task: Task, run: TaskRun) -> RunReport:
-        """Deliver the reminder as a REMINDER message."""
-        data = task.execution
-        if not isinstance(data, ReminderData):
-            return _wrong_data(task)
-        return await self._deliverer.report(
-            task, run, DeliveryKind.REMINDER, data.message, result="reminder delivered"
-        )
-
-
-class AgentTaskRunner:
-    """Runs the agent on the task's prompt in a fresh context and delivers its answer."""
-
-    def __init__(self, deliverer: Deliverer, agent: AgentRunner | None) -> None:
-        self._deliverer = deliverer
-        self._agent = agent
-
-    async def run(self, task: Task, run: TaskRun) -> RunReport:
-        """Ask the agent, then deliver the answer as a RESULT."""
-        data = task.execution
-        if not isinstance(data, AgentTaskData):
-            return _wrong_data(task)
-        if self._agent is None:
-            return RunReport(
-                RunStatus.FAILED,
-                error="agent tasks need an agent, and none is configured for the scheduler",
-            )
-        answer = (
-            await self._agent.run_task(data.prompt, owner_id=task.owner_id, chat_id=task.chat_id)
-        ).strip()
-        if not answer:
-            return RunReport(RunStatus.FAILED, error="the agent returned an empty answer")
-        return await self._deliverer.report(
-            task, run, DeliveryKind.RESULT, f"{task.description}\n\n{answer}", _brief(answer)
-        )
-
-
-class WebSearchRunner:
-    """Searches the web and delivers the top hits as a list, or a summary of them.
-
-    Args:
-        deliverer: Where the results go.
-        searcher: The search backend, or ``None`` when search is not configured.
-        summarizer: When given, the agent summarises the hits instead of listing them.
-    """
-
-    def __init__(
-        self,
-        deliverer: Deliverer,
-        searcher: Searcher | None,
-        *,
-        summarizer: AgentRunner | None = None,
-    ) -> None:
-        self._deliverer = deliverer
-        self._searcher = searcher
-        self._summarizer = summarizer
-
-    async def run(self, task: Task, run: TaskRun) -> RunReport:
-        """Search, then deliver the hits (or their summary) as a RESULT."""
-        data = task.execution
-        if not isinstance(data, WebSearchData):
-            return _wrong_data(task)
-        if self._searcher is None:
-            return RunReport(
-                RunStatus.FAILED,
-                error="web_search tasks need a search backend, and none is configured",
-            )
-        hits = await self._searcher.search(data.query, limit=data.limit)
-        listing = format_hits(data.query, hits[: data.limit])
-        text = listing
-        if hits and self._summarizer is not None:
-            text = await self._summarize(task, data.query, listing)
-        return await self._deliverer.report(
-            task, run, DeliveryKind.RESULT, text, f"{len(hits)} results for {data.query!r}"
-        )
-
-    async def _summarize(self, task: Task, query: str, listing: str) -> str:
-        assert self._summarizer is not None
-        prompt = (
-            f"Summarise these web search results for the query {query!r} in a few short lines, "
-            "keeping the links:"
-        )
-        try:
-            # The results are someone else's words: material to read, never instructions.
-            summary = await self._summarizer.run_task(
-                prompt, owner_id=task.owner_id, chat_id=task.chat_id, material=listing
-            )
-        except (TaskError, TimeoutError) as exc:
-            log.warning("summarising search results for task %s failed: %s", task.id, exc)
-            return listing
-        return summary.strip() or listing
-
-
-def format_hits(query: str, hits: list[SearchHit]) -> str:
-    """Render hits as a plain numbered list."""
-    if not hits:
-        return f"No results for {query!r}."
-    lines = [f"Top results for {query!r}:"]
-    for number, hit in enumerate(hits, start=1):
-        lines.append(f"{number}. {hit.title} - {hit.link}")
-        if hit.snippet:
-            lines.append(f"   {hit.snippet}")
-    return "\n".join(lines)
-
-
-def _wrong_data(task: Task) -> RunReport:
+def wrong_data(task: Task) -> RunReport:
+    """The failure of a run whose task carries another type's execution data."""
     return RunReport(
         RunStatus.FAILED,
         error=(
@@ -256,8 +135,3 @@ def _wrong_data(task: Task) -> RunReport:
             f"{type(task.execution).__name__} data; recreate the task"
         ),
     )
-
-
-def _brief(text: str, limit: int = 200) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

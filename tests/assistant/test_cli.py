@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from interfaces import TaskOut
 from tests.agent.llm.real_models import smollm2_path
 
 
@@ -89,11 +90,13 @@ def test_reminder_is_created_listed_in_the_users_zone_and_cancelled(tmp_path: Pa
     assert "fire while `assistant chat`, `assistant telegram`, `assistant web` or" in done.stdout
 
     [task] = tasks_json(tmp_path)
-    assert task["task_type"] == "reminder"
+    assert set(task) == set(TaskOut.model_fields)  # the HTTP API's shape (GET /tasks)
+    assert task["type"] == "reminder"
     assert task["description"] == "water the plants"
-    assert task["enabled"] is True
+    assert task["status"] == "active"
     assert task["next_run"].endswith(("-05:00", "-04:00"))
     assert task["next_run"][11:19] == "09:00:00"
+    assert "09:00 (America/New_York)" in task["next_run_text"]
 
     cancelled = run("ask", f"cancel {task['id']}", data_dir=tmp_path)
     assert task["id"] in cancelled.stdout
