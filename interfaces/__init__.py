@@ -4,9 +4,9 @@ share: the slash commands and buttons, the views of tasks and approvals, zones, 
 a task's JSON shape (``TaskOut``), the same for the HTTP API and the command line.
 
 The front ends read the agent's replies and events as the agent's own types (``agent``);
-the task manager and memory reach them through the small protocols of
-``interfaces.protocols``. The composition root (``assistant.app``) hands the objects in. No
-front end imports another (an import contract in the check).
+they take the task manager and memory as they are, and the agent through the protocol of
+``interfaces.protocols`` (what they use of it). The composition root (``assistant.app``)
+hands the objects in. No front end imports another (an import contract in the check).
 """
 
 from __future__ import annotations
@@ -30,8 +30,6 @@ from interfaces.notifiers import (
 )
 from interfaces.protocols import (
     ChatAgent,
-    MemoryService,
-    TaskService,
 )
 from interfaces.task_json import TaskOut, task_out
 from interfaces.terminal import (
@@ -70,12 +68,10 @@ __all__ = [
     "Console",
     "JsonlNotifier",
     "LoggingNotifier",
-    "MemoryService",
     "Reply",
     "RoutingNotifier",
     "SlashCommands",
     "TaskOut",
-    "TaskService",
     "TerminalChat",
     "TerminalNotifier",
     "ZoneChoice",

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from agent import Decided
 from common import Clock, SystemClock
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
-from interfaces.protocols import ChatAgent, MemoryService, TaskService
+from interfaces.protocols import ChatAgent
 from interfaces.views import (
     agent_replies,
     approval_card,
@@ -28,13 +28,14 @@ from interfaces.views import (
 )
 from interfaces.zones import ZoneGuide
 from interfaces.zones import ask as ask_zone
-from memory import MemoryInputError
+from memory import MemoryInputError, MemoryStore
 from tasks import (
     DEFAULT_SNOOZE,
     RunStatus,
     ScheduleError,
     Task,
     TaskError,
+    TaskManager,
     TaskRun,
     read_delay,
     still_scheduled,
@@ -93,8 +94,8 @@ class SlashCommands:
     def __init__(
         self,
         *,
-        tasks: TaskService,
-        memory: MemoryService,
+        tasks: TaskManager,
+        memory: MemoryStore,
         agent: ChatAgent,
         clock: Clock | None = None,
         buttons: bool = True,

@@ -18,28 +18,11 @@ from datetime import datetime
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from memory import UserProfile
-from tasks import Task
+from memory import MemoryStore
+from tasks import Task, TaskManager
 
 ZONE_ASKED = "timezone_asked"
 """The user setting that records that the question was asked."""
-
-
-class ZoneMemory(Protocol):
-    """Where zones and settings are kept (``memory.MemoryStore``)."""
-
-    async def get_user(self, user_id: str) -> UserProfile | None: ...
-    async def set_timezone(self, user_id: str, timezone: str) -> UserProfile: ...
-    async def get_setting(
-        self, user_id: str, key: str, default: str | None = None
-    ) -> str | None: ...
-    async def set_setting(self, user_id: str, key: str, value: str) -> None: ...
-
-
-class ZoneTasks(Protocol):
-    """The tasks that move with a first choice (``tasks.TaskManager``)."""
-
-    async def rezone(self, owner_id: str, *, made_in: ZoneInfo, to: ZoneInfo) -> list[Task]: ...
 
 
 class ZoneOf(Protocol):
@@ -87,7 +70,7 @@ class ZoneGuide:
         zone_of: The zone a user has now (the default when they never chose one).
     """
 
-    def __init__(self, *, memory: ZoneMemory, tasks: ZoneTasks, zone_of: ZoneOf) -> None:
+    def __init__(self, *, memory: MemoryStore, tasks: TaskManager, zone_of: ZoneOf) -> None:
         self._memory = memory
         self._tasks = tasks
         self._zone_of = zone_of

@@ -36,11 +36,13 @@ from telegram.ext import (
 from common import AsyncLifecycle, Clock, KeyedLocks
 from interfaces.commands import SlashCommands
 from interfaces.messages import ActionOutcome, Reply
-from interfaces.protocols import ChatAgent, MemoryService, TaskService
+from interfaces.protocols import ChatAgent
 from interfaces.telegram.delivery import DEFAULT_BASE_URL, TelegramNotifier
 from interfaces.telegram.live import LIVE_INTERVAL, DraftSupport, LiveReply
 from interfaces.telegram.rendering import decode_action, truncate
 from interfaces.views import agent_replies
+from memory import MemoryStore
+from tasks import TaskManager
 
 logger = logging.getLogger(__name__)
 
@@ -112,8 +114,8 @@ class TelegramInterface(AsyncLifecycle):
         base_url: str = DEFAULT_BASE_URL,
         allowed_users: Iterable[int | str],
         agent: ChatAgent,
-        tasks: TaskService,
-        memory: MemoryService,
+        tasks: TaskManager,
+        memory: MemoryStore,
         notifier: TelegramNotifier | None = None,
         commands: SlashCommands | None = None,
         webhook: WebhookConfig | None = None,

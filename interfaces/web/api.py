@@ -24,15 +24,15 @@ from fastapi.security import HTTPBearer
 
 from common import Clock, SystemClock, clean_value
 from interfaces.commands import SlashCommands
-from interfaces.protocols import ChatAgent, MemoryService, TaskService
+from interfaces.protocols import ChatAgent
 from interfaces.web import chat, page, resources, task_routes
 from interfaces.web.auth import ApiTokens
 from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
 from interfaces.web.models import MAX_MESSAGE_CHARS
 from interfaces.web.services import SchedulerStatus, WebServices, stream_slots, turn_slots
-from memory import MemoryInputError, MemoryStoreError
-from tasks import TaskError, TaskNotFoundError, TaskStateError, TaskStoreError
+from memory import MemoryInputError, MemoryStore, MemoryStoreError
+from tasks import TaskError, TaskManager, TaskNotFoundError, TaskStateError, TaskStoreError
 
 logger = logging.getLogger(__name__)
 
@@ -71,8 +71,8 @@ class WebInterface:
         self,
         *,
         agent: ChatAgent,
-        tasks: TaskService,
-        memory: MemoryService,
+        tasks: TaskManager,
+        memory: MemoryStore,
         scheduler: SchedulerStatus,
         inbox: WebInbox,
         tokens: ApiTokens,

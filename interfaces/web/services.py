@@ -18,12 +18,13 @@ from fastapi.exceptions import RequestValidationError
 
 from common import Clock
 from interfaces.commands import SlashCommands
-from interfaces.protocols import ChatAgent, MemoryService, TaskService
+from interfaces.protocols import ChatAgent
 from interfaces.web.gate import UNAUTHORIZED, USER_KEY
 from interfaces.web.inbox import WebInbox
 from interfaces.web.models import MAX_MESSAGE_CHARS
 from interfaces.web.slots import UserSlots
-from tasks import SchedulerHealth
+from memory import MemoryStore
+from tasks import SchedulerHealth, TaskManager
 
 
 class SchedulerStatus(Protocol):
@@ -58,8 +59,8 @@ class WebServices:
     """
 
     agent: ChatAgent
-    tasks: TaskService
-    memory: MemoryService
+    tasks: TaskManager
+    memory: MemoryStore
     scheduler: SchedulerStatus
     inbox: WebInbox
     commands: SlashCommands
