@@ -7,11 +7,11 @@ the transaction ``common.PostgresDatabase`` opened for it.
 from __future__ import annotations
 
 import functools
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from common import PgConnection, PostgresDatabase
 from memory.postgres.dialect import POSTGRES
-from memory.sql import Statement, Steps
+from memory.sql import Run, Steps
 
 T = TypeVar("T")
 
@@ -37,27 +37,19 @@ class PostgresSteps:
         await self._db.close()
 
 
+_FETCHES = {"all": "fetch", "rows": "fetch", "one": "fetchrow", "value": "fetchval"}
+
+
 async def _run(conn: PgConnection, steps: Steps[T]) -> T:
-    result: Any = None
-    while True:
-        try:
-            statement = steps.send(result)
-        except StopIteration as done:
-            value: T = done.value
-            return value
-        result = await _answer(conn, statement)
-
-
-async def _answer(conn: PgConnection, statement: Statement) -> Any:
-    sql, params = statement.sql, statement.params
-    if statement.want in ("all", "rows"):
-        return await conn.fetch(sql, *params)
-    if statement.want == "one":
-        return await conn.fetchrow(sql, *params)
-    if statement.want == "value":
-        return await conn.fetchval(sql, *params)
-    if statement.want == "many":
-        await conn.executemany(sql, params)
-        return None
-    status = await conn.execute(sql, *params)  # "UPDATE 3"
-    return int(status.rsplit(" ", 1)[-1]) if statement.want == "count" else None
+    run = Run(steps)
+    for statement in run:
+        sql, params = statement.sql, statement.params
+        if statement.want == "many":
+            await conn.executemany(sql, params)
+            run.answer = None
+        elif statement.want in _FETCHES:
+            run.answer = await getattr(conn, _FETCHES[statement.want])(sql, *params)
+        else:  # "UPDATE 3": how many rows the statement changed
+            status = await conn.execute(sql, *params)
+            run.answer = int(status.rsplit(" ", 1)[-1]) if statement.want == "count" else None
+    return run.value

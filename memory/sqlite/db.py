@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 from common import Failures, SqliteDatabase
 from memory.errors import MemoryStoreError, StoreClosedError
-from memory.sql import Statement, Steps
+from memory.sql import Run, Statement, Steps
 from memory.sqlite.dialect import SqliteDialect
 
 T = TypeVar("T")
@@ -65,34 +65,29 @@ class SqliteSteps:
 
 def run_steps(conn: sqlite3.Connection, steps: Steps[T]) -> T:
     """Run shared steps on the connection's thread; a cursor handed over for reading as
-    it goes is closed when the next statement runs."""
-    result: Any = None
-    reading: sqlite3.Cursor | None = None
+    it goes is closed when the next statement runs, or when the steps end."""
+    run = Run(steps)
+    reading: list[sqlite3.Cursor] = []
     try:
-        while True:
-            try:
-                statement = steps.send(result)
-            except StopIteration as done:
-                value: T = done.value
-                return value
-            if reading is not None:
-                reading.close()
-                reading = None
+        for statement in run:
+            for cursor in reading:
+                cursor.close()
+            reading.clear()
             if statement.want == "many":
-                conn.executemany(statement.sql, statement.params)
-                result = None
+                run.answer = conn.executemany(statement.sql, statement.params)
                 continue
-            cursor = conn.execute(statement.sql, statement.params)
+            run.answer = _answer(conn.execute(statement.sql, statement.params), statement)
             if statement.want == "rows":
-                result = reading = cursor
-            else:
-                result = _answer(cursor, statement)
+                reading.append(run.answer)
     finally:
-        if reading is not None:
-            reading.close()
+        for cursor in reading:
+            cursor.close()
+    return run.value
 
 
 def _answer(cursor: sqlite3.Cursor, statement: Statement) -> Any:
+    if statement.want == "rows":
+        return cursor
     if statement.want == "all":
         return cursor.fetchall()
     if statement.want == "count":

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from common import Failures, SqliteDatabase
 from tasks.errors import TaskError
-from tasks.store.dialect import Statement
+from tasks.store.dialect import Run, Statement
 from tasks.store.rows import TaskStoreError
 from tasks.store.steps import Steps
 
@@ -30,24 +30,16 @@ def execute(conn: sqlite3.Connection, statement: Statement) -> Any:
     cursor = conn.execute(statement.sql, statement.params)
     if statement.want == "all":
         return cursor.fetchall()
-    if statement.want == "none":
-        return None
-    row = cursor.fetchone()
-    if statement.want == "one" or row is None:
-        return row
-    return row[0]
+    row = None if statement.want == "none" else cursor.fetchone()
+    return row[0] if statement.want == "value" and row is not None else row
 
 
 def run_steps(conn: sqlite3.Connection, steps: Steps[T]) -> T:
     """Run shared steps on the connection's thread, inside the transaction it is in."""
-    result: Any = None
-    while True:
-        try:
-            statement = steps.send(result)
-        except StopIteration as done:
-            value: T = done.value
-            return value
-        result = execute(conn, statement)
+    run = Run(steps)
+    for statement in run:
+        run.answer = execute(conn, statement)
+    return run.value
 
 
 def _not_open(path: Path) -> TaskError:
