@@ -89,6 +89,11 @@ class Dialect(ABC):
     def read_time(self, value: Any) -> datetime:
         """A time column's value as an aware datetime."""
 
+    def read_shared_time(self, value: Any) -> datetime:
+        """Like ``read_time``, for values many rows hold (a burst's creation times): equal
+        values may come back as one object."""
+        return self.read_time(value)
+
     def read_time_opt(self, value: Any) -> datetime | None:
         """Like ``read_time``, passing ``None`` through."""
         return None if value is None else self.read_time(value)

@@ -137,7 +137,7 @@ def task_from_row(
         execution=cached_execution(row[3], row[6]),
         status=TaskStatus(row[7]) if status is None else status,
         misfire=cached_rule(row[8], row[9]),
-        created_at=dialect.read_time(row[10]),
+        created_at=dialect.read_shared_time(row[10]),
         next_run=dialect.read_time_opt(row[11]) if next_run == "stored" else next_run,
         last_run=dialect.read_time_opt(row[12]),
         run_count=row[13],

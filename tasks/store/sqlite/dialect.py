@@ -36,6 +36,10 @@ class SqliteDialect(Dialect):
 
     def read_time(self, value: Any) -> datetime:
         """A stored instant's text as an aware datetime."""
+        return datetime.fromisoformat(value)
+
+    def read_shared_time(self, value: Any) -> datetime:
+        """A stored instant many rows share, read once (``cached_instant``)."""
         return cached_instant(value)
 
     def any_of(self, column: str, values: Sequence[Any], array: str) -> tuple[str, tuple[Any, ...]]:
