@@ -17,7 +17,7 @@ from memory._validate import require_id, require_limit
 from memory._windows import ChatWindows, Turns
 from memory.errors import MemoryInputError
 from memory.models import MessageRole, StoredMessage
-from memory.sql import Database, Statement, Steps, all_then_any
+from memory.sql import Database, Statement, Steps, full_text_search
 from tools import ToolCall
 
 DEFAULT_MAX_CHARS = 16_000
@@ -164,19 +164,11 @@ class ConversationRepository:
         """Return the user's past user/assistant messages (every chat) matching ``query``."""
         require_id(user_id, "user_id")
         require_limit(limit)
-        found = self._d.search_query(query)
-        if found is None:
-            return []
-
-        def match(text: str, most: int, every: bool) -> Steps[list[RankedMessage]]:
-            return self._match(user_id, text, most, matched_all=every)
-
-        return await self._db.read(
-            all_then_any(found, limit, match, key=lambda hit: hit.id), snapshot=True
-        )
+        match = functools.partial(self._match, user_id)
+        return await full_text_search(self._db, query, limit, match, key=lambda hit: hit.id)
 
     def _match(
-        self, user_id: str, query: str, limit: int, *, matched_all: bool
+        self, user_id: str, query: str, limit: int, matched_all: bool
     ) -> Steps[list[RankedMessage]]:
         source, matches, rank = self._d.full_text("messages")
         rows = yield self._d.statement(

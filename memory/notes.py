@@ -3,6 +3,7 @@ database; each searches with its own full-text index)."""
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -12,7 +13,7 @@ from memory._rows import NamedRow
 from memory._validate import require_id, require_limit
 from memory.errors import MemoryInputError, MemoryLimitError
 from memory.models import Note
-from memory.sql import Database, Steps, all_then_any, single, stored_time
+from memory.sql import Database, Steps, full_text_search, single, stored_time
 
 MAX_NOTE_CHARS = 20_000
 MAX_TAGS = 20
@@ -136,19 +137,11 @@ class NoteRepository:
         relevance (bm25 in SQLite, ts_rank in PostgreSQL)."""
         require_id(user_id, "user_id")
         require_limit(limit)
-        found = self._d.search_query(query)
-        if found is None:
-            return []
-
-        def match(text: str, most: int, every: bool) -> Steps[list[RankedNote]]:
-            return self._match(user_id, text, most, matched_all=every)
-
-        return await self._db.read(
-            all_then_any(found, limit, match, key=lambda hit: hit.note.id), snapshot=True
-        )
+        match = functools.partial(self._match, user_id)
+        return await full_text_search(self._db, query, limit, match, key=lambda hit: hit.note.id)
 
     def _match(
-        self, user_id: str, query: str, limit: int, *, matched_all: bool
+        self, user_id: str, query: str, limit: int, matched_all: bool
     ) -> Steps[list[RankedNote]]:
         source, matches, rank = self._d.full_text("notes")
         rows = yield self._d.statement(

@@ -170,21 +170,36 @@ def single(statement: Statement) -> Steps[Any]:
     return (yield statement)
 
 
-def all_then_any(
+async def full_text_search(
+    db: Database,
+    query: str,
+    limit: int,
+    match: Callable[[str, int, bool], Steps[list[Hit]]],
+    key: Callable[[Hit], Hashable],
+) -> list[Hit]:
+    """Up to ``limit`` hits for what a person typed, read from one snapshot: those matching
+    every word first, then those matching any (none when it holds no words).
+
+    Args:
+        db: Where to search.
+        query: What the person typed.
+        limit: How many hits at most.
+        match: The steps of one query (its text, a limit, whether it is the every-word one),
+            returning its hits, best first.
+        key: What makes two hits the same (the second query finds the first's again).
+    """
+    found = db.dialect.search_query(query)
+    if found is None:
+        return []
+    return await db.read(_all_then_any(found, limit, match, key), snapshot=True)
+
+
+def _all_then_any(
     query: FtsQuery,
     limit: int,
     match: Callable[[str, int, bool], Steps[list[Hit]]],
     key: Callable[[Hit], Hashable],
 ) -> Steps[list[Hit]]:
-    """Up to ``limit`` hits: those matching every term first, then those matching any.
-
-    Args:
-        query: The two queries.
-        limit: How many hits at most.
-        match: The steps of one query (its text, a limit, whether it is the every-term one),
-            returning its hits, best first.
-        key: What makes two hits the same (the second query finds the first's again).
-    """
     found = yield from match(query.all_terms, limit, True)
     if len(found) < limit and query.any_terms is not None:
         seen = {key(hit) for hit in found}

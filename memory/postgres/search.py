@@ -3,7 +3,7 @@
 The words are ``memory.fts.build_query``'s (letters and digits only, so quoting each one
 cannot break out), each a prefix when it is long enough; ``to_tsquery`` then stems them as the
 documents were stemmed. Two queries come out, as for FTS5: every word (ranked first) and any
-word; ``memory.sql.all_then_any`` runs them in that order.
+word; ``memory.sql.full_text_search`` runs them in that order.
 """
 
 from __future__ import annotations
