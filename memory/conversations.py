@@ -164,30 +164,19 @@ class ConversationRepository:
         """Return the user's past user/assistant messages (every chat) matching ``query``."""
         require_id(user_id, "user_id")
         require_limit(limit)
-        match = functools.partial(self._match, user_id)
-        return await full_text_search(self._db, query, limit, match, key=lambda hit: hit.id)
-
-    def _match(
-        self, user_id: str, query: str, limit: int, matched_all: bool
-    ) -> Steps[list[RankedMessage]]:
-        source, matches, rank = self._d.full_text("messages")
-        rows = yield self._d.statement(
-            f"SELECT {MESSAGE_COLUMNS}, {rank} AS score FROM {source}"
-            f" WHERE {matches} AND t.user_id = ? ORDER BY score DESC, m.id DESC LIMIT ?",
-            query, user_id, limit, want="all",
+        return await full_text_search(
+            self._db, "messages", MESSAGE_COLUMNS, user_id, query, limit,
+            hit=self._ranked, key=lambda found: found.id,
         )  # fmt: skip
-        return self._d.decode(
-            rows, functools.partial(self._ranked, matched_all=matched_all), "message"
-        )
 
-    def _ranked(self, row: NamedRow, matched_all: bool) -> RankedMessage:
+    def _ranked(self, row: NamedRow, score: float, matched_all: bool) -> RankedMessage:
         created_at = self._d.read_time(row["created_at"])
         return RankedMessage(
             id=int(row["id"]),
             chat_id=str(row["chat_id"]),
             message=decode_message(row, created_at),
             created_at=created_at,
-            score=float(row["score"]),
+            score=score,
             matched_all=matched_all,
         )
 

@@ -3,7 +3,6 @@ database; each searches with its own full-text index)."""
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -137,23 +136,11 @@ class NoteRepository:
         relevance (bm25 in SQLite, ts_rank in PostgreSQL)."""
         require_id(user_id, "user_id")
         require_limit(limit)
-        match = functools.partial(self._match, user_id)
-        return await full_text_search(self._db, query, limit, match, key=lambda hit: hit.note.id)
-
-    def _match(
-        self, user_id: str, query: str, limit: int, matched_all: bool
-    ) -> Steps[list[RankedNote]]:
-        source, matches, rank = self._d.full_text("notes")
-        rows = yield self._d.statement(
-            f"SELECT {_COLUMNS}, {rank} AS score FROM {source}"
-            f" WHERE {matches} AND n.user_id = ? ORDER BY score DESC, n.id DESC LIMIT ?",
-            query, user_id, limit, want="all",
+        return await full_text_search(
+            self._db, "notes", _COLUMNS, user_id, query, limit,
+            hit=lambda row, score, every: RankedNote(self._note(row), score, every),
+            key=lambda found: found.note.id,
         )  # fmt: skip
-        return self._d.decode(
-            rows,
-            lambda row: RankedNote(self._note(row), float(row["score"]), matched_all),
-            "note",
-        )
 
     def _note(self, row: NamedRow) -> Note:
         return Note(

@@ -13,6 +13,7 @@ newest turns are read within the budget, and how a turn's messages are inserted 
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ Steps = Generator["Statement", Any, T]
 """An operation: yields statements, is sent their results, returns its value."""
 
 Searched = Literal["notes", "messages"]
+_SEARCHED = {"notes": ("n.user_id", "n.id", "note"), "messages": ("t.user_id", "m.id", "message")}
+"""Per searched table: its owner column, its id, what a row is called in warnings."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,26 +175,55 @@ def single(statement: Statement) -> Steps[Any]:
 
 async def full_text_search(
     db: Database,
+    searched: Searched,
+    columns: str,
+    user_id: str,
     query: str,
     limit: int,
-    match: Callable[[str, int, bool], Steps[list[Hit]]],
+    *,
+    hit: Callable[[Any, float, bool], Hit],
     key: Callable[[Hit], Hashable],
 ) -> list[Hit]:
-    """Up to ``limit`` hits for what a person typed, read from one snapshot: those matching
-    every word first, then those matching any (none when it holds no words).
+    """Up to ``limit`` of the user's hits for what a person typed, read from one snapshot:
+    those matching every word first, then those matching any (none when it holds no words).
 
     Args:
         db: Where to search.
+        searched: The notes (``n``) or the messages (``m``, with their turns ``t``).
+        columns: What a hit reads of its row (the rank comes as ``score``).
+        user_id: Whose rows.
         query: What the person typed.
         limit: How many hits at most.
-        match: The steps of one query (its text, a limit, whether it is the every-word one),
-            returning its hits, best first.
+        hit: Makes a hit of a row, its score (higher is better) and whether it matched
+            every word.
         key: What makes two hits the same (the second query finds the first's again).
     """
     found = db.dialect.search_query(query)
     if found is None:
         return []
+    match = functools.partial(_match, db.dialect, searched, columns, user_id, hit=hit)
     return await db.read(_all_then_any(found, limit, match, key), snapshot=True)
+
+
+def _match(
+    d: Dialect,
+    searched: Searched,
+    columns: str,
+    user_id: str,
+    query: str,
+    limit: int,
+    matched_all: bool,
+    *,
+    hit: Callable[[Any, float, bool], Hit],
+) -> Steps[list[Hit]]:
+    source, matches, rank = d.full_text(searched)
+    owner, newest, what = _SEARCHED[searched]
+    rows = yield d.statement(
+        f"SELECT {columns}, {rank} AS score FROM {source}"
+        f" WHERE {matches} AND {owner} = ? ORDER BY score DESC, {newest} DESC LIMIT ?",
+        query, user_id, limit, want="all",
+    )  # fmt: skip
+    return d.decode(rows, lambda row: hit(row, float(row["score"]), matched_all), what)
 
 
 def _all_then_any(
