@@ -2,6 +2,20 @@
 or in PostgreSQL.
 
 The public surface is ``MemoryStore`` and the typed values it takes and returns.
+
+store          ``MemoryStore``: merges search results, hands every call to a backend
+backend        the repositories' protocols and ``SqlBackend``, the repositories on a database
+notes, conversations, users, approvals
+               the repositories, written once for both databases, with their checks,
+               encodings and row decoders
+sql            ``Statement``, ``Dialect`` and the ``Database`` the repositories' steps run on
+models, errors, fts, _validate, _windows, _rows
+               values, the exception tree, query words, argument checks, the window cache
+sqlite         the SQLite backend: its connection, dialect (FTS5) and schema
+postgres       the PostgreSQL backend: its pool, dialect (tsvector) and schema, table copies
+
+``sqlite`` and ``postgres`` stand beside each other over the shared core and never import
+each other (an import contract in ``pyproject.toml`` says so).
 """
 
 from memory.conversations import (
@@ -23,7 +37,7 @@ from memory.models import (
 )
 from memory.notes import NoteLimits
 from memory.postgres import MEMORY_TABLES
-from memory.schema import SCHEMA_VERSION
+from memory.sqlite import SCHEMA_VERSION
 from memory.store import MemoryStore
 from memory.users import validate_timezone
 

@@ -2,25 +2,24 @@
 
 ``MemoryStore`` checks nothing and stores nothing itself: it merges search results and hands
 every call to the repositories of its backend. Two backends keep the same contract (the memory
-suites run against both): ``SqliteBackend`` (one file, FTS5) and the PostgreSQL one in
-``memory.postgres`` (one shared database, tsvector + GIN). Repositories check their arguments
-with the same helpers, so both refuse the same values with the same messages.
+suites run against both): ``memory.sqlite`` (one file, FTS5) and ``memory.postgres`` (one
+shared database, tsvector + GIN). Both are a ``SqlBackend``: the same repositories, written
+once (``memory.sql``), on a ``Database`` of their kind, so both refuse the same values with
+the same messages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Protocol
 
 from common import Clock
-from memory._db import Database
 from memory.approvals import ApprovalRepository
 from memory.conversations import ConversationRepository, RankedMessage
 from memory.models import ConversationContext, Note, StoredMessage, UserProfile
 from memory.notes import NoteLimits, NoteRepository, RankedNote
-from memory.schema import migrate
+from memory.sql import Database, Steps
 from memory.users import UserRepository
 from tools import ApprovalRequest, ApprovalStatus
 
@@ -99,46 +98,42 @@ class MemoryBackend(Protocol):
         ...
 
 
-class SqliteBackend:
-    """The repositories on one SQLite connection (``memory._db.Database``).
+class SqlBackend:
+    """The repositories on one database (either kind), built by its backend's ``open``."""
 
-    Use ``await SqliteBackend.open(path, ...)``.
-    """
-
-    def __init__(self, db: Database, clock: Clock) -> None:
+    def __init__(self, db: ClosableDatabase, clock: Clock) -> None:
         self._db = db
         self.notes = NoteRepository(db, clock)
         self.conversations = ConversationRepository(db, clock)
         self.users = UserRepository(db, clock)
         self.approvals = ApprovalRepository(db)
 
-    @classmethod
-    async def open(cls, path: Path, *, clock: Clock, busy_timeout: float) -> SqliteBackend:
-        """Connect and create or migrate the tables.
-
-        Raises:
-            MemoryStoreError: when the file cannot be used (not SQLite, newer schema, ...).
-        """
-        db = await Database.connect(path, busy_timeout=busy_timeout)
-        try:
-            await migrate(db)
-        except BaseException:
-            await db.close()
-            raise
-        return cls(db, clock)
-
     async def load_context(
         self, user_id: str, chat_id: str, *, max_chars: int, max_turns: int | None
     ) -> ConversationContext:
-        """The profile and the window in one snapshot, in one trip to the connection's thread."""
+        """The profile and the window read from one snapshot, in one operation."""
         read_user = self.users.profile_reader(user_id)
         read_window = self.conversations.window_reader(
             user_id, chat_id, max_chars=max_chars, max_turns=max_turns
         )
-        return await self._db.read(
-            lambda tx: ConversationContext(read_user(tx), tuple(read_window(tx))), snapshot=True
-        )
+        return await self._db.read(_context(read_user, read_window), snapshot=True)
 
     async def close(self) -> None:
-        """Close the connection."""
+        """Close the connections."""
         await self._db.close()
+
+
+class ClosableDatabase(Database, Protocol):
+    """A ``Database`` its backend closes."""
+
+    async def close(self) -> None:
+        """Close the connections."""
+        ...
+
+
+def _context(
+    read_user: Steps[UserProfile | None], read_window: Steps[list[StoredMessage]]
+) -> Steps[ConversationContext]:
+    user = yield from read_user
+    window = yield from read_window
+    return ConversationContext(user, tuple(window))

@@ -1,24 +1,23 @@
-"""Conversations per (user, chat): whole turns stored atomically, loaded within a budget."""
+"""Conversations per (user, chat): whole turns stored atomically, loaded within a budget (in
+either database)."""
 
 from __future__ import annotations
 
 import functools
 import itertools
 import json
-import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
 from common import Clock, clean_text
-from memory._db import Database, Session, decode_rows, from_db_time, to_db_time
 from memory._rows import NamedRow
 from memory._validate import require_id, require_limit
 from memory._windows import ChatWindows, Turns
 from memory.errors import MemoryInputError
-from memory.fts import build_query
 from memory.models import MessageRole, StoredMessage
+from memory.sql import Database, Statement, Steps, full_text_search
 from tools import ToolCall
 
 DEFAULT_MAX_CHARS = 16_000
@@ -28,9 +27,6 @@ DEFAULT_MAX_TURNS = 100
 """How many turns ``load`` considers at most by default (bounds the work per load)."""
 
 T = TypeVar("T")
-
-# Bound parameters per query stay far below SQLite's limit (999 before 3.32).
-_IDS_PER_QUERY = 500
 
 _ROLES = frozenset(role.value for role in MessageRole)
 
@@ -58,8 +54,9 @@ class ConversationRepository:
 
     def __init__(self, db: Database, clock: Clock) -> None:
         self._db = db
+        self._d = db.dialect
         self._clock = clock
-        # Touched only inside functions that run on the connection's thread.
+        # Touched only by steps, which run one at a time (on SQLite's connection thread).
         self._windows = ChatWindows()
 
     async def append_turn(
@@ -70,23 +67,17 @@ class ConversationRepository:
         require_id(chat_id, "chat_id")
         rows = [encode_message(message) for message in check_messages(messages)]
         chars = sum(_size(row) for row in rows)
-        created = to_db_time(self._clock.now())
+        turn = self._d.statement(
+            "INSERT INTO conversation_turns (user_id, chat_id, chars, created_at)"
+            " VALUES (?, ?, ?, ?) RETURNING id",
+            user_id, chat_id, chars, self._d.time(self._clock.now()), want="value",
+        )  # fmt: skip
+        return await self._db.write(self._store(turn, rows))
 
-        def store(tx: Session) -> int:
-            turn_id = tx.insert(
-                "INSERT INTO conversation_turns (user_id, chat_id, chars, created_at)"
-                " VALUES (?, ?, ?, ?)",
-                (user_id, chat_id, chars, created),
-            )
-            tx.execute_many(
-                "INSERT INTO conversation_messages"
-                " (turn_id, seq, role, content, tool_calls, tool_call_id, name)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(turn_id, seq, *row) for seq, row in enumerate(rows)],
-            )
-            return turn_id
-
-        return await self._db.write(store)
+    def _store(self, turn: Statement, rows: Sequence[tuple[Any, ...]]) -> Steps[int]:
+        turn_id = int((yield turn))
+        yield self._d.insert_messages(turn_id, rows)
+        return turn_id
 
     async def load(
         self, user_id: str, chat_id: str, *, max_chars: int, max_turns: int | None
@@ -99,101 +90,95 @@ class ConversationRepository:
 
     def window_reader(
         self, user_id: str, chat_id: str, *, max_chars: int, max_turns: int | None
-    ) -> Callable[[Session], list[StoredMessage]]:
-        """Check the arguments; return what reads the window on the connection's thread.
-
-        The reader's queries belong in one snapshot (``Database.read(..., snapshot=True)``).
-        """
+    ) -> Steps[list[StoredMessage]]:
+        """Check the arguments; return the steps that read the window (their queries
+        belong in one snapshot)."""
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
         check_budget(max_chars, max_turns)
+        return self._window(user_id, chat_id, max_chars, max_turns)
+
+    def _window(
+        self, user_id: str, chat_id: str, max_chars: int, max_turns: int | None
+    ) -> Steps[list[StoredMessage]]:
         key = (user_id, chat_id)
+        rows = yield self._d.newest_turns(user_id, chat_id, max_turns, max_chars)
+        turns = within_budget(
+            ((row["chars"], row) for row in rows), max_chars=max_chars, max_turns=max_turns
+        )
+        kept = self._windows.get(key)
+        found = {int(row["id"]): kept[row["id"]] for row in turns if row["id"] in kept}
+        missing = {
+            int(row["id"]): self._d.read_time(row["created_at"])
+            for row in turns
+            if row["id"] not in kept
+        }
+        found.update((yield from self._read_turns(missing)))
+        self._windows.put(key, found)
+        return [message for row in turns for message in found.get(row["id"], ())]
 
-        def window(tx: Session) -> list[StoredMessage]:
-            turns = _newest_turns(tx, user_id, chat_id, max_chars, max_turns)
-            kept = self._windows.get(key)
-            found = {int(row["id"]): kept[row["id"]] for row in turns if row["id"] in kept}
-            missing = {int(row["id"]): row["created_at"] for row in turns if row["id"] not in kept}
-            found.update(_read_turns(tx, missing, self._db.reported))
-            self._windows.put(key, found)
-            return [message for row in turns for message in found.get(row["id"], ())]
-
-        return window
+    def _read_turns(self, created: dict[int, datetime]) -> Steps[Turns]:
+        """Read and decode the messages of the turns ``created`` maps to their time."""
+        turns: dict[int, list[StoredMessage]] = {}
+        for chunk in self._d.chunks(list(created)):
+            ids, params = self._d.any_of("turn_id", chunk)
+            rows = yield self._d.statement(
+                "SELECT id, turn_id, role, content, tool_calls, tool_call_id, name"
+                f" FROM conversation_messages WHERE {ids} ORDER BY turn_id, seq",
+                *params,
+                want="all",
+            )
+            decode = functools.partial(_decode_in, times=created)
+            for message in self._d.decode(rows, decode, "message"):
+                assert message.turn_id is not None
+                turns.setdefault(message.turn_id, []).append(message)
+        return {turn_id: tuple(messages) for turn_id, messages in turns.items()}
 
     async def clear(self, user_id: str, chat_id: str, *, forget: bool) -> int:
         """Start a fresh conversation; with ``forget`` delete it. Return the turns affected."""
         require_id(user_id, "user_id")
         require_id(chat_id, "chat_id")
+        return await self._db.write(self._clear(user_id, chat_id, forget))
 
-        def archive(tx: Session) -> int:
-            self._windows.drop((user_id, chat_id))
-            return tx.execute(
-                "UPDATE conversation_turns SET archived = 1"
-                " WHERE user_id = ? AND chat_id = ? AND archived = 0",
-                (user_id, chat_id),
-            )
-
-        def delete(tx: Session) -> int:
-            self._windows.drop((user_id, chat_id))
-            tx.execute(
-                "DELETE FROM conversation_messages WHERE turn_id IN ("
-                " SELECT id FROM conversation_turns WHERE user_id = ? AND chat_id = ?)",
-                (user_id, chat_id),
-            )
-            return tx.execute(
-                "DELETE FROM conversation_turns WHERE user_id = ? AND chat_id = ?",
-                (user_id, chat_id),
-            )
-
-        return await self._db.write(delete if forget else archive)
+    def _clear(self, user_id: str, chat_id: str, forget: bool) -> Steps[int]:
+        self._windows.drop((user_id, chat_id))
+        if not forget:
+            archived = yield self._d.statement(
+                "UPDATE conversation_turns SET archived = true"
+                " WHERE user_id = ? AND chat_id = ? AND archived = false",
+                user_id, chat_id, want="count",
+            )  # fmt: skip
+            return int(archived)
+        yield self._d.statement(
+            "DELETE FROM conversation_messages WHERE turn_id IN ("
+            " SELECT id FROM conversation_turns WHERE user_id = ? AND chat_id = ?)",
+            user_id, chat_id,
+        )  # fmt: skip
+        deleted = yield self._d.statement(
+            "DELETE FROM conversation_turns WHERE user_id = ? AND chat_id = ?",
+            user_id, chat_id, want="count",
+        )  # fmt: skip
+        return int(deleted)
 
     async def search(self, user_id: str, query: str, limit: int) -> list[RankedMessage]:
         """Return the user's past user/assistant messages (every chat) matching ``query``."""
         require_id(user_id, "user_id")
         require_limit(limit)
-        fts = build_query(query)
-        if fts is None:
-            return []
+        return await full_text_search(
+            self._db, "messages", MESSAGE_COLUMNS, user_id, query, limit,
+            hit=self._ranked, key=lambda found: found.id,
+        )  # fmt: skip
 
-        def both(tx: Session) -> list[RankedMessage]:
-            found = _match(tx, user_id, fts.all_terms, limit, self._db.reported, matched_all=True)
-            if len(found) < limit and fts.any_terms is not None:
-                seen = {hit.id for hit in found}
-                more = _match(
-                    tx, user_id, fts.any_terms, limit + len(seen), self._db.reported,
-                    matched_all=False,
-                )  # fmt: skip
-                found += [hit for hit in more if hit.id not in seen]
-            return found[:limit]
-
-        return await self._db.read(both)
-
-
-def _match(
-    tx: Session, user_id: str, match: str, limit: int, reported: set[str], *, matched_all: bool
-) -> list[RankedMessage]:
-    rows = tx.fetch_all(
-        f"SELECT {MESSAGE_COLUMNS}, bm25(conversation_messages_fts) AS score"
-        " FROM conversation_messages_fts"
-        " JOIN conversation_messages AS m ON m.id = conversation_messages_fts.rowid"
-        " JOIN conversation_turns AS t ON t.id = m.turn_id"
-        " WHERE conversation_messages_fts MATCH ? AND t.user_id = ?"
-        " ORDER BY score, m.id DESC LIMIT ?",
-        (match, user_id, limit),
-    )
-    return decode_rows(
-        rows,
-        lambda row: RankedMessage(
+    def _ranked(self, row: NamedRow, score: float, matched_all: bool) -> RankedMessage:
+        created_at = self._d.read_time(row["created_at"])
+        return RankedMessage(
             id=int(row["id"]),
             chat_id=str(row["chat_id"]),
-            message=decode_message(row, from_db_time(row["created_at"])),
-            created_at=from_db_time(row["created_at"]),
-            score=-float(row["score"]),
+            message=decode_message(row, created_at),
+            created_at=created_at,
+            score=score,
             matched_all=matched_all,
-        ),
-        "message",
-        reported=reported,
-    )
+        )
 
 
 def turn_size(messages: Sequence[StoredMessage]) -> int:
@@ -276,41 +261,6 @@ def check_budget(max_chars: int, max_turns: int | None) -> None:
         raise MemoryInputError(f"max_chars must be an integer >= 0, got {max_chars!r}")
     if max_turns is not None:
         require_limit(max_turns)
-
-
-def _newest_turns(
-    tx: Session, user_id: str, chat_id: str, max_chars: int, max_turns: int | None
-) -> list[sqlite3.Row]:
-    """Return the newest turns (id, created_at) within the budget, oldest first."""
-    rows = tx.iterate(
-        "SELECT id, created_at, chars FROM conversation_turns"
-        " WHERE user_id = ? AND chat_id = ? AND archived = 0 ORDER BY id DESC LIMIT ?",
-        (user_id, chat_id, -1 if max_turns is None else max_turns),
-    )
-    return within_budget(
-        ((row["chars"], row) for row in rows), max_chars=max_chars, max_turns=max_turns
-    )
-
-
-def _read_turns(tx: Session, created: dict[int, str], reported: set[str]) -> Turns:
-    """Read and decode the messages of the turns ``created`` maps to their stored time."""
-    turns: dict[int, list[StoredMessage]] = {}
-    ids = list(created)
-    for start in range(0, len(ids), _IDS_PER_QUERY):
-        chunk = ids[start : start + _IDS_PER_QUERY]
-        rows = tx.fetch_all(
-            "SELECT id, turn_id, role, content, tool_calls, tool_call_id, name"
-            f" FROM conversation_messages WHERE turn_id IN ({', '.join('?' * len(chunk))})"
-            " ORDER BY turn_id, seq",
-            chunk,
-        )
-        times = {turn_id: from_db_time(created[turn_id]) for turn_id in chunk}
-        decode = functools.partial(_decode_in, times=times)
-        readable = decode_rows(rows, decode, "message", reported=reported)
-        for message in readable:
-            assert message.turn_id is not None
-            turns.setdefault(message.turn_id, []).append(message)
-    return {turn_id: tuple(messages) for turn_id, messages in turns.items()}
 
 
 def _decode_in(row: NamedRow, times: dict[int, datetime]) -> StoredMessage:

@@ -1,17 +1,18 @@
-"""Notes: short texts a user asked to keep, with tags and ranked full-text search."""
+"""Notes: short texts a user asked to keep, with tags and ranked full-text search (in either
+database; each searches with its own full-text index)."""
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
+from datetime import datetime
 
 from common import Clock, clean_text
-from memory._db import Database, Session, decode_rows, from_db_time, to_db_time
+from memory._rows import NamedRow
 from memory._validate import require_id, require_limit
 from memory.errors import MemoryInputError, MemoryLimitError
-from memory.fts import build_query
 from memory.models import Note
+from memory.sql import Database, Steps, full_text_search, single, stored_time
 
 MAX_NOTE_CHARS = 20_000
 MAX_TAGS = 20
@@ -60,9 +61,7 @@ class RankedNote:
     matched_all: bool
 
 
-_USER_HOLDS = (
-    "SELECT count(*), coalesce(sum(length(CAST(content AS BLOB))), 0) FROM notes WHERE user_id = ?"
-)
+_COLUMNS = "n.id, n.user_id, n.number, n.content, n.tags, n.created_at"
 
 
 class NoteRepository:
@@ -70,6 +69,7 @@ class NoteRepository:
 
     def __init__(self, db: Database, clock: Clock) -> None:
         self._db = db
+        self._d = db.dialect
         self._clock = clock
 
     async def add(
@@ -89,79 +89,68 @@ class NoteRepository:
         require_id(user_id, "user_id")
         text = clean_content(content)
         clean_tags = normalize_tags(tags)
-        created = self._clock.now()
+        created = stored_time(self._clock.now())
         tags_json = json.dumps(clean_tags, ensure_ascii=False)
+        note_id, number = await self._db.write(
+            self._insert(user_id, text, tags_json, created, limits)
+        )
+        return Note(note_id, user_id, text, clean_tags, created, number)
 
-        def insert(tx: Session) -> tuple[int, int]:
-            # One write transaction at a time: the user's next number cannot be taken twice,
-            # nor the user's room counted twice.
-            if limits is not None:
-                held = tx.fetch_one(_USER_HOLDS, (user_id,))
-                assert held is not None
-                limits.check_room(count=int(held[0]), used=int(held[1]), text=text)
-            row = tx.fetch_one(
-                "SELECT COALESCE(MAX(number), 0) + 1 AS next FROM notes WHERE user_id = ?",
-                (user_id,),
+    def _insert(
+        self, user_id: str, text: str, tags: str, created: datetime, limits: NoteLimits | None
+    ) -> Steps[tuple[int, int]]:
+        # One insert per user at a time (SQLite's write lock, PostgreSQL's lock per user):
+        # the user's next number cannot be taken twice, nor the user's room counted twice.
+        lock = self._d.lock_user(user_id)
+        if lock is not None:
+            yield lock
+        if limits is not None:
+            held = yield self._d.statement(
+                f"SELECT count(*), coalesce(sum({self._d.byte_length('content')}), 0)"
+                " FROM notes WHERE user_id = ?",
+                user_id,
+                want="one",
             )
-            number = int(row["next"]) if row is not None else 1
-            note_id = tx.insert(
-                "INSERT INTO notes (user_id, number, content, tags, created_at)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (user_id, number, text, tags_json, to_db_time(created)),
-            )
-            return note_id, number
-
-        note_id, number = await self._db.write(insert)
-        return Note(note_id, user_id, text, clean_tags, from_db_time(to_db_time(created)), number)
+            limits.check_room(count=int(held[0]), used=int(held[1]), text=text)
+        row = yield self._d.statement(
+            "INSERT INTO notes (user_id, number, content, tags, created_at)"
+            " VALUES (?, (SELECT COALESCE(MAX(number), 0) + 1 FROM notes WHERE user_id = ?),"
+            " ?, ?, ?) RETURNING id, number",
+            user_id, user_id, text, tags, self._d.time(created), want="one",
+        )  # fmt: skip
+        return int(row["id"]), int(row["number"])
 
     async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Note]:
         """Return the user's newest notes first (``limit`` of them after ``offset``)."""
         require_id(user_id, "user_id")
-        rows = await self._db.fetch_all(
-            "SELECT id, user_id, number, content, tags, created_at FROM notes"
-            " WHERE user_id = ? ORDER BY id DESC LIMIT ? OFFSET ?",
-            (user_id, require_limit(limit), max(offset, 0)),
-        )
-        return decode_rows(rows, _note, "note", reported=self._db.reported)
+        statement = self._d.statement(
+            f"SELECT {_COLUMNS} FROM notes AS n WHERE n.user_id = ?"
+            " ORDER BY n.id DESC LIMIT ? OFFSET ?",
+            user_id, require_limit(limit), max(offset, 0), want="all",
+        )  # fmt: skip
+        rows = await self._db.read(single(statement))
+        return self._d.decode(rows, self._note, "note")
 
     async def search(self, user_id: str, query: str, limit: int) -> list[RankedNote]:
-        """Return the user's notes matching ``query``: all-words matches first, then by bm25."""
+        """Return the user's notes matching ``query``: all-words matches first, then by
+        relevance (bm25 in SQLite, ts_rank in PostgreSQL)."""
         require_id(user_id, "user_id")
         require_limit(limit)
-        fts = build_query(query)
-        if fts is None:
-            return []
+        return await full_text_search(
+            self._db, "notes", _COLUMNS, user_id, query, limit,
+            hit=lambda row, score, every: RankedNote(self._note(row), score, every),
+            key=lambda found: found.note.id,
+        )  # fmt: skip
 
-        def both(tx: Session) -> list[RankedNote]:
-            found = _match(tx, user_id, fts.all_terms, limit, self._db.reported, matched_all=True)
-            if len(found) < limit and fts.any_terms is not None:
-                seen = {hit.note.id for hit in found}
-                more = _match(
-                    tx, user_id, fts.any_terms, limit + len(seen), self._db.reported,
-                    matched_all=False,
-                )  # fmt: skip
-                found += [hit for hit in more if hit.note.id not in seen]
-            return found[:limit]
-
-        return await self._db.read(both)
-
-
-def _match(
-    tx: Session, user_id: str, match: str, limit: int, reported: set[str], *, matched_all: bool
-) -> list[RankedNote]:
-    rows = tx.fetch_all(
-        "SELECT n.id, n.user_id, n.number, n.content, n.tags, n.created_at,"
-        " bm25(notes_fts) AS score"
-        " FROM notes_fts JOIN notes AS n ON n.id = notes_fts.rowid"
-        " WHERE notes_fts MATCH ? AND n.user_id = ? ORDER BY score, n.id DESC LIMIT ?",
-        (match, user_id, limit),
-    )
-    return decode_rows(
-        rows,
-        lambda row: RankedNote(_note(row), -float(row["score"]), matched_all),
-        "note",
-        reported=reported,
-    )
+    def _note(self, row: NamedRow) -> Note:
+        return Note(
+            id=int(row["id"]),
+            user_id=str(row["user_id"]),
+            content=str(row["content"]),
+            tags=tuple(str(tag) for tag in json.loads(row["tags"])),
+            created_at=self._d.read_time(row["created_at"]),
+            number=int(row["number"]),
+        )
 
 
 def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:
@@ -205,15 +194,3 @@ def clean_content(content: str) -> str:
             "split it into several notes"
         )
     return content
-
-
-def _note(row: sqlite3.Row) -> Note:
-    tags = json.loads(row["tags"])
-    return Note(
-        id=int(row["id"]),
-        user_id=str(row["user_id"]),
-        content=str(row["content"]),
-        tags=tuple(str(tag) for tag in tags),
-        created_at=from_db_time(row["created_at"]),
-        number=int(row["number"]),
-    )

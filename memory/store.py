@@ -8,7 +8,7 @@ from pathlib import Path
 
 from common import AsyncLifecycle, Clock, SystemClock, redact_url
 from memory._validate import MAX_LIMIT
-from memory.backend import MemoryBackend, SqliteBackend
+from memory.backend import MemoryBackend
 from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS
 from memory.errors import MemoryStoreError, StoreClosedError
 from memory.models import (
@@ -20,7 +20,8 @@ from memory.models import (
     UserProfile,
 )
 from memory.notes import NoteLimits, RankedNote
-from memory.postgres import PostgresBackend
+from memory.postgres import open_postgres
+from memory.sqlite import open_sqlite
 from tools import ApprovalRequest, ApprovalStatus
 
 
@@ -101,12 +102,12 @@ class MemoryStore(AsyncLifecycle):
         if self._backend is not None:
             return
         if self._path is not None:
-            self._backend = await SqliteBackend.open(
+            self._backend = await open_sqlite(
                 self._path, clock=self._clock, busy_timeout=self._busy_timeout
             )
         else:
             assert self._url is not None
-            self._backend = await PostgresBackend.open(
+            self._backend = await open_postgres(
                 self._url, clock=self._clock, pool_size=self._pool_size
             )
 

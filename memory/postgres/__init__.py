@@ -1,13 +1,16 @@
-"""Memory in PostgreSQL: the same repositories as in SQLite, for several processes at once.
+"""Memory in PostgreSQL: the repositories of ``memory``, for several processes at once.
 
-backend        PostgresBackend: the pool and the repositories, one snapshot per context read
-schema         the tables and their migrations; full-text search with tsvector + GIN
-search         what a person typed -> tsquery text that is never a syntax error
-notes, conversations, users, approvals   the repositories
-copy           the tables as ``assistant migrate`` copies them from SQLite
+backend   open_postgres: the pool, the migrations, and the repositories on it
+db        runs the repositories' steps on a pooled connection
+dialect   $n marks, timestamptz, arrays, a lock per user, tsvector search, bulk inserts
+schema    the tables and their migrations; full-text search with tsvector + GIN
+search    what a person typed -> tsquery text that is never a syntax error
+copy      the tables as ``assistant migrate`` copies them from SQLite
+
+It imports the shared core of ``memory`` and never ``memory.sqlite``.
 """
 
-from memory.postgres.backend import PostgresBackend
+from memory.postgres.backend import open_postgres
 from memory.postgres.copy import MEMORY_TABLES
 
-__all__ = ["MEMORY_TABLES", "PostgresBackend"]
+__all__ = ["MEMORY_TABLES", "open_postgres"]

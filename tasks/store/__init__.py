@@ -1,12 +1,24 @@
-"""Where tasks and their run ledger live: the ``TaskStore`` contract and its two stores.
+"""Where tasks and their run ledger live: the ``TaskStore`` contract and its three stores.
 
 base         the ``TaskStore`` contract every store keeps (one test suite runs against all)
 planning     misfire decisions: what a claim does with a due task, as a pure function
 transitions  how claims and finished runs change a task's state, as pure functions
+retention    which ledger rows may be folded into a summary, and the folding (pure)
+scope        ``ChatScope``: the chats whose runs a scheduler claims
 memory       ``MemoryTaskStore``: dictionaries (tests, throwaway sessions)
+
+The two SQL stores stand beside each other over a neutral core they share:
+
+rows         the tables' columns, rows <-> values, the store and schema errors
+dialect      ``Dialect``: what differs between their SQL (marks, instants, lists, locks)
+steps        the operations written once as statement steps (task reads and changes,
+             ledger reads, compaction) and ``SqlTaskStore``, the store built on them
 sqlite       ``SqliteTaskStore``: the embedded default, one database file
 postgres     ``PostgresTaskStore``: one database shared by several schedulers
-scope        ``ChatScope``: the chats whose runs a scheduler claims
+
+Each SQL store keeps its own inserts, claims, leases and finished runs (SQLite's write lock
+and PostgreSQL's ``FOR UPDATE SKIP LOCKED`` differ on purpose). ``sqlite`` and ``postgres``
+never import each other (an import contract in ``pyproject.toml`` says so).
 """
 
 from tasks.store.base import (
@@ -19,13 +31,9 @@ from tasks.store.base import (
 )
 from tasks.store.memory import MemoryTaskStore
 from tasks.store.postgres import TASK_TABLES, PostgresTaskStore
+from tasks.store.rows import TaskStoreError
 from tasks.store.scope import ChatScope
-from tasks.store.sqlite import (
-    SchedulerBusyError,
-    SqliteTaskStore,
-    TaskStoreError,
-    scheduler_lock,
-)
+from tasks.store.sqlite import SchedulerBusyError, SqliteTaskStore, scheduler_lock
 
 __all__ = [
     "LEASE_LOST_ERROR",

@@ -24,16 +24,22 @@ from common import PgConnection
 from tasks.models import Claim, MisfireAction, RunOutcome, RunStatus, Task, TaskRun, TaskStatus
 from tasks.store.base import LEASE_LOST_ERROR, GivenUp, not_found
 from tasks.store.planning import ClaimPlan, Reclaim, plan_claim, plan_reclaim
-from tasks.store.postgres.runs import finish_runs, owned_row, store_state
-from tasks.store.postgres.schema import RUN_ID_SEQUENCE, Row, run_from_row, task_from_row
-from tasks.store.scope import ChatScope
-from tasks.store.sqlite.schema import (
+from tasks.store.postgres.db import execute
+from tasks.store.postgres.dialect import POSTGRES
+from tasks.store.postgres.runs import finish_runs
+from tasks.store.postgres.schema import RUN_ID_SEQUENCE
+from tasks.store.rows import (
     RUN_COLUMNS,
     TASK_COLUMNS,
+    Row,
     cached_rule,
     cached_schedule,
+    run_from_row,
     seconds_opt,
+    task_from_row,
 )
+from tasks.store.scope import ChatScope
+from tasks.store.steps import owned_row, store_state
 from tasks.store.transitions import (
     after_skipped_retry,
     claimed_now,
@@ -156,10 +162,10 @@ async def reclaim_expired(
     )
     claims: list[Claim] = []
     given_up: list[GivenUp] = []
-    for expired in (run_from_row(r) for r in rows):
-        task_row = await owned_row(conn, expired.task_id, None)
+    for expired in (run_from_row(r, POSTGRES) for r in rows):
+        task_row = await execute(conn, owned_row(POSTGRES, expired.task_id, None))
         assert task_row is not None, "task_runs.task_id references scheduled_tasks"
-        task = task_from_row(task_row)
+        task = task_from_row(task_row, POSTGRES)
         plan = plan_reclaim(task, expired, now)
         if plan.action in (Reclaim.GIVE_UP, Reclaim.UNKNOWN):
             outcome = lost_outcome(plan.action, expired, now)
@@ -203,13 +209,13 @@ async def claim_now(
     conn: PgConnection, task_id: str, owner_id: str, now: datetime, lease: timedelta
 ) -> Claim:
     """Claim an extra run of the task now (see the store)."""
-    row = await owned_row(conn, task_id, owner_id, lock=True)
+    row = await execute(conn, owned_row(POSTGRES, task_id, owner_id, lock=True))
     if row is None:
         raise not_found(task_id)
-    stored = task_from_row(row)
+    stored = task_from_row(row, POSTGRES)
     task = claimed_now(stored)
     if task is not stored:
-        await store_state(conn, task)
+        await execute(conn, store_state(POSTGRES, task))
     run = await _insert_run(
         conn, task.id, now, now, misfire=MisfireAction.MANUAL, lease_until=now + lease
     )
@@ -281,7 +287,7 @@ async def _skip_retry(
     )  # fmt: skip
     done = after_skipped_retry(task)
     if done is not task:
-        await store_state(conn, done)
+        await execute(conn, store_state(POSTGRES, done))
 
 
 async def _retry(
@@ -303,9 +309,9 @@ async def _give_up(
     conn: PgConnection, task: Task, expired: TaskRun, outcome: RunOutcome
 ) -> GivenUp:
     await finish_runs(conn, [outcome], max_failures=None)
-    row = await owned_row(conn, task.id, None)
+    row = await execute(conn, owned_row(POSTGRES, task.id, None))
     assert row is not None, "the task was read in this transaction"
-    return GivenUp(task_from_row(row), expired.ended(outcome))
+    return GivenUp(task_from_row(row, POSTGRES), expired.ended(outcome))
 
 
 async def _insert_run(
@@ -365,7 +371,7 @@ class _ClaimBatch:
         self._row(task_id, plan.run_for, self.lease_until, RunStatus.CLAIMED, plan.action,
                   plan.missed, seconds_opt(plan.late_by), None)  # fmt: skip
         self.pending.append(
-            (index, task_from_row(row, status=status, next_run=plan.next_run), plan)
+            (index, task_from_row(row, POSTGRES, status=status, next_run=plan.next_run), plan)
         )
 
     def parameters(self) -> tuple[Any, ...]:

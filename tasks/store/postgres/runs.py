@@ -1,4 +1,4 @@
-"""Finished runs and task rows in PostgreSQL: outcomes recorded, tasks updated, the ledger read.
+"""Finished runs in PostgreSQL: outcomes recorded and their tasks updated, a batch at a time.
 
 Each public function is the whole body of one store operation (or a step of one) and runs
 inside the transaction ``PostgresDatabase.write`` opened. What a finished run does to its task
@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from common import PgConnection, notify
-from tasks.models import FinishedRun, RunOutcome, Task, TaskRun, TaskStatus
-from tasks.store.base import UNSET, not_found
-from tasks.store.postgres.schema import CHANGES_CHANNEL, Row, run_from_row
-from tasks.store.sqlite.schema import RUN_COLUMNS, TASK_COLUMNS
+from tasks.models import FinishedRun, RunOutcome, TaskStatus
+from tasks.store.base import UNSET
+from tasks.store.postgres.dialect import CHANGES_CHANNEL
+from tasks.store.rows import Row
 from tasks.store.transitions import AfterRun, after_run
 
 _FINISH_RUNS = (
@@ -35,25 +35,6 @@ _TASKS_AFTER_RUNS = (
     "$7::timestamptz[]) AS u(id, status, next_run, status_reason, failures, run_count, last_run) "
     "WHERE t.id = ANY($1::text[]) AND t.id = u.id"
 )
-_TASK_STATE = (
-    "UPDATE scheduled_tasks SET status = $1, enabled = $2, next_run = $3, status_reason = $4, "
-    "consecutive_failures = $5 WHERE id = $6"
-)
-
-
-async def owned_row(
-    conn: PgConnection, task_id: str, owner_id: str | None, *, lock: bool = False
-) -> Row | None:
-    """The task's row (``TASK_COLUMNS``), or ``None`` when the owner (if given) has no such.
-
-    With ``lock`` the row stays locked until the transaction ends.
-    """
-    sql = f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE id = $1"
-    params: tuple[str, ...] = (task_id,)
-    if owner_id is not None:
-        sql, params = sql + " AND owner_id = $2", (task_id, owner_id)
-    row: Row | None = await conn.fetchrow(sql + (" FOR UPDATE" if lock else ""), *params)
-    return row
 
 
 async def finish_runs(
@@ -100,35 +81,6 @@ async def finish_runs(
     if put_back:  # a one-time task due again (a retry): every scheduler should know
         await notify(conn, CHANGES_CHANNEL)
     return finished
-
-
-async def store_state(conn: PgConnection, task: Task) -> None:
-    """Write the task's status (and ``enabled``), next run, reason and failure count."""
-    await conn.execute(
-        _TASK_STATE,
-        task.status.value,
-        task.enabled,
-        task.next_run,
-        task.status_reason,
-        task.consecutive_failures,
-        task.id,
-    )
-
-
-async def history(
-    conn: PgConnection, task_id: str, owner_id: str, limit: int, offset: int = 0
-) -> list[TaskRun]:
-    """The task's ledger rows, newest first (``limit`` of them after ``offset``)."""
-    if await owned_row(conn, task_id, owner_id) is None:
-        raise not_found(task_id)
-    rows = await conn.fetch(
-        f"SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = $1 ORDER BY id DESC"
-        " LIMIT $2 OFFSET $3",
-        task_id,
-        max(limit, 0),
-        max(offset, 0),
-    )
-    return [run_from_row(r) for r in rows]
 
 
 class _Finishing:

@@ -1,32 +1,17 @@
-"""The task tables in PostgreSQL, their migrations, and the row <-> value conversions.
+"""The task tables in PostgreSQL and their migrations.
 
-The same tables as in SQLite (the same column lists and ``SchemaError``, taken from
-``tasks.store.sqlite.schema``), in PostgreSQL's types: instants are ``timestamptz``
-(microseconds, returned as aware UTC datetimes), ``enabled`` is a boolean, durations are
-``double precision`` seconds as in SQLite (so one cached misfire rule serves both), run ids
-come from an identity column. The version lives in ``schema_versions`` like SQLite's;
-``migrate`` runs ``MIGRATIONS`` through ``common.PostgresDatabase.migrate``.
+The same tables as in SQLite (the columns and row conversions of ``tasks.store.rows``), in
+PostgreSQL's types: instants are ``timestamptz`` (microseconds, returned as aware UTC
+datetimes), ``enabled`` is a boolean, durations are ``double precision`` seconds as in SQLite
+(so one cached misfire rule serves both), run ids come from an identity column. The version
+lives in ``schema_versions`` like SQLite's; ``migrate`` runs ``MIGRATIONS`` through
+``common.PostgresDatabase.migrate``.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
-
 from common import PostgresDatabase
-from tasks.execution import TaskType
-from tasks.models import MisfireAction, RunStatus, Task, TaskRun, TaskStatus
-from tasks.store.sqlite.schema import (
-    SchemaError,
-    cached_execution,
-    cached_rule,
-    cached_schedule,
-)
-
-COMPONENT = "tasks"
-
-CHANGES_CHANNEL = "assistant_tasks"
-"""Where a store announces (NOTIFY) that a task was added or changed; schedulers LISTEN."""
+from tasks.store.rows import COMPONENT, SchemaError
 
 _V1 = (
     """CREATE TABLE scheduled_tasks (
@@ -92,14 +77,6 @@ SCHEMA_VERSION = len(MIGRATIONS)
 RUN_ID_SEQUENCE = "task_runs_id_seq"
 """The identity sequence of ``task_runs.id``."""
 
-if TYPE_CHECKING:
-    import asyncpg
-
-    Row: TypeAlias = asyncpg.Record
-else:
-    Row = Any
-"""A row as asyncpg returns it (columns by name)."""
-
 
 async def migrate(db: PostgresDatabase) -> int:
     """Bring the task tables up to ``SCHEMA_VERSION``; return the version found before.
@@ -109,54 +86,3 @@ async def migrate(db: PostgresDatabase) -> int:
         TaskStoreError: when PostgreSQL fails.
     """
     return await db.migrate(component=COMPONENT, migrations=MIGRATIONS, error=SchemaError)
-
-
-def task_from_row(
-    row: Row,
-    *,
-    status: TaskStatus | None = None,
-    next_run: datetime | Literal["stored"] | None = "stored",
-) -> Task:
-    """Build a ``Task`` from a row selected with ``TASK_COLUMNS``.
-
-    ``status`` and ``next_run`` replace the stored values (a claim builds the claimed task
-    directly instead of copying it).
-    """
-    return Task(
-        id=row["id"],
-        owner_id=row["owner_id"],
-        chat_id=row["chat_id"],
-        task_type=TaskType(row["task_type"]),
-        description=row["description"],
-        schedule=cached_schedule(row["schedule"]),
-        execution=cached_execution(row["task_type"], row["execution_data"]),
-        status=TaskStatus(row["status"]) if status is None else status,
-        misfire=cached_rule(row["misfire_policy"], row["misfire_grace"]),
-        created_at=row["created_at"],
-        next_run=row["next_run"] if next_run == "stored" else next_run,
-        last_run=row["last_run"],
-        run_count=row["run_count"],
-        consecutive_failures=row["consecutive_failures"],
-        status_reason=row["status_reason"],
-    )
-
-
-def run_from_row(row: Row) -> TaskRun:
-    """Build a ``TaskRun`` from a row selected with ``RUN_COLUMNS``."""
-    late_by = row["late_by"]
-    return TaskRun(
-        id=row["id"],
-        task_id=row["task_id"],
-        scheduled_for=row["scheduled_for"],
-        claimed_at=row["claimed_at"],
-        status=RunStatus(row["status"]),
-        misfire=MisfireAction(row["misfire"]),
-        attempt=row["attempt"],
-        missed=row["missed"],
-        late_by=None if late_by is None else timedelta(seconds=late_by),
-        lease_until=row["lease_until"],
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-        result=row["result"],
-        error=row["error"],
-    )

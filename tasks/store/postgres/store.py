@@ -5,7 +5,9 @@ a write is one transaction. Claims lock the due rows with ``FOR UPDATE SKIP LOCK
 ``claims``), so schedulers in any number of processes claim disjoint runs. A store claims only
 the runs of the chats its process can deliver to (its ``ChatScope``). Adding or changing a task
 sends a NOTIFY in the same transaction; ``watch`` LISTENs, so a scheduler learns of another
-process's change when it commits, without polling.
+process's change when it commits, without polling. Task reads and changes, ledger reads and
+compaction are the steps both SQL stores share (``tasks.store.steps``), awaited statement by
+statement by ``db.run_steps``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
-from typing import Any
 
 from common import (
     Listener,
@@ -25,26 +26,15 @@ from common import (
 )
 from tasks.errors import TaskError
 from tasks.limits import TaskLimits
-from tasks.models import (
-    Claim,
-    Compaction,
-    FinishedRun,
-    LedgerSummary,
-    RunOutcome,
-    Task,
-    TaskDraft,
-    TaskRun,
-    TaskStatus,
-    new_task_id,
-)
-from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found
-from tasks.store.postgres import claims, ledger, runs
-from tasks.store.postgres.runs import owned_row, store_state
-from tasks.store.postgres.schema import CHANGES_CHANNEL, migrate, task_from_row
+from tasks.models import Claim, FinishedRun, RunOutcome, Task, TaskDraft, new_task_id
+from tasks.store.base import GivenUp
+from tasks.store.postgres import claims, runs
+from tasks.store.postgres.db import run_steps
+from tasks.store.postgres.dialect import CHANGES_CHANNEL, POSTGRES
+from tasks.store.postgres.schema import migrate
+from tasks.store.rows import TaskStoreError, draft_values
 from tasks.store.scope import ChatScope
-from tasks.store.sqlite.db import TaskStoreError
-from tasks.store.sqlite.schema import TASK_COLUMNS, draft_values
-from tasks.store.transitions import changed
+from tasks.store.steps import SqlTaskStore, Steps, T
 
 __all__ = ["PostgresTaskStore"]
 
@@ -77,7 +67,7 @@ def _not_open(where: str) -> TaskError:
 _FAILURES = PostgresFailures("the task database", TaskStoreError, _not_open)
 
 
-class PostgresTaskStore(TaskStore):
+class PostgresTaskStore(SqlTaskStore):
     """Tasks and their run ledger in a PostgreSQL database, shared by any number of schedulers.
 
     Args:
@@ -86,6 +76,8 @@ class PostgresTaskStore(TaskStore):
         pool_size: Connections the store opens at most (plus one to LISTEN, when watching).
         new_id: Draws a fresh task id (tests pass one that repeats itself).
     """
+
+    dialect = POSTGRES
 
     def __init__(
         self,
@@ -147,64 +139,6 @@ class PostgresTaskStore(TaskStore):
         if not drafts:
             return []
         return await self._db.write(functools.partial(self._insert, drafts=drafts))
-
-    async def get_task(self, task_id: str, owner_id: str | None = None) -> Task | None:
-        """Return the task, or ``None``."""
-        row = await self._db.read(functools.partial(owned_row, task_id=task_id, owner_id=owner_id))
-        return None if row is None else task_from_row(row)
-
-    async def list_tasks(
-        self,
-        owner_id: str,
-        *,
-        include_finished: bool = False,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[Task]:
-        """Return a page of the owner's tasks by next run (unscheduled last), then creation."""
-        live = "" if include_finished else "AND status NOT IN ('done', 'cancelled') "
-        sql = (
-            f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE owner_id = $1 {live}"
-            "ORDER BY next_run NULLS LAST, created_at, id LIMIT $2 OFFSET $3"
-        )
-        params = (owner_id, limit, offset)
-        rows = await self._db.read(functools.partial(_fetch, sql=sql, params=params))
-        return [task_from_row(r) for r in rows]
-
-    async def active_task_ids(
-        self, owner_id: str, *, done_since: datetime | None = None
-    ) -> list[str]:
-        """Return the owner's live task ids, oldest first (and those done since
-        ``done_since``)."""
-        since = None if done_since is None else require_aware(done_since, "done_since")
-        sql = (
-            "SELECT id FROM scheduled_tasks WHERE owner_id = $1 "
-            "AND (status NOT IN ('done', 'cancelled') "
-            "OR (status = 'done' AND last_run >= $2::timestamptz)) ORDER BY created_at, id"
-        )
-        params = (owner_id, since)
-        rows = await self._db.read(functools.partial(_fetch, sql=sql, params=params))
-        return [r["id"] for r in rows]
-
-    async def update_task(
-        self,
-        task_id: str,
-        owner_id: str,
-        change: TaskChange,
-        *,
-        allowed_from: Collection[TaskStatus],
-        action: str,
-    ) -> Task:
-        """Apply ``change`` in one transaction if the task's status allows it."""
-        work = functools.partial(
-            _update_task,
-            task_id=task_id,
-            owner_id=owner_id,
-            change=change,
-            allowed_from=frozenset(allowed_from),
-            action=action,
-        )
-        return await self._db.write(work)
 
     async def claim_due(
         self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
@@ -294,49 +228,11 @@ class PostgresTaskStore(TaskStore):
         )
         return await self._db.write(work)
 
-    async def compact_ledger(
-        self,
-        *,
-        before: datetime,
-        keep: int,
-        max_rows: int,
-        max_tasks: int,
-        after_task: str = "",
-    ) -> Compaction:
-        """Fold old ledger rows into summaries in one transaction (bounded; one scheduler
-        at a time)."""
-        work = functools.partial(
-            ledger.compact,
-            before=before,
-            keep=keep,
-            max_rows=max_rows,
-            max_tasks=max_tasks,
-            after_task=after_task,
-        )
-        return await self._db.write(work)
+    async def _read(self, steps: Steps[T]) -> T:
+        return await self._db.read(functools.partial(run_steps, steps=steps))
 
-    async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
-        """Return the summary of the task's folded rows, if any were folded."""
-        work = functools.partial(ledger.summary, task_id=task_id, owner_id=owner_id)
-        return await self._db.read(work)
-
-    async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
-        """Pause the owner's active tasks."""
-        sql = (
-            "UPDATE scheduled_tasks SET status = 'paused', enabled = false, status_reason = $1 "
-            "WHERE owner_id = $2 AND status = 'active' RETURNING id"
-        )
-        rows = await self._db.write(functools.partial(_fetch, sql=sql, params=(reason, owner_id)))
-        return sorted(r["id"] for r in rows)
-
-    async def history(
-        self, task_id: str, owner_id: str, *, limit: int = 20, offset: int = 0
-    ) -> list[TaskRun]:
-        """Return the task's ledger rows, newest first."""
-        work = functools.partial(
-            runs.history, task_id=task_id, owner_id=owner_id, limit=limit, offset=offset
-        )
-        return await self._db.read(work)
+    async def _write(self, steps: Steps[T]) -> T:
+        return await self._db.write(functools.partial(run_steps, steps=steps))
 
     async def _insert(self, conn: PgConnection, drafts: Sequence[TaskDraft]) -> list[str]:
         """Insert the drafts under fresh ids; an id another task holds is drawn again.
@@ -344,7 +240,7 @@ class PostgresTaskStore(TaskStore):
         ``ON CONFLICT DO NOTHING`` makes the check and the insert one step, so two
         processes drawing the same id at the same moment cannot both take it.
         """
-        rows = [draft_values(d, require_aware) for d in drafts]
+        rows = [draft_values(d, POSTGRES) for d in drafts]
         chosen: list[str | None] = [None] * len(rows)
         seen: set[str] = set()
         for _ in range(_ID_ATTEMPTS):
@@ -375,30 +271,3 @@ class PostgresTaskStore(TaskStore):
                 seen.add(candidate)
                 drawn.append(candidate)
         return drawn
-
-
-async def _fetch(conn: PgConnection, sql: str, params: Sequence[object]) -> list[Any]:
-    return list(await conn.fetch(sql, *params))
-
-
-async def _update_task(
-    conn: PgConnection,
-    task_id: str,
-    owner_id: str,
-    change: TaskChange,
-    allowed_from: frozenset[TaskStatus],
-    action: str,
-) -> Task:
-    row = await owned_row(conn, task_id, owner_id, lock=True)
-    if row is None:
-        raise not_found(task_id)
-    updated = changed(task_from_row(row), change, allowed_from=allowed_from, action=action)
-    await store_state(conn, updated)
-    if change.schedule is not UNSET:
-        await conn.execute(
-            "UPDATE scheduled_tasks SET schedule = $1 WHERE id = $2",
-            updated.schedule.to_json(),
-            updated.id,
-        )
-    await notify(conn, CHANGES_CHANNEL)
-    return updated

@@ -18,18 +18,19 @@ from common import to_db_time
 from tasks.models import Claim, MisfireAction, RunOutcome, RunStatus, Task, TaskRun, TaskStatus
 from tasks.store.base import LEASE_LOST_ERROR, GivenUp, not_found
 from tasks.store.planning import ClaimPlan, Reclaim, plan_claim, plan_reclaim
-from tasks.store.sqlite.runs import Row, chunked, finish_runs, owned_row, store_state
-from tasks.store.sqlite.schema import (
+from tasks.store.rows import (
     RUN_COLUMNS,
     TASK_COLUMNS,
-    cached_instant,
     cached_rule,
     cached_schedule,
     run_from_row,
     seconds_opt,
     task_from_row,
-    to_db_opt,
 )
+from tasks.store.sqlite.db import execute
+from tasks.store.sqlite.dialect import SQLITE, cached_instant
+from tasks.store.sqlite.runs import Row, chunked, finish_runs
+from tasks.store.steps import owned_row, store_state
 from tasks.store.transitions import (
     after_skipped_retry,
     claimed_now,
@@ -70,12 +71,14 @@ def claim_due(
         plan = plan_claim(schedule, due, cached_rule(row[8], row[9]), now)
         status = claimed_status(schedule, plan)
         task_updates.append(
-            (status.value, int(status is TaskStatus.ACTIVE), to_db_opt(plan.next_run),
+            (status.value, int(status is TaskStatus.ACTIVE), SQLITE.time_opt(plan.next_run),
              row[0], due_text)
         )  # fmt: skip
         run = batch.add(row[0], plan, due, due_text)
         if run is not None:
-            claims.append(Claim(task_from_row(row, status=status, next_run=plan.next_run), run))
+            claims.append(
+                Claim(task_from_row(row, SQLITE, status=status, next_run=plan.next_run), run)
+            )
     conn.executemany(_CLAIM_TASK, task_updates)
     conn.executemany(_INSERT_RUN, batch.rows)
     return claims
@@ -102,10 +105,10 @@ def reclaim_expired(
     ).fetchall()
     claims: list[Claim] = []
     given_up: list[GivenUp] = []
-    for expired in (run_from_row(r) for r in rows):
-        task_row = owned_row(conn, expired.task_id, None)
+    for expired in (run_from_row(r, SQLITE) for r in rows):
+        task_row = execute(conn, owned_row(SQLITE, expired.task_id, None))
         assert task_row is not None, "task_runs.task_id references scheduled_tasks"
-        task = task_from_row(task_row)
+        task = task_from_row(task_row, SQLITE)
         plan = plan_reclaim(task, expired, now)
         if plan.action in (Reclaim.GIVE_UP, Reclaim.UNKNOWN):
             given_up.append(_give_up(conn, task, expired, lost_outcome(plan.action, expired, now)))
@@ -135,13 +138,13 @@ def claim_now(
     conn: sqlite3.Connection, task_id: str, owner_id: str, now: datetime, lease: timedelta
 ) -> Claim:
     """Claim an extra run of the task now (see the store)."""
-    row = owned_row(conn, task_id, owner_id)
+    row = execute(conn, owned_row(SQLITE, task_id, owner_id))
     if row is None:
         raise not_found(task_id)
-    stored = task_from_row(row)
+    stored = task_from_row(row, SQLITE)
     task = claimed_now(stored)
     if task is not stored:
-        store_state(conn, task)
+        execute(conn, store_state(SQLITE, task))
     run = TaskRun.new(
         _max_run_id(conn) + 1, task.id, now, now,
         misfire=MisfireAction.MANUAL, lease_until=now + lease,
@@ -156,7 +159,7 @@ def next_wakeup(conn: sqlite3.Connection) -> datetime | None:
         "SELECT (SELECT min(next_run) FROM scheduled_tasks WHERE enabled = 1), "
         "(SELECT min(lease_until) FROM task_runs WHERE status = 'claimed')"
     ).fetchone()
-    found = [datetime.fromisoformat(v) for v in row if v is not None]
+    found = [SQLITE.read_time(v) for v in row if v is not None]
     return min(found, default=None)
 
 
@@ -206,7 +209,7 @@ def _skip_retry(
     conn.execute(_INSERT_RUN, _run_row(run))
     done = after_skipped_retry(task)
     if done is not task:
-        store_state(conn, done)
+        execute(conn, store_state(SQLITE, done))
 
 
 def _retry(
@@ -229,9 +232,9 @@ def _give_up(
     conn: sqlite3.Connection, task: Task, expired: TaskRun, outcome: RunOutcome
 ) -> GivenUp:
     finish_runs(conn, [outcome], max_failures=None)
-    row = owned_row(conn, task.id, None)
+    row = execute(conn, owned_row(SQLITE, task.id, None))
     assert row is not None, "the task was read in this transaction"
-    return GivenUp(task_from_row(row), expired.ended(outcome))
+    return GivenUp(task_from_row(row, SQLITE), expired.ended(outcome))
 
 
 def _max_run_id(conn: sqlite3.Connection) -> int:
@@ -288,11 +291,11 @@ def _run_row(run: TaskRun) -> Row:
         run.task_id,
         to_db_time(run.scheduled_for),
         to_db_time(run.claimed_at),
-        to_db_opt(run.lease_until),
+        SQLITE.time_opt(run.lease_until),
         run.status.value,
         run.misfire.value,
         run.missed,
         seconds_opt(run.late_by),
         run.attempt,
-        to_db_opt(run.finished_at),
+        SQLITE.time_opt(run.finished_at),
     )

@@ -2,7 +2,8 @@
 
 Work functions get the plain ``sqlite3.Connection`` and its tuple rows (the claim path reads
 thousands of rows per second; tuples are the cheapest). See ``common.sqlite`` for what one
-operation on the connection's own thread guarantees.
+operation on the connection's own thread guarantees. ``run_steps`` runs the steps the stores
+share (``tasks.store.steps``) on the connection, one statement after the other.
 """
 
 from __future__ import annotations
@@ -10,17 +11,35 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from common import Failures, SqliteDatabase
 from tasks.errors import TaskError
+from tasks.store.dialect import Run, Statement
+from tasks.store.rows import TaskStoreError
+from tasks.store.steps import Steps
+
+__all__ = ["T", "TaskDatabase", "TaskStoreError", "Work", "execute", "run_steps"]
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], T]
 
 
-class TaskStoreError(TaskError):
-    """The task database failed (locked past the busy timeout, disk full, not a database)."""
+def execute(conn: sqlite3.Connection, statement: Statement) -> Any:
+    """Run one shared statement and return what it wants of its rows."""
+    cursor = conn.execute(statement.sql, statement.params)
+    if statement.want == "all":
+        return cursor.fetchall()
+    row = None if statement.want == "none" else cursor.fetchone()
+    return row[0] if statement.want == "value" and row is not None else row
+
+
+def run_steps(conn: sqlite3.Connection, steps: Steps[T]) -> T:
+    """Run shared steps on the connection's thread, inside the transaction it is in."""
+    run = Run(steps)
+    for statement in run:
+        run.answer = execute(conn, statement)
+    return run.value
 
 
 def _not_open(path: Path) -> TaskError:

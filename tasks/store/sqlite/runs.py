@@ -1,4 +1,4 @@
-"""Finished runs and task rows in SQLite: outcomes recorded, tasks updated, the ledger read.
+"""Finished runs in SQLite: outcomes recorded and their tasks updated, a batch at a time.
 
 Each public function here is the whole body of one store operation (or a step of one) and runs
 on the connection's thread inside the transaction ``TaskDatabase.write`` opened. What a
@@ -14,9 +14,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
 from common import to_db_time
-from tasks.models import FinishedRun, RunOutcome, Task, TaskRun, TaskStatus
-from tasks.store.base import UNSET, not_found
-from tasks.store.sqlite.schema import RUN_COLUMNS, TASK_COLUMNS, run_from_row, to_db_opt
+from tasks.models import FinishedRun, RunOutcome, TaskStatus
+from tasks.store.base import UNSET
+from tasks.store.sqlite.dialect import SQLITE
 from tasks.store.transitions import AfterRun, after_run
 
 Row = tuple[Any, ...]
@@ -27,24 +27,10 @@ _FINISH_RUN = (
     "UPDATE task_runs SET status = ?, started_at = ?, finished_at = ?, result = ?, error = ?, "
     "lease_until = NULL WHERE id = ?"
 )
-_TASK_STATE = (
-    "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, status_reason = ?, "
-    "consecutive_failures = ? WHERE id = ?"
-)
 _TASK_AFTER_RUNS = (
     "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, status_reason = ?, "
     "consecutive_failures = ?, run_count = ?, last_run = ? WHERE id = ?"
 )
-
-
-def owned_row(conn: sqlite3.Connection, task_id: str, owner_id: str | None) -> Row | None:
-    """The task's row (``TASK_COLUMNS``), or ``None`` when the owner (if given) has no such."""
-    sql = f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE id = ?"
-    params: tuple[str, ...] = (task_id,)
-    if owner_id is not None:
-        sql, params = sql + " AND owner_id = ?", (task_id, owner_id)
-    row: Row | None = conn.execute(sql, params).fetchone()
-    return row
 
 
 def finish_runs(
@@ -76,39 +62,11 @@ def finish_runs(
     return finished
 
 
-def store_state(conn: sqlite3.Connection, task: Task) -> None:
-    """Write the task's status (and ``enabled``), next run, reason and failure count."""
-    conn.execute(
-        _TASK_STATE,
-        (
-            task.status.value,
-            int(task.enabled),
-            to_db_opt(task.next_run),
-            task.status_reason,
-            task.consecutive_failures,
-            task.id,
-        ),
-    )
-
-
 def chunked(values: Sequence[T]) -> Iterator[tuple[Sequence[T], str]]:
     """Split ``values`` for ``IN (...)`` lists: each chunk with its ``?, ?, ...`` marks."""
     for start in range(0, len(values), IN_CHUNK):
         chunk = values[start : start + IN_CHUNK]
         yield chunk, ", ".join("?" * len(chunk))
-
-
-def history(
-    conn: sqlite3.Connection, task_id: str, owner_id: str, limit: int, offset: int = 0
-) -> list[TaskRun]:
-    """The task's ledger rows, newest first (``limit`` of them after ``offset``)."""
-    if owned_row(conn, task_id, owner_id) is None:
-        raise not_found(task_id)
-    rows = conn.execute(
-        f"SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = ? ORDER BY id DESC LIMIT ? OFFSET ?",
-        (task_id, max(limit, 0), max(offset, 0)),
-    ).fetchall()
-    return [run_from_row(r) for r in rows]
 
 
 class _Finishing:
@@ -129,7 +87,7 @@ class _Finishing:
         self.status = after.status
         self.failures = after.consecutive_failures
         if after.next_run is not UNSET:
-            self.next_run = to_db_opt(after.next_run)
+            self.next_run = SQLITE.time_opt(after.next_run)
         if after.status_reason is not UNSET:
             self.status_reason = after.status_reason
         self.run_count += 1

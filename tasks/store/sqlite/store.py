@@ -4,7 +4,9 @@ Each operation is one synchronous function run on the connection's thread (see
 ``common.sqlite``): a write is one ``BEGIN IMMEDIATE`` transaction, so claims read the due
 tasks and update them atomically, and the update is conditional on the ``next_run`` that was
 read, so two stores on one file never claim the same scheduled run. The run ledger's
-transactions live in ``claims`` and ``runs``; the task rows' own ones are here.
+transactions live in ``claims`` and ``runs``, new tasks are inserted here, and the rest
+(task reads and changes, ledger reads, compaction) are the steps both SQL stores share
+(``tasks.store.steps``), run on the connection's thread by ``db.run_steps``.
 """
 
 from __future__ import annotations
@@ -18,30 +20,16 @@ from pathlib import Path
 from common import require_aware, to_db_time
 from tasks.errors import TaskError
 from tasks.limits import TaskLimits
-from tasks.models import (
-    Claim,
-    Compaction,
-    FinishedRun,
-    LedgerSummary,
-    RunOutcome,
-    Task,
-    TaskDraft,
-    TaskRun,
-    TaskStatus,
-    new_task_id,
-)
-from tasks.store.base import UNSET, GivenUp, TaskChange, TaskStore, not_found
-from tasks.store.sqlite import claims, ledger, runs
+from tasks.models import Claim, FinishedRun, RunOutcome, Task, TaskDraft, new_task_id
+from tasks.store.base import GivenUp
+from tasks.store.rows import draft_values
+from tasks.store.sqlite import claims, runs
 from tasks.store.sqlite.checkpoint import WalCheckpointer
-from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work
-from tasks.store.sqlite.runs import Row, chunked, owned_row, store_state
-from tasks.store.sqlite.schema import (
-    TASK_COLUMNS,
-    draft_values,
-    migrate,
-    task_from_row,
-)
-from tasks.store.transitions import changed
+from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work, run_steps
+from tasks.store.sqlite.dialect import SQLITE
+from tasks.store.sqlite.runs import Row, chunked
+from tasks.store.sqlite.schema import migrate
+from tasks.store.steps import SqlTaskStore, Steps
 
 __all__ = ["SqliteTaskStore", "TaskStoreError"]
 
@@ -58,7 +46,7 @@ _INSERT_TASK = (
 )
 
 
-class SqliteTaskStore(TaskStore):
+class SqliteTaskStore(SqlTaskStore):
     """Tasks and their run ledger in a SQLite database file.
 
     Args:
@@ -66,6 +54,8 @@ class SqliteTaskStore(TaskStore):
         busy_timeout: How long a statement waits for another connection's write lock.
         new_id: Draws a fresh task id (tests pass one that repeats itself).
     """
+
+    dialect = SQLITE
 
     def __init__(
         self,
@@ -104,73 +94,19 @@ class SqliteTaskStore(TaskStore):
         """Insert ``draft`` under a fresh id (a new id is drawn if one is taken); with
         ``limits``, after counting its owner's live tasks in the same write transaction."""
         work = functools.partial(
-            _insert_task, row=draft_values(draft), new_id=self._new_id, draft=draft, limits=limits
+            _insert_task,
+            row=draft_values(draft, SQLITE),
+            new_id=self._new_id,
+            draft=draft,
+            limits=limits,
         )
-        task_id = await self._write(work)
+        task_id = await self._commit(work)
         return draft.to_task(task_id)
 
     async def add_tasks(self, drafts: Sequence[TaskDraft]) -> list[str]:
         """Insert many drafts with one ``executemany`` in one transaction."""
-        rows = [draft_values(d) for d in drafts]
-        return await self._write(functools.partial(_insert_tasks, rows=rows, new_id=self._new_id))
-
-    async def get_task(self, task_id: str, owner_id: str | None = None) -> Task | None:
-        """Return the task, or ``None``."""
-        row = await self._db.read(functools.partial(owned_row, task_id=task_id, owner_id=owner_id))
-        return None if row is None else task_from_row(row)
-
-    async def list_tasks(
-        self,
-        owner_id: str,
-        *,
-        include_finished: bool = False,
-        limit: int | None = None,
-        offset: int = 0,
-    ) -> list[Task]:
-        """Return a page of the owner's tasks by next run (unscheduled last), then creation."""
-        live = "" if include_finished else "AND status NOT IN ('done', 'cancelled') "
-        sql = (
-            f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE owner_id = ? {live}"
-            "ORDER BY next_run IS NULL, next_run, created_at, id LIMIT ? OFFSET ?"
-        )
-        params = (owner_id, -1 if limit is None else limit, offset)
-        rows = await self._db.read(functools.partial(_fetch_all, sql=sql, params=params))
-        return [task_from_row(r) for r in rows]
-
-    async def active_task_ids(
-        self, owner_id: str, *, done_since: datetime | None = None
-    ) -> list[str]:
-        """Return the owner's live task ids, oldest first (and those done since
-        ``done_since``)."""
-        since = None if done_since is None else to_db_time(require_aware(done_since, "done_since"))
-        sql = (
-            "SELECT id FROM scheduled_tasks WHERE owner_id = ? "
-            "AND (status NOT IN ('done', 'cancelled') "
-            "OR (status = 'done' AND ? IS NOT NULL AND last_run >= ?)) ORDER BY created_at, id"
-        )
-        params = (owner_id, since, since)
-        rows = await self._db.read(functools.partial(_fetch_all, sql=sql, params=params))
-        return [r[0] for r in rows]
-
-    async def update_task(
-        self,
-        task_id: str,
-        owner_id: str,
-        change: TaskChange,
-        *,
-        allowed_from: Collection[TaskStatus],
-        action: str,
-    ) -> Task:
-        """Apply ``change`` in one transaction if the task's status allows it."""
-        work = functools.partial(
-            _update_task,
-            task_id=task_id,
-            owner_id=owner_id,
-            change=change,
-            allowed_from=frozenset(allowed_from),
-            action=action,
-        )
-        return await self._write(work)
+        rows = [draft_values(d, SQLITE) for d in drafts]
+        return await self._commit(functools.partial(_insert_tasks, rows=rows, new_id=self._new_id))
 
     async def claim_due(
         self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
@@ -178,7 +114,7 @@ class SqliteTaskStore(TaskStore):
         """Claim due tasks in one immediate transaction, earliest first."""
         now = require_aware(now, "now")
         work = functools.partial(claims.claim_due, now=now, limit=limit, lease=lease, ahead=ahead)
-        return await self._write(work)
+        return await self._commit(work)
 
     async def reclaim_expired(
         self, now: datetime, *, limit: int, lease: timedelta, orphaned: bool = False
@@ -194,7 +130,7 @@ class SqliteTaskStore(TaskStore):
         work = functools.partial(
             claims.reclaim_expired, now=now, limit=limit, lease=lease, orphaned=orphaned
         )
-        return await self._write(work)
+        return await self._commit(work)
 
     async def renew_leases(
         self, run_ids: Collection[int], now: datetime, *, lease: timedelta
@@ -204,7 +140,7 @@ class SqliteTaskStore(TaskStore):
         ids = sorted(set(run_ids))
         if not ids:
             return set()
-        return await self._write(functools.partial(claims.renew_leases, run_ids=ids, until=until))
+        return await self._commit(functools.partial(claims.renew_leases, run_ids=ids, until=until))
 
     async def claim_now(
         self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
@@ -214,7 +150,7 @@ class SqliteTaskStore(TaskStore):
         work = functools.partial(
             claims.claim_now, task_id=task_id, owner_id=owner_id, now=now, lease=lease
         )
-        return await self._write(work)
+        return await self._commit(work)
 
     async def next_wakeup(self) -> datetime | None:
         """Return the earliest enabled next run or lease expiry (two index lookups)."""
@@ -241,60 +177,18 @@ class SqliteTaskStore(TaskStore):
         work = functools.partial(
             runs.finish_runs, outcomes=list(outcomes), max_failures=max_failures
         )
-        return await self._write(work)
+        return await self._commit(work)
 
-    async def compact_ledger(
-        self,
-        *,
-        before: datetime,
-        keep: int,
-        max_rows: int,
-        max_tasks: int,
-        after_task: str = "",
-    ) -> Compaction:
-        """Fold old ledger rows into summaries in one write transaction (bounded)."""
-        work = functools.partial(
-            ledger.compact,
-            before=before,
-            keep=keep,
-            max_rows=max_rows,
-            max_tasks=max_tasks,
-            after_task=after_task,
-        )
-        return await self._write(work)
+    async def _read(self, steps: Steps[T]) -> T:
+        return await self._db.read(functools.partial(run_steps, steps=steps))
 
-    async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
-        """Return the summary of the task's folded rows, if any were folded."""
-        work = functools.partial(ledger.summary, task_id=task_id, owner_id=owner_id)
-        return await self._db.read(work)
+    async def _write(self, steps: Steps[T]) -> T:
+        return await self._commit(functools.partial(run_steps, steps=steps))
 
-    async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
-        """Pause the owner's active tasks."""
-        sql = (
-            "UPDATE scheduled_tasks SET status = 'paused', enabled = 0, status_reason = ? "
-            "WHERE owner_id = ? AND status = 'active' RETURNING id"
-        )
-        rows = await self._write(functools.partial(_fetch_all, sql=sql, params=(reason, owner_id)))
-        return sorted(r[0] for r in rows)
-
-    async def history(
-        self, task_id: str, owner_id: str, *, limit: int = 20, offset: int = 0
-    ) -> list[TaskRun]:
-        """Return the task's ledger rows, newest first."""
-        work = functools.partial(
-            runs.history, task_id=task_id, owner_id=owner_id, limit=limit, offset=offset
-        )
-        return await self._db.read(work)
-
-    async def _write(self, work: Work[T]) -> T:
+    async def _commit(self, work: Work[T]) -> T:
         result = await self._db.write(work)
         self._checkpointer.committed()
         return result
-
-
-def _fetch_all(conn: sqlite3.Connection, sql: str, params: Sequence[object]) -> list[Row]:
-    rows: list[Row] = conn.execute(sql, params).fetchall()
-    return rows
 
 
 def _insert_task(
@@ -354,24 +248,3 @@ def _existing_ids(conn: sqlite3.Connection, ids: Sequence[str]) -> set[str]:
         rows = conn.execute(f"SELECT id FROM scheduled_tasks WHERE id IN ({marks})", chunk)
         taken.update(r[0] for r in rows)
     return taken
-
-
-def _update_task(
-    conn: sqlite3.Connection,
-    task_id: str,
-    owner_id: str,
-    change: TaskChange,
-    allowed_from: frozenset[TaskStatus],
-    action: str,
-) -> Task:
-    row = owned_row(conn, task_id, owner_id)
-    if row is None:
-        raise not_found(task_id)
-    updated = changed(task_from_row(row), change, allowed_from=allowed_from, action=action)
-    store_state(conn, updated)
-    if change.schedule is not UNSET:
-        conn.execute(
-            "UPDATE scheduled_tasks SET schedule = ? WHERE id = ?",
-            (updated.schedule.to_json(), updated.id),
-        )
-    return updated

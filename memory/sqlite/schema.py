@@ -1,4 +1,4 @@
-"""The memory package's tables, created and migrated under a schema version.
+"""The memory package's tables in SQLite, created and migrated under a schema version.
 
 The version lives in ``schema_versions`` (shared with other packages, one row per
 component). Each entry of ``MIGRATIONS`` moves the schema up one version; the runner in
@@ -8,8 +8,8 @@ file migrate it once.
 
 from __future__ import annotations
 
-from memory._db import Database
 from memory.errors import MemoryStoreError
+from memory.sqlite.db import Connection
 
 COMPONENT = "memory"
 
@@ -123,7 +123,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-async def migrate(db: Database) -> int:
+async def migrate(db: Connection) -> int:
     """Bring the memory tables up to ``SCHEMA_VERSION`` and return the version found before.
 
     Raises:

@@ -1,0 +1,344 @@
+"""The task store operations both SQL databases share, written once as steps.
+
+An operation here is a generator: it yields each ``Statement`` it needs and is sent back what
+the statement returned, and its return value is the operation's. It does no I/O of its own,
+so the same steps run on SQLite's connection thread (synchronously, ``tasks.store.sqlite``)
+and on a PostgreSQL connection (awaiting each statement, ``tasks.store.postgres``), inside
+the one transaction the store opened. ``SqlTaskStore`` is the store built on them: the task
+rows' reads and changes, the ledger's reads and its compaction. Adding tasks, claims, leases
+and finished runs stay with each database (their locking differs on purpose).
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from collections.abc import Collection, Generator, Sequence
+from datetime import datetime
+from typing import Any, TypeVar
+
+from common import require_aware
+from tasks.models import Compaction, LedgerSummary, Task, TaskRun, TaskStatus
+from tasks.store.base import UNSET, TaskChange, TaskStore, not_found
+from tasks.store.dialect import Dialect, Statement
+from tasks.store.retention import FOLDABLE, FoldedRow, LedgerRow, counts_json, fold, take_old
+from tasks.store.rows import (
+    LEDGER_COLUMNS,
+    RUN_COLUMNS,
+    SUMMARY_COLUMNS,
+    TASK_COLUMNS,
+    Row,
+    ledger_row,
+    run_from_row,
+    seconds_opt,
+    summary_from_row,
+    task_from_row,
+)
+from tasks.store.transitions import changed
+
+T = TypeVar("T")
+Steps = Generator[Statement, Any, T]
+"""An operation: yields statements, is sent their results, returns its value."""
+
+_COMPACTION_LOCK = 0x1ED6E2  # "ledger compaction", for databases with several writers
+_LIVE = "status NOT IN ('done', 'cancelled')"
+
+
+def single(statement: Statement) -> Steps[Any]:
+    """The steps of one statement, returning its result."""
+    return (yield statement)
+
+
+def owned_row(d: Dialect, task_id: str, owner_id: str | None, *, lock: bool = False) -> Statement:
+    """The task's row (``TASK_COLUMNS``), or ``None`` when the owner (if given) has no such;
+    with ``lock``, locked until the transaction ends."""
+    sql = f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE id = ?"
+    params: tuple[str, ...] = (task_id,)
+    if owner_id is not None:
+        sql, params = sql + " AND owner_id = ?", (task_id, owner_id)
+    return d.statement(sql + (d.lock_rows if lock else ""), *params, want="one")
+
+
+def store_state(d: Dialect, task: Task) -> Statement:
+    """Write the task's status (and ``enabled``), next run, reason and failure count."""
+    return d.statement(
+        "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, status_reason = ?, "
+        "consecutive_failures = ? WHERE id = ?",
+        task.status.value, task.enabled, d.time_opt(task.next_run), task.status_reason,
+        task.consecutive_failures, task.id,
+    )  # fmt: skip
+
+
+def list_tasks(
+    d: Dialect, owner_id: str, *, include_finished: bool, limit: int | None, offset: int
+) -> Steps[list[Task]]:
+    """A page of the owner's tasks by next run (unscheduled last), then creation."""
+    live = "" if include_finished else f"AND {_LIVE} "
+    rows = yield d.statement(
+        f"SELECT {TASK_COLUMNS} FROM scheduled_tasks WHERE owner_id = ? {live}"
+        "ORDER BY next_run NULLS LAST, created_at, id LIMIT ? OFFSET ?",
+        owner_id, d.no_limit if limit is None else limit, offset, want="all",
+    )  # fmt: skip
+    return [task_from_row(r, d) for r in rows]
+
+
+def active_task_ids(d: Dialect, owner_id: str, done_since: datetime | None) -> Steps[list[str]]:
+    """The owner's live task ids, oldest first (and those done since ``done_since``)."""
+    rows = yield d.statement(
+        f"SELECT id FROM scheduled_tasks WHERE owner_id = ? AND ({_LIVE} "
+        "OR (status = 'done' AND last_run >= ?)) ORDER BY created_at, id",
+        owner_id, d.time_opt(done_since), want="all",
+    )  # fmt: skip
+    return [r[0] for r in rows]
+
+
+def update_task(
+    d: Dialect,
+    task_id: str,
+    owner_id: str,
+    change: TaskChange,
+    allowed_from: frozenset[TaskStatus],
+    action: str,
+) -> Steps[Task]:
+    """Apply ``change`` if the task's status allows it."""
+    row = yield owned_row(d, task_id, owner_id, lock=True)
+    if row is None:
+        raise not_found(task_id)
+    updated = changed(task_from_row(row, d), change, allowed_from=allowed_from, action=action)
+    yield store_state(d, updated)
+    if change.schedule is not UNSET:
+        yield d.statement(
+            "UPDATE scheduled_tasks SET schedule = ? WHERE id = ?",
+            updated.schedule.to_json(),
+            updated.id,
+        )
+    yield from _announce(d)
+    return updated
+
+
+def pause_owner(d: Dialect, owner_id: str, reason: str) -> Steps[list[str]]:
+    """Pause the owner's active tasks; return their ids."""
+    rows = yield d.statement(
+        "UPDATE scheduled_tasks SET status = 'paused', enabled = false, status_reason = ? "
+        "WHERE owner_id = ? AND status = 'active' RETURNING id",
+        reason, owner_id, want="all",
+    )  # fmt: skip
+    return sorted(r[0] for r in rows)
+
+
+def history(
+    d: Dialect, task_id: str, owner_id: str, limit: int, offset: int
+) -> Steps[list[TaskRun]]:
+    """The task's ledger rows, newest first (``limit`` of them after ``offset``)."""
+    if (yield owned_row(d, task_id, owner_id)) is None:
+        raise not_found(task_id)
+    rows = yield d.statement(
+        f"SELECT {RUN_COLUMNS} FROM task_runs WHERE task_id = ? ORDER BY id DESC"
+        " LIMIT ? OFFSET ?",
+        task_id, max(limit, 0), max(offset, 0), want="all",
+    )  # fmt: skip
+    return [run_from_row(r, d) for r in rows]
+
+
+def ledger_summary(d: Dialect, task_id: str, owner_id: str) -> Steps[LedgerSummary | None]:
+    """The summary of the owner's task, or ``None`` when nothing was folded.
+
+    Raises:
+        TaskNotFoundError: when the owner has no such task.
+    """
+    if (yield owned_row(d, task_id, owner_id)) is None:
+        raise not_found(task_id)
+    return (yield from _summary(d, task_id))
+
+
+def compact(
+    d: Dialect, *, before: datetime, keep: int, max_rows: int, max_tasks: int, after_task: str
+) -> Steps[Compaction]:
+    """Fold what may be folded of up to ``max_tasks`` tasks after ``after_task``.
+
+    Tasks are visited in id order from a cursor, and each task's rows through the index on
+    ``(task_id, id)``: a call costs its ``max_tasks`` look-ups and ``max_rows`` rows, however
+    long the ledger has grown. Where several writers share the database, only the one that
+    takes the compaction lock folds this round (no row is folded twice, nobody waits).
+    """
+    lock = d.try_lock(_COMPACTION_LOCK)
+    if lock is not None and not (yield lock):
+        return Compaction(0, 0, after_task, complete=True)  # another scheduler is at it
+    rows = yield d.statement(
+        "SELECT id FROM scheduled_tasks WHERE id > ? ORDER BY id LIMIT ?",
+        after_task, max_tasks, want="all",
+    )  # fmt: skip
+    looked: list[str] = [row[0] for row in rows]
+    folded, cursor = 0, after_task
+    for position, task_id in enumerate(looked, start=1):
+        room = max_rows - folded
+        oldest = yield from _oldest(d, task_id, keep=keep, limit=room + 1, before=before)
+        taken, more = take_old(oldest, before, room, page=room + 1)
+        if taken:
+            yield from _fold(d, task_id, taken)
+            folded += len(taken)
+        if more:
+            return Compaction(folded, position, cursor, complete=False)  # this task again
+        cursor = task_id
+    complete = len(looked) < max_tasks
+    return Compaction(folded, len(looked), "" if complete else cursor, complete)
+
+
+def _oldest(
+    d: Dialect, task_id: str, *, keep: int, limit: int, before: datetime
+) -> Steps[list[LedgerRow]]:
+    """The task's oldest rows but its newest ``keep``, at most ``limit`` of them."""
+    newest_kept = yield d.statement(
+        "SELECT id FROM task_runs WHERE task_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?",
+        task_id, max(keep - 1, 0), want="value",
+    )  # fmt: skip
+    if newest_kept is None:
+        return []
+    below = newest_kept if keep > 0 else newest_kept + 1
+    # Rows that are never folded (claimed, outcome unknown) are not read: a page of them
+    # would hold the compaction on this task for ever. The oldest row first: when it is
+    # young, all are (ids grow with claims), and the task costs two index look-ups.
+    foldable, statuses = d.any_of("status", FOLDABLE, "text[]")
+    first = yield d.statement(
+        f"SELECT claimed_at FROM task_runs WHERE task_id = ? AND id < ? AND {foldable}"
+        " ORDER BY id LIMIT 1",
+        task_id, below, *statuses, want="value",
+    )  # fmt: skip
+    if first is None or d.read_time(first) >= before:
+        return []
+    found = yield d.statement(
+        f"SELECT {LEDGER_COLUMNS} FROM task_runs WHERE task_id = ? AND id < ? AND {foldable}"
+        " ORDER BY id LIMIT ?",
+        task_id, below, *statuses, limit, want="all",
+    )  # fmt: skip
+    return [ledger_row(row, d) for row in found]
+
+
+def _fold(d: Dialect, task_id: str, rows: Sequence[FoldedRow]) -> Steps[None]:
+    merged = fold(task_id, (yield from _summary(d, task_id)), rows)
+    yield d.statement(
+        f"INSERT INTO task_run_summaries ({SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (task_id) DO UPDATE SET runs = excluded.runs, counts = excluded.counts,"
+        " first_scheduled = excluded.first_scheduled, last_scheduled = excluded.last_scheduled,"
+        " late_runs = excluded.late_runs, max_late_by = excluded.max_late_by,"
+        " last_run_id = excluded.last_run_id",
+        task_id, merged.runs, counts_json(merged), d.time_opt(merged.first_scheduled),
+        d.time_opt(merged.last_scheduled), merged.late_runs, seconds_opt(merged.max_late_by),
+        merged.last_run_id,
+    )  # fmt: skip
+    for chunk in d.chunks([row.id for row in rows]):
+        ids, params = d.any_of("id", chunk, "bigint[]")
+        yield d.statement(f"DELETE FROM task_runs WHERE {ids}", *params)
+
+
+def _summary(d: Dialect, task_id: str) -> Steps[LedgerSummary | None]:
+    row: Row | None = yield d.statement(
+        f"SELECT {SUMMARY_COLUMNS} FROM task_run_summaries WHERE task_id = ?",
+        task_id,
+        want="one",
+    )
+    return None if row is None else summary_from_row(row, d)
+
+
+def _announce(d: Dialect) -> Steps[None]:
+    announce = d.announce()
+    if announce is not None:
+        yield announce
+
+
+class SqlTaskStore(TaskStore):
+    """A store whose task reads and changes, ledger reads and compaction are these steps.
+
+    A database's store gives its ``dialect`` and runs steps in a read or a write transaction
+    (``_read``, ``_write``); it implements the rest of ``TaskStore`` itself.
+    """
+
+    dialect: Dialect
+
+    @abstractmethod
+    async def _read(self, steps: Steps[T]) -> T:
+        """Run ``steps`` in one read transaction."""
+
+    @abstractmethod
+    async def _write(self, steps: Steps[T]) -> T:
+        """Run ``steps`` in one write transaction."""
+
+    async def get_task(self, task_id: str, owner_id: str | None = None) -> Task | None:
+        """Return the task, or ``None``."""
+        row = await self._read(single(owned_row(self.dialect, task_id, owner_id)))
+        return None if row is None else task_from_row(row, self.dialect)
+
+    async def list_tasks(
+        self,
+        owner_id: str,
+        *,
+        include_finished: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[Task]:
+        """Return a page of the owner's tasks by next run (unscheduled last), then creation."""
+        return await self._read(
+            list_tasks(
+                self.dialect,
+                owner_id,
+                include_finished=include_finished,
+                limit=limit,
+                offset=offset,
+            )
+        )
+
+    async def active_task_ids(
+        self, owner_id: str, *, done_since: datetime | None = None
+    ) -> list[str]:
+        """Return the owner's live task ids, oldest first (and those done since
+        ``done_since``)."""
+        since = None if done_since is None else require_aware(done_since, "done_since")
+        return await self._read(active_task_ids(self.dialect, owner_id, since))
+
+    async def update_task(
+        self,
+        task_id: str,
+        owner_id: str,
+        change: TaskChange,
+        *,
+        allowed_from: Collection[TaskStatus],
+        action: str,
+    ) -> Task:
+        """Apply ``change`` in one transaction if the task's status allows it."""
+        allowed = frozenset(allowed_from)
+        return await self._write(
+            update_task(self.dialect, task_id, owner_id, change, allowed, action)
+        )
+
+    async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
+        """Pause the owner's active tasks."""
+        return await self._write(pause_owner(self.dialect, owner_id, reason))
+
+    async def history(
+        self, task_id: str, owner_id: str, *, limit: int = 20, offset: int = 0
+    ) -> list[TaskRun]:
+        """Return the task's ledger rows, newest first."""
+        return await self._read(history(self.dialect, task_id, owner_id, limit, offset))
+
+    async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
+        """Return the summary of the task's folded rows, if any were folded."""
+        return await self._read(ledger_summary(self.dialect, task_id, owner_id))
+
+    async def compact_ledger(
+        self,
+        *,
+        before: datetime,
+        keep: int,
+        max_rows: int,
+        max_tasks: int,
+        after_task: str = "",
+    ) -> Compaction:
+        """Fold old ledger rows into summaries in one write transaction (bounded)."""
+        steps = compact(
+            self.dialect,
+            before=before,
+            keep=keep,
+            max_rows=max_rows,
+            max_tasks=max_tasks,
+            after_task=after_task,
+        )
+        return await self._write(steps)
