@@ -70,6 +70,7 @@ from common.sqlite import (
     migrate,
     to_db_time,
 )
+from common.steps import StepRun
 from common.text import clean_text, clean_value, unstorable
 
 __all__ = [
@@ -100,6 +101,7 @@ __all__ = [
     "RedactingFilter",
     "Resolver",
     "SqliteDatabase",
+    "StepRun",
     "SystemClock",
     "TableCopy",
     "UnreadableText",

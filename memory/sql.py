@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Generator, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from common import from_db_time, to_db_time
 from memory.errors import MemoryInputError
@@ -49,27 +49,6 @@ class Statement:
     sql: str
     params: Sequence[Any] = ()
     want: Want = "none"
-
-
-class Run(Generic[T]):
-    """Steps being run by a database's driver, one statement at a time: the driver iterates
-    it for the statements, sets ``answer`` to what each one returned, and reads ``value``,
-    the steps' result, when the iteration ends."""
-
-    def __init__(self, steps: Steps[T]) -> None:
-        self._steps = steps
-        self.answer: Any = None
-        self.value: T
-
-    def __iter__(self) -> Run[T]:
-        return self
-
-    def __next__(self) -> Statement:
-        try:
-            return self._steps.send(self.answer)
-        except StopIteration as done:
-            self.value = done.value
-            raise StopIteration from None
 
 
 class Database(Protocol):

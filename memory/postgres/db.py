@@ -9,9 +9,9 @@ from __future__ import annotations
 import functools
 from typing import TypeVar
 
-from common import PgConnection, PostgresDatabase
+from common import PgConnection, PostgresDatabase, StepRun
 from memory.postgres.dialect import POSTGRES
-from memory.sql import Run, Steps
+from memory.sql import Steps
 
 T = TypeVar("T")
 
@@ -41,7 +41,7 @@ _FETCHES = {"all": "fetch", "rows": "fetch", "one": "fetchrow", "value": "fetchv
 
 
 async def _run(conn: PgConnection, steps: Steps[T]) -> T:
-    run = Run(steps)
+    run = StepRun(steps)
     for statement in run:
         sql, params = statement.sql, statement.params
         if statement.want == "many":

@@ -11,9 +11,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any, TypeVar
 
-from common import Failures, SqliteDatabase
+from common import Failures, SqliteDatabase, StepRun
 from memory.errors import MemoryStoreError, StoreClosedError
-from memory.sql import Run, Statement, Steps
+from memory.sql import Statement, Steps
 from memory.sqlite.dialect import SqliteDialect
 
 T = TypeVar("T")
@@ -66,7 +66,7 @@ class SqliteSteps:
 def run_steps(conn: sqlite3.Connection, steps: Steps[T]) -> T:
     """Run shared steps on the connection's thread; a cursor handed over for reading as
     it goes is closed when the next statement runs, or when the steps end."""
-    run = Run(steps)
+    run = StepRun(steps)
     reading: list[sqlite3.Cursor] = []
     try:
         for statement in run:

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import itertools
 from abc import ABC, abstractmethod
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Literal
 
-T = TypeVar("T")
 Want = Literal["all", "one", "value", "none"]
 
 
@@ -33,27 +32,6 @@ class Statement:
     sql: str
     params: tuple[Any, ...] = ()
     want: Want = "none"
-
-
-class Run(Generic[T]):
-    """Steps being run by a database's driver, one statement at a time: the driver iterates
-    it for the statements, sets ``answer`` to what each one returned, and reads ``value``,
-    the steps' result, when the iteration ends."""
-
-    def __init__(self, steps: Generator[Statement, Any, T]) -> None:
-        self._steps = steps
-        self.answer: Any = None
-        self.value: T
-
-    def __iter__(self) -> Run[T]:
-        return self
-
-    def __next__(self) -> Statement:
-        try:
-            return self._steps.send(self.answer)
-        except StopIteration as done:
-            self.value = done.value
-            raise StopIteration from None
 
 
 class Dialect(ABC):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from common import PgConnection
-from tasks.store.dialect import Run, Statement
+from common import PgConnection, StepRun
+from tasks.store.dialect import Statement
 from tasks.store.steps import Steps
 
 T = TypeVar("T")
@@ -25,7 +25,7 @@ async def execute(conn: PgConnection, statement: Statement) -> Any:
 
 async def run_steps(conn: PgConnection, steps: Steps[T]) -> T:
     """Run shared steps on ``conn``, inside the transaction it is in."""
-    run = Run(steps)
+    run = StepRun(steps)
     for statement in run:
         run.answer = await execute(conn, statement)
     return run.value

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from common import Failures, SqliteDatabase
+from common import Failures, SqliteDatabase, StepRun
 from tasks.errors import TaskError
-from tasks.store.dialect import Run, Statement
+from tasks.store.dialect import Statement
 from tasks.store.rows import TaskStoreError
 from tasks.store.steps import Steps
 
@@ -36,7 +36,7 @@ def execute(conn: sqlite3.Connection, statement: Statement) -> Any:
 
 def run_steps(conn: sqlite3.Connection, steps: Steps[T]) -> T:
     """Run shared steps on the connection's thread, inside the transaction it is in."""
-    run = Run(steps)
+    run = StepRun(steps)
     for statement in run:
         run.answer = execute(conn, statement)
     return run.value
