@@ -15,12 +15,18 @@ it imports from here:
 from __future__ import annotations
 
 import inspect
+from collections.abc import Awaitable, Mapping, Sequence
 from typing import Any
 
 from agent.dialog import DialogAgent as CoreAgent
 from agent.llm import ChatMessage, ToolMode
-from agent.turn import SystemMessages, as_messages
+from agent.turn import as_messages
 from tools import ToolContext, ToolError
+
+SystemMessages = (
+    Sequence[ChatMessage | Mapping[str, str]] | Awaitable[Sequence[ChatMessage | Mapping[str, str]]]
+)
+"""What ``_system_messages`` returns: messages or role/content dicts, or an awaitable of them."""
 
 
 class DialogAgent(CoreAgent):

@@ -87,6 +87,7 @@ from memory import DEFAULT_MAX_CHARS, FROM_OUTSIDE, UserProfile
 from tools import (
     ApprovalError,
     ApprovalRequest,
+    ApprovalStatus,
     Effect,
     Provenance,
     Tool,
@@ -252,10 +253,16 @@ class DialogAgent:
         ``handle_message``.
         """
         request = await self.find_approval(request_id, user_id=by)
-        if request is None:
-            reply = AgentReply(text=_sentence(str(ApprovalError.not_found(request_id))))
-            reply = await self._reply(by, "", reply, on_event)
-            return ApprovalReply.of(reply, Decided.MISSING, None)
+        if request is None or request.status is not ApprovalStatus.PENDING:
+            # Refused at once, without waiting for a turn running in that chat.
+            refusal = (
+                ApprovalError.not_found(request_id)
+                if request is None
+                else ApprovalError.decided(request_id, request.status)
+            )
+            reply = AgentReply(text=_sentence(str(refusal)))
+            reply = await self._reply(by, request.chat_id if request else "", reply, on_event)
+            return ApprovalReply.of(reply, ApprovalReply.refused(refusal.status), request)
         async with self._lock(request.user_id, request.chat_id):
             ctx = await self._context(request.user_id, request.chat_id)
             try:

@@ -158,9 +158,9 @@ def find_statements(text: str) -> list[Statement]:
     found: list[Statement] = []
     for match in _SENTENCES.finditer(text):
         sentence = match.group().strip()
-        claim = _claim_in(sentence)
-        if claim is not None:
-            found.append(claim)
+        statement = _statement_in(sentence)
+        if statement is not None:
+            found.append(statement)
     return found
 
 
@@ -168,15 +168,15 @@ def check_honesty(text: str, results: Sequence[ToolResult]) -> HonestyCheck:
     """Return ``text`` if every action it claims was done by a successful call in
     ``results``, else the truth in its place."""
     done = [r.call.tool_name for r in results if r.status is ToolStatus.OK]
-    caught = tuple(claim for claim in find_statements(text) if not _backed(claim, done))
+    caught = tuple(s for s in find_statements(text) if not _backed(s, done))
     if not caught:
         return HonestyCheck(text=text)
     # The truth speaks of the most specific claim ("I'll remind you" rather than "Done").
-    specific = min(caught, key=lambda claim: len(claim.actions))
+    specific = min(caught, key=lambda s: len(s.actions))
     return HonestyCheck(text=_truth(specific, results), caught=caught)
 
 
-def _claim_in(sentence: str) -> Statement | None:
+def _statement_in(sentence: str) -> Statement | None:
     lowered = sentence.lower().replace("\u2019", "'")
     if lowered.endswith("?") or _NOT_A_CLAIM.search(lowered) or _NO_THING.search(lowered):
         return None
@@ -204,11 +204,11 @@ def _actions(hit: re.Match[str]) -> frozenset[Action]:
     return _VERBS[stem]
 
 
-def _backed(claim: Statement, done: Sequence[str]) -> bool:
+def _backed(statement: Statement, done: Sequence[str]) -> bool:
     for name in done:
-        if claim.describes and any(word in name for word in _LOOKUPS):
+        if statement.describes and any(word in name for word in _LOOKUPS):
             return True
-        if any(_does(name, action) for action in claim.actions):
+        if any(_does(name, action) for action in statement.actions):
             return True
     return False
 
@@ -220,13 +220,14 @@ def _does(tool_name: str, action: Action) -> bool:
     return not builtin and any(stem in tool_name for stem in _STEMS[action])
 
 
-def _truth(claim: Statement, results: Sequence[ToolResult]) -> str:
-    action = sorted(claim.actions)[0] if len(claim.actions) == 1 else None
+def _truth(statement: Statement, results: Sequence[ToolResult]) -> str:
+    action = sorted(statement.actions)[0] if len(statement.actions) == 1 else None
     did = f"I did not {action.value} anything" if action else "I did not do that"
     failed = [
         r
         for r in results
-        if r.status is not ToolStatus.OK and any(_does(r.call.tool_name, a) for a in claim.actions)
+        if r.status is not ToolStatus.OK
+        and any(_does(r.call.tool_name, a) for a in statement.actions)
     ]
     if failed:
         last = failed[-1]

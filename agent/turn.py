@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -22,11 +22,6 @@ from tools import (
     ToolResult,
     ToolStatus,
 )
-
-SystemMessages = (
-    Sequence[ChatMessage | Mapping[str, str]] | Awaitable[Sequence[ChatMessage | Mapping[str, str]]]
-)
-"""What ``_system_messages`` returns: messages or role/content dicts, or an awaitable of them."""
 
 _CACHE_SIZE = 256
 V = TypeVar("V")

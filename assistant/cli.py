@@ -409,13 +409,19 @@ def _told_in_the_reply(settings: Settings) -> Iterator[None]:
     terminal: ``ask`` says them in its reply or its error. ``ASSISTANT_LOG_LEVEL=INFO`` or
     ``DEBUG`` shows them still."""
     agent_log = logging.getLogger("agent")
-    before = agent_log.level
+    # The model backends' and the planner's warnings (a server retried, a model switched to
+    # the text contract) are not the turn's: they keep the level everything else has.
+    kept = [logging.getLogger(name) for name in ("agent.llm", "agent.planner")]
+    before = [agent_log.level, *(log.level for log in kept)]
     if logging.getLevelName(settings.log_level) >= logging.WARNING:
+        for log in kept:
+            log.setLevel(logging.getLogger().getEffectiveLevel())
         agent_log.setLevel(logging.ERROR)
     try:
         yield
     finally:
-        agent_log.setLevel(before)
+        for log, level in zip([agent_log, *kept], before, strict=True):
+            log.setLevel(level)
 
 
 def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:

@@ -23,7 +23,7 @@ import secrets
 import signal
 import sys
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -77,16 +77,8 @@ async def chat(
     console = Console(output)
     async with AsyncExitStack() as stack:
         notifier = await _routing(settings, stack, clock, local=TerminalNotifier(console))
-        app = await stack.enter_async_context(
-            open_app(
-                settings,
-                notifier=notifier,
-                clock=clock,
-                run_scheduler=True,
-                preload_model=True,
-                serves=_serves(settings, local=True),
-            )
-        )
+        serves = _serves(settings, local=True)
+        app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
         commands = SlashCommands(
             tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
         )
@@ -113,16 +105,8 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
     async with AsyncExitStack() as stack:
         local = sink_notifier(settings, sink, clock)
         notifier = await _routing(settings, stack, clock, local=local, sink=sink)
-        await stack.enter_async_context(
-            open_app(
-                settings,
-                notifier=notifier,
-                clock=clock,
-                run_scheduler=True,
-                preload_model=True,
-                serves=_serves(settings, local=True),
-            )
-        )
+        serves = _serves(settings, local=True)
+        await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
         print(f"ready: delivering to {sink}", flush=True)
         await stop.wait()
     print("stopped", file=sys.stderr, flush=True)
@@ -162,14 +146,7 @@ async def telegram(
         )
     # The terminal's and the web's chats are left to the front ends that show them.
     telegram_chats = _serves(settings, telegram=True)
-    async with open_app(
-        settings,
-        notifier=notifier,
-        clock=clock,
-        run_scheduler=True,
-        preload_model=True,
-        serves=telegram_chats,
-    ) as app:
+    async with _front_app(settings, notifier, clock, telegram_chats) as app:
         interface = TelegramInterface(
             token=token,
             base_url=settings.telegram_base_url,
@@ -270,16 +247,9 @@ async def open_web(
         sink = sink_notifier(settings, default_sink(settings), clock)
         inbox = WebInbox(clock=clock, record=sink)
         notifier = await _routing(settings, stack, clock, local=sink, web_notifier=inbox)
+        serves = _serves(settings, web=True)
         app = await stack.enter_async_context(
-            open_app(
-                settings,
-                notifier=notifier,
-                clock=clock,
-                backend=backend,
-                run_scheduler=True,
-                preload_model=True,
-                serves=_serves(settings, web=True),
-            )
+            _front_app(settings, notifier, clock, serves, backend=backend)
         )
         interface = WebInterface(
             agent=app.agent,
@@ -435,6 +405,27 @@ async def _routing(
     web = {WEB_CHAT_PREFIX: web_notifier or fallback}
     return RoutingNotifier(
         local_chat=LOCAL_CHAT, local=local, remote=remote, fallback=fallback, prefixed=web
+    )
+
+
+def _front_app(
+    settings: Settings,
+    notifier: Notifier,
+    clock: Clock,
+    serves: ChatScope,
+    *,
+    backend: LLMBackend | None = None,
+) -> AbstractAsyncContextManager[App]:
+    """The application a front end runs on: its scheduler firing, the model made ready in
+    the background, delivering itself to the chats in ``serves``."""
+    return open_app(
+        settings,
+        notifier=notifier,
+        clock=clock,
+        backend=backend,
+        run_scheduler=True,
+        preload_model=True,
+        serves=serves,
     )
 
 

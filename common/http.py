@@ -1,7 +1,7 @@
 """The one vocabulary of outgoing HTTP: methods, a request, a response, and how a request fails.
 
 The ``api_call`` tool and the scheduler's api_call runner make requests the same way: they
-build an ``HttpRequest`` and hand it to one guarded client (``assistant.builtin.GuardedHttp``,
+build an ``HttpRequest`` and hand it to one guarded client (``common.GuardedHttp``,
 which the scheduler sees through ``tasks.HttpSender``). That client answers with an
 ``HttpResponse`` or raises an ``HttpRequestError`` that says whether the request may have
 reached the server, which decides whether it may be sent again.

@@ -14,7 +14,7 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from agent import AgentReply, ApprovalReply, EventCallback
-from tools import ApprovalRequest, Tool
+from tools import Tool
 
 
 class ChatAgent(Protocol):
@@ -43,10 +43,6 @@ class ChatAgent(Protocol):
     ) -> ApprovalReply:
         """Run (or refuse) the call behind an approval request and continue the turn; the
         reply says what became of the decision."""
-        ...
-
-    async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
-        """The approval request if ``user_id`` made it; another user's reads like a missing one."""
         ...
 
     async def reset(self, *, user_id: str, chat_id: str) -> None:

@@ -70,8 +70,8 @@ def _surface_of(module: str) -> str:
 
 
 class AcyclicContract(Contract):
-    """No import cycles among the modules of the root packages (``TYPE_CHECKING`` imports,
-    which never run, aside).
+    """No import cycles among the modules of the root packages; ``TYPE_CHECKING`` imports
+    count too (two modules that need each other's types are one subject in two places).
 
     Configuration options:
         - packages: The top-level packages whose modules are checked.

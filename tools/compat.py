@@ -1,6 +1,6 @@
 """The names other tool frameworks give our operations, so code written for them runs here.
 
-Five designs this project grew from (README: Coming from ...) spell the registry and the tool
+Five designs this project grew from (docs/seeds.md) spell the registry and the tool
 their own way. ``tools.ToolRegistry`` and ``tools.Tool`` keep one name per operation; this
 module's subclasses add the others, each a thin translation to that one name::
 

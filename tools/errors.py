@@ -48,6 +48,12 @@ class ApprovalError(ToolError):
         """The error for a request that is unknown or another user's: the two read alike."""
         return cls(f"there is no approval request {request_id!r} of yours")
 
+    @classmethod
+    def decided(cls, request_id: str, status: ApprovalStatus | None) -> ApprovalError:
+        """The error for a request decided before (``None``: gone since it was read)."""
+        state = status.value if status is not None else "gone"
+        return cls(f"approval request {request_id!r} was already {state}", status=status)
+
 
 REFUSALS: tuple[type[Exception], ...] = (ToolError, HttpRequestError)
 """What a tool raises to refuse a call in words meant for the model and the person: its own

@@ -3,9 +3,9 @@
     check          ``Golden`` and what must come of it (``Creates``, ``Changes``, ``Says``,
                    ``Notes``, ``Plans``), the standard ``SEEDS``, and ``check_golden``
     cases_*        the phrases, by rule name, one module per module of rules
-                   (``cases_remind`` holds those of ``assistant/planner/rules_remind.py``)
+                   (``cases_remind`` holds those of ``agent/planner/rules_remind.py``)
 
-``GOLDEN`` is every phrase in the order of ``RULES``; ``tests/assistant/test_golden.py`` and
+``GOLDEN`` is every phrase in the order of ``RULES``; ``tests/agent/planner/test_golden.py`` and
 ``bench.golden`` run each one through the real application.
 """
 

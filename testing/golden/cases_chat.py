@@ -1,4 +1,4 @@
-"""Golden phrases of the rules in ``assistant/planner/rules_chat.py``.
+"""Golden phrases of the rules in ``agent/planner/rules_chat.py``.
 
 Small talk, notes, reading a page, the time, questions answered from notes, web searches and
 any other question: by rule name, each a sentence and what must come of it.

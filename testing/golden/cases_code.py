@@ -1,4 +1,4 @@
-"""Golden phrases of the rule in ``assistant/planner/rules_code.py``: code to run."""
+"""Golden phrases of the rule in ``agent/planner/rules_code.py``: code to run."""
 
 from __future__ import annotations
 

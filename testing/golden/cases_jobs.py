@@ -1,4 +1,4 @@
-"""Golden phrases of the rule in ``assistant/planner/rules_jobs.py``: scheduled jobs.
+"""Golden phrases of the rule in ``agent/planner/rules_jobs.py``: scheduled jobs.
 
 Repeating searches, prompts and HTTP calls, as a new user has them: no model, no search key.
 """

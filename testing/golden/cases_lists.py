@@ -1,4 +1,4 @@
-"""Golden phrases of the rule in ``assistant/planner/rules_lists.py``: items added to a list."""
+"""Golden phrases of the rule in ``agent/planner/rules_lists.py``: items added to a list."""
 
 from __future__ import annotations
 

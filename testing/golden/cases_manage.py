@@ -1,4 +1,4 @@
-"""Golden phrases of the rules in ``assistant/planner/rules_manage.py``.
+"""Golden phrases of the rules in ``agent/planner/rules_manage.py``.
 
 Listing tasks (all, or of one day) and acting on one (cancel, pause, resume, snooze, move),
 for a user with the standard ``SEEDS`` tasks unless said otherwise.

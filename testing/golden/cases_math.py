@@ -1,4 +1,4 @@
-"""Golden phrases of the rule in ``assistant/planner/rules_math.py``: arithmetic."""
+"""Golden phrases of the rule in ``agent/planner/rules_math.py``: arithmetic."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Golden phrases of the rule in ``assistant/planner/rules_remind.py``: reminders.
+"""Golden phrases of the rule in ``agent/planner/rules_remind.py``: reminders.
 
 One-time and repeating, the time anywhere in the sentence, with the synonyms of "remind me",
 and the questions and refusals when the time or the text is missing or cannot be.

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from agent import AgentEvent, AgentEventKind, DialogAgent, compat
+from agent import AgentEvent, AgentEventKind, Decided, DialogAgent, compat
 from agent.llm import (
     ChatMessage,
     LLMResponse,
@@ -225,11 +225,14 @@ async def test_approval_pauses_and_resumes_exactly_that_call(mode: ToolMode) -> 
 
     stranger = await world.agent.resolve_approval(request.id, approved=True, by="bob")
     assert "no approval request" in stranger.text
+    assert (stranger.decided, stranger.request) == (Decided.MISSING, None)
     assert world.home.posts == []
 
     done = await world.agent.resolve_approval(request.id, approved=True, by="alice")
 
     assert done.text == "The lights are off."
+    assert done.decided is Decided.APPROVED
+    assert done.request is not None and done.request.status is ApprovalStatus.APPROVED
     assert world.home.posts == ["http://home.lan/off"]
     outcome = world.sent(1)[-1]
     assert outcome.role is Role.TOOL
@@ -237,6 +240,8 @@ async def test_approval_pauses_and_resumes_exactly_that_call(mode: ToolMode) -> 
     assert "POST http://home.lan/off -> 200" in outcome.content
     again = await world.agent.resolve_approval(request.id, approved=True, by="alice")
     assert "already approved" in again.text
+    assert again.decided is Decided.ALREADY
+    assert again.request is not None and again.request.status is ApprovalStatus.APPROVED
     assert world.home.posts == ["http://home.lan/off"]
 
 
@@ -247,6 +252,8 @@ async def test_denied_request_is_not_run() -> None:
     reply = await world.agent.resolve_approval(paused.approvals[0].id, approved=False, by="alice")
 
     assert reply.text == "OK, I left it alone."
+    assert reply.decided is Decided.DENIED
+    assert reply.request is not None and reply.request.status is ApprovalStatus.DENIED
     assert world.home.posts == []
     assert reply.results[0].status is ToolStatus.DENIED
 
@@ -259,6 +266,8 @@ async def test_expired_request_is_refused() -> None:
     reply = await world.agent.resolve_approval(paused.approvals[0].id, approved=True, by="alice")
 
     assert "expired" in reply.text
+    assert reply.decided is Decided.EXPIRED
+    assert reply.request is not None and reply.request.status is ApprovalStatus.EXPIRED
     assert world.home.posts == []
 
 

@@ -30,7 +30,7 @@ from tests.interfaces.telegram_harness import (
     running_bot,
 )
 from tests.interfaces.world import T0, open_world
-from tools import ApprovalRequest, Tool
+from tools import Tool
 
 
 @pytest.fixture
@@ -345,9 +345,6 @@ class CrashingAgent:
         return await self._agent.resolve_approval(
             request_id, approved=approved, by=by, on_event=on_event
         )
-
-    async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
-        return await self._agent.find_approval(request_id, user_id=user_id)
 
     async def user_zone(self, user_id: str) -> ZoneInfo:
         return await self._agent.user_zone(user_id)

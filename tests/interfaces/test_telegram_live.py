@@ -21,7 +21,7 @@ from testing.botapi_standin import ApiCall, BotApiStandin, SentMessage
 from tests.interfaces.fakes import FakeTime
 from tests.interfaces.telegram_harness import ALICE, GROUP, Harness, running_bot
 from tests.interfaces.world import default_script
-from tools import ApprovalRequest, Tool
+from tools import Tool
 
 SECONDS_PER_WORD = 0.3
 _PACED = frozenset({"sendmessage", "sendmessagedraft", "editmessagetext", "deletemessage"})
@@ -61,9 +61,6 @@ class WritingAgent:
         return await self._agent.resolve_approval(
             request_id, approved=approved, by=by, on_event=on_event
         )
-
-    async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
-        return await self._agent.find_approval(request_id, user_id=user_id)
 
     async def reset(self, *, user_id: str, chat_id: str) -> None:
         await self._agent.reset(user_id=user_id, chat_id=chat_id)

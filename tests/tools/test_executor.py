@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from common import ManualClock
+from common import HttpRequestError, ManualClock
 from tools import (
     ApprovalError,
     ApprovalStatus,
@@ -367,8 +367,11 @@ def judging(verdict: Exception) -> tuple[ToolRegistry, list[str]]:
     return ToolRegistry([fetch]), ran
 
 
-async def test_an_approval_rule_that_refuses_the_arguments_makes_the_call_invalid() -> None:
-    registry, ran = judging(ToolError("invalid URL 'http://xn--localhost/': bad label"))
+@pytest.mark.parametrize("refusal", [ToolError, HttpRequestError], ids=["tool", "http"])
+async def test_an_approval_rule_that_refuses_the_arguments_makes_the_call_invalid(
+    refusal: type[Exception], caplog: pytest.LogCaptureFixture
+) -> None:
+    registry, ran = judging(refusal("invalid URL 'http://xn--localhost/': bad label"))
     executor = ToolExecutor(registry, clock=ManualClock(START))
 
     result = await executor.execute(ToolCall("fetch", {"url": "http://xn--localhost/"}), CTX)
@@ -379,6 +382,25 @@ async def test_an_approval_rule_that_refuses_the_arguments_makes_the_call_invali
         == "tool 'fetch' refused the call: invalid URL 'http://xn--localhost/': bad label"
     )
     assert executor.stats()["fetch"].calls == 1 and ran == []
+    assert "Traceback" not in caplog.text
+
+
+async def test_a_refused_http_request_is_the_tool_s_answer_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    @tool
+    def fetch(url: str) -> str:
+        """Fetch a URL."""
+        raise HttpRequestError(f"refusing to connect to {url}: a private address", permanent=True)
+
+    executor = ToolExecutor(ToolRegistry([fetch]), clock=ManualClock(START))
+
+    with caplog.at_level(logging.INFO):
+        result = await executor.execute(ToolCall("fetch", {"url": "http://10.0.0.1/"}), CTX)
+
+    assert result.status is ToolStatus.ERROR
+    assert result.text.endswith("refusing to connect to http://10.0.0.1/: a private address")
+    assert "Traceback" not in caplog.text and "failed (call" not in caplog.text
 
 
 async def test_an_approval_rule_that_fails_runs_nothing_and_says_so(

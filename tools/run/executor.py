@@ -403,11 +403,7 @@ class ToolExecutor:
         decided = await self.approvals.decide_approval(request_id, status, by, now)
         if decided is None:
             current = await self.approvals.get_approval(request_id)
-            state = current.status.value if current else "gone"
-            raise ApprovalError(
-                f"approval request {request_id!r} was already {state}",
-                status=current.status if current else None,
-            )
+            raise ApprovalError.decided(request_id, current.status if current else None)
         return decided
 
     # -- hooks and telemetry ----------------------------------------------------------------

@@ -421,6 +421,7 @@ class Turn {
   }
 
   close() {
+    this.unwait();
     for (const bubble of this.messages.values()) bubble.classList.remove("streaming");
   }
 }
