@@ -232,12 +232,20 @@ def _port(text: str) -> int:
 
 def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     """Run the command's work, start-up over: what start-up made is kept out of later
-    collections (it lives as long as the process), and collection resumes."""
+    collections (it lives as long as the process), and collection resumes. A task the
+    command cannot act on (unknown, not the user's, in the wrong state) is one line and
+    status 1."""
     import asyncio
+
+    from tasks import TaskError
 
     gc.freeze()
     gc.enable()
-    return asyncio.run(coroutine)
+    try:
+        return asyncio.run(coroutine)
+    except TaskError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
 
 
 def _safe(text: str) -> str:
@@ -450,15 +458,10 @@ def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:
 
 def _run_cancel(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER, open_app
-    from tasks import TaskError
 
     async def go() -> int:
         async with open_app(settings) as app:
-            try:
-                task = await app.tasks.cancel(args.task_id, owner_id=LOCAL_USER)
-            except TaskError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                return 1
+            task = await app.tasks.cancel(args.task_id, owner_id=LOCAL_USER)
         _show(f"Cancelled {task.id}: {task.description}")
         return 0
 
@@ -467,15 +470,10 @@ def _run_cancel(args: argparse.Namespace, settings: Settings) -> int:
 
 def _run_runs(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER, open_app
-    from tasks import TaskError
 
     async def go() -> int:
         async with open_app(settings) as app:
-            try:
-                runs = await app.tasks.history(args.task_id, owner_id=LOCAL_USER)
-            except TaskError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                return 1
+            runs = await app.tasks.history(args.task_id, owner_id=LOCAL_USER)
             zone = await app.agent.user_zone(LOCAL_USER)
         rows = [_run_row(r, zone) for r in runs]
         if args.json:

@@ -28,10 +28,12 @@ _PACED = frozenset({"sendmessage", "sendmessagedraft", "editmessagetext", "delet
 
 
 class WritingAgent:
-    """The real agent, its model writing one word every ``SECONDS_PER_WORD`` of fake time."""
+    """The real agent, its model writing one word every ``SECONDS_PER_WORD`` of fake time;
+    with ``waiting``, the model is first busy with another person's request and says so."""
 
-    def __init__(self, agent: DialogAgent) -> None:
+    def __init__(self, agent: DialogAgent, *, waiting: str = "") -> None:
         self._agent = agent
+        self._waiting = waiting
         self.time: FakeTime | None = None
 
     async def handle_message(
@@ -51,6 +53,8 @@ class WritingAgent:
                 if outcome is not None:
                     await outcome
 
+        if self._waiting:
+            await writing(AgentEvent(AgentEventKind.WAITING, user_id, chat_id, text=self._waiting))
         return await self._agent.handle_message(
             text, user_id=user_id, chat_id=chat_id, profile=profile, on_event=writing
         )
@@ -194,28 +198,6 @@ async def test_an_approval_card_takes_the_place_of_the_preview(bot: Harness) -> 
     assert bot.world.gadgets.posts == []
 
 
-class BusyAgent(WritingAgent):
-    """The real agent behind a model that is busy with another person's request first."""
-
-    async def handle_message(
-        self,
-        text: str,
-        *,
-        user_id: str,
-        chat_id: str,
-        profile: Mapping[str, str] | None = None,
-        on_event: EventCallback | None = None,
-    ) -> AgentReply:
-        if on_event is not None:
-            notice = AgentEvent(AgentEventKind.WAITING, user_id, chat_id, text=BUSY)
-            outcome = on_event(notice)
-            if outcome is not None:
-                await outcome
-        return await super().handle_message(
-            text, user_id=user_id, chat_id=chat_id, profile=profile, on_event=on_event
-        )
-
-
 BUSY = "The model is busy: 1 request ahead of yours. Your answer follows."
 
 
@@ -224,8 +206,12 @@ async def test_a_busy_model_s_notice_shows_until_the_reply_replaces_it(
     api: BotApiStandin, queue_time: FakeTime, tmp_path: Path, drafts: bool
 ) -> None:
     api.state.drafts_supported = drafts
+
+    def busy(agent: DialogAgent) -> WritingAgent:
+        return WritingAgent(agent, waiting=BUSY)
+
     text = words(10)
-    async with running_bot(api, tmp_path, wrap_agent=BusyAgent, queue_time=queue_time):
+    async with running_bot(api, tmp_path, wrap_agent=busy, queue_time=queue_time):
         api.send_text(ALICE, text)
         message = await final_message(api, ALICE, f"You said: {text}")
 
