@@ -29,6 +29,7 @@ from common import ManualClock
 from tests.interfaces.web.harness import T0, TOKENS, web_settings
 
 T = TypeVar("T")
+WAIT = 10_000  # ms: a bound on the browser's waits for things that happen at once
 STARTUP = 30.0  # seconds: a bound on the server's start, never waited out when all is well
 CHROMIUM_HELP = (
     "the browser tests need Chromium and found none: install it with 'apt-get install "

@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-from collections.abc import AsyncGenerator, Iterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from agent.llm import (
     ChatMessage,
@@ -26,30 +26,14 @@ from agent.llm import (
     StreamEvent,
     TextDelta,
     ToolMode,
+    Waiting,
 )
-from tests.interfaces.web.browser import ServedWeb, chromium
+from tests.interfaces.web.browser import WAIT, ServedWeb
 from tests.interfaces.web.harness import ALICE_TOKEN
 from tools import ToolDefinition
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-WAIT = 10_000  # ms: a bound on waits for things that happen at once
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium for all the page's tests."""
-    executable = chromium()
-    expect.set_options(timeout=WAIT)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable,
-            args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 @pytest.fixture(scope="module")
@@ -217,10 +201,12 @@ def plan(messages: Sequence[ChatMessage]) -> str:
 
 class PausingModel:
     """The scripted model, stopping after the word ``PAUSE_AFTER`` of the answer that begins
-    with ``PAUSE_IN`` until ``go_on`` is set."""
+    with ``PAUSE_IN`` until ``go_on`` is set; with ``busy``, it is first busy with another
+    person's request: it says so, and answers once ``go_on`` is set."""
 
-    def __init__(self) -> None:
-        self._script = ScriptedBackend(plan, mode=ToolMode.CONTRACT)
+    def __init__(self, *, busy: bool = False) -> None:
+        waiting = [Waiting(ahead=1, waited=3.0)] if busy else []
+        self._script = ScriptedBackend(plan, mode=ToolMode.CONTRACT, waiting=waiting)
         self.go_on = asyncio.Event()
 
     @property
@@ -238,6 +224,8 @@ class PausingModel:
         words: list[str] = []
         async for event in self._script.stream(messages, tools=tools):
             yield event
+            if isinstance(event, Waiting):
+                await self.go_on.wait()
             if not isinstance(event, TextDelta):
                 continue
             words.append(event.text.strip())
@@ -455,3 +443,25 @@ def test_a_message_sent_while_the_conversation_loads_is_not_wiped_by_it(
         expect(page.locator(".welcome")).to_have_count(0)
         assert errors_of(page) == []
         page.context.close()
+
+
+def test_a_busy_model_s_notice_shows_until_the_answer_comes(
+    browser: Browser, tmp_path: Path
+) -> None:
+    model = PausingModel(busy=True)
+    with ServedWeb(tmp_path, backend=lambda: model) as served:
+        page = open_page(browser, served, DESKTOP)
+        sign_in(page)
+
+        say(page, "hello")
+        notice = page.locator(".msg.notice")
+        expect(notice).to_have_text(
+            "The model is busy: 1 request ahead of yours. Your answer follows."
+        )
+
+        async def go_on() -> None:
+            model.go_on.set()
+
+        served.call(go_on)
+        expect(last_reply(page)).to_have_text("You said: hello")
+        expect(notice).to_have_count(0)

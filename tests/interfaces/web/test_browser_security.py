@@ -8,34 +8,15 @@ that the page never asks for one, and that its policy refuses one put in.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import pytest
-from playwright.sync_api import Browser, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Route, expect
 
-from tests.interfaces.web.browser import ServedWeb, chromium
+from tests.interfaces.web.browser import WAIT, ServedWeb
 from tests.interfaces.web.harness import ALICE_TOKEN
 
-WAIT = 10_000  # ms: a bound on waits for things that happen at once
 THIEF = "window.stolen = localStorage.getItem('assistant.token');"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium for this module's tests."""
-    executable = chromium()
-    expect.set_options(timeout=WAIT)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=executable,
-            args=["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-        )
-        try:
-            yield launched
-        finally:
-            launched.close()
 
 
 def test_docs_load_nothing_from_elsewhere_and_no_script_can_read_the_token(
