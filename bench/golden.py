@@ -17,32 +17,13 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from agent.planner import OfflinePlanner
-from assistant.app import open_app
-from assistant.config import load_settings
-from common import ManualClock
-from testing.golden import GOLDEN, NOW, ZONE, Verdict, check_golden, pass_rate
+from testing.golden import GOLDEN, Verdict, check_every, golden_app, pass_rate
 
 
 async def run_golden(data_dir: Path) -> list[Verdict]:
     """Check every golden phrase against an application kept in ``data_dir``."""
-    settings = load_settings(
-        data_dir=data_dir, timezone=ZONE.key, llm_base_url=None, serpapi_api_key=None
-    )
-    async with open_app(settings, clock=ManualClock(NOW)) as app:
-        planner = app.planner
-        assert isinstance(planner, OfflinePlanner), "no model may be configured for the goldens"
-        return [
-            await check_golden(
-                golden,
-                user=f"golden-{number}",
-                agent=app.agent,
-                tasks=app.tasks,
-                planner=planner,
-                registry=app.registry,
-            )
-            for number, golden in enumerate(GOLDEN)
-        ]
+    async with golden_app(data_dir) as app:
+        return await check_every(app, GOLDEN)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,5 +1,6 @@
 """The offline planner's golden phrases: sentences each rule must get right, and their check.
 
+    app            the application they are said to (``golden_app``), and ``check_every``
     check          ``Golden`` and what must come of it (``Creates``, ``Changes``, ``Says``,
                    ``Notes``, ``Plans``), the standard ``SEEDS``, and ``check_golden``
     cases_*        the phrases, by rule name, one module per module of rules
@@ -19,6 +20,7 @@ from testing.golden import (
     cases_math,
     cases_remind,
 )
+from testing.golden.app import check_every, golden_app, planner_of
 from testing.golden.check import (
     NOW,
     ZONE,
@@ -59,6 +61,9 @@ __all__ = [
     "Plans",
     "Says",
     "Verdict",
+    "check_every",
     "check_golden",
+    "golden_app",
     "pass_rate",
+    "planner_of",
 ]

@@ -10,26 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from agent.planner import RULES, OfflinePlanner
-from assistant.app import App, open_app
-from assistant.config import load_settings
-from common import ManualClock
-from testing.golden import CASES, GOLDEN, NOW, ZONE, Creates, check_golden
+from agent.planner import RULES
+from assistant.app import App
+from testing.golden import CASES, GOLDEN, NOW, ZONE, Creates, check_every, golden_app, planner_of
 from tools import ToolContext, ToolParser, validate_tool_call
 
 
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[App]:
-    settings = load_settings(
-        data_dir=tmp_path / "data", timezone=ZONE.key, llm_base_url=None, serpapi_api_key=None
-    )
-    async with open_app(settings, clock=ManualClock(NOW)) as built:
+    async with golden_app(tmp_path / "data") as built:
         yield built
-
-
-def planner_of(app: App) -> OfflinePlanner:
-    assert isinstance(app.planner, OfflinePlanner)
-    return app.planner
 
 
 def test_there_are_enough_golden_phrases_and_every_rule_has_some() -> None:
@@ -58,19 +48,11 @@ def test_the_goldens_cover_the_forms_the_issue_names() -> None:
 
 
 async def test_every_golden_phrase_gives_what_it_must(app: App) -> None:
-    planner = planner_of(app)
-    failures = []
-    for number, golden in enumerate(GOLDEN):
-        verdict = await check_golden(
-            golden,
-            user=f"golden-{number}",
-            agent=app.agent,
-            tasks=app.tasks,
-            planner=planner,
-            registry=app.registry,
-        )
-        if not verdict.passed:
-            failures.append(f"{golden.text!r}: {verdict.problem}\n    answer: {verdict.reply!r}")
+    failures = [
+        f"{v.golden.text!r}: {v.problem}\n    answer: {v.reply!r}"
+        for v in await check_every(app, GOLDEN)
+        if not v.passed
+    ]
     assert not failures, "\n".join(failures)
 
 

@@ -25,7 +25,7 @@ from assistant.config import load_settings
 from common import ManualClock
 from interfaces import JsonlNotifier
 from memory import HitKind, MemoryHit, MessageRole
-from testing.golden import NOW, ZONE
+from testing.golden import NOW, ZONE, golden_app, planner_of
 from tools import ToolCall, ToolDefinition, ToolParser, ToolRegistry, ToolResult, ToolStatus
 
 Call = tuple[str, dict[str, Any]]
@@ -34,17 +34,13 @@ PARSER = ToolParser()
 
 @pytest.fixture
 async def app(tmp_path: Path) -> AsyncIterator[App]:
-    settings = load_settings(
-        data_dir=tmp_path / "data", timezone=ZONE.key, llm_base_url=None, serpapi_api_key=None
-    )
-    async with open_app(settings, clock=ManualClock(NOW)) as built:
+    async with golden_app(tmp_path / "data") as built:
         yield built
 
 
 @pytest.fixture
 def planner(app: App) -> OfflinePlanner:
-    assert isinstance(app.planner, OfflinePlanner)
-    return app.planner
+    return planner_of(app)
 
 
 def calls_in(text: str) -> list[Call]:
