@@ -264,7 +264,7 @@ class DialogAgent:
             reply = await self._reply(by, request.chat_id if request else "", reply, on_event)
             return ApprovalReply.of(reply, ApprovalReply.refused(refusal.status), request)
         async with self._lock(request.user_id, request.chat_id):
-            ctx = await self._context(request.user_id, request.chat_id)
+            ctx = await self.tool_context(request.user_id, request.chat_id)
             try:
                 if approved:
                     result = await self.executor.approve(request_id, by, ctx)
@@ -304,7 +304,7 @@ class DialogAgent:
         Raises:
             LLMError: the model failed; the scheduler records the run as failed.
         """
-        ctx = await self._context(owner_id, chat_id)
+        ctx = await self.tool_context(owner_id, chat_id)
         said = prompt if material is None else f"{prompt}\n\n{material}"
         outside = () if material is None else ("the material it was given to read",)
         turn = Turn(
@@ -849,7 +849,9 @@ class DialogAgent:
             approval=result.approval if result is not None else None,
         )
 
-    async def _context(self, user_id: str, chat_id: str) -> ToolContext:
+    async def tool_context(self, user_id: str, chat_id: str) -> ToolContext:
+        """The context a call made for ``user_id`` in ``chat_id`` runs in (their zone and
+        settings, now): for calls a person makes directly (``assistant call``, MCP)."""
         return await self._new_context(user_id, chat_id, await self.memory.get_user(user_id))
 
     async def _new_context(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from assistant.config import Settings
     from tasks import TaskRun
+    from tools import ApprovalRequest, ToolStatus
 
 logger = logging.getLogger("assistant")
 
@@ -30,6 +31,9 @@ process that SIGPIPE ends, and quietly."""
 EXIT_NO_ANSWER = 3
 """Exit status of ``assistant ask`` when the model could not answer (unreachable, too small a
 context): the message says why."""
+EXIT_WAITING = 4
+"""Exit status of ``assistant call`` when the call waits for an approval nobody gave (no
+terminal to ask at): the message says how to decide it."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -132,6 +136,18 @@ def _build_parser() -> argparse.ArgumentParser:
     ask.add_argument("text", nargs="+", help="what to say")
     ask.add_argument("--json", action="store_true", help="print the reply as JSON")
     ask.set_defaults(handler=_run_ask)
+
+    call = commands.add_parser(
+        "call", help="run one tool directly as the local user (asks before a gated call)"
+    )
+    call.add_argument("tool", help="the tool's name, as `assistant tools` lists it")
+    call.add_argument(
+        "arguments",
+        nargs="?",
+        help="a JSON object of its arguments (default {}; '-' reads it from stdin)",
+    )
+    call.add_argument("--json", action="store_true", help="print the result as JSON")
+    call.set_defaults(handler=_run_call)
 
     tools = commands.add_parser("tools", help="print the tool catalog")
     tools.add_argument(
@@ -334,6 +350,119 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
         return 0
 
     return _run(go())
+
+
+def _run_call(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.app import LOCAL_USER, open_app
+    from assistant.call import CallInputError, call_tool, read_arguments
+    from common import redact_secrets
+    from interfaces import request_line
+
+    try:
+        text = sys.stdin.read() if args.arguments == "-" else args.arguments
+        arguments = read_arguments(text)
+    except CallInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+    async def go() -> int:
+        with _stdout_to_stderr() if args.json else contextlib.nullcontext():
+            async with open_app(settings) as app:
+                if app.registry.find(args.tool) is None:
+                    unknown = app.registry.unknown_tool_message(args.tool)
+                    print(f"error: {_safe(unknown)}", file=sys.stderr)
+                    return EXIT_USAGE
+                zone = await app.agent.user_zone(LOCAL_USER)
+
+                async def decide(request: ApprovalRequest) -> bool | None:
+                    question = f"Approve {request_line(request, zone)}? [y/n] "
+                    return await _yes_or_no(_safe(question))
+
+                outcome = await call_tool(app, args.tool, arguments, decide)
+        result, waiting = outcome.result, outcome.waiting
+        how = (
+            f"request {waiting.id} waits for your approval: run `assistant chat` and type "
+            f"/approve {waiting.id} or /deny {waiting.id} (before it expires)"
+            if waiting
+            else None
+        )
+        if args.json:
+            payload: dict[str, Any] = {
+                "tool": result.call.tool_name,
+                "status": "pending_approval" if waiting else result.status.value,
+                "text": result.display or result.text,
+                "output": _plain(result.output) if result.ok else None,
+            }
+            if waiting:
+                payload["approval"] = {
+                    "id": waiting.id,
+                    "tool": waiting.tool_name,
+                    "arguments": redact_secrets(waiting.arguments),
+                    "expires_at": waiting.expires_at.astimezone(zone).isoformat(),
+                }
+            print(_json(payload))
+        elif waiting:
+            _show(f"Waiting for your approval: {request_line(waiting, zone)}".rstrip())
+            print(f"({how})", file=sys.stderr)
+        elif result.ok:
+            _show(result.display or result.text)
+        else:
+            print(f"error: {_safe(result.display or result.text)}", file=sys.stderr)
+        return _call_status(result.status, waiting is not None)
+
+    return _run(go())
+
+
+def _call_status(status: ToolStatus, waiting: bool) -> int:
+    """``assistant call``'s exit status: 0 ran, 2 the call was wrong (unknown tool, bad
+    arguments), 4 waits for approval, 1 anything else (failed, timed out, denied)."""
+    from tools import ToolStatus
+
+    if waiting:
+        return EXIT_WAITING
+    if status is ToolStatus.OK:
+        return 0
+    return EXIT_USAGE if status is ToolStatus.INVALID else 1
+
+
+async def _yes_or_no(question: str) -> bool | None:
+    """Ask ``question`` at the terminal: ``True`` for y/yes, ``False`` for n/no, ``None``
+    when there is no terminal to ask at (a script, a pipe) or no answer was given."""
+    import asyncio
+
+    if not sys.stdin.isatty():
+        return None
+
+    def ask() -> str | None:
+        print(question, end="", file=sys.stderr, flush=True)
+        try:
+            return input()
+        except EOFError:
+            return None
+
+    answer = await asyncio.to_thread(ask)
+    word = (answer or "").strip().lower()
+    if word in ("y", "yes"):
+        return True
+    return False if word in ("n", "no") else None
+
+
+def _plain(value: object) -> object:
+    """A tool's output as JSON can carry it: records (dataclasses, pydantic models) as
+    objects, times as ISO 8601, anything else as its text."""
+    import dataclasses
+
+    from pydantic import BaseModel
+
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    return json.loads(json.dumps(value, default=_as_text))
+
+
+def _as_text(value: object) -> str:
+    return value.isoformat() if isinstance(value, datetime) else str(value)
 
 
 @contextlib.contextmanager

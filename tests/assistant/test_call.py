@@ -1,0 +1,147 @@
+"""``assistant call``: one tool, directly, in a real process, with the approval prompt."""
+
+import json
+import os
+import pty
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.assistant.test_cli import run, tasks_json
+
+
+def test_a_tool_runs_and_prints_what_a_person_reads(tmp_path: Path) -> None:
+    done = run(
+        "call", "add_reminder", '{"message": "stretch", "when": "tomorrow at 9am"}',
+        data_dir=tmp_path,
+    )  # fmt: skip
+
+    assert "09:00" in done.stdout and "stretch" in done.stdout
+    [task] = tasks_json(tmp_path)
+    assert task["description"] == "stretch"
+    assert task["id"] in done.stdout
+
+
+def test_json_output_carries_the_tools_output_as_an_object(tmp_path: Path) -> None:
+    run("call", "save_note", '{"content": "the wifi password is on the fridge"}', data_dir=tmp_path)
+
+    done = run("call", "search_memory", '{"query": "wifi"}', "--json", data_dir=tmp_path)
+
+    payload = json.loads(done.stdout)
+    assert payload["tool"] == "search_memory"
+    assert payload["status"] == "ok"
+    assert "fridge" in payload["text"]
+    assert "fridge" in json.dumps(payload["output"])
+    assert done.stderr == ""
+
+
+def test_arguments_can_come_from_stdin(tmp_path: Path) -> None:
+    typed = '{"message": "call mum", "when": "in 2 hours"}'
+    done = run("call", "add_reminder", "-", data_dir=tmp_path, typed=typed)
+
+    assert "call mum" in done.stdout
+    assert [t["description"] for t in tasks_json(tmp_path)] == ["call mum"]
+
+
+def test_no_arguments_means_an_empty_object(tmp_path: Path) -> None:
+    done = run("call", "get_current_time", data_dir=tmp_path)
+
+    assert "America/New_York" in done.stdout
+
+
+def test_a_refused_schedule_is_chats_message_and_status_1(tmp_path: Path) -> None:
+    done = run(
+        "call", "add_reminder", '{"message": "x", "when": "blorp o clock"}',
+        data_dir=tmp_path, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()
+    assert line.startswith("error: ") and "blorp" in line and "e.g." in line
+    assert tasks_json(tmp_path) == []
+
+
+def test_wrong_calls_exit_2_saying_what_would_work(tmp_path: Path) -> None:
+    misspelt = run("call", "add_remindr", "{}", data_dir=tmp_path, check=False)
+    assert misspelt.returncode == 2
+    assert "Did you mean 'add_reminder'?" in misspelt.stderr
+
+    missing = run("call", "add_reminder", '{"message": "x"}', data_dir=tmp_path, check=False)
+    assert missing.returncode == 2
+    assert "when" in missing.stderr
+
+    not_json = run("call", "list_tasks", "{oops", data_dir=tmp_path, check=False)
+    assert not_json.returncode == 2
+    assert "not JSON" in not_json.stderr and "line 1, column 2" in not_json.stderr
+
+    array = run("call", "list_tasks", "[1, 2]", data_dir=tmp_path, check=False)
+    assert array.returncode == 2
+    assert "a JSON array, not an object" in array.stderr
+    for done in (misspelt, missing, not_json, array):
+        assert done.stdout == ""
+        assert len(done.stderr.splitlines()) == 1
+
+
+def test_a_gated_call_without_a_terminal_waits_and_nothing_runs(tmp_path: Path) -> None:
+    code = '{"code": "open(\\"ran\\", \\"w\\").write(\\"yes\\")"}'
+    done = run("call", "execute_code", code, "--json", data_dir=tmp_path, check=False)
+
+    assert done.returncode == 4
+    payload = json.loads(done.stdout)
+    assert payload["status"] == "pending_approval"
+    request = payload["approval"]
+    assert request["tool"] == "execute_code"
+    assert request["arguments"] == json.loads(code)
+    assert request["expires_at"].endswith(("-05:00", "-04:00"))  # the user's zone
+
+    plain = run("call", "execute_code", code, data_dir=tmp_path, check=False)
+    assert plain.returncode == 4
+    assert "Waiting for your approval: execute_code" in plain.stdout
+    assert "/approve ap" in plain.stderr
+    assert not (tmp_path / "ran").exists()
+
+
+def _at_a_terminal(data_dir: Path, *args: str, answer: str) -> tuple[int, str]:
+    """Run ``assistant ARGS`` with a terminal as its standard input, typing ``answer``."""
+    leader, follower = pty.openpty()
+    try:
+        os.write(leader, answer.encode() + b"\n")
+        done = subprocess.run(
+            [sys.executable, "-m", "assistant.cli", *args],
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            env={
+                "PATH": os.environ.get("PATH", ""),
+                "HOME": str(data_dir),
+                "ASSISTANT_DATA_DIR": str(data_dir),
+            },
+            cwd=data_dir,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_at_a_terminal_a_gated_call_asks_and_runs_once_approved(tmp_path: Path) -> None:
+    status, said = _at_a_terminal(
+        tmp_path, "call", "execute_code", '{"code": "print(6 * 7)"}', answer="y"
+    )
+
+    assert "Approve execute_code (high risk;" in said
+    assert "[y/n]" in said
+    assert "42" in said
+    assert status == 0
+
+
+def test_at_a_terminal_a_denied_call_does_not_run(tmp_path: Path) -> None:
+    status, said = _at_a_terminal(
+        tmp_path, "call", "execute_code", '{"code": "print(6 * 7)"}', answer="n"
+    )
+
+    assert "denied" in said
+    assert "42" not in said
+    assert status == 1
