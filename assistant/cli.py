@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from assistant.config import Settings
     from tasks import TaskRun
-    from tools import ApprovalRequest, ToolStatus
+    from tools import ApprovalRequest
 
 logger = logging.getLogger("assistant")
 
@@ -357,6 +357,7 @@ def _run_call(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.call import CallInputError, call_tool, read_arguments
     from common import redact_secrets
     from interfaces import request_line
+    from tools import ToolStatus
 
     try:
         text = sys.stdin.read() if args.arguments == "-" else args.arguments
@@ -386,11 +387,15 @@ def _run_call(args: argparse.Namespace, settings: Settings) -> int:
             if waiting
             else None
         )
+        # A wrong call gets the message written for whoever wrote it (a model, a script):
+        # every problem, what each argument accepts; else what a person reads.
+        invalid = result.status is ToolStatus.INVALID
+        shown = result.text if invalid else (result.display or result.text)
         if args.json:
             payload: dict[str, Any] = {
                 "tool": result.call.tool_name,
                 "status": "pending_approval" if waiting else result.status.value,
-                "text": result.display or result.text,
+                "text": shown,
                 "output": _plain(result.output) if result.ok else None,
             }
             if waiting:
@@ -405,24 +410,17 @@ def _run_call(args: argparse.Namespace, settings: Settings) -> int:
             _show(f"Waiting for your approval: {request_line(waiting, zone)}".rstrip())
             print(f"({how})", file=sys.stderr)
         elif result.ok:
-            _show(result.display or result.text)
+            _show(shown)
         else:
-            print(f"error: {_safe(result.display or result.text)}", file=sys.stderr)
-        return _call_status(result.status, waiting is not None)
+            print(f"error: {_safe(shown)}", file=sys.stderr)
+        # 0 ran, 2 a wrong call, 4 waits for approval, 1 failed, timed out or denied.
+        if waiting:
+            return EXIT_WAITING
+        if result.ok:
+            return 0
+        return EXIT_USAGE if invalid else 1
 
     return _run(go())
-
-
-def _call_status(status: ToolStatus, waiting: bool) -> int:
-    """``assistant call``'s exit status: 0 ran, 2 the call was wrong (unknown tool, bad
-    arguments), 4 waits for approval, 1 anything else (failed, timed out, denied)."""
-    from tools import ToolStatus
-
-    if waiting:
-        return EXIT_WAITING
-    if status is ToolStatus.OK:
-        return 0
-    return EXIT_USAGE if status is ToolStatus.INVALID else 1
 
 
 async def _yes_or_no(question: str) -> bool | None:

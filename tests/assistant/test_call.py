@@ -66,9 +66,14 @@ def test_wrong_calls_exit_2_saying_what_would_work(tmp_path: Path) -> None:
     assert misspelt.returncode == 2
     assert "Did you mean 'add_reminder'?" in misspelt.stderr
 
-    missing = run("call", "add_reminder", '{"message": "x"}', data_dir=tmp_path, check=False)
+    missing = run(
+        "call", "add_recurring_task", '{"description": "water", "schedule": "daily"}',
+        data_dir=tmp_path, check=False,
+    )  # fmt: skip
     assert missing.returncode == 2
-    assert "when" in missing.stderr
+    # What the schema accepts, as a model is told: every value of the enum.
+    assert "missing required argument 'task_type'" in missing.stderr
+    assert '"reminder", "agent_task", "web_search", "api_call"' in missing.stderr
 
     not_json = run("call", "list_tasks", "{oops", data_dir=tmp_path, check=False)
     assert not_json.returncode == 2
@@ -79,6 +84,8 @@ def test_wrong_calls_exit_2_saying_what_would_work(tmp_path: Path) -> None:
     assert "a JSON array, not an object" in array.stderr
     for done in (misspelt, missing, not_json, array):
         assert done.stdout == ""
+        assert done.stderr.startswith("error: ")
+    for done in (misspelt, not_json, array):
         assert len(done.stderr.splitlines()) == 1
 
 
