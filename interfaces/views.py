@@ -19,8 +19,8 @@ from tasks import (
     Task,
     TaskRun,
     TaskStatus,
-    format_lateness,
     format_local,
+    run_line,
     schedule_words,
     task_line,
 )
@@ -87,17 +87,7 @@ def run_history(task: Task, runs: Sequence[TaskRun], zone: ZoneInfo) -> str:
     title = f"Runs of [{task.id}] {task.description} (times in {zone.key}):"
     if not runs:
         return f"[{task.id}] {task.description} has not run yet."
-    lines = [title]
-    for run in runs:
-        parts = [format_local(run.scheduled_for, zone), run.status.value.replace("_", " ")]
-        if run.misfire.value not in ("on_time",):
-            parts.append(run.misfire.value.replace("_", " "))
-        if run.late_by:
-            parts.append(f"late by {format_lateness(run.late_by)}")
-        detail = run.error or run.result
-        line = "- " + " · ".join(parts)
-        lines.append(line + (f": {_one_line(detail, 120)}" if detail else ""))
-    return "\n".join(lines)
+    return "\n".join([title, *(f"- {run_line(run, zone)}" for run in runs)])
 
 
 def note_list(notes: Sequence[Note], zone: ZoneInfo) -> str:

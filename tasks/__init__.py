@@ -19,6 +19,7 @@ runners that carry them out.
 
 from tasks.describe import (
     next_run_words,
+    run_line,
     schedule_words,
     still_scheduled,
     task_label,
@@ -204,6 +205,7 @@ __all__ = [
     "read_time_of_day",
     "resolve_local",
     "retime",
+    "run_line",
     "schedule_from_json",
     "schedule_words",
     "scheduler_lock",

@@ -5,6 +5,7 @@
     next_run_words(task, ...)   tomorrow at 01:00 (America/New_York), 07:00 in Europe/Berlin
     schedule_words(task, zone)  once at 2026-03-10 09:00 (Europe/Berlin) / every weekday at ...
     task_line(task, zone, now)  [k3m9xa] reminder: call mom · today at 14:35 (Europe/Berlin)
+    run_line(run, zone)         2026-03-10 09:00 · succeeded · late by 2 h: Sent the top 3
     still_scheduled(task, ...)  it still fires tomorrow at 07:00 (Europe/Berlin)  (after run now)
 
 Times are said in the zone of the person reading (``/tz`` sets it), whatever zone the task
@@ -17,10 +18,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from tasks.models import Task, TaskStatus
+from tasks.models import MisfireAction, Task, TaskRun, TaskStatus, format_lateness
 from tasks.schedule import OnceSchedule, format_local
 
 _LABEL_CHARS = 60
+RUN_DETAIL_CHARS = 120
+"""How much of a run's result or error its line shows."""
 
 
 def task_label(task: Task) -> str:
@@ -100,3 +103,21 @@ def task_line(
         return f"{head} · {schedule_words(task, zone)} · next {when}"
     reason = f" ({task.status_reason})" if task.status_reason else ""
     return f"{head} · {schedule_words(task, zone)} · {task.status.value}{reason}"
+
+
+def run_line(run: TaskRun, zone: ZoneInfo, *, detail_chars: int = RUN_DETAIL_CHARS) -> str:
+    """One row of a task's run ledger on one line, as ``/runs`` and ``task_history`` show it:
+    when it was due (in the reader's zone), how it ended, what the scheduler decided when that
+    was not "on time", how late it started, and the start of its result or error."""
+    parts = [format_local(run.scheduled_for, zone), run.status.value.replace("_", " ")]
+    if run.misfire is not MisfireAction.ON_TIME:
+        parts.append(run.misfire.value.replace("_", " "))
+    if run.late_by:
+        parts.append(f"late by {format_lateness(run.late_by)}")
+    line = " · ".join(parts)
+    detail = " ".join((run.error or run.result or "").split())
+    if not detail:
+        return line
+    if len(detail) > detail_chars:
+        detail = detail[: detail_chars - 1].rstrip() + f"… ({len(detail)} characters in all)"
+    return f"{line}: {detail}"

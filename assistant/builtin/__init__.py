@@ -15,6 +15,8 @@ from assistant.builtin.system import (
 )
 from assistant.builtin.task_tools import (
     SEARCH_NOT_CONFIGURED,
+    RunSummary,
+    TaskHistory,
     TaskListing,
     TaskReply,
     TaskSummary,
@@ -35,9 +37,11 @@ __all__ = [
     "CodeRun",
     "CodeSandbox",
     "MemoryTools",
+    "RunSummary",
     "SandboxLimits",
     "SandboxUnavailableError",
     "SystemTools",
+    "TaskHistory",
     "TaskListing",
     "TaskReply",
     "TaskSummary",

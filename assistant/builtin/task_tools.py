@@ -26,6 +26,7 @@ from tasks import (
     TaskManager,
     TaskNotFoundError,
     TaskStatus,
+    format_lateness,
     keep_time_of_day,
     next_run_words,
     read_delay,
@@ -33,6 +34,7 @@ from tasks import (
     read_schedule,
     read_time_of_day,
     retime,
+    run_line,
     schedule_words,
     task_line,
     time_of_day,
@@ -47,6 +49,8 @@ _TYPE_WORDS = {
     "api_call": "HTTP call",
 }
 _LISTED_IDS = 10
+MAX_HISTORY = 50
+"""The most runs ``task_history`` shows at once."""
 NO_TASKS = "You have no tasks."
 # A message that starts like a noun phrase reads "about ...", not "to ...": "about the dentist".
 _NOUN_LEAD = frozenset(
@@ -121,6 +125,46 @@ class TaskListing:
             )
         head = f"Your tasks for {self.period}:" if self.period else "Your tasks:"
         return head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """One run of a task, as ``task_history`` shows it.
+
+    Attributes:
+        scheduled_for: When it was due, ISO 8601 with the user's offset.
+        status: How it stands or ended: ``succeeded``, ``failed``, ``running``...
+        misfire: What the scheduler decided: ``on_time``, ``late``, ``coalesced``...
+        late_by: How late it started, in words ("2 h"), when later than the grace period.
+        result: What it did, when it says.
+        error: Why it failed.
+        line: The run on one line, as ``/runs`` shows it.
+    """
+
+    scheduled_for: str
+    status: str
+    misfire: str
+    late_by: str | None
+    result: str | None
+    error: str | None
+    line: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskHistory:
+    """A task and its latest runs, newest first."""
+
+    task: TaskSummary
+    runs: list[RunSummary]
+
+    def for_model(self) -> str:
+        """The history as the model and a person read it."""
+        name = f"task {self.task.id} ('{self.task.description}')"
+        if not self.runs:
+            return f"The {name} has not run yet; {self.task.line}."
+        lines = [f"Runs of the {name}, newest first:"]
+        lines.extend(f"- {run.line}" for run in self.runs)
+        return "\n".join(lines)
 
 
 def _reply_text(reply: TaskReply) -> str:
@@ -380,6 +424,47 @@ class TaskTools:
         else:
             change = f"now {after.schedule}, was {before.schedule}; next run {after.next_run_text}"
         return TaskReply(f"Moved task {moved.id} ('{moved.description}'): {change}.", after)
+
+    @tool(
+        params={
+            "task_id": {
+                "description": "The task's id, as list_tasks shows it (a finished "
+                "task's id works too)."
+            },
+            "limit": {"minimum": 1, "maximum": MAX_HISTORY},
+        },
+        llm_format=TaskHistory.for_model,
+        gui_format=TaskHistory.for_model,
+        timeout=15,
+        parallel=True,
+        effects=[Effect.READS_PRIVATE],
+    )
+    async def task_history(self, ctx: ToolContext, task_id: str, limit: int = 10) -> TaskHistory:
+        """Show how one of the user's tasks ran: when each run was due, how it went, and
+        what it did or why it failed, newest first.
+
+        Args:
+            limit: How many of the latest runs to show (1 to 50).
+        """
+        task = await self._call(ctx, self._manager.get_task(task_id, ctx.user_id))
+        try:
+            runs = await self._manager.history(task.id, ctx.user_id, limit=limit)
+        except TaskError as exc:
+            raise ToolError(str(exc)) from None
+        zone = ctx.timezone
+        shown = [
+            RunSummary(
+                scheduled_for=run.scheduled_for.astimezone(zone).isoformat(),
+                status=run.status.value,
+                misfire=run.misfire.value,
+                late_by=format_lateness(run.late_by) if run.late_by else None,
+                result=run.result,
+                error=run.error,
+                line=run_line(run, zone),
+            )
+            for run in runs
+        ]
+        return TaskHistory(self._summary(task, ctx), shown)
 
     async def _add(
         self,

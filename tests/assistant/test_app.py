@@ -22,6 +22,7 @@ _BUILTIN = {
     "resume_task",
     "snooze_task",
     "reschedule_task",
+    "task_history",
     "save_note",
     "search_memory",
     "get_current_time",
@@ -47,6 +48,7 @@ async def test_only_the_builtin_tools_that_just_read_run_in_parallel(tmp_path: P
         parallel = {each.name for each in app.registry if each.parallel}
     assert parallel == {
         "list_tasks",
+        "task_history",
         "search_memory",
         "get_current_time",
         "search_web",

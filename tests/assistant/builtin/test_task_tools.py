@@ -10,6 +10,7 @@ import pytest
 
 from assistant.builtin import (
     SEARCH_NOT_CONFIGURED,
+    TaskHistory,
     TaskListing,
     TaskReply,
     TaskSummary,
@@ -464,3 +465,55 @@ async def test_the_date_order_is_the_users_setting_else_the_tools(
     mdy = await executor.execute(ToolCall("add_reminder", {"when": "4/5", "message": "b"}), us)
     next_run = reply_of(mdy).task.next_run
     assert next_run is not None and next_run.startswith("2026-04-05")
+
+
+async def test_task_history_shows_each_run_in_the_users_zone_newest_first(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager
+) -> None:
+    added = await call(
+        executor,
+        clock,
+        "add_recurring_task",
+        schedule="every day at 15:00",
+        task_type="reminder",
+        description="stretch",
+    )
+    task_id = reply_of(added).task.id
+    before = await call(executor, clock, "task_history", task_id=task_id)
+    clock.set(datetime(2026, 3, 2, 14, 0, tzinfo=UTC))
+    await manager.run_due()
+    clock.set(datetime(2026, 3, 3, 14, 0, tzinfo=UTC))
+    await manager.run_due()
+
+    history = await call(executor, clock, "task_history", task_id=task_id)
+    one = await call(executor, clock, "task_history", task_id=task_id, limit=1)
+
+    assert before.text == (
+        f"The task {task_id} ('stretch') has not run yet; [{task_id}] reminder: stretch · "
+        "every day at 15:00 (Europe/Berlin) · next today at 15:00 (Europe/Berlin)."
+    )
+    assert history.status is ToolStatus.OK, history.text
+    assert history.text.splitlines() == [
+        f"Runs of the task {task_id} ('stretch'), newest first:",
+        "- 2026-03-03 15:00 · succeeded: reminder delivered",
+        "- 2026-03-02 15:00 · succeeded: reminder delivered",
+    ]
+    assert isinstance(one.output, TaskHistory)
+    assert [(run.scheduled_for, run.status) for run in one.output.runs] == [
+        ("2026-03-03T15:00:00+01:00", "succeeded")
+    ]
+
+
+async def test_task_history_refuses_another_users_task_and_a_bad_limit_as_chat_does(
+    executor: ToolExecutor, clock: ManualClock
+) -> None:
+    added = await call(executor, clock, "add_reminder", when="in 5 minutes", message="tea")
+    task_id = reply_of(added).task.id
+
+    stolen = await call(executor, clock, "task_history", user="mallory", task_id=task_id)
+    too_many = await call(executor, clock, "task_history", task_id=task_id, limit=500)
+
+    assert stolen.status is ToolStatus.ERROR
+    assert f"there is no task {task_id!r}" in stolen.text
+    assert too_many.status is ToolStatus.INVALID
+    assert "limit" in too_many.text and "50" in too_many.text
