@@ -230,7 +230,40 @@ def _build_parser() -> argparse.ArgumentParser:
     telegram = commands.add_parser("telegram", help="run the Telegram bot")
     telegram.add_argument("--webhook-url", help="use a webhook instead of long polling")
     telegram.set_defaults(handler=_run_telegram)
+
+    mcp = commands.add_parser(
+        "mcp",
+        help="serve the assistant over MCP on stdin/stdout (for desktop MCP clients); "
+        "the scheduler does not run here",
+    )
+    mcp.add_argument(
+        "--user",
+        type=_mcp_id("--user"),
+        help="who the client acts as: a Telegram user id, 'local' (the terminal's user, the "
+        "default) or an API token's user",
+    )
+    mcp.add_argument(
+        "--chat",
+        type=_mcp_id("--chat"),
+        help="where deliveries go (default: the user's home chat: the Telegram chat of a "
+        "numeric id, the terminal's for 'local', else the web page's 'web:main')",
+    )
+    mcp.set_defaults(handler=_run_mcp)
     return parser
+
+
+def _mcp_id(option: str) -> Callable[[str], str]:
+    """The check of a user or chat id given to ``assistant mcp``."""
+
+    def check(text: str) -> str:
+        from interfaces.mcp import checked_id
+
+        try:
+            return checked_id(text, option)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return check
 
 
 def _port(text: str) -> int:
@@ -723,6 +756,13 @@ def _run_web(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.frontends import web
 
     return _run(web(settings, host=args.host, port=args.port))
+
+
+def _run_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.app import LOCAL_USER
+    from assistant.frontends import mcp
+
+    return _run(mcp(settings, user=args.user or LOCAL_USER, chat=args.chat))
 
 
 def _run_telegram(args: argparse.Namespace, settings: Settings) -> int:

@@ -1,5 +1,5 @@
-"""Start the assistant behind one of its front ends: terminal chat, Telegram, the web, or
-headless.
+"""Start the assistant behind one of its front ends: terminal chat, Telegram, the web (with
+MCP at ``/mcp``), MCP on stdio, or headless.
 
 Whichever front end runs the scheduler, every delivery goes to the interface its chat belongs
 to (see ``interfaces.RoutingNotifier``): the terminal's own chat to the terminal (or, when only
@@ -22,30 +22,33 @@ import os
 import secrets
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import urlsplit
 
 from agent.llm import LLMBackend
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
-from assistant.config import ConfigError, Settings
+from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from common import PRIVATE_FILE_MODE, Clock, SystemClock
 from interfaces import (
     WEB_CHAT_PREFIX,
+    WEB_MAIN_CHAT,
     Console,
     JsonlNotifier,
     RoutingNotifier,
     SlashCommands,
     TerminalChat,
     TerminalNotifier,
+    home_chat,
 )
 from tasks import ChatScope, Notifier
 
 if TYPE_CHECKING:
+    from interfaces.mcp import McpAssistant, McpHttp
     from interfaces.telegram import TelegramInterface, TelegramNotifier, WebhookConfig
     from interfaces.web import WebInterface, WebServer
 
@@ -111,6 +114,51 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
         await stop.wait()
     print("stopped", file=sys.stderr, flush=True)
     return 0
+
+
+MCP_SCHEDULER_NOTE = (
+    f"Scheduled tasks fire while {SCHEDULER_COMMANDS} runs on the same data; this MCP server "
+    "only adds them (one that runs notices them within a second)."
+)
+"""What ``assistant mcp`` says with every call that scheduled something: it fires nothing."""
+
+
+async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
+    """Serve the assistant over MCP on stdin and stdout, as ``user``, until the client leaves.
+
+    The scheduler does not run here: what the client schedules is delivered to ``chat`` (by
+    default the user's home chat) by the front end that runs it, as with ``assistant ask``.
+    Nothing but the protocol is written to stdout; logs go to stderr.
+    """
+    from interfaces.mcp import Caller, build_server, serve_stdio
+
+    caller = Caller(user, chat or home_chat(user, local_user=LOCAL_USER, local_chat=LOCAL_CHAT))
+    async with open_app(settings) as app:
+        assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
+        await serve_stdio(build_server(assistant, caller=lambda ctx: caller))
+    return 0
+
+
+def _mcp_assistant(
+    settings: Settings,
+    app: App,
+    *,
+    scheduler_note: str | None = None,
+    notifier: Notifier | None = None,
+) -> McpAssistant:
+    """The application's tools and tasks for MCP callers."""
+    from interfaces.mcp import McpAssistant
+
+    return McpAssistant(
+        agent=app.agent,
+        executor=app.executor,
+        tasks=app.tasks,
+        memory=app.memory,
+        clock=app.clock,
+        scheduler_note=scheduler_note,
+        notifier=notifier,
+        max_message_chars=settings.max_message_chars,
+    )
 
 
 async def telegram(
@@ -220,7 +268,14 @@ async def open_web(
             listen beyond 127.0.0.1 without tokens, or the address cannot be bound.
     """
     try:
-        from interfaces.web import ApiTokens, TokenError, WebInbox, WebInterface, WebServer
+        from interfaces.web import (
+            ApiTokens,
+            TokenError,
+            WebInbox,
+            WebInterface,
+            WebServer,
+            scope_user,
+        )
     except ImportError as error:
         raise ConfigError(
             f"the web front end needs the 'web' extra ({error.name} is missing): "
@@ -251,12 +306,15 @@ async def open_web(
         app = await stack.enter_async_context(
             _front_app(settings, notifier, clock, serves, backend=backend)
         )
+        mcp_http = _mcp_http(settings, app, notifier, scope_user)
+        await stack.enter_async_context(mcp_http.running())
         interface = WebInterface(
             agent=app.agent,
             tasks=app.tasks,
             memory=app.memory,
             scheduler=app.tasks,
             inbox=inbox,
+            mounts={"/mcp": mcp_http},
             # Without API tokens the server has one owner: whoever started it gets this
             # start's token, and every other account on the machine gets 401.
             tokens=tokens if local_token is None else ApiTokens({local_token: LOCAL_USER}),
@@ -301,6 +359,25 @@ async def open_web(
             local_token=local_token,
             warnings=warnings,
         )
+
+
+def _mcp_http(
+    settings: Settings,
+    app: App,
+    notifier: Notifier,
+    user_of: Callable[[Mapping[str, Any]], str | None],
+) -> McpHttp:
+    """MCP over HTTP for the web front end: its caller is the user of the request's token,
+    in their home chat, where this process's scheduler delivers what they schedule (the
+    web's one owner without API tokens, ``local``, has the page's chat); a call that waits
+    for approval is also told there."""
+    from interfaces.mcp import McpHttp, build_server, http_caller
+
+    def home(user: str) -> str:
+        return home_chat(user, local_user=LOCAL_USER, local_chat=WEB_CHAT_PREFIX + WEB_MAIN_CHAT)
+
+    assistant = _mcp_assistant(settings, app, notifier=notifier)
+    return McpHttp(build_server(assistant, caller=http_caller(user_of=user_of, home=home)))
 
 
 async def web(

@@ -23,10 +23,12 @@ from interfaces.messages import (
 )
 from interfaces.notifiers import (
     WEB_CHAT_PREFIX,
+    WEB_MAIN_CHAT,
     ChatRecorder,
     JsonlNotifier,
     LoggingNotifier,
     RoutingNotifier,
+    home_chat,
 )
 from interfaces.protocols import (
     ChatAgent,
@@ -54,6 +56,7 @@ from interfaces.zones import ZONE_ASKED, ZoneChoice, ZoneGuide
 __all__ = [
     "NO_TASKS",
     "WEB_CHAT_PREFIX",
+    "WEB_MAIN_CHAT",
     "ZONE_ASKED",
     "Action",
     "ActionKind",
@@ -79,6 +82,7 @@ __all__ = [
     "agent_replies",
     "approval_card",
     "format_arguments",
+    "home_chat",
     "render_delivery",
     "render_message",
     "request_line",

@@ -31,6 +31,22 @@ history leaves these out, since the page shows deliveries from its inbox."""
 WEB_CHAT_PREFIX = "web:"
 """The chat ids of the web page's conversations start with this (``web:main``): their
 deliveries go to the web front end when it runs, else to the fallback file."""
+WEB_MAIN_CHAT = "main"
+"""The name of the web page's default conversation (its chat id is ``web:main``)."""
+
+
+def home_chat(user_id: str, *, local_user: str = "local", local_chat: str = "local") -> str:
+    """The chat a user's deliveries go to when they act from outside every chat (over MCP).
+
+    A numeric id is a Telegram user's, whose private chat with the bot has the same id; the
+    terminal's user (``local_user``) has ``local_chat``; anyone else (a user of an API token)
+    has the web page's default conversation, ``web:main``.
+    """
+    if user_id.isascii() and user_id.isdigit():
+        return user_id
+    if user_id == local_user:
+        return local_chat
+    return WEB_CHAT_PREFIX + WEB_MAIN_CHAT
 
 
 class RoutingNotifier:

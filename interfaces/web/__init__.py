@@ -11,7 +11,8 @@
     convert      domain objects as the API's bodies
     models       the request and response bodies
     agui         AgUiRun: the agent's events as AG-UI events
-    gate         the token check, the body size limit and the security headers
+    gate         the token check, the body size limit and the security headers; the caller
+                 of an app mounted behind it (``scope_user``: ``/mcp``)
     auth         ApiTokens: bearer tokens -> user ids, compared in constant time
     slots        UserSlots: how many turns and streams each user has open
     inbox        WebInbox: the scheduler's Notifier for web chats, read by the open pages
@@ -29,7 +30,7 @@ from interfaces.web.agui import AgUiRun
 from interfaces.web.api import WebInterface
 from interfaces.web.auth import ApiTokens, TokenError
 from interfaces.web.convert import approval_out
-from interfaces.web.gate import MAX_BODY
+from interfaces.web.gate import MAX_BODY, scope_user
 from interfaces.web.inbox import InboxItem, WebInbox, web_chat
 from interfaces.web.models import MAX_MESSAGE_CHARS
 from interfaces.web.server import WebServer
@@ -45,5 +46,6 @@ __all__ = [
     "WebInterface",
     "WebServer",
     "approval_out",
+    "scope_user",
     "web_chat",
 ]

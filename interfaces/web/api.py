@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Mapping
 from datetime import timedelta
 
 from fastapi import FastAPI, Request, Security
@@ -21,6 +22,8 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBearer
+from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from common import Clock, SystemClock, clean_value
 from interfaces.commands import SlashCommands
@@ -65,6 +68,8 @@ class WebInterface:
         max_turns_per_user: Turns one user may have running at once (429 beyond).
         max_event_streams: ``/events`` streams one user may have open at once (429 beyond).
         health_max_late: How late on-time runs may start before ``/health`` says degraded.
+        mounts: Other ASGI apps served behind the same token check, by path (``/mcp``: the
+            MCP server); each finds its caller with ``scope_user``.
     """
 
     def __init__(
@@ -85,6 +90,7 @@ class WebInterface:
         max_turns_per_user: int = 3,
         max_event_streams: int = 5,
         health_max_late: timedelta = timedelta(seconds=2),
+        mounts: Mapping[str, ASGIApp] | None = None,
     ) -> None:
         clock = clock or SystemClock()
         self.services = WebServices(
@@ -103,13 +109,19 @@ class WebInterface:
             streams=stream_slots(max_event_streams),
             health_max_late=health_max_late,
         )
-        self.app = self._build(tokens, loopback_only, max_body)
+        self.app = self._build(tokens, loopback_only, max_body, mounts or {})
 
     def close(self) -> None:
         """End the open streams (the server is stopping); turns in progress finish."""
         self.services.closing.set()
 
-    def _build(self, tokens: ApiTokens, loopback_only: bool, max_body: int) -> FastAPI:
+    def _build(
+        self,
+        tokens: ApiTokens,
+        loopback_only: bool,
+        max_body: int,
+        mounts: Mapping[str, ASGIApp],
+    ) -> FastAPI:
         app = FastAPI(
             title="assistant",
             summary="A personal assistant with tools and a persistent scheduler.",
@@ -124,6 +136,9 @@ class WebInterface:
         for routes in (chat.router, task_routes.router, resources.router):
             app.include_router(routes, dependencies=[bearer])
         app.include_router(page.router)
+        for path, mounted in mounts.items():
+            # A route, not a Mount: it answers the path itself ("/mcp"), not only "/mcp/...".
+            app.router.routes.append(Route(path, endpoint=mounted, include_in_schema=False))
         app.state.services = self.services  # what the routes' `Services` reads
         app.add_exception_handler(RequestValidationError, _invalid)
         app.add_exception_handler(TaskStoreError, _unavailable)

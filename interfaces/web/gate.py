@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
+from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -32,6 +34,15 @@ DOCS_PATHS = frozenset({"/docs", "/docs.css"})
 PUBLIC_PATHS = PAGE_PATHS | DOCS_PATHS | {"/health", "/openapi.json"}
 USER_KEY = "user_id"
 """Where the gate leaves the caller's user id (``request.state.user_id``)."""
+
+
+def scope_user(scope: Mapping[str, Any]) -> str | None:
+    """The user the request's token stands for, as the gate left it in the ASGI ``scope``
+    (``None`` for a public path): how an app mounted behind the gate knows its caller."""
+    state = scope.get("state")
+    user = state.get(USER_KEY) if isinstance(state, Mapping) else None
+    return user if isinstance(user, str) else None
+
 
 _COMMON_HEADERS = [
     (b"x-content-type-options", b"nosniff"),

@@ -12,13 +12,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from common import unstorable
+from interfaces.notifiers import WEB_MAIN_CHAT
 from interfaces.task_json import TaskOut
 
 MAX_MESSAGE_CHARS = 4000
 """The longest message by default (``ASSISTANT_MAX_MESSAGE_CHARS``): the offline planner reads
 as much, and the API checks it in its routes (``too_long``), so one setting says it for both."""
 CHAT_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
-DEFAULT_CHAT = "main"
+DEFAULT_CHAT = WEB_MAIN_CHAT
 
 
 def storable(text: str) -> str:

@@ -1,5 +1,6 @@
 """The JSON Lines file of deliveries: rotated by size, a few older files kept (issue 24,
-item 8: 500 reminders every second made 9 GB of ``deliveries.jsonl`` a day)."""
+item 8: 500 reminders every second made 9 GB of ``deliveries.jsonl`` a day); and the chat a
+user's deliveries go to when they act from outside every chat (``home_chat``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from pathlib import Path
 
 from common import ManualClock
-from interfaces import JsonlNotifier
+from interfaces import JsonlNotifier, home_chat
 from tasks import Delivery, DeliveryKind, DeliveryStatus
 from tests.tasks.conftest import T0
 
@@ -53,3 +54,13 @@ async def test_without_kept_files_a_full_one_starts_over(tmp_path: Path) -> None
         await sink.deliver(_delivery(n))
     assert names(tmp_path) == ["deliveries.jsonl"]
     assert path.stat().st_size <= 1000
+
+
+def test_a_users_home_chat_is_their_telegram_chat_the_terminal_or_the_web_page() -> None:
+    assert home_chat("4242") == "4242"
+    assert home_chat("local") == "local"
+    assert home_chat("local", local_chat="web:main") == "web:main"
+    assert home_chat("alice") == "web:main"
+    # Not a Telegram id: digits of another script, or a sign.
+    assert home_chat("٤٢") == "web:main"
+    assert home_chat("-5") == "web:main"

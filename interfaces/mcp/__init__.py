@@ -1,0 +1,46 @@
+"""The assistant as an MCP server: chat's scheduling, note and time tools, a whole turn
+(``ask``) and the decision on a pending request, over stdio (``assistant mcp``) and Streamable
+HTTP (``/mcp`` of ``assistant web``); the caller's upcoming tasks as a resource.
+
+    server   build_server: the SDK's low-level server; serve_stdio; McpHttp (ASGI)
+    service  McpAssistant: which tools, each call run as chat runs it, the upcoming tasks
+    turns    McpTools: ask, approve_request, deny_request; notices of requests that wait
+    replies  a tool's outcome as an MCP result: text, and the same as structured content
+
+A caller is a user (a token's, or ``--user``) in their home chat (``interfaces.home_chat``):
+what they schedule is delivered there by whichever front end fires tasks, never to MCP.
+"""
+
+from __future__ import annotations
+
+from interfaces.mcp.replies import PendingRequest, TurnReply, canonical
+from interfaces.mcp.server import (
+    UPCOMING,
+    McpHttp,
+    build_server,
+    checked_id,
+    http_caller,
+    instructions,
+    serve_stdio,
+)
+from interfaces.mcp.service import CHAT_TOOLS, SCHEDULES, Caller, McpAssistant
+from interfaces.mcp.turns import McpAgent, McpTools
+
+__all__ = [
+    "CHAT_TOOLS",
+    "SCHEDULES",
+    "UPCOMING",
+    "Caller",
+    "McpAgent",
+    "McpAssistant",
+    "McpHttp",
+    "McpTools",
+    "PendingRequest",
+    "TurnReply",
+    "build_server",
+    "canonical",
+    "checked_id",
+    "http_caller",
+    "instructions",
+    "serve_stdio",
+]
