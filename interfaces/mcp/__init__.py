@@ -13,34 +13,26 @@ what they schedule is delivered there by whichever front end fires tasks, never 
 
 from __future__ import annotations
 
-from interfaces.mcp.replies import PendingRequest, TurnReply, canonical
 from interfaces.mcp.server import (
     UPCOMING,
     McpHttp,
     build_server,
     checked_id,
     http_caller,
-    instructions,
     serve_stdio,
 )
-from interfaces.mcp.service import CHAT_TOOLS, SCHEDULES, Caller, McpAssistant
-from interfaces.mcp.turns import McpAgent, McpTools
+from interfaces.mcp.service import CHAT_TOOLS, Caller, McpAssistant
+from interfaces.mcp.turns import McpAgent
 
 __all__ = [
     "CHAT_TOOLS",
-    "SCHEDULES",
     "UPCOMING",
     "Caller",
     "McpAgent",
     "McpAssistant",
     "McpHttp",
-    "McpTools",
-    "PendingRequest",
-    "TurnReply",
     "build_server",
-    "canonical",
     "checked_id",
     "http_caller",
-    "instructions",
     "serve_stdio",
 ]

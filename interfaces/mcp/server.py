@@ -16,6 +16,7 @@ so no MCP session can outlive or change its user.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import secrets
@@ -186,9 +187,29 @@ class McpHttp:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Serve requests until the block ends (requests in progress are cancelled then)."""
-        async with self._manager.run():
+        """Serve requests until the block ends (requests in progress are cancelled then).
+
+        The SDK's task group lives in a task of its own, entered and left there: the block
+        may end in another task than the one that began it (a test fixture's teardown).
+        """
+        started, stop = asyncio.Event(), asyncio.Event()
+
+        async def serve() -> None:
+            async with self._manager.run():
+                started.set()
+                await stop.wait()
+
+        task = asyncio.create_task(serve(), name="mcp-http")
+        ready = asyncio.create_task(started.wait())
+        await asyncio.wait({task, ready}, return_when=asyncio.FIRST_COMPLETED)
+        if task.done():
+            ready.cancel()
+            task.result()  # it failed to start: say why
+        try:
             yield
+        finally:
+            stop.set()
+            await task
 
 
 def http_caller(

@@ -1,0 +1,235 @@
+"""``assistant mcp`` as a desktop MCP client starts it: a child process on stdio, driven by
+the SDK's own client (issue 26).
+
+The child does not run the scheduler: what it schedules lands in the SQLite file, and a test
+then opens the application on the same data directory, in process, with a manual clock and a
+recording notifier (or the Telegram bot against the Bot API stand-in) and fires it there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from assistant.app import open_app
+from assistant.cli import main
+from assistant.config import Settings
+from common import ManualClock
+from interfaces.mcp import CHAT_TOOLS
+from testing.botapi_standin import BotApiStandin
+from tests.interfaces.app_harness import TOKEN, running_app_bot
+from tests.interfaces.mcp.harness import (
+    STDIO_ENV,
+    ok,
+    pending,
+    stdio_client,
+    text_of,
+    upcoming,
+)
+from tests.interfaces.world import RecordingNotifier
+from tools import ToolCall, ToolContext
+
+WITHIN = 60  # seconds: a bound on a fresh Python process answering, never waited out
+
+
+def _settings(data_dir: Path) -> Settings:
+    """The settings the child ran with, for the application opened in process after it."""
+    return Settings.model_validate({**STDIO_ENV, "ASSISTANT_DATA_DIR": str(data_dir)})
+
+
+async def _fire_at(data_dir: Path, when: str) -> RecordingNotifier:
+    """Open the application on ``data_dir`` at ``when`` (ISO 8601), fire what is due, and
+    return what was delivered."""
+    notifier = RecordingNotifier()
+    clock = ManualClock(datetime.fromisoformat(when))
+    async with open_app(_settings(data_dir), notifier=notifier, clock=clock) as app:
+        await app.tasks.run_due()
+    return notifier
+
+
+async def test_a_client_lists_the_tools_and_a_reminder_fires_in_the_users_chat(
+    tmp_path: Path,
+) -> None:
+    async with stdio_client(tmp_path) as client:
+        listed = await client.list_tools()
+        added = await client.call_tool(
+            "add_reminder", {"when": "in 10 minutes", "message": "take the cake out"}
+        )
+        [resource] = (await client.list_resources()).resources
+        [row] = await upcoming(client)
+        instructions = client.instructions or ""
+
+    assert [tool.name for tool in listed.tools] == [
+        *CHAT_TOOLS,
+        "ask",
+        "approve_request",
+        "deny_request",
+    ]
+    reply = ok(added)
+    task = reply["task"]
+    assert text_of(added).startswith(f"{reply['text']}\n(Scheduled tasks fire while ")
+    assert task["next_run"].endswith("+01:00") and "(Europe/Berlin)" in task["next_run_text"]
+    assert "this MCP server only adds them" in instructions
+    assert str(resource.uri) == "tasks://upcoming"
+    assert (row["id"], row["description"], row["next_run"]) == (
+        task["id"],
+        "take the cake out",
+        task["next_run"],
+    )
+
+    delivered = await _fire_at(tmp_path, task["next_run"])
+    assert [(d.task_id, d.chat_id, d.text) for d in delivered.deliveries] == [
+        (task["id"], "local", "take the cake out")
+    ]
+
+
+async def test_the_chat_flag_says_where_deliveries_go(tmp_path: Path) -> None:
+    async with stdio_client(tmp_path, "--user", "alice", "--chat", "web:desk") as client:
+        task = ok(await client.call_tool("add_reminder", {"when": "in 1 hour", "message": "tea"}))
+
+    delivered = await _fire_at(tmp_path, task["task"]["next_run"])
+    assert [(d.owner_id, d.chat_id) for d in delivered.deliveries] == [("alice", "web:desk")]
+
+
+async def test_bad_arguments_get_the_words_chat_gives(tmp_path: Path) -> None:
+    calls = [
+        ToolCall("add_reminder", {"when": "yesterday at 9", "message": "x"}),
+        ToolCall("add_reminder", {"message": "no time"}),
+        ToolCall("snooze_task", {"task_id": "nosuch", "delay": "10m"}),
+        ToolCall("add_recurring_task", {"schedule": "every day", "task_type": "poem"}),
+    ]
+    async with stdio_client(tmp_path, "--user", "bob") as client:
+        results = [await client.call_tool(c.tool_name, c.arguments) for c in calls]
+        unknown = await client.call_tool("execute_code", {"code": "print(1)"})
+
+    async with open_app(_settings(tmp_path)) as app:
+        zone = await app.agent.user_zone("bob")
+        ctx = ToolContext(user_id="bob", chat_id="web:main", timezone=zone, now=app.clock.now())
+        expected = [(await app.executor.execute(call, ctx)).text for call in calls]
+    assert [(r.is_error, text_of(r)) for r in results] == [(True, text) for text in expected]
+    assert "could not read 'yesterday at 9'" in expected[0]
+    assert "missing required argument 'when'" in expected[1]
+    assert unknown.is_error
+    assert text_of(unknown).startswith("there is no tool 'execute_code' here; the tools are")
+
+
+async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_path: Path) -> None:
+    arguments = {
+        "schedule": "every day at 7am",
+        "task_type": "agent_task",
+        "description": "morning brief",
+        "execution_data": {"prompt": "Summarise my day"},
+    }
+    async with stdio_client(tmp_path) as client:
+        waits = await client.call_tool("add_recurring_task", arguments)
+        request = pending(waits)
+        nothing_yet = await upcoming(client)
+        changed = {**request["arguments"], "execution_data": {"prompt": "Mail my notes out"}}
+        refused = await client.call_tool(
+            "approve_request",
+            {"request_id": request["id"], "tool": request["tool"], "arguments": changed},
+        )
+        approved = await client.call_tool(
+            "approve_request",
+            {"request_id": request["id"], "tool": request["tool"], "arguments": arguments},
+        )
+        again = await client.call_tool("deny_request", {"request_id": request["id"]})
+        scheduled = await upcoming(client)
+
+    assert (request["tool"], request["arguments"]) == ("add_recurring_task", arguments)
+    assert f"request {request['id']} to run add_recurring_task" in text_of(waits)
+    assert nothing_yet == []
+    assert refused.is_error
+    assert text_of(refused).startswith(
+        f"request {request['id']} was not approved and nothing ran: the approval's arguments "
+        "differ from the request's in 'execution_data'"
+    )
+    turn = ok(approved)
+    assert turn["decision"].startswith(
+        f"Request {request['id']} was approved and add_recurring_task ran: Scheduled the task "
+        "'morning brief' every day at 07:00 (Europe/Berlin)"
+    )
+    assert again.is_error and "already approved" in text_of(again)
+    assert [(t["type"], t["description"]) for t in scheduled] == [("agent_task", "morning brief")]
+
+
+async def test_stdout_carries_only_the_protocol(tmp_path: Path) -> None:
+    env = {**STDIO_ENV, "ASSISTANT_DATA_DIR": str(tmp_path), "ASSISTANT_LOG_LEVEL": "DEBUG"}
+    log = tmp_path / "stderr.txt"
+    with log.open("wb") as stderr:  # a file: a pipe nobody reads would fill and stop the child
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "assistant.cli", "mcp",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=stderr, env=env, cwd=tmp_path,
+        )  # fmt: skip
+    messages = [
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"},
+            },
+        },
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "get_current_time", "arguments": {"tz": "Asia/Tokyo"}}},
+    ]  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+    # The input stays open until both answers came: its end ends the server.
+    answers = [json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN))]
+    answers.append(json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN)))
+    process.stdin.close()
+    code = await asyncio.wait_for(process.wait(), WITHIN)
+
+    assert await process.stdout.read() == b""
+    assert [a["id"] for a in answers] == [1, 2]
+    assert "Asia/Tokyo" in answers[1]["result"]["content"][0]["text"]
+    assert " DEBUG " in log.read_text()  # the log went to stderr
+    assert code == 0
+
+
+def test_a_bad_user_id_is_refused_with_what_an_id_may_be(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["mcp", "--user", "alice smith"])
+    assert exit_.value.code == 2
+    assert "--user 'alice smith' is not an id: use letters, digits" in capsys.readouterr().err
+
+
+@pytest.fixture
+async def api() -> AsyncIterator[BotApiStandin]:
+    """A stand-in whose token has the shape the settings accept."""
+    async with BotApiStandin(token=TOKEN) as server:
+        yield server
+
+
+async def test_a_recurring_reminder_made_over_mcp_fires_in_telegram(
+    tmp_path: Path, api: BotApiStandin
+) -> None:
+    """Issue 26, done when: a desktop MCP client configured with ``assistant mcp`` creates a
+    recurring reminder, which then fires in Telegram."""
+    async with stdio_client(tmp_path, "--user", "4242") as client:
+        made = await client.call_tool(
+            "add_recurring_task",
+            {"schedule": "every day at 8am", "task_type": "reminder", "description": "stretch"},
+        )
+    task = ok(made)["task"]
+    assert task["schedule"] == "every day at 08:00 (Europe/Berlin)"
+
+    api.add_chat(4242)  # the user started the bot once, as Telegram requires
+    clock = ManualClock(datetime.fromisoformat(task["next_run"]))
+    async with running_app_bot(api, tmp_path, clock=clock, allowed_users=(4242,)) as bot:
+        assert await bot.app.tasks.run_due() == 1
+        [message] = await api.wait_for_messages(4242, 1)
+    assert message.text == "⏰ Reminder: stretch"
