@@ -14,15 +14,16 @@ user's reads as missing, as everywhere.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from mcp_types import ToolAnnotations
 
-from agent import AgentReply, ApprovalReply, Decided, EventCallback
+from agent import AgentReply, ApprovalReply, Decided
 from interfaces.mcp.replies import TurnReply, canonical, listed, turn_reply
+from interfaces.protocols import ChatAgent
 from interfaces.views import request_line
 from tasks import Delivery, DeliveryKind, DeliveryStatus, Notifier
 from tools import ApprovalRequest, ApprovalStatus, Effect, ToolContext, ToolError, tool
@@ -33,8 +34,9 @@ ASK_TIMEOUT = 900.0
 """Seconds one ``ask`` may take (a local model on a small machine is slow; the model's own
 timeouts end a turn that hangs long before)."""
 _TURN_EFFECTS = [Effect.CHANGES, Effect.REMOVES, Effect.READS_PRIVATE, Effect.READS_OUTSIDE]
-"""A turn (or a decided approval) may do whatever chat's tools do (sending requests out too,
-which no one URL parameter of these tools names: ``HINTS`` says so)."""
+"""A turn (or a decided approval) may do whatever chat's tools do. Sending requests out is
+not among these: the framework ties that effect to the URL parameter a tool sends to, which
+these tools have not; ``HINTS`` tells clients instead."""
 HINTS = {
     "ask": ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=True),
     "approve_request": ToolAnnotations(
@@ -47,38 +49,12 @@ HINTS = {
 """What a client may show about these tools: a turn may do anything chat's tools do."""
 
 
-class McpAgent(Protocol):
-    """What the MCP server uses of the agent (``agent.DialogAgent``)."""
-
-    async def handle_message(
-        self,
-        text: str,
-        *,
-        user_id: str,
-        chat_id: str,
-        profile: Mapping[str, str] | None = None,
-        on_event: EventCallback | None = None,
-    ) -> AgentReply:
-        """Answer one message in the chat."""
-        ...
-
-    async def resolve_approval(
-        self,
-        request_id: str,
-        *,
-        approved: bool,
-        by: str,
-        on_event: EventCallback | None = None,
-    ) -> ApprovalReply:
-        """Run (or refuse) the call behind an approval request and continue its turn."""
-        ...
+class McpAgent(ChatAgent, Protocol):
+    """What the MCP server uses of the agent (``agent.DialogAgent``): what every front end
+    uses, and the request behind an id, to compare an approval with."""
 
     async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
         """The request, if ``user_id`` made it."""
-        ...
-
-    async def user_zone(self, user_id: str) -> ZoneInfo:
-        """The user's time zone."""
         ...
 
 

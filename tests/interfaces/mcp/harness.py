@@ -72,19 +72,19 @@ def structured(result: CallToolResult) -> dict[str, Any]:
 
 def ok(result: CallToolResult) -> dict[str, Any]:
     """What a call that ran returned (its ``result``), after checking that it ran."""
-    assert not result.is_error, text_of(result)
-    content = structured(result)
-    assert content["status"] == "ok", content
-    found: dict[str, Any] = content["result"]
-    return found
+    return _part(result, "ok", "result")
 
 
 def pending(result: CallToolResult) -> dict[str, Any]:
     """The request a call waits on, after checking that it waits and nothing ran."""
+    return _part(result, "pending_approval", "approval")
+
+
+def _part(result: CallToolResult, status: str, key: str) -> dict[str, Any]:
     assert not result.is_error, text_of(result)
     content = structured(result)
-    assert content["status"] == "pending_approval", content
-    found: dict[str, Any] = content["approval"]
+    assert content["status"] == status, content
+    found: dict[str, Any] = content[key]
     return found
 
 
