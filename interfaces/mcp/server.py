@@ -79,7 +79,7 @@ def checked_id(text: str, what: str) -> str:
     if not ID_PATTERN.match(text):
         raise ValueError(
             f"{what} {text!r} is not an id: use letters, digits and '_.@:-' (at most 64), "
-            "e.g. a Telegram user id such as 123456789, 'local' or 'alice'"
+            "e.g. 123456789 (a Telegram user's), 'local', 'web:main' or 'alice'"
         )
     return text
 
