@@ -153,7 +153,6 @@ def _mcp_assistant(
         agent=app.agent,
         executor=app.executor,
         tasks=app.tasks,
-        memory=app.memory,
         clock=app.clock,
         scheduler_note=scheduler_note,
         notifier=notifier,

@@ -23,7 +23,6 @@ from common import Clock, SystemClock
 from interfaces.mcp.replies import call_result, error_result, listed
 from interfaces.mcp.turns import HINTS, ApprovalNotices, McpAgent, McpTools
 from interfaces.task_json import task_out
-from memory import MemoryStore
 from tasks import Notifier, TaskManager
 from tools import Effect, Tool, ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus
 
@@ -66,7 +65,6 @@ class McpAssistant:
         agent: Answers ``ask`` and decides approvals; knows each user's zone.
         executor: Chat's executor; its registry holds chat's tools.
         tasks: The task manager (the upcoming tasks).
-        memory: The users' settings (a tool's context has them, as in chat).
         clock: The current time (tests inject a manual one).
         tool_names: Which of chat's tools are offered.
         scheduler_note: Said with every call that scheduled something, when this process
@@ -82,7 +80,6 @@ class McpAssistant:
         agent: McpAgent,
         executor: ToolExecutor,
         tasks: TaskManager,
-        memory: MemoryStore,
         clock: Clock | None = None,
         tool_names: Iterable[str] = CHAT_TOOLS,
         scheduler_note: str | None = None,
@@ -92,7 +89,6 @@ class McpAssistant:
         self._agent = agent
         self._executor = executor
         self._tasks = tasks
-        self._memory = memory
         self._clock = clock or SystemClock()
         self.scheduler_note = scheduler_note
         self._notices = ApprovalNotices(notifier)
@@ -154,15 +150,7 @@ class McpAssistant:
 
     async def context(self, caller: Caller) -> ToolContext:
         """The context of the caller's calls, as chat makes it: their zone and settings."""
-        stored = await self._memory.get_user(caller.user_id)
-        return ToolContext(
-            user_id=caller.user_id,
-            chat_id=caller.chat_id,
-            timezone=await self._agent.user_zone(caller.user_id),
-            now=self._clock.now(),
-            services={TaskManager: self._tasks, MemoryStore: self._memory},
-            profile=dict(stored.settings) if stored is not None else {},
-        )
+        return await self._agent.tool_context(caller.user_id, caller.chat_id)
 
 
 def hints(tool: Tool) -> ToolAnnotations:

@@ -51,7 +51,12 @@ HINTS = {
 
 class McpAgent(ChatAgent, Protocol):
     """What the MCP server uses of the agent (``agent.DialogAgent``): what every front end
-    uses, and the request behind an id, to compare an approval with."""
+    uses, the context of a call made directly, and the request behind an id, to compare an
+    approval with."""
+
+    async def tool_context(self, user_id: str, chat_id: str) -> ToolContext:
+        """The context a call made for ``user_id`` in ``chat_id`` runs in, as chat's."""
+        ...
 
     async def find_approval(self, request_id: str, *, user_id: str) -> ApprovalRequest | None:
         """The request, if ``user_id`` made it."""

@@ -27,7 +27,7 @@ from tests.interfaces.mcp.harness import (
 )
 from tests.interfaces.web.harness import BOB_TOKEN, Web, running_web
 from tests.interfaces.world import fence
-from tools import ToolCall, ToolContext
+from tools import ToolCall
 
 
 @pytest.fixture
@@ -154,8 +154,7 @@ async def test_bad_arguments_get_the_words_chat_gives(web: Web) -> None:
         results = [await client.call_tool(c.tool_name, c.arguments) for c in calls]
 
     app = web.front.app
-    zone = await app.agent.user_zone("alice")
-    ctx = ToolContext(user_id="alice", chat_id="web:main", timezone=zone, now=app.clock.now())
+    ctx = await app.agent.tool_context("alice", "web:main")
     expected = [await app.executor.execute(call, ctx) for call in calls]
     assert [(r.is_error, text_of(r)) for r in results] == [(True, e.text) for e in expected]
     assert [structured(r)["status"] for r in results] == [e.status.value for e in expected]

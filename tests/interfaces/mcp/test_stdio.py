@@ -33,7 +33,7 @@ from tests.interfaces.mcp.harness import (
     upcoming,
 )
 from tests.interfaces.world import RecordingNotifier
-from tools import ToolCall, ToolContext
+from tools import ToolCall
 
 WITHIN = 60  # seconds: a bound on a fresh Python process answering, never waited out
 
@@ -109,8 +109,7 @@ async def test_bad_arguments_get_the_words_chat_gives(tmp_path: Path) -> None:
         unknown = await client.call_tool("execute_code", {"code": "print(1)"})
 
     async with open_app(_settings(tmp_path)) as app:
-        zone = await app.agent.user_zone("bob")
-        ctx = ToolContext(user_id="bob", chat_id="web:main", timezone=zone, now=app.clock.now())
+        ctx = await app.agent.tool_context("bob", "web:main")
         expected = [(await app.executor.execute(call, ctx)).text for call in calls]
     assert [(r.is_error, text_of(r)) for r in results] == [(True, text) for text in expected]
     assert "could not read 'yesterday at 9'" in expected[0]
