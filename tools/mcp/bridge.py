@@ -125,9 +125,7 @@ def _tool(
             "; ".join(converted.lost[:5]),
         )
     if converted.unchecked:
-        logger.info(
-            "MCP tool %r: only the server checks %s", name, ", ".join(converted.unchecked)
-        )
+        logger.info("MCP tool %r: only the server checks %s", name, ", ".join(converted.unchecked))
     read_only = server.is_read_only(listed.name)
     remote = listed.name
 

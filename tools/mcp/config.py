@@ -359,7 +359,7 @@ class _Reader:
         args = entry.get("args", [])
         if not isinstance(args, list) or not all(isinstance(arg, str) for arg in args):
             self._fail(
-                f"{where}: 'args' must be a list of strings, like [\"-y\", \"some-package\"], "
+                f'{where}: \'args\' must be a list of strings, like ["-y", "some-package"], '
                 f"not {_shown(args)}"
             )
         env = self._strings(where, "env", entry.get("env", {}), found)

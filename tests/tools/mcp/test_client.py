@@ -15,8 +15,6 @@ from typing import Any
 import pytest
 
 from common import ManualClock
-from tools import ToolRegistry, ToolStatus
-from tools.mcp import McpServers, ServerState
 from tests.tools.mcp.harness import (
     TOKEN,
     Backoffs,
@@ -27,6 +25,8 @@ from tests.tools.mcp.harness import (
     recorded,
     toolbox,
 )
+from tools import ToolRegistry, ToolStatus
+from tools.mcp import McpServers, ServerState
 
 START = datetime(2026, 3, 10, 13, 30, tzinfo=UTC)
 
@@ -81,7 +81,9 @@ async def test_a_servers_tools_join_the_registry_named_by_their_server(box: Hub)
     assert status.state is ServerState.UP
     assert status.line().startswith(f"toolbox (stdio: {sys.executable} ")
     assert status.line().endswith(f"up, {len(names)} tools")
-    assert box.servers.tools_by_server() == {"toolbox": sorted(names, key=box.registry.names().index)}
+    assert box.servers.tools_by_server() == {
+        "toolbox": sorted(names, key=box.registry.names().index)
+    }
 
 
 async def test_only_what_the_configuration_marks_read_only_runs_without_asking(

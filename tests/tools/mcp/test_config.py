@@ -91,7 +91,10 @@ def test_a_file_that_is_not_json_is_one_problem_with_its_line_and_column(tmp_pat
     ("document", "problem"),
     [
         ("[]", 'the file must hold a JSON object like {"mcpServers": {...}}, not a list'),
-        ('{"servers": {}}', 'the file has no "mcpServers" object (it has "servers": rename that key)'),
+        (
+            '{"servers": {}}',
+            'the file has no "mcpServers" object (it has "servers": rename that key)',
+        ),
         ('{"mcpServers": []}', '"mcpServers" must be an object of servers by name, like {"files"'),
     ],
 )
@@ -151,7 +154,12 @@ KEPT = [
     ({"readOnly": "yes"}, "'readOnly' must be true, false or a list", False, 60.0),
     ({"timeout": -1}, "'timeout' must be the seconds a call may take", False, 60.0),
     ({"timeout": True}, "not true; 60 is used", False, 60.0),
-    ({"readonly": True}, "the key 'readonly' is not one the assistant reads (did you mean 'readOnly'?", False, 60.0),
+    (
+        {"readonly": True},
+        "the key 'readonly' is not one the assistant reads (did you mean 'readOnly'?",
+        False,
+        60.0,
+    ),
     ({"disabled": "no"}, "'disabled' must be true or false", False, 60.0),
 ]
 

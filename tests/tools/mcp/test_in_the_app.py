@@ -183,8 +183,10 @@ async def test_a_scheduled_run_meets_a_gated_mcp_tool_as_any_gated_tool_nothing_
         )
         clock.advance(timedelta(minutes=1))
         assert await app.tasks.run_due() == 1
+        [waiting] = await app.memory.list_approvals(LOCAL_USER)  # what /approvals shows
     assert recorded(calls) == []
     assert chat.texts == ["restock\n\nAdding the nails; it waits for your approval."]
+    assert (waiting.tool_name, waiting.arguments) == ("toolbox.add_item", {"name": "nails"})
 
 
 def obedient(messages: Sequence[ChatMessage]) -> str:

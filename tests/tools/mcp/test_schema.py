@@ -117,7 +117,8 @@ def test_what_would_break_our_check_is_dropped_and_said() -> None:
 
 
 def test_a_schema_that_is_not_of_an_object_accepts_any_arguments() -> None:
-    for schema in ("text", None, [], {"type": "string"}):
+    schemas: list[object] = ["text", None, [], {"type": "string"}]
+    for schema in schemas:
         converted = convert_schema(schema)
         assert converted.schema == {"type": "object", "properties": {}, "required": []}
         assert converted.lost
