@@ -19,10 +19,9 @@ import asyncio
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
-from typing import TYPE_CHECKING, Self
+from typing import TYPE_CHECKING
 
-from common import Clock, SystemClock
+from common import AsyncLifecycle, Clock, SystemClock
 from tools.catalog import Tool, ToolRegistry
 from tools.mcp.bridge import ListedTool, mcp_tools
 from tools.mcp.config import McpConfig, ServerConfig
@@ -37,7 +36,7 @@ DEFAULT_CONNECT_TIMEOUT = 30.0
 """Seconds a server may take to start and list its tools (``npx`` may first download it)."""
 
 
-class McpServers:
+class McpServers(AsyncLifecycle):
     """The MCP servers of a configuration (see the module's docstring).
 
     Args:
@@ -75,16 +74,10 @@ class McpServers:
         self._names: dict[str, list[str]] = {}
         self._changed = asyncio.Event()
 
-    async def __aenter__(self) -> Self:
+    async def _enter(self) -> None:
         await self.start()
-        return self
 
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def _exit(self) -> None:
         await self.aclose()
 
     async def start(self) -> None:

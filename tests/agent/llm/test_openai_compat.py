@@ -33,16 +33,19 @@ TIME_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": F
 TOOLS = [ToolDefinition("get_current_time", "Return the current time.", TIME_PARAMETERS)]
 HELLO = [ChatMessage(Role.SYSTEM, "be brief"), ChatMessage(Role.USER, "what time is it?")]
 TIME_CALL = ToolCall("get_current_time", {}, id="call_1")
-ANSWERED = [
-    *HELLO,
-    ChatMessage(Role.ASSISTANT, "", tool_calls=(TIME_CALL,)),
-    ChatMessage(
-        Role.TOOL,
-        "14:05",
-        tool_call_id="call_1",
-        results=(ToolResult(call=TIME_CALL, status=ToolStatus.OK, text="14:05"),),
-    ),
-]
+
+
+def answered(call: ToolCall, text: str) -> list[ChatMessage]:
+    """The conversation after the native ``call`` and its result ``text``."""
+    result = ToolResult(call=call, status=ToolStatus.OK, text=text)
+    return [
+        *HELLO,
+        ChatMessage(Role.ASSISTANT, "", tool_calls=(call,)),
+        ChatMessage(Role.TOOL, text, tool_call_id=call.id, results=(result,)),
+    ]
+
+
+ANSWERED = answered(TIME_CALL, "14:05")
 """The conversation after a native call of get_current_time and its result."""
 
 
@@ -175,17 +178,7 @@ async def test_dotted_and_long_tool_names_travel_under_names_openai_accepts(
         ToolDefinition("files.read_file", "Read a file.", MCP_PARAMETERS),
         ToolDefinition(LONG_NAME, "Look up the stock.", MCP_PARAMETERS),
     ]
-    earlier = ToolCall("files.read_file", {"path": "/a"}, id="call_0")
-    history = [
-        *HELLO,
-        ChatMessage(Role.ASSISTANT, "", tool_calls=(earlier,)),
-        ChatMessage(
-            Role.TOOL,
-            "text of a",
-            tool_call_id="call_0",
-            results=(ToolResult(call=earlier, status=ToolStatus.OK, text="text of a"),),
-        ),
-    ]
+    history = answered(ToolCall("files.read_file", {"path": "/a"}, id="call_0"), "text of a")
     first = await _sent_names(standin, backend, history, tools)
     wire_long = first[2]
     standin.push(

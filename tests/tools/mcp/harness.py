@@ -97,6 +97,15 @@ class Hub:
         async with asyncio.timeout(WAIT):
             await self.servers.wait_for(condition)
 
+    async def down(self, backoffs: Backoffs) -> None:
+        """Wait until a server stopped and its reconnection waits out its backoff."""
+        await self.until(lambda: bool(backoffs.waits))
+
+    async def back(self, server: str, backoffs: Backoffs) -> None:
+        """Let the waiting reconnection go, and wait until ``server`` is up again."""
+        backoffs.release()
+        await self.until(lambda: self.state(server) is ServerState.UP)
+
     def state(self, server: str) -> ServerState:
         return next(s.state for s in self.servers.statuses() if s.name == server)
 

@@ -222,10 +222,9 @@ async def test_an_http_server_that_dies_is_reached_again_once_it_is_back(
     async with opened({"remote": entry}, sleep=backoffs) as hub:
         http.stop()
         gone = await hub.call("remote.lookup", word="ember")
-        await hub.until(lambda: bool(backoffs.waits))  # it noticed, and waits to try again
+        await hub.down(backoffs)
         http.start()
-        backoffs.release()
-        await hub.until(lambda: hub.state("remote") is ServerState.UP)
+        await hub.back("remote", backoffs)
         back = await hub.call("remote.lookup", word="ember")
     assert gone.status is ToolStatus.ERROR
     assert gone.text.startswith("MCP server 'remote' stopped answering")
@@ -245,11 +244,10 @@ async def test_a_server_that_crashes_mid_call_is_started_again_after_a_backoff(
     }
     async with opened(servers, sleep=backoffs) as hub:
         crashed = await hub.call("toolbox.crash")
-        await hub.until(lambda: bool(backoffs.waits))
+        await hub.down(backoffs)
         while_down = await hub.call("toolbox.lookup", word="ember")
         other = await hub.call("spare.lookup", word="ember")
-        backoffs.release()
-        await hub.until(lambda: hub.state("toolbox") is ServerState.UP)
+        await hub.back("toolbox", backoffs)
         back = await hub.call("toolbox.lookup", word="ember")
     assert crashed.status is ToolStatus.ERROR
     assert crashed.text.startswith("MCP server 'toolbox' stopped answering: ")

@@ -19,9 +19,10 @@ from agent.llm import ChatMessage, LLMResponse, Role, ScriptedBackend, ToolMode
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import load_settings
 from common import ManualClock
-from tasks import Delivery, DeliveryStatus, RunStatus, TaskDataError, parse_schedule
+from tasks import RunStatus, Task, TaskDataError, parse_schedule
 from tests.agent.agent_world import fence, native
 from tests.assistant.test_cli import run
+from tests.tasks.conftest import RecordingNotifier
 from tests.tools.mcp.harness import TOKEN, WAIT, HttpToolbox, recorded, toolbox
 from tools import ToolStatus, people_catalog
 
@@ -41,17 +42,6 @@ class Secrets:
         return self._values[name]
 
 
-class Chat:
-    """Where the scheduler delivers."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
-        self.texts.append(delivery.text)
-        return DeliveryStatus.DELIVERED
-
-
 @pytest.fixture
 def calls(tmp_path: Path) -> Path:
     return tmp_path / "calls.jsonl"
@@ -64,7 +54,7 @@ async def app_with(
     script: Script,
     *,
     mode: ToolMode = ToolMode.CONTRACT,
-    chat: Chat | None = None,
+    chat: RecordingNotifier | None = None,
     clock: ManualClock | None = None,
 ) -> AsyncIterator[App]:
     path = tmp_path / "mcp.json"
@@ -87,6 +77,21 @@ async def app_with(
 
 async def say(app: App, text: str) -> Any:
     return await app.agent.handle_message(text, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+
+
+async def run_agent_task(app: App, clock: ManualClock, description: str, prompt: str) -> Task:
+    """Schedule an agent task a minute ahead, move the clock there, and run what is due."""
+    task = await app.tasks.add_task(
+        owner_id=LOCAL_USER,
+        chat_id=LOCAL_CHAT,
+        task_type="agent_task",
+        schedule=parse_schedule("in 1 minute", now=clock.now(), tz="Europe/Berlin"),
+        description=description,
+        execution_data={"prompt": prompt},
+    )
+    clock.advance(timedelta(minutes=1))
+    assert await app.tasks.run_due() == 1
+    return task
 
 
 def contract(tool: str, args: dict[str, Any]) -> str:
@@ -143,22 +148,13 @@ async def test_a_native_call_of_an_http_servers_tool_in_chat(tmp_path: Path, cal
 async def test_a_scheduled_agent_task_calls_an_mcp_tool_and_its_answer_is_delivered(
     tmp_path: Path, calls: Path
 ) -> None:
-    chat, clock = Chat(), ManualClock(START)
+    chat, clock = RecordingNotifier(), ManualClock(START)
     servers = {"toolbox": toolbox(calls, readOnly=["lookup"])}
     async with app_with(tmp_path, servers, looks_up, chat=chat, clock=clock) as app:
-        task = await app.tasks.add_task(
-            owner_id=LOCAL_USER,
-            chat_id=LOCAL_CHAT,
-            task_type="agent_task",
-            schedule=parse_schedule("in 1 minute", now=START, tz="Europe/Berlin"),
-            description="word of the day",
-            execution_data={"prompt": "look up ember in the toolbox"},
-        )
-        clock.advance(timedelta(minutes=1))
-        assert await app.tasks.run_due() == 1
+        task = await run_agent_task(app, clock, "word of the day", "look up ember in the toolbox")
         [done] = await app.tasks.history(task.id, LOCAL_USER)
     assert done.status is RunStatus.SUCCEEDED
-    assert chat.texts == ["word of the day\n\nThe toolbox says: ember: a word the toolbox knows"]
+    assert chat.texts() == ["word of the day\n\nThe toolbox says: ember: a word the toolbox knows"]
     assert recorded(calls) == ["lookup"]
 
 
@@ -169,23 +165,14 @@ async def test_a_scheduled_run_meets_a_gated_mcp_tool_as_any_gated_tool_nothing_
         call = contract("toolbox.add_item", {"name": "nails"})
         return f"Adding the nails; it waits for your approval.\n{call}"
 
-    chat, clock = Chat(), ManualClock(START)
+    chat, clock = RecordingNotifier(), ManualClock(START)
     async with app_with(
         tmp_path, {"toolbox": toolbox(calls)}, model, chat=chat, clock=clock
     ) as app:
-        await app.tasks.add_task(
-            owner_id=LOCAL_USER,
-            chat_id=LOCAL_CHAT,
-            task_type="agent_task",
-            schedule=parse_schedule("in 1 minute", now=START, tz="Europe/Berlin"),
-            description="restock",
-            execution_data={"prompt": "add nails to the stock with the toolbox"},
-        )
-        clock.advance(timedelta(minutes=1))
-        assert await app.tasks.run_due() == 1
+        await run_agent_task(app, clock, "restock", "add nails to the stock with the toolbox")
         [waiting] = await app.memory.list_approvals(LOCAL_USER)  # what /approvals shows
     assert recorded(calls) == []
-    assert chat.texts == ["restock\n\nAdding the nails; it waits for your approval."]
+    assert chat.texts() == ["restock\n\nAdding the nails; it waits for your approval."]
     assert (waiting.tool_name, waiting.arguments) == ("toolbox.add_item", {"name": "nails"})
 
 
