@@ -28,10 +28,13 @@ V = TypeVar("V")
 
 
 class Rendered(Generic[V]):
-    """What ``render`` makes of the tools, cached by the dynamic values it was made with.
+    """What ``render`` makes of the tools, cached by the tools and dynamic values it was made
+    with.
 
     The values (this user's task ids) rarely change between rounds, so a round reuses what
-    an earlier round rendered instead of walking every tool's schema again.
+    an earlier round rendered instead of walking every tool's schema again. The registry's
+    ``version`` changes when a tool joins or leaves (an MCP server's list changed), and the
+    next round renders the tools as they are then.
     """
 
     def __init__(self, render: Callable[[ToolRegistry, ToolContext], V]) -> None:
@@ -39,7 +42,7 @@ class Rendered(Generic[V]):
         self._found: dict[str, V] = {}
 
     def __call__(self, registry: ToolRegistry, ctx: ToolContext) -> V:
-        key = f"{len(registry)}:{resolved_key(ctx)}"
+        key = f"{registry.version}:{resolved_key(ctx)}"
         found = self._found.get(key)
         if found is None:
             if len(self._found) >= _CACHE_SIZE:

@@ -44,6 +44,7 @@ from tasks import (
     scheduler_lock,
 )
 from tools import LoadReport, ToolExecutor, ToolRegistry, load_custom_tools
+from tools.mcp import McpConfig, McpServers, SecretLookup, load_config
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +69,9 @@ class App:
     agent: DialogAgent
     web: WebTools
     custom_tools: LoadReport
+    mcp: McpServers
+    """The MCP servers of ``ASSISTANT_MCP_CONFIG`` (none when it is absent, or when the app
+    was opened without them): ``statuses()`` and ``tools_by_server()`` say what they offer."""
 
 
 class _LateAgent:
@@ -99,6 +103,36 @@ class _TaskSearcher:
             return await self._web.search(query, limit=limit)
         except WebSearchError as exc:
             raise TaskError(str(exc)) from exc
+
+
+def _secret_lookup(source: SecretSource) -> SecretLookup:
+    """The secrets of scheduled requests for the MCP configuration's ``${NAME}`` references:
+    a refusal there is a ``TaskError``, which the MCP client reads as a ``LookupError``."""
+
+    def lookup(name: str) -> str:
+        try:
+            return source.secret(name)
+        except TaskError as exc:
+            raise LookupError(str(exc)) from None
+
+    return lookup
+
+
+def _mcp_servers(
+    settings: Settings,
+    registry: ToolRegistry,
+    *,
+    clock: Clock,
+    secrets: SecretSource,
+    enabled: bool,
+) -> McpServers:
+    """The MCP servers of the configuration file (not started yet), its secrets already
+    hidden from the logs; none when ``enabled`` is false."""
+    if not enabled:
+        return McpServers(McpConfig(), registry, clock=clock)
+    config = load_config(settings.mcp_config_path, secrets=_secret_lookup(secrets))
+    install_log_redaction(*config.secret_values())
+    return McpServers(config, registry, clock=clock, stderr_dir=settings.data_dir / "mcp")
 
 
 def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
@@ -227,6 +261,7 @@ async def open_app(
     secrets: SecretSource | None = None,
     serves: ChatScope | None = None,
     preload_model: bool = False,
+    mcp_servers: bool = True,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
 
@@ -249,6 +284,9 @@ async def open_app(
         preload_model: Start making the model ready in the background now (the front ends
             that keep running); otherwise it is made ready when a turn first needs it, so a
             one-shot ``assistant ask`` that the planner completes never loads it.
+        mcp_servers: Start the MCP servers of ``ASSISTANT_MCP_CONFIG`` (their tools join the
+            registry; ``App.mcp``); a command that runs no tool (listing tasks) need not
+            wait for them. They stop when the app closes.
     """
     clock = clock or SystemClock()
     install_log_redaction(*settings.secret_values())
@@ -271,6 +309,7 @@ async def open_app(
         )
         stack.push_async_callback(web.aclose)
 
+        secret_source = secrets or EnvironmentSecrets.from_process()
         late_agent = _LateAgent()
         manager = TaskManager(
             store=store,
@@ -282,7 +321,7 @@ async def open_app(
             summarizer=late_agent if settings.llm_base_url or settings.llm_model_path else None,
             # Scheduled API calls take the api_call tool's own guarded path.
             http=web.http,
-            secrets=secrets or EnvironmentSecrets.from_process(),
+            secrets=secret_source,
             # Tasks added by another process (`assistant ask`) are noticed within a second;
             # on PostgreSQL at once, by LISTEN, and the re-read is only a safety net.
             recheck_every=timedelta(seconds=1 if settings.postgres_url is None else 30),
@@ -304,6 +343,13 @@ async def open_app(
         )
         for found in custom.tools:
             registry.add(found)
+        # Their tools join the registry now (and whenever a server changes them); the stack
+        # stops the servers after the scheduler, whose agent tasks may still call them.
+        mcp = await stack.enter_async_context(
+            _mcp_servers(
+                settings, registry, clock=clock, secrets=secret_source, enabled=mcp_servers
+            )
+        )
         planner = offline_planner(
             tasks=task_tools,
             memory=memory_tools,
@@ -368,4 +414,5 @@ async def open_app(
             agent=agent,
             web=web,
             custom_tools=custom,
+            mcp=mcp,
         )

@@ -375,6 +375,10 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
         async with open_app(settings) as app:
             if args.fmt == "markdown":
                 print(markdown_catalog(app.registry), end="")
+                # Each MCP tool says its server; this says how each server stands.
+                if statuses := app.mcp.statuses():
+                    print("\n# MCP servers\n")
+                    print("\n".join(f"- {status.line()}" for status in statuses))
             elif args.fmt == "json":
                 print(json.dumps(schema_document(app.registry), indent=2, ensure_ascii=False))
             else:

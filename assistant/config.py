@@ -189,6 +189,7 @@ class Settings(BaseSettings):
         default_factory=list, validation_alias=AliasChoices("ASSISTANT_HTTP_ALLOW_HOSTS")
     )
     custom_tools_dir: Path | None = _env("ASSISTANT_CUSTOM_TOOLS_DIR")
+    mcp_config: Path | None = _env("ASSISTANT_MCP_CONFIG")
     backup_days: int = Field(
         7, ge=0, le=3650, validation_alias=AliasChoices("ASSISTANT_BACKUP_DAYS")
     )
@@ -293,6 +294,7 @@ class Settings(BaseSettings):
         "llm_model_path",
         "llm_threads",
         "llm_chat_template",
+        "mcp_config",
         "system_prompt",
         "telegram_webhook_url",
         "telegram_bot_token",
@@ -373,6 +375,11 @@ class Settings(BaseSettings):
     def tools_dir(self) -> Path:
         """Where custom tools are loaded from."""
         return self.custom_tools_dir or self.data_dir / "custom_tools"
+
+    @property
+    def mcp_config_path(self) -> Path:
+        """The file of the MCP servers whose tools the assistant uses (docs/mcp-client.md)."""
+        return self.mcp_config or self.data_dir / "mcp.json"
 
     def api_tokens_text(self) -> str:
         """The ``token:user,...`` pairs of the web API ("" when none are set)."""

@@ -1,9 +1,10 @@
-"""The values of ``${NAME}`` references in scheduled requests: the environment, then ``.env``.
+"""The values of ``${NAME}`` references: the environment, then ``.env``.
 
 A scheduled request can say ``Authorization: Bearer ${HOME_API_TOKEN}`` instead of holding
 the token: the database, the listings and the approval card keep the reference, and the
-scheduler asks this source for the value each time it sends the request. The assistant's own
-settings (its LLM key, the bot token, ...) are never handed out, whatever a request asks for.
+scheduler asks this source for the value each time it sends the request. The MCP servers'
+configuration (``mcp.json``) names its secrets the same way. The assistant's own settings (its
+LLM key, the bot token, ...) are never handed out, whatever a reference asks for.
 """
 
 from __future__ import annotations
@@ -49,14 +50,13 @@ class EnvironmentSecrets:
         """
         if name in self._own or name.startswith(OWN_PREFIXES):
             raise TaskDataError(
-                f"the request references ${{{name}}}, one of the assistant's own settings, "
-                "which are never sent anywhere; keep that secret under a name of its own, "
-                "e.g. HOME_API_TOKEN"
+                f"${{{name}}} is one of the assistant's own settings, which are never sent "
+                "anywhere; keep that secret under a name of its own, e.g. HOME_API_TOKEN"
             )
         value = self._values.get(name, "")
         if not value:
             raise TaskDataError(
-                f"the request references ${{{name}}}, which is not set: set {name} in the "
-                "environment or in .env, then restart the assistant"
+                f"${{{name}}} is not set: set {name} in the environment or in .env, then "
+                "restart the assistant"
             )
         return value

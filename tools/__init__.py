@@ -1,16 +1,18 @@
 """The tool framework: turn typed Python functions into tools an LLM can call, find tool
 calls in whatever a model writes, validate them, and run them safely.
 
-Four rooms, each importing only the ones below it (``[tool.importlinter]`` in pyproject.toml)::
+Five rooms, each importing only the ones below it (``[tool.importlinter]`` in pyproject.toml)::
 
     compat      the names other tool frameworks give our operations (``tools.compat``)
     run         ToolExecutor: validation, argument filling, approvals, timeouts, telemetry
+    mcp         MCP servers' tools as ours, kept connected (``tools.mcp``; beside ``run``)
     catalog     Tool, ToolRegistry, custom tools, the catalog for models and people
     define      @tool, ToolSpec, options, JSON Schemas from annotations   | parse: ToolParser
     context, provenance, calls, errors    what every room shares: the call's context, where
                                           its content came from, calls and results, exceptions
 
-Other packages import only what this module exports (and ``tools.compat``).
+Other packages import only what this module exports (and ``tools.compat`` and ``tools.mcp``,
+which it does not import: the MCP SDK is loaded only when a server is configured).
 """
 
 from tools import compat

@@ -48,6 +48,7 @@ from agent.llm.queue import ModelQueue
 from agent.llm.wire import (
     PROBE_TOOL,
     StreamedCompletion,
+    WireNames,
     decode_completion,
     encode_messages,
     encode_tools,
@@ -184,9 +185,10 @@ class OpenAIBackend:
     ) -> LLMResponse:
         with self._scrubbing():
             await self._check_native_tools(tools)
-            payload, native = self._payload(messages, tools)
+            payload, native, names = self._payload(messages, tools)
             response = await self._post(payload, sent_tools=native)
-            return self._seen(decode_completion(response, where=self._where), native=native)
+            answer = decode_completion(response, where=self._where, names=names)
+            return self._seen(answer, native=native)
 
     async def stream(
         self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
@@ -215,7 +217,7 @@ class OpenAIBackend:
     ) -> AsyncGenerator[StreamEvent, None]:
         with self._scrubbing():
             await self._check_native_tools(tools)
-            payload, native = self._payload(messages, tools)
+            payload, native, names = self._payload(messages, tools)
             response = None
             if self._streams:
                 response = await self._post(
@@ -229,11 +231,11 @@ class OpenAIBackend:
                 if not response.headers.get("content-type", "").startswith("text/event-stream"):
                     # Answered whole although asked to stream (some servers ignore the flag).
                     await response.aread()
-                    whole = decode_completion(response, where=self._where)
+                    whole = decode_completion(response, where=self._where, names=names)
                     async for event in stream_whole(self._seen(whole, native=native)):
                         yield event
                     return
-                completion = StreamedCompletion(where=self._where)
+                completion = StreamedCompletion(where=self._where, names=names)
                 async for data in self._events(response):
                     if (text := completion.add(data)) != "":
                         yield TextDelta(text)
@@ -243,8 +245,9 @@ class OpenAIBackend:
 
     def _payload(
         self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] | None
-    ) -> tuple[dict[str, Any], bool]:
-        """The request body and whether it carries native tools.
+    ) -> tuple[dict[str, Any], bool, WireNames]:
+        """The request body, whether it carries native tools, and the names its tools and
+        native calls go under (a dotted MCP tool's name does not fit OpenAI's; ``WireNames``).
 
         Raises:
             ToolsUnsupportedError: ``tools`` were given to a backend on the text contract.
@@ -254,19 +257,22 @@ class OpenAIBackend:
             raise ToolsUnsupportedError(
                 f"model {self.model!r} uses the text tool contract; resend without tools"
             )
+        names = WireNames(each.name for each in tools or ())
         payload: dict[str, Any] = {
             "model": self.model,
-            "messages": encode_messages(messages, native=self._mode is ToolMode.NATIVE),
+            "messages": encode_messages(
+                messages, native=self._mode is ToolMode.NATIVE, names=names
+            ),
         }
         if native and tools is not None:
-            payload["tools"] = encode_tools(tools)
+            payload["tools"] = encode_tools(tools, names)
             # OpenAI's default, said out loud: llama.cpp's Python server ignores tools without it.
             payload["tool_choice"] = "auto"
         if self._temperature is not None:
             payload["temperature"] = self._temperature
         if self._max_tokens is not None:
             payload["max_tokens"] = self._max_tokens
-        return payload, native
+        return payload, native, names
 
     async def _check_native_tools(self, tools: Sequence[ToolDefinition] | None) -> None:
         """In ``AUTO``, make sure native calls come back before sending tools natively.

@@ -1,12 +1,15 @@
 """The OpenAI chat-completions JSON: encoding messages and tools, decoding completions and errors.
 
-The only place that knows the provider's field names; ``openai_compat`` does the HTTP.
+The only place that knows the provider's field names (and what a function's name may be:
+``WireNames``); ``openai_compat`` does the HTTP.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import httpx
@@ -25,6 +28,9 @@ _PROBE_PARAMETERS = {
     "required": ["status"],
 }
 _DETAIL_LIMIT = 300
+_WIRE_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_NOT_WIRE = re.compile(r"[^A-Za-z0-9_-]")
+_WIRE_MAX = 64
 _TOOL_WORDS = ("tool", "function call")
 _REJECTION_WORDS = (
     "support",
@@ -39,7 +45,57 @@ _REJECTION_WORDS = (
 )
 
 
-def encode_messages(messages: Sequence[ChatMessage], *, native: bool) -> list[dict[str, Any]]:
+class WireNames:
+    """Tool names as a function's name may be on the wire (``^[a-zA-Z0-9_-]{1,64}$``), and back.
+
+    Our names may hold a dot (an MCP server's tool, ``files.read_file``) and be longer than
+    64 characters, which OpenAI's API refuses. Such a name is sent as one that fits: the dot
+    written ``-`` (which our names never hold), a long name cut and made unique by a hash of
+    the whole. A call the model returns under it is read back as the name we know, so the
+    registry, the history and what people see keep ``files.read_file``. One is made for each
+    request, from the tools it offers and the calls in its history; a name the request did
+    not send is read back as it came.
+    """
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self._out: dict[str, str] = {}
+        self._back: dict[str, str] = {}
+        for name in names:
+            self.encode(name)
+
+    def encode(self, name: str) -> str:
+        """The name ``name`` is sent under."""
+        found = self._out.get(name)
+        if found is None:
+            found = _wire_name(name)
+            if self._back.get(found, name) != name:  # two names that meet on the wire
+                found = _hashed(name)
+            self._out[name] = found
+            self._back[found] = name
+        return found
+
+    def decode(self, wire: str) -> str:
+        """The name a call the model returned as ``wire`` means."""
+        return self._back.get(wire, wire)
+
+
+def _wire_name(name: str) -> str:
+    if _WIRE_NAME.fullmatch(name):
+        return name
+    written = _NOT_WIRE.sub("_", name.replace(".", "-")) or "tool"
+    return written if len(written) <= _WIRE_MAX else _hashed(name)
+
+
+def _hashed(name: str) -> str:
+    """A wire name for ``name`` made unique by a hash of it, within the length limit."""
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    written = _NOT_WIRE.sub("_", name.replace(".", "-"))
+    return f"{written[: _WIRE_MAX - len(digest) - 1]}-{digest}"
+
+
+def encode_messages(
+    messages: Sequence[ChatMessage], *, native: bool, names: WireNames | None = None
+) -> list[dict[str, Any]]:
     """Return ``messages`` as the ``messages`` field of a request.
 
     Args:
@@ -47,17 +103,23 @@ def encode_messages(messages: Sequence[ChatMessage], *, native: bool) -> list[di
         native: Whether the server speaks native tool calls. When not, earlier native
             calls are written as contract blocks and their results as user messages, so
             a conversation survives a switch from native to contract.
+        names: How this request's native calls name their tools (``WireNames``).
     """
-    return [_encode(message, native=native) for message in messages]
+    names = names if names is not None else WireNames()
+    return [_encode(message, native=native, names=names) for message in messages]
 
 
-def encode_tools(tools: Sequence[ToolDefinition]) -> list[dict[str, Any]]:
-    """Return ``tools`` as the ``tools`` field of a request (native function calling)."""
+def encode_tools(
+    tools: Sequence[ToolDefinition], names: WireNames | None = None
+) -> list[dict[str, Any]]:
+    """Return ``tools`` as the ``tools`` field of a request (native function calling), each
+    named as ``names`` sends it (by default, as the API accepts it: ``WireNames``)."""
+    names = names if names is not None else WireNames()
     return [
         {
             "type": "function",
             "function": {
-                "name": each.name,
+                "name": names.encode(each.name),
                 "description": each.description,
                 "parameters": each.parameters,
             },
@@ -86,9 +148,9 @@ def probe_payload(model: str) -> dict[str, Any]:
     }
 
 
-def _encode(message: ChatMessage, *, native: bool) -> dict[str, Any]:
+def _encode(message: ChatMessage, *, native: bool, names: WireNames) -> dict[str, Any]:
     if message.role is Role.ASSISTANT and message.tool_calls:
-        return _encode_assistant_calls(message, native=native)
+        return _encode_assistant_calls(message, native=native, names=names)
     if message.role is Role.TOOL:
         if native and message.tool_call_id is not None:
             return {
@@ -103,32 +165,37 @@ def _encode(message: ChatMessage, *, native: bool) -> dict[str, Any]:
     return {"role": message.role.value, "content": message.content}
 
 
-def _encode_assistant_calls(message: ChatMessage, *, native: bool) -> dict[str, Any]:
+def _encode_assistant_calls(
+    message: ChatMessage, *, native: bool, names: WireNames
+) -> dict[str, Any]:
     native_calls = [call for call in message.tool_calls if call.span is None]
     if native and native_calls:
         return {
             "role": "assistant",
             "content": message.content or None,
-            "tool_calls": [_encode_call(call) for call in native_calls],
+            "tool_calls": [_encode_call(call, names) for call in native_calls],
         }
     blocks = [render_call_block(call) for call in native_calls]
     content = "\n".join(part for part in (message.content, *blocks) if part)
     return {"role": "assistant", "content": content}
 
 
-def _encode_call(call: ToolCall) -> dict[str, Any]:
+def _encode_call(call: ToolCall, names: WireNames) -> dict[str, Any]:
     arguments = call.raw_json if call.raw_json and not call.arguments else None
     if arguments is None:
         arguments = json.dumps(call.arguments, ensure_ascii=False)
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.tool_name, "arguments": arguments},
+        "function": {"name": names.encode(call.tool_name), "arguments": arguments},
     }
 
 
-def decode_completion(response: httpx.Response, *, where: str) -> LLMResponse:
-    """Return the ``LLMResponse`` in a successful completion body.
+def decode_completion(
+    response: httpx.Response, *, where: str, names: WireNames | None = None
+) -> LLMResponse:
+    """Return the ``LLMResponse`` in a successful completion body; its calls name the tools
+    as ``names`` sent them (read back to ours).
 
     Raises:
         LLMResponseError: the body is not JSON, carries an error, or has no usable choice.
@@ -147,7 +214,7 @@ def decode_completion(response: httpx.Response, *, where: str) -> LLMResponse:
     content = message.get("content")
     return LLMResponse(
         text=content if isinstance(content, str) else "",
-        tool_calls=_decode_calls(message.get("tool_calls"), where=where),
+        tool_calls=_decode_calls(message.get("tool_calls"), where=where, names=names),
         usage=_decode_usage(body.get("usage")),
         finish_reason=first.get("finish_reason") if isinstance(first, dict) else None,
     )
@@ -161,8 +228,9 @@ class StreamedCompletion:
     and the function's name usually in the first piece, the arguments in many).
     """
 
-    def __init__(self, *, where: str) -> None:
+    def __init__(self, *, where: str, names: WireNames | None = None) -> None:
         self._where = where
+        self._names = names
         self._text: list[str] = []
         self._calls: dict[int, dict[str, str]] = {}
         self._usage: Usage = Usage()
@@ -206,7 +274,7 @@ class StreamedCompletion:
         ]
         return LLMResponse(
             text="".join(self._text),
-            tool_calls=_decode_calls(calls, where=self._where) if calls else (),
+            tool_calls=_decode_calls(calls, where=self._where, names=self._names) if calls else (),
             usage=self._usage,
             finish_reason=self._finish_reason,
         )
@@ -248,19 +316,21 @@ def _json_object(text: str, *, where: str, what: str) -> dict[str, Any]:
     return body
 
 
-def _decode_calls(raw: Any, *, where: str) -> tuple[ToolCall, ...]:
+def _decode_calls(raw: Any, *, where: str, names: WireNames | None) -> tuple[ToolCall, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
         raise LLMResponseError(f"{where} sent tool_calls that are not a list: {raw!r:.200}")
-    return tuple(_decode_call(item, where=where) for item in raw)
+    names = names if names is not None else WireNames()
+    return tuple(_decode_call(item, where=where, names=names) for item in raw)
 
 
-def _decode_call(item: Any, *, where: str) -> ToolCall:
+def _decode_call(item: Any, *, where: str, names: WireNames) -> ToolCall:
     function = item.get("function") if isinstance(item, dict) else None
     name = function.get("name") if isinstance(function, dict) else None
     if not isinstance(name, str) or not name:
         raise LLMResponseError(f"{where} sent a tool call without a function name: {item!r:.200}")
+    name = names.decode(name)
     raw_arguments = function.get("arguments") if isinstance(function, dict) else None
     arguments, raw_json = _decode_arguments(raw_arguments)
     call_id = item.get("id")

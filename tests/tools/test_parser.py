@@ -349,6 +349,25 @@ def test_tool_names_never_filter_fenced_or_tagged_calls() -> None:
     assert names == ["no_such_tool", "other", "third"]
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        'Reading it: {"tool": "files.read_file", "args": {"path": "/a"}}',
+        '```json\n{"tool": "files.read_file", "args": {"path": "/a"}}\n```',
+        '<tool_call>{"name": "files.read_file", "arguments": {"path": "/a"}}</tool_call>',
+        '[TOOL_CALLS]files.read_file[ARGS]{"path": "/a"}',
+        '<function=files.read_file>{"path": "/a"}</function>',
+        'Sure. [files.read_file(path="/a")]',
+    ],
+)
+def test_an_mcp_tools_dotted_name_is_read_in_every_dialect(reply: str) -> None:
+    parser = ToolParser(tool_names=["files.read_file", "get_time"])
+
+    calls = [(call.tool_name, call.arguments) for call in parser.extract_calls(reply)]
+
+    assert calls == [("files.read_file", {"path": "/a"})]
+
+
 def test_pythonic_list_in_prose_must_be_all_calls() -> None:
     parser = ToolParser()
 

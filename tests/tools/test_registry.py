@@ -48,6 +48,38 @@ def test_duplicate_name_or_alias_is_refused_quoting_it() -> None:
         ToolRegistry([get_time, clash])
 
 
+def _read(arguments: dict[str, Any]) -> str:
+    """Read a file."""
+    return str(arguments)
+
+
+def test_an_mcp_tools_dotted_name_is_kept_and_found_as_models_write_it() -> None:
+    registry = ToolRegistry([add, Tool.from_mapping("files.read_file", _read)])
+
+    assert registry.names() == ["add", "files.read_file"]
+    for written in ("files.read_file", "Files.Read_File", "files_read_file"):
+        assert registry[written].name == "files.read_file"
+
+
+def test_a_tool_leaves_the_registry_and_the_version_says_so() -> None:
+    registry = make_registry()
+    before = registry.version
+    registry.add(Tool.from_mapping("files.read_file", _read))
+    added = registry.version
+
+    gone = registry.remove("files.read_file")
+    registry.remove("get_time")
+
+    assert gone.name == "files.read_file"
+    assert before < added < registry.version
+    assert registry.names() == ["add", "cancel_task", "list_tasks"]
+    assert "now" not in registry  # its alias left with it
+    with pytest.raises(ToolNotFoundError, match=r"'files\.read_file'"):
+        registry.remove("files.read_file")
+    registry.add(Tool.from_mapping("files.read_file", _read))  # the name is free again
+    assert "files.read_file" in registry
+
+
 def test_objects_without_tools_and_plain_functions_are_refused() -> None:
     def plain(x: int) -> int:
         return x

@@ -7,7 +7,7 @@ import dataclasses
 import inspect
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -17,6 +17,7 @@ from pydantic_core import PydanticSerializationError, to_jsonable_python
 from tools.calls import RiskLevel
 from tools.context import ToolContext
 from tools.define import (
+    DEFAULT_TIMEOUT,
     ApprovalRule,
     Formatter,
     Hook,
@@ -81,16 +82,26 @@ class Tool:
         parameters: Mapping[str, Any] | None = None,
         requires_approval: ApprovalRule = False,
         risk_level: RiskLevel | str = RiskLevel.LOW,
+        timeout: float = DEFAULT_TIMEOUT,
+        effects: Sequence[Effect | str] = (),
+        origin: str | None = None,
     ) -> Self:
         """Build the tool ``name`` from ``func(arguments)`` or ``func(arguments, user_context)``.
 
         Without ``parameters`` any arguments are accepted; the description is ``func``'s
-        docstring summary when not given.
+        docstring summary when not given. ``timeout``, ``effects`` and ``origin`` are as for
+        ``@tool`` (``ToolOptions``).
 
         Raises:
             ToolDefinitionError: when the definition is malformed.
         """
-        options = ToolOptions.of(requires_approval=requires_approval, risk_level=risk_level)
+        options = ToolOptions.of(
+            requires_approval=requires_approval,
+            risk_level=risk_level,
+            timeout=timeout,
+            effects=effects,
+            origin=origin,
+        )
         spec = mapping_spec(
             name=name, func=func, description=description, parameters=parameters, options=options
         )
@@ -107,6 +118,11 @@ class Tool:
     @property
     def description(self) -> str:
         return self.spec.description
+
+    @property
+    def origin(self) -> str | None:
+        """Where the tool comes from when it is not the assistant's own ("MCP server 'files'")."""
+        return self.spec.options.origin
 
     @property
     def risk_level(self) -> RiskLevel:

@@ -4,7 +4,8 @@
     prompt_catalog(tools, ctx)     one readable signature per tool, for a system prompt
     markdown_catalog(tools)        a document for people (``assistant tools``)
     people_catalog(tools)          one plain line per tool, for the person using them (/tools)
-    schema_document(tools, ctx)    ``{"tools": [{"name", "description", "parameters"}]}``
+    schema_document(tools, ctx)    ``{"tools": [{"name", "description", "parameters"}]}`` (and
+                                   ``"origin"`` for a tool that is not ours: an MCP server's)
     openai_spec(tool, ctx)         ``{"type": "function", "function": {...}}`` for one tool
     tool_schema(tool, ctx)         a ``ToolSchema``: one ``ParameterSchema`` per parameter
 
@@ -133,8 +134,17 @@ def openai_spec(tool: Tool, ctx: ToolContext | None = None) -> dict[str, Any]:
 
 
 def schema_document(tools: Iterable[Tool], ctx: ToolContext | None = None) -> dict[str, Any]:
-    """Return ``{"tools": [{"name", "description", "parameters"}]}``, ready for ``json.dumps``."""
-    return {"tools": [asdict(definition) for definition in tool_definitions(tools, ctx)]}
+    """Return ``{"tools": [{"name", "description", "parameters"}]}``, ready for ``json.dumps``.
+
+    A tool that is not the assistant's own also says where it comes from (``"origin":
+    "MCP server 'files'"``).
+    """
+    listed = list(tools)
+    entries = [asdict(definition) for definition in tool_definitions(listed, ctx)]
+    for entry, each in zip(entries, listed, strict=True):
+        if each.origin is not None:
+            entry["origin"] = each.origin
+    return {"tools": entries}
 
 
 def prompt_catalog(tools: Iterable[Tool], ctx: ToolContext | None = None) -> str:
@@ -150,14 +160,16 @@ def people_catalog(tools: Iterable[Tool]) -> str:
     """Return the tools for the person using them: one line each, in second person.
 
     Each line has the tool's name, its arguments, the first sentence of its description
-    (``the user`` read as ``you``) and whether it asks for approval first.
+    (``the user`` read as ``you``), whether it asks for approval first, and where it comes
+    from when it is not the assistant's own (an MCP server).
     """
     lines = ["The tools I can use for you (just ask in your own words):"]
     for each in tools:
         arguments = ", ".join(each.spec.parameters["properties"])
         approval = _approval_note(each.spec.options.requires_approval)
         summary = _second_person(_first_sentence(each.description))
-        lines.append(f"- {each.name}({arguments}): {summary}{approval}")
+        origin = f" (from {each.origin})" if each.origin else ""
+        lines.append(f"- {each.name}({arguments}): {summary}{approval}{origin}")
     if len(lines) == 1:
         return "I have no tools: I can only answer from what I know."
     return "\n".join(lines)
@@ -215,6 +227,8 @@ def _prompt_block(each: Tool, schema: JsonSchema) -> str:
 def _markdown_section(each: Tool, schema: JsonSchema) -> list[str]:
     parts = [f"## `{each.name}`", "", each.description, ""]
     facts = [f"risk: {each.risk_level.value}", f"timeout: {each.timeout:g} s"]
+    if each.origin:
+        facts.insert(0, f"from {each.origin}")
     if each.spec.options.requires_approval is not False:
         facts.append("may need approval")
     if each.aliases:

@@ -34,8 +34,15 @@ class ToolRegistry:
         self._tools: dict[str, Tool] = {}
         self._aliases: dict[str, str] = {}
         self._providers: list[tuple[DynamicKey, Hook]] = []
+        self._version = 0
         for item in items:
             self.add(item)
+
+    @property
+    def version(self) -> int:
+        """A number that changes whenever a tool joins or leaves (what is rendered from the
+        tools is kept by it: an MCP server's tools come and go while the assistant runs)."""
+        return self._version
 
     def add(self, item: Registrable) -> None:
         """Register a tool, a marked function, or every marked method of an object.
@@ -57,22 +64,40 @@ class ToolRegistry:
         for alias in new.aliases:
             self._aliases[alias] = new.name
         self._providers.extend(new.providers())
+        self._version += 1
+
+    def remove(self, name: str) -> Tool:
+        """Take the tool called ``name`` (exactly, not an alias) out, and return it.
+
+        Raises:
+            ToolNotFoundError: when no tool has that name.
+        """
+        gone = self._tools.pop(name, None)
+        if gone is None:
+            raise ToolNotFoundError(self.unknown_tool_message(name))
+        for alias in gone.aliases:
+            self._aliases.pop(alias, None)
+        self._providers = [(key, hook) for key, hook in self._providers if key[0] != name]
+        self._version += 1
+        return gone
 
     # -- lookup -------------------------------------------------------------------------
 
     def find(self, name: str) -> Tool | None:
         """Return the tool called ``name`` (or with that alias), or ``None``.
 
-        The name is normalised first, and a case-insensitive match is accepted.
+        The name is normalised first, and a case-insensitive match is accepted, as is ``_``
+        for the dot of an MCP tool's name (``files_read_file``: models that know only
+        OpenAI's names write it so).
         """
         key = normalize_name(name)
         key = self._aliases.get(key, key)
         found = self._tools.get(key)
         if found is not None:
             return found
-        lowered = key.lower()
+        lowered = _folded(key)
         for candidate in (*self._tools, *self._aliases):
-            if candidate.lower() == lowered:
+            if _folded(candidate) == lowered:
                 return self._tools[self._aliases.get(candidate, candidate)]
         return None
 
@@ -136,6 +161,11 @@ class ToolRegistry:
                 answers[provider.identity] = await evaluate(key, provider, ctx)
             resolved[key] = answers[provider.identity]
         return ctx.with_resolved(resolved)
+
+
+def _folded(name: str) -> str:
+    """``name`` as ``find`` compares it loosely: lower case, a dot read as ``_``."""
+    return name.lower().replace(".", "_")
 
 
 def tools_in(item: Registrable) -> list[Tool]:

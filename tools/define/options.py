@@ -35,6 +35,7 @@ class _TakenAsGiven(TypedDict, total=False):
     llm_format: Formatter
     gui_format: Formatter
     requires_approval: ApprovalRule
+    origin: str | None
 
 
 class ToolArguments(_TakenAsGiven, total=False):
@@ -87,6 +88,8 @@ class ToolOptions:
             the user's data. The agent's provenance check reads them (none: it only answers).
         reaches: The parameter holding the URL a call sends to, for ``Effect.SENDS_OUT``, or
             the URL itself (``"https://serpapi.com"``) for a service at a fixed address.
+        origin: Where a tool that is not the assistant's own comes from ("MCP server
+            'files'"), for the catalogs people read; ``None`` for ours.
     """
 
     name: str | None = None
@@ -107,6 +110,7 @@ class ToolOptions:
     argument_aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     effects: frozenset[Effect] = frozenset()
     reaches: str | None = None
+    origin: str | None = None
 
     @classmethod
     def of(

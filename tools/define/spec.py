@@ -18,11 +18,15 @@ from tools.define.options import ToolOptions
 from tools.define.schema import JsonSchema, schema_for
 from tools.errors import ToolDefinitionError
 
-_NAME_JUNK = re.compile(r"[^A-Za-z0-9_]")
+_NAME_JUNK = re.compile(r"[^A-Za-z0-9_.]")
 
 
 def normalize_name(name: str) -> str:
-    """Return ``name`` with every character other than letters, digits and ``_`` as ``_``."""
+    """Return ``name`` with every character other than letters, digits, ``_`` and ``.`` as ``_``.
+
+    The dot stays because it separates an MCP server's name from its tool's
+    (``files.read_file``, ``tools.mcp``); backends whose wire format forbids it encode it there.
+    """
     return _NAME_JUNK.sub("_", name.strip())
 
 

@@ -82,7 +82,8 @@ class ToolParser:
             data such as ``{"name": "Alice", "parameters": {...}}`` is not taken for a call.
             Calls in fences, tags and ``[TOOL_CALLS]`` always count: validation then tells the
             model about a tool that does not exist. Names are compared the way the registry
-            normalises them (characters other than letters, digits and ``_`` become ``_``).
+            finds them loosely (characters other than letters and digits, the dot of an MCP
+            tool's name too, count as ``_``).
     """
 
     def __init__(self, *, tool_names: Collection[str] | None = None) -> None:

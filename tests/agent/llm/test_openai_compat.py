@@ -33,16 +33,19 @@ TIME_PARAMETERS = {"type": "object", "properties": {}, "additionalProperties": F
 TOOLS = [ToolDefinition("get_current_time", "Return the current time.", TIME_PARAMETERS)]
 HELLO = [ChatMessage(Role.SYSTEM, "be brief"), ChatMessage(Role.USER, "what time is it?")]
 TIME_CALL = ToolCall("get_current_time", {}, id="call_1")
-ANSWERED = [
-    *HELLO,
-    ChatMessage(Role.ASSISTANT, "", tool_calls=(TIME_CALL,)),
-    ChatMessage(
-        Role.TOOL,
-        "14:05",
-        tool_call_id="call_1",
-        results=(ToolResult(call=TIME_CALL, status=ToolStatus.OK, text="14:05"),),
-    ),
-]
+
+
+def answered(call: ToolCall, text: str) -> list[ChatMessage]:
+    """The conversation after the native ``call`` and its result ``text``."""
+    result = ToolResult(call=call, status=ToolStatus.OK, text=text)
+    return [
+        *HELLO,
+        ChatMessage(Role.ASSISTANT, "", tool_calls=(call,)),
+        ChatMessage(Role.TOOL, text, tool_call_id=call.id, results=(result,)),
+    ]
+
+
+ANSWERED = answered(TIME_CALL, "14:05")
 """The conversation after a native call of get_current_time and its result."""
 
 
@@ -158,6 +161,59 @@ async def test_native_results_go_back_as_tool_messages(
         },
         {"role": "tool", "tool_call_id": "call_1", "content": "14:05"},
     ]
+
+
+MCP_PARAMETERS = {"type": "object", "properties": {"path": {"type": "string"}}}
+LONG_NAME = "warehouse_inventory_server." + "look_up_the_stock_of_one_article_" * 3
+
+
+async def test_dotted_and_long_tool_names_travel_under_names_openai_accepts(
+    standin: OpenAIStandin, backend: OpenAIBackend
+) -> None:
+    """An MCP tool's name (``files.read_file``) does not match OpenAI's ``^[a-zA-Z0-9_-]{1,64}$``:
+    it is sent under one that does, in the tools and in the history's calls, and the call the
+    model returns under it comes back with the name the registry knows."""
+    tools = [
+        *TOOLS,
+        ToolDefinition("files.read_file", "Read a file.", MCP_PARAMETERS),
+        ToolDefinition(LONG_NAME, "Look up the stock.", MCP_PARAMETERS),
+    ]
+    history = answered(ToolCall("files.read_file", {"path": "/a"}, id="call_0"), "text of a")
+    first = await _sent_names(standin, backend, history, tools)
+    wire_long = first[2]
+    standin.push(
+        completion(
+            None,
+            tool_calls=[
+                ("c1", "files-read_file", {"path": "/b"}),
+                ("c2", wire_long, {"path": "x"}),
+            ],
+        )
+    )
+
+    response = await backend.complete(history, tools=tools)
+
+    assert first[:2] == ["get_current_time", "files-read_file"]
+    assert len(wire_long) == 64 and wire_long.startswith("warehouse_inventory_server-look_up")
+    assert [call.tool_name for call in response.tool_calls] == ["files.read_file", LONG_NAME]
+    sent = standin.requests[-1]
+    assert sent.messages[2]["tool_calls"][0]["function"]["name"] == "files-read_file"
+    assert all(
+        len(each["function"]["name"]) <= 64 and "." not in each["function"]["name"]
+        for each in sent.body["tools"]
+    )
+
+
+async def _sent_names(
+    standin: OpenAIStandin,
+    backend: OpenAIBackend,
+    messages: list[ChatMessage],
+    tools: list[ToolDefinition],
+) -> list[str]:
+    """The function names one request sends for ``tools``."""
+    standin.push(completion("ok"))
+    await backend.complete(messages, tools=tools)
+    return [each["function"]["name"] for each in standin.requests[-1].body["tools"]]
 
 
 async def test_contract_mode_never_sends_tools(

@@ -106,6 +106,23 @@ async def test_native_calls_are_put_together_from_their_pieces(
     assert standin.requests[0].body["tools"][0]["function"]["name"] == "get_current_time"
 
 
+async def test_a_streamed_call_of_a_dotted_tool_comes_back_under_its_own_name(
+    standin: OpenAIStandin, backend: OpenAIBackend
+) -> None:
+    files = ToolDefinition("files.read_file", "Read a file.", {"type": "object"})
+    standin.push(
+        streamed(
+            tool_calls=[("call_8", "files-read_file", ['{"path": ', '"/a"}'])],
+            finish_reason="tool_calls",
+        )
+    )
+
+    _, response = await collect(backend.stream(HELLO, tools=[TIME, files]))
+
+    assert [call.tool_name for call in response.tool_calls] == ["files.read_file"]
+    assert standin.requests[0].body["tools"][1]["function"]["name"] == "files-read_file"
+
+
 async def test_a_server_that_refuses_to_stream_is_asked_whole_from_then_on(
     standin: OpenAIStandin, backend: OpenAIBackend
 ) -> None:

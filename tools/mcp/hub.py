@@ -1,0 +1,166 @@
+"""``McpServers``: the configured MCP servers, kept connected, their tools kept in a registry.
+
+The composition root opens it on its exit stack::
+
+    config = load_config(settings.mcp_config_path, secrets=lookup)
+    servers = await stack.enter_async_context(McpServers(config, registry, clock=clock))
+
+``start`` (entering) says every problem of the configuration in the log, starts one
+``ServerConnection`` per server and waits, at most ``connect_timeout``, for each one's first
+attempt; a server that is slower keeps starting and its tools join when it is up. Its tools
+join the registry as ``server.tool``, and leave and join again whenever the server lists them
+anew (it said they changed, or it reconnected): the registry's ``version`` changes, and the
+agent renders its catalog again. Closing stops every server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from common import AsyncLifecycle, Clock, SystemClock
+from tools.catalog import Tool, ToolRegistry
+from tools.mcp.bridge import ListedTool, mcp_tools
+from tools.mcp.config import McpConfig, ServerConfig
+from tools.mcp.status import Backoff, ServerState, ServerStatus
+
+if TYPE_CHECKING:
+    from tools.mcp.connection import ServerConnection, Sleep
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_CONNECT_TIMEOUT = 30.0
+"""Seconds a server may take to start and list its tools (``npx`` may first download it)."""
+
+
+class McpServers(AsyncLifecycle):
+    """The MCP servers of a configuration (see the module's docstring).
+
+    Args:
+        config: The servers (``load_config``); its problems are logged on ``start``.
+        registry: Where their tools join and leave.
+        clock: Tells when a server is tried again.
+        sleep: Waits out a backoff (by default the clock's ``sleep``).
+        backoff: How long to wait before each attempt to reconnect.
+        connect_timeout: Seconds an attempt may take, and the most ``start`` waits.
+        stderr_dir: Where stdio servers' stderr goes (``NAME.log``); temporary files when
+            ``None``.
+    """
+
+    def __init__(
+        self,
+        config: McpConfig,
+        registry: ToolRegistry,
+        *,
+        clock: Clock | None = None,
+        sleep: Sleep | None = None,
+        backoff: Backoff | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        stderr_dir: Path | None = None,
+    ) -> None:
+        if connect_timeout <= 0:
+            raise ValueError(f"connect_timeout must be positive seconds, got {connect_timeout!r}")
+        self.config = config
+        self._registry = registry
+        self._clock = clock or SystemClock()
+        self._sleep = sleep or self._clock.sleep
+        self._backoff = backoff or Backoff()
+        self._connect_timeout = connect_timeout
+        self._stderr_dir = stderr_dir
+        self._connections: dict[str, ServerConnection] = {}
+        self._names: dict[str, list[str]] = {}
+        self._changed = asyncio.Event()
+
+    async def _enter(self) -> None:
+        await self.start()
+
+    async def _exit(self) -> None:
+        await self.aclose()
+
+    async def start(self) -> None:
+        """Log the configuration's problems, start every server, and wait for each one's
+        first attempt (at most ``connect_timeout``)."""
+        for problem in self.config.problems:
+            logger.warning("%s", problem)
+        for name in self.config.disabled:
+            logger.info("MCP server %r is disabled in %s", name, self.config.source)
+        if not self.config.servers or self._connections:
+            return
+        # Here, not at the top: the SDK takes most of a second to import, which an assistant
+        # without MCP servers (and every `assistant tasks`) should not pay.
+        from tools.mcp.connection import ServerConnection
+
+        for server in self.config.servers:
+            self._connections[server.name] = ServerConnection(
+                server,
+                publish=self._publish,
+                on_change=self._notify,
+                clock=self._clock,
+                sleep=self._sleep,
+                backoff=self._backoff,
+                connect_timeout=self._connect_timeout,
+                stderr_dir=self._stderr_dir,
+            )
+        for connection in self._connections.values():
+            connection.start()
+        firsts = [connection.first_outcome() for connection in self._connections.values()]
+        try:
+            async with asyncio.timeout(self._connect_timeout + 1):
+                await asyncio.gather(*firsts)
+        except TimeoutError:
+            slow = [s.name for s in self.statuses() if s.state is ServerState.STARTING]
+            logger.warning("MCP servers still starting (their tools join later): %s", slow)
+
+    async def aclose(self) -> None:
+        """Stop every server; their tools leave the registry."""
+        connections = list(self._connections.values())
+        await asyncio.gather(*(connection.aclose() for connection in connections))
+        for server in list(self._names):
+            self._replace(server, [])
+
+    def statuses(self) -> list[ServerStatus]:
+        """Every configured server's status, in the configuration's order."""
+        return [connection.status() for connection in self._connections.values()]
+
+    def tools_by_server(self) -> dict[str, list[str]]:
+        """Our names of each server's tools now in the registry, by server."""
+        return {server: list(names) for server, names in self._names.items()}
+
+    async def wait_for(self, condition: Callable[[], bool]) -> None:
+        """Return once ``condition()`` holds; it is checked again whenever a server's state or
+        tools change (a caller bounds the wait with its own timeout)."""
+        while not condition():
+            await self._changed.wait()
+
+    def _notify(self) -> None:
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    def _publish(self, server: ServerConfig, listed: list[ListedTool]) -> list[str]:
+        connection = self._connections[server.name]
+        names = self._replace(server.name, mcp_tools(server, listed, connection.call))
+        self._notify()
+        return names
+
+    def _replace(self, server: str, tools: list[Tool]) -> list[str]:
+        """Put ``tools`` in the registry in place of the server's earlier ones."""
+        for name in self._names.pop(server, []):
+            if name in self._registry.names():
+                self._registry.remove(name)
+        added: list[str] = []
+        for each in tools:
+            try:
+                self._registry.add(each)
+            except ValueError:
+                logger.warning(
+                    "MCP tool %r was left out: a tool of that name is already registered",
+                    each.name,
+                )
+                continue
+            added.append(each.name)
+        if added:
+            self._names[server] = added
+        return added
