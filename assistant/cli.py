@@ -602,7 +602,7 @@ def _run_tasks(args: argparse.Namespace, settings: Settings) -> int:
     from tasks import task_line
 
     async def go() -> int:
-        async with open_app(settings) as app:
+        async with open_app(settings, mcp_servers=False) as app:
             tasks = await app.tasks.list_tasks(LOCAL_USER)
             zone = await app.agent.user_zone(LOCAL_USER)
         now = app.clock.now()
@@ -624,7 +624,7 @@ def _run_cancel(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER, open_app
 
     async def go() -> int:
-        async with open_app(settings) as app:
+        async with open_app(settings, mcp_servers=False) as app:
             task = await app.tasks.cancel(args.task_id, owner_id=LOCAL_USER)
         _show(f"Cancelled {task.id}: {task.description}")
         return 0
@@ -636,7 +636,7 @@ def _run_runs(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER, open_app
 
     async def go() -> int:
-        async with open_app(settings) as app:
+        async with open_app(settings, mcp_servers=False) as app:
             runs = await app.tasks.history(args.task_id, owner_id=LOCAL_USER)
             zone = await app.agent.user_zone(LOCAL_USER)
         rows = [_run_row(r, zone) for r in runs]

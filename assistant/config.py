@@ -378,7 +378,7 @@ class Settings(BaseSettings):
 
     @property
     def mcp_config_path(self) -> Path:
-        """The file of the MCP servers whose tools the assistant uses (docs/mcp-client.md)."""
+        """The file of the MCP servers whose tools the assistant uses (docs/mcp.md)."""
         return self.mcp_config or self.data_dir / "mcp.json"
 
     def api_tokens_text(self) -> str:
