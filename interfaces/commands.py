@@ -77,6 +77,8 @@ _Handler = Callable[[_Call], Awaitable[CommandReply]]
 
 MAX_ARGUMENT_CHARS = 200
 """Longer command arguments are refused without being quoted back."""
+MAX_QUOTED_COMMAND = 40
+"""An unknown command is quoted back to this many characters."""
 
 
 class SlashCommands:
@@ -160,7 +162,11 @@ class SlashCommands:
         return await handler(_Call(args, user_id, chat_id, zone))
 
     def help(self, unknown: str | None = None) -> CommandReply:
-        """The help text; with ``unknown``, it opens by saying that command is not known."""
+        """The help text; with ``unknown``, it opens by saying that command is not known
+        (quoting at most ``MAX_QUOTED_COMMAND`` characters of it: ``/a/a/a...`` of 10,000
+        characters is one "word", and a reply beyond Telegram's limit is never sent)."""
+        if unknown and len(unknown) > MAX_QUOTED_COMMAND:
+            unknown = unknown[:MAX_QUOTED_COMMAND] + "…"
         lines = [f"I don't know the command {unknown!r}.", ""] if unknown else []
         lines.append("Talk to me in plain words, for example:")
         lines.extend(
