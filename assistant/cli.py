@@ -483,21 +483,28 @@ async def _yes_or_no(question: str) -> bool | None:
 
 
 def _plain(value: object) -> object:
-    """A tool's output as JSON can carry it: records (dataclasses, pydantic models) as
-    objects, times as ISO 8601, anything else as its text."""
+    """A tool's output as JSON can carry it, at any depth: records (dataclasses, pydantic
+    models) as objects, enums as their values, times as ISO 8601, anything else as its text."""
+    return json.loads(json.dumps(value, default=_jsonable))
+
+
+def _jsonable(value: object) -> object:
     import dataclasses
+    from enum import Enum
 
     from pydantic import BaseModel
 
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
-    return json.loads(json.dumps(value, default=_as_text))
-
-
-def _as_text(value: object) -> str:
-    return value.isoformat() if isinstance(value, datetime) else str(value)
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, set | frozenset | tuple):
+        return list(value)
+    return str(value)
 
 
 @contextlib.contextmanager
