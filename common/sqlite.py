@@ -11,8 +11,9 @@ up front (two connections never deadlock upgrading a read to a write), then ``CO
 open: a function not yet started never runs, one already running runs to its end.
 
 Several stores open their own connections to one file, so each runs in WAL mode with a busy
-timeout; waiting for the lock blocks the connection's thread, never the loop. Each package
-keeps raising its own exceptions: it says how in a ``Failures``.
+timeout; waiting for the lock blocks the connection's thread, never the loop. Each connection
+keeps a WAL it starts over under ``WAL_KEEP_BYTES``, so a bulk write's WAL does not stay large.
+Each package keeps raising its own exceptions: it says how in a ``Failures``.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ from common.files import create_private_file, make_private_dir
 
 H = TypeVar("H")
 T = TypeVar("T")
+
+WAL_KEEP_BYTES = 4 * 1024 * 1024
+"""What of a WAL file each connection keeps when the WAL starts over (``journal_size_limit``):
+a WAL grown by a large transaction shrinks back to this once it was checkpointed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,6 +243,7 @@ class SqliteDatabase(Generic[H]):
             conn.execute(f"PRAGMA busy_timeout = {max(0, self._busy_ms)}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(f"PRAGMA journal_size_limit = {WAL_KEEP_BYTES}")
             if self._foreign_keys:
                 conn.execute("PRAGMA foreign_keys = ON")
             if not self._autocheckpoint:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from common import Failures, SqliteDatabase
+from common.sqlite import WAL_KEEP_BYTES
 from memory import MemoryStore, MemoryStoreError, StoreClosedError
 from tasks import TaskError
 from tasks.store.sqlite import TaskDatabase, TaskStoreError
@@ -164,3 +165,19 @@ async def test_the_memory_store_raises_memory_errors(tmp_path: Path) -> None:
     path.write_bytes(b"this is no SQLite database, just text long enough to be read" * 20)
     with pytest.raises(MemoryStoreError, match=r"t\.db"):
         await MemoryStore.open(path)
+
+
+async def test_a_wal_grown_by_one_large_write_shrinks_once_it_starts_over(
+    db: SqliteDatabase[sqlite3.Connection], tmp_path: Path
+) -> None:
+    wal = tmp_path / "t.db-wal"
+    large = "x" * 1000
+
+    def fill(conn: sqlite3.Connection) -> None:
+        conn.executemany("INSERT INTO notes (text) VALUES (?)", [(large,)] * 12_000)
+
+    await db.write(fill)  # about 12 MB in one transaction, checkpointed as it commits
+    assert wal.stat().st_size > 2 * WAL_KEEP_BYTES
+    await db.write(lambda conn: conn.execute("INSERT INTO notes (text) VALUES ('small')"))
+    assert wal.stat().st_size <= WAL_KEEP_BYTES
+    assert await db.read(count) == 12_001

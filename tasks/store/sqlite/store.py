@@ -24,7 +24,7 @@ from tasks.models import Claim, FinishedRun, RunOutcome, Task, TaskDraft, new_ta
 from tasks.store.base import GivenUp
 from tasks.store.rows import draft_values
 from tasks.store.sqlite import claims, runs
-from tasks.store.sqlite.checkpoint import WalCheckpointer
+from tasks.store.sqlite.checkpoint import CHECKPOINT_WAL_BYTES, WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work, run_steps
 from tasks.store.sqlite.dialect import SQLITE
 from tasks.store.sqlite.runs import Row, chunked
@@ -53,6 +53,8 @@ class SqliteTaskStore(SqlTaskStore):
         path: The database file; created with its directory when missing.
         busy_timeout: How long a statement waits for another connection's write lock.
         new_id: Draws a fresh task id (tests pass one that repeats itself).
+        wal_bytes: The WAL file size after which a commit starts a checkpoint; a write that
+            finds the WAL twice as large waits for one first (see ``WalCheckpointer``).
     """
 
     dialect = SQLITE
@@ -63,13 +65,16 @@ class SqliteTaskStore(SqlTaskStore):
         *,
         busy_timeout: timedelta = timedelta(seconds=10),
         new_id: Callable[[], str] = new_task_id,
+        wal_bytes: int = CHECKPOINT_WAL_BYTES,
     ):
         self.path = Path(path)
         self._new_id = new_id
         busy_ms = int(busy_timeout.total_seconds() * 1000)
         # Checkpoints run on the checkpointer's connection, never inside a claim's commit.
         self._db = TaskDatabase(self.path, busy_ms=busy_ms, autocheckpoint=False)
-        self._checkpointer = WalCheckpointer(self.path, busy_ms=busy_ms)
+        self._checkpointer = WalCheckpointer(
+            self.path, busy_ms=busy_ms, wal_bytes=wal_bytes, hold_bytes=2 * wal_bytes
+        )
 
     async def open(self) -> None:
         """Connect, switch to WAL, and create or migrate the task tables."""
@@ -186,6 +191,7 @@ class SqliteTaskStore(SqlTaskStore):
         return await self._commit(functools.partial(run_steps, steps=steps))
 
     async def _commit(self, work: Work[T]) -> T:
+        await self._checkpointer.before_write()
         result = await self._db.write(work)
         self._checkpointer.committed()
         return result
