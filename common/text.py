@@ -23,6 +23,8 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 def clean_text(text: str) -> str:
     """Return ``text`` without NUL characters and with every lone surrogate replaced by
     U+FFFD (pairs joined)."""
+    if text.isascii() and "\x00" not in text:  # the usual text, answered without a regex
+        return text
     if not _UNSTORABLE.search(text):
         return text
     text = text.replace("\x00", "")

@@ -177,17 +177,23 @@ class RunExecutor:
         await self._ledger.flush()
 
     async def _run(self, claim: Claim, retracted: bool) -> None:
-        run_id = claim.run.id
+        """Run one claimed run and see it to the ledger (the pool calls this for each run:
+        a burst's runs go through it one after the other, so it is one coroutine)."""
+        run = claim.run
         try:
-            outcome = await self._execute(claim, retracted)
+            started = self._clock.now()
+            if run.misfire is MisfireAction.ON_TIME and not retracted:
+                self.lateness.record(started, started - run.scheduled_for)
+            report = RETRACTED_REPORT if retracted else await self._run_safely(claim)
+            outcome = await self._record(claim, report, started)
         except asyncio.CancelledError:
-            self._finished(run_id, None)  # the manager stops: the run stays claimed
+            self._finished(run.id, None)  # the manager stops: the run stays claimed
             raise
         except Exception as exc:
-            log.exception("task %s run %s could not be recorded", claim.task.id, run_id)
-            self._finished(run_id, exc)
+            log.exception("task %s run %s could not be recorded", claim.task.id, run.id)
+            self._finished(run.id, exc)
         else:
-            self._finished(run_id, outcome)
+            self._finished(run.id, outcome)
 
     def _outcome(self, run_id: int) -> asyncio.Future[RunOutcome]:
         waiter = self._waiters.get(run_id)
@@ -219,24 +225,23 @@ class RunExecutor:
         queued = now - waiting if waiting is not None and waiting < now else timedelta(0)
         return max(self.lateness.recent(now), queued)
 
-    async def _execute(self, claim: Claim, retracted: bool) -> RunOutcome:
-        started = self._clock.now()
-        if claim.run.misfire is MisfireAction.ON_TIME and not retracted:
-            self.lateness.record(started, started - claim.run.scheduled_for)
-        report = RETRACTED_REPORT if retracted else await self._run_safely(claim)
+    async def _record(self, claim: Claim, report: RunReport, started: datetime) -> RunOutcome:
+        """Queue the run's outcome for the ledger; a failed or undelivered run waits for its
+        commit, which says what follows."""
         finished_at = self._clock.now()
+        run = claim.run
         outcome = RunOutcome(
-            claim.run.id,
+            run.id,
             claim.task.id,
             report.status,
             started,
             finished_at,
             result=report.result,
             error=report.error,
-            retry_at=self._retry_at(claim, report, finished_at),
-            extra=claim.run.misfire is MisfireAction.MANUAL,
+            retry_at=self._retry_at(claim, report, finished_at) if report.retry_later else None,
+            extra=run.misfire is MisfireAction.MANUAL,
         )
-        self._leases.finishing(claim.run.id)
+        self._leases.finishing(run.id)
         if report.status not in _FOLLOWED_UP:
             self._ledger.submit_nowait(outcome)
             return outcome

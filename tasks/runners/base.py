@@ -7,6 +7,7 @@ manager writes to the ledger.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -72,19 +73,8 @@ class Deliverer:
 
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
         """Deliver, retrying FAILED; BLOCKED and DELIVERED are final at once."""
-        status = DeliveryStatus.FAILED
-        for attempt in range(self._attempts):
-            if attempt:
-                await self._sleep(self._backoff * 2 ** (attempt - 1))
-            try:
-                status = await self.notifier.deliver(delivery)
-            except Exception:
-                # A Notifier must not raise; one that does counts as a failed attempt.
-                log.exception("the notifier raised while delivering for task %s", delivery.task_id)
-                status = DeliveryStatus.FAILED
-            if status is not DeliveryStatus.FAILED:
-                break
-        return status
+        status = await self._attempt(delivery)
+        return await self._again(delivery) if status is DeliveryStatus.FAILED else status
 
     async def report(
         self, task: Task, run: TaskRun, kind: DeliveryKind, text: str, result: str
@@ -96,12 +86,15 @@ class Deliverer:
             owner_id=task.owner_id,
             chat_id=task.chat_id,
             kind=kind,
-            text=text + late_note(task, run),
+            text=text if run.late_by is None else text + late_note(task, run),
             late_by=run.late_by,
         )
-        status = await self.deliver(delivery)
+        # ``deliver`` written out: a burst's deliveries pass through one coroutine fewer.
+        status = await self._attempt(delivery)
+        if status is DeliveryStatus.FAILED:
+            status = await self._again(delivery)
         if status is DeliveryStatus.DELIVERED:
-            return RunReport(RunStatus.SUCCEEDED, result=result)
+            return _succeeded(result)
         if status is DeliveryStatus.BLOCKED:
             return RunReport(RunStatus.UNDELIVERED, result=result, error=BLOCKED_ERROR)
         return RunReport(
@@ -111,6 +104,30 @@ class Deliverer:
             notify_failure=False,
             retry_later=True,
         )
+
+    async def _again(self, delivery: Delivery) -> DeliveryStatus:
+        """The attempts after a failed first one, with backoff."""
+        status = DeliveryStatus.FAILED
+        for attempt in range(1, self._attempts):
+            await self._sleep(self._backoff * 2 ** (attempt - 1))
+            status = await self._attempt(delivery)
+            if status is not DeliveryStatus.FAILED:
+                break
+        return status
+
+    async def _attempt(self, delivery: Delivery) -> DeliveryStatus:
+        try:
+            return await self.notifier.deliver(delivery)
+        except Exception:
+            # A Notifier must not raise; one that does counts as a failed attempt.
+            log.exception("the notifier raised while delivering for task %s", delivery.task_id)
+            return DeliveryStatus.FAILED
+
+
+@functools.lru_cache(maxsize=64)
+def _succeeded(result: str) -> RunReport:
+    """The report of a successful run (frozen, so runs with the same result share one)."""
+    return RunReport(RunStatus.SUCCEEDED, result=result)
 
 
 def late_note(task: Task, run: TaskRun) -> str:
