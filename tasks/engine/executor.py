@@ -176,16 +176,32 @@ class RunExecutor:
         await self._pool.stop()
         await self._ledger.flush()
 
-    async def _run(self, claim: Claim, retracted: bool) -> None:
-        """Run one claimed run and see it to the ledger (the pool calls this for each run:
-        a burst's runs go through it one after the other, so it is one coroutine)."""
+    async def _run(self, claim: Claim, retracted: bool, started: datetime) -> None:
+        """Run one claimed run, starting ``started``, and see it to the ledger.
+
+        The pool calls this for each run, one after the other through a burst, so the usual
+        path (a run that succeeds) is this one coroutine and the runner's.
+        """
         run = claim.run
         try:
-            started = self._clock.now()
             if run.misfire is MisfireAction.ON_TIME and not retracted:
                 self.lateness.record(started, started - run.scheduled_for)
-            report = RETRACTED_REPORT if retracted else await self._run_safely(claim)
-            outcome = await self._record(claim, report, started)
+            runner = self._runners.get(claim.task.task_type)
+            if retracted:
+                report = RETRACTED_REPORT
+            elif runner is None:
+                report = _no_runner(claim)
+            else:
+                try:
+                    with self._watchdog.guard():
+                        report = await runner.run(claim.task, run)
+                except Exception as exc:
+                    report = self._report_of(claim, exc)
+            outcome = self._outcome_of(claim, report, started)
+            if report.status in _FOLLOWED_UP:
+                await self._follow_up(claim, report, outcome)
+            else:
+                self._ledger.submit_nowait(outcome)
         except asyncio.CancelledError:
             self._finished(run.id, None)  # the manager stops: the run stays claimed
             raise
@@ -225,12 +241,12 @@ class RunExecutor:
         queued = now - waiting if waiting is not None and waiting < now else timedelta(0)
         return max(self.lateness.recent(now), queued)
 
-    async def _record(self, claim: Claim, report: RunReport, started: datetime) -> RunOutcome:
-        """Queue the run's outcome for the ledger; a failed or undelivered run waits for its
-        commit, which says what follows."""
+    def _outcome_of(self, claim: Claim, report: RunReport, started: datetime) -> RunOutcome:
+        """The run's outcome, finished now; its lease is renewed until the ledger has it."""
         finished_at = self._clock.now()
         run = claim.run
-        outcome = RunOutcome(
+        self._leases.finishing(run.id)
+        return RunOutcome(
             run.id,
             claim.task.id,
             report.status,
@@ -241,15 +257,13 @@ class RunExecutor:
             retry_at=self._retry_at(claim, report, finished_at) if report.retry_later else None,
             extra=run.misfire is MisfireAction.MANUAL,
         )
-        self._leases.finishing(run.id)
-        if report.status not in _FOLLOWED_UP:
-            self._ledger.submit_nowait(outcome)
-            return outcome
+
+    async def _follow_up(self, claim: Claim, report: RunReport, outcome: RunOutcome) -> None:
+        """A failed or undelivered run waits for its commit, which says what follows."""
         finished = await self._ledger.submit(outcome)
         if outcome.retry_at is not None and finished.task_status is TaskStatus.ACTIVE:
             self._wake.set()  # put back with a backoff: the timer learns its new next_run
         await self._follow_ups.after_run(claim, report, finished)
-        return outcome
 
     def _retry_at(self, claim: Claim, report: RunReport, finished_at: datetime) -> datetime | None:
         """When to run a one-time task again whose run failed for now (undelivered)."""
@@ -257,25 +271,22 @@ class RunExecutor:
             return None
         return finished_at + delivery_backoff(claim.task.consecutive_failures)
 
-    async def _run_safely(self, claim: Claim) -> RunReport:
-        runner = self._runners.get(claim.task.task_type)
-        if runner is None:
-            return RunReport(
-                RunStatus.FAILED,
-                error=f"no runner is configured for {claim.task.task_type.value!r} tasks",
-            )
-        seconds = self._watchdog.limit
-        try:
-            with self._watchdog.guard():
-                return await runner.run(claim.task, claim.run)
-        except TimeoutError:
-            error = f"the run did not finish within {seconds:g} s"
+    def _report_of(self, claim: Claim, exc: Exception) -> RunReport:
+        """The report of a run whose runner raised (its time ran out, or it failed)."""
+        if isinstance(exc, TimeoutError):
+            error = f"the run did not finish within {self._watchdog.limit:g} s"
             if not repeat_is_safe(claim.task.execution):
                 # Cut off mid-request: the server may have acted on it.
                 return RunReport(RunStatus.OUTCOME_UNKNOWN, error=error)
             return RunReport(RunStatus.FAILED, error=error)
-        except TaskError as exc:
+        if isinstance(exc, TaskError):
             return RunReport(RunStatus.FAILED, error=str(exc))
-        except Exception as exc:
-            log.exception("task %s run %s raised", claim.task.id, claim.run.id)
-            return RunReport(RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+        log.exception("task %s run %s raised", claim.task.id, claim.run.id, exc_info=exc)
+        return RunReport(RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+
+
+def _no_runner(claim: Claim) -> RunReport:
+    return RunReport(
+        RunStatus.FAILED,
+        error=f"no runner is configured for {claim.task.task_type.value!r} tasks",
+    )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 from common import Clock
 from tasks.engine.ahead import ClaimedAhead
@@ -27,7 +28,8 @@ class WorkerPool:
         clock: The source of time; the watcher sleeps on it.
         ahead: The queue of claimed runs, earliest first.
         size: The most runs that run at the same time.
-        run: Runs one claim (and whether it was retracted); must not raise.
+        run: Runs one claim (whether it was retracted, and when it was taken off the queue:
+            the time it starts); must not raise.
     """
 
     def __init__(
@@ -36,7 +38,7 @@ class WorkerPool:
         clock: Clock,
         ahead: ClaimedAhead,
         size: int,
-        run: Callable[[Claim, bool], Awaitable[None]],
+        run: Callable[[Claim, bool, datetime], Awaitable[None]],
     ) -> None:
         self._clock = clock
         self._ahead = ahead
@@ -86,7 +88,8 @@ class WorkerPool:
         self._calling -= 1
         ahead, ran = self._ahead, 0
         while ahead:
-            due = ahead.pop_due(self._clock.now())
+            now = self._clock.now()
+            due = ahead.pop_due(now)
             if due is None:
                 self.caught_up.set()
                 await self._wait()
@@ -94,7 +97,7 @@ class WorkerPool:
             self.caught_up.clear()
             if ahead and not self._watching:
                 self._call()  # while this run runs, another worker keeps the time
-            await self._run(*due)
+            await self._run(*due, now)
             ran += 1
             if ran % _YIELD_EVERY == 0:
                 await asyncio.sleep(0)

@@ -89,8 +89,11 @@ class Deliverer:
             text=text if run.late_by is None else text + late_note(task, run),
             late_by=run.late_by,
         )
-        # ``deliver`` written out: a burst's deliveries pass through one coroutine fewer.
-        status = await self._attempt(delivery)
+        # ``deliver`` written out: a burst's deliveries pass through two coroutines fewer.
+        try:
+            status = await self.notifier.deliver(delivery)
+        except Exception:
+            status = _raised(delivery)
         if status is DeliveryStatus.FAILED:
             status = await self._again(delivery)
         if status is DeliveryStatus.DELIVERED:
@@ -119,9 +122,13 @@ class Deliverer:
         try:
             return await self.notifier.deliver(delivery)
         except Exception:
-            # A Notifier must not raise; one that does counts as a failed attempt.
-            log.exception("the notifier raised while delivering for task %s", delivery.task_id)
-            return DeliveryStatus.FAILED
+            return _raised(delivery)
+
+
+def _raised(delivery: Delivery) -> DeliveryStatus:
+    """A Notifier must not raise; one that does made a failed attempt (said in the log)."""
+    log.exception("the notifier raised while delivering for task %s", delivery.task_id)
+    return DeliveryStatus.FAILED
 
 
 @functools.lru_cache(maxsize=64)
