@@ -309,10 +309,12 @@ class RunOutcome:
     def __post_init__(self) -> None:
         # An answer, a page or a server's error may hold what no database stores (a NUL):
         # the ledger keeps the text without it, so the run is recorded once, as it ended.
-        for name in ("result", "error"):
-            value = getattr(self, name)
-            if value is not None:
-                object.__setattr__(self, name, clean_text(value))
+        # (Set only when cleaning changed it: every run of a burst makes one of these.)
+        result, error = self.result, self.error
+        if result is not None and (cleaned := clean_text(result)) is not result:
+            object.__setattr__(self, "result", cleaned)
+        if error is not None and (cleaned := clean_text(error)) is not error:
+            object.__setattr__(self, "error", cleaned)
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,7 +59,8 @@ class Delivery:
 
     def __post_init__(self) -> None:
         # What a chat, a page or the JSON Lines file can take: no NUL, no lone surrogate.
-        object.__setattr__(self, "text", clean_text(self.text))
+        if (cleaned := clean_text(self.text)) is not self.text:
+            object.__setattr__(self, "text", cleaned)
 
 
 class Notifier(Protocol):

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from common import Clock
 from tasks.engine.ahead import ClaimedAhead
@@ -50,30 +50,44 @@ def delivery_backoff(failures: int) -> timedelta:
 
 class Lateness:
     """How late on-time runs started in the last minute: the most per second, kept for a
-    minute (a constant cost however many runs start)."""
+    minute (a constant cost however many runs start; a run of a burst costs a comparison)."""
 
     WINDOW = 60
 
     def __init__(self) -> None:
-        self._worst: dict[int, float] = {}
+        self._worst: dict[int, timedelta] = {}  # by whole epoch second
+        self._second = 0
+        # The current second, as instants: a run compares, instead of converting its time.
+        self._second_starts = self._second_ends = datetime.min.replace(tzinfo=UTC)
+        self._current = timedelta(0)  # the most in the current second
 
     def record(self, started: datetime, late: timedelta) -> None:
         """Note that a run started ``late`` after its time at ``started``."""
-        second = int(started.timestamp())
-        seconds = max(late.total_seconds(), 0.0)
-        if seconds > self._worst.get(second, 0.0):
-            self._worst[second] = seconds
-        if len(self._worst) > 2 * self.WINDOW:
-            self._forget(second)
+        if not self._second_starts <= started < self._second_ends:
+            self._enter(started)
+        if late > self._current:
+            self._current = self._worst[self._second] = late
 
     def recent(self, now: datetime) -> timedelta:
         """The most any on-time run started late within the last minute."""
         self._forget(int(now.timestamp()))
-        return timedelta(seconds=max(self._worst.values(), default=0.0))
+        return max(self._worst.values(), default=timedelta(0))
+
+    def _enter(self, started: datetime) -> None:
+        """Start keeping the second ``started`` falls in."""
+        second = int(started.timestamp())
+        self._second = second
+        self._second_starts = datetime.fromtimestamp(second, UTC)
+        self._second_ends = datetime.fromtimestamp(second + 1, UTC)
+        self._current = self._worst.get(second, timedelta(0))
+        if len(self._worst) > 2 * self.WINDOW:
+            self._forget(second)
 
     def _forget(self, second: int) -> None:
         for old in [s for s in self._worst if s <= second - self.WINDOW]:
             del self._worst[old]
+        if self._second not in self._worst:
+            self._current = timedelta(0)
 
 
 class RunExecutor:

@@ -34,18 +34,6 @@ class Watchdog:
         """
         return Guard(self)
 
-    def _open(self, guard: Guard) -> None:
-        self._guards.append(guard)
-        if self._timer is None:
-            self._arm(guard.deadline)
-
-    def _closed(self) -> None:
-        """Drop the closed guards at the head of the queue (runs mostly end in the order they
-        started, so a burst's guards do not wait out the limit in memory)."""
-        guards = self._guards
-        while guards and guards[0].closed:
-            guards.popleft()
-
     def _arm(self, deadline: float) -> None:
         self._timer = asyncio.get_running_loop().call_at(deadline, self._fire)
 
@@ -75,13 +63,18 @@ class Guard:
         self._cancelling = 0
 
     def __enter__(self) -> Guard:
-        task = asyncio.current_task()
+        # Written out (no helper calls): every run of a burst enters one.
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task(loop)
         if task is None:
             raise RuntimeError("a watchdog guard must be used inside a task")
         self._task = task
         self._cancelling = task.cancelling()
-        self.deadline = asyncio.get_running_loop().time() + self._watchdog.limit
-        self._watchdog._open(self)
+        watchdog = self._watchdog
+        self.deadline = loop.time() + watchdog.limit
+        watchdog._guards.append(self)
+        if watchdog._timer is None:
+            watchdog._arm(self.deadline)
         return self
 
     def __exit__(
@@ -91,7 +84,11 @@ class Guard:
         tb: TracebackType | None,
     ) -> None:
         self.closed = True
-        self._watchdog._closed()
+        # The closed guards at the head of the queue go: runs mostly end in the order they
+        # started, so a burst's guards do not wait out the limit in memory.
+        guards = self._watchdog._guards
+        while guards and guards[0].closed:
+            guards.popleft()
         # A guard behind an open one waits in the queue; the task must not wait with it.
         task, self._task = self._task, None
         if not self.expired or task is None:
