@@ -7,12 +7,14 @@ claims the due runs atomically in batches (expired leases first) and hands them 
 are noticed, the timer also re-reads the earliest ``next_run`` every ``recheck_every`` at the
 latest; that never delays a known task.
 
-Runs are claimed a moment before they are due (between half the ``prefetch`` and all of it,
-so that a steady stream is claimed in rounds of half a window) and started at their exact time.
-When more runs fall due in that moment than can be claimed within it (a burst), the timer
-wakes as much earlier as claiming them takes (the count of due runs times the
-measured cost of one claim, with a margin, at most ``MAX_LEAD``), so that they are claimed
-before they are due and their deliveries wait for nothing but the event loop.
+Runs are claimed a moment before they are due and started at their exact time: the timer
+wakes half the ``prefetch`` before the next run (so that a steady stream is claimed in rounds
+of half a window), plus as long as claiming the runs due by then takes (the count of due runs
+times the measured cost of one claim, with a margin, at most ``MAX_LEAD``). A claim does all
+of a run's work in the store: a recurring task's next fire is computed and written in it, a
+one-time task is marked running. So when many runs fall due at one instant (600 daily
+reminders at 09:00), that work is done before the instant, off the delivery path, and their
+deliveries wait for nothing but the event loop.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ _FIRST_CLAIM_COST = 50e-6  # seconds per claimed run, until measured
 _MIN_CLAIM_COST = 5e-6
 _COST_SAMPLE = 100  # claims in a batch for it to count as a measurement
 _LEAD_MARGIN = 1.5  # a busy machine claims slower than it measured
+_CLAIM_OVERHEAD = 1e-3  # seconds a claim round costs besides its runs (a transaction)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,14 +211,19 @@ class Timer:
         return started, given_up
 
     def _measure(self, seconds: float, claims: int) -> None:
-        """Fold a claim batch's time into the cost of one claim (moving average)."""
+        """Fold a claim batch's time into the cost of one claim: a dearer batch (recurring
+        runs, whose next fire each claim computes) counts at once, a cheaper one slowly, so
+        a burst is claimed early rather than late."""
         if claims >= _COST_SAMPLE:
             sample = max(seconds / claims, _MIN_CLAIM_COST)
-            self._claim_cost += 0.3 * (sample - self._claim_cost)
+            weight = 1.0 if sample > self._claim_cost else 0.1
+            self._claim_cost += weight * (sample - self._claim_cost)
 
     async def _lead(self, next_wakeup: datetime) -> timedelta:
-        """How long before ``next_wakeup`` to start claiming: ``prefetch``, or as long as
-        claiming the runs due by ``next_wakeup + prefetch`` takes."""
+        """How long before ``next_wakeup`` to start claiming: half the ``prefetch`` (a steady
+        stream is claimed in rounds of half a window), plus as long as claiming the runs due
+        by ``next_wakeup + prefetch`` takes, so that they are claimed (each recurring run's
+        next fire computed and written) before the first of them is due."""
         cap = int(MAX_LEAD.total_seconds() / self._claim_cost)
         try:
             due = await self._store.count_due(next_wakeup + self._prefetch, limit=cap)
@@ -226,7 +234,8 @@ class Timer:
         except Exception:
             log.exception("the task timer could not count the runs due soon")
             return self._prefetch
-        return max(self._prefetch, timedelta(seconds=due * self._claim_cost * _LEAD_MARGIN))
+        claiming = _CLAIM_OVERHEAD + due * self._claim_cost * _LEAD_MARGIN
+        return min(self._prefetch / 2 + timedelta(seconds=claiming), MAX_LEAD)
 
     async def _loop(self) -> None:
         while True:
@@ -255,13 +264,12 @@ class Timer:
                 next_wakeup = self._clock.now() + _STORE_RETRY
             recheck = self._clock.now() + self._recheck
             if next_wakeup is not None and next_wakeup > horizon:
-                # Wake a moment early to claim ahead; for a burst, as early as claiming takes.
+                # Wake early enough to have claimed the next runs before they are due; when
+                # that is more than a window ahead (a burst), the round claims up to them.
                 lead = await self._lead(next_wakeup)
                 if lead > self._prefetch:
                     self._burst = _Burst(next_wakeup - lead, next_wakeup + self._prefetch)
-                # Half the prefetch before the next run, so that a round claims the runs of
-                # half a window, not the one run that has just come into it.
-                next_wakeup -= lead if lead > self._prefetch else self._prefetch / 2
+                next_wakeup -= lead
             # A wake-up inside the horizon is a lease running out (the due runs were just
             # claimed): that one is waited for exactly, not spun towards.
             deadline = recheck if next_wakeup is None else min(next_wakeup, recheck)
