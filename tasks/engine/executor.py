@@ -19,7 +19,7 @@ from datetime import UTC, datetime, timedelta
 from common import Clock
 from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.leases import LeaseKeeper
-from tasks.engine.ledger import LedgerWriter
+from tasks.engine.ledger import Ended, LedgerWriter
 from tasks.engine.notices import FollowUps
 from tasks.engine.pool import WorkerPool
 from tasks.engine.watchdog import Watchdog
@@ -211,10 +211,17 @@ class RunExecutor:
                         report = await runner.run(claim.task, run)
                 except Exception as exc:
                     report = self._report_of(claim, exc)
-            outcome = self._outcome_of(claim, report, started)
+            finished_at = self._clock.now()
+            self._leases.finishing(run.id)  # renewed until the ledger has it
+            outcome: RunOutcome | Ended
             if report.status in _FOLLOWED_UP:
+                outcome = self._outcome_of(claim, report, started, finished_at)
                 await self._follow_up(claim, report, outcome)
             else:
+                outcome = Ended(
+                    run.id, claim.task.id, report.status, started, finished_at,
+                    report.result, report.error, run.misfire is MisfireAction.MANUAL,
+                )  # fmt: skip
                 self._ledger.submit_nowait(outcome)
         except asyncio.CancelledError:
             self._finished(run.id, None)  # the manager stops: the run stays claimed
@@ -231,14 +238,16 @@ class RunExecutor:
             waiter = self._waiters[run_id] = asyncio.get_running_loop().create_future()
         return waiter
 
-    def _finished(self, run_id: int, outcome: RunOutcome | Exception | None) -> None:
+    def _finished(self, run_id: int, outcome: RunOutcome | Ended | Exception | None) -> None:
         """The run left the executor: with its outcome, an error, or ``None`` when it was
         dropped (a run that never queued its outcome leaves its lease to run out)."""
         self._leases.drop(run_id)
         self._unfinished.discard(run_id)
         waiter = self._waiters.pop(run_id, None)
         if waiter is not None and not waiter.done():
-            if isinstance(outcome, RunOutcome):
+            if isinstance(outcome, Ended):
+                waiter.set_result(outcome.outcome())
+            elif isinstance(outcome, RunOutcome):
                 waiter.set_result(outcome)
             elif outcome is None:
                 waiter.cancel()
@@ -255,11 +264,11 @@ class RunExecutor:
         queued = now - waiting if waiting is not None and waiting < now else timedelta(0)
         return max(self.lateness.recent(now), queued)
 
-    def _outcome_of(self, claim: Claim, report: RunReport, started: datetime) -> RunOutcome:
-        """The run's outcome, finished now; its lease is renewed until the ledger has it."""
-        finished_at = self._clock.now()
+    def _outcome_of(
+        self, claim: Claim, report: RunReport, started: datetime, finished_at: datetime
+    ) -> RunOutcome:
+        """The outcome of a run whose commit decides what follows."""
         run = claim.run
-        self._leases.finishing(run.id)
         return RunOutcome(
             run.id,
             claim.task.id,

@@ -18,7 +18,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
-from typing import TypeAlias
+from datetime import datetime
+from typing import NamedTuple, TypeAlias
 
 from tasks.models import FinishedRun, RunOutcome, RunStatus
 from tasks.store.base import TaskStore
@@ -29,6 +30,33 @@ log = logging.getLogger(__name__)
 # (after a burst) is written in larger ones, for fewer transactions.
 BATCH = 100
 BACKLOG_BATCH = 1000
+
+
+class Ended(NamedTuple):
+    """A run that ended and needs nothing back from the ledger; its ``RunOutcome`` is built
+    when its batch is written, so each run of a burst pays for a tuple on the delivery path."""
+
+    run_id: int
+    task_id: str
+    status: RunStatus
+    started_at: datetime
+    finished_at: datetime
+    result: str | None
+    error: str | None
+    extra: bool
+
+    def outcome(self) -> RunOutcome:
+        """The outcome to write."""
+        return RunOutcome(
+            self.run_id,
+            self.task_id,
+            self.status,
+            self.started_at,
+            self.finished_at,
+            result=self.result,
+            error=self.error,
+            extra=self.extra,
+        )
 
 
 class LedgerWriter:
@@ -55,7 +83,7 @@ class LedgerWriter:
         self._before_write = before_write
         self._after_write = after_write
         self._max_failures = max_failures
-        self._pending: list[_Entry] = []
+        self._pending: list[_Queued] = []
         self._flusher: asyncio.Task[None] | None = None
 
     async def submit(self, outcome: RunOutcome) -> FinishedRun:
@@ -68,7 +96,7 @@ class LedgerWriter:
         self._queue(outcome, future)
         return await future
 
-    def submit_nowait(self, outcome: RunOutcome) -> None:
+    def submit_nowait(self, outcome: RunOutcome | Ended) -> None:
         """Queue ``outcome`` without waiting for it (``flush`` waits for everything queued).
 
         A batch that cannot be written while the store is down is logged; its runs stay
@@ -81,7 +109,9 @@ class LedgerWriter:
         while self._flusher is not None and not self._flusher.done():
             await asyncio.shield(self._flusher)
 
-    def _queue(self, outcome: RunOutcome, future: asyncio.Future[FinishedRun] | None) -> None:
+    def _queue(
+        self, outcome: RunOutcome | Ended, future: asyncio.Future[FinishedRun] | None
+    ) -> None:
         self._pending.append((outcome, future))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(), name="task-ledger-writer")
@@ -91,7 +121,8 @@ class LedgerWriter:
             if self._before_write is not None:
                 await self._before_write()
             size = BACKLOG_BATCH if len(self._pending) > BACKLOG_BATCH else BATCH
-            batch, self._pending = self._pending[:size], self._pending[size:]
+            queued, self._pending = self._pending[:size], self._pending[size:]
+            batch = [(_built(outcome), future) for outcome, future in queued]
             try:
                 await self._write(batch)
             finally:
@@ -157,6 +188,11 @@ class LedgerWriter:
 
 
 _Entry: TypeAlias = tuple[RunOutcome, "asyncio.Future[FinishedRun] | None"]
+_Queued: TypeAlias = tuple[RunOutcome | Ended, "asyncio.Future[FinishedRun] | None"]
+
+
+def _built(outcome: RunOutcome | Ended) -> RunOutcome:
+    return outcome.outcome() if isinstance(outcome, Ended) else outcome
 
 
 def _fail(batch: Sequence[_Entry], exc: Exception) -> None:
