@@ -714,10 +714,17 @@ def _run_doctor(args: argparse.Namespace, settings: Settings) -> int:
 
     url = settings.postgres_url
     if url is not None:
-        findings = examine_postgres(settings.data_dir, settings.database_path, url)
+        findings = examine_postgres(
+            settings.data_dir, settings.database_path, url, retention=settings.ledger_policy
+        )
     else:
         today = datetime.now(UTC).date()
-        findings = examine(settings.data_dir, settings.database_path, today=today)
+        findings = examine(
+            settings.data_dir,
+            settings.database_path,
+            today=today,
+            retention=settings.ledger_policy,
+        )
     _show(render(findings))
     return 0 if all(f.ok for f in findings) else 1
 

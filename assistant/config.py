@@ -161,7 +161,10 @@ class Settings(BaseSettings):
         1, ge=0, le=36_500, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_DAYS")
     )
     ledger_keep_runs: int = Field(
-        100, ge=0, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_RUNS")
+        3, ge=0, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_RUNS")
+    )
+    finished_keep_days: float = Field(
+        7, ge=0, le=36_500, validation_alias=AliasChoices("ASSISTANT_FINISHED_KEEP_DAYS")
     )
     ledger_compact_rows: int = Field(
         1000, ge=1, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_COMPACT_ROWS")
@@ -349,11 +352,13 @@ class Settings(BaseSettings):
 
     @property
     def ledger_policy(self) -> LedgerPolicy:
-        """What of the run ledger is kept in full (ASSISTANT_LEDGER_KEEP_DAYS and friends)."""
+        """What of the run ledger and of finished tasks is kept (ASSISTANT_LEDGER_KEEP_DAYS,
+        ASSISTANT_FINISHED_KEEP_DAYS and friends)."""
         return LedgerPolicy(
             keep_for=timedelta(days=self.ledger_keep_days),
             keep_runs=self.ledger_keep_runs,
             rows_per_round=self.ledger_compact_rows,
+            finished_for=timedelta(days=self.finished_keep_days),
         )
 
     @property

@@ -3,7 +3,9 @@
 It reads, never changes: the directory's and files' modes, the database file itself, SQLite's
 full ``integrity_check``, every stored text value (a damaged page can leave text that is not
 UTF-8 while ``quick_check`` still says ok: such rows are skipped when read, and listed here),
-and the age of the newest backup (daily, or made by ``assistant backup``).
+the age of the newest backup (daily, or made by ``assistant backup``), and how much the task
+store holds beside what retention keeps of it (``ASSISTANT_LEDGER_KEEP_DAYS``,
+``ASSISTANT_FINISHED_KEEP_DAYS``).
 
 With ``ASSISTANT_DATABASE_URL`` the stores live in PostgreSQL instead (``examine_postgres``):
 the doctor checks that the server answers and which schema versions it holds, names a SQLite
@@ -17,14 +19,17 @@ import asyncio
 import sqlite3
 import stat
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
+
+import asyncpg
 
 from assistant.backup import backups_of, daily_backups, manual_backups
 from assistant.config import SCHEDULER_COMMANDS
 from assistant.datadir import DataError, check_database
 from common import PgConnection, PostgresDatabase, PostgresFailures
+from tasks import LedgerPolicy, StoreSizes, read_postgres_sizes, read_sqlite_sizes
 
 MAX_LISTED = 10
 
@@ -44,8 +49,11 @@ class Finding:
     todo: str = ""
 
 
-def examine(data_dir: Path, database: Path, *, today: date) -> list[Finding]:
-    """Look at the data directory and its database; return what was found, in order."""
+def examine(
+    data_dir: Path, database: Path, *, today: date, retention: LedgerPolicy | None = None
+) -> list[Finding]:
+    """Look at the data directory and its database; return what was found, in order
+    (with ``retention``, what the scheduler keeps, after the store's sizes)."""
     findings = [_modes(data_dir)]
     try:
         check_database(database)
@@ -55,6 +63,7 @@ def examine(data_dir: Path, database: Path, *, today: date) -> list[Finding]:
         return [*findings, Finding(True, f"no database yet at {database} (created on first use)")]
     try:
         findings += _database(database)
+        findings.append(_sqlite_sizes(database))
     except sqlite3.Error as exc:
         findings.append(
             Finding(
@@ -63,14 +72,20 @@ def examine(data_dir: Path, database: Path, *, today: date) -> list[Finding]:
                 "restore a backup (see below), or move the file away to start afresh",
             )
         )
+    if retention is not None:
+        findings.append(_retention(retention))
     findings.append(_backups(data_dir, today))
     return findings
 
 
-def examine_postgres(data_dir: Path, database: Path, url: str) -> list[Finding]:
+def examine_postgres(
+    data_dir: Path, database: Path, url: str, *, retention: LedgerPolicy | None = None
+) -> list[Finding]:
     """Look at the data directory and the PostgreSQL database every store uses (the one
     connection runs in an event loop of its own: this is a command's whole work)."""
-    findings = [_modes(data_dir), asyncio.run(_postgres(url))]
+    findings = [_modes(data_dir), *asyncio.run(_postgres(url))]
+    if retention is not None:
+        findings.append(_retention(retention))
     if database.exists():
         findings.append(
             Finding(
@@ -212,24 +227,93 @@ def _not_open(where: str) -> _Unusable:
     return _Unusable(f"the connection to {where!r} is not open")
 
 
-async def _postgres(url: str) -> Finding:
+async def _postgres(url: str) -> list[Finding]:
     database = PostgresDatabase(
         url, failures=PostgresFailures("the database", _Unusable, _not_open), max_size=1
     )
     try:
         await database.open()
         version, schemas = await database.read(_server_and_schemas, snapshot=True)
+        sizes = await database.read(_postgres_sizes, snapshot=True) if schemas else None
     except _Unusable as exc:
-        return Finding(
-            False,
-            str(exc),
-            "check ASSISTANT_DATABASE_URL, that the server runs, and that it accepts this user",
-        )
+        return [
+            Finding(
+                False,
+                str(exc),
+                "check ASSISTANT_DATABASE_URL, that the server runs, and that it accepts this user",
+            )
+        ]
     finally:
         await database.close()
     held = ", ".join(f"{component} version {n}" for component, n in schemas)
     tables = f"schemas: {held}" if held else "no tables yet (created on first start)"
-    return Finding(True, f"PostgreSQL {version} at {database.where} answers; {tables}")
+    found = [Finding(True, f"PostgreSQL {version} at {database.where} answers; {tables}")]
+    if sizes is not None:
+        found.append(Finding(True, sizes))
+    return found
+
+
+async def _postgres_sizes(conn: PgConnection) -> str:
+    try:
+        async with conn.transaction():  # a savepoint: a missing table leaves the read usable
+            held = await read_postgres_sizes(conn)
+    except asyncpg.PostgresError:
+        return _NO_SIZES
+    size = int(await conn.fetchval("SELECT pg_database_size(current_database())"))
+    return f"{_sizes_text(held)}; database {size / 1e6:,.1f} MB"
+
+
+_NO_SIZES = (
+    "the task tables are not there yet, or of an older version (the next start updates them)"
+)
+
+
+def _sqlite_sizes(database: Path) -> Finding:
+    conn = sqlite3.connect(f"{database.as_uri()}?mode=ro", uri=True)
+    try:
+        held = read_sqlite_sizes(conn)
+    except sqlite3.Error:
+        return Finding(True, _NO_SIZES)
+    finally:
+        conn.close()
+    wal = Path(f"{database}-wal")
+    wal_mb = wal.stat().st_size / 1e6 if wal.exists() else 0.0
+    size = f"file {database.stat().st_size / 1e6:,.1f} MB (WAL {wal_mb:,.1f} MB)"
+    return Finding(True, f"{_sizes_text(held)}; {size}")
+
+
+def _sizes_text(held: StoreSizes) -> str:
+    removed = (
+        f"; {held.removed_tasks:,} finished tasks removed so far, summed up per owner "
+        f"({held.owner_summaries:,} owners)"
+        if held.owner_summaries
+        else ""
+    )
+    return (
+        f"tasks: {held.live_tasks:,} live, {held.finished_tasks:,} finished{removed}; run "
+        f"ledger: {held.ledger_rows:,} rows in full, {held.summaries:,} task summaries"
+    )
+
+
+def _retention(policy: LedgerPolicy) -> Finding:
+    finished = (
+        "finished tasks are kept"
+        if policy.finished_for is None
+        else f"finished tasks (done, cancelled) are removed {_days(policy.finished_for)} after "
+        "their last run into their owner's summary (how many, how they ended, the last outcome "
+        "and the last failure)"
+    )
+    return Finding(
+        True,
+        f"retention: ledger rows older than {_days(policy.keep_for)} are folded into their "
+        f"task's summary (counts, last outcome, last failure; each task's newest "
+        f"{policy.keep_runs} kept in full); {finished}",
+    )
+
+
+def _days(span: timedelta) -> str:
+    days = span / timedelta(days=1)
+    return f"{days:g} day{'' if days == 1 else 's'}"
 
 
 async def _server_and_schemas(conn: PgConnection) -> tuple[str, list[tuple[str, int]]]:

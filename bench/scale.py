@@ -393,6 +393,7 @@ async def part_burst(target: Target, window_file: Path) -> dict[str, float]:
         arrived = notifier.arrivals
         late = [(arrived[i] - ids[i].timestamp()) * 1000 for i in ids if i in arrived]
         figures |= {
+            f"{kind}_min_ms": min(late),
             f"{kind}_p50_ms": statistics.median(late),
             f"{kind}_p99_ms": percentile(late, 0.99),
             f"{kind}_max_ms": max(late),

@@ -63,6 +63,7 @@ from common.redaction import (
     url_secrets,
 )
 from common.sqlite import (
+    WAL_KEEP_BYTES,
     Failures,
     SqliteDatabase,
     UnreadableText,
@@ -81,6 +82,7 @@ __all__ = [
     "REDACTED",
     "REDIRECT_CHECK",
     "SAFE_METHODS",
+    "WAL_KEEP_BYTES",
     "AsyncLifecycle",
     "BlockedAddressError",
     "Clock",

@@ -341,6 +341,9 @@ class LedgerSummary:
         late_runs: How many started late (a lateness was recorded).
         max_late_by: The largest lateness among them.
         last_run_id: The newest folded row (every row up to it that could be folded was).
+        last_status: How the newest folded row ended (``None``: folded before this was kept).
+        last_failure: The error of the newest folded run that failed (``None``: none failed).
+        last_failure_at: When that run was scheduled.
     """
 
     task_id: str
@@ -351,24 +354,94 @@ class LedgerSummary:
     late_runs: int
     max_late_by: timedelta | None
     last_run_id: int
+    last_status: RunStatus | None = None
+    last_failure: str | None = None
+    last_failure_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerSummary:
+    """What an owner's removed tasks were, in sum: finished tasks past the retention age are
+    removed with their ledger, and only this stays of them (one row per owner).
+
+    Attributes:
+        owner_id: The owner.
+        tasks: How many of the owner's tasks were removed.
+        runs: How many runs they had.
+        counts: How many of those runs ended in each status.
+        last_scheduled: The latest scheduled time among those runs.
+        last_status: How the latest of them ended.
+        last_failure: The error of the latest failed run among them (``None``: none failed).
+        last_failure_at: When that run was scheduled.
+        last_failure_task: What that task was (its description).
+    """
+
+    owner_id: str
+    tasks: int
+    runs: int
+    counts: Mapping[RunStatus, int]
+    last_scheduled: datetime | None
+    last_status: RunStatus | None
+    last_failure: str | None
+    last_failure_at: datetime | None
+    last_failure_task: str | None
 
 
 @dataclass(frozen=True, slots=True)
 class Compaction:
-    """What one round of ledger compaction did.
+    """What one round of retention did.
 
     Attributes:
         folded: Ledger rows folded into summaries (and deleted).
         tasks: Tasks looked at.
         next_task: Where the next round starts (after this task id; ``""``: from the first).
         complete: Whether this round ended a pass through every task (the next one starts
-            over); otherwise it stopped part way, at its budget of rows or tasks.
+            over) and removed every finished task old enough; otherwise it stopped part way,
+            at its budget of rows or tasks.
+        removed: Finished tasks removed into their owner's summary.
     """
 
     folded: int
     tasks: int
     next_task: str
     complete: bool
+    removed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """What one round of removing finished tasks did.
+
+    Attributes:
+        tasks: Tasks removed (with their ledger rows and summary).
+        rows: Their ledger rows folded into the owners' summaries.
+        complete: Whether no finished task old enough is left.
+    """
+
+    tasks: int
+    rows: int
+    complete: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSizes:
+    """How much the task store holds (what ``assistant doctor`` reports).
+
+    Attributes:
+        live_tasks: Tasks not finished (active, running, paused, disabled).
+        finished_tasks: Done and cancelled tasks still kept.
+        ledger_rows: Run ledger rows kept in full.
+        summaries: Per-task summaries of folded ledger rows.
+        owner_summaries: Per-owner summaries of removed tasks.
+        removed_tasks: Tasks removed so far, summed over the owners' summaries.
+    """
+
+    live_tasks: int
+    finished_tasks: int
+    ledger_rows: int
+    summaries: int
+    owner_summaries: int
+    removed_tasks: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,18 @@
-"""Keeping the run ledger small: old rows folded into per-task summaries, a little at a time.
+"""Keeping the task store small: old ledger rows folded into per-task summaries, and old
+finished tasks removed into per-owner summaries, a little at a time.
 
 A task that runs every minute writes 1,440 ledger rows a day. ``LedgerRetention`` folds the
 rows older than ``LedgerPolicy.keep_for`` into their task's summary, sparing each task's
-newest ``keep_runs`` rows (a daily task keeps months of detail; a frequent one, a day plus
-its last hundred runs). Each round costs at most ``rows_per_round`` rows and
-``tasks_per_round`` task look-ups, in one short transaction, and rounds continue from where
+newest ``keep_runs`` rows (a daily task keeps its last three runs in full beside its summary;
+a frequent one, a day of runs). Each round costs at most ``rows_per_round`` rows and
+``tasks_per_round`` task look-ups, in one short transaction each, and rounds continue from where
 the last one stopped: a second later while a pass through the tasks is under way, ``every``
 later once it is done. Nothing about which tasks are "frequent" is
 built in: the age and the number kept decide, so the same mechanism can keep every task's
-ledger bounded.
+ledger bounded. With ``LedgerPolicy.finished_for``, each round also removes up to
+``tasks_per_round`` finished tasks (done or cancelled) whose last run is older than that: their
+rows and summary go into their owner's summary (how many tasks and runs, how they ended, the
+last outcome and the last failure), so one-time reminders do not pile up for ever.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 
 from common import Clock
@@ -38,14 +42,18 @@ class LedgerPolicy:
         every: The pause after a round that went through every task.
         between: The pause after a round that stopped part way (its budget was used, or
             more tasks wait): short, but a pause, so claims and deliveries go first.
+        finished_for: Finished tasks (done or cancelled) whose last run (or creation, when
+            they never ran) is older than this are removed into their owner's summary;
+            ``None`` keeps them.
     """
 
     keep_for: timedelta = timedelta(days=1)
-    keep_runs: int = 100
+    keep_runs: int = 3
     rows_per_round: int = 1000
     tasks_per_round: int = 500
     every: timedelta = timedelta(minutes=1)
     between: timedelta = timedelta(seconds=1)
+    finished_for: timedelta | None = timedelta(days=7)
 
 
 class LedgerRetention:
@@ -66,17 +74,26 @@ class LedgerRetention:
         self._stop = asyncio.Event()
 
     async def round(self) -> Compaction:
-        """Fold one bounded round's worth of old rows; return what it did."""
+        """Fold one bounded round's worth of old rows, and remove a bounded number of old
+        finished tasks (two short transactions); return what it did."""
         policy = self.policy
+        now = self._clock.now()
         done = await self._store.compact_ledger(
-            before=self._clock.now() - policy.keep_for,
+            before=now - policy.keep_for,
             keep=policy.keep_runs,
             max_rows=policy.rows_per_round,
             max_tasks=policy.tasks_per_round,
             after_task=self._cursor,
         )
         self._cursor = done.next_task
-        return done
+        if policy.finished_for is None:
+            return done
+        removal = await self._store.remove_finished(
+            before=now - policy.finished_for,
+            max_tasks=policy.tasks_per_round,
+            max_rows=policy.rows_per_round,
+        )
+        return replace(done, removed=removal.tasks, complete=done.complete and removal.complete)
 
     def start(self) -> None:
         """Run rounds in the background until ``stop``."""

@@ -31,9 +31,11 @@ from tasks.store.base import (
 )
 from tasks.store.memory import MemoryTaskStore
 from tasks.store.postgres import TASK_TABLES, PostgresTaskStore
+from tasks.store.postgres import read_sizes as read_postgres_sizes
 from tasks.store.rows import TaskStoreError
 from tasks.store.scope import ChatScope
 from tasks.store.sqlite import SchedulerBusyError, SqliteTaskStore, scheduler_lock
+from tasks.store.sqlite import read_sizes as read_sqlite_sizes
 
 __all__ = [
     "LEASE_LOST_ERROR",
@@ -49,5 +51,7 @@ __all__ = [
     "TaskChange",
     "TaskStore",
     "TaskStoreError",
+    "read_postgres_sizes",
+    "read_sqlite_sizes",
     "scheduler_lock",
 ]

@@ -26,7 +26,10 @@ from tasks.models import (
     Compaction,
     FinishedRun,
     LedgerSummary,
+    OwnerSummary,
+    Removal,
     RunOutcome,
+    StoreSizes,
     Task,
     TaskDraft,
     TaskRun,
@@ -288,6 +291,27 @@ class TaskStore(AsyncLifecycle):
         all. The returned ``next_task`` is where the next call continues (``""`` once the
         last task was looked at). Two schedulers compacting at once never fold a row twice.
         """
+
+    @abstractmethod
+    async def remove_finished(self, *, before: datetime, max_tasks: int, max_rows: int) -> Removal:
+        """Remove finished tasks whose time is past, a bounded amount per call.
+
+        Takes up to ``max_tasks`` tasks that are done or cancelled, whose last run (or, for
+        a task that never ran, its creation) is before ``before``, and that have no run
+        claimed, oldest first, stopping once ``max_rows`` ledger rows were read (at least one
+        task is taken). Each task's remaining ledger rows are folded into its summary, that
+        summary into its owner's ``OwnerSummary``, and the task, its rows and its summary are
+        deleted, all in one transaction. Two schedulers removing at once never take a task
+        twice.
+        """
+
+    @abstractmethod
+    async def owner_summary(self, owner_id: str) -> OwnerSummary | None:
+        """Return the summary of the owner's removed tasks (``None``: none removed yet)."""
+
+    @abstractmethod
+    async def sizes(self) -> StoreSizes:
+        """Count what the store holds: tasks live and finished, ledger rows, summaries."""
 
     @abstractmethod
     async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:

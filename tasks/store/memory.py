@@ -25,8 +25,11 @@ from tasks.models import (
     FinishedRun,
     LedgerSummary,
     MisfireAction,
+    OwnerSummary,
+    Removal,
     RunOutcome,
     RunStatus,
+    StoreSizes,
     Task,
     TaskDraft,
     TaskRun,
@@ -35,7 +38,7 @@ from tasks.models import (
 )
 from tasks.store.base import LEASE_LOST_ERROR, UNSET, GivenUp, TaskChange, TaskStore, not_found
 from tasks.store.planning import Reclaim, plan_claim, plan_reclaim
-from tasks.store.retention import FOLDABLE, FoldedRow, fold
+from tasks.store.retention import FOLDABLE, FoldedRow, absorb, fold
 from tasks.store.transitions import (
     after_run,
     after_skipped_retry,
@@ -65,6 +68,7 @@ class MemoryTaskStore(TaskStore):
         self._runs: dict[int, TaskRun] = {}
         self._runs_of: dict[str, list[int]] = {}
         self._summaries: dict[str, LedgerSummary] = {}
+        self._owners: dict[str, OwnerSummary] = {}
         self._run_ids = itertools.count(1)
         self._due: list[tuple[datetime, str]] = []  # (next_run, task id) of enabled tasks
         self._leases: list[tuple[datetime, int]] = []  # (lease_until, run id) of claimed runs
@@ -275,7 +279,7 @@ class MemoryTaskStore(TaskStore):
             room = max_rows - folded
             taken, rest = candidates[:room], candidates[room:]
             if taken:
-                rows = [FoldedRow(r.id, r.status, r.scheduled_for, r.late_by) for r in taken]
+                rows = [_folded(r) for r in taken]
                 self._summaries[task_id] = fold(task_id, self._summaries.get(task_id), rows)
                 gone = {r.id for r in taken}
                 self._runs_of[task_id] = [i for i in ids if i not in gone]
@@ -287,6 +291,47 @@ class MemoryTaskStore(TaskStore):
             cursor = task_id
         complete = len(looked) < max_tasks
         return Compaction(folded, len(looked), "" if complete else cursor, complete)
+
+    async def remove_finished(self, *, before: datetime, max_tasks: int, max_rows: int) -> Removal:
+        """Remove old finished tasks into their owners' summaries (see the store)."""
+        before = require_aware(before, "before")
+        found = sorted(
+            (task.last_run or task.created_at, task.id)
+            for task in self._tasks.values()
+            if not task.status.is_live
+            and (task.last_run or task.created_at) < before
+            and not any(
+                self._runs[i].status is RunStatus.CLAIMED for i in self._runs_of.get(task.id, [])
+            )
+        )[:max_tasks]
+        removed = rows = 0
+        for _, task_id in found:
+            if removed and rows >= max_rows:
+                return Removal(removed, rows, complete=False)
+            task = self._tasks.pop(task_id)
+            runs = [self._runs.pop(i) for i in self._runs_of.pop(task_id, [])]
+            summary = fold(task_id, self._summaries.pop(task_id, None), map(_folded, runs))
+            owner = self._owners.get(task.owner_id)
+            self._owners[task.owner_id] = absorb(task.owner_id, owner, summary, task.description)
+            removed += 1
+            rows += len(runs)
+        return Removal(removed, rows, complete=len(found) < max_tasks)
+
+    async def owner_summary(self, owner_id: str) -> OwnerSummary | None:
+        """Return the summary of the owner's removed tasks, if any were removed."""
+        return self._owners.get(owner_id)
+
+    async def sizes(self) -> StoreSizes:
+        """Count what the store holds."""
+        live = sum(1 for task in self._tasks.values() if task.status.is_live)
+        return StoreSizes(
+            live_tasks=live,
+            finished_tasks=len(self._tasks) - live,
+            ledger_rows=len(self._runs),
+            summaries=len(self._summaries),
+            owner_summaries=len(self._owners),
+            removed_tasks=sum(owner.tasks for owner in self._owners.values()),
+        )
 
     async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
         """Return the summary of the task's folded runs, if any were folded."""
@@ -409,6 +454,10 @@ class MemoryTaskStore(TaskStore):
         )
         self._put(task)
         return after.finished(outcome)
+
+
+def _folded(run: TaskRun) -> FoldedRow:
+    return FoldedRow(run.id, run.status, run.scheduled_for, run.late_by, run.error)
 
 
 def _pop_due(

@@ -1,5 +1,6 @@
-"""Ledger retention: which rows of a task's ledger may be folded into its summary, and the
-folding itself (pure; every store uses it, so they all sum the same way).
+"""Retention: which rows of a task's ledger may be folded into its summary, the folding
+itself, and a removed task's summary taken into its owner's (pure; every store uses them, so
+they all sum the same way).
 
 A row may be folded when it is final (not claimed), is not an ``outcome_unknown`` run (its
 owner may still be asked to run it again, bound to that row), was claimed before the
@@ -7,7 +8,9 @@ retention age, and is not among its task's newest ``keep`` rows. A store reads a
 oldest first through its ``(task_id, id)`` index and ``take_old`` stops at the first young
 one, so a pass over tasks whose old rows are gone costs two index look-ups per task. What
 folding keeps of the rows is a ``LedgerSummary`` per task: how many, how each ended, their
-first and last scheduled times, and how late they started.
+first and last scheduled times, how late they started, how the newest ended and the newest
+failure. A finished task (done or cancelled) past the age is removed whole: its rows are folded
+into its summary as above, and that summary into its owner's ``OwnerSummary`` (``absorb``).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from tasks.models import LedgerSummary, RunStatus
+from tasks.models import LedgerSummary, OwnerSummary, RunStatus
 
 FOLDABLE = tuple(
     status.value
@@ -36,6 +39,7 @@ class FoldedRow:
     status: RunStatus
     scheduled_for: datetime
     late_by: timedelta | None
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,12 @@ class LedgerRow:
     scheduled_for: datetime
     late_by: timedelta | None
     claimed_at: datetime
+    error: str | None = None
+
+    def folded(self) -> FoldedRow:
+        """What a summary keeps of this row."""
+        status = RunStatus(self.status)
+        return FoldedRow(self.id, status, self.scheduled_for, self.late_by, self.error)
 
 
 def take_old(
@@ -69,8 +79,7 @@ def take_old(
             return taken, True
         read += 1
         if row.status in FOLDABLE:
-            late = row.late_by
-            taken.append(FoldedRow(row.id, RunStatus(row.status), row.scheduled_for, late))
+            taken.append(row.folded())
     return taken, read >= page
 
 
@@ -83,6 +92,9 @@ def fold(task_id: str, summary: LedgerSummary | None, rows: Iterable[FoldedRow])
     late_runs = summary.late_runs if summary else 0
     worst = summary.max_late_by if summary else None
     last_id = summary.last_run_id if summary else 0
+    last_status = summary.last_status if summary else None
+    failure = (summary.last_failure, summary.last_failure_at) if summary else (None, None)
+    failure_id = 0  # rows folded now are newer than any folded before
     for row in rows:
         runs += 1
         counts[row.status] += 1
@@ -91,7 +103,11 @@ def fold(task_id: str, summary: LedgerSummary | None, rows: Iterable[FoldedRow])
         if row.late_by is not None and row.late_by > timedelta(0):
             late_runs += 1
             worst = row.late_by if worst is None else max(worst, row.late_by)
-        last_id = max(last_id, row.id)
+        if row.id >= last_id:
+            last_id, last_status = row.id, row.status
+        if row.status.is_failure and row.id >= failure_id:
+            failure_id = row.id
+            failure = (row.error or row.status.value, row.scheduled_for)
     return LedgerSummary(
         task_id=task_id,
         runs=runs,
@@ -101,10 +117,45 @@ def fold(task_id: str, summary: LedgerSummary | None, rows: Iterable[FoldedRow])
         late_runs=late_runs,
         max_late_by=worst,
         last_run_id=last_id,
+        last_status=last_status,
+        last_failure=failure[0],
+        last_failure_at=failure[1],
     )
 
 
-def counts_json(summary: LedgerSummary) -> str:
+def absorb(
+    owner_id: str, owner: OwnerSummary | None, removed: LedgerSummary, description: str
+) -> OwnerSummary:
+    """The owner's summary (``None``: none yet) with a removed task's summary taken in."""
+    counts: Counter[RunStatus] = Counter(owner.counts if owner else {})
+    counts.update(removed.counts)
+    last, last_status = (owner.last_scheduled, owner.last_status) if owner else (None, None)
+    if removed.last_scheduled is not None and (last is None or removed.last_scheduled >= last):
+        last, last_status = removed.last_scheduled, removed.last_status
+    failure = (
+        (owner.last_failure, owner.last_failure_at, owner.last_failure_task)
+        if owner
+        else (None, None, None)
+    )
+    newer = removed.last_failure_at is not None and (
+        failure[1] is None or removed.last_failure_at >= failure[1]
+    )
+    if newer:
+        failure = (removed.last_failure, removed.last_failure_at, description)
+    return OwnerSummary(
+        owner_id=owner_id,
+        tasks=(owner.tasks if owner else 0) + 1,
+        runs=(owner.runs if owner else 0) + removed.runs,
+        counts=dict(counts),
+        last_scheduled=last,
+        last_status=last_status,
+        last_failure=failure[0],
+        last_failure_at=failure[1],
+        last_failure_task=failure[2],
+    )
+
+
+def counts_json(summary: LedgerSummary | OwnerSummary) -> str:
     """The per-status counts as stored (JSON text, statuses by name)."""
     return json.dumps({status.value: n for status, n in sorted(summary.counts.items())})
 

@@ -27,6 +27,7 @@ from tasks.models import (
     MisfireAction,
     MisfirePolicy,
     MisfireRule,
+    OwnerSummary,
     RunStatus,
     Task,
     TaskDraft,
@@ -36,7 +37,7 @@ from tasks.models import (
 from tasks.schedule.model import Schedule
 from tasks.schedule.stored import schedule_from_json
 from tasks.store.dialect import Dialect
-from tasks.store.retention import LedgerRow, counts_from_json
+from tasks.store.retention import LedgerRow, counts_from_json, counts_json
 
 COMPONENT = "tasks"
 """The task tables' row in ``schema_versions``."""
@@ -54,9 +55,14 @@ RUN_COLUMNS = (
     "lease_until, started_at, finished_at, result, error"
 )
 SUMMARY_COLUMNS = (
-    "task_id, runs, counts, first_scheduled, last_scheduled, late_runs, max_late_by, last_run_id"
+    "task_id, runs, counts, first_scheduled, last_scheduled, late_runs, max_late_by, last_run_id,"
+    " last_status, last_failure, last_failure_at"
 )
-LEDGER_COLUMNS = "id, status, scheduled_for, late_by, claimed_at"
+OWNER_SUMMARY_COLUMNS = (
+    "owner_id, tasks, runs, counts, last_scheduled, last_status, last_failure, last_failure_at,"
+    " last_failure_task"
+)
+LEDGER_COLUMNS = "id, status, scheduled_for, late_by, claimed_at, error"
 """What compaction reads of a ledger row (``ledger_row``)."""
 
 
@@ -177,7 +183,47 @@ def summary_from_row(row: Row, dialect: Dialect) -> LedgerSummary:
         late_runs=int(row[5]),
         max_late_by=span_opt(row[6]),
         last_run_id=int(row[7]),
+        last_status=None if row[8] is None else RunStatus(row[8]),
+        last_failure=row[9],
+        last_failure_at=dialect.read_time_opt(row[10]),
     )
+
+
+def summary_values(summary: LedgerSummary, dialect: Dialect) -> tuple[Any, ...]:
+    """A summary as stored, in the order of ``SUMMARY_COLUMNS``."""
+    return (
+        summary.task_id, summary.runs, counts_json(summary),
+        dialect.time_opt(summary.first_scheduled), dialect.time_opt(summary.last_scheduled),
+        summary.late_runs, seconds_opt(summary.max_late_by), summary.last_run_id,
+        None if summary.last_status is None else summary.last_status.value,
+        summary.last_failure, dialect.time_opt(summary.last_failure_at),
+    )  # fmt: skip
+
+
+def owner_summary_from_row(row: Row, dialect: Dialect) -> OwnerSummary:
+    """Build an ``OwnerSummary`` from a row selected with ``OWNER_SUMMARY_COLUMNS``."""
+    return OwnerSummary(
+        owner_id=row[0],
+        tasks=int(row[1]),
+        runs=int(row[2]),
+        counts=counts_from_json(row[3]),
+        last_scheduled=dialect.read_time_opt(row[4]),
+        last_status=None if row[5] is None else RunStatus(row[5]),
+        last_failure=row[6],
+        last_failure_at=dialect.read_time_opt(row[7]),
+        last_failure_task=row[8],
+    )
+
+
+def owner_summary_values(summary: OwnerSummary, dialect: Dialect) -> tuple[Any, ...]:
+    """An owner's summary as stored, in the order of ``OWNER_SUMMARY_COLUMNS``."""
+    return (
+        summary.owner_id, summary.tasks, summary.runs, counts_json(summary),
+        dialect.time_opt(summary.last_scheduled),
+        None if summary.last_status is None else summary.last_status.value,
+        summary.last_failure, dialect.time_opt(summary.last_failure_at),
+        summary.last_failure_task,
+    )  # fmt: skip
 
 
 def ledger_row(row: Row, dialect: Dialect) -> LedgerRow:
@@ -188,4 +234,5 @@ def ledger_row(row: Row, dialect: Dialect) -> LedgerRow:
         dialect.read_time(row[2]),
         span_opt(row[3]),
         dialect.read_time(row[4]),
+        row[5],
     )

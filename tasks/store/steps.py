@@ -17,20 +17,32 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from common import require_aware
-from tasks.models import Compaction, LedgerSummary, Task, TaskRun, TaskStatus
+from tasks.models import (
+    Compaction,
+    LedgerSummary,
+    OwnerSummary,
+    Removal,
+    StoreSizes,
+    Task,
+    TaskRun,
+    TaskStatus,
+)
 from tasks.store.base import UNSET, TaskChange, TaskStore, not_found
 from tasks.store.dialect import Dialect, Statement
-from tasks.store.retention import FOLDABLE, FoldedRow, LedgerRow, counts_json, fold, take_old
+from tasks.store.retention import FOLDABLE, FoldedRow, LedgerRow, absorb, fold, take_old
 from tasks.store.rows import (
     LEDGER_COLUMNS,
+    OWNER_SUMMARY_COLUMNS,
     RUN_COLUMNS,
     SUMMARY_COLUMNS,
     TASK_COLUMNS,
     Row,
     ledger_row,
+    owner_summary_from_row,
+    owner_summary_values,
     run_from_row,
-    seconds_opt,
     summary_from_row,
+    summary_values,
     task_from_row,
 )
 from tasks.store.transitions import changed
@@ -41,6 +53,9 @@ Steps = Generator[Statement, Any, T]
 
 _COMPACTION_LOCK = 0x1ED6E2  # "ledger compaction", for databases with several writers
 _LIVE = "status NOT IN ('done', 'cancelled')"
+_FINISHED = "status IN ('done', 'cancelled')"
+_FINISHED_SINCE = "coalesce(last_run, created_at)"
+"""When a finished task last did anything (the index of finished tasks is on it)."""
 
 
 def single(statement: Statement) -> Steps[Any]:
@@ -215,19 +230,103 @@ def _oldest(
 
 def _fold(d: Dialect, task_id: str, rows: Sequence[FoldedRow]) -> Steps[None]:
     merged = fold(task_id, (yield from _summary(d, task_id)), rows)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in SUMMARY_COLUMNS.split(", ")[1:])
     yield d.statement(
-        f"INSERT INTO task_run_summaries ({SUMMARY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (task_id) DO UPDATE SET runs = excluded.runs, counts = excluded.counts,"
-        " first_scheduled = excluded.first_scheduled, last_scheduled = excluded.last_scheduled,"
-        " late_runs = excluded.late_runs, max_late_by = excluded.max_late_by,"
-        " last_run_id = excluded.last_run_id",
-        task_id, merged.runs, counts_json(merged), d.time_opt(merged.first_scheduled),
-        d.time_opt(merged.last_scheduled), merged.late_runs, seconds_opt(merged.max_late_by),
-        merged.last_run_id,
-    )  # fmt: skip
+        f"INSERT INTO task_run_summaries ({SUMMARY_COLUMNS}) VALUES ({_marks(SUMMARY_COLUMNS)})"
+        f" ON CONFLICT (task_id) DO UPDATE SET {updates}",
+        *summary_values(merged, d),
+    )
     for chunk in d.chunks([row.id for row in rows]):
         ids, params = d.any_of("id", chunk, "bigint[]")
         yield d.statement(f"DELETE FROM task_runs WHERE {ids}", *params)
+
+
+def remove_finished(
+    d: Dialect, *, before: datetime, max_tasks: int, max_rows: int
+) -> Steps[Removal]:
+    """Remove finished tasks past ``before`` into their owners' summaries (bounded).
+
+    The tasks are found through the index of finished tasks by their last activity, oldest
+    first; each task's rows through its ``(task_id, id)`` index.
+    """
+    lock = d.try_lock(_COMPACTION_LOCK)
+    if lock is not None and not (yield lock):
+        return Removal(0, 0, complete=True)  # another scheduler is at it
+    found = yield d.statement(
+        f"SELECT id, owner_id, description FROM scheduled_tasks WHERE {_FINISHED} AND"
+        f" {_FINISHED_SINCE} < ? AND NOT EXISTS (SELECT 1 FROM task_runs"
+        " WHERE task_runs.task_id = scheduled_tasks.id AND task_runs.status = 'claimed')"
+        f" ORDER BY {_FINISHED_SINCE}, id LIMIT ?{d.lock_rows}",
+        d.time(before), max_tasks, want="all",
+    )  # fmt: skip
+    removed = rows_read = 0
+    for task_id, owner_id, description in found:
+        if removed and rows_read >= max_rows:
+            return Removal(removed, rows_read, complete=False)
+        rows = yield d.statement(
+            f"SELECT {LEDGER_COLUMNS} FROM task_runs WHERE task_id = ? ORDER BY id",
+            task_id, want="all",
+        )  # fmt: skip
+        taken = [ledger_row(row, d).folded() for row in rows]
+        summary = fold(task_id, (yield from _summary(d, task_id)), taken)
+        owner = yield from _owner_summary(d, owner_id)
+        yield from _store_owner_summary(d, absorb(owner_id, owner, summary, description))
+        yield d.statement("DELETE FROM task_runs WHERE task_id = ?", task_id)
+        yield d.statement("DELETE FROM task_run_summaries WHERE task_id = ?", task_id)
+        yield d.statement("DELETE FROM scheduled_tasks WHERE id = ?", task_id)
+        removed += 1
+        rows_read += len(taken)
+    return Removal(removed, rows_read, complete=len(found) < max_tasks)
+
+
+def owner_summary(d: Dialect, owner_id: str) -> Steps[OwnerSummary | None]:
+    """The summary of the owner's removed tasks, or ``None`` when none was removed."""
+    return (yield from _owner_summary(d, owner_id))
+
+
+def sizes(d: Dialect) -> Steps[StoreSizes]:
+    """What the store holds, counted."""
+    tasks = yield d.statement(
+        f"SELECT count(*) FILTER (WHERE NOT ({_FINISHED})), count(*) FILTER (WHERE {_FINISHED})"
+        " FROM scheduled_tasks",
+        want="one",
+    )
+    ledger = yield d.statement("SELECT count(*) FROM task_runs", want="value")
+    summaries = yield d.statement("SELECT count(*) FROM task_run_summaries", want="value")
+    owners = yield d.statement(
+        "SELECT count(*), coalesce(sum(tasks), 0) FROM task_owner_summaries", want="one"
+    )
+    return StoreSizes(
+        live_tasks=int(tasks[0]),
+        finished_tasks=int(tasks[1]),
+        ledger_rows=int(ledger),
+        summaries=int(summaries),
+        owner_summaries=int(owners[0]),
+        removed_tasks=int(owners[1]),
+    )
+
+
+def _owner_summary(d: Dialect, owner_id: str) -> Steps[OwnerSummary | None]:
+    row: Row | None = yield d.statement(
+        f"SELECT {OWNER_SUMMARY_COLUMNS} FROM task_owner_summaries WHERE owner_id = ?",
+        owner_id,
+        want="one",
+    )
+    return None if row is None else owner_summary_from_row(row, d)
+
+
+def _store_owner_summary(d: Dialect, summary: OwnerSummary) -> Steps[None]:
+    columns = OWNER_SUMMARY_COLUMNS
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns.split(", ")[1:])
+    yield d.statement(
+        f"INSERT INTO task_owner_summaries ({columns}) VALUES ({_marks(columns)})"
+        f" ON CONFLICT (owner_id) DO UPDATE SET {updates}",
+        *owner_summary_values(summary, d),
+    )
+
+
+def _marks(columns: str) -> str:
+    return ", ".join("?" * len(columns.split(", ")))
 
 
 def _summary(d: Dialect, task_id: str) -> Steps[LedgerSummary | None]:
@@ -322,6 +421,21 @@ class SqlTaskStore(TaskStore):
     async def ledger_summary(self, task_id: str, owner_id: str) -> LedgerSummary | None:
         """Return the summary of the task's folded rows, if any were folded."""
         return await self._read(ledger_summary(self.dialect, task_id, owner_id))
+
+    async def remove_finished(self, *, before: datetime, max_tasks: int, max_rows: int) -> Removal:
+        """Remove old finished tasks into their owners' summaries in one write transaction."""
+        before = require_aware(before, "before")
+        return await self._write(
+            remove_finished(self.dialect, before=before, max_tasks=max_tasks, max_rows=max_rows)
+        )
+
+    async def owner_summary(self, owner_id: str) -> OwnerSummary | None:
+        """Return the summary of the owner's removed tasks, if any were removed."""
+        return await self._read(owner_summary(self.dialect, owner_id))
+
+    async def sizes(self) -> StoreSizes:
+        """Count what the store holds, in one read."""
+        return await self._read(sizes(self.dialect))
 
     async def compact_ledger(
         self,

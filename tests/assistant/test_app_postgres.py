@@ -110,7 +110,9 @@ async def test_doctor_and_backups_on_postgresql(tmp_path: Path, postgres_url: st
         pass
 
     assert "PostgreSQL 18" in doctor.stdout and "answers" in doctor.stdout
-    assert "memory version 3, tasks version 2" in doctor.stdout
+    assert "memory version 3, tasks version 3" in doctor.stdout
+    assert "tasks: 0 live, 0 finished; run ledger: 0 rows in full" in doctor.stdout
+    assert "MB" in doctor.stdout and "retention: ledger rows older than 1 day" in doctor.stdout
     assert f"{tmp_path / 'assistant.db'} is not used" in doctor.stdout
     assert "pg_dump" in doctor.stdout and "No problems found." in doctor.stdout
     assert backup.returncode == 1 and "pg_dump" in backup.stderr

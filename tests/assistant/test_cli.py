@@ -284,6 +284,19 @@ def test_the_doctor_counts_a_backup_made_on_demand(tmp_path: Path) -> None:
     assert "no backup" not in after
 
 
+def test_the_doctor_says_what_the_task_store_holds_and_what_retention_keeps(
+    tmp_path: Path,
+) -> None:
+    run("ask", "remind me in 5 minutes to call mom", data_dir=tmp_path)
+    run("ask", "remind me every day at 9am to stretch", data_dir=tmp_path)
+    kept = {"ASSISTANT_LEDGER_KEEP_DAYS": "2", "ASSISTANT_FINISHED_KEEP_DAYS": "30"}
+    doctor = run("doctor", data_dir=tmp_path, env=kept).stdout
+
+    assert "tasks: 2 live, 0 finished; run ledger: 0 rows in full, 0 task summaries" in doctor
+    assert "ledger rows older than 2 days are folded into their task's summary" in doctor
+    assert "finished tasks (done, cancelled) are removed 30 days after their last run" in doctor
+
+
 def test_web_without_tokens_refuses_another_host_naming_it_and_a_bad_port(
     tmp_path: Path,
 ) -> None:

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from common import Failures, SqliteDatabase
-from common.sqlite import WAL_KEEP_BYTES
+from common import WAL_KEEP_BYTES, Failures, SqliteDatabase
 from memory import MemoryStore, MemoryStoreError, StoreClosedError
 from tasks import TaskError
 from tasks.store.sqlite import TaskDatabase, TaskStoreError

@@ -21,7 +21,8 @@ from tasks import (
     SqliteTaskStore,
     TaskManager,
 )
-from tests.tasks.conftest import T0, RecordingNotifier, every
+from tasks.engine import LedgerRetention
+from tests.tasks.conftest import T0, RecordingNotifier, every, once_at
 
 MINUTE = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
@@ -94,3 +95,42 @@ async def test_health_reports_runs_that_start_late_and_forgets_them_after_a_minu
     # A minute on, the late starts are forgotten; the run due a second ago waits: that is
     # what is late now.
     assert later.late == timedelta(seconds=1)
+
+
+async def test_retention_rounds_remove_finished_reminders_past_the_age_a_few_at_a_time(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    store = SqliteTaskStore(tmp_path / "assistant.db")
+    notifier = RecordingNotifier()
+    async with TaskManager(store=store, clock=clock, notifier=notifier) as manager:
+        await manager.start(timer=False)
+        for n in range(5):
+            await manager.add_task(
+                owner_id="alice", chat_id="chat-alice", task_type="reminder",
+                schedule=once_at(T0 + (n + 1) * MINUTE), execution_data={"message": f"r{n}"},
+            )  # fmt: skip
+        kept = await manager.add_task(
+            owner_id="alice", chat_id="chat-alice", task_type="reminder",
+            schedule=every(HOUR), execution_data={"message": "hourly"},
+        )  # fmt: skip
+        clock.advance(10 * MINUTE)
+        await manager.run_due()
+        policy = LedgerPolicy(keep_for=HOUR, tasks_per_round=2, finished_for=timedelta(days=1))
+        retention = LedgerRetention(store, clock, policy)
+        too_young = await retention.round()
+        clock.advance(timedelta(days=1, minutes=1))  # their runs finished 10 minutes in
+        rounds = [await retention.round()]
+        while not rounds[-1].complete:
+            rounds.append(await retention.round())
+        summary = await store.owner_summary("alice")
+        left = await manager.list_tasks("alice", include_finished=True)
+
+    assert too_young.removed == 0
+    removed = [r.removed for r in rounds]
+    assert sum(removed) == 5 and max(removed) == 2  # at most tasks_per_round a round
+    assert [t.id for t in left] == [kept.id]
+    assert summary is not None and (summary.tasks, summary.runs) == (5, 5)
+    assert summary.counts == {RunStatus.SUCCEEDED: 5}
+    assert sorted(d.text[:2] for d in notifier.deliveries if d.task_id != kept.id) == [
+        f"r{n}" for n in range(5)
+    ]

@@ -851,9 +851,13 @@ async def _run_minutes(store: TaskStore, task_id: str, minutes: int) -> list[int
     ids = []
     for minute in range(minutes):
         now = T0 + minute * MINUTE
-        status = RunStatus.FAILED if minute % 10 == 3 else RunStatus.SUCCEEDED
+        failed = minute % 10 == 3
+        status = RunStatus.FAILED if failed else RunStatus.SUCCEEDED
+        error = f"no answer at minute {minute}" if failed else None
         for claim in await store.claim_due(now, limit=10, lease=LEASE):
-            outcome = RunOutcome(claim.run.id, claim.task.id, status, now, now, result="sent")
+            outcome = RunOutcome(
+                claim.run.id, claim.task.id, status, now, now, result="sent", error=error
+            )
             await store.finish_runs([outcome], max_failures=1000)
             if claim.task.id == task_id:
                 ids.append(claim.run.id)
@@ -886,6 +890,9 @@ async def test_old_ledger_rows_fold_into_a_summary_a_bounded_round_at_a_time(
     assert summary is not None and summary.runs == 20 and summary.last_run_id == ids[19]
     assert summary.counts == {RunStatus.SUCCEEDED: 18, RunStatus.FAILED: 2}
     assert summary.first_scheduled == T0 and summary.last_scheduled == T0 + 19 * MINUTE
+    assert summary.last_status is RunStatus.SUCCEEDED  # minute 19's
+    assert summary.last_failure == "no answer at minute 13"
+    assert summary.last_failure_at == T0 + 13 * MINUTE
     assert await store.ledger_summary(other.id, "bob") is None
     with pytest.raises(TaskNotFoundError):
         await store.ledger_summary(task.id, "bob")
@@ -983,3 +990,96 @@ async def test_two_stores_compacting_at_once_never_fold_a_row_twice(
 
     assert sum(folded) == 30 and left == [2, 2, 2]
     assert [s.runs if s else 0 for s in summaries] == [10, 10, 10]
+
+
+async def _ran_once(store: TaskStore, task: Task, status: RunStatus, error: str | None) -> None:
+    """Claim the one-time task at its time and finish its run with ``status``."""
+    assert task.next_run is not None
+    (claim,) = await store.claim_due(task.next_run, limit=1, lease=LEASE)
+    assert claim.task.id == task.id
+    ended = RunOutcome(claim.run.id, task.id, status, task.next_run, task.next_run, error=error)
+    await store.finish_runs([ended], max_failures=5)
+
+
+async def test_finished_tasks_past_the_age_go_into_their_owners_summary(store: TaskStore) -> None:
+    done = await store.add_task(reminder_draft(once_at(T0), message="call mom"))
+    await _ran_once(store, done, RunStatus.SUCCEEDED, None)
+    failed = await store.add_task(reminder_draft(once_at(T0 + MINUTE), message="water plants"))
+    await _ran_once(store, failed, RunStatus.FAILED, "the chat is gone")
+    cancelled = await store.add_task(reminder_draft(once_at(T0 + 5 * HOUR), message="never"))
+    cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
+    await store.update_task(cancelled.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    recurring = await store.add_task(reminder_draft(every(HOUR, anchor=T0 + 3 * HOUR)))
+    young = await store.add_task(reminder_draft(once_at(T0 + 2 * HOUR), message="young"))
+    await _ran_once(store, young, RunStatus.SUCCEEDED, None)
+    bobs = await store.add_task(reminder_draft(once_at(T0 + 2 * MINUTE), owner="bob"))
+    await _ran_once(store, bobs, RunStatus.SUCCEEDED, None)
+    before = T0 + HOUR  # done at T0, T0 + 1 and 2 min, cancelled (made at T0): old enough
+
+    first = await store.remove_finished(before=before, max_tasks=2, max_rows=100)
+    second = await store.remove_finished(before=before, max_tasks=2, max_rows=100)
+    last = await store.remove_finished(before=before, max_tasks=2, max_rows=100)
+
+    assert (first.tasks, first.complete) == (2, False)
+    assert (second.tasks + last.tasks, last.complete) == (2, True)
+    for gone in (done, failed, cancelled, bobs):
+        assert await store.get_task(gone.id) is None
+        with pytest.raises(TaskNotFoundError):
+            await store.history(gone.id, gone.owner_id)
+    assert await store.get_task(recurring.id) is not None
+    assert await store.get_task(young.id) is not None
+    alice = await store.owner_summary("alice")
+    assert alice is not None and (alice.tasks, alice.runs) == (3, 2)
+    assert alice.counts == {RunStatus.SUCCEEDED: 1, RunStatus.FAILED: 1}
+    assert alice.last_status is RunStatus.FAILED and alice.last_scheduled == T0 + MINUTE
+    assert alice.last_failure == "the chat is gone" and alice.last_failure_task == "water plants"
+    assert alice.last_failure_at == T0 + MINUTE
+    bob = await store.owner_summary("bob")
+    assert bob is not None and (bob.tasks, bob.runs, bob.last_failure) == (1, 1, None)
+    sizes = await store.sizes()
+    assert (sizes.live_tasks, sizes.finished_tasks, sizes.ledger_rows) == (1, 1, 1)
+    assert (sizes.owner_summaries, sizes.removed_tasks) == (2, 4)
+
+
+async def test_a_finished_task_with_a_run_in_flight_stays_until_the_run_ends(
+    store: TaskStore,
+) -> None:
+    task = await store.add_task(reminder_draft(once_at(T0)))
+    (claim,) = await store.claim_due(T0, limit=1, lease=LEASE)
+    cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
+    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+
+    while_running = await store.remove_finished(before=T0 + HOUR, max_tasks=10, max_rows=100)
+    ended = RunOutcome(claim.run.id, task.id, RunStatus.SUCCEEDED, T0, T0)
+    await store.finish_runs([ended], max_failures=5)
+    after = await store.remove_finished(before=T0 + HOUR, max_tasks=10, max_rows=100)
+
+    assert (while_running.tasks, while_running.complete) == (0, True)
+    assert after.tasks == 1 and await store.get_task(task.id) is None
+
+
+async def test_two_stores_removing_at_once_never_remove_a_task_twice(
+    store_factory: StoreFactory,
+) -> None:
+    async with store_factory() as first, store_factory() as second:
+        for minute in range(12):
+            task = await first.add_task(reminder_draft(once_at(T0 + minute * MINUTE)))
+            await _ran_once(first, task, RunStatus.SUCCEEDED, None)
+
+        async def remove(store: TaskStore) -> int:
+            removed = 0
+            for _ in range(10):
+                removal = await store.remove_finished(before=T0 + HOUR, max_tasks=2, max_rows=9)
+                removed += removal.tasks
+                await asyncio.sleep(0)
+            return removed
+
+        removed = list(await asyncio.gather(remove(first), remove(second)))
+        while (
+            rest := await first.remove_finished(before=T0 + HOUR, max_tasks=20, max_rows=99)
+        ).tasks:
+            removed.append(rest.tasks)  # what a round that found the other at it left
+        summary = await first.owner_summary("alice")
+
+    assert sum(removed) == 12
+    assert summary is not None and (summary.tasks, summary.runs) == (12, 12)

@@ -31,9 +31,17 @@ TASK_TABLES = (
         "task_run_summaries",
         (
             "task_id", "runs", "counts", "first_scheduled", "last_scheduled", "late_runs",
-            "max_late_by", "last_run_id",
+            "max_late_by", "last_run_id", "last_status", "last_failure", "last_failure_at",
         ),
-        {"first_scheduled": instant, "last_scheduled": instant},
+        dict.fromkeys(("first_scheduled", "last_scheduled", "last_failure_at"), instant),
+    ),
+    TableCopy(
+        "task_owner_summaries",
+        (
+            "owner_id", "tasks", "runs", "counts", "last_scheduled", "last_status",
+            "last_failure", "last_failure_at", "last_failure_task",
+        ),
+        dict.fromkeys(("last_scheduled", "last_failure_at"), instant),
     ),
 )  # fmt: skip
 """In the order they are copied (runs refer to tasks)."""

@@ -69,7 +69,29 @@ _V2 = (
     )""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
+# Version 3 (issue 29): a summary keeps how its newest run ended and its newest failure;
+# finished tasks past the retention age are removed into one summary per owner, found through
+# an index of finished tasks by their last activity.
+_V3 = (
+    "ALTER TABLE task_run_summaries ADD COLUMN last_status text",
+    "ALTER TABLE task_run_summaries ADD COLUMN last_failure text",
+    "ALTER TABLE task_run_summaries ADD COLUMN last_failure_at timestamptz",
+    """CREATE TABLE task_owner_summaries (
+        owner_id text PRIMARY KEY,
+        tasks integer NOT NULL,
+        runs integer NOT NULL,
+        counts text NOT NULL,
+        last_scheduled timestamptz,
+        last_status text,
+        last_failure text,
+        last_failure_at timestamptz,
+        last_failure_task text
+    )""",
+    "CREATE INDEX scheduled_tasks_finished ON scheduled_tasks (coalesce(last_run, created_at))"
+    " WHERE status IN ('done', 'cancelled')",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -26,7 +26,15 @@ from common import (
 )
 from tasks.errors import TaskError
 from tasks.limits import TaskLimits
-from tasks.models import Claim, FinishedRun, RunOutcome, Task, TaskDraft, new_task_id
+from tasks.models import (
+    Claim,
+    FinishedRun,
+    RunOutcome,
+    StoreSizes,
+    Task,
+    TaskDraft,
+    new_task_id,
+)
 from tasks.store.base import GivenUp
 from tasks.store.postgres import claims, runs
 from tasks.store.postgres.db import run_steps
@@ -34,7 +42,7 @@ from tasks.store.postgres.dialect import CHANGES_CHANNEL, POSTGRES
 from tasks.store.postgres.schema import migrate
 from tasks.store.rows import TaskStoreError, draft_values
 from tasks.store.scope import ChatScope
-from tasks.store.steps import SqlTaskStore, Steps, T
+from tasks.store.steps import SqlTaskStore, Steps, T, sizes
 
 __all__ = ["PostgresTaskStore"]
 
@@ -55,6 +63,16 @@ _INSERT_TASKS = (
     "misfire_policy, misfire_grace, created_at, next_run) "
     "ON CONFLICT (id) DO NOTHING RETURNING id"
 )
+
+
+async def read_sizes(conn: PgConnection) -> StoreSizes:
+    """Count what the task tables hold, on a connection of the caller's (``assistant doctor``
+    reads them, changing nothing).
+
+    Raises:
+        asyncpg.PostgresError: when the tables are not there (yet), or are of an older schema.
+    """
+    return await run_steps(conn, sizes(POSTGRES))
 
 
 def _not_open(where: str) -> TaskError:

@@ -16,12 +16,13 @@ It imports the neutral core of ``tasks.store`` and never the PostgreSQL store.
 
 from tasks.store.sqlite.db import TaskDatabase, TaskStoreError
 from tasks.store.sqlite.lock import SchedulerBusyError, scheduler_lock
-from tasks.store.sqlite.store import SqliteTaskStore
+from tasks.store.sqlite.store import SqliteTaskStore, read_sizes
 
 __all__ = [
     "SchedulerBusyError",
     "SqliteTaskStore",
     "TaskDatabase",
     "TaskStoreError",
+    "read_sizes",
     "scheduler_lock",
 ]

@@ -68,7 +68,29 @@ _V2 = (
     )""",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
+# Version 3 (issue 29): a summary keeps how its newest run ended and its newest failure;
+# finished tasks past the retention age are removed into one summary per owner, found through
+# an index of finished tasks by their last activity.
+_V3 = (
+    "ALTER TABLE task_run_summaries ADD COLUMN last_status TEXT",
+    "ALTER TABLE task_run_summaries ADD COLUMN last_failure TEXT",
+    "ALTER TABLE task_run_summaries ADD COLUMN last_failure_at TEXT",
+    """CREATE TABLE task_owner_summaries (
+        owner_id TEXT PRIMARY KEY,
+        tasks INTEGER NOT NULL,
+        runs INTEGER NOT NULL,
+        counts TEXT NOT NULL,
+        last_scheduled TEXT,
+        last_status TEXT,
+        last_failure TEXT,
+        last_failure_at TEXT,
+        last_failure_task TEXT
+    )""",
+    "CREATE INDEX scheduled_tasks_finished ON scheduled_tasks (coalesce(last_run, created_at))"
+    " WHERE status IN ('done', 'cancelled')",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

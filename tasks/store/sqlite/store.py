@@ -20,7 +20,15 @@ from pathlib import Path
 from common import require_aware, to_db_time
 from tasks.errors import TaskError
 from tasks.limits import TaskLimits
-from tasks.models import Claim, FinishedRun, RunOutcome, Task, TaskDraft, new_task_id
+from tasks.models import (
+    Claim,
+    FinishedRun,
+    RunOutcome,
+    StoreSizes,
+    Task,
+    TaskDraft,
+    new_task_id,
+)
 from tasks.store.base import GivenUp
 from tasks.store.rows import draft_values
 from tasks.store.sqlite import claims, runs
@@ -29,9 +37,9 @@ from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work, run_ste
 from tasks.store.sqlite.dialect import SQLITE
 from tasks.store.sqlite.runs import Row, chunked
 from tasks.store.sqlite.schema import migrate
-from tasks.store.steps import SqlTaskStore, Steps
+from tasks.store.steps import SqlTaskStore, Steps, sizes
 
-__all__ = ["SqliteTaskStore", "TaskStoreError"]
+__all__ = ["SqliteTaskStore", "TaskStoreError", "read_sizes"]
 
 _ID_ATTEMPTS = 8
 _OWNER_HOLDS = (
@@ -195,6 +203,16 @@ class SqliteTaskStore(SqlTaskStore):
         result = await self._db.write(work)
         self._checkpointer.committed()
         return result
+
+
+def read_sizes(conn: sqlite3.Connection) -> StoreSizes:
+    """Count what the task tables of an open SQLite connection hold (``assistant doctor``
+    reads them on its own connection, changing nothing).
+
+    Raises:
+        sqlite3.Error: when the tables are not there (yet), or are of an older schema.
+    """
+    return run_steps(conn, sizes(SQLITE))
 
 
 def _insert_task(
