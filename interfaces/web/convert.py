@@ -168,4 +168,7 @@ def summary_out(summary: LedgerSummary | None, zone: ZoneInfo) -> RunsSummaryOut
         last_scheduled=local(summary.last_scheduled, zone),
         late_runs=summary.late_runs,
         max_late_seconds=None if worst is None else worst.total_seconds(),
+        last_status=None if summary.last_status is None else summary.last_status.value,
+        last_failure=summary.last_failure,
+        last_failure_at=local(summary.last_failure_at, zone),
     )

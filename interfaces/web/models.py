@@ -221,6 +221,9 @@ class RunsSummaryOut(BaseModel):
     last_scheduled: datetime | None
     late_runs: int
     max_late_seconds: float | None
+    last_status: str | None = Field(None, description="How the newest folded run ended.")
+    last_failure: str | None = Field(None, description="The newest folded failure's error.")
+    last_failure_at: datetime | None = Field(None, description="When that run was due.")
 
 
 class TaskActionResponse(BaseModel):
