@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from agent import DEFAULT_BASE_PROMPT, DialogAgent, EventCallback
-from agent.llm import LazyModel, LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
+from agent.llm import LazyModel, LLMBackend, LLMModelError, LocalBackend
 from agent.planner import OfflinePlanner, PlannerTools
 from assistant.backup import DailyBackups, backups_of
 from assistant.builtin import (
@@ -189,6 +189,8 @@ def build_backend(settings: Settings) -> LLMBackend | None:
             raise ConfigError(str(exc)) from None
     if settings.llm_base_url is None:
         return None
+    from agent.llm import OpenAIBackend  # it brings httpx: only when a server is configured
+
     api_key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
     return OpenAIBackend(
         base_url=settings.llm_base_url,

@@ -161,7 +161,7 @@ class Settings(BaseSettings):
         1, ge=0, le=36_500, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_DAYS")
     )
     ledger_keep_runs: int = Field(
-        3, ge=0, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_RUNS")
+        1, ge=0, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_RUNS")
     )
     finished_keep_days: float = Field(
         7, ge=0, le=36_500, validation_alias=AliasChoices("ASSISTANT_FINISHED_KEEP_DAYS")

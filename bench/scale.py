@@ -494,9 +494,15 @@ def measure(target: Target, count: int, parts: Sequence[str], folder: Path) -> d
         else:
             figures |= crash(target)
     if "year" in parts:
+        if target.store == "sqlite":
+            year = Target("sqlite", str(folder / "year.db"))
+        else:
+            year = Target("postgres", asyncio.run(pg_database(target.where, f"year{count}")))
         figures |= run_fresh(
-            "bench.scale_year", [*target.args(), "--tasks", str(count)], timeout=6 * 3600
+            "bench.scale_year", [*year.args(), "--tasks", str(count)], timeout=12 * 3600
         )
+        for path in folder.glob("year.db*"):
+            path.unlink()
     figures["wall_s"] = time.perf_counter() - began
     return figures
 

@@ -18,8 +18,10 @@ from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TYPE_CHECKING
 
-import httpx
+if TYPE_CHECKING:  # httpx loads when a request is sent (``netguard``), not with this module
+    import httpx
 
 HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 """Every method a request may use."""

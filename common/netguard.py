@@ -31,11 +31,13 @@ import socket
 import ssl
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-
-import httpx
+from typing import TYPE_CHECKING
 
 from common.http import REDIRECT_CHECK, HttpRequest, HttpRequestError, HttpResponse
 from common.redaction import is_secret_name, redact_url
+
+if TYPE_CHECKING:
+    import httpx
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -223,6 +225,8 @@ class NetGuard:
 
 def parse_url(url: str) -> httpx.URL:
     """Parse an http(s) URL or raise ``FetchError`` saying what would work."""
+    import httpx  # loaded when a request needs it (it costs a command's start 20 ms)
+
     try:
         parsed = httpx.URL(url.strip())
         host = parsed.host  # decodes an IDNA name: "xn--localhost" is not one
@@ -320,6 +324,8 @@ class GuardedHttp:
 
     def client(self) -> httpx.AsyncClient:
         """The client for allow-listed hosts: the one given, or one made on first use."""
+        import httpx
+
         if self._given_client is not None:
             return self._given_client
         if self._own_client is None:
@@ -330,6 +336,8 @@ class GuardedHttp:
         """The TLS verification, made once, on first use: a verifying context loads the CA
         bundle (a tenth of a second), which a command that never goes online should not
         wait for."""
+        import httpx
+
         if self._verify is None:
             verify = self._verify_with
             self._verify = httpx.create_ssl_context() if verify is True else verify
@@ -428,6 +436,8 @@ class GuardedHttp:
     async def _send_once(
         self, hop: _Hop, seconds: float, max_bytes: int, progress: _Progress
     ) -> _RawResponse:
+        import httpx
+
         if self._guard.is_allowed_host(hop.url.host):
             return await _exchange(self.client(), hop, seconds, max_bytes, progress)
         ip = await self._guard.vet(hop.url.host)
@@ -458,10 +468,6 @@ class _RawResponse:
     truncated: bool
 
 
-# Failures after which the request surely never reached the server.
-_NOT_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout, httpx.UnsupportedProtocol)
-
-
 async def _exchange(
     client: httpx.AsyncClient,
     hop: _Hop,
@@ -470,6 +476,15 @@ async def _exchange(
     progress: _Progress,
     extensions: dict[str, str] | None = None,
 ) -> _RawResponse:
+    import httpx
+
+    # Failures after which the request surely never reached the server.
+    not_sent = (
+        httpx.ConnectError,
+        httpx.ConnectTimeout,
+        httpx.PoolTimeout,
+        httpx.UnsupportedProtocol,
+    )
     url = hop.url
     try:
         request = client.build_request(
@@ -495,7 +510,7 @@ async def _exchange(
         finally:
             await response.aclose()
     except httpx.TimeoutException as exc:
-        arrived = not isinstance(exc, _NOT_SENT)
+        arrived = not isinstance(exc, not_sent)
         reason = f"no answer within {seconds:g} s"
         raise FetchError(
             f"{redact_url(url)} did not answer within {seconds:g} s",
@@ -503,7 +518,7 @@ async def _exchange(
             reason=reason,
         ) from None
     except httpx.HTTPError as exc:
-        arrived = not isinstance(exc, _NOT_SENT)
+        arrived = not isinstance(exc, not_sent)
         reason = str(exc) or type(exc).__name__
         raise FetchError(
             f"request to {redact_url(url)} failed: {reason}",
@@ -517,6 +532,8 @@ async def _exchange(
 
 
 def _header_problem(hop: _Hop, exc: Exception) -> str:
+    import httpx
+
     for name, value in hop.headers.items():
         try:
             httpx.Headers({name: value})

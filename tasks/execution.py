@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Literal, TypeAlias
 
-import httpx
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -90,6 +89,8 @@ class ApiCallData(_Data):
     @field_validator("url")
     @classmethod
     def _http_url(cls, value: str) -> str:
+        import httpx  # only an api_call's URL needs it; a command's start should not
+
         try:
             url = httpx.URL(value)
             host = url.host  # decodes an IDNA name, which may be invalid

@@ -1,6 +1,14 @@
 """LLM backends: an OpenAI-compatible HTTP client, a GGUF model in process, a scripted fake
 for tests, and their interface. (The offline planner, a backend that needs no model, is
-``agent.planner``.)"""
+``agent.planner``.)
+
+The OpenAI-compatible backend is loaded when it is first named (``OpenAIBackend``,
+``parse_retry_after``): it brings httpx, which a command answered by the offline planner never
+uses, and whose import was a sixth of ``assistant ask``'s start.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from agent.llm.base import (
     ChatMessage,
@@ -34,12 +42,28 @@ from agent.llm.errors import (
 from agent.llm.guard import MAX_REPEATS, ReplyGuard
 from agent.llm.lazy import LazyModel, SupportsLoad
 from agent.llm.local import MIN_CONTEXT_TOKENS, LocalBackend
-from agent.llm.openai_compat import OpenAIBackend, parse_retry_after
 from agent.llm.probe import ToolSupport, ToolSupportCache
 from agent.llm.queue import REQUESTER, ModelQueue, Ticket
 from agent.llm.scripted import ScriptedBackend, ScriptedCall
 from agent.llm.templates import BUILTIN_TEMPLATES, ChosenTemplate, choose_template
 from agent.llm.wire import encode_tools
+
+if TYPE_CHECKING:
+    from agent.llm.openai_compat import OpenAIBackend, parse_retry_after
+
+_LOADED_WHEN_NAMED = {
+    "OpenAIBackend": "agent.llm.openai_compat",
+    "parse_retry_after": "agent.llm.openai_compat",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the OpenAI-compatible backend's module when one of its names is first asked for."""
+    module = _LOADED_WHEN_NAMED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "BUILTIN_TEMPLATES",

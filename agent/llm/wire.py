@@ -10,14 +10,15 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from agent.llm.base import ChatMessage, LLMResponse, Role, Usage
 from agent.llm.contract import render_call_block, render_results
 from agent.llm.errors import LLMResponseError
 from tools import ToolCall, ToolDefinition
+
+if TYPE_CHECKING:
+    import httpx
 
 PROBE_TOOL = "report_status"
 """The one tool of the native-tools probe (``probe_payload``)."""

@@ -14,9 +14,7 @@ import logging
 import ssl
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from common import (
     HTTP_METHODS,
@@ -53,6 +51,9 @@ _BLOCK_TAGS = (
     "p", "div", "section", "article", "main", "header", "h1", "h2", "h3", "h4", "h5", "h6",
     "ul", "ol", "table", "tr", "blockquote", "pre", "figure", "dl", "dt", "dd",
 )  # fmt: skip
+
+if TYPE_CHECKING:  # httpx loads when a request is sent, not with the tools
+    import httpx
 
 
 class WebSearchError(ToolError):
@@ -258,6 +259,8 @@ class WebTools(AsyncLifecycle):
             raise WebSearchError(
                 f"limit {limit!r} is out of range; use a value from 1 to {MAX_SEARCH_RESULTS}"
             )
+        import httpx
+
         params = {"engine": "google", "q": query, "num": str(limit), "api_key": self._serpapi_key}
         try:
             response = await self._http.client().get(self._serpapi_url, params=params, timeout=20.0)

@@ -48,7 +48,7 @@ class LedgerPolicy:
     """
 
     keep_for: timedelta = timedelta(days=1)
-    keep_runs: int = 3
+    keep_runs: int = 1
     rows_per_round: int = 1000
     tasks_per_round: int = 500
     every: timedelta = timedelta(minutes=1)

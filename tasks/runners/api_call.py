@@ -27,8 +27,6 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-import httpx
-
 from common import (
     HttpRequest,
     HttpRequestError,
@@ -168,6 +166,8 @@ def _secrets(request: HttpRequest) -> list[str]:
     """Secret values the request carried, references resolved: its header values, the URL's
     password (with the Basic credentials the client derives from it) and its secret-looking
     query values."""
+    import httpx  # loaded with the first request sent, not with the scheduler
+
     url = httpx.URL(request.url)
     derived = url_secrets(request.url)
     if url.password:
