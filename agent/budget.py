@@ -11,12 +11,12 @@ the essentials do not fit, the turn ends with a ``ContextTooSmallError`` that sa
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.llm.base import ChatMessage, Role, SupportsTokenBudget
 from agent.llm.errors import ContextTooSmallError
+from common import LazyPattern
 from tools import ToolDefinition
 
 logger = logging.getLogger(__name__)
@@ -26,7 +26,7 @@ FIRST_TOOLS = 3
 RECENT_EXCHANGES = 2
 """Exchanges (a user message and what followed) kept before the other tools are offered."""
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = LazyPattern(r"[a-z0-9]+")
 _STOPWORDS = frozenset(
     _WORD.findall(
         "a an and are at be by for from how i in is it me my of on or please the this to what "

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agent.llm.grammar import CALL_OPENERS
+from common import LazyPattern
 
 MAX_SENTENCES = 3
 """The most sentences a small model's answer keeps."""
@@ -36,16 +37,16 @@ OFF_TOPIC = (
 
 _ENDS = ".!?"
 _CLOSERS = "\"')]\u201d\u2019"
-_ROLE = re.compile(
+_ROLE = LazyPattern(
     r"^\s*(?:user|assistant|human|ai|bot|model|system|q|a|question|answer|response"
     r"|instruction|you|me)\s*:",
     re.IGNORECASE,
 )
-_ABOUT_THE_CHAT = re.compile(
+_ABOUT_THE_CHAT = LazyPattern(
     r"\bthe (?:user|assistant)\b|\byour (?:response|answer|reply)\b", re.IGNORECASE
 )
-_WORD = re.compile(r"[^\W_]+")
-_SENTENCE_END = re.compile(r"[.!?][\"')\]\u201d\u2019]*$")
+_WORD = LazyPattern(r"[^\W_]+")
+_SENTENCE_END = LazyPattern(r"[.!?][\"')\]\u201d\u2019]*$")
 _ECHO_CHARS = 12
 _ECHO_SHARE = 0.8
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from common import LazyPattern
 from tools import ToolResult, ToolStatus
 
 
@@ -94,35 +95,35 @@ _PAST_FORM = rf"(?P<verb>{_STEM})(?:led|ed|t)\b|(?P<same>set|ran)\b"
 _ADVERBS = r"(?:just\s+|now\s+|already\s+|successfully\s+|also\s+|gone ahead and\s+)*"
 _THINGS = r"(?:reminder|task|alarm|timer|note|event|request|message|light)s?"
 
-_WILL_OR_HAVE = re.compile(
+_WILL_OR_HAVE = LazyPattern(
     r"\b(?:i've|i have|i'll|i will|i am|i'm|we've|we have|we'll|we will)\s+"
     + _ADVERBS
     + r"(?:going to\s+)?"
     + _ANY_FORM
 )
-_I_DID = re.compile(r"\b(?:i|we)\s+" + _ADVERBS + r"(?:" + _PAST_FORM + r")")
-_YOU_WILL_BE = re.compile(r"\byou(?:'ll| will) be (?P<verb>remind)ed\b")
-_DONE_TO_A_THING = re.compile(
+_I_DID = LazyPattern(r"\b(?:i|we)\s+" + _ADVERBS + r"(?:" + _PAST_FORM + r")")
+_YOU_WILL_BE = LazyPattern(r"\byou(?:'ll| will) be (?P<verb>remind)ed\b")
+_DONE_TO_A_THING = LazyPattern(
     rf"\b{_THINGS}\b[^.!?]*?\b"
     r"(?P<tense>has been|have been|was|were|is now|are now|is|are|'s)\s+"
     r"(?:now\s+|successfully\s+|all\s+)*(?:" + _PAST_FORM + r")"
 )
-_BARE_PARTICIPLE = re.compile(
+_BARE_PARTICIPLE = LazyPattern(
     r"^(?:done[,:!]?\s*)?(?:" + rf"{_THINGS}\s+(?:" + _PAST_FORM + r")"
     r"|(?P<verb2>schedul|creat|add|cancell?|delet|remov|paus|resum|snooz|sav|not|sen|post)"
     r"(?:led|ed|t)\b)"
 )
-_DONE = re.compile(r"^(?:done|all set|all done)\b")
-_NOT_A_CLAIM = re.compile(
+_DONE = LazyPattern(r"^(?:done|all set|all done)\b")
+_NOT_A_CLAIM = LazyPattern(
     r"\b(?:not|never|nothing|cannot|can't|unable|failed|fail|couldn|wasn|didn|won|don|isn|"
     r"aren|haven|hasn|if|whether|unless|i can|i could|i would|i'd|i might|i may|shall i|"
     r"should i|can i|may i|want me to|like me to|would you|do you want|let me know|"
     r"how to|to do so|approv\w*|(?:once|after|when|until|as soon as) you)\b"
 )
 # "No reminder was set." denies; "No problem, I set it." still claims (its "I set" does).
-_NO_THING = re.compile(rf"^\W*no\s+{_THINGS}\b")
+_NO_THING = LazyPattern(rf"^\W*no\s+{_THINGS}\b")
 # A sentence ends at a stop followed by a space or the end: "home.lan" and "3.5" stay whole.
-_SENTENCES = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
+_SENTENCES = LazyPattern(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+[.!?]*")
 
 
 @dataclass(frozen=True, slots=True)

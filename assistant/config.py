@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import re
 from datetime import timedelta
 from pathlib import Path
 from types import MappingProxyType
@@ -16,18 +15,18 @@ from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_vali
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agent.llm import Order, ToolMode
-from common import is_postgres_url, url_secrets
+from common import LazyPattern, is_postgres_url, url_secrets
 from memory import NoteLimits
 from tasks import LedgerPolicy, TaskLimits, parse_intervals
 
-_TOKEN_SHAPE = re.compile(r"^\d{5,16}:[A-Za-z0-9_-]{30,64}$")
+_TOKEN_SHAPE = LazyPattern(r"^\d{5,16}:[A-Za-z0-9_-]{30,64}$")
 
 
 SCHEDULER_COMMANDS = "`assistant chat`, `assistant telegram`, `assistant web` or `assistant serve`"
 """The commands that run the scheduler (one at a time on a data directory), as people are told."""
 
 
-_HOST_NAME = re.compile(r"^(\*\.)?[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?$")
+_HOST_NAME = LazyPattern(r"^(\*\.)?[A-Za-z0-9_]([A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?$")
 
 
 class ConfigError(ValueError):

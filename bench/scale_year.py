@@ -7,10 +7,11 @@ A ``ManualClock`` then walks a year an hour at a time. Each hour the store's sid
 is done as the engine does it: the runs due within the hour are claimed (``claim_due``, their
 ledger rows written, recurring tasks advanced, one-time tasks marked running) and finished as
 delivered (``finish_runs``, in batches); deliveries themselves are not made. Each day, as many
-new one-time reminders as fired that day are added (due 30 days on, so the store keeps its mix
-and its rate of fires), and ``LedgerRetention`` runs its rounds with the default ``LedgerPolicy`` (the
-defaults of the ``ASSISTANT_LEDGER_*`` and ``ASSISTANT_FINISHED_KEEP_DAYS`` settings) until a
-pass is complete: the rounds a running scheduler makes in the background, a second apart.
+new one-time reminders as fired that day are added (due 30 days on, so the store keeps its
+mix and its rate of fires), and ``LedgerRetention`` runs its rounds with the default
+``LedgerPolicy`` (the defaults of the ``ASSISTANT_LEDGER_*`` and
+``ASSISTANT_FINISHED_KEEP_DAYS`` settings) until a pass is complete: the rounds a running
+scheduler makes in the background, a second apart.
 
 Printed (one JSON object): the runs simulated, the database's size after creation, at its
 largest (sampled at the end of every day) and at the end, what is kept at the end (tasks, ledger
@@ -59,17 +60,15 @@ async def fire_hour(store: TaskStore, now: datetime) -> tuple[int, int]:
     while claims := await store.claim_due(now, limit=CHUNK, lease=LEASE, ahead=HOUR):
         for start in range(0, len(claims), FINISH_BATCH):
             batch = claims[start : start + FINISH_BATCH]
-            outcomes = [
-                RunOutcome(
-                    c.run.id, c.task.id, RunStatus.SUCCEEDED, c.run.scheduled_for,
-                    c.run.scheduled_for, result="reminder delivered",
-                )  # fmt: skip
-                for c in batch
-            ]
+            outcomes = [_delivered(c.run.id, c.task.id, c.run.scheduled_for) for c in batch]
             await store.finish_runs(outcomes, max_failures=5)
         runs += len(claims)
         once += sum(1 for c in claims if c.task.schedule.kind == "once")
     return runs, once
+
+
+def _delivered(run_id: int, task_id: str, at: datetime) -> RunOutcome:
+    return RunOutcome(run_id, task_id, RunStatus.SUCCEEDED, at, at, result="reminder delivered")
 
 
 async def replenish(store: TaskStore, count: int, now: datetime, rng: random.Random) -> None:

@@ -42,6 +42,7 @@ from common.netguard import (
     system_resolver,
     unresolvable,
 )
+from common.patterns import LazyPattern
 from common.postgres import (
     Listener,
     PgConnection,
@@ -94,6 +95,7 @@ __all__ = [
     "HttpResponse",
     "IPAddress",
     "KeyedLocks",
+    "LazyPattern",
     "Listener",
     "ManualClock",
     "NetGuard",

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from common.http import REDIRECT_CHECK, HttpRequest, HttpRequestError, HttpResponse
+from common.patterns import LazyPattern
 from common.redaction import is_secret_name, redact_url
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ METADATA_ADDRESSES = frozenset(
 _CGNAT = ipaddress.ip_network("100.64.0.0/10")
 _UNIQUE_LOCAL = ipaddress.ip_network("fc00::/7")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
-_NUMERIC_HOST = re.compile(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}$", re.IGNORECASE)
+_NUMERIC_HOST = LazyPattern(r"^(0x[0-9a-f]+|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}$", re.IGNORECASE)
 
 
 class BlockedAddressError(HttpRequestError):

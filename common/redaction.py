@@ -12,20 +12,22 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeGuard
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
+from common.patterns import LazyPattern
+
 if TYPE_CHECKING:
     import httpx
 
 REDACTED = "[redacted]"
 """What a secret value is replaced with."""
 
-_SECRET_NAME = re.compile(
+_SECRET_NAME = LazyPattern(
     r"auth|cookie|token|key|secret|passw|pwd|session|signature|credential|bearer", re.IGNORECASE
 )
 
 
 # A value that only names a secret (``${HOME_API_TOKEN}``, ``Bearer ${HOME_API_TOKEN}``): it
 # holds none, and a person approving a request should see which one it names.
-_REFERENCE_ONLY = re.compile(
+_REFERENCE_ONLY = LazyPattern(
     r"\s*(?:(?:Bearer|Basic|Token)\s+)?\$\{[A-Za-z_][A-Za-z0-9_]*\}\s*", re.IGNORECASE
 )
 
@@ -123,18 +125,18 @@ def _redact_parameter(pair: str) -> str:
     return f"{name}={REDACTED}" if hidden else pair
 
 
-_HEADER_TUPLE = re.compile(r"\(b'([^']*)', b'([^']*)'\)")
+_HEADER_TUPLE = LazyPattern(r"\(b'([^']*)', b'([^']*)'\)")
 # A Telegram bot token (123456789:AAE...), wherever it stands (a Bot API URL's path).
-_BOT_TOKEN = re.compile(r"(?<!\d)\d{5,16}:[A-Za-z0-9_-]{30,64}(?![A-Za-z0-9_-])")
+_BOT_TOKEN = LazyPattern(r"(?<!\d)\d{5,16}:[A-Za-z0-9_-]{30,64}(?![A-Za-z0-9_-])")
 # A credential after its scheme ("Bearer sk-...", "Basic dXNlcjpw..."), as servers echo them:
 # token-like (8 characters or more, a digit or a sign among them), so "basic information" stays.
-_CREDENTIAL = re.compile(
+_CREDENTIAL = LazyPattern(
     r"\b(Bearer|Basic)(\s+|%20)(?=[^\s\"',;)}\]]*[0-9+/=_.-])[A-Za-z0-9+/=_.~-]{8,}",
     re.IGNORECASE,
 )
 # An OpenAI-style API key, as a 401 body quotes it ("Incorrect API key provided: sk-...").
-_API_KEY = re.compile(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}")
-_URL_IN_TEXT = re.compile(r"https?://[^\s\"'<>]+")
+_API_KEY = LazyPattern(r"\b(sk|pk|rk)-[A-Za-z0-9_-]{8,}")
+_URL_IN_TEXT = LazyPattern(r"https?://[^\s\"'<>]+")
 
 
 def redact_text(text: str, secrets: Iterable[str] = ()) -> str:

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from typing import Protocol, TextIO, assert_never
 
 from agent import AgentEvent, AgentEventKind, AgentReply
-from common import clean_text
+from common import LazyPattern, clean_text
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply, Reply
 from interfaces.protocols import ChatAgent
 from interfaces.views import request_line
@@ -191,7 +191,7 @@ class LiveReply:
 
 # ESC sequences: CSI (colours, cursor moves, clear screen, hidden text), OSC (window titles,
 # hyperlinks, clipboard writes) and DCS/SOS/PM/APC strings, then any other two-byte escape.
-_ESCAPE = re.compile(
+_ESCAPE = LazyPattern(
     r"\x1b\[[0-?]*[ -/]*[@-~]?"
     r"|\x1b[\]PX^_].*?(?:\x07|\x1b\\|\x9c|$)"
     r"|\x1b[ -/]*[0-~]?",
@@ -199,10 +199,10 @@ _ESCAPE = re.compile(
 )
 # The C1 forms of the same (one code point each) and every other control character but the
 # line break and the tab; a carriage return would let text overwrite the line before it.
-_C1_STRING = re.compile(
+_C1_STRING = LazyPattern(
     r"\x9b[0-?]*[ -/]*[@-~]?|[\x90\x98\x9d\x9e\x9f].*?(?:\x07|\x9c|$)", re.DOTALL
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def terminal_safe(text: str) -> str:

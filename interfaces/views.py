@@ -6,13 +6,13 @@ interface can show it as it is.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from agent import AgentReply
+from common import LazyPattern
 from interfaces.messages import Action, ActionKind, Button, ButtonRows, Reply
 from memory import Note
 from tasks import (
@@ -171,7 +171,7 @@ def argument_rows(arguments: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_REFERENCE = LazyPattern(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _naming_secrets(text: str) -> str:

@@ -9,11 +9,12 @@ accepts any word, so "wifi password?" still finds "The wifi password is hunter2"
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_WORD = re.compile(r"[^\W_]+")
+from common import LazyPattern
+
+_WORD = LazyPattern(r"[^\W_]+")
 
 # Words that carry no meaning for recall; dropped unless nothing else is left.
 _STOP_WORDS_TEXT = """

@@ -12,9 +12,9 @@ TaskError                 base of everything this package raises on purpose
 
 from __future__ import annotations
 
-import re
+from common import LazyPattern
 
-_EXAMPLE = re.compile(r"e\.g\. '([^']+)'")
+_EXAMPLE = LazyPattern(r"e\.g\. '([^']+)'")
 
 
 class TaskError(Exception):

@@ -399,6 +399,7 @@ class Compaction:
             over) and removed every finished task old enough; otherwise it stopped part way,
             at its budget of rows or tasks.
         removed: Finished tasks removed into their owner's summary.
+        repacked: Live tasks moved out of a sparse stretch of the task table.
     """
 
     folded: int
@@ -406,6 +407,7 @@ class Compaction:
     next_task: str
     complete: bool
     removed: int = 0
+    repacked: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,6 +422,21 @@ class Removal:
 
     tasks: int
     rows: int
+    complete: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Repack:
+    """What one round of repacking the task table did (see ``TaskStore.repack``).
+
+    Attributes:
+        moved: Live tasks moved out of a sparse stretch of the table.
+        next_after: Where the next round looks (after this position; 0: from the start).
+        complete: Whether this round ended a pass through the table.
+    """
+
+    moved: int
+    next_after: int
     complete: bool
 
 

@@ -11,14 +11,13 @@ hides the value. References in bodies are not resolved: a body is sent as writte
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
-from common import is_secret_name
+from common import LazyPattern, is_secret_name
 from tasks.errors import TaskDataError
 
-REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+REFERENCE = LazyPattern(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 """``${NAME}``: a name of letters, digits and underscores, not starting with a digit."""
 
 Lookup = Callable[[str], str]

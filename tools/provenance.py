@@ -31,6 +31,8 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
+from common import LazyPattern
+
 
 class Effect(StrEnum):
     """What a tool's call does beyond answering."""
@@ -47,12 +49,12 @@ class Effect(StrEnum):
     """It removes one of the user's tasks or notes (counted: more than one per turn asks)."""
 
 
-_HOST = re.compile(
+_HOST = LazyPattern(
     r"(?:https?://)?(?P<host>(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{1,62}"
     r"|localhost|\d{1,3}(?:\.\d{1,3}){3})(?::\d{1,5})?",
     re.IGNORECASE,
 )
-_PIECE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{5,}")
+_PIECE = LazyPattern(r"[A-Za-z0-9][A-Za-z0-9_-]{5,}")
 MIN_CARRIED = 6
 """The shortest run of letters and digits that counts as data carried out (a password, a
 code, a word of a note); shorter ones are too common to tell anything."""

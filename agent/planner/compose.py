@@ -15,19 +15,20 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from agent.planner.text import squash, stem
+from common import LazyPattern
 from tools import ToolResult, ToolStatus
 
 _LIST_KEYS = ("tasks", "items", "results", "hits", "notes", "matches")
-_TASK_LINE_RE = re.compile(
+_TASK_LINE_RE = LazyPattern(
     r"^\s*(?:[-*\u2022]\s*)?[\[`(]?(?P<id>(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{3,32})[\]`)]?"
     r"\s*[:|\u2013\u2014-]?\s+(?P<label>\S.*)$"
 )
-_NOTHING_RE = re.compile(r"^(?:no\b|nothing|not\s+found|0\s+(?:results|hits|notes))", re.I)
-_BULLET_RE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
-_TOKEN_RE = re.compile(r"\w+")
+_NOTHING_RE = LazyPattern(r"^(?:no\b|nothing|not\s+found|0\s+(?:results|hits|notes))", re.I)
+_BULLET_RE = LazyPattern(r"^\s*(?:[-*\u2022]|\d+[.)])\s*")
+_SENTENCE_END_RE = LazyPattern(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])")
+_TOKEN_RE = LazyPattern(r"\w+")
 # How ``search_memory`` writes a hit as text: "[note #3, 2026-03-10] ..." or "[user message, ...]".
-_HIT_LINE_RE = re.compile(r"^\[(?P<source>note\b|\w+ message\b)[^\]]*\]\s*(?P<text>\S.*)$", re.I)
+_HIT_LINE_RE = LazyPattern(r"^\[(?P<source>note\b|\w+ message\b)[^\]]*\]\s*(?P<text>\S.*)$", re.I)
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,6 +60,7 @@ from agent.planner.rules import recognize
 from agent.planner.rules_remind import reminder_text
 from agent.planner.text import stem
 from agent.planner.toolbox import PlannedCall, PlannerTools, Toolbox
+from common import LazyPattern
 from tasks import find_time
 from tools import ToolDefinition, ToolRegistry, ToolResult, ToolStatus
 
@@ -67,14 +68,14 @@ logger = logging.getLogger(__name__)
 
 _VERBS = {"cancel": "cancel", "pause": "pause", "resume": "resume", "snooze": "snooze"}
 # How the task tools name a task in what they answer: "... (task k3m9xa)", "Moved task k3m9xa".
-_TASK_MENTION = re.compile(r"\btask ([a-z0-9]{4,32})\b")
+_TASK_MENTION = LazyPattern(r"\btask ([a-z0-9]{4,32})\b")
 # The planner's own questions, answered in the next message ("tomorrow at 9am").
-_ASKED_WHEN = re.compile(r"When should I remind you to (?P<what>.+?)\? For example")
-_ASKED_WHICH = re.compile(
+_ASKED_WHEN = LazyPattern(r"When should I remind you to (?P<what>.+?)\? For example")
+_ASKED_WHICH = LazyPattern(
     r"\d+ tasks match '[^\n]*':\n(?P<list>(?:- \[\w+\][^\n]*\n)+)Which one\? "
     r"Say e\.g\. '(?P<example>[^\n]*)'\.$"
 )
-_OFFERED = re.compile(r"^- \[(\w+)\] (?:\w+: )?([^\n]*?)(?: · [^\n]*)?$", re.MULTILINE)
+_OFFERED = LazyPattern(r"^- \[(\w+)\] (?:\w+: )?([^\n]*?)(?: · [^\n]*)?$", re.MULTILINE)
 _PLACES = {
     "first": 1, "1st": 1, "one": 1, "1": 1, "second": 2, "2nd": 2, "two": 2, "2": 2,
     "third": 3, "3rd": 3, "three": 3, "3": 3, "fourth": 4, "4th": 4, "4": 4, "fifth": 5,
@@ -84,7 +85,7 @@ _PICK_FILLER = frozenset(
     {"the", "one", "that", "this", "task", "reminder", "please", "i", "mean", "meant", "it's",
      "it", "is", "number", "no", "#", "ok", "okay", "oh", "sorry", "about", "with", "to"}
 )  # fmt: skip
-_ASKED_WHAT = re.compile(r"What should I remind you about (?P<when>.+?)\? For example")
+_ASKED_WHAT = LazyPattern(r"What should I remind you about (?P<when>.+?)\? For example")
 
 
 @dataclass(frozen=True, slots=True)

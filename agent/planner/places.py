@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from agent.planner.text import squash
+from common import LazyPattern
 
 _CITY_ZONES = {
     "tokyo": "Asia/Tokyo",
@@ -60,7 +60,7 @@ _CITY_ZONES = {
 }
 
 
-_ZONE_NAME = re.compile(r"[A-Za-z_+\-/0-9]{3,40}")
+_ZONE_NAME = LazyPattern(r"[A-Za-z_+\-/0-9]{3,40}")
 
 
 def zone_for(place: str) -> str | None:

@@ -21,6 +21,7 @@ from typing import Literal, TypeAlias
 
 from agent.planner import answers
 from agent.planner.handover import AnswerInWords, WritePrompt
+from common import LazyPattern
 from tasks import find_time
 
 MAX_PROMPT_CHARS = 300
@@ -34,10 +35,10 @@ HELP_WITH_MODEL = (
 )
 """The answer to "help" when a language model answers what the planner does not."""
 
-_WORD = re.compile(r"[a-z0-9]+")
-_LABEL = re.compile(r"^(?:instruction|prompt|task|answer)\s*:\s*", re.IGNORECASE)
+_WORD = LazyPattern(r"[a-z0-9]+")
+_LABEL = LazyPattern(r"^(?:instruction|prompt|task|answer)\s*:\s*", re.IGNORECASE)
 _QUOTES = "\"'\u201c\u201d\u2018\u2019`"
-_ABOUT_THE_CHAT = re.compile(r"\bthe (?:user|assistant)\b|\bthe user's\b", re.IGNORECASE)
+_ABOUT_THE_CHAT = LazyPattern(r"\bthe (?:user|assistant)\b|\bthe user's\b", re.IGNORECASE)
 _STOPWORDS = frozenset(
     _WORD.findall(
         "a an and are at be by do does for from give get i in is it me my of on or our please "

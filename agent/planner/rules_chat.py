@@ -12,6 +12,7 @@ from agent.planner.places import zone_for
 from agent.planner.rule import Context, Rule
 from agent.planner.rules_jobs import SEARCH, split_top_n
 from agent.planner.text import Message, unquote
+from common import LazyPattern
 
 _F = re.IGNORECASE
 _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -47,25 +48,25 @@ _SMALL_TALK: tuple[tuple[re.Pattern[str], str], ...] = (
         answers.HELP,
     ),
 )
-_NOTE = re.compile(
+_NOTE = LazyPattern(
     r"(?:(?:take|make|save|add|write|create|keep)\s+(?:a\s+|this\s+|the\s+)?note|note(?:\s+down)?"
     r"|remember(?!\s+to\b)|write\s+down|jot\s+down|memo|keep\s+in\s+mind)"
     r"(?:\s+that\b)?(?:\s*[:,\-]\s*|\s+)(?P<content>.+)",
     _F,
 )
-_NOTE_ALONE = re.compile(
+_NOTE_ALONE = LazyPattern(
     r"(?:(?:(?:take|make|save|add)\s+a\s+)?note|remember\s+this|jot\s+down|memo)\s*[:\-]?", _F
 )
-_TRAILING_TAGS = re.compile(r"(?:\s+#[\w\-]+)+$")
-_TAG = re.compile(r"#(?P<tag>\w[\w\-]*)")
-_URL = re.compile(r"\bhttps?://[^\s<>\"'`]+", _F)
-_SUMMARIZE_VERB = re.compile(
+_TRAILING_TAGS = LazyPattern(r"(?:\s+#[\w\-]+)+$")
+_TAG = LazyPattern(r"#(?P<tag>\w[\w\-]*)")
+_URL = LazyPattern(r"\bhttps?://[^\s<>\"'`]+", _F)
+_SUMMARIZE_VERB = LazyPattern(
     r"\b(?:summari[sz]e|summary|tl;?dr|what(?:'s|\s+is)\s+(?:on|at|in)|read|fetch|open"
     r"|what\s+does|get|show\s+me)\b",
     _F,
 )
-_SUMMARIZE_ALONE = re.compile(r"(?:summari[sz]e|tl;?dr)(?:\s+(?:this|it|that|a\s+page))?", _F)
-_TIME = re.compile(
+_SUMMARIZE_ALONE = LazyPattern(r"(?:summari[sz]e|tl;?dr)(?:\s+(?:this|it|that|a\s+page))?", _F)
+_TIME = LazyPattern(
     r"(?:what(?:'s|\s+is)?\s+the\s+(?:current\s+|local\s+)?(?:time|date)|what\s+time\s+is\s+it"
     r"|what\s+time\s+it\s+is|tell\s+me\s+the\s+time|(?:the\s+)?(?:current\s+|local\s+)?time"
     r"|(?:today's\s+|the\s+|current\s+)?date|what\s+day\s+is\s+(?:it|today)|what\s+date\s+is\s+it"
@@ -73,7 +74,7 @@ _TIME = re.compile(
     r"(?:\s+(?:in|at|for)\s+(?P<place>.+?))?(?:\s+(?:now|right\s+now))?",
     _F,
 )
-_RECALL = re.compile(
+_RECALL = LazyPattern(
     r"(?:(?P<whose>(?:what|where|when|who|which|how)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+"
     r"(?P<owner>my|the|our))"
     r"|(?P<mine>where\s+did\s+i\s+(?:put|leave|park)(?:\s+my)?"
@@ -85,7 +86,7 @@ _RECALL = re.compile(
     r"(?:\s+(?:for|about))?))\s*:?\s+(?P<topic>.+)",
     _F,
 )
-_PARKED = re.compile(r"where\s+did\s+(?:i|we)\s+park(?:\s+(?:the|my|our)\s+car)?", _F)
+_PARKED = LazyPattern(r"where\s+did\s+(?:i|we)\s+park(?:\s+(?:the|my|our)\s+car)?", _F)
 _STOPWORDS = frozenset(
     {
         "the",
@@ -125,13 +126,13 @@ _ASKING = _STOPWORDS | frozenset(
      "whose", "our", "tell", "explain", "define", "translate", "calculate", "any", "some",
      "there", "know", "be", "in", "on", "at", "and", "or", "with"}
 )  # fmt: skip
-_LIST_NOTES = re.compile(
+_LIST_NOTES = LazyPattern(
     r"(?:(?:show|list|give|display)(?:\s+me)?\s+(?:all\s+)?(?:of\s+)?my\s+notes"
     r"|what\s+notes\s+do\s+i\s+have|(?:do\s+i\s+have\s+any|which)\s+notes|my\s+notes)\??",
     _F,
 )
-_WORD = re.compile(r"[\w'\-/.@:]+")
-_QUESTION = re.compile(
+_WORD = LazyPattern(r"[\w'\-/.@:]+")
+_QUESTION = LazyPattern(
     r"^(?:what|who|whom|whose|where|when|why|how|which|is|are|was|were|do|does|did|can|could"
     r"|should|would|will|tell\s+me|explain|define|translate|calculate)\b",
     _F,

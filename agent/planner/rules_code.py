@@ -12,8 +12,9 @@ import re
 from agent.planner.intents import Intent, RunCode
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message
+from common import LazyPattern
 
-_RUN = re.compile(
+_RUN = LazyPattern(
     r"(?:run|execute|exec|evaluate|eval)\s+(?:this\s+|the\s+|some\s+|my\s+|a\s+)?"
     r"(?:(?:python\s*(?:3\s*)?(?:code|script|snippet|program)?)|code|script|snippet)"
     r"\s*[:\-]?\s*(?P<code>.+)",

@@ -17,34 +17,35 @@ from agent.planner.intents import AskJob, HttpJob, Intent, Job, Repeat, Request,
 from agent.planner.rule import Context, Rule
 from agent.planner.rules_remind import reminder_text
 from agent.planner.text import Message, trim, unquote
+from common import LazyPattern
 from tasks import find_time
 
 _F = re.IGNORECASE
-_THEN = re.compile(r"^(?:(?:and|then|,)\s*)+", _F)
-TOP_N = re.compile(
+_THEN = LazyPattern(r"^(?:(?:and|then|,)\s*)+", _F)
+TOP_N = LazyPattern(
     r"[\s,]*(?:and\s+)?(?:then\s+)?(?:send|give|show|tell|bring|get|mail|email)\s+me\s+"
     r"(?:the\s+)?top\s+(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)"
     r"(?:\s+(?:results?|hits?|links?|items?|stories|headlines|articles))?$",
     _F,
 )
-SEARCH = re.compile(
+SEARCH = LazyPattern(
     r"(?:search|google|look\s+up|lookup|web\s+search|find)(?:\s+(?:the\s+)?"
     r"(?:web|internet|net|online|google))?(?:\s+for)?\s*:?\s+(?P<q>.+)",
     _F,
 )
-_ASK = re.compile(
+_ASK = LazyPattern(
     r"ask(?:\s+(?:the\s+)?(?:assistant|agent|ai|bot|yourself))?(?:\s*[:,]\s*|\s+)(?P<p>.+)", _F
 )
-HTTP = re.compile(
+HTTP = LazyPattern(
     r"(?:call\s+the\s+(?:api|url|endpoint)\s*:?\s*)?(?:(?:send|make|do)\s+an?\s+)?(?P<m>get|post|put|patch|delete|head)\s+(?:request\s+)?"
     r"(?:to\s+)?(?P<url>https?://\S+)(?:\s+(?:with\s+)?(?:body|data|payload)?\s*:?\s*(?P<body>.+))?",
     _F,
 )
-_GET_URL = re.compile(r"(?:call|hit|ping|request|check|open)\s+(?P<url>https?://\S+)", _F)
-_DEVICE = re.compile(
+_GET_URL = LazyPattern(r"(?:call|hit|ping|request|check|open)\s+(?P<url>https?://\S+)", _F)
+_DEVICE = LazyPattern(
     r"\b(?:turn|switch|power|shut|dim|lock|unlock|open|close|start|stop|trigger|toggle)\b", _F
 )
-_URL = re.compile(r"\bhttps?://", _F)
+_URL = LazyPattern(r"\bhttps?://", _F)
 _NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
     "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,

@@ -11,13 +11,14 @@ import re
 from agent.planner.intents import Intent, SaveNote
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim, unquote
+from common import LazyPattern
 
-_ADD = re.compile(
+_ADD = LazyPattern(
     r"(?:add|put|write|stick|jot)\s+(?P<items>.+?)\s+(?:to|on|onto|in|into)\s+"
     r"(?:my|the|our)\s+(?P<name>(?:[\w'-]+\s+){0,2}?)(?:list)",
     re.IGNORECASE,
 )
-_NAME = re.compile(r"[\w'-]+")
+_NAME = LazyPattern(r"[\w'-]+")
 
 
 def list_item(message: Message, context: Context) -> Intent | None:

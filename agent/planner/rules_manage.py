@@ -14,20 +14,21 @@ from agent.planner import answers
 from agent.planner.intents import Action, Intent, ListTasks, OnTask, Say
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim
+from common import LazyPattern
 from tasks import TimePhrase, find_period, find_time, read_delay
 
 _F = re.IGNORECASE
 _NOUNS = (
     r"(?:tasks?|reminders?|schedule|agenda|alarms?|timers?|jobs?|plans?|calendar|appointments?)"
 )
-_LIST = re.compile(
+_LIST = LazyPattern(
     rf"/?(?:(?:what|which)(?:'s|'re|\s+is|\s+are)?\s+(?:on\s+)?|(?:list|show|display|view|see|get"
     rf"|give|tell|check|read)\s+(?:me\s+)?|do\s+i\s+have\s+(?:any\s+)?|are\s+there\s+(?:any\s+)?"
     rf"|any\s+)?(?:all\s+)?(?:of\s+)?(?:my\s+|the\s+)?(?:current\s+|active\s+|scheduled\s+"
     rf"|upcoming\s+|pending\s+|next\s+)?{_NOUNS}(?P<rest>\b.*)?",
     _F,
 )
-_ON_MY_PLATE = re.compile(
+_ON_MY_PLATE = LazyPattern(
     r"(?:what(?:'s|\s+is)\s+(?:coming\s+up|next|planned|scheduled|happening|on)"
     r"|what\s+(?:do|have)\s+i\s+(?:got\s+)?(?:have\s+)?(?:on|planned|scheduled|coming\s+up|to\s+do"
     r"|lined\s+up)?|(?:is\s+|do\s+i\s+have\s+|have\s+i\s+got\s+)?(?:anything|something)"
@@ -35,7 +36,7 @@ _ON_MY_PLATE = re.compile(
     r"(?P<rest>\b.*)?",
     _F,
 )
-_LIST_REST = re.compile(
+_LIST_REST = LazyPattern(
     r"(?:\s*(?:for|on|do\s+i\s+have|i\s+have|are\s+there|are\s+scheduled|scheduled|list|left|"
     r"me|to\s+me|please|now|right\s+now|at\s+the\s+moment|so\s+far|coming\s+up)\b)*\s*",
     _F,
@@ -62,8 +63,8 @@ _VERBS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (re.compile(rf"(?:turn|switch)\s+off\b(?=.*\b{_TASK_NOUN})", _F), Action.PAUSE),
     (re.compile(rf"(?:turn|switch)\s+(?:back\s+)?on\b(?=.*\b{_TASK_NOUN})", _F), Action.RESUME),
 )
-_ID = re.compile(r"#?`?(?P<id>(?=[a-z_-]*\d)[a-z0-9][a-z0-9_-]{2,31})`?", _F)
-_SPLIT = re.compile(r"[\s,;]+|\band\b", _F)
+_ID = LazyPattern(r"#?`?(?P<id>(?=[a-z_-]*\d)[a-z0-9][a-z0-9_-]{2,31})`?", _F)
+_SPLIT = LazyPattern(r"[\s,;]+|\band\b", _F)
 _STOPWORDS = frozenset(
     {
         "the", "a", "an", "my", "these", "those", "task", "tasks", "reminder", "reminders",
@@ -75,7 +76,7 @@ _STOPWORDS = frozenset(
 )  # fmt: skip
 _IT = frozenset({"it", "that", "this"})
 _NAMING_NOUNS = frozenset({"alarm", "alarms", "timer", "timers", "reminder", "reminders"})
-_TO_HOUR = re.compile(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
+_TO_HOUR = LazyPattern(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _ALL = frozenset({"all", "every", "everything", "each"})
 
 

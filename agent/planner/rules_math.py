@@ -14,14 +14,15 @@ from fractions import Fraction
 from agent.planner.intents import Intent, Say
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message
+from common import LazyPattern
 
 _F = re.IGNORECASE
-_ASKED = re.compile(
+_ASKED = LazyPattern(
     r"(?:(?:what|how\s+much)(?:'s|\s+is|\s+are|\s+does)|calculate|compute|evaluate|solve)"
     r"\s+(?P<sum>.+?)(?:\s+(?:equal|make|come\s+to))?\s*=?\s*\??",
     _F,
 )
-_BARE = re.compile(r"(?P<sum>[\d\s.,()+\-*/x×÷^%]+?)\s*=?\s*\??", _F)
+_BARE = LazyPattern(r"(?P<sum>[\d\s.,()+\-*/x×÷^%]+?)\s*=?\s*\??", _F)
 _WORDS = (
     (re.compile(r"\bmultiplied\s+by\b|\btimes\b|\bx\b|×", _F), "*"),
     (re.compile(r"\bdivided\s+by\b|\bover\b|÷", _F), "/"),
@@ -32,9 +33,9 @@ _WORDS = (
     (re.compile(r"\bcubed\b", _F), "^3"),
     (re.compile(r"%\s*of\b|\bpercent\s+of\b", _F), "%*"),
 )
-_TOKEN = re.compile(r"\s*(?:(?P<number>\d+(?:\.\d+)?|\.\d+)|(?P<op>[-+*/^()%]))")
-_ISO_DATE = re.compile(r"\d{4}-\d{1,2}-\d{1,2}")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+_TOKEN = LazyPattern(r"\s*(?:(?P<number>\d+(?:\.\d+)?|\.\d+)|(?P<op>[-+*/^()%]))")
+_ISO_DATE = LazyPattern(r"\d{4}-\d{1,2}-\d{1,2}")
+_THOUSANDS = LazyPattern(r"(?<=\d),(?=\d{3}\b)")
 _MAX_DIGITS = 40
 _MAX_POWER = 64
 

@@ -14,6 +14,7 @@ from agent.planner import answers
 from agent.planner.intents import Intent, Remind, Say
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim, unquote
+from common import LazyPattern
 from tasks import TimePhrase, edit_distance, find_time, in_the_morning
 
 _F = re.IGNORECASE
@@ -55,22 +56,22 @@ _HEADS = (
 )
 # Words that make a time part of what is said: "leave before 6pm", "finish it by friday".
 _NOT_WHEN = frozenset({"before", "by", "until", "till", "since", "for"})
-_SEVERAL = re.compile(
+_SEVERAL = LazyPattern(
     r"\b(?P<n>twice|three\s+times|(?:\d+|two|three|four)\s+times)\s+(?:a|per|each|every)\s+"
     r"(?P<per>day|week|hour)\b",
     _F,
 )
-_UNCLEAR = re.compile(
+_UNCLEAR = LazyPattern(
     r"(?P<when>(?:at|on|in|after|before|by|around|this|next|during|later|sometime|early|end)\b"
     r".*?)\s+(?:to|that|about)\s+(?P<what>.+)",
     _F,
 )
-_LEADING = re.compile(
+_LEADING = LazyPattern(
     r"^(?:(?:and|then|so|please|again|once\s+more|also)\b[\s,]*)*"
     r"(?:to|that|about|of|for|re|regarding)\b\s*",
     _F,
 )
-_AGAIN = re.compile(r"^(?:again|once\s+more)\b\s*", _F)
+_AGAIN = LazyPattern(r"^(?:again|once\s+more)\b\s*", _F)
 # Misspellings of "remind" ("remnd me", "rmind me"): one edit from it, but not the words near it.
 _REMIND = "remind"
 _NOT_REMIND = frozenset({"rewind", "remand", "remain", "remains", "rebind", "retina"})
@@ -83,7 +84,7 @@ _UNKNOWN_DAY = (
         r"(?:\s+(?:day|eve|morning|afternoon|evening|night))?)\s+(?:to|that|about)\s+(?P<what>.+)"
     ),
 )
-_LONE = re.compile(r"^(?:to|that|about|of|for|please|and|then|on|at|in)$", _F)
+_LONE = LazyPattern(r"^(?:to|that|about|of|for|please|and|then|on|at|in)$", _F)
 
 
 def remind(message: Message, context: Context) -> Intent | None:

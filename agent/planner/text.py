@@ -6,9 +6,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_SPACES = re.compile(r"\s+")
+from common import LazyPattern
+
+_SPACES = LazyPattern(r"\s+")
 _QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb", "`": "`"}
-_POLITE_HEAD = re.compile(
+_POLITE_HEAD = LazyPattern(
     r"^(?:(?:hey|hi|hello|yo|ok|okay|so|um|uh|oh|assistant|bot|actually|wait|sorry|also|and|btw"
     r"|by\s+the\s+way|yes|yeah|no|alright|right|listen|oops|hmm|quick\s+one)\b[,!]?\s+)*"
     r"(?:(?:can|could|would|will)\s+you\s+(?:please\s+)?(?:mind\s+|just\s+)?"
@@ -17,7 +19,7 @@ _POLITE_HEAD = re.compile(
     r"(?:please\s+|pls\s+|plz\s+|kindly\s+|just\s+)?",
     re.IGNORECASE,
 )
-_POLITE_TAIL = re.compile(
+_POLITE_TAIL = LazyPattern(
     r"(?:[\s,]+(?:please|pls|plz|thanks|thank\s+you|thx|for\s+me))+$|[\s.!?\u2026]+$",
     re.IGNORECASE,
 )
@@ -33,10 +35,10 @@ _CONTRACTIONS = {
         "i've", "you're", "they're", "today's", "tomorrow's",
     )
 }  # fmt: skip
-_BARE_CONTRACTION = re.compile(r"\b(?:" + "|".join(_CONTRACTIONS) + r")\b", re.IGNORECASE)
+_BARE_CONTRACTION = LazyPattern(r"\b(?:" + "|".join(_CONTRACTIONS) + r")\b", re.IGNORECASE)
 # A typographic apostrophe between letters is the apostrophe: "what\u2019s".
-_CURLY_APOSTROPHE = re.compile(r"(?<=\w)[\u2019\u02bc](?=\w)")
-_DOUBLED_END = re.compile(r"([b-df-hj-km-np-rtv-z])\1$")
+_CURLY_APOSTROPHE = LazyPattern(r"(?<=\w)[\u2019\u02bc](?=\w)")
+_DOUBLED_END = LazyPattern(r"([b-df-hj-km-np-rtv-z])\1$")
 
 
 def squash(text: str) -> str:

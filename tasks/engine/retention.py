@@ -12,7 +12,10 @@ built in: the age and the number kept decide, so the same mechanism can keep eve
 ledger bounded. With ``LedgerPolicy.finished_for``, each round also removes up to
 ``tasks_per_round`` finished tasks (done or cancelled) whose last run is older than that: their
 rows and summary go into their owner's summary (how many tasks and runs, how they ended, the
-last outcome and the last failure), so one-time reminders do not pile up for ever.
+last outcome and the last failure), so one-time reminders do not pile up for ever; and a
+stretch of the task table left sparse by the removals is rewritten at its end
+(``TaskStore.repack``), so the pages it held are reused (SQLite keeps a page allocated while
+one long-lived task is left on it).
 """
 
 from __future__ import annotations
@@ -70,12 +73,14 @@ class LedgerRetention:
         self._clock = clock
         self.policy = policy
         self._cursor = ""
+        self._repacked = 0  # where the next repack round looks
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
 
     async def round(self) -> Compaction:
-        """Fold one bounded round's worth of old rows, and remove a bounded number of old
-        finished tasks (two short transactions); return what it did."""
+        """Fold one bounded round's worth of old rows, remove a bounded number of old
+        finished tasks, and repack a bounded stretch of the task table (three short
+        transactions); return what it did."""
         policy = self.policy
         now = self._clock.now()
         done = await self._store.compact_ledger(
@@ -86,14 +91,16 @@ class LedgerRetention:
             after_task=self._cursor,
         )
         self._cursor = done.next_task
-        if policy.finished_for is None:
-            return done
-        removal = await self._store.remove_finished(
-            before=now - policy.finished_for,
-            max_tasks=policy.tasks_per_round,
-            max_rows=policy.rows_per_round,
-        )
-        return replace(done, removed=removal.tasks, complete=done.complete and removal.complete)
+        if policy.finished_for is not None:
+            removal = await self._store.remove_finished(
+                before=now - policy.finished_for,
+                max_tasks=policy.tasks_per_round,
+                max_rows=policy.rows_per_round,
+            )
+            done = replace(done, removed=removal.tasks, complete=done.complete and removal.complete)
+        repack = await self._store.repack(window=policy.rows_per_round, after=self._repacked)
+        self._repacked = repack.next_after
+        return replace(done, repacked=repack.moved, complete=done.complete and repack.complete)
 
     def start(self) -> None:
         """Run rounds in the background until ``stop``."""

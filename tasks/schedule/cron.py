@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from common import LazyPattern
 from tasks.errors import ScheduleError
 from tasks.schedule.clocks import say_times
 
@@ -23,9 +24,9 @@ _CRON_EXAMPLE = "'0 9 * * 1-5' (09:00 every weekday)"
 _NAMES = r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|sun|mon|tue|wed|thu|fri|sat"
 _ATOM = rf"(?:\d+|{_NAMES})"
 _TERM = rf"(?:\*|\?|{_ATOM}(?:-{_ATOM})?)(?:/\d+)?"
-_FIELD = re.compile(rf"{_TERM}(?:,{_TERM})*", re.ASCII)
-_DOM_FIELD = re.compile(rf"(?:l|{_TERM})(?:,(?:l|{_TERM}))*", re.ASCII)
-_DOW_FIELD = re.compile(rf"(?:{_ATOM}#\d|{_TERM})(?:,(?:{_ATOM}#\d|{_TERM}))*", re.ASCII)
+_FIELD = LazyPattern(rf"{_TERM}(?:,{_TERM})*", re.ASCII)
+_DOM_FIELD = LazyPattern(rf"(?:l|{_TERM})(?:,(?:l|{_TERM}))*", re.ASCII)
+_DOW_FIELD = LazyPattern(rf"(?:{_ATOM}#\d|{_TERM})(?:,(?:{_ATOM}#\d|{_TERM}))*", re.ASCII)
 _FIELD_NAMES = ("minute", "hour", "day of month", "month", "day of week")
 _WEEKDAY_NAMES = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday")
 _MONTH_NAMES = tuple(calendar.month_name)

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import timedelta
 
+from common import LazyPattern
 from tasks.errors import ScheduleError
 from tasks.schedule.lexicon import UNITS
 from tasks.schedule.tokens import canonical, tokenize
@@ -57,8 +58,8 @@ SPAN = (
 )
 """A length of time over canonical tokens: "5 minutes", "1 hour 30 minutes", "half an hour",
 "an hour and a half", "2.5 hours", "a fortnight"."""
-_SPAN_RE = re.compile(SPAN)
-_PIECE = re.compile(
+_SPAN_RE = LazyPattern(SPAN)
+_PIECE = LazyPattern(
     rf"(?P<half>(?:an? )?half (?:an? )?(?P<hu>hour|day|minute|year))"
     rf"|(?P<quarter>(?:an? )?quarter (?:(?:of )?an? )?hour)"
     rf"|(?P<amount>{_AMOUNT}) (?P<unit>{_UNIT_WORDS})(?=$| )(?P<andhalf> and a half)?"
@@ -116,7 +117,7 @@ def read_duration(text: str) -> Span | None:
     return span_of(words)
 
 
-_DELAY_LEAD = re.compile(r"^(?:(?:in|by|for|after|within) )?(?:another |an extra )?")
+_DELAY_LEAD = LazyPattern(r"^(?:(?:in|by|for|after|within) )?(?:another |an extra )?")
 
 
 def read_delay(text: str) -> Span | None:

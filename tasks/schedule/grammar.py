@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from datetime import time
 from typing import get_args
 
+from common import LazyPattern
 from tasks.errors import ScheduleError
 from tasks.schedule.clocks import ClockTime, PartName, Period, clock
 from tasks.schedule.days import (
@@ -74,7 +75,7 @@ class Rule:
     """
 
     name: str
-    pattern: re.Pattern[str]
+    pattern: LazyPattern
     build: Build
 
 
@@ -105,8 +106,8 @@ def rule(name: str, pattern: str) -> Callable[[Build], Build]:
     """Add the decorated function to ``RULES`` as the rule ``name`` reading ``pattern``."""
 
     def add(build: Build) -> Build:
-        compiled = re.compile(rf"(?:{pattern})(?=$| )")
-        RULES.append(Rule(name, compiled, build))
+        # Compiled when first read: the rules' patterns were half of a command's start.
+        RULES.append(Rule(name, LazyPattern(rf"(?:{pattern})(?=$| )"), build))
         return build
 
     return add

@@ -15,6 +15,7 @@ import re
 from dataclasses import replace
 from datetime import datetime, time
 
+from common import LazyPattern
 from tasks.errors import ScheduleError
 from tasks.schedule.calendar_rules import BoundedSchedule, CalendarSchedule
 from tasks.schedule.clocks import apply_period, bare_hour_times, say_clock
@@ -31,8 +32,8 @@ from tasks.schedule.pieces import Bad, Clock, Part, Piece
 from tasks.schedule.reader import covers
 from tasks.schedule.tokens import tokenize
 
-_LEAD = re.compile(r"^(?:(?:to|for)\s+(?=\d)|(?:to|for)\s+)", re.IGNORECASE)
-_CRON = re.compile(r"[\d*/,\-?]+(?:\s+[\w*/,\-?#]+){4}")
+_LEAD = LazyPattern(r"^(?:(?:to|for)\s+(?=\d)|(?:to|for)\s+)", re.IGNORECASE)
+_CRON = LazyPattern(r"[\d*/,\-?]+(?:\s+[\w*/,\-?#]+){4}")
 
 
 def _time_pieces(text: str) -> list[Piece] | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
+from common import LazyPattern
 from tasks.errors import PastTimeError, ScheduleError
 from tasks.schedule.days import DateOrder
 from tasks.schedule.model import CronSchedule, OnceSchedule, Schedule, resolve_local, zone_from_name
@@ -49,18 +50,18 @@ from tasks.schedule.repeat import repeating_schedule
 from tasks.schedule.tokens import Token, tokenize
 
 MAX_LENGTH = 200
-_CRON_LIKE = re.compile(
+_CRON_LIKE = LazyPattern(
     r"[\d*/,\-?]+ [\d*/,\-?]+ [\d*/,\-?lw]+ [\d*/,\-a-z?]+ [\d*/,\-a-z#?l]+",
     re.IGNORECASE | re.ASCII,
 )
 # Near misses (a field too many or too few) still go to the cron reader for a precise refusal.
-_CRON_NEAR = re.compile(r"[\d*/,\-]+(?: [\d*/,\-?a-z#]+){3,6}", re.IGNORECASE | re.ASCII)
-_ISO_LIKE = re.compile(
+_CRON_NEAR = LazyPattern(r"[\d*/,\-]+(?: [\d*/,\-?a-z#]+){3,6}", re.IGNORECASE | re.ASCII)
+_ISO_LIKE = LazyPattern(
     r"\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}(?::?\d{2})?)?)?",
     re.IGNORECASE | re.ASCII,
 )
-_DOTTED_DATE_END = re.compile(r"\d\.\d{1,2}\.$")
-_ISO_LEAD = re.compile(r"^(?:on|at|for)\s+(?=\d{4}-)", re.IGNORECASE)
+_DOTTED_DATE_END = LazyPattern(r"\d\.\d{1,2}\.$")
+_ISO_LEAD = LazyPattern(r"^(?:on|at|for)\s+(?=\d{4}-)", re.IGNORECASE)
 _REPEATING = (Every, Repeat, Weekdays, Window, Cron, LastWorkday, Until, Starting, Count, Except)
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from common import LazyPattern
 from tasks.errors import ScheduleError
 from tasks.schedule.model import OnceSchedule, resolve_local
 from tasks.schedule.parsing import parse_schedule
@@ -28,7 +29,7 @@ _MONTH_WORDS = {name: number for number, name in enumerate(_MONTHS, start=1)} | 
 }
 _COUNTS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
 _MONTH = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
-_PERIOD = re.compile(
+_PERIOD = LazyPattern(
     r"(?:(?:in|for|during|over|on|within|of)\s+)?(?:the\s+)?(?:"
     r"(?P<which>this|next|current|coming)?\s*(?P<unit>week|weekend|month|year)"
     r"|(?P<month>" + _MONTH + r")\.?(?:\s+(?:of\s+)?(?P<year>\d{4}))?"

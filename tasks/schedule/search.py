@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from common import LazyPattern
 from tasks.errors import PastTimeError, ScheduleError
 from tasks.schedule.days import DateOrder, OnHoliday, OnWeekday
 from tasks.schedule.lexicon import edit_distance
@@ -95,7 +96,7 @@ _HOLIDAY_AFTER = frozenset(
 )  # fmt: skip
 _WORDLIKE_WEEKDAYS = frozenset({"sat", "sun", "wed", "mar", "tue", "thu", "mon"})
 _DAY_LEADS = frozenset({"on", "this", "next", "every", "each", "by", "until", "till", "from"})
-_CRON = re.compile(r"(?<![\w*/,\-?])[\d*/,\-?]+(?: [\d*/,\-?a-z#]+){4}(?![\w*/,\-?#])", re.I)
+_CRON = LazyPattern(r"(?<![\w*/,\-?])[\d*/,\-?]+(?: [\d*/,\-?a-z#]+){4}(?![\w*/,\-?#])", re.I)
 _TIME_WORDS = (
     "noon", "midnight", "midday", "tonight", "today", "tomorrow", "morning", "evening",
     "afternoon", "minutes", "minute", "hours", "hour", "weeks", "days", "months",
@@ -506,7 +507,7 @@ def _plainly_a_time(pieces: list[Piece]) -> bool:
     )
 
 
-_EXAMPLE = re.compile(r"e\.g\. '([^']+)'")
+_EXAMPLE = LazyPattern(r"e\.g\. '([^']+)'")
 
 
 def _example_of(message: str) -> str | None:

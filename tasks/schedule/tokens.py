@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from common import LazyPattern
 from tasks.schedule.lexicon import (
     CARDINALS,
     MONTHS,
@@ -60,7 +61,7 @@ class Token:
 
 
 _AP = r"(?:\s?[ap]\.\s?m\b\.?|\s?[ap]m\b|[ap](?![a-z\d]))"
-_SCAN = re.compile(
+_SCAN = LazyPattern(
     rf"""
     (?P<iso>\d{{4}}-\d{{2}}-\d{{2}}(?:[t\ ]\d{{2}}:\d{{2}}(?::\d{{2}}(?:\.\d+)?)?
         (?:z|[+-]\d{{2}}(?::?\d{{2}})?)?)?(?![\d:])(?!-))
@@ -85,10 +86,10 @@ _SCAN = re.compile(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
-_MERIDIEM = re.compile(r"(?<=[\d\s])([ap])")
+_MERIDIEM = LazyPattern(r"(?<=[\d\s])([ap])")
 _DROPPED = frozenset(",()[]{}\"'“”‘’«»")
 """Characters left out: commas, brackets and quotes say nothing about a time."""
-_COMPACT_PART = re.compile(r"(\d+(?:\.\d+)?)(secs?|s|mins?|m|hrs?|h|d|wks?|w)")
+_COMPACT_PART = LazyPattern(r"(\d+(?:\.\d+)?)(secs?|s|mins?|m|hrs?|h|d|wks?|w)")
 _PUNCT_WORDS = {"&": "and", "@": "at", "+": "and"}
 # A dot after these is an abbreviation's, not the end of a sentence ("fri. at 5pm").
 _ABBREVIATIONS = frozenset(

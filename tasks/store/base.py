@@ -28,6 +28,7 @@ from tasks.models import (
     LedgerSummary,
     OwnerSummary,
     Removal,
+    Repack,
     RunOutcome,
     StoreSizes,
     Task,
@@ -304,6 +305,18 @@ class TaskStore(AsyncLifecycle):
         deleted, all in one transaction. Two schedulers removing at once never take a task
         twice.
         """
+
+    async def repack(self, *, window: int, after: int = 0) -> Repack:
+        """Move the live tasks out of a sparse stretch of the task table, a bounded amount.
+
+        Looks at the next ``window`` tasks in the table's storage order after ``after``; when
+        they are spread over more than twice as many places as they fill (the tasks between
+        them were removed), they are written anew at the table's end, in one transaction, so
+        the pages they held become free for new tasks. A database whose tables reuse freed
+        space by themselves (PostgreSQL's vacuum, the in-memory store) has nothing to do
+        here, which is this default.
+        """
+        return Repack(0, 0, complete=True)
 
     @abstractmethod
     async def owner_summary(self, owner_id: str) -> OwnerSummary | None:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, get_type_hints
 
+from common import LazyPattern
 from tools.catalog.binding import Tool
 from tools.context import ToolContext
 from tools.define import JsonSchema
@@ -185,7 +186,7 @@ _SECOND_PERSON = (
     (re.compile(r"\b[Tt]he user's\b"), "your"),
     (re.compile(r"\b[Tt]he user\b"), "you"),
 )
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s")
+_SENTENCE_END = LazyPattern(r"(?<=[.!?;])\s")
 
 
 def _first_sentence(text: str) -> str:

@@ -13,15 +13,17 @@ import inspect
 import re
 from dataclasses import dataclass, field
 
+from common import LazyPattern
+
 _GOOGLE_ARGS = {"args:", "arguments:", "parameters:", "params:", "keyword args:", "kwargs:"}
-_GOOGLE_OTHER = re.compile(
+_GOOGLE_OTHER = LazyPattern(
     r"^(returns?|yields?|raises?|examples?|notes?|attributes?|see also|todo|warnings?):$",
     re.IGNORECASE,
 )
-_GOOGLE_ITEM = re.compile(r"^(\*{0,2}[A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-_NUMPY_ITEM = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?::.*)?$")
-_SPHINX_PARAM = re.compile(r"^:param\s+(?:[^:]*\s)?([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$")
-_SPHINX_FIELD = re.compile(r"^:[a-zA-Z]+")
+_GOOGLE_ITEM = LazyPattern(r"^(\*{0,2}[A-Za-z_][A-Za-z0-9_]*)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
+_NUMPY_ITEM = LazyPattern(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(?::.*)?$")
+_SPHINX_PARAM = LazyPattern(r"^:param\s+(?:[^:]*\s)?([A-Za-z_][A-Za-z0-9_]*)\s*:\s*(.*)$")
+_SPHINX_FIELD = LazyPattern(r"^:[a-zA-Z]+")
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,7 +4,6 @@ signature and docstring and the options ``@tool`` was given."""
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, get_args, get_origin, get_type_hints
@@ -12,13 +11,14 @@ from typing import Annotated, Any, get_args, get_origin, get_type_hints
 from pydantic import TypeAdapter
 from pydantic.fields import FieldInfo
 
+from common import LazyPattern
 from tools.context import ToolContext
 from tools.define.docstrings import parse_docstring
 from tools.define.options import ToolOptions
 from tools.define.schema import JsonSchema, schema_for
 from tools.errors import ToolDefinitionError
 
-_NAME_JUNK = re.compile(r"[^A-Za-z0-9_.]")
+_NAME_JUNK = LazyPattern(r"[^A-Za-z0-9_.]")
 
 
 def normalize_name(name: str) -> str:

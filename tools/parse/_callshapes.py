@@ -17,11 +17,11 @@ and any other data. The first three are answers: ``read_answer`` reads them.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from common import LazyPattern
 from tools.parse._jsonrepair import RepairError, parse_lenient
 
 _FINAL_TYPES = frozenset({"final", "final_answer"})
@@ -36,7 +36,7 @@ _CALL_TYPES = frozenset({"tool_call", "function", "function_call", "tool_use", "
 _ANSWER_KEYS = ("content", "answer", "response", "message", "text", "output", "final_answer")
 _MAX_NAME = 128
 _MAX_ARGUMENT_TOKENS = 4096
-_SPACE = re.compile(r"\s")
+_SPACE = LazyPattern(r"\s")
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,17 +21,19 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from common import LazyPattern
+
 MAX_DEPTH = 64
 """Deepest nesting the lenient reader follows (tool arguments are never that deep)."""
 
-_SKIP = re.compile(r"(?:\s++|//[^\n]*+)*+")
-_NUMBER = re.compile(r"[-+]?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][-+]?\d++)?")
-_WORD = re.compile(r"[A-Za-z_$][\w$]*+")
+_SKIP = LazyPattern(r"(?:\s++|//[^\n]*+)*+")
+_NUMBER = LazyPattern(r"[-+]?(?:\d++(?:\.\d*+)?|\.\d++)(?:[eE][-+]?\d++)?")
+_WORD = LazyPattern(r"[A-Za-z_$][\w$]*+")
 _BODY = {
     '"': re.compile(r'(?:[^"\\]++|\\.)*+', re.S),
     "'": re.compile(r"(?:[^'\\]++|\\.)*+", re.S),
 }
-_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|.)", re.S)
+_ESCAPE = LazyPattern(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|x[0-9a-fA-F]{2}|.)", re.S)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "0": "\0"}
 _LITERALS: dict[str, object] = {
     "true": True,

@@ -12,7 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_INTERESTING = re.compile(r"""[\[\](){}'",]""")
+from common import LazyPattern
+
+_INTERESTING = LazyPattern(r"""[\[\](){}'",]""")
 _PAIRS = {"]": "[", ")": "(", "}": "{"}
 _STRING_END = {
     '"': re.compile(r'(?:[^"\\\n]++|\\.)*+"', re.S),

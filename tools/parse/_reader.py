@@ -9,16 +9,16 @@ it, so a reply never costs more than a fixed multiple of its length.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from common import LazyPattern
 from tools.parse._callshapes import CallShape, read_calls
 from tools.parse._jsonrepair import RepairError, parse_lenient, skip_space
 from tools.parse._pycalls import BracketScan, parse_call, scan_brackets
 
-PY_LIST_START = re.compile(r"\[\s*+[A-Za-z_][\w.]*+\s*+\(")
-PY_CALL_START = re.compile(r"[A-Za-z_][\w.]*+\s*+\(")
+PY_LIST_START = LazyPattern(r"\[\s*+[A-Za-z_][\w.]*+\s*+\(")
+PY_CALL_START = LazyPattern(r"[A-Za-z_][\w.]*+\s*+\(")
 
 _BUDGET_PER_CHAR = 8
 """The work budget of a reply, in characters the C decoder may read per character of reply."""

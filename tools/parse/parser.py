@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 from collections.abc import Callable, Collection
 from functools import cache
 from types import MethodType
 from typing import Concatenate, Generic, ParamSpec, TypeVar
 
+from common import LazyPattern
 from tools.calls import ToolCall
 from tools.parse._callshapes import Answer, read_answer
 from tools.parse._jsonrepair import RepairError, parse_lenient
@@ -40,11 +40,11 @@ __all__ = ["Answer", "ToolParser"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
-_NOT_NAME_CHAR = re.compile(r"[^A-Za-z0-9_]")
-_FENCE_TAG = re.compile(r"[\w+.#-]*")
+_NOT_NAME_CHAR = LazyPattern(r"[^A-Za-z0-9_]")
+_FENCE_TAG = LazyPattern(r"[\w+.#-]*")
 _MAX_ANSWER_STEPS = 1 << 16
-_LINE_OBJECT = re.compile(r"(?m)^[ \t]*\{")
-_AROUND_FENCE = re.compile(r"\s*```")
+_LINE_OBJECT = LazyPattern(r"(?m)^[ \t]*\{")
+_AROUND_FENCE = LazyPattern(r"\s*```")
 _MAX_EMBEDDED = 4
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from common import LazyPattern
 from tools.calls import ToolCall
 from tools.catalog import Tool, ToolRegistry
 from tools.context import ToolContext
@@ -18,7 +19,7 @@ from tools.errors import ToolError
 from tools.parse import read_calls
 from tools.run.arguments import read_aliases
 
-_INT_TEXT = re.compile(r"^[+-]?\d{1,18}$")
+_INT_TEXT = LazyPattern(r"^[+-]?\d{1,18}$")
 _MAX_SHOWN = 80
 
 

@@ -23,6 +23,7 @@ from tasks.limits import TaskLimits
 from tasks.models import (
     Claim,
     FinishedRun,
+    Repack,
     RunOutcome,
     StoreSizes,
     Task,
@@ -192,6 +193,17 @@ class SqliteTaskStore(SqlTaskStore):
         )
         return await self._commit(work)
 
+    async def repack(self, *, window: int, after: int = 0) -> Repack:
+        """Rewrite a sparse stretch of the task table at its end (see the store).
+
+        A rowid table keeps each row where it was inserted: one-time tasks come and go, the
+        recurring ones made beside them stay, and each page they share stays allocated
+        however few rows are left on it (a year of reminders left the table at a third
+        full). Rows written anew get the next rowids, so they fill pages at the end densely
+        and the old pages empty out, to be reused for new tasks.
+        """
+        return await self._commit(functools.partial(_repack, after=after, window=window))
+
     async def _read(self, steps: Steps[T]) -> T:
         return await self._db.read(functools.partial(run_steps, steps=steps))
 
@@ -213,6 +225,34 @@ def read_sizes(conn: sqlite3.Connection) -> StoreSizes:
         sqlite3.Error: when the tables are not there (yet), or are of an older schema.
     """
     return run_steps(conn, sizes(SQLITE))
+
+
+_SPARSE = 0.5  # below this share of the rowids in a stretch, its rows are moved
+
+
+def _repack(conn: sqlite3.Connection, after: int, window: int) -> Repack:
+    """Move the next ``window`` tasks after rowid ``after`` to the table's end if sparse."""
+    rowids = [
+        r[0]
+        for r in conn.execute(
+            "SELECT rowid FROM scheduled_tasks WHERE rowid > ? ORDER BY rowid LIMIT ?",
+            (after, window),
+        )
+    ]
+    if len(rowids) < window:
+        return Repack(0, 0, complete=True)
+    last = rowids[-1]
+    if len(rowids) >= _SPARSE * (last - rowids[0] + 1):
+        return Repack(0, last, complete=False)
+    moved = []
+    for chunk, marks in chunked(rowids):
+        moved += conn.execute(
+            f"SELECT * FROM scheduled_tasks WHERE rowid IN ({marks})", chunk
+        ).fetchall()
+        conn.execute(f"DELETE FROM scheduled_tasks WHERE rowid IN ({marks})", chunk)
+    marks = ", ".join("?" * len(moved[0]))
+    conn.executemany(f"INSERT INTO scheduled_tasks VALUES ({marks})", moved)
+    return Repack(len(moved), last, complete=False)
 
 
 def _insert_task(
