@@ -52,6 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _command(argv: Sequence[str] | None) -> int:
+    # pydantic looks for plugins in every installed package's entry points when it builds
+    # its first model (a tenth of `assistant ask`'s start); the assistant uses none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from assistant.config import ConfigError, load_settings
     from common import install_log_redaction, redact_text
 

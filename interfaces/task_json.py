@@ -10,13 +10,15 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from tasks import Task, TaskStatus, next_run_words, schedule_words, task_line
 
 
 class TaskOut(BaseModel):
     """A scheduled task."""
+
+    model_config = ConfigDict(defer_build=True)  # built when first used, not on import
 
     id: str
     type: str

@@ -37,7 +37,11 @@ class TaskType(StrEnum):
 
 
 class _Data(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", str_strip_whitespace=True)
+    # Built when first used (a task read or made), not on import: a command that touches no
+    # task (``assistant ask "what time is it?"``) does not pay for the validators.
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", str_strip_whitespace=True, defer_build=True
+    )
 
     @model_validator(mode="before")
     @classmethod
