@@ -163,7 +163,7 @@ class Settings(BaseSettings):
         1, ge=0, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_KEEP_RUNS")
     )
     finished_keep_days: float = Field(
-        7, ge=0, le=36_500, validation_alias=AliasChoices("ASSISTANT_FINISHED_KEEP_DAYS")
+        3, ge=0, le=36_500, validation_alias=AliasChoices("ASSISTANT_FINISHED_KEEP_DAYS")
     )
     ledger_compact_rows: int = Field(
         1000, ge=1, le=1_000_000, validation_alias=AliasChoices("ASSISTANT_LEDGER_COMPACT_ROWS")

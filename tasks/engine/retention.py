@@ -3,8 +3,8 @@ finished tasks removed into per-owner summaries, a little at a time.
 
 A task that runs every minute writes 1,440 ledger rows a day. ``LedgerRetention`` folds the
 rows older than ``LedgerPolicy.keep_for`` into their task's summary, sparing each task's
-newest ``keep_runs`` rows (a daily task keeps its last three runs in full beside its summary;
-a frequent one, a day of runs). Each round costs at most ``rows_per_round`` rows and
+newest ``keep_runs`` rows (a daily task keeps its last run in full beside its summary; a
+frequent one, a day of runs). Each round costs at most ``rows_per_round`` rows and
 ``tasks_per_round`` task look-ups, in one short transaction each, and rounds continue from where
 the last one stopped: a second later while a pass through the tasks is under way, ``every``
 later once it is done. Nothing about which tasks are "frequent" is
@@ -56,7 +56,7 @@ class LedgerPolicy:
     tasks_per_round: int = 500
     every: timedelta = timedelta(minutes=1)
     between: timedelta = timedelta(seconds=1)
-    finished_for: timedelta | None = timedelta(days=7)
+    finished_for: timedelta | None = timedelta(days=3)
 
 
 class LedgerRetention:
