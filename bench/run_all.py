@@ -49,6 +49,12 @@ BENCHES = (
     Bench("scheduler (memory)", "bench.scheduler", ("--store", "memory"), limit=300),
     Bench("startup", "bench.startup", limit=120, quick_args=("--rounds", "3")),
     Bench(
+        "scheduler at scale",
+        "bench.scale",
+        limit=600,
+        quick_args=("--stores", "sqlite", "--parts", "restart,crash,list,burst"),
+    ),
+    Bench(
         "scheduler (PostgreSQL)",
         "bench.pg_scheduler",
         ("--repeat", "3"),
