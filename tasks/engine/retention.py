@@ -32,6 +32,8 @@ from tasks.store.base import TaskStore
 
 log = logging.getLogger(__name__)
 
+_PARTS = ("fold", "repack")  # the parts that go through the whole table, a pass each
+
 
 @dataclass(frozen=True, slots=True)
 class LedgerPolicy:
@@ -72,35 +74,51 @@ class LedgerRetention:
         self._store = store
         self._clock = clock
         self.policy = policy
-        self._cursor = ""
+        self._cursor = ""  # where the next compaction round looks
         self._repacked = 0  # where the next repack round looks
+        self._pending = set(_PARTS)  # the parts that have not ended their pass this cycle
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
 
     async def round(self) -> Compaction:
         """Fold one bounded round's worth of old rows, remove a bounded number of old
-        finished tasks, and repack a bounded stretch of the task table (three short
-        transactions); return what it did."""
-        policy = self.policy
+        finished tasks, and repack a bounded stretch of the task table (a short transaction
+        each), the folding and the repacking until each ended its pass; return what it did.
+        A round is ``complete`` once both ended their pass since the last complete one and
+        no finished task old enough is left."""
+        policy, pending = self.policy, self._pending
         now = self._clock.now()
-        done = await self._store.compact_ledger(
-            before=now - policy.keep_for,
-            keep=policy.keep_runs,
-            max_rows=policy.rows_per_round,
-            max_tasks=policy.tasks_per_round,
-            after_task=self._cursor,
-        )
-        self._cursor = done.next_task
+        done = Compaction(0, 0, self._cursor, complete=True)
+        if "fold" in pending:
+            done = await self._store.compact_ledger(
+                before=now - policy.keep_for,
+                keep=policy.keep_runs,
+                max_rows=policy.rows_per_round,
+                max_tasks=policy.tasks_per_round,
+                after_task=self._cursor,
+            )
+            self._cursor = done.next_task
+            if done.complete:
+                pending.discard("fold")
+        removed_all = True  # every round removes (an index range: cheap when none is old)
         if policy.finished_for is not None:
             removal = await self._store.remove_finished(
                 before=now - policy.finished_for,
                 max_tasks=policy.tasks_per_round,
                 max_rows=policy.rows_per_round,
             )
-            done = replace(done, removed=removal.tasks, complete=done.complete and removal.complete)
-        repack = await self._store.repack(window=policy.rows_per_round, after=self._repacked)
-        self._repacked = repack.next_after
-        return replace(done, repacked=repack.moved, complete=done.complete and repack.complete)
+            done = replace(done, removed=removal.tasks)
+            removed_all = removal.complete
+        if "repack" in pending:
+            repack = await self._store.repack(window=policy.rows_per_round, after=self._repacked)
+            self._repacked = repack.next_after
+            done = replace(done, repacked=repack.moved)
+            if repack.complete:
+                pending.discard("repack")
+        if pending or not removed_all:
+            return replace(done, complete=False)
+        self._pending = set(_PARTS)
+        return replace(done, complete=True)
 
     def start(self) -> None:
         """Run rounds in the background until ``stop``."""
