@@ -42,7 +42,7 @@ from common.netguard import (
     system_resolver,
     unresolvable,
 )
-from common.patterns import LazyPattern
+from common.patterns import LazyPattern, PatternCache
 from common.postgres import (
     Listener,
     PgConnection,
@@ -99,6 +99,7 @@ __all__ = [
     "Listener",
     "ManualClock",
     "NetGuard",
+    "PatternCache",
     "PgConnection",
     "PostgresDatabase",
     "PostgresFailures",

@@ -6,8 +6,7 @@ import marshal
 import re
 from pathlib import Path
 
-from common import LazyPattern
-from common.patterns import PatternCache
+from common import LazyPattern, PatternCache
 
 SOURCES = [
     (r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))? ?(?P<half>am|pm)?", re.IGNORECASE),
