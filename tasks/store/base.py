@@ -285,7 +285,8 @@ class TaskStore(AsyncLifecycle):
     ) -> Compaction:
         """Fold old ledger rows into their tasks' summaries, a bounded amount per call.
 
-        Looks at up to ``max_tasks`` tasks in id order after ``after_task`` and, for each,
+        Looks at up to ``max_tasks`` tasks that have ledger rows, in id order after
+        ``after_task``, and, for each,
         folds its rows that ``tasks.store.retention`` allows (final, not outcome_unknown,
         claimed before ``before``, not among its newest ``keep``) into its
         ``LedgerSummary`` and deletes them, in one transaction, at most ``max_rows`` rows in

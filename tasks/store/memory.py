@@ -267,7 +267,8 @@ class MemoryTaskStore(TaskStore):
         after_task: str = "",
     ) -> Compaction:
         """Fold old runs into their tasks' summaries (see ``TaskStore.compact_ledger``)."""
-        looked = sorted(t for t in self._tasks if t > after_task)[:max_tasks]
+        looked = sorted(t for t, runs in self._runs_of.items() if runs and t > after_task)
+        looked = looked[:max_tasks]
         folded, cursor = 0, after_task
         for task_id in looked:
             ids = self._runs_of.get(task_id, [])
