@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from agent import DEFAULT_BASE_PROMPT, DialogAgent, EventCallback
-from agent.llm import LazyModel, LLMBackend, LLMModelError, LocalBackend
+from agent.llm import LazyModel, LLMBackend, LLMModelError
 from agent.planner import OfflinePlanner, PlannerTools
 from assistant.backup import DailyBackups, backups_of
 from assistant.builtin import (
@@ -175,6 +175,8 @@ def build_backend(settings: Settings) -> LLMBackend | None:
         ConfigError: the model file is missing or is not GGUF.
     """
     if settings.llm_model_path is not None:
+        from agent.llm import LocalBackend  # ctypes and llama.cpp: only with a model file
+
         try:
             return LocalBackend(
                 model_path=settings.llm_model_path,
@@ -247,7 +249,12 @@ def _model_of(settings: Settings, backend: LLMBackend | None) -> LazyModel | Non
     built = backend or build_backend(settings)
     if built is None:
         return None
-    name = built.name if isinstance(built, LocalBackend) else type(built).__name__
+    name = type(built).__name__
+    if settings.llm_model_path is not None:  # a local model is named by its file
+        from agent.llm import LocalBackend
+
+        if isinstance(built, LocalBackend):
+            name = built.name
     return LazyModel(lambda: built, name=name)
 
 

@@ -2,9 +2,10 @@
 for tests, and their interface. (The offline planner, a backend that needs no model, is
 ``agent.planner``.)
 
-The OpenAI-compatible backend is loaded when it is first named (``OpenAIBackend``,
-``parse_retry_after``): it brings httpx, which a command answered by the offline planner never
-uses, and whose import was a sixth of ``assistant ask``'s start.
+The model backends are loaded when they are first named (``OpenAIBackend``,
+``parse_retry_after``; ``LocalBackend``, ``MIN_CONTEXT_TOKENS``): the first brings httpx, the
+second ctypes and llama.cpp's bindings, which a command answered by the offline planner never
+uses (httpx alone was a sixth of ``assistant ask``'s start).
 """
 
 import importlib
@@ -41,7 +42,6 @@ from agent.llm.errors import (
 )
 from agent.llm.guard import MAX_REPEATS, ReplyGuard
 from agent.llm.lazy import LazyModel, SupportsLoad
-from agent.llm.local import MIN_CONTEXT_TOKENS, LocalBackend
 from agent.llm.probe import ToolSupport, ToolSupportCache
 from agent.llm.queue import REQUESTER, ModelQueue, Ticket
 from agent.llm.scripted import ScriptedBackend, ScriptedCall
@@ -49,16 +49,19 @@ from agent.llm.templates import BUILTIN_TEMPLATES, ChosenTemplate, choose_templa
 from agent.llm.wire import encode_tools
 
 if TYPE_CHECKING:
+    from agent.llm.local import MIN_CONTEXT_TOKENS, LocalBackend
     from agent.llm.openai_compat import OpenAIBackend, parse_retry_after
 
 _LOADED_WHEN_NAMED = {
     "OpenAIBackend": "agent.llm.openai_compat",
     "parse_retry_after": "agent.llm.openai_compat",
+    "LocalBackend": "agent.llm.local",
+    "MIN_CONTEXT_TOKENS": "agent.llm.local",
 }
 
 
 def __getattr__(name: str) -> Any:
-    """Load the OpenAI-compatible backend's module when one of its names is first asked for."""
+    """Load a model backend's module when one of its names is first asked for."""
     module = _LOADED_WHEN_NAMED.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
