@@ -41,9 +41,9 @@ MAX_LEAD = timedelta(seconds=10)
 """The earliest the timer starts claiming a burst before it is due."""
 _FIRST_CLAIM_COST = 50e-6  # seconds per claimed run, until measured
 _MIN_CLAIM_COST = 5e-6
-_COST_SAMPLE = 100  # claims in a batch for it to count as a measurement
+_COST_SAMPLE = 16  # claims in a batch for it to count as a measurement of the cost per run
 _LEAD_MARGIN = 1.5  # a busy machine claims slower than it measured
-_CLAIM_OVERHEAD = 1e-3  # seconds a claim round costs besides its runs (a transaction)
+_FIRST_OVERHEAD = 1e-3  # seconds a claim round costs besides its runs, until measured
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,11 @@ class _Burst:
 
     wake: datetime
     until: datetime
+
+
+def _followed(estimate: float, sample: float) -> float:
+    """A moving estimate that takes a higher sample at once and a lower one slowly."""
+    return sample if sample > estimate else estimate + 0.1 * (sample - estimate)
 
 
 class ClaimsFirst:
@@ -130,6 +135,7 @@ class Timer:
         self._known_wakeup: tuple[datetime | None] | None = None
         self._orphans = orphans_at_start
         self._claim_cost = _FIRST_CLAIM_COST
+        self._claim_overhead = _FIRST_OVERHEAD  # a transaction's cost, whatever it claims
         self._burst: _Burst | None = None
         self.last_tick: datetime | None = None
         """When the loop last woke up to claim due runs (for health checks)."""
@@ -211,13 +217,15 @@ class Timer:
         return started, given_up
 
     def _measure(self, seconds: float, claims: int) -> None:
-        """Fold a claim batch's time into the cost of one claim: a dearer batch (recurring
-        runs, whose next fire each claim computes) counts at once, a cheaper one slowly, so
-        a burst is claimed early rather than late."""
-        if claims >= _COST_SAMPLE:
-            sample = max(seconds / claims, _MIN_CLAIM_COST)
-            weight = 1.0 if sample > self._claim_cost else 0.1
-            self._claim_cost += weight * (sample - self._claim_cost)
+        """Fold a claim batch's time into the cost of a round and of one claim in it: a
+        batch of a few runs measures the round, a larger one (less the round) the runs. A
+        dearer sample (recurring runs, whose next fire each claim computes; a busy store)
+        counts at once, a cheaper one slowly, so a burst is claimed early rather than late."""
+        if claims < 2:
+            self._claim_overhead = _followed(self._claim_overhead, seconds)
+        elif claims >= _COST_SAMPLE:
+            per_claim = (seconds - min(self._claim_overhead, seconds / 2)) / claims
+            self._claim_cost = _followed(self._claim_cost, max(per_claim, _MIN_CLAIM_COST))
 
     async def _lead(self, next_wakeup: datetime) -> timedelta:
         """How long before ``next_wakeup`` to start claiming: half the ``prefetch`` (a steady
@@ -234,7 +242,7 @@ class Timer:
         except Exception:
             log.exception("the task timer could not count the runs due soon")
             return self._prefetch
-        claiming = _CLAIM_OVERHEAD + due * self._claim_cost * _LEAD_MARGIN
+        claiming = (self._claim_overhead + due * self._claim_cost) * _LEAD_MARGIN
         return min(self._prefetch / 2 + timedelta(seconds=claiming), MAX_LEAD)
 
     async def _loop(self) -> None:
