@@ -38,8 +38,8 @@ from typing import Any
 
 import asyncpg
 
-from bench.scheduler import NoOpNotifier, drafts
-from bench.workloads import current_rss_mb, run_fresh
+from bench.scheduler import NoOpNotifier, drafts, restart_figures
+from bench.workloads import run_fresh
 from common import SystemClock
 from tasks import PostgresTaskStore, TaskManager
 from testing.pg_server import EmbeddedPostgres, embedded_postgres
@@ -95,17 +95,7 @@ async def child_burst(url: str, expected: int) -> dict[str, Any]:
 
 async def child_ready(url: str) -> dict[str, float]:
     """Start a manager over the stored tasks; time until ready, and resident memory."""
-    began = time.perf_counter()
-    store = PostgresTaskStore(url)
-    manager = TaskManager(store=store, notifier=NoOpNotifier(1), clock=SystemClock())
-    await manager.start()
-    fired = await manager.run_due()
-    next_run = await store.next_wakeup()
-    ready = time.perf_counter() - began
-    rss = current_rss_mb()
-    await manager.stop()
-    assert fired == 0 and next_run is not None
-    return {"ready_ms": ready * 1000, "rss_mb": rss}
+    return await restart_figures(PostgresTaskStore(url))
 
 
 # -- the parent ------------------------------------------------------------------------------

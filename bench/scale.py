@@ -48,8 +48,8 @@ from zoneinfo import ZoneInfo
 
 import asyncpg
 
-from bench.scheduler import NoOpNotifier
-from bench.workloads import REPO_ROOT, check_ready, current_rss_mb, percentile, run_fresh
+from bench.scheduler import NoOpNotifier, restart_figures
+from bench.workloads import REPO_ROOT, check_ready, percentile, run_fresh
 from common import SystemClock
 from tasks import (
     DEFAULT_MISFIRE_RULES,
@@ -235,19 +235,7 @@ async def part_build(target: Target, count: int) -> dict[str, float]:
 
 async def part_restart(target: Target) -> dict[str, float]:
     """Start a scheduler over the stored tasks: time until it is ready, and its memory."""
-    began = time.perf_counter()
-    store = target.open_store()
-    manager = TaskManager(store=store, notifier=NoOpNotifier(1), clock=SystemClock())
-    await manager.start()
-    # Ready: nothing due was fired and the earliest next run is known (what the timer sleeps on).
-    fired = await manager.run_due()
-    next_run = await store.next_wakeup()
-    ready = time.perf_counter() - began
-    rss = current_rss_mb()
-    await manager.stop()
-    if fired or next_run is None:
-        raise RuntimeError(f"a restart over stored tasks fired {fired} runs (none is due)")
-    return {"ready_ms": ready * 1000, "rss_mb": rss}
+    return await restart_figures(target.open_store())
 
 
 async def part_write_forever(target: Target) -> dict[str, float]:
@@ -539,6 +527,11 @@ def run(sizes: Sequence[int], stores: Sequence[str], parts: Sequence[str]) -> di
     return results
 
 
+def _spread(figures: dict[str, float], prefix: str) -> str:
+    """``p50 / p99 / max ms`` of the figures named ``PREFIX_p50_ms`` and so on."""
+    return " / ".join(f"{figures[f'{prefix}_{q}_ms']:.1f}" for q in ("p50", "p99", "max")) + " ms"
+
+
 ROWS: tuple[tuple[str, str, Callable[[dict[str, float]], str]], ...] = (
     ("build", "bulk creation (add_tasks, 20,000 a call)", lambda f: f"{f['build_s']:.1f} s"),
     ("build", "database size after creation", lambda f: f"{f['db_mb']:.0f} MB"),
@@ -551,11 +544,10 @@ ROWS: tuple[tuple[str, str, Callable[[dict[str, float]], str]], ...] = (
         + f" / {f['crash_ready_ms']:.1f} ms"),
     ("list", "one user's list", lambda f: (
         f"{f['list_fixed_ms']:.2f} ms + {f['list_per_task_us']:.0f} us per task")),
-    ("burst", "2,000 due in 2 s: one-time late p50 / p99 / max", lambda f: (
-        f"{f['once_p50_ms']:.1f} / {f['once_p99_ms']:.1f} / {f['once_max_ms']:.1f} ms")),
-    ("burst", "600 recurring at one instant: late p50 / p99 / max", lambda f: (
-        f"{f['recurring_p50_ms']:.1f} / {f['recurring_p99_ms']:.1f} / "
-        f"{f['recurring_max_ms']:.1f} ms")),
+    ("burst", "2,000 due in 2 s: one-time late p50 / p99 / max",
+     lambda f: _spread(f, "once")),
+    ("burst", "600 recurring at one instant: late p50 / p99 / max",
+     lambda f: _spread(f, "recurring")),
     ("burst", "lost / doubled / not in the ledger", lambda f: (
         f"{f['lost']:.0f} / {f['doubled']:.0f} / {f['unrecorded']:.0f}")),
     ("year", "a year of fires: runs / simulated in", lambda f: (
@@ -565,9 +557,7 @@ ROWS: tuple[tuple[str, str, Callable[[dict[str, float]], str]], ...] = (
         f"({f['year_peak_mb'] / f['year_start_mb']:.2f}x)")),
     ("year", "kept at the end: tasks / ledger rows / summaries", lambda f: (
         f"{f['year_tasks']:,.0f} / {f['year_ledger_rows']:,.0f} / {f['year_summaries']:,.0f}")),
-    ("year", "retention round p50 / p99 / max", lambda f: (
-        f"{f['year_round_p50_ms']:.1f} / {f['year_round_p99_ms']:.1f} / "
-        f"{f['year_round_max_ms']:.1f} ms")),
+    ("year", "retention round p50 / p99 / max", lambda f: _spread(f, "year_round")),
     ("build", "whole size measured in", lambda f: f"{f['wall_s'] / 60:.1f} min"),
 )  # fmt: skip
 

@@ -256,25 +256,36 @@ async def part_c_setup(setup: Setup) -> Figures:
     )
 
 
-async def part_c(setup: Setup) -> Figures:
-    """Start a manager over 100,000 stored tasks."""
-    notifier = NoOpNotifier(1)
+async def restart_figures(store: TaskStore) -> dict[str, float]:
+    """Start a manager over ``store``'s tasks: the time until it is ready (nothing due was
+    fired and the earliest next run is known: what the timer sleeps on), in ms, and its
+    resident memory, in MB (``ready_ms``, ``rss_mb``).
+
+    Raises:
+        RuntimeError: when the start fired a run (none may be due).
+    """
     began = time.perf_counter()
-    store = SqliteTaskStore(setup.db)
-    manager = TaskManager(store=store, notifier=notifier, clock=SystemClock())
+    manager = TaskManager(store=store, notifier=NoOpNotifier(1), clock=SystemClock())
     await manager.start()
-    # Ready: nothing due was fired and the earliest next run is known (what the timer sleeps on).
     fired = await manager.run_due()
     next_run = await store.next_wakeup()
     ready = time.perf_counter() - began
     rss_mb = current_rss_mb()
     await manager.stop()
-    assert fired == 0 and next_run is not None
+    if fired or next_run is None:
+        raise RuntimeError(f"a start over stored tasks fired {fired} runs (none is due)")
+    return {"ready_ms": ready * 1000, "rss_mb": rss_mb}
+
+
+async def part_c(setup: Setup) -> Figures:
+    """Start a manager over 100,000 stored tasks."""
+    figures = await restart_figures(SqliteTaskStore(setup.db))
+    ready, rss_mb = figures["ready_ms"], figures["rss_mb"]
     peak = peak_rss_mb()
     return Figures(
-        f"(c) 100,000 stored tasks: ready in {ready * 1000:.1f} ms, RSS {rss_mb:.1f} MB "
+        f"(c) 100,000 stored tasks: ready in {ready:.1f} ms, RSS {rss_mb:.1f} MB "
         f"(peak {peak:.1f} MB)",
-        {"c_ready_ms": ready * 1000, "c_rss_mb": rss_mb, "c_peak_mb": peak},
+        {"c_ready_ms": ready, "c_rss_mb": rss_mb, "c_peak_mb": peak},
     )
 
 
