@@ -32,6 +32,7 @@ import os
 import random
 import shutil
 import signal
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -180,15 +181,25 @@ def file_mb(path: Path) -> float:
 
 
 async def database_mb(target: Target) -> float:
-    """The database's size in MB: the SQLite file (its WAL apart), or PostgreSQL's database."""
+    """The database's size in MB: SQLite's pages (as the file holds them once its WAL is
+    copied back; the WAL apart), or PostgreSQL's database."""
     if target.store == "sqlite":
-        return file_mb(Path(target.where))
+        return await asyncio.to_thread(_sqlite_mb, Path(target.where))
     conn = await asyncpg.connect(target.where)
     try:
         size = await conn.fetchval("SELECT pg_database_size(current_database())")
     finally:
         await conn.close()
     return float(size) / 1e6
+
+
+def _sqlite_mb(path: Path) -> float:
+    if not path.exists():
+        return 0.0
+    with contextlib.closing(sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)) as conn:
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+    return max(file_mb(path), int(pages) * int(size) / 1e6)
 
 
 class WalWatch:

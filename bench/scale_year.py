@@ -28,9 +28,10 @@ import json
 import random
 import statistics
 import time
-from dataclasses import replace
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from bench.scale import (
     CHUNK,
@@ -99,19 +100,55 @@ async def retain(retention: LedgerRetention, rounds_ms: list[float]) -> int:
             return count
 
 
-async def simulate(target: Target, count: int, days: int) -> dict[str, float]:
-    """Create the mix, then fire ``days`` days of it with retention; the figures."""
+@dataclass
+class Progress:
+    """Where a simulation stands, kept in a file after every simulated day (``--state``), so
+    a long one (a year at a million tasks takes hours) can go on in another process."""
+
+    day: int = 0
+    start_mb: float = 0.0
+    peak_mb: float = 0.0
+    wal_peak_mb: float = 0.0
+    runs: int = 0
+    rounds_ms: list[float] = field(default_factory=list)
+    most_rounds: int = 0
+    seconds: float = 0.0
+    rng: list[Any] = field(default_factory=list)
+
+    def save(self, path: Path | None) -> None:
+        """Write this to ``path`` (nothing when ``None``), replacing it whole."""
+        if path is not None:
+            partial = path.with_suffix(".partial")
+            partial.write_text(json.dumps(asdict(self)))
+            partial.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> Progress:
+        """Read what ``save`` wrote."""
+        return cls(**json.loads(path.read_text()))
+
+
+async def simulate(
+    target: Target,
+    count: int,
+    days: int,
+    state: Path | None = None,
+    progress: Progress | None = None,
+) -> dict[str, float]:
+    """Create the mix, then fire ``days`` days of it with retention; the figures. With
+    ``state``, keep the progress there after every day; with ``progress`` (read from it), go
+    on from where a simulation stopped instead of creating the mix."""
     began = time.perf_counter()
-    clock = ManualClock(START)
     rng = random.Random(365)
-    async with target.open_store() as store:
-        for drafts in stored_mix(count, START - timedelta(days=2)):
-            await store.add_tasks(drafts)
-    start_mb = await database_mb(target)
-    peak_mb, wal_peak = start_mb, 0.0
-    runs = 0
-    rounds_ms: list[float] = []
-    most_rounds = 0
+    if progress is None:
+        async with target.open_store() as store:
+            for drafts in stored_mix(count, START - timedelta(days=2)):
+                await store.add_tasks(drafts)
+        start = await database_mb(target)
+        progress = Progress(start_mb=start, peak_mb=start)
+    else:
+        rng.setstate(_rng_state(progress.rng))
+    clock = ManualClock(START + progress.day * DAY)
     # What is kept is the default policy's; a round does ROUND_SCALE default rounds' work, so
     # a simulated day's retention takes fewer transactions (their cost per round is
     # bench.ledger's figure).
@@ -123,27 +160,35 @@ async def simulate(target: Target, count: int, days: int) -> dict[str, float]:
     )
     async with target.open_store() as store:
         retention = LedgerRetention(store, clock, policy)
-        for _ in range(days):
+        while progress.day < days:
+            day_began = time.perf_counter()
             fired_once = 0
             for _ in range(24):
                 hour_runs, hour_once = await fire_hour(store, clock.now())
-                runs += hour_runs
+                progress.runs += hour_runs
                 fired_once += hour_once
                 clock.advance(HOUR)
             await replenish(store, fired_once, clock.now(), rng)
-            most_rounds = max(most_rounds, await retain(retention, rounds_ms))
-            peak_mb = max(peak_mb, await database_mb(target))
+            rounds = await retain(retention, progress.rounds_ms)
+            progress.most_rounds = max(progress.most_rounds, rounds)
+            progress.peak_mb = max(progress.peak_mb, await database_mb(target))
             if target.store == "sqlite":
-                wal_peak = max(wal_peak, file_mb(Path(f"{target.where}-wal")))
+                wal = file_mb(Path(f"{target.where}-wal"))
+                progress.wal_peak_mb = max(progress.wal_peak_mb, wal)
+            progress.day += 1
+            progress.seconds += time.perf_counter() - day_began
+            progress.rng = _json_state(rng.getstate())
+            progress.save(state)
         sizes = await store.sizes()
     end_mb = await database_mb(target)
+    rounds_ms = progress.rounds_ms or [0.0]
     return {
-        "year_days": days,
-        "year_runs": runs,
-        "year_start_mb": start_mb,
-        "year_peak_mb": peak_mb,
+        "year_days": progress.day,
+        "year_runs": progress.runs,
+        "year_start_mb": progress.start_mb,
+        "year_peak_mb": max(progress.peak_mb, end_mb),
         "year_end_mb": end_mb,
-        "year_wal_peak_mb": wal_peak,
+        "year_wal_peak_mb": progress.wal_peak_mb,
         "year_tasks": sizes.live_tasks + sizes.finished_tasks,
         "year_finished_tasks": sizes.finished_tasks,
         "year_ledger_rows": sizes.ledger_rows,
@@ -153,13 +198,25 @@ async def simulate(target: Target, count: int, days: int) -> dict[str, float]:
         "year_round_p50_ms": statistics.median(rounds_ms),
         "year_round_p99_ms": percentile(rounds_ms, 0.99),
         "year_round_max_ms": max(rounds_ms),
-        "year_rounds_most_in_a_day": most_rounds,
+        "year_rounds_most_in_a_day": progress.most_rounds,
         "year_keep_days": policy.keep_for / DAY,
         "year_keep_runs": policy.keep_runs,
         "year_finished_days": (policy.finished_for or timedelta(0)) / DAY,
         "year_one_time_share": ONE_TIME_SHARE,
-        "year_s": time.perf_counter() - began,
+        "year_s": progress.seconds + (time.perf_counter() - began if progress.day == 0 else 0),
     }
+
+
+def _json_state(state: tuple[Any, ...]) -> list[Any]:
+    """``random.Random.getstate()`` as JSON can hold it."""
+    version, internal, gauss = state
+    return [version, list(internal), gauss]
+
+
+def _rng_state(saved: list[Any]) -> tuple[Any, ...]:
+    """Read back ``_json_state``."""
+    version, internal, gauss = saved
+    return (version, tuple(internal), gauss)
 
 
 def main() -> None:
@@ -169,12 +226,18 @@ def main() -> None:
     parser.add_argument("--where", required=True, help="the SQLite file, or the database URL")
     parser.add_argument("--tasks", type=int, default=100_000)
     parser.add_argument("--days", type=int, default=365)
+    parser.add_argument(
+        "--state", type=Path, help="keep the progress in this file, and go on from it if there"
+    )
     parser.add_argument("--json", action="store_true", help="(the figures are always JSON)")
     args = parser.parse_args()
     target = Target(args.store, args.where)
-    if target.store == "sqlite":
+    progress = None
+    if args.state is not None and args.state.exists():
+        progress = Progress.load(args.state)
+    elif target.store == "sqlite":
         Path(args.where).unlink(missing_ok=True)
-    figures = asyncio.run(simulate(target, args.tasks, args.days))
+    figures = asyncio.run(simulate(target, args.tasks, args.days, args.state, progress))
     print(json.dumps(figures))
 
 
