@@ -669,6 +669,37 @@ async def test_a_burst_is_claimed_before_it_is_due_and_delivered_at_its_time(
         await manager.wait_idle()
 
 
+async def test_recurring_runs_due_together_are_claimed_and_advanced_before_their_instant(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    """600 daily reminders at one instant (issue 29): the claims, which compute and write
+    each one's next fire, are done before it, so the instant only delivers."""
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier, claim_batch=1000)
+    daily = parse_schedule("every day at 09:01", now=T0, tz=ZoneInfo("UTC"))
+    await store.add_tasks([reminder_draft(daily, owner=f"u{n % 7}") for n in range(600)])
+    due = T0 + timedelta(hours=1, minutes=1)  # T0 is 08:00 UTC
+    async with manager:
+        clock.advance(due - T0 - timedelta(milliseconds=60))
+        for _ in range(2000):
+            if not await store.count_due(due, limit=1):
+                break
+            await asyncio.sleep(0)
+        claimed = await store.count_due(due, limit=1)
+        tasks = [t for n in range(7) for t in await store.list_tasks(f"u{n}")]
+        delivered_early = list(notifier.deliveries)
+        clock.advance(timedelta(milliseconds=60))
+        await notifier.wait_for(600)
+        await manager.wait_idle()
+        runs = [r for t in tasks for r in await store.history(t.id, t.owner_id)]
+
+    assert claimed == 0 and delivered_early == []
+    assert {t.next_run for t in tasks} == {due + timedelta(days=1)}
+    assert len(runs) == 600 and {(r.scheduled_for, r.status) for r in runs} == {
+        (due, RunStatus.SUCCEEDED)
+    }
+
+
 async def test_operations_are_owner_scoped(store: TaskStore, clock: ManualClock) -> None:
     manager = manager_for(store, clock, RecordingNotifier())
     task = await remind(manager, HOUR)
