@@ -154,65 +154,61 @@ _CACHE = PatternCache(
 atexit.register(_CACHE.save)
 
 
+_METHODS = ("findall", "finditer", "fullmatch", "match", "search", "split", "sub")
+
+
 class LazyPattern:
     """``re.compile(source, flags)``, compiled at its first use (from ``PatternCache``).
+
+    It answers ``match``, ``fullmatch``, ``search``, ``finditer``, ``findall``, ``sub`` and
+    ``split`` as the compiled pattern does: the first of them compiles it and puts the
+    compiled pattern's own methods in their place, so a pattern in a hot loop costs what a
+    compiled one does.
 
     Args:
         source: The pattern.
         flags: ``re`` flags.
     """
 
-    __slots__ = ("_compiled", "_flags", "_source")
+    __slots__ = ("_compiled", "_flags", "_source", *_METHODS)
+
+    match: Callable[..., re.Match[str] | None]
+    fullmatch: Callable[..., re.Match[str] | None]
+    search: Callable[..., re.Match[str] | None]
+    finditer: Callable[..., Iterator[re.Match[str]]]
+    findall: Callable[..., list[Any]]
+    sub: Callable[..., str]
+    split: Callable[..., list[str | Any]]
 
     def __init__(self, source: str, flags: int | re.RegexFlag = 0) -> None:
         self._source = source
         self._flags = flags
-        self._compiled: re.Pattern[str] | None = None
 
     @property
     def compiled(self) -> re.Pattern[str]:
         """The compiled pattern (compiled now, the first time)."""
-        compiled = self._compiled
-        if compiled is None:
-            compiled = self._compiled = _CACHE.compile(self._source, int(self._flags))
-        return compiled
+        try:
+            return self._compiled
+        except AttributeError:
+            return self._compile()
 
     @property
     def pattern(self) -> str:
         """The pattern's source."""
         return self._source
 
-    def match(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        """As ``re.Pattern.match``."""
-        return self.compiled.match(string, pos, endpos)
+    def __getattr__(self, name: str) -> Any:
+        # Only a method not looked up yet gets here: compile, then answer from the pattern.
+        if name not in _METHODS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(self._compile(), name)
 
-    def fullmatch(
-        self, string: str, pos: int = 0, endpos: int = sys.maxsize
-    ) -> re.Match[str] | None:
-        """As ``re.Pattern.fullmatch``."""
-        return self.compiled.fullmatch(string, pos, endpos)
-
-    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
-        """As ``re.Pattern.search``."""
-        return self.compiled.search(string, pos, endpos)
-
-    def finditer(
-        self, string: str, pos: int = 0, endpos: int = sys.maxsize
-    ) -> Iterator[re.Match[str]]:
-        """As ``re.Pattern.finditer``."""
-        return self.compiled.finditer(string, pos, endpos)
-
-    def findall(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
-        """As ``re.Pattern.findall``."""
-        return self.compiled.findall(string, pos, endpos)
-
-    def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
-        """As ``re.Pattern.sub``."""
-        return self.compiled.sub(repl, string, count)
-
-    def split(self, string: str, maxsplit: int = 0) -> list[str | Any]:
-        """As ``re.Pattern.split``."""
-        return self.compiled.split(string, maxsplit)
+    def _compile(self) -> re.Pattern[str]:
+        compiled: re.Pattern[str] = _CACHE.compile(self._source, int(self._flags))
+        self._compiled = compiled
+        for method in _METHODS:
+            setattr(self, method, getattr(compiled, method))
+        return compiled
 
     def __repr__(self) -> str:
         return f"LazyPattern({self._source!r}, {self._flags!r})"
