@@ -241,6 +241,9 @@ class SqliteDatabase(Generic[H]):
                 conn.text_factory = _lenient_text
             # PRAGMA values cannot be bound as parameters; these are ints this code computed.
             conn.execute(f"PRAGMA busy_timeout = {max(0, self._busy_ms)}")
+            # A new file frees pages incrementally (``free_pages``); an existing one keeps the
+            # mode it was made with (changing it takes a VACUUM).
+            conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute(f"PRAGMA journal_size_limit = {WAL_KEEP_BYTES}")
@@ -333,6 +336,27 @@ def migrate(
             (component, latest),
         )
     return found
+
+
+def free_pages(conn: sqlite3.Connection, most: int) -> int:
+    """Give up to ``most`` free pages back to the file system (``incremental_vacuum``: pages
+    from the file's end move into free ones and the file is cut); return how many. A file
+    made before it was made with ``auto_vacuum = INCREMENTAL`` gives none back.
+
+    Runs inside the caller's write transaction, on the connection's thread.
+    """
+    free = int(conn.execute("PRAGMA freelist_count").fetchone()[0])
+    if not free or int(conn.execute("PRAGMA auto_vacuum").fetchone()[0]) != _INCREMENTAL:
+        return 0
+    count = min(free, max(0, most))
+    # Each step of the pragma frees one page, and sqlite3 steps a statement once per
+    # execute (executescript would commit the caller's transaction first).
+    for _ in range(count):
+        conn.execute("PRAGMA incremental_vacuum(1)")
+    return count
+
+
+_INCREMENTAL = 2  # PRAGMA auto_vacuum's value for INCREMENTAL
 
 
 def to_db_time(

@@ -433,11 +433,13 @@ class Repack:
         moved: Live tasks moved out of a sparse stretch of the table.
         next_after: Where the next round looks (after this position; 0: from the start).
         complete: Whether this round ended a pass through the table.
+        freed: Free pages given back to the file system.
     """
 
     moved: int
     next_after: int
     complete: bool
+    freed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Collection, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from common import require_aware, to_db_time
+from common import free_pages, require_aware, to_db_time
 from tasks.errors import TaskError
 from tasks.limits import TaskLimits
 from tasks.models import (
@@ -200,7 +200,9 @@ class SqliteTaskStore(SqlTaskStore):
         recurring ones made beside them stay, and each page they share stays allocated
         however few rows are left on it (a year of reminders left the table at a third
         full). Rows written anew get the next rowids, so they fill pages at the end densely
-        and the old pages empty out, to be reused for new tasks.
+        and the old pages empty out, to be reused for new tasks. Free pages go back to the
+        file system as well, ``window`` a round (``common.free_pages``; files made since
+        this version, which free pages incrementally), so the file follows what it holds.
         """
         return await self._commit(functools.partial(_repack, after=after, window=window))
 
@@ -231,7 +233,9 @@ _SPARSE = 0.5  # below this share of the rowids in a stretch, its rows are moved
 
 
 def _repack(conn: sqlite3.Connection, after: int, window: int) -> Repack:
-    """Move the next ``window`` tasks after rowid ``after`` to the table's end if sparse."""
+    """Move the next ``window`` tasks after rowid ``after`` to the table's end if sparse, and
+    give the file system back up to ``window`` free pages."""
+    freed = free_pages(conn, window)
     rowids = [
         r[0]
         for r in conn.execute(
@@ -240,10 +244,10 @@ def _repack(conn: sqlite3.Connection, after: int, window: int) -> Repack:
         )
     ]
     if len(rowids) < window:
-        return Repack(0, 0, complete=True)
+        return Repack(0, 0, complete=True, freed=freed)
     last = rowids[-1]
     if len(rowids) >= _SPARSE * (last - rowids[0] + 1):
-        return Repack(0, last, complete=False)
+        return Repack(0, last, complete=False, freed=freed)
     moved = []
     for chunk, marks in chunked(rowids):
         moved += conn.execute(
@@ -252,7 +256,7 @@ def _repack(conn: sqlite3.Connection, after: int, window: int) -> Repack:
         conn.execute(f"DELETE FROM scheduled_tasks WHERE rowid IN ({marks})", chunk)
     marks = ", ".join("?" * len(moved[0]))
     conn.executemany(f"INSERT INTO scheduled_tasks VALUES ({marks})", moved)
-    return Repack(len(moved), last, complete=False)
+    return Repack(len(moved), last, complete=False, freed=freed)
 
 
 def _insert_task(
