@@ -311,9 +311,9 @@ class TaskStore(AsyncLifecycle):
         """Move the live tasks out of a sparse stretch of the task table, a bounded amount.
 
         Looks at the next ``window`` tasks in the table's storage order after ``after``; when
-        they are spread over more than twice as many places as they fill (the tasks between
+        a quarter or more of the places they are spread over are empty (the tasks between
         them were removed), they are written anew at the table's end, in one transaction, so
-        the pages they held become free for new tasks. A database whose tables reuse freed
+        the pages they held become free for new tasks (or go back to the file system). A database whose tables reuse freed
         space by themselves (PostgreSQL's vacuum, the in-memory store) has nothing to do
         here, which is this default.
         """

@@ -229,7 +229,7 @@ def read_sizes(conn: sqlite3.Connection) -> StoreSizes:
     return run_steps(conn, sizes(SQLITE))
 
 
-_SPARSE = 0.5  # below this share of the rowids in a stretch, its rows are moved
+_SPARSE = 0.75  # below this share of the rowids in a stretch, its rows are moved
 
 
 def _repack(conn: sqlite3.Connection, after: int, window: int) -> Repack:
