@@ -18,6 +18,7 @@ from common.files import (
     open_private,
     tighten,
 )
+from common.generated import GeneratedCode, keep_dataclass_code
 from common.http import (
     HTTP_METHODS,
     NOT_IDEMPOTENT_METHODS,
@@ -27,6 +28,7 @@ from common.http import (
     HttpRequestError,
     HttpResponse,
 )
+from common.kept import KeptFile
 from common.lifecycle import AsyncLifecycle
 from common.locks import KeyedLocks
 from common.netguard import (
@@ -90,11 +92,13 @@ __all__ = [
     "Clock",
     "Failures",
     "FetchError",
+    "GeneratedCode",
     "GuardedHttp",
     "HttpRequest",
     "HttpRequestError",
     "HttpResponse",
     "IPAddress",
+    "KeptFile",
     "KeyedLocks",
     "LazyPattern",
     "Listener",
@@ -123,6 +127,7 @@ __all__ = [
     "instant",
     "is_postgres_url",
     "is_secret_name",
+    "keep_dataclass_code",
     "make_private_dir",
     "migrate",
     "notify",
