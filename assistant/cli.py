@@ -46,11 +46,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     gc.disable()
     try:
-        from common import keep_dataclass_code
-
-        # Compiled once: the methods @dataclass writes for the classes the command loads
-        # were a third of `assistant ask`'s start (common/generated.py).
-        keep_dataclass_code()
         return _command(argv)
     finally:
         gc.enable()

@@ -18,7 +18,6 @@ from common.files import (
     open_private,
     tighten,
 )
-from common.generated import GeneratedCode, keep_dataclass_code
 from common.http import (
     HTTP_METHODS,
     NOT_IDEMPOTENT_METHODS,
@@ -28,7 +27,6 @@ from common.http import (
     HttpRequestError,
     HttpResponse,
 )
-from common.kept import KeptFile
 from common.lifecycle import AsyncLifecycle
 from common.locks import KeyedLocks
 from common.netguard import (
@@ -92,13 +90,11 @@ __all__ = [
     "Clock",
     "Failures",
     "FetchError",
-    "GeneratedCode",
     "GuardedHttp",
     "HttpRequest",
     "HttpRequestError",
     "HttpResponse",
     "IPAddress",
-    "KeptFile",
     "KeyedLocks",
     "LazyPattern",
     "Listener",
@@ -127,7 +123,6 @@ __all__ = [
     "instant",
     "is_postgres_url",
     "is_secret_name",
-    "keep_dataclass_code",
     "make_private_dir",
     "migrate",
     "notify",

@@ -16,15 +16,17 @@ unexpected (another version, a damaged file, a change in ``re``'s internals) fal
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
+import marshal
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from common.kept import KeptFile, pycache
 
 Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 """What ``_sre.compile`` takes besides the pattern: flags, code, groups, and their names."""
@@ -62,16 +64,19 @@ class PatternCache:
     """
 
     def __init__(self, path: Path | None, *, write: bool | None = None) -> None:
+        self._path = path
+        self._write = not sys.dont_write_bytecode if write is None else write
+        self._entries: dict[tuple[str, int], Entry] | None = None
+        self._added = False
         self._re = _internals()
-        version = f"{sys.version} re {self._re.magic if self._re else None}"
-        self._kept = KeptFile(path, version, write=write)
+        self._version = f"{sys.version} re {self._re.magic if self._re else None}"
 
     def compile(self, source: str, flags: int) -> re.Pattern[str]:
         """``re.compile(source, flags)``, built from the kept code when there is some."""
         internals = self._re
         if internals is None:
             return re.compile(source, flags)
-        entries = self._kept.entries
+        entries = self._load()
         key = (source, int(flags))
         kept = entries.get(key)
         if kept is not None:
@@ -82,12 +87,31 @@ class PatternCache:
         compiled = re.compile(source, flags)
         entry = _entry(internals, source, int(flags))
         if entry is not None and internals.build(source, *entry) == compiled:
-            self._kept.add(key, entry)
+            entries[key] = entry
+            self._added = True
         return compiled
 
     def save(self) -> None:
         """Write what was added this run (nothing when bytecode may not be written)."""
-        self._kept.save()
+        if not self._added or self._path is None or not self._write:
+            return
+        self._added = False
+        merged = {**_read(self._path, self._version), **(self._entries or {})}
+        with contextlib.suppress(OSError):
+            self._path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self._path.parent, prefix=".patterns-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    marshal.dump((self._version, merged), out)
+                Path(temporary).replace(self._path)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+
+    def _load(self) -> dict[tuple[str, int], Entry]:
+        if self._entries is None:
+            self._entries = {} if self._path is None else _read(self._path, self._version)
+        return self._entries
 
 
 def _entry(internals: _Internals, source: str, flags: int) -> Entry | None:
@@ -112,7 +136,21 @@ def _entry(internals: _Internals, source: str, flags: int) -> Entry | None:
         return None
 
 
-_CACHE = PatternCache(pycache("patterns"))
+def _read(path: Path, version: str) -> dict[tuple[str, int], Entry]:
+    """The entries kept in ``path`` for ``version``; none when it is missing or unreadable."""
+    try:
+        found: Any = marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not (isinstance(found, tuple) and len(found) == 2 and found[0] == version):
+        return {}
+    entries = found[1]
+    return entries if isinstance(entries, dict) else {}
+
+
+_CACHE = PatternCache(
+    Path(__file__).with_name("__pycache__") / f"patterns.{sys.implementation.cache_tag}.marshal"
+)
 atexit.register(_CACHE.save)
 
 
