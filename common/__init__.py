@@ -42,7 +42,7 @@ from common.netguard import (
     system_resolver,
     unresolvable,
 )
-from common.patterns import LazyPattern, PatternCache
+from common.patterns import LazyPattern
 from common.postgres import (
     Listener,
     PgConnection,
@@ -100,7 +100,6 @@ __all__ = [
     "Listener",
     "ManualClock",
     "NetGuard",
-    "PatternCache",
     "PgConnection",
     "PostgresDatabase",
     "PostgresFailures",
