@@ -7,7 +7,7 @@ Interfaces receive the finished objects; nothing else constructs collaborators.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
@@ -124,15 +124,20 @@ def _mcp_servers(
     *,
     clock: Clock,
     secrets: SecretSource,
-    enabled: bool,
+    enabled: bool | Collection[str],
+    wait: float | None,
 ) -> McpServers:
     """The MCP servers of the configuration file (not started yet), its secrets already
-    hidden from the logs; none when ``enabled`` is false."""
-    if not enabled:
+    hidden from the logs: all, those ``enabled`` names, or none when it is false."""
+    if enabled is False:
         return McpServers(McpConfig(), registry, clock=clock)
     config = load_config(settings.mcp_config_path, secrets=_secret_lookup(secrets))
     install_log_redaction(*config.secret_values())
-    return McpServers(config, registry, clock=clock, stderr_dir=settings.data_dir / "mcp")
+    if enabled is not True:
+        config = config.only(enabled)
+    return McpServers(
+        config, registry, clock=clock, start_wait=wait, stderr_dir=settings.data_dir / "mcp"
+    )
 
 
 def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
@@ -261,7 +266,8 @@ async def open_app(
     secrets: SecretSource | None = None,
     serves: ChatScope | None = None,
     preload_model: bool = False,
-    mcp_servers: bool = True,
+    mcp_servers: bool | Collection[str] = True,
+    mcp_wait: float | None = None,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
 
@@ -285,8 +291,11 @@ async def open_app(
             that keep running); otherwise it is made ready when a turn first needs it, so a
             one-shot ``assistant ask`` that the planner completes never loads it.
         mcp_servers: Start the MCP servers of ``ASSISTANT_MCP_CONFIG`` (their tools join the
-            registry; ``App.mcp``); a command that runs no tool (listing tasks) need not
-            wait for them. They stop when the app closes.
+            registry; ``App.mcp``): all of them, only those named (``assistant call`` of one
+            server's tool), or none (a command that runs no tool need not wait for them).
+            They stop when the app closes.
+        mcp_wait: The most the start waits for them (one-shot commands); by default each
+            server's whole first attempt.
     """
     clock = clock or SystemClock()
     install_log_redaction(*settings.secret_values())
@@ -347,7 +356,12 @@ async def open_app(
         # stops the servers after the scheduler, whose agent tasks may still call them.
         mcp = await stack.enter_async_context(
             _mcp_servers(
-                settings, registry, clock=clock, secrets=secret_source, enabled=mcp_servers
+                settings,
+                registry,
+                clock=clock,
+                secrets=secret_source,
+                enabled=mcp_servers,
+                wait=mcp_wait,
             )
         )
         planner = offline_planner(

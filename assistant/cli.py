@@ -34,6 +34,9 @@ context): the message says why."""
 EXIT_WAITING = 4
 """Exit status of ``assistant call`` when the call waits for an approval nobody gave (no
 terminal to ask at): the message says how to decide it."""
+ONE_SHOT_MCP_WAIT = 10.0
+"""Seconds ``assistant ask`` and ``assistant call`` wait for MCP servers to start; a slower
+one's tools are not offered to that command (one line names it)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -403,11 +406,20 @@ def _run_call(args: argparse.Namespace, settings: Settings) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
+    # Only the MCP server whose tool is called is started (an MCP tool is SERVER.TOOL).
+    server, dot, _ = args.tool.partition(".")
+    servers = [server] if dot else []
+
     async def go() -> int:
         with _stdout_to_stderr() if args.json else contextlib.nullcontext():
-            async with open_app(settings) as app:
+            async with open_app(settings, mcp_servers=servers, mcp_wait=ONE_SHOT_MCP_WAIT) as app:
                 if app.registry.find(args.tool) is None:
-                    unknown = app.registry.unknown_tool_message(args.tool)
+                    why = app.mcp.why_unknown(args.tool)
+                    unknown = (
+                        f"Unknown tool {args.tool!r}: {why}"
+                        if why
+                        else app.registry.unknown_tool_message(args.tool)
+                    )
                     print(f"error: {_safe(unknown)}", file=sys.stderr)
                     return EXIT_USAGE
                 zone = await app.agent.user_zone(LOCAL_USER)
@@ -531,10 +543,14 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
     from common import redact_secrets
     from interfaces import request_line
 
+    # The offline planner calls no MCP tool: without a model no MCP server is started, and
+    # with one a server that is slow to start holds a one-shot turn up only so long.
+    has_model = bool(settings.llm_base_url or settings.llm_model_path)
+
     async def go() -> int:
         # With --json, stdout carries the JSON alone, whatever a native library prints.
         with _stdout_to_stderr() if args.json else contextlib.nullcontext():
-            async with open_app(settings) as app:
+            async with open_app(settings, mcp_servers=has_model, mcp_wait=ONE_SHOT_MCP_WAIT) as app:
                 with _told_in_the_reply(settings):
                     reply = await app.agent.handle_message(
                         " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT

@@ -18,6 +18,7 @@ could deliver it for real.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import signal
@@ -121,6 +122,8 @@ MCP_SCHEDULER_NOTE = (
     "only adds them (one that runs notices them within a second)."
 )
 """What ``assistant mcp`` says with every call that scheduled something: it fires nothing."""
+MCP_FRONT_WAIT = 2.0
+"""Seconds ``assistant mcp`` waits for the MCP servers it uses itself before it answers."""
 
 
 async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
@@ -133,9 +136,18 @@ async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
     from interfaces.mcp import Caller, build_server, serve_stdio
 
     caller = Caller(user, chat or home_chat(user, local_user=LOCAL_USER, local_chat=LOCAL_CHAT))
-    async with open_app(settings) as app:
+    stop = _stop_on_signals()
+    # The client waits for its handshake: MCP servers of our own that are slow to start join
+    # the catalog later instead of holding it up.
+    async with open_app(settings, mcp_wait=MCP_FRONT_WAIT) as app:
         assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
-        await serve_stdio(build_server(assistant, caller=lambda ctx: caller))
+        serving = asyncio.create_task(serve_stdio(build_server(assistant, caller=lambda c: caller)))
+        stopping = asyncio.create_task(stop.wait())
+        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (serving, stopping):
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await serving
     return 0
 
 

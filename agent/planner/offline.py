@@ -228,6 +228,9 @@ class OfflinePlanner:
                 also accepts agent tasks whose prompts only a model can answer); without
                 one, every reading is ``Planned``.
         """
+        if decided := _decided_apart(messages):
+            # Nothing of this conversation asked for it: its result is the whole answer.
+            return Planned(self._wording.report(decided))
         turn = _read_progress(messages)
         if turn is None:
             return Planned(HELP_WITH_MODEL if model else answers.HELP)
@@ -552,6 +555,35 @@ def _read_progress(messages: Sequence[ChatMessage]) -> _Progress | None:
                 message.content, ordered, tuple(latest) if latest else ordered, earlier
             )
     return None
+
+
+def _decided_apart(messages: Sequence[ChatMessage]) -> tuple[ToolResult, ...]:
+    """The results of an approval just decided for a call this turn never made: one that
+    ``assistant call`` or an MCP client left waiting, or one asked before ``/new``.
+
+    The turn that made a call records its pending result, which names the request; a
+    decision the turn does not name continues nothing in it.
+    """
+    last = messages[-1] if messages else None
+    if last is None or last.role is not Role.TOOL or not last.results:
+        return ()
+    ids = [
+        r.approval.id
+        for r in last.results
+        if r.approval is not None and r.status is not ToolStatus.PENDING_APPROVAL
+    ]
+    if not ids:
+        return ()
+    start = next(
+        (
+            index
+            for index in range(len(messages) - 2, -1, -1)
+            if messages[index].role is Role.USER and not messages[index].results
+        ),
+        0,
+    )
+    said = "\n".join(m.content for m in messages[start:-1])
+    return () if any(request in said for request in ids) else tuple(last.results)
 
 
 def _lines(entries: Sequence[compose.TaskEntry]) -> str:

@@ -22,8 +22,9 @@ import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
+import anyio
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -45,6 +46,7 @@ from starlette.types import Receive, Scope, Send
 
 from interfaces.mcp.replies import error_result
 from interfaces.mcp.service import Caller, McpAssistant
+from interfaces.mcp.stdin import stdin_lines
 
 logger = logging.getLogger(__name__)
 
@@ -159,13 +161,17 @@ def build_server(assistant: McpAssistant, *, caller: CallerOf) -> Server[Any]:
 
 
 async def serve_stdio(server: Server[Any]) -> None:
-    """Serve one client on stdin and stdout until it closes stdin.
+    """Serve one client on stdin and stdout until it closes stdin (or the caller cancels:
+    the wait for its next line is cancelled at once, ``interfaces.mcp.stdin``).
 
     While it serves, the SDK points descriptor 1 at stderr, so nothing but the protocol
     reaches stdout, whatever a library prints.
     """
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    with stdin_lines() as lines:
+        # The SDK reads any async iterator of lines it is given; its type names its own.
+        stdin = cast("anyio.AsyncFile[str] | None", lines)
+        async with stdio_server(stdin=stdin) as (read, write):
+            await server.run(read, write, server.create_initialization_options())
 
 
 class McpHttp:

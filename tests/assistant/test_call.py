@@ -155,3 +155,48 @@ def test_at_a_terminal_a_denied_call_does_not_run(tmp_path: Path) -> None:
     assert "denied" in said
     assert "42" not in said
     assert status == 1
+
+
+def _hanging_server(data_dir: Path) -> Path:
+    """An mcp.json naming a server that starts and never answers; it writes its pid."""
+    pid_file = data_dir / "hang.pid"
+    code = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(600)"
+    servers = {"hang": {"command": sys.executable, "args": ["-c", code]}}
+    (data_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    return pid_file
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_server_that_never_answers_holds_up_no_call(tmp_path: Path) -> None:
+    pid_file = _hanging_server(tmp_path)
+
+    ours = run("call", "get_current_time", data_dir=tmp_path)
+    assert "America/New_York" in ours.stdout
+    assert not pid_file.exists()  # a call of our own tool starts no MCP server
+
+    theirs = run("call", "hang.lookup", "{}", data_dir=tmp_path, check=False)
+    assert theirs.returncode == 2
+    assert theirs.stderr.splitlines()[-1] == (
+        "error: Unknown tool 'hang.lookup': its MCP server 'hang' is still starting; try again "
+        "once it is up ('assistant tools' shows how each server stands)"
+    )
+    # The command ended, and the server it started ended with it.
+    assert _gone(int(pid_file.read_text()))
+
+
+def test_a_request_left_by_call_is_decided_in_chat_with_its_result(tmp_path: Path) -> None:
+    code = '{"code": "print(6 * 7)"}'
+    waiting = run("call", "execute_code", code, "--json", data_dir=tmp_path, check=False)
+    request = json.loads(waiting.stdout)["approval"]["id"]
+
+    chat = run("chat", data_dir=tmp_path, typed=f"/approve {request}\n")
+
+    assert "42" in chat.stdout
+    assert "I understand only a few kinds of requests" not in chat.stdout  # not the help text

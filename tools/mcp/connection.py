@@ -23,10 +23,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -112,6 +113,7 @@ class ServerConnection:
         self._lost: str | None = None
         self._stale = False
         self._task: asyncio.Task[None] | None = None
+        self._scope: anyio.CancelScope | None = None
         self._failures = 0
         self._was_up = False
         self._stderr: IO[str] | None = None
@@ -129,10 +131,18 @@ class ServerConnection:
         await self._settled.wait()
 
     async def aclose(self) -> None:
-        """Disconnect (a stdio server is stopped) and stop trying."""
+        """Disconnect (a stdio server is stopped, its process reaped) and stop trying.
+
+        The task is stopped through its own cancel scope, not ``Task.cancel``: the SDK stops a
+        stdio server inside a shielded scope, which only a scope's cancellation respects; a
+        native cancel breaks into it and leaves the process behind, unreaped.
+        """
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
+            if self._scope is not None:
+                self._scope.cancel()
+            else:  # cancelled before its first step: it holds nothing yet
+                task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._set(ServerState.STOPPED, error=None)
@@ -227,40 +237,43 @@ class ServerConnection:
     # -- the task that keeps the connection -------------------------------------------------
 
     async def _supervise(self) -> None:
-        while True:
-            self._set(ServerState.STARTING, error=None)
-            with self._errlog() as errlog:
-                try:
-                    reason = await self._connection()
-                except Exception as exc:  # every failure of an attempt: said, then retried
-                    leaf = _first_leaf(exc)
-                    if isinstance(leaf, _CannotStart):
-                        self._failed(str(leaf))
-                        return
-                    reason = self._explained(describe(exc))
-                reason = _with_stderr(reason, errlog)
-            await self._down(reason)
+        with anyio.CancelScope() as self._scope:
+            while True:
+                self._set(ServerState.STARTING, error=None)
+                with self._errlog() as errlog:
+                    try:
+                        reason = await self._connection()
+                    except Exception as exc:  # every failure of an attempt: said, then retried
+                        leaf = _first_leaf(exc)
+                        if isinstance(leaf, _CannotStart):
+                            self._failed(str(leaf))
+                            return
+                        reason = self._explained(describe(exc))
+                    reason = _with_stderr(reason, errlog)
+                await self._down(reason)
 
     async def _connection(self) -> str:
         """Connect, publish the tools, and serve until the connection is lost; return why."""
         self._lost, self._stale, self._http_error = None, False, None
         self._wake.clear()
-        async with AsyncExitStack() as stack:
-            try:
-                async with asyncio.timeout(self._connect_timeout):
-                    client = await stack.enter_async_context(self._client_of())
-                    listed = await _list_tools(client)
-            except TimeoutError:
-                return f"it did not start and list its tools within {self._connect_timeout:g} s"
-            self._up(client, listed)
-            try:
-                async with anyio.create_task_group() as group:
-                    if _can_listen(client):
-                        group.start_soon(self._listen, client)
-                    await self._serve(client)
-                    group.cancel_scope.cancel()
-            finally:
-                self._client = None
+        # An anyio deadline, not asyncio's: the SDK's shielded clean-up respects only a
+        # scope's cancellation. One scope around the whole connection (cancel scopes must
+        # close in the order they opened); its deadline is lifted once the tools are listed.
+        with anyio.CancelScope(deadline=anyio.current_time() + self._connect_timeout) as scope:
+            async with self._client_of() as client:
+                listed = await _list_tools(client)
+                scope.deadline = math.inf
+                self._up(client, listed)
+                try:
+                    async with anyio.create_task_group() as group:
+                        if _can_listen(client):
+                            group.start_soon(self._listen, client)
+                        await self._serve(client)
+                        group.cancel_scope.cancel()
+                finally:
+                    self._client = None
+        if scope.cancelled_caught:
+            return f"it did not start and list its tools within {self._connect_timeout:g} s"
         return self._lost or "the connection ended"
 
     def _client_of(self) -> Client:
@@ -333,7 +346,7 @@ class ServerConnection:
 
     async def _relist(self, client: Client) -> None:
         try:
-            async with asyncio.timeout(self._connect_timeout):
+            with anyio.fail_after(self._connect_timeout):
                 listed = await _list_tools(client)
         except TimeoutError:
             logger.warning(
@@ -649,10 +662,12 @@ def _with_stderr(reason: str, stream: IO[str] | None) -> str:
 def _spawn_error(launch: StdioLaunch, exc: OSError) -> str:
     if isinstance(exc, FileNotFoundError) and launch.cwd is not None and not launch.cwd.is_dir():
         return f"its folder {str(launch.cwd)!r} does not exist"
+    if isinstance(exc, FileNotFoundError) and ("/" in launch.command or "\\" in launch.command):
+        return f"the command {launch.command!r} does not exist; check the path in 'command'"
     if isinstance(exc, FileNotFoundError):
         return (
-            f"the command {launch.command!r} was not found; install it, or give its full path "
-            "in 'command'"
+            f"the command {launch.command!r} was not found on PATH; install it, or give its "
+            "full path in 'command'"
         )
     if isinstance(exc, PermissionError):
         return f"the command {launch.command!r} may not be run (permission denied)"

@@ -46,6 +46,8 @@ class McpServers(AsyncLifecycle):
         sleep: Waits out a backoff (by default the clock's ``sleep``).
         backoff: How long to wait before each attempt to reconnect.
         connect_timeout: Seconds an attempt may take, and the most ``start`` waits.
+        start_wait: The most ``start`` waits instead (a one-shot command that should not sit
+            out a server that hangs); a server still starting then offers no tools to it.
         stderr_dir: Where stdio servers' stderr goes (``NAME.log``); temporary files when
             ``None``.
     """
@@ -59,16 +61,20 @@ class McpServers(AsyncLifecycle):
         sleep: Sleep | None = None,
         backoff: Backoff | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        start_wait: float | None = None,
         stderr_dir: Path | None = None,
     ) -> None:
         if connect_timeout <= 0:
             raise ValueError(f"connect_timeout must be positive seconds, got {connect_timeout!r}")
+        if start_wait is not None and start_wait <= 0:
+            raise ValueError(f"start_wait must be positive seconds, got {start_wait!r}")
         self.config = config
         self._registry = registry
         self._clock = clock or SystemClock()
         self._sleep = sleep or self._clock.sleep
         self._backoff = backoff or Backoff()
         self._connect_timeout = connect_timeout
+        self._start_wait = start_wait
         self._stderr_dir = stderr_dir
         self._connections: dict[str, ServerConnection] = {}
         self._names: dict[str, list[str]] = {}
@@ -107,12 +113,20 @@ class McpServers(AsyncLifecycle):
         for connection in self._connections.values():
             connection.start()
         firsts = [connection.first_outcome() for connection in self._connections.values()]
+        wait = self._start_wait or self._connect_timeout + 1
         try:
-            async with asyncio.timeout(self._connect_timeout + 1):
+            async with asyncio.timeout(wait):
                 await asyncio.gather(*firsts)
         except TimeoutError:
             slow = [s.name for s in self.statuses() if s.state is ServerState.STARTING]
-            logger.warning("MCP servers still starting (their tools join later): %s", slow)
+            if self._start_wait is None:
+                logger.warning("MCP servers still starting (their tools join later): %s", slow)
+            else:
+                logger.warning(
+                    "MCP servers not ready within %g s, so their tools are not offered now: %s",
+                    wait,
+                    ", ".join(slow),
+                )
 
     async def aclose(self) -> None:
         """Stop every server; their tools leave the registry."""
@@ -122,8 +136,52 @@ class McpServers(AsyncLifecycle):
             self._replace(server, [])
 
     def statuses(self) -> list[ServerStatus]:
-        """Every configured server's status, in the configuration's order."""
-        return [connection.status() for connection in self._connections.values()]
+        """Every server the file names: those started, in the configuration's order, then
+        those a mistake left out and those it disables."""
+        return [
+            *(connection.status() for connection in self._connections.values()),
+            *(
+                ServerStatus(name=name, transport="", state=ServerState.LEFT_OUT, error=problem)
+                for name, problem in self.config.left_out.items()
+            ),
+            *(
+                ServerStatus(
+                    name=name,
+                    transport="",
+                    state=ServerState.DISABLED,
+                    error=f"in {self.config.source}" if self.config.source else None,
+                )
+                for name in self.config.disabled
+            ),
+        ]
+
+    def why_unknown(self, tool: str) -> str | None:
+        """Why ``tool``, named ``server.tool``, is not in the registry when its server is one
+        the file names (left out, disabled, not started, down); ``None`` otherwise."""
+        server, dot, _ = tool.partition(".")
+        if not dot:
+            return None
+        config = self.config
+        if server in config.left_out:
+            return f"its MCP server {server!r} was left out: {config.left_out[server]}"
+        if server in config.disabled:
+            return f"its MCP server {server!r} is disabled in {config.source or 'mcp.json'}"
+        if server in config.not_started:
+            return f"its MCP server {server!r} was not started by this command"
+        connection = self._connections.get(server)
+        if connection is None:
+            return None
+        status = connection.status()
+        if status.state is ServerState.UP:
+            listed = ", ".join(status.tools) or "none"
+            return f"its MCP server {server!r} has no such tool (it lists: {listed})"
+        if status.state is ServerState.STARTING:
+            return (
+                f"its MCP server {server!r} is still starting; try again once it is up "
+                "('assistant tools' shows how each server stands)"
+            )
+        why = f" ({status.error})" if status.error else ""
+        return f"its MCP server {server!r} is {status.state.value}{why}"
 
     def tools_by_server(self) -> dict[str, list[str]]:
         """Our names of each server's tools now in the registry, by server."""

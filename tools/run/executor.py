@@ -267,7 +267,7 @@ class ToolExecutor:
         try:
             output = await asyncio.wait_for(_invoke(tool, arguments, ctx), tool.timeout)
         except TimeoutError:
-            message = f"it did not finish within {tool.timeout:g} s and was stopped"
+            message = f"{tool.name} did not finish within {tool.timeout:g} s and was stopped"
             return self._failure(call, ToolStatus.TIMEOUT, message, started)
         except ArgumentConversionError as exc:
             return self._failure(call, ToolStatus.INVALID, str(exc), started)

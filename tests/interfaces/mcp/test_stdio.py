@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -158,43 +160,71 @@ async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_pat
     assert [(t["type"], t["description"]) for t in scheduled] == [("agent_task", "morning brief")]
 
 
+_HANDSHAKE = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
+async def _started(data_dir: Path, stderr: BinaryIO, **env: str) -> asyncio.subprocess.Process:
+    """``assistant mcp`` on ``data_dir`` with pipes for stdin and stdout, after the handshake
+    (its answer read)."""
+    variables = {**STDIO_ENV, "ASSISTANT_DATA_DIR": str(data_dir), **env}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "assistant.cli", "mcp",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=stderr, env=variables, cwd=data_dir,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(m) + "\n" for m in _HANDSHAKE).encode())
+    answer = json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN))
+    assert answer["id"] == 1 and "result" in answer
+    return process
+
+
 async def test_stdout_carries_only_the_protocol(tmp_path: Path) -> None:
-    env = {**STDIO_ENV, "ASSISTANT_DATA_DIR": str(tmp_path), "ASSISTANT_LOG_LEVEL": "DEBUG"}
     log = tmp_path / "stderr.txt"
     with log.open("wb") as stderr:  # a file: a pipe nobody reads would fill and stop the child
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "assistant.cli", "mcp",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=stderr, env=env, cwd=tmp_path,
-        )  # fmt: skip
-    messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "get_current_time", "arguments": {"tz": "Asia/Tokyo"}}},
-    ]  # fmt: skip
+        process = await _started(tmp_path, stderr, ASSISTANT_LOG_LEVEL="DEBUG")
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "get_current_time", "arguments": {"tz": "Asia/Tokyo"}}}  # fmt: skip
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
-    # The input stays open until both answers came: its end ends the server.
-    answers = [json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN))]
-    answers.append(json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN)))
+    process.stdin.write((json.dumps(call) + "\n").encode())
+    # The input stays open until the answer came: its end ends the server.
+    answer = json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN))
     process.stdin.close()
     code = await asyncio.wait_for(process.wait(), WITHIN)
 
     assert await process.stdout.read() == b""
-    assert [a["id"] for a in answers] == [1, 2]
-    assert "Asia/Tokyo" in answers[1]["result"]["content"][0]["text"]
+    assert answer["id"] == 2
+    assert "Asia/Tokyo" in answer["result"]["content"][0]["text"]
     assert " DEBUG " in log.read_text()  # the log went to stderr
     assert code == 0
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_a_signal_stops_the_server_while_its_input_stays_open(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    with (tmp_path / "stderr.txt").open("wb") as stderr:
+        process = await _started(tmp_path, stderr)
+    process.send_signal(signum)  # Ctrl-C at a terminal, or a client stopping it
+
+    # Its input is still open: before, only the end of it stopped the server.
+    code = await asyncio.wait_for(process.wait(), 20)
+
+    assert code == 0
+    assert process.stdin is not None
+    process.stdin.close()
 
 
 def test_a_bad_user_id_is_refused_with_what_an_id_may_be(

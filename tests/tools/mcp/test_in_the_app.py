@@ -276,7 +276,12 @@ async def test_a_broken_configuration_is_said_and_the_assistant_still_starts(
 def data_dir(tmp_path: Path, calls: Path) -> Iterator[Path]:
     folder = tmp_path / "data"
     folder.mkdir()
-    servers = {"toolbox": toolbox(calls, readOnly=["lookup"]), "gone": {"command": "no-such-mcp"}}
+    servers = {
+        "toolbox": toolbox(calls, readOnly=["lookup"]),
+        "gone": {"command": "no-such-mcp"},
+        "typo": {"comand": "npx"},
+        "off": {"command": "npx", "disabled": True},
+    }
     (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
     yield folder
 
@@ -290,10 +295,14 @@ def test_assistant_tools_lists_mcp_tools_with_their_server(data_dir: Path) -> No
     assert "*from MCP server 'toolbox'; risk: medium; timeout: 60 s; may need approval*" in listed
     servers = listed.split("# MCP servers\n\n", 1)[1].splitlines()
     assert servers[0].startswith("- toolbox (stdio: ") and " tools" in servers[0]
-    assert servers[1] == (
-        "- gone (stdio: no-such-mcp): failed, the command 'no-such-mcp' was not found; "
-        "install it, or give its full path in 'command'"
-    )
+    assert servers[1:] == [
+        "- gone (stdio: no-such-mcp): failed, the command 'no-such-mcp' was not found on PATH; "
+        "install it, or give its full path in 'command'",
+        f"- typo: left out, {data_dir / 'mcp.json'}: MCP server 'typo' has neither 'command' nor "
+        "'url': give 'command' (and 'args') for a server the assistant starts, or 'url' for one "
+        "it reaches over HTTP; the server was left out",
+        f"- off: disabled, in {data_dir / 'mcp.json'}",
+    ]
     origins = {each["name"]: each.get("origin") for each in document["tools"]}
     assert origins["toolbox.lookup"] == "MCP server 'toolbox'"
     assert origins["add_reminder"] is None
