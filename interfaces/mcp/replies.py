@@ -121,7 +121,10 @@ class TurnReply:
         """What became of a decided call, the answer, then each pending request and how to
         decide it, then the note."""
         parts = [self.decision] if self.decision else []
-        parts.extend([self.reply.strip()] if self.reply.strip() else [])
+        said = self.reply.strip()
+        # The offline planner's answer after a decision is often the call's result again.
+        if said and not (self.decision and said in self.decision):
+            parts.append(said)
         parts.extend(request.for_model() for request in self.approvals)
         if self.note:
             parts.append(f"({self.note})")

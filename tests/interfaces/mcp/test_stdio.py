@@ -120,12 +120,22 @@ async def test_bad_arguments_get_the_words_chat_gives(tmp_path: Path) -> None:
     assert text_of(unknown).startswith("there is no tool 'execute_code' here; the tools are")
 
 
+_DAY = [
+    "the calendar events of today with their times and places",
+    "the reminders due today",
+    "the notes tagged #today",
+    "yesterday's failed tasks, with the reason each gave",
+    "the weather for Berlin in one line",
+]
+
+
 async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_path: Path) -> None:
     arguments = {
         "schedule": "every day at 7am",
         "task_type": "agent_task",
         "description": "morning brief",
-        "execution_data": {"prompt": "Summarise my day"},
+        # Long enough that a refusal quoting it must not cut it.
+        "execution_data": {"prompt": "Summarise my day: " + ", ".join(_DAY)},
     }
     async with stdio_client(tmp_path) as client:
         waits = await client.call_tool("add_recurring_task", arguments)
@@ -151,11 +161,15 @@ async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_pat
         f"request {request['id']} was not approved and nothing ran: the approval's arguments "
         "differ from the request's in 'execution_data'"
     )
+    # The request's arguments in full, to be repeated.
+    as_sent = json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+    assert text_of(refused).endswith(f"with {as_sent}")
     turn = ok(approved)
     assert turn["decision"].startswith(
         f"Request {request['id']} was approved and add_recurring_task ran: Scheduled the task "
         "'morning brief' every day at 07:00 (Europe/Berlin)"
     )
+    assert text_of(approved).count("Scheduled the task") == 1  # said once, not twice
     assert again.is_error and "already approved" in text_of(again)
     assert [(t["type"], t["description"]) for t in scheduled] == [("agent_task", "morning brief")]
 
