@@ -44,7 +44,9 @@ from interfaces import (
     SlashCommands,
     TerminalChat,
     TerminalNotifier,
+    UserSlots,
     home_chat,
+    turn_slots,
 )
 from tasks import ChatScope, Notifier
 
@@ -157,6 +159,7 @@ def _mcp_assistant(
     *,
     scheduler_note: str | None = None,
     notifier: Notifier | None = None,
+    turns: UserSlots | None = None,
 ) -> McpAssistant:
     """The application's tools and tasks for MCP callers."""
     from interfaces.mcp import McpAssistant
@@ -168,6 +171,7 @@ def _mcp_assistant(
         clock=app.clock,
         scheduler_note=scheduler_note,
         notifier=notifier,
+        turns=turns,
         max_message_chars=settings.max_message_chars,
     )
 
@@ -317,7 +321,9 @@ async def open_web(
         app = await stack.enter_async_context(
             _front_app(settings, notifier, clock, serves, backend=backend)
         )
-        mcp_http = _mcp_http(settings, app, notifier, scope_user)
+        # A turn over /mcp takes one of its user's turns, as one on the page does.
+        turns = turn_slots(settings.max_turns_per_user)
+        mcp_http = _mcp_http(settings, app, notifier, scope_user, turns)
         await stack.enter_async_context(mcp_http.running())
         interface = WebInterface(
             agent=app.agent,
@@ -332,7 +338,7 @@ async def open_web(
             loopback_only=local_token is not None,
             clock=clock,
             max_message_chars=settings.max_message_chars,
-            max_turns_per_user=settings.max_turns_per_user,
+            turns=turns,
             max_event_streams=settings.max_event_streams,
             health_max_late=timedelta(seconds=settings.health_max_late_seconds),
         )
@@ -377,6 +383,7 @@ def _mcp_http(
     app: App,
     notifier: Notifier,
     user_of: Callable[[Mapping[str, Any]], str | None],
+    turns: UserSlots,
 ) -> McpHttp:
     """MCP over HTTP for the web front end: its caller is the user of the request's token,
     in their home chat, where this process's scheduler delivers what they schedule (the
@@ -387,7 +394,7 @@ def _mcp_http(
     def home(user: str) -> str:
         return home_chat(user, local_user=LOCAL_USER, local_chat=WEB_CHAT_PREFIX + WEB_MAIN_CHAT)
 
-    assistant = _mcp_assistant(settings, app, notifier=notifier)
+    assistant = _mcp_assistant(settings, app, notifier=notifier, turns=turns)
     return McpHttp(build_server(assistant, caller=http_caller(user_of=user_of, home=home)))
 
 

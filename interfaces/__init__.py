@@ -33,6 +33,7 @@ from interfaces.notifiers import (
 from interfaces.protocols import (
     ChatAgent,
 )
+from interfaces.slots import Slot, SlotsTaken, UserSlots, turn_slots
 from interfaces.task_json import TaskOut, task_out
 from interfaces.terminal import (
     CommandHandler,
@@ -74,9 +75,12 @@ __all__ = [
     "Reply",
     "RoutingNotifier",
     "SlashCommands",
+    "Slot",
+    "SlotsTaken",
     "TaskOut",
     "TerminalChat",
     "TerminalNotifier",
+    "UserSlots",
     "ZoneChoice",
     "ZoneGuide",
     "agent_replies",
@@ -89,4 +93,5 @@ __all__ = [
     "run_history",
     "task_out",
     "terminal_safe",
+    "turn_slots",
 ]

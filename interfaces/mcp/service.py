@@ -22,6 +22,7 @@ from mcp_types import Tool as McpTool
 from common import Clock, SystemClock
 from interfaces.mcp.replies import call_result, error_result, listed
 from interfaces.mcp.turns import HINTS, ApprovalNotices, McpAgent, McpTools
+from interfaces.slots import UserSlots
 from interfaces.task_json import task_out
 from tasks import Notifier, TaskManager
 from tools import Effect, Tool, ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus
@@ -72,6 +73,8 @@ class McpAssistant:
         notifier: Tells the caller's chat when a call waits for their approval (``None``:
             the result alone says so).
         max_message_chars: The longest message ``ask`` takes.
+        turns: The turns each user may have running at once, shared with the front end
+            served beside it (the web's); ``None``: no limit (one client on stdio).
     """
 
     def __init__(
@@ -85,6 +88,7 @@ class McpAssistant:
         scheduler_note: str | None = None,
         notifier: Notifier | None = None,
         max_message_chars: int = 4000,
+        turns: UserSlots | None = None,
     ) -> None:
         self._agent = agent
         self._executor = executor
@@ -98,6 +102,7 @@ class McpAssistant:
             schedules=SCHEDULES,
             scheduler_note=scheduler_note,
             max_message_chars=max_message_chars,
+            turns=turns,
         )
         self._own = ToolExecutor(ToolRegistry([own]), clock=self._clock)
         chat_tools = [executor.registry[name] for name in tool_names]

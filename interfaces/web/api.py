@@ -28,12 +28,13 @@ from starlette.types import ASGIApp
 from common import Clock, SystemClock, clean_value
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent
+from interfaces.slots import SlotsTaken, UserSlots, turn_slots
 from interfaces.web import chat, page, resources, task_routes
 from interfaces.web.auth import ApiTokens
 from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
 from interfaces.web.models import MAX_MESSAGE_CHARS
-from interfaces.web.services import SchedulerStatus, WebServices, stream_slots, turn_slots
+from interfaces.web.services import SchedulerStatus, WebServices, stream_slots
 from memory import MemoryInputError, MemoryStore, MemoryStoreError
 from tasks import TaskError, TaskManager, TaskNotFoundError, TaskStateError, TaskStoreError
 
@@ -66,6 +67,8 @@ class WebInterface:
         keepalive: Seconds of silence after which a stream sends a comment line.
         max_message_chars: The longest message a turn takes (what the planner reads).
         max_turns_per_user: Turns one user may have running at once (429 beyond).
+        turns: The turn slots, when others share them (MCP's ``ask`` at ``/mcp``); by
+            default slots of its own, ``max_turns_per_user`` each.
         max_event_streams: ``/events`` streams one user may have open at once (429 beyond).
         health_max_late: How late on-time runs may start before ``/health`` says degraded.
         mounts: Other ASGI apps served behind the same token check, by path (``/mcp``: the
@@ -88,6 +91,7 @@ class WebInterface:
         keepalive: float = 15.0,
         max_message_chars: int = MAX_MESSAGE_CHARS,
         max_turns_per_user: int = 3,
+        turns: UserSlots | None = None,
         max_event_streams: int = 5,
         health_max_late: timedelta = timedelta(seconds=2),
         mounts: Mapping[str, ASGIApp] | None = None,
@@ -105,7 +109,7 @@ class WebInterface:
             keepalive=keepalive,
             closing=asyncio.Event(),
             max_message_chars=max_message_chars,
-            turns=turn_slots(max_turns_per_user),
+            turns=turns or turn_slots(max_turns_per_user),
             streams=stream_slots(max_event_streams),
             health_max_late=health_max_late,
         )
@@ -145,6 +149,7 @@ class WebInterface:
         app.add_exception_handler(MemoryInputError, _bad_value)
         app.add_exception_handler(MemoryStoreError, _unavailable)
         app.add_exception_handler(TaskError, _task_error)
+        app.add_exception_handler(SlotsTaken, _too_many)
         app.add_exception_handler(Exception, _unexpected)
         app.add_middleware(Gate, tokens=tokens, loopback_only=loopback_only, max_body=max_body)
         return app
@@ -178,6 +183,11 @@ async def _invalid(request: Request, error: Exception) -> JSONResponse:
             shown["msg"] = _UNICODE
         details.append(clean_value(jsonable_encoder(shown)))
     return JSONResponse({"detail": details}, status_code=422)
+
+
+async def _too_many(request: Request, error: Exception) -> JSONResponse:
+    """Every turn (or stream) slot of the user is taken: 429, refused before any work."""
+    return JSONResponse({"detail": str(error)}, status_code=429, headers={"Retry-After": "1"})
 
 
 async def _bad_value(request: Request, error: Exception) -> JSONResponse:

@@ -28,6 +28,7 @@ from starlette.background import BackgroundTask
 
 from agent import AgentEvent, AgentReply, EventCallback
 from interfaces.notifiers import WEB_CHAT_PREFIX
+from interfaces.slots import Slot
 from interfaces.web.agui import AgUiRun, encode
 from interfaces.web.convert import (
     approval_text,
@@ -49,7 +50,6 @@ from interfaces.web.models import (
     StreamRequest,
 )
 from interfaces.web.services import Services, User, WebServices
-from interfaces.web.slots import Slot
 
 logger = logging.getLogger(__name__)
 

@@ -19,10 +19,10 @@ from fastapi.exceptions import RequestValidationError
 from common import Clock
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent
+from interfaces.slots import UserSlots, turn_slots
 from interfaces.web.gate import UNAUTHORIZED, USER_KEY
 from interfaces.web.inbox import WebInbox
 from interfaces.web.models import MAX_MESSAGE_CHARS
-from interfaces.web.slots import UserSlots
 from memory import MemoryStore
 from tasks import SchedulerHealth, TaskManager
 
@@ -92,16 +92,6 @@ class WebServices:
             "ctx": {"max_length": self.max_message_chars},
         }
         raise RequestValidationError([error])
-
-
-def turn_slots(limit: int) -> UserSlots:
-    """The turns one user may have running at once."""
-    return UserSlots(
-        limit,
-        what="turns running",
-        setting="ASSISTANT_MAX_TURNS_PER_USER",
-        advice="wait until one has answered, then send this again",
-    )
 
 
 def stream_slots(limit: int) -> UserSlots:

@@ -7,6 +7,7 @@ fires in this process, into the caller's home chat, when the test moves the cloc
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -25,7 +26,7 @@ from tests.interfaces.mcp.harness import (
     text_of,
     upcoming,
 )
-from tests.interfaces.web.harness import BOB_TOKEN, Web, running_web
+from tests.interfaces.web.harness import BOB_TOKEN, HeldBackend, Web, running_web
 from tests.interfaces.world import fence
 from tools import ToolCall
 
@@ -201,6 +202,7 @@ async def test_ask_runs_a_turn_and_a_gated_call_waits_for_the_exact_approval(
         [waiting] = second["approvals"]
         denied = await client.call_tool("deny_request", {"request_id": waiting["id"]})
         missing = await client.call_tool("deny_request", {"request_id": "apnosuch00"})
+        later = web.front.interface.services.inbox.after("alice", None)
 
     assert (request["tool"], request["arguments"]) == (
         "execute_code",
@@ -225,6 +227,12 @@ async def test_ask_runs_a_turn_and_a_gated_call_waits_for_the_exact_approval(
         ok(denied)["decision"] == f"Request {waiting['id']} was denied: execute_code did not run."
     )
     assert missing.is_error and "apnosuch00" in text_of(missing)
+    # Each decision made over MCP is told where the request was announced (the page then
+    # lists approvals again, so no card of a decided request stays).
+    assert [n.delivery.text for n in later if "over MCP." in n.delivery.text] == [
+        f"Request {request['id']} (execute_code) was approved over MCP.",
+        f"Request {waiting['id']} (execute_code) was denied over MCP.",
+    ]
 
 
 async def test_without_api_tokens_the_owners_mcp_calls_deliver_to_the_page(
@@ -240,3 +248,29 @@ async def test_without_api_tokens_the_owners_mcp_calls_deliver_to_the_page(
         assert await web.run_due() == 1
         [item] = web.front.interface.services.inbox.after("local", None)
     assert (item.delivery.task_id, item.delivery.chat_id) == (made["task"]["id"], "web:main")
+
+
+async def test_ask_over_mcp_takes_one_of_the_users_turns_as_the_page_does(
+    tmp_path: Path,
+) -> None:
+    backend = HeldBackend()
+    async with (
+        running_web(tmp_path, backend=backend, ASSISTANT_MAX_TURNS_PER_USER=1) as web,
+        web.client() as page,
+        http_client(web) as client,
+    ):
+        held = asyncio.create_task(page.post("/agent/chat", json={"message": "think"}))
+        for _ in range(1000):
+            if backend.waiting == 1:
+                break
+            await asyncio.sleep(0.01)
+        refused = await client.call_tool("ask", {"text": "and this"})
+        backend.release.set()
+        assert (await held).status_code == 200
+        after = await client.call_tool("ask", {"text": "now this"})
+
+    assert refused.is_error
+    assert text_of(refused).startswith("you have 1 turns running already")
+    assert "ASSISTANT_MAX_TURNS_PER_USER=1" in text_of(refused)
+    assert backend.waiting == 2  # the refused turn never reached the model
+    assert not after.is_error and ok(after)["reply"]
