@@ -17,6 +17,7 @@ so no MCP session can outlive or change its user.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
 import secrets
@@ -181,6 +182,10 @@ class McpHttp:
     user its token stands for is the caller of everything it asks, and no session state is
     kept between requests. ``running`` must be entered (the SDK's task group) while it serves.
 
+    A GET, which asks for a stream of the server's own messages, is answered 405 as the
+    protocol allows: a stateless server has nothing to send on one, and a stream left open
+    would only hold up the web server's stop.
+
     Args:
         server: The MCP server (``build_server`` with ``http_caller``).
     """
@@ -189,6 +194,9 @@ class McpHttp:
         self._manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "GET":
+            await _no_stream(send)
+            return
         await self._manager.handle_request(scope, receive, send)
 
     @asynccontextmanager
@@ -239,3 +247,24 @@ def http_caller(
         return Caller(user, home(user))
 
     return caller
+
+
+async def _no_stream(send: Send) -> None:
+    body = json.dumps(
+        {
+            "detail": "this MCP endpoint is stateless and offers no stream of its own "
+            "messages; send each request with POST"
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 405,
+            "headers": [
+                (b"allow", b"POST"),
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

@@ -26,7 +26,7 @@ from tests.interfaces.mcp.harness import (
     text_of,
     upcoming,
 )
-from tests.interfaces.web.harness import BOB_TOKEN, HeldBackend, Web, running_web
+from tests.interfaces.web.harness import ALICE_TOKEN, BOB_TOKEN, HeldBackend, Web, running_web
 from tests.interfaces.world import fence
 from tools import ToolCall
 
@@ -51,6 +51,20 @@ async def test_without_a_valid_token_mcp_answers_401_and_nothing_else(web: Web) 
             "detail": "a valid API token is needed: send the header 'Authorization: Bearer "
             "<token>' with a token from ASSISTANT_API_TOKENS"
         }
+
+
+async def test_a_get_for_a_stream_is_405_and_holds_nothing_open(web: Web) -> None:
+    headers = {"Authorization": f"Bearer {ALICE_TOKEN}", "Accept": "text/event-stream"}
+    async with httpx.AsyncClient(base_url=web.url, timeout=10) as client:
+        answered = await client.get("/mcp", headers=headers)
+        refused = await client.get("/mcp")
+
+    # The answer came whole (an open stream would have held the request): nothing is left
+    # for the web server's stop to wait out.
+    assert answered.status_code == 405
+    assert answered.headers["allow"] == "POST"
+    assert "send each request with POST" in answered.json()["detail"]
+    assert refused.status_code == 401  # the token is checked first, as for every route
 
 
 async def test_the_tools_are_chats_with_chats_names_descriptions_and_schemas(web: Web) -> None:
