@@ -274,10 +274,7 @@ async def test_ask_over_mcp_takes_one_of_the_users_turns_as_the_page_does(
         http_client(web) as client,
     ):
         held = asyncio.create_task(page.post("/agent/chat", json={"message": "think"}))
-        for _ in range(1000):
-            if backend.waiting == 1:
-                break
-            await asyncio.sleep(0.01)
+        await backend.until_waiting(1)
         refused = await client.call_tool("ask", {"text": "and this"})
         backend.release.set()
         assert (await held).status_code == 200

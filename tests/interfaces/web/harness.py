@@ -110,10 +110,18 @@ class HeldBackend(ScriptedBackend):
         super().__init__(lambda messages: "Done thinking.")
         self.release = asyncio.Event()
         self.waiting = 0
+        self._arrived = asyncio.Condition()
 
     async def complete(
         self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
     ) -> LLMResponse:
-        self.waiting += 1
+        async with self._arrived:
+            self.waiting += 1
+            self._arrived.notify_all()
         await self.release.wait()
         return await super().complete(messages, tools=tools)
+
+    async def until_waiting(self, count: int) -> None:
+        """Return once ``count`` requests have reached the model (10 s at most)."""
+        async with asyncio.timeout(10), self._arrived:
+            await self._arrived.wait_for(lambda: self.waiting >= count)

@@ -139,17 +139,11 @@ async def test_turns_beyond_the_limit_get_429_with_the_reason_and_others_go_on(
             )
             for n in range(2)
         ]
-        for _ in range(1000):
-            if backend.waiting == 2:
-                break
-            await asyncio.sleep(0.01)
+        await backend.until_waiting(2)
         third = await alice.post("/agent/chat", json={"message": "and this", "chat_id": "c3"})
         streamed = await alice.post("/agent/stream", json={"message": "and this"})
         bobs = asyncio.create_task(bob.post("/agent/chat", json={"message": "hello"}))
-        for _ in range(1000):
-            if backend.waiting == 3:
-                break
-            await asyncio.sleep(0.01)
+        await backend.until_waiting(3)
         backend.release.set()
         answers = await asyncio.gather(*held, bobs)
         after = await alice.post("/agent/chat", json={"message": "now"})
