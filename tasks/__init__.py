@@ -15,6 +15,8 @@ runners that carry them out.
     describe    how a task reads to a person (``task_line``, ``schedule_words``...)
     limits      what one owner may keep scheduled (``TaskLimits``)
     references  ``${NAME}`` references: a scheduled request names its secrets
+    monitors    what a monitor looks at and when it speaks: conditions, JSON fields, diffs
+    quiet       quiet hours ("22:00-07:00") and "tomorrow morning", in an owner's zone
 """
 
 from tasks.describe import (
@@ -39,7 +41,10 @@ from tasks.errors import (
 from tasks.execution import (
     AgentTaskData,
     ApiCallData,
+    BriefingData,
     ExecutionData,
+    MonitorData,
+    MonitorSource,
     ReminderData,
     TaskType,
     WebSearchData,
@@ -47,6 +52,7 @@ from tasks.execution import (
 from tasks.limits import DEFAULT_MIN_INTERVAL, TaskLimits, parse_intervals
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
+    Acknowledgement,
     Claim,
     Compaction,
     FinishedRun,
@@ -65,14 +71,26 @@ from tasks.models import (
 )
 from tasks.protocols import (
     AgentRunner,
+    BriefingLine,
+    BriefingSection,
+    BriefingSource,
     Delivery,
     DeliveryKind,
     DeliveryStatus,
     HttpSender,
     Notifier,
+    QuietHours,
     Searcher,
     SearchHit,
     SecretSource,
+    ToolRunner,
+)
+from tasks.quiet import (
+    MORNING,
+    QuietWindow,
+    morning_after,
+    parse_quiet_hours,
+    stored_quiet_hours,
 )
 from tasks.schedule import (
     BoundedSchedule,
@@ -112,6 +130,8 @@ from tasks.schedule import (
 from tasks.store import (
     TASK_TABLES,
     ChatScope,
+    HeldDelivery,
+    HoldReason,
     MemoryTaskStore,
     PostgresTaskStore,
     SchedulerBusyError,
@@ -125,11 +145,17 @@ __all__ = [
     "DEFAULT_MIN_INTERVAL",
     "DEFAULT_MISFIRE_RULES",
     "DEFAULT_SNOOZE",
+    "MORNING",
     "TASK_TABLES",
+    "Acknowledgement",
     "AgentRunner",
     "AgentTaskData",
     "ApiCallData",
     "BoundedSchedule",
+    "BriefingData",
+    "BriefingLine",
+    "BriefingSection",
+    "BriefingSource",
     "CalendarSchedule",
     "ChatScope",
     "Claim",
@@ -142,6 +168,8 @@ __all__ = [
     "DeliveryStatus",
     "ExecutionData",
     "FinishedRun",
+    "HeldDelivery",
+    "HoldReason",
     "HttpSender",
     "IntervalSchedule",
     "LedgerPolicy",
@@ -150,11 +178,15 @@ __all__ = [
     "MisfireAction",
     "MisfirePolicy",
     "MisfireRule",
+    "MonitorData",
+    "MonitorSource",
     "Notifier",
     "OnceSchedule",
     "PastTimeError",
     "Period",
     "PostgresTaskStore",
+    "QuietHours",
+    "QuietWindow",
     "Reading",
     "ReminderData",
     "RunOutcome",
@@ -185,6 +217,7 @@ __all__ = [
     "TaskStoreError",
     "TaskType",
     "TimePhrase",
+    "ToolRunner",
     "WebSearchData",
     "edit_distance",
     "find_period",
@@ -194,8 +227,10 @@ __all__ = [
     "format_local",
     "in_the_morning",
     "keep_time_of_day",
+    "morning_after",
     "next_run_words",
     "parse_intervals",
+    "parse_quiet_hours",
     "parse_schedule",
     "preview_schedule",
     "read_delay",
@@ -210,6 +245,7 @@ __all__ = [
     "schedule_words",
     "scheduler_lock",
     "still_scheduled",
+    "stored_quiet_hours",
     "task_label",
     "task_line",
     "time_of_day",

@@ -27,8 +27,8 @@ from assistant.builtin.web import (
     ApiResponse,
     WebSearchError,
     WebTools,
-    html_to_text,
 )
+from common import html_to_text
 
 __all__ = [
     "NOT_CONFIGURED",

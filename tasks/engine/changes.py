@@ -1,5 +1,5 @@
-"""What an owner's cancel, pause, resume, snooze, reschedule and a new time zone do to a
-task: pure functions of its state.
+"""What an owner's cancel, pause, resume, snooze, reschedule, acknowledgement and a new time
+zone do to a task: pure functions of its state.
 
 Each returns an ``OwnerChange``: the change and the statuses it applies from. The store
 applies it in one step, conditional on the status it finds then, so a task that changed
@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from tasks.engine.drafts import first_run
 from tasks.errors import TaskDataError
-from tasks.execution import TaskType
+from tasks.execution import ReminderData, TaskType
 from tasks.models import Task, TaskStatus
 from tasks.schedule import OnceSchedule, Schedule, resolve_local, schedule_from_json
 from tasks.store.base import TaskChange, wrong_state
@@ -72,6 +72,32 @@ def resume(task: Task, now: datetime) -> OwnerChange:
         status=TaskStatus.ACTIVE, next_run=next_run, status_reason=None, reset_failures=True
     )
     return OwnerChange(change, frozenset({task.status}), "resume")
+
+
+def acknowledge(task: Task, now: datetime) -> OwnerChange | None:
+    """What acknowledging the task does (``TaskManager.acknowledge``): a reminder repeating
+    until acknowledged stops (a one-time one is done, a repeating one waits for its next
+    occurrence); anything else only records the acknowledgement (``None``)."""
+    data = task.execution
+    nags = isinstance(data, ReminderData) and data.nag_minutes is not None
+    if not nags or task.status is not TaskStatus.ACTIVE or task.next_run is None:
+        return None
+    allowed = frozenset({TaskStatus.ACTIVE})
+    if task.schedule.kind == "once":
+        if task.run_count == 0:
+            return None  # it has not gone off yet: nothing repeats
+        change = TaskChange(status=TaskStatus.DONE, next_run=None, status_reason="acknowledged")
+        return OwnerChange(change, allowed, "acknowledge")
+    following = task.schedule.next_after(now)
+    if following is not None and task.next_run >= following:
+        return None  # no repeat is pending: the next run is its next occurrence
+    if following is None:
+        change = TaskChange(
+            status=TaskStatus.DONE, next_run=None, status_reason="acknowledged; its schedule ended"
+        )
+    else:
+        change = TaskChange(next_run=following)
+    return OwnerChange(change, allowed, "acknowledge")
 
 
 def checked_delay(delay: timedelta) -> timedelta:

@@ -17,7 +17,9 @@ from tasks.errors import ScheduleError, TaskDataError
 from tasks.execution import (
     AgentTaskData,
     ApiCallData,
+    BriefingData,
     ExecutionData,
+    MonitorData,
     ReminderData,
     TaskType,
     WebSearchData,
@@ -149,5 +151,10 @@ def _default_description(data: ExecutionData) -> str:
         return data.prompt
     if isinstance(data, WebSearchData):
         return f"web search: {data.query}"
+    if isinstance(data, MonitorData):
+        said = data.parsed_condition()
+        return f"watch {data.subject()}" + (f" for {said.canonical()}" if said else "")
+    if isinstance(data, BriefingData):
+        return "morning briefing"
     assert isinstance(data, ApiCallData)
     return f"{data.method} {redact_url(data.url)}"

@@ -238,6 +238,11 @@ class RunExecutor:
         )
         self._leases.finishing(claim.run.id)
         if report.status not in _FOLLOWED_UP:
+            recovering = claim.task.consecutive_failures >= self._follow_ups.alert_after
+            if recovering and report.status is RunStatus.SUCCEEDED:
+                # It failed often enough to alert its owner: its success may be a recovery.
+                await self._follow_ups.after_success(claim, await self._ledger.submit(outcome))
+                return outcome
             self._ledger.submit_nowait(outcome)
             return outcome
         finished = await self._ledger.submit(outcome)
@@ -247,7 +252,10 @@ class RunExecutor:
         return outcome
 
     def _retry_at(self, claim: Claim, report: RunReport, finished_at: datetime) -> datetime | None:
-        """When to run a one-time task again whose run failed for now (undelivered)."""
+        """When to run the task again before its schedule says: a reminder repeated until
+        acknowledged, or a one-time task whose run failed for now (undelivered)."""
+        if report.again_at is not None:
+            return report.again_at
         if not report.retry_later or claim.task.schedule.kind != "once":
             return None
         return finished_at + delivery_backoff(claim.task.consecutive_failures)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from tasks.models import MisfireAction, RunStatus, Task, TaskRun, format_lateness
@@ -35,6 +36,8 @@ class RunReport:
         retry_later: Whether running again later may succeed without repeating a side
             effect (a message that could not be delivered for now); a one-time task is then
             put back with a backoff instead of ending.
+        again_at: Run the task again then, before its next scheduled run (a reminder that
+            repeats until it is acknowledged).
     """
 
     status: RunStatus
@@ -42,6 +45,7 @@ class RunReport:
     error: str | None = None
     notify_failure: bool = True
     retry_later: bool = False
+    again_at: datetime | None = None
 
 
 class TaskRunner(Protocol):
@@ -71,7 +75,7 @@ class Deliverer:
         self._backoff = backoff
 
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
-        """Deliver, retrying FAILED; BLOCKED and DELIVERED are final at once."""
+        """Deliver, retrying FAILED; BLOCKED, HELD and DELIVERED are final at once."""
         status = DeliveryStatus.FAILED
         for attempt in range(self._attempts):
             if attempt:
@@ -87,9 +91,18 @@ class Deliverer:
         return status
 
     async def report(
-        self, task: Task, run: TaskRun, kind: DeliveryKind, text: str, result: str
+        self,
+        task: Task,
+        run: TaskRun,
+        kind: DeliveryKind,
+        text: str,
+        result: str,
+        *,
+        urgent: bool = False,
+        nags: bool = False,
     ) -> RunReport:
-        """Deliver ``text`` for this run and turn the delivery status into a report."""
+        """Deliver ``text`` for this run and turn the delivery status into a report
+        (``urgent`` passes the owner's quiet hours; ``nags``: it repeats until acknowledged)."""
         delivery = Delivery(
             task_id=task.id,
             run_id=run.id,
@@ -98,10 +111,14 @@ class Deliverer:
             kind=kind,
             text=text + late_note(task, run),
             late_by=run.late_by,
+            urgent=urgent,
+            nags=nags,
         )
         status = await self.deliver(delivery)
         if status is DeliveryStatus.DELIVERED:
             return RunReport(RunStatus.SUCCEEDED, result=result)
+        if status is DeliveryStatus.HELD:
+            return RunReport(RunStatus.SUCCEEDED, result=f"{result} (held for quiet hours)")
         if status is DeliveryStatus.BLOCKED:
             return RunReport(RunStatus.UNDELIVERED, result=result, error=BLOCKED_ERROR)
         return RunReport(

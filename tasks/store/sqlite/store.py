@@ -21,15 +21,16 @@ from common import require_aware, to_db_time
 from tasks.errors import TaskError
 from tasks.limits import TaskLimits
 from tasks.models import Claim, FinishedRun, RunOutcome, Task, TaskDraft, new_task_id
-from tasks.store.base import GivenUp
+from tasks.store.base import GivenUp, HeldDelivery
+from tasks.store.proactive import SqlProactive, claim_held, next_release
 from tasks.store.rows import draft_values
-from tasks.store.sqlite import claims, runs
+from tasks.store.sqlite import claims, proactive, runs
 from tasks.store.sqlite.checkpoint import WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work, run_steps
 from tasks.store.sqlite.dialect import SQLITE
 from tasks.store.sqlite.runs import Row, chunked
 from tasks.store.sqlite.schema import migrate
-from tasks.store.steps import SqlTaskStore, Steps
+from tasks.store.steps import Steps
 
 __all__ = ["SqliteTaskStore", "TaskStoreError"]
 
@@ -46,7 +47,7 @@ _INSERT_TASK = (
 )
 
 
-class SqliteTaskStore(SqlTaskStore):
+class SqliteTaskStore(SqlProactive):
     """Tasks and their run ledger in a SQLite database file.
 
     Args:
@@ -78,6 +79,7 @@ class SqliteTaskStore(SqlTaskStore):
         await self._db.open()
         try:
             await migrate(self._db)
+            await proactive.migrate(self._db)
             await self._checkpointer.open()
         except BaseException:
             await self._db.close()
@@ -178,6 +180,17 @@ class SqliteTaskStore(SqlTaskStore):
             runs.finish_runs, outcomes=list(outcomes), max_failures=max_failures
         )
         return await self._commit(work)
+
+    async def claim_held(
+        self, now: datetime, *, limit: int, lease: timedelta
+    ) -> list[HeldDelivery]:
+        """Take due held deliveries under a lease, in one immediate transaction."""
+        now = require_aware(now, "now")
+        return await self._write(claim_held(SQLITE, now, limit, lease))
+
+    async def next_release(self) -> datetime | None:
+        """Return when the earliest held delivery is due."""
+        return await self._read(next_release(SQLITE))
 
     async def _read(self, steps: Steps[T]) -> T:
         return await self._db.read(functools.partial(run_steps, steps=steps))
