@@ -6,18 +6,23 @@ Interfaces receive the finished objects; nothing else constructs collaborators.
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import AsyncIterator, Collection
+from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
+
+from pydantic import JsonValue
 
 from agent import DEFAULT_BASE_PROMPT, DialogAgent, EventCallback
 from agent.llm import LazyModel, LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
 from agent.planner import OfflinePlanner, PlannerTools
 from assistant.backup import DailyBackups, backups_of
+from assistant.briefing import DayNotes
 from assistant.builtin import (
     MemoryTools,
+    ProactiveTools,
     SystemTools,
     TaskTools,
     WebSearchError,
@@ -28,7 +33,7 @@ from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
 from assistant.secrets import EnvironmentSecrets
 from common import Clock, SystemClock, install_log_redaction
-from interfaces import ChatRecorder, LoggingNotifier
+from interfaces import ChatRecorder, LoggingNotifier, QuietHoursBook
 from memory import MemoryStore
 from tasks import (
     ChatScope,
@@ -43,7 +48,14 @@ from tasks import (
     TaskStore,
     scheduler_lock,
 )
-from tools import LoadReport, ToolExecutor, ToolRegistry, load_custom_tools
+from tools import (
+    LoadReport,
+    Provenance,
+    ToolCall,
+    ToolExecutor,
+    ToolRegistry,
+    load_custom_tools,
+)
 from tools.mcp import McpConfig, McpServers, SecretLookup, load_config
 
 logger = logging.getLogger(__name__)
@@ -72,6 +84,8 @@ class App:
     mcp: McpServers
     """The MCP servers of ``ASSISTANT_MCP_CONFIG`` (none when it is absent, or when the app
     was opened without them): ``statuses()`` and ``tools_by_server()`` say what they offer."""
+    quiet: QuietHoursBook
+    """The users' quiet hours: every delivery of the scheduler asks it (issue 28)."""
 
 
 class _LateAgent:
@@ -89,6 +103,44 @@ class _LateAgent:
         return await self.agent.run_task(
             prompt, owner_id=owner_id, chat_id=chat_id, material=material
         )
+
+
+class _WatchedTools:
+    """The tool executor as the scheduler's ``ToolRunner`` (monitors of a tool's output).
+
+    The call runs as chat runs it, for the monitor's owner, unattended: it may send only to
+    the hosts its own arguments name, and a tool that would wait for approval is refused
+    rather than left waiting (nobody is there). The agent and the executor are built after
+    the manager; their references are filled in once they exist.
+    """
+
+    def __init__(self) -> None:
+        self.agent: DialogAgent | None = None
+        self.executor: ToolExecutor | None = None
+
+    async def run_tool(
+        self, tool: str, arguments: Mapping[str, JsonValue], *, owner_id: str, chat_id: str
+    ) -> str:
+        agent, executor = self.agent, self.executor
+        if agent is None or executor is None:
+            raise TaskError("the tools are not ready yet (the assistant is still starting)")
+        found = executor.registry.find(tool)
+        if found is None:
+            raise TaskError(f"the tool {tool!r} is not there (any more); is its server running?")
+        args = dict(arguments)
+        said = json.dumps(args, ensure_ascii=False)
+        ctx = replace(
+            await agent.tool_context(owner_id, chat_id),
+            provenance=Provenance.of_model([said], unattended=True),
+        )
+        if found.requires_approval and found.needs_approval(args, ctx):
+            raise TaskError(
+                f"{tool} waits for approval, and a monitor runs without you: it was not run"
+            )
+        result = await executor.execute(ToolCall(tool, args), ctx)
+        if not result.ok:
+            raise TaskError(f"{tool} failed: {result.display or result.text}")
+        return result.text
 
 
 class _TaskSearcher:
@@ -320,6 +372,8 @@ async def open_app(
 
         secret_source = secrets or EnvironmentSecrets.from_process()
         late_agent = _LateAgent()
+        watched = _WatchedTools()
+        quiet = QuietHoursBook(memory=memory, default_zone=settings.zone, clock=clock)
         manager = TaskManager(
             store=store,
             # What is delivered joins its chat's conversation: "snooze it" means that reminder.
@@ -340,13 +394,24 @@ async def open_app(
             exclusive=run_scheduler and settings.postgres_url is None,
             limits=settings.task_limits,
             ledger=settings.ledger_policy,
+            # Issue 28: what falls in quiet hours waits; monitors of tools; the briefing.
+            quiet=quiet,
+            tools=watched,
+            briefing=DayNotes(memory=memory),
+            alert_after=settings.alert_after,
         )
         task_tools = TaskTools(
             manager, search_configured=web.search_configured, date_order=settings.date_order
         )
+        proactive = ProactiveTools(
+            task_tools, manager, quiet=quiet, search_configured=web.search_configured
+        )
         memory_tools = MemoryTools(memory)
         system = SystemTools()
-        registry = ToolRegistry([task_tools, memory_tools, get_current_time, web, system])
+        registry = ToolRegistry(
+            [task_tools, proactive, memory_tools, get_current_time, web, system]
+        )
+        proactive.watch(registry)
         custom = load_custom_tools(
             settings.tools_dir, reserved_names=frozenset(registry.all_names())
         )
@@ -393,7 +458,7 @@ async def open_app(
             memory=memory,
             clock=clock,
             default_zone=settings.zone,
-            services={TaskManager: manager, MemoryStore: memory},
+            services={TaskManager: manager, MemoryStore: memory, QuietHoursBook: quiet},
             base_prompt=settings.system_prompt or DEFAULT_BASE_PROMPT,
             max_rounds=settings.max_rounds,
             on_event=on_event,
@@ -402,6 +467,7 @@ async def open_app(
             asked_action=None if model is None else planner.asked_action,
         )
         late_agent.agent = agent
+        watched.agent, watched.executor = agent, executor
         # Stopping also flushes ledger rows still buffered, whether or not the timer ran.
         stack.push_async_callback(manager.stop)
         if run_scheduler:
@@ -429,4 +495,5 @@ async def open_app(
             web=web,
             custom_tools=custom,
             mcp=mcp,
+            quiet=quiet,
         )

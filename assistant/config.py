@@ -128,6 +128,9 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(
         512, ge=16, le=32_768, validation_alias=AliasChoices("ASSISTANT_LLM_MAX_TOKENS")
     )
+    alert_after: int = Field(
+        3, ge=1, le=1000, validation_alias=AliasChoices("ASSISTANT_ALERT_AFTER_FAILURES")
+    )
     max_rounds: int = Field(5, ge=1, le=20, validation_alias=AliasChoices("ASSISTANT_MAX_ROUNDS"))
     max_message_chars: int = Field(
         4000, ge=100, le=10_000, validation_alias=AliasChoices("ASSISTANT_MAX_MESSAGE_CHARS")

@@ -33,6 +33,7 @@ from interfaces.notifiers import (
 from interfaces.protocols import (
     ChatAgent,
 )
+from interfaces.quiet import QUIET_HOURS, QuietChange, QuietHoursBook
 from interfaces.slots import Slot, SlotsTaken, UserSlots, turn_slots
 from interfaces.task_json import TaskOut, task_out
 from interfaces.terminal import (
@@ -56,6 +57,7 @@ from interfaces.zones import ZONE_ASKED, ZoneChoice, ZoneGuide
 
 __all__ = [
     "NO_TASKS",
+    "QUIET_HOURS",
     "WEB_CHAT_PREFIX",
     "WEB_MAIN_CHAT",
     "ZONE_ASKED",
@@ -72,6 +74,8 @@ __all__ = [
     "Console",
     "JsonlNotifier",
     "LoggingNotifier",
+    "QuietChange",
+    "QuietHoursBook",
     "Reply",
     "RoutingNotifier",
     "SlashCommands",

@@ -32,6 +32,7 @@ from memory.models import (
     MemoryHit,
     MessageRole,
     Note,
+    SettingHolder,
     StoredMessage,
     UserProfile,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "MessageRole",
     "Note",
     "NoteLimits",
+    "SettingHolder",
     "StoreClosedError",
     "StoredMessage",
     "UserProfile",

@@ -143,3 +143,18 @@ class UserProfile:
     def zone(self) -> ZoneInfo | None:
         """The user's zone as a ``ZoneInfo``, or ``None`` when never set."""
         return ZoneInfo(self.timezone) if self.timezone is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class SettingHolder:
+    """A user who has a setting: its value, and their zone (``None``: never chosen).
+
+    Attributes:
+        user_id: The user.
+        value: The setting's value.
+        timezone: The IANA zone the user chose, or ``None``.
+    """
+
+    user_id: str
+    value: str
+    timezone: str | None

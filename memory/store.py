@@ -16,6 +16,7 @@ from memory.models import (
     HitKind,
     MemoryHit,
     Note,
+    SettingHolder,
     StoredMessage,
     UserProfile,
 )
@@ -209,6 +210,11 @@ class MemoryStore(AsyncLifecycle):
         """Return the user's newest notes first (``limit`` of them after ``offset``)."""
         return await self._ready().notes.newest(user_id, limit, offset)
 
+    async def tagged_notes(self, user_id: str, tags: Sequence[str], limit: int = 20) -> list[Note]:
+        """Return the user's newest notes that carry any of ``tags`` (``#`` and case do not
+        matter), newest first."""
+        return await self._ready().notes.tagged(user_id, tags, limit)
+
     async def search_memory(self, user_id: str, query: str, limit: int = 5) -> list[MemoryHit]:
         """Search the user's notes and past conversation messages (every chat), best first.
 
@@ -272,6 +278,10 @@ class MemoryStore(AsyncLifecycle):
         """Return one setting of the user, or ``default``."""
         found = await self._ready().users.get_setting(user_id, key)
         return default if found is None else found
+
+    async def users_with_setting(self, key: str) -> list[SettingHolder]:
+        """Return every user who has the setting ``key``, with its value and their zone."""
+        return await self._ready().users.holding(key)
 
     async def delete_setting(self, user_id: str, key: str) -> bool:
         """Remove one setting; return whether it was set."""

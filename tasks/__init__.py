@@ -28,7 +28,7 @@ from tasks.describe import (
     task_line,
     when_text,
 )
-from tasks.engine import DEFAULT_SNOOZE, LedgerPolicy, TaskManager
+from tasks.engine import DEFAULT_SNOOZE, LedgerPolicy, TaskManager, awaits_acknowledgement
 from tasks.errors import (
     PastTimeError,
     ScheduleError,
@@ -48,6 +48,7 @@ from tasks.execution import (
     ReminderData,
     TaskType,
     WebSearchData,
+    parse_execution_data,
 )
 from tasks.limits import DEFAULT_MIN_INTERVAL, TaskLimits, parse_intervals
 from tasks.models import (
@@ -219,6 +220,7 @@ __all__ = [
     "TimePhrase",
     "ToolRunner",
     "WebSearchData",
+    "awaits_acknowledgement",
     "edit_distance",
     "find_period",
     "find_schedule",
@@ -229,6 +231,7 @@ __all__ = [
     "keep_time_of_day",
     "morning_after",
     "next_run_words",
+    "parse_execution_data",
     "parse_intervals",
     "parse_quiet_hours",
     "parse_schedule",

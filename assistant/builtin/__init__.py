@@ -1,10 +1,12 @@
-"""The built-in tools: tasks, memory, web (search, fetch, API calls) and system.
+"""The built-in tools: tasks, monitors and the rest of issue 28 (quiet hours, the morning
+briefing, acknowledgements), memory, web (search, fetch, API calls) and system.
 
 Each group is a class whose decorated methods are the tools, bound to the services it is
 constructed with; ``get_current_time`` is a plain function tool.
 """
 
 from assistant.builtin.memory_tools import MemoryTools
+from assistant.builtin.proactive_tools import ProactiveTools, Said, acknowledged_text, where_from
 from assistant.builtin.sandbox import SandboxUnavailableError
 from assistant.builtin.system import (
     CodeRun,
@@ -37,7 +39,9 @@ __all__ = [
     "CodeRun",
     "CodeSandbox",
     "MemoryTools",
+    "ProactiveTools",
     "RunSummary",
+    "Said",
     "SandboxLimits",
     "SandboxUnavailableError",
     "SystemTools",
@@ -48,6 +52,8 @@ __all__ = [
     "TaskTools",
     "WebSearchError",
     "WebTools",
+    "acknowledged_text",
     "get_current_time",
     "html_to_text",
+    "where_from",
 ]

@@ -589,6 +589,21 @@ class TaskTools:
             line=task_line(task, tz, ctx.now, next_run=run),
         )
 
+    # What the other groups of task tools share (``ProactiveTools``): not tools themselves.
+
+    def summary(self, task: Task, ctx: ToolContext) -> TaskSummary:
+        """``task`` as the tools show it to ``ctx``'s user."""
+        return self._summary(task, ctx)
+
+    def read(self, words: str, ctx: ToolContext, *, recurring: bool | None) -> Reading:
+        """``words`` read as a schedule in the caller's zone, or a ``ToolError`` saying why."""
+        return self._read(words, ctx, recurring=recurring)
+
+    async def checked(self, ctx: ToolContext, operation: Awaitable[Task]) -> Task:
+        """The task ``operation`` returns; its refusal as a ``ToolError`` (naming the
+        caller's task ids when the task is not theirs)."""
+        return await self._call(ctx, operation)
+
 
 def _noted(reading: Reading) -> str:
     """ " I read 'tmrw' as 'tomorrow'." when words were read as others, else nothing."""

@@ -15,6 +15,7 @@ holding    quiet hours: deliveries held in the store (HoldingNotifier), released
 watchdog   Watchdog: one timer for every run's time limit
 """
 
+from tasks.engine.changes import awaits_acknowledgement
 from tasks.engine.drafts import DEFAULT_SNOOZE
 from tasks.engine.holding import HeldReleaser, HoldingNotifier
 from tasks.engine.leases import LeaseKeeper
@@ -41,6 +42,7 @@ __all__ = [
     "TaskManager",
     "Watchdog",
     "alert_notice",
+    "awaits_acknowledgement",
     "delivery_backoff",
     "failed_notice",
     "given_up_notice",

@@ -74,29 +74,31 @@ def resume(task: Task, now: datetime) -> OwnerChange:
     return OwnerChange(change, frozenset({task.status}), "resume")
 
 
+def awaits_acknowledgement(task: Task, now: datetime) -> bool:
+    """Whether ``task`` is a reminder that repeats until acknowledged and went off without
+    being acknowledged (its next run is a repeat, not its next occurrence)."""
+    data = task.execution
+    if not isinstance(data, ReminderData) or data.nag_minutes is None:
+        return False
+    if task.status is not TaskStatus.ACTIVE or task.next_run is None or task.run_count == 0:
+        return False
+    if task.schedule.kind == "once":
+        return True
+    following = task.schedule.next_after(now)
+    return following is None or task.next_run < following
+
+
 def acknowledge(task: Task, now: datetime) -> OwnerChange | None:
     """What acknowledging the task does (``TaskManager.acknowledge``): a reminder repeating
     until acknowledged stops (a one-time one is done, a repeating one waits for its next
     occurrence); anything else only records the acknowledgement (``None``)."""
-    data = task.execution
-    nags = isinstance(data, ReminderData) and data.nag_minutes is not None
-    if not nags or task.status is not TaskStatus.ACTIVE or task.next_run is None:
+    if not awaits_acknowledgement(task, now):
         return None
     allowed = frozenset({TaskStatus.ACTIVE})
-    if task.schedule.kind == "once":
-        if task.run_count == 0:
-            return None  # it has not gone off yet: nothing repeats
-        change = TaskChange(status=TaskStatus.DONE, next_run=None, status_reason="acknowledged")
-        return OwnerChange(change, allowed, "acknowledge")
-    following = task.schedule.next_after(now)
-    if following is not None and task.next_run >= following:
-        return None  # no repeat is pending: the next run is its next occurrence
-    if following is None:
-        change = TaskChange(
-            status=TaskStatus.DONE, next_run=None, status_reason="acknowledged; its schedule ended"
-        )
-    else:
-        change = TaskChange(next_run=following)
+    following = None if task.schedule.kind == "once" else task.schedule.next_after(now)
+    if following is not None:
+        return OwnerChange(TaskChange(next_run=following), allowed, "acknowledge")
+    change = TaskChange(status=TaskStatus.DONE, next_run=None, status_reason="acknowledged")
     return OwnerChange(change, allowed, "acknowledge")
 
 

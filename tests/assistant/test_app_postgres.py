@@ -110,7 +110,7 @@ async def test_doctor_and_backups_on_postgresql(tmp_path: Path, postgres_url: st
         pass
 
     assert "PostgreSQL 18" in doctor.stdout and "answers" in doctor.stdout
-    assert "memory version 3, tasks version 2" in doctor.stdout
+    assert "memory version 3, proactive version 1, tasks version 2" in doctor.stdout
     assert f"{tmp_path / 'assistant.db'} is not used" in doctor.stdout
     assert "pg_dump" in doctor.stdout and "No problems found." in doctor.stdout
     assert backup.returncode == 1 and "pg_dump" in backup.stderr
