@@ -127,12 +127,7 @@ class ProactiveTools:
             description: A short title; by default what it watches.
         """
         data = self._data(ctx, url, selector, field, query, tool, arguments, condition)
-        reading = self._tasks.read(every, ctx, recurring=True)
-        if reading.schedule.kind == "once":
-            raise ToolError(
-                f"a monitor looks again and again, and {every!r} is one time; say how often, "
-                "e.g. 'every hour' or 'every day at 9am'"
-            )
+        reading = self._tasks.read(every, ctx, recurring=True)  # "tomorrow" is refused
         task = await self._tasks.checked(
             ctx,
             self._manager.add_task(
