@@ -63,12 +63,12 @@ _VERBS: dict[str, frozenset[Action]] = {
 }
 """Verb stems (as written: 'scheduled' -> 'schedul') and what each claims."""
 
+_SCHEDULES = ("add_reminder", "add_recurring_task", "snooze_task", "reschedule_task")
+_CHANGES = ("pause_task", "resume_task", "snooze_task", "reschedule_task")
 _TOOLS: dict[Action, frozenset[str]] = {
-    Action.SCHEDULE: frozenset(
-        {"add_reminder", "add_recurring_task", "snooze_task", "reschedule_task"}
-    ),
-    Action.CANCEL: frozenset({"cancel_task"}),
-    Action.CHANGE: frozenset({"pause_task", "resume_task", "snooze_task", "reschedule_task"}),
+    Action.SCHEDULE: frozenset({*_SCHEDULES, "add_monitor", "morning_briefing"}),
+    Action.CANCEL: frozenset({"cancel_task", "morning_briefing"}),
+    Action.CHANGE: frozenset({*_CHANGES, "quiet_hours", "morning_briefing", "acknowledge_task"}),
     Action.SAVE: frozenset({"save_note"}),
     Action.SEND: frozenset({"api_call", "execute_code"}),
 }

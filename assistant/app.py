@@ -260,6 +260,7 @@ def build_backend(settings: Settings) -> LLMBackend | None:
 def offline_planner(
     *,
     tasks: TaskTools,
+    proactive: ProactiveTools,
     memory: MemoryTools,
     web: WebTools,
     system: SystemTools,
@@ -283,6 +284,10 @@ def offline_planner(
         fetch_url=web.fetch_url,
         api_call=web.api_call,
         execute_code=system.execute_code,
+        add_monitor=proactive.add_monitor,
+        quiet_hours=proactive.quiet_hours,
+        morning_briefing=proactive.morning_briefing,
+        acknowledge_task=proactive.acknowledge_task,
     )
     return OfflinePlanner(
         tools=tools,
@@ -431,6 +436,7 @@ async def open_app(
         )
         planner = offline_planner(
             tasks=task_tools,
+            proactive=proactive,
             memory=memory_tools,
             web=web,
             system=system,

@@ -39,10 +39,11 @@ class QuietChange:
     def said(self) -> str:
         """The change in words, for the user."""
         if self.window is None:
-            text = "Quiet hours are off: messages come as they are sent."
+            text = "Quiet hours are off: messages arrive when they are due."
             if self.released:
-                many = "s" if self.released != 1 else ""
-                text += f" The {self.released} message{many} they held come now."
+                held = "1 message" if self.released == 1 else f"{self.released} messages"
+                verb = "arrives" if self.released == 1 else "arrive"
+                text += f" The {held} they held {verb} now."
             return text
         end = f"{self.window.end:%H:%M}"
         return (

@@ -65,7 +65,9 @@ from tools import ToolDefinition, ToolRegistry, ToolResult, ToolStatus
 
 logger = logging.getLogger(__name__)
 
-_VERBS = {"cancel": "cancel", "pause": "pause", "resume": "resume", "snooze": "snooze"}
+_VERBS = {
+    "cancel": "cancel", "pause": "pause", "resume": "resume", "snooze": "snooze", "done": "done",
+}  # fmt: skip
 # How the task tools name a task in what they answer: "... (task k3m9xa)", "Moved task k3m9xa".
 _TASK_MENTION = re.compile(r"\btask ([a-z0-9]{4,32})\b")
 # The planner's own questions, answered in the next message ("tomorrow at 9am").
@@ -101,6 +103,7 @@ class AskedAction:
 
 
 _UNDONE = {
+    Action.DONE: "nothing was marked done",
     Action.CANCEL: "no task was cancelled",
     Action.PAUSE: "no task was paused",
     Action.RESUME: "no task was resumed",
@@ -290,6 +293,7 @@ class OfflinePlanner:
             return AskedAction(frozenset({name(tools.save_note)}), "no note was saved")
         if isinstance(intent, OnTask):
             acting: dict[Action, Callable[..., object]] = {
+                Action.DONE: tools.acknowledge_task,
                 Action.CANCEL: tools.cancel_task,
                 Action.PAUSE: tools.pause_task,
                 Action.RESUME: tools.resume_task,
@@ -429,8 +433,11 @@ def render_calls(calls: Sequence[PlannedCall]) -> CallsText:
 
 
 def _about_the_last_task(intent: OnTask, turn: _Progress) -> Intent:
-    """ "snooze it": the task the conversation was last about, or the question which one."""
+    """ "snooze it": the task the conversation was last about, or the question which one
+    ("done" alone, about no task, is for the reminder that repeats: the tool finds it)."""
     task_id = turn.last_task()
+    if task_id is None and intent.action is Action.DONE:
+        return replace(intent, last=False)
     if task_id is None:
         return Say(answers.ask_task(intent.action.value))
     return replace(intent, ids=(task_id,), last=False)
@@ -525,6 +532,10 @@ def _action_words(toolbox: Toolbox) -> dict[str, str]:
         (tools.fetch_url, "read that page"),
         (tools.api_call, "make that request"),
         (tools.execute_code, "run that code"),
+        (tools.add_monitor, "set up that monitor"),
+        (tools.quiet_hours, "set your quiet hours"),
+        (tools.morning_briefing, "set up your briefing"),
+        (tools.acknowledge_task, "mark it done"),
     ]
     return {toolbox.name_of(function): text for function, text in words}
 

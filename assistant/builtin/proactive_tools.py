@@ -27,6 +27,7 @@ from tasks import (
     TaskStatus,
     TaskType,
     awaits_acknowledgement,
+    in_the_morning,
     parse_execution_data,
     parse_quiet_hours,
 )
@@ -240,7 +241,8 @@ class ProactiveTools:
             return Said(f"Stopped your morning briefing (task {current.id}).")
         words = at.strip()
         if not words.lower().startswith(("every", "daily", "each")):
-            words = f"every day at {words.removeprefix('at ').strip()}"
+            # A morning briefing: a bare "6:45" is in the morning, not the coming 18:45.
+            words = in_the_morning(f"every day at {words.removeprefix('at ').strip()}")
         schedule = self._tasks.read(words, ctx, recurring=True).schedule
         if current is not None:
             task = await self._tasks.checked(
@@ -316,4 +318,4 @@ def acknowledged_text(done: Acknowledgement) -> str:
                 f"Done: task {task.id} ('{task.description}') stops repeating until its next time."
             )
         return f"Done: task {task.id} ('{task.description}') will not repeat."
-    return f"Noted as done: task {task.id} ('{task.description}')."
+    return f"Marked as done: task {task.id} ('{task.description}')."

@@ -243,17 +243,33 @@ class TaskTools:
         argument_aliases={"when": ["delay"]},
         effects=[Effect.CHANGES],
     )
-    async def add_reminder(self, ctx: ToolContext, when: str, message: str) -> TaskReply:
+    async def add_reminder(
+        self,
+        ctx: ToolContext,
+        when: str,
+        message: str,
+        urgent: bool = False,
+        nag: str | None = None,
+    ) -> TaskReply:
         """Remind the user of something at a time; the time is worked out from their words.
 
         Args:
             when: When, in the user's own words: 'in 5 minutes', 'tomorrow at 9am',
                 'on friday at 5pm', 'every weekday at 8am', '0 9 * * 1-5'.
             message: What to remind them of, e.g. 'call mom'.
+            urgent: Whether it comes even during the user's quiet hours (they said it is
+                urgent, or it is an alarm).
+            nag: Repeat it this often until the user says done, e.g. '10 minutes'; leave it
+                out for a reminder that comes once.
         """
         reading = self._read(when, ctx, recurring=None)
         schedule = reading.schedule
-        task = await self._add(ctx, "reminder", schedule, message, {"message": message})
+        data: dict[str, Any] = {"message": message}
+        if urgent:
+            data["urgent"] = True
+        if nag is not None and nag.strip():
+            data["nag_minutes"] = _nag_minutes(nag)
+        task = await self._add(ctx, "reminder", schedule, message, data)
         summary = self._summary(task, ctx)
         about = _about(message)
         if schedule.kind == "once":
@@ -263,7 +279,7 @@ class TaskTools:
                 f"I'll remind you {summary.schedule} {about}; the first time "
                 f"{summary.next_run_text} (task {task.id})."
             )
-        return TaskReply(text + _noted(reading), summary)
+        return TaskReply(text + _options(data) + _noted(reading), summary)
 
     @tool(
         requires_approval=_approval_needed,
@@ -603,6 +619,31 @@ class TaskTools:
         """The task ``operation`` returns; its refusal as a ``ToolError`` (naming the
         caller's task ids when the task is not theirs)."""
         return await self._call(ctx, operation)
+
+
+def _nag_minutes(words: str) -> int:
+    """How many minutes "10 minutes" (or "10m", "an hour") is, for a reminder that nags."""
+    try:
+        span = read_delay(words)
+    except TaskError as exc:
+        raise ToolError(str(exc)) from None
+    minutes = round(span.total.total_seconds() / 60) if span is not None else 0
+    if not 1 <= minutes <= 1440:
+        raise ToolError(
+            f"cannot repeat a reminder every {words!r}; say how often, from a minute to a day, "
+            "e.g. '10 minutes'"
+        )
+    return minutes
+
+
+def _options(data: Mapping[str, Any]) -> str:
+    """What a reminder's options add to its confirmation."""
+    said = ""
+    if data.get("nag_minutes"):
+        said += f" It repeats every {data['nag_minutes']} min until you say done (or press Done)."
+    if data.get("urgent"):
+        said += " It is urgent: it comes even in your quiet hours."
+    return said
 
 
 def _noted(reading: Reading) -> str:

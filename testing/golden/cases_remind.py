@@ -9,6 +9,16 @@ from __future__ import annotations
 from testing.golden.check import Creates, Golden, says
 
 
+def nags(sentence: str, first: str, text: str, minutes: int, repeats: str | None = None) -> Golden:
+    """A golden that creates a reminder that repeats every ``minutes`` until done."""
+    return Golden(sentence, Creates(first, text, repeats, nag=minutes, urgent=False))
+
+
+def urgent(sentence: str, first: str, text: str) -> Golden:
+    """A golden that creates a reminder that passes quiet hours."""
+    return Golden(sentence, Creates(first, text, urgent=True))
+
+
 def once(sentence: str, first: str, text: str) -> Golden:
     """A golden that creates a one-time reminder."""
     return Golden(sentence, Creates(first, text))
@@ -30,7 +40,41 @@ CASES: dict[str, tuple[Golden, ...]] = {
         ),
         once("remind me tomorrow morning to email Sam", "2026-03-11 09:00", "email Sam"),
         once("remind me this evening to call dad", "2026-03-10 19:00", "call dad"),
-        once("wake me up at 6:45 tomorrow", "2026-03-11 06:45", "wake up"),
+        urgent("wake me up at 6:45 tomorrow", "2026-03-11 06:45", "wake up"),
+        # issue 28: reminders that nag until done, and urgent ones (they pass quiet hours)
+        nags(
+            "remind me at 9pm to take the pills and keep reminding me every 10 minutes until "
+            "I say done",
+            "2026-03-10 21:00",
+            "take the pills",
+            10,
+        ),
+        nags("nag me every 15 minutes to call the bank", "2026-03-10 14:45", "call the bank", 15),
+        nags("keep reminding me to drink water until done", "2026-03-10 14:40", "drink water", 10),
+        nags(
+            "remind me in 5 minutes to feed the cat, repeat every 5 minutes until done",
+            "2026-03-10 14:35",
+            "feed the cat",
+            5,
+        ),
+        nags(
+            "remind me every day at 8am to take my vitamins until I say done",
+            "2026-03-11 08:00",
+            "take my vitamins",
+            10,
+            "every day at 08:00",
+        ),
+        urgent(
+            "urgent: remind me at 23:30 to take the medicine",
+            "2026-03-10 23:30",
+            "take the medicine",
+        ),
+        urgent(
+            "remind me urgently in 5 minutes to turn off the stove",
+            "2026-03-10 14:35",
+            "turn off the stove",
+        ),
+        urgent("set an alarm for 6:30", "2026-03-11 06:30", "Alarm"),
         every(
             "on the first of every month at 9 remind me to pay the credit card",
             "2026-04-01 09:00",

@@ -53,12 +53,17 @@ class Creates:
         repeats: The schedule in words without its zone (``"every Sunday at 19:00"``), or
             ``None`` for a one-time task.
         task_type: What the task does.
+        urgent: For a reminder, whether it passes quiet hours (``None``: not checked).
+        nag: For a reminder, every how many minutes it repeats until done (``None``: not
+            checked).
     """
 
     first: str
     text: str
     repeats: str | None = None
     task_type: TaskType = TaskType.REMINDER
+    urgent: bool | None = None
+    nag: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +278,15 @@ def _created(expect: Creates, created: list[Task], changed: list[Task]) -> str |
     repeats = _words(task) if task.schedule.kind == "recurring" else None
     found = (first, text, repeats, task.task_type)
     wanted = (expect.first, expect.text, expect.repeats, expect.task_type)
-    return None if found == wanted else f"created {found!r}, wanted {wanted!r}"
+    if found != wanted:
+        return f"created {found!r}, wanted {wanted!r}"
+    data = task.execution
+    if isinstance(data, ReminderData):
+        if expect.urgent is not None and data.urgent != expect.urgent:
+            return f"created a reminder that is{'' if data.urgent else ' not'} urgent"
+        if expect.nag is not None and data.nag_minutes != expect.nag:
+            return f"created a reminder that repeats every {data.nag_minutes} min until done"
+    return None
 
 
 def _changed(expect: Changes, created: list[Task], changed: list[Task]) -> str | None:

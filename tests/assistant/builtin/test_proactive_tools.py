@@ -197,7 +197,8 @@ async def test_quiet_hours_are_set_shown_and_ended(app: App, inbox: Inbox) -> No
     await tick(app, timedelta(hours=8, minutes=30))
     assert inbox.deliveries == []
     assert await said(app, "quiet_hours", hours="off") == (
-        "Quiet hours are off: messages come as they are sent. The 1 message they held come now."
+        "Quiet hours are off: messages arrive when they are due. The 1 message they held "
+        "arrives now."
     )
     await app.tasks.release_due()
     assert [d.text for d in inbox.deliveries] == [
@@ -249,5 +250,5 @@ async def test_done_stops_the_reminder_that_repeats_and_is_kept_in_its_history(
         "acknowledged: 'done' in chat chat-alice",
     )
     assert await said(app, "acknowledge_task", task_id=task.id) == (
-        f"Noted as done: task {task.id} ('take the pills')."
+        f"Marked as done: task {task.id} ('take the pills')."
     )
