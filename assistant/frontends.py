@@ -82,11 +82,17 @@ async def chat(
     clock = clock or SystemClock()
     console = Console(output)
     async with AsyncExitStack() as stack:
-        notifier = await _routing(settings, stack, clock, local=TerminalNotifier(console))
+        printed = TerminalNotifier(console)
+        notifier = await _routing(settings, stack, clock, local=printed)
         serves = _serves(settings, local=True)
         app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
         commands = SlashCommands(
-            tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
+            tasks=app.tasks,
+            memory=app.memory,
+            agent=app.agent,
+            clock=clock,
+            buttons=False,
+            quiet=app.quiet,
         )
         terminal = TerminalChat(
             agent=app.agent,
@@ -96,6 +102,7 @@ async def chat(
             input=input,
             output=output,
             zones=commands.zones,
+            deliveries=printed,
         )
         await terminal.run()
     return 0
@@ -220,6 +227,7 @@ async def telegram(
             notifier=bot_notifier,
             webhook=webhook,
             clock=clock,
+            quiet=app.quiet,
         )
         await interface.start()
         try:
@@ -472,6 +480,7 @@ async def _start_bot(
         notifier=bot_notifier,
         webhook=_webhook(settings, settings.telegram_webhook_url),
         clock=app.clock,
+        quiet=app.quiet,
     )
     await interface.start()
     return interface

@@ -12,6 +12,13 @@ hands the objects in. No front end imports another (an import contract in the ch
 from __future__ import annotations
 
 from interfaces.commands import CommandSpec, SlashCommands
+from interfaces.deliveries import (
+    SNOOZES,
+    acknowledged_text,
+    delivery_buttons,
+    snooze_until,
+    until_words,
+)
 from interfaces.messages import (
     Action,
     ActionKind,
@@ -28,6 +35,7 @@ from interfaces.notifiers import (
     JsonlNotifier,
     LoggingNotifier,
     RoutingNotifier,
+    front_end_of,
     home_chat,
 )
 from interfaces.protocols import (
@@ -58,6 +66,7 @@ from interfaces.zones import ZONE_ASKED, ZoneChoice, ZoneGuide
 __all__ = [
     "NO_TASKS",
     "QUIET_HOURS",
+    "SNOOZES",
     "WEB_CHAT_PREFIX",
     "WEB_MAIN_CHAT",
     "ZONE_ASKED",
@@ -87,15 +96,20 @@ __all__ = [
     "UserSlots",
     "ZoneChoice",
     "ZoneGuide",
+    "acknowledged_text",
     "agent_replies",
     "approval_card",
+    "delivery_buttons",
     "format_arguments",
+    "front_end_of",
     "home_chat",
     "render_delivery",
     "render_message",
     "request_line",
     "run_history",
+    "snooze_until",
     "task_out",
     "terminal_safe",
     "turn_slots",
+    "until_words",
 ]

@@ -49,6 +49,18 @@ def home_chat(user_id: str, *, local_user: str = "local", local_chat: str = "loc
     return WEB_CHAT_PREFIX + WEB_MAIN_CHAT
 
 
+def front_end_of(chat_id: str, *, local_chat: str = "local") -> str:
+    """Which front end a chat belongs to, in words: ``Telegram``, ``the page``,
+    ``the terminal`` (what an acknowledgement's record says it came from)."""
+    if chat_id.startswith(WEB_CHAT_PREFIX):
+        return "the page"
+    if chat_id == local_chat:
+        return "the terminal"
+    if chat_id.lstrip("-").isdigit():
+        return "Telegram"
+    return f"chat {chat_id}"
+
+
 class RoutingNotifier:
     """Delivers the terminal's chat locally and every other chat through ``remote``.
 

@@ -89,6 +89,7 @@ from tasks.protocols import (
 from tasks.quiet import (
     MORNING,
     QuietWindow,
+    daily_at,
     morning_after,
     parse_quiet_hours,
     stored_quiet_hours,
@@ -221,6 +222,7 @@ __all__ = [
     "ToolRunner",
     "WebSearchData",
     "awaits_acknowledgement",
+    "daily_at",
     "edit_distance",
     "find_period",
     "find_schedule",

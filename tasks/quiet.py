@@ -1,5 +1,5 @@
-"""Quiet hours ("quiet from 22:00 to 07:00") and "tomorrow morning": times of day read and
-resolved in an owner's zone.
+"""Quiet hours ("quiet from 22:00 to 07:00"), "tomorrow morning" and a briefing's "7:30":
+times of day read and resolved in an owner's zone.
 
 A ``QuietWindow`` is two wall-clock times; it may cross midnight (22:00-07:00). ``until``
 says when the window that holds an instant ends, resolved in the owner's zone with the DST
@@ -15,7 +15,7 @@ from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from tasks.errors import ScheduleError
-from tasks.schedule import read_time_of_day, resolve_local
+from tasks.schedule import Schedule, in_the_morning, read_schedule, read_time_of_day, resolve_local
 
 MORNING = time(8)
 """What "tomorrow morning" means (a snooze until then): 08:00 in the owner's zone."""
@@ -96,6 +96,19 @@ def stored_quiet_hours(value: str | None) -> QuietWindow | None:
         return parse_quiet_hours(value)
     except ScheduleError:
         return None
+
+
+def daily_at(words: str, now: datetime, zone: ZoneInfo) -> Schedule:
+    """The schedule of a morning briefing at ``words``: "7:30" is every day at 07:30 (a bare
+    hour is in the morning), "every weekday at 7" is as said.
+
+    Raises:
+        ScheduleError: when the words are no repeating time, with an example.
+    """
+    said = " ".join(words.split()).removeprefix("at ").strip()
+    if not said.lower().startswith(("every", "daily", "each", "weekdays", "weekends")):
+        said = in_the_morning(f"every day at {said}")
+    return read_schedule(said, now=now, tz=zone, recurring=True).schedule
 
 
 def morning_after(now: datetime, zone: ZoneInfo) -> datetime:

@@ -6,7 +6,7 @@ constructed with; ``get_current_time`` is a plain function tool.
 """
 
 from assistant.builtin.memory_tools import MemoryTools
-from assistant.builtin.proactive_tools import ProactiveTools, Said, acknowledged_text, where_from
+from assistant.builtin.proactive_tools import ProactiveTools, Said
 from assistant.builtin.sandbox import SandboxUnavailableError
 from assistant.builtin.system import (
     CodeRun,
@@ -52,8 +52,6 @@ __all__ = [
     "TaskTools",
     "WebSearchError",
     "WebTools",
-    "acknowledged_text",
     "get_current_time",
     "html_to_text",
-    "where_from",
 ]

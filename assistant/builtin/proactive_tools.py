@@ -15,19 +15,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from assistant.builtin.task_tools import TaskReply, TaskTools
-from interfaces import QuietHoursBook
+from assistant.builtin.task_tools import TaskReply, TaskSummary, TaskTools
+from interfaces import QuietHoursBook, acknowledged_text, front_end_of
 from tasks import (
-    Acknowledgement,
     MonitorData,
     ScheduleError,
     Task,
     TaskError,
     TaskManager,
-    TaskStatus,
     TaskType,
-    awaits_acknowledgement,
-    in_the_morning,
+    daily_at,
     parse_execution_data,
     parse_quiet_hours,
 )
@@ -35,7 +32,6 @@ from tools import Effect, ToolContext, ToolError, ToolRegistry, tool
 
 DEFAULT_EVERY = "every hour"
 """How often a monitor looks when nobody says."""
-_VIAS = {"telegram": "Telegram", "web": "the page", "local": "the terminal"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,15 +43,6 @@ class Said:
 
 def _said(reply: Said | TaskReply) -> str:
     return reply.text
-
-
-def where_from(chat_id: str) -> str:
-    """Where a chat is, for an acknowledgement's record: ``Telegram``, ``the page``..."""
-    if chat_id.startswith("web:"):
-        return _VIAS["web"]
-    if chat_id == "local":
-        return _VIAS["local"]
-    return _VIAS["telegram"] if chat_id.lstrip("-").isdigit() else f"chat {chat_id}"
 
 
 class ProactiveTools:
@@ -229,7 +216,7 @@ class ProactiveTools:
         Args:
             at: The time of day, e.g. '7:30' or '7am'; 'off' stops it; leave it out to show it.
         """
-        current = await self._briefing(ctx)
+        current = await self._manager.briefing(ctx.user_id)
         if at is None or not at.strip():
             if current is None:
                 return Said("You get no morning briefing; say e.g. 'morning briefing at 7:30'.")
@@ -239,35 +226,14 @@ class ProactiveTools:
                 return Said("You get no morning briefing, so there is nothing to stop.")
             await self._tasks.checked(ctx, self._manager.cancel(current.id, ctx.user_id))
             return Said(f"Stopped your morning briefing (task {current.id}).")
-        words = at.strip()
-        if not words.lower().startswith(("every", "daily", "each")):
-            # A morning briefing: a bare "6:45" is in the morning, not the coming 18:45.
-            words = in_the_morning(f"every day at {words.removeprefix('at ').strip()}")
-        schedule = self._tasks.read(words, ctx, recurring=True).schedule
-        if current is not None:
-            task = await self._tasks.checked(
-                ctx, self._manager.reschedule(current.id, ctx.user_id, schedule)
-            )
-            verb = "Moved"
-        else:
-            task = await self._tasks.checked(
-                ctx,
-                self._manager.add_task(
-                    owner_id=ctx.user_id, chat_id=ctx.chat_id, task_type=TaskType.BRIEFING,
-                    schedule=schedule, description="morning briefing",
-                ),
-            )  # fmt: skip
-            verb = "Started"
-        summary = self._tasks.summary(task, ctx)
-        return Said(
-            f"{verb} your morning briefing: {summary.schedule}, the first on "
-            f"{summary.next_run_text} (task {task.id}). It lists the day's tasks, what ran "
-            "overnight (failures first), monitors that changed and notes tagged for the day."
+        try:
+            schedule = daily_at(at, ctx.now, ctx.timezone)
+        except ScheduleError as exc:
+            raise ToolError(str(exc)) from None
+        task = await self._tasks.checked(
+            ctx, self._manager.set_briefing(ctx.user_id, ctx.chat_id, schedule)
         )
-
-    async def _briefing(self, ctx: ToolContext) -> Task | None:
-        tasks = await self._manager.list_tasks(ctx.user_id)
-        return next((t for t in tasks if t.task_type is TaskType.BRIEFING), None)
+        return Said(briefing_text(task, self._tasks.summary(task, ctx), moved=current is not None))
 
     @tool(
         params={
@@ -284,38 +250,23 @@ class ProactiveTools:
     async def acknowledge_task(self, ctx: ToolContext, task_id: str | None = None) -> Said:
         """Mark a reminder as done (the user says 'done'): one that repeats until
         acknowledged stops; the acknowledgement is kept in the task's history."""
-        task = await self._acknowledged(ctx, task_id)
-        via = f"'done' in {where_from(ctx.chat_id)}"
-        try:
+        via = f"'done' in {front_end_of(ctx.chat_id)}"
+        if task_id:
+            task = await self._tasks.checked(ctx, self._manager.get_task(task_id, ctx.user_id))
             done = await self._manager.acknowledge(task.id, ctx.user_id, via=via)
-        except TaskError as exc:
-            raise ToolError(str(exc)) from None
+        else:
+            try:
+                done = await self._manager.acknowledge_latest(ctx.user_id, via=via)
+            except TaskError as exc:
+                raise ToolError(str(exc)) from None
         return Said(acknowledged_text(done))
 
-    async def _acknowledged(self, ctx: ToolContext, task_id: str | None) -> Task:
-        if task_id:
-            return await self._tasks.checked(ctx, self._manager.get_task(task_id, ctx.user_id))
-        live = await self._manager.list_tasks(ctx.user_id)
-        nagging = [t for t in live if awaits_acknowledgement(t, ctx.now)]
-        if len(nagging) == 1:
-            return nagging[0]
-        if len(nagging) > 1:
-            listed = ", ".join(f"{t.id} ('{t.description}')" for t in nagging)
-            raise ToolError(f"several reminders repeat until done: {listed}; say which")
-        went_off = [t for t in await self._manager.list_tasks(ctx.user_id, include_finished=True)
-                    if t.task_type is TaskType.REMINDER and t.last_run is not None]  # fmt: skip
-        if not went_off:
-            raise ToolError("no reminder has gone off that could be done; nothing was marked")
-        return max(went_off, key=lambda t: (t.last_run or t.created_at, t.id))
 
-
-def acknowledged_text(done: Acknowledgement) -> str:
-    """What an acknowledgement says to the user."""
-    task = done.task
-    if done.stopped:
-        if task.status is TaskStatus.ACTIVE and task.next_run is not None:
-            return (
-                f"Done: task {task.id} ('{task.description}') stops repeating until its next time."
-            )
-        return f"Done: task {task.id} ('{task.description}') will not repeat."
-    return f"Marked as done: task {task.id} ('{task.description}')."
+def briefing_text(task: Task, summary: TaskSummary, *, moved: bool) -> str:
+    """What starting (or moving) the morning briefing says."""
+    verb = "Moved" if moved else "Started"
+    return (
+        f"{verb} your morning briefing: {summary.schedule}, the first on "
+        f"{summary.next_run_text} (task {task.id}). It lists the day's tasks, what ran "
+        "overnight (failures first), monitors that changed and notes tagged for the day."
+    )

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import re
 import secrets
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -35,14 +36,15 @@ from telegram.ext import (
 
 from common import AsyncLifecycle, Clock, KeyedLocks
 from interfaces.commands import SlashCommands
-from interfaces.messages import ActionOutcome, Reply
+from interfaces.messages import Action, ActionKind, ActionOutcome, Reply
 from interfaces.protocols import ChatAgent
-from interfaces.telegram.delivery import DEFAULT_BASE_URL, TelegramNotifier
+from interfaces.quiet import QuietHoursBook
+from interfaces.telegram.delivery import DEFAULT_BASE_URL, NOTICE_MARK, TelegramNotifier
 from interfaces.telegram.live import LIVE_INTERVAL, DraftSupport, LiveReply
 from interfaces.telegram.rendering import decode_action, truncate
 from interfaces.views import agent_replies
 from memory import MemoryStore
-from tasks import TaskManager
+from tasks import Delivery, DeliveryKind, TaskManager
 
 logger = logging.getLogger(__name__)
 
@@ -105,6 +107,7 @@ class TelegramInterface(AsyncLifecycle):
         poll_timeout: The long-polling timeout, in seconds.
         clock: Time for the stranger-reply cooldown (the notifier's queue clock by default).
         live_interval: The least time between two updates of a reply growing in place.
+        quiet: The users' quiet hours (the scheduler's book), for the default commands.
     """
 
     def __init__(
@@ -122,6 +125,7 @@ class TelegramInterface(AsyncLifecycle):
         poll_timeout: float = 10.0,
         clock: Clock | None = None,
         live_interval: float = LIVE_INTERVAL,
+        quiet: QuietHoursBook | None = None,
     ) -> None:
         self.notifier = notifier or TelegramNotifier.create(token=token, base_url=base_url)
         self._queue = self.notifier.queue
@@ -130,7 +134,9 @@ class TelegramInterface(AsyncLifecycle):
         self._base_url = base_url
         self._allowed = frozenset(str(user).strip() for user in allowed_users)
         self._agent = agent
-        self._commands = commands or SlashCommands(tasks=tasks, memory=memory, agent=agent)
+        self._commands = commands or SlashCommands(
+            tasks=tasks, memory=memory, agent=agent, quiet=quiet
+        )
         self._webhook = webhook
         self._poll_timeout = poll_timeout
         self._clock = clock or self._queue.clock
@@ -326,9 +332,11 @@ class TelegramInterface(AsyncLifecycle):
             await _answer(query, INVALID_BUTTON, alert=True)
             return
         chat_id = message.chat.id
+        user_id = str(query.from_user.id)
+        shown = _shown(message, action, user_id) if action.kind is ActionKind.LATER else None
         async with self._chat_lock(chat_id), self._typing(chat_id):
             outcome = await self._commands.press(
-                action, user_id=str(query.from_user.id), chat_id=str(chat_id)
+                action, user_id=user_id, chat_id=str(chat_id), shown=shown
             )
             await _answer(query, outcome.notice, alert=outcome.alert)
             await self._show_outcome(message, outcome)
@@ -413,6 +421,26 @@ class TelegramInterface(AsyncLifecycle):
         while True:
             await asyncio.sleep(TYPING_REFRESH)
             await self._queue.chat_action(chat_id)
+
+
+_MARKS = re.compile(r"(?:\n\n(?:💤|✅|❌|⌛|▶️)[^\n]*)+$")
+
+
+def _shown(message: Message, action: Action, user_id: str) -> Delivery:
+    """The delivery a message shows (what its Snooze shows again): its text without the
+    marker of its kind and without what presses added under it."""
+    text = _MARKS.sub("", message.text or "")
+    kind = DeliveryKind.RESULT
+    if text.startswith(NOTICE_MARK):
+        kind, text = DeliveryKind.NOTICE, text.removeprefix(NOTICE_MARK)
+    return Delivery(
+        task_id=action.target,
+        run_id=None,
+        owner_id=user_id,
+        chat_id=str(message.chat.id),
+        kind=kind,
+        text=text,
+    )
 
 
 def _where(update: Update) -> tuple[Message, str, int]:

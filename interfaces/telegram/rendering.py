@@ -23,6 +23,7 @@ _CODES: dict[ActionKind, str] = {
     ActionKind.RUN_NOW: "n",
     ActionKind.RUN_AGAIN: "g",
     ActionKind.SNOOZE: "s",
+    ActionKind.LATER: "l",
     ActionKind.DONE: "d",
     ActionKind.APPROVE: "y",
     ActionKind.DENY: "x",

@@ -85,7 +85,8 @@ class HoldingNotifier:
 
 
 def marked(held: HeldDelivery) -> Delivery:
-    """A held delivery as it goes out: marked as held (since when, and how often it came)."""
+    """A held delivery as it goes out: marked, under its text, as held (since when, and how
+    often it came) or snoozed."""
     delivery = held.delivery
     since = format_local(held.held_at, ZoneInfo(held.zone)).split(" ")[-1]
     if held.reason is HoldReason.QUIET:
@@ -94,7 +95,7 @@ def marked(held: HeldDelivery) -> Delivery:
             mark = f"(held during your quiet hours since {since}; it came {held.repeats + 1} times)"
     else:
         mark = f"(snoozed at {since})"
-    return replace(delivery, text=f"{mark}\n{delivery.text}")
+    return replace(delivery, text=f"{delivery.text}\n{mark}")
 
 
 class HeldReleaser:

@@ -26,7 +26,7 @@ from tasks.engine.ledger import LedgerWriter
 from tasks.engine.notices import FollowUps
 from tasks.engine.retention import LedgerPolicy, LedgerRetention
 from tasks.engine.timer import ClaimsFirst, Timer
-from tasks.errors import TaskError, TaskStateError
+from tasks.errors import TaskError, TaskNotFoundError, TaskStateError
 from tasks.execution import ExecutionData, TaskType
 from tasks.limits import TaskLimits, check_interval
 from tasks.models import (
@@ -524,6 +524,56 @@ class TaskManager(AsyncLifecycle):
             self._ahead.retract(task.id)
             self._wake.set()
         return Acknowledgement(done, stopped=change is not None, note=note)
+
+    async def acknowledge_latest(self, owner_id: str, *, via: str) -> Acknowledgement:
+        """Acknowledge the reminder "done" means when no task is named: the one repeating
+        until acknowledged, else the reminder that went off last.
+
+        Raises:
+            TaskNotFoundError: when no reminder of the owner has gone off.
+            TaskStateError: when several repeat until acknowledged (naming them).
+        """
+        now = self._clock.now()
+        live = await self._store.list_tasks(owner_id)
+        waiting = [t for t in live if changes.awaits_acknowledgement(t, now)]
+        if len(waiting) > 1:
+            named = ", ".join(f"{t.id} ('{t.description}')" for t in waiting)
+            raise TaskStateError(f"several reminders repeat until done: {named}; say which")
+        if not waiting:
+            every = await self._store.list_tasks(owner_id, include_finished=True)
+            waiting = sorted(
+                (t for t in every if t.task_type is TaskType.REMINDER and t.last_run),
+                key=lambda t: (t.last_run or t.created_at, t.id),
+            )[-1:]
+        if not waiting:
+            raise TaskNotFoundError(
+                "no reminder has gone off that could be done; nothing was marked"
+            )
+        return await self.acknowledge(waiting[0].id, owner_id, via=via)
+
+    async def briefing(self, owner_id: str) -> Task | None:
+        """The owner's morning briefing (one live ``briefing`` task), or ``None``."""
+        tasks = await self._store.list_tasks(owner_id)
+        return next((t for t in tasks if t.task_type is TaskType.BRIEFING), None)
+
+    async def set_briefing(self, owner_id: str, chat_id: str, schedule: Schedule) -> Task:
+        """Start the owner's morning briefing on ``schedule``, or move the one they have (an
+        owner has one: its id stays).
+
+        Raises:
+            ScheduleError: when the schedule has no run after now.
+            TaskLimitError: when the owner may not schedule it.
+        """
+        current = await self.briefing(owner_id)
+        if current is not None:
+            return await self.reschedule(current.id, owner_id, schedule)
+        return await self.add_task(
+            owner_id=owner_id,
+            chat_id=chat_id,
+            task_type=TaskType.BRIEFING,
+            schedule=schedule,
+            description="morning briefing",
+        )
 
     async def snooze_delivery(
         self, owner_id: str, delivery: Delivery, until: datetime

@@ -144,9 +144,9 @@ async def test_quiet_hours_hold_every_delivery_and_release_them_together(
         clock.advance(MINUTE)
         assert await manager.release_due() == 3
         assert notifier.texts()[2:] == [
-            "(held during your quiet hours since 22:30)\nstretch",
-            "(held during your quiet hours since 23:00)\nwater the plants",
-            "(held during your quiet hours since 05:00)\nleave for the train",
+            "stretch\n(held during your quiet hours since 22:30)",
+            "water the plants\n(held during your quiet hours since 23:00)",
+            "leave for the train\n(held during your quiet hours since 05:00)",
         ]
         assert await manager.held("alice") == []
         [run] = await manager.history(first, "alice")
@@ -169,7 +169,7 @@ async def test_nothing_held_is_lost_across_a_restart(store_factory: StoreFactory
     async with manager_of(store_factory(), clock, notifier, quiet=quiet) as running:
         await notifier.wait_for(5)
         await running.wait_idle()
-    assert [t.split("\n")[1] for t in notifier.texts()] == [f"r{m}" for m in range(5)]
+    assert [t.split("\n")[0] for t in notifier.texts()] == [f"r{m}" for m in range(5)]
 
 
 async def test_ending_quiet_hours_delivers_what_they_hold_at_once(
@@ -182,7 +182,7 @@ async def test_ending_quiet_hours_delivers_what_they_hold_at_once(
         quiet.window = None
         assert await manager.release_quiet("alice") == 1
         assert await manager.release_due() == 1
-    assert notifier.texts() == ["(held during your quiet hours since 22:30)\nstretch"]
+    assert notifier.texts() == ["stretch\n(held during your quiet hours since 22:30)"]
 
 
 async def test_a_repeating_reminder_held_all_night_comes_once_in_the_morning(
@@ -201,7 +201,7 @@ async def test_a_repeating_reminder_held_all_night_comes_once_in_the_morning(
         await manager.run_due()  # the repeat due at 07:00 is held no more
         runs = await manager.history(task_id, "alice")
     held, again = notifier.texts()
-    assert held.startswith("(held during your quiet hours since 23:00; it came 4 times)\n")
+    assert held.endswith("\n(held during your quiet hours since 23:00; it came 4 times)")
     assert "call the bank" in held and "call the bank" in again
     assert len(runs) == 5
 
@@ -322,7 +322,7 @@ async def test_a_snoozed_message_comes_again_marked(store_factory: StoreFactory)
         assert await manager.release_due() == 1
         with pytest.raises(TaskNotFoundError):
             await manager.snooze_delivery("bob", result, clock.now() + HOUR)
-    assert notifier.texts() == ["(snoozed at 09:00)\nthe news"]
+    assert notifier.texts() == ["the news\n(snoozed at 09:00)"]
     assert notifier.deliveries[0].kind is DeliveryKind.RESULT
 
 

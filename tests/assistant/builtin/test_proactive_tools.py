@@ -202,7 +202,7 @@ async def test_quiet_hours_are_set_shown_and_ended(app: App, inbox: Inbox) -> No
     )
     await app.tasks.release_due()
     assert [d.text for d in inbox.deliveries] == [
-        "(held during your quiet hours since 23:00)\nstretch"
+        "stretch\n(held during your quiet hours since 23:00)"
     ]
     assert "could not read 'whenever'" in await refused(app, "quiet_hours", hours="whenever")
 
