@@ -349,6 +349,7 @@ async def open_web(
             turns=turns,
             max_event_streams=settings.max_event_streams,
             health_max_late=timedelta(seconds=settings.health_max_late_seconds),
+            quiet=app.quiet,
         )
         server = WebServer(
             interface.app,

@@ -48,6 +48,7 @@ from tasks.execution import (
     ReminderData,
     TaskType,
     WebSearchData,
+    monitor_of,
     parse_execution_data,
 )
 from tasks.limits import DEFAULT_MIN_INTERVAL, TaskLimits, parse_intervals
@@ -231,6 +232,7 @@ __all__ = [
     "format_local",
     "in_the_morning",
     "keep_time_of_day",
+    "monitor_of",
     "morning_after",
     "next_run_words",
     "parse_execution_data",

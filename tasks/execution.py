@@ -291,6 +291,40 @@ class MonitorData(_Data):
         return f"the output of {self.tool}"
 
 
+def monitor_of(
+    *,
+    url: str | None = None,
+    selector: str | None = None,
+    field: str | None = None,
+    query: str | None = None,
+    tool: str | None = None,
+    arguments: Mapping[str, JsonValue] | None = None,
+    condition: str | None = None,
+) -> MonitorData:
+    """The monitor of what is named: a tool, a search, a JSON field (a url with a field), or
+    a page (a url, with a selector or not).
+
+    Raises:
+        TaskDataError: naming what is missing or does not fit, with an example.
+    """
+    named = [name for name, value in (("url", url), ("query", query), ("tool", tool)) if value]
+    if len(named) != 1:
+        raise TaskDataError(
+            "say what to watch: a url (a page, or a JSON API with a field), a query (web "
+            f"search results) or a tool, one of them; got {', '.join(named) or 'none'}"
+        )
+    source = "tool" if tool else "search" if query else "json" if field else "page"
+    fields = {
+        "source": source, "url": url, "selector": selector, "field": field, "query": query,
+        "tool": tool, "arguments": dict(arguments or {}), "condition": condition,
+    }  # fmt: skip
+    data = parse_execution_data(
+        TaskType.MONITOR, {key: value for key, value in fields.items() if value is not None}
+    )
+    assert isinstance(data, MonitorData)
+    return data
+
+
 class BriefingData(_Data):
     """A morning briefing: the owner's day in one message, built from the store.
 

@@ -25,7 +25,7 @@ from tasks import (
     TaskManager,
     TaskType,
     daily_at,
-    parse_execution_data,
+    monitor_of,
     parse_quiet_hours,
 )
 from tools import Effect, ToolContext, ToolError, ToolRegistry, tool
@@ -147,32 +147,20 @@ class ProactiveTools:
         arguments: dict[str, Any] | None,
         condition: str | None,
     ) -> MonitorData:
-        named = [name for name, value in (("url", url), ("query", query), ("tool", tool)) if value]
-        if len(named) != 1:
-            raise ToolError(
-                "say what to watch: a url (a page, or a JSON API with a field), a query (web "
-                f"search results) or a tool, one of them; got {', '.join(named) or 'none'}"
-            )
-        if query is not None and not self._search_configured:
+        if query is not None and url is None and tool is None and not self._search_configured:
             raise ToolError(
                 "web search is not configured (SERPAPI_API_KEY is not set), so its results "
                 "cannot be watched; watch a page instead"
             )
-        if tool is not None:
+        if tool is not None and url is None and query is None:
             self._check_tool(tool, arguments or {}, ctx)
-        source = "tool" if tool else "search" if query else "json" if field else "page"
-        fields = {
-            "source": source, "url": url, "selector": selector, "field": field, "query": query,
-            "tool": tool, "arguments": arguments or {}, "condition": condition,
-        }  # fmt: skip
         try:
-            data = parse_execution_data(
-                TaskType.MONITOR, {k: v for k, v in fields.items() if v is not None}
-            )
+            return monitor_of(
+                url=url, selector=selector, field=field, query=query, tool=tool,
+                arguments=arguments, condition=condition,
+            )  # fmt: skip
         except TaskError as exc:
             raise ToolError(str(exc)) from None
-        assert isinstance(data, MonitorData)
-        return data
 
     def _check_tool(self, name: str, arguments: dict[str, Any], ctx: ToolContext) -> None:
         found = self._registry.find(name) if self._registry is not None else None

@@ -28,8 +28,9 @@ from starlette.types import ASGIApp
 from common import Clock, SystemClock, clean_value
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent
+from interfaces.quiet import QuietHoursBook
 from interfaces.slots import SlotsTaken, UserSlots, turn_slots
-from interfaces.web import chat, page, resources, task_routes
+from interfaces.web import chat, page, proactive_routes, resources, task_routes
 from interfaces.web.auth import ApiTokens
 from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
@@ -73,6 +74,7 @@ class WebInterface:
         health_max_late: How late on-time runs may start before ``/health`` says degraded.
         mounts: Other ASGI apps served behind the same token check, by path (``/mcp``: the
             MCP server); each finds its caller with ``scope_user``.
+        quiet: The users' quiet hours (the scheduler's book), for the default commands.
     """
 
     def __init__(
@@ -95,6 +97,7 @@ class WebInterface:
         max_event_streams: int = 5,
         health_max_late: timedelta = timedelta(seconds=2),
         mounts: Mapping[str, ASGIApp] | None = None,
+        quiet: QuietHoursBook | None = None,
     ) -> None:
         clock = clock or SystemClock()
         self.services = WebServices(
@@ -104,7 +107,9 @@ class WebInterface:
             scheduler=scheduler,
             inbox=inbox,
             commands=commands
-            or SlashCommands(tasks=tasks, memory=memory, agent=agent, clock=clock, buttons=False),
+            or SlashCommands(
+                tasks=tasks, memory=memory, agent=agent, clock=clock, buttons=False, quiet=quiet
+            ),
             clock=clock,
             keepalive=keepalive,
             closing=asyncio.Event(),
@@ -137,7 +142,9 @@ class WebInterface:
         # The bearer dependency documents the token in /docs; the gate checks it before any
         # route runs.
         bearer = Security(HTTPBearer(auto_error=False, description=_BEARER))
-        for routes in (chat.router, task_routes.router, resources.router):
+        for routes in (
+            chat.router, task_routes.router, proactive_routes.router, resources.router
+        ):  # fmt: skip
             app.include_router(routes, dependencies=[bearer])
         app.include_router(page.router)
         for path, mounted in mounts.items():

@@ -273,5 +273,7 @@ def _delivery_event(item: InboxItem) -> str:
         "text": delivery.text,
         "late_by_seconds": delivery.late_by.total_seconds() if delivery.late_by else None,
         "delivered_at": item.delivered_at.isoformat(),
+        "run_again": delivery.run_again,
+        "nags": delivery.nags,
     }
     return f"id: {item.id}\nevent: delivery\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"

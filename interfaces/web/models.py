@@ -236,7 +236,9 @@ class SnoozeRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    delay: str = Field("10m", max_length=100, description="e.g. '10m', '1h', '1 hour 30 minutes'")
+    delay: str = Field(
+        "10m", max_length=100, description="e.g. '10m', '1h', 'morning', '1 hour 30 minutes'"
+    )
 
 
 class NoteOut(BaseModel):
@@ -311,3 +313,83 @@ class ErrorOut(BaseModel):
     """What was wrong with a request."""
 
     detail: str
+
+
+# -- issue 28: quiet hours, the morning briefing, monitors, snoozed messages --------------------
+
+
+class QuietRequest(BaseModel):
+    """Quiet hours to keep from now on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    hours: str = Field(
+        max_length=100, description="e.g. '22:00-07:00' or 'from 10pm to 7am' ('off' ends them)"
+    )
+
+
+class QuietOut(BaseModel):
+    """Your quiet hours: messages due then wait and arrive together when they end."""
+
+    hours: str | None = Field(description="e.g. '22:00-07:00'; null: none")
+    timezone: str
+    held: int = Field(description="How many messages they hold now")
+    notice: str = Field("", description="What a change did, in a sentence")
+
+
+class BriefingRequest(BaseModel):
+    """When the morning briefing comes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: str = Field(max_length=100, description="e.g. '7:30', '7am', 'every weekday at 7'")
+
+
+class BriefingOut(BaseModel):
+    """Your morning briefing (null: none)."""
+
+    task: TaskOut | None
+    notice: str = ""
+
+
+class MonitorRequest(BaseModel):
+    """A page (or a JSON API's field) to watch; it speaks only when it changes or its
+    condition comes to hold."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(max_length=4000, description="The page or JSON document")
+    selector: str | None = Field(None, max_length=300, description="Only what it picks counts")
+    field: str | None = Field(None, max_length=200, description="A JSON field, e.g. 'data.price'")
+    condition: str | None = Field(
+        None,
+        max_length=300,
+        description="e.g. \"contains 'in stock'\" or '< 300'; none: any change",
+    )
+    every: str = Field("every hour", max_length=100, description="How often it looks")
+    description: str | None = Field(None, max_length=200)
+
+
+class LaterRequest(BaseModel):
+    """When to show a delivered message again."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    delay: str = Field("10m", max_length=100, description="'10m', '1h' or 'morning'")
+
+
+class LaterOut(BaseModel):
+    """When the message comes again."""
+
+    notice: str
+    at: datetime
+
+
+class ObservationOut(BaseModel):
+    """What a monitor saw at its last look."""
+
+    value: str
+    observed_at: datetime
+    changed_at: datetime
+    holds: bool | None = Field(description="Whether its condition held (null: it has none)")
+    checks: int

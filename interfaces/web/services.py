@@ -18,6 +18,7 @@ from fastapi.exceptions import RequestValidationError
 
 from common import Clock
 from interfaces.commands import SlashCommands
+from interfaces.notifiers import WEB_CHAT_PREFIX, WEB_MAIN_CHAT
 from interfaces.protocols import ChatAgent
 from interfaces.slots import UserSlots, turn_slots
 from interfaces.web.gate import UNAUTHORIZED, USER_KEY
@@ -71,6 +72,8 @@ class WebServices:
     turns: UserSlots = field(default_factory=lambda: turn_slots(3))
     streams: UserSlots = field(default_factory=lambda: stream_slots(5))
     health_max_late: timedelta = timedelta(seconds=2)
+    web_chat: str = WEB_CHAT_PREFIX + WEB_MAIN_CHAT
+    """Where what is made outside a chat (a monitor, the briefing from the page) delivers."""
 
     def check_length(self, text: str, where: tuple[str, ...]) -> None:
         """Refuse a message longer than ``max_message_chars`` as a 422 naming the limit.
