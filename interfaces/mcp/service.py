@@ -39,14 +39,25 @@ CHAT_TOOLS = (
     "pause_task",
     "resume_task",
     "task_history",
+    "acknowledge_task",
+    "quiet_hours",
+    "morning_briefing",
     "save_note",
     "search_memory",
     "get_current_time",
 )
-"""Chat's tools an MCP caller gets, by name: the scheduler, the notes and the time. The web,
-HTTP and code tools are left to ``ask``, where the turn's provenance is checked as in chat."""
+"""Chat's tools an MCP caller gets, by name: the scheduler (with Done, quiet hours and the
+briefing), the notes and the time. The web, HTTP and code tools, and ``add_monitor`` (which
+reads a page), are left to ``ask``, where the turn's provenance is checked as in chat."""
 SCHEDULES = frozenset(
-    {"add_reminder", "add_recurring_task", "snooze_task", "reschedule_task", "resume_task"}
+    {
+        "add_reminder",
+        "add_recurring_task",
+        "snooze_task",
+        "reschedule_task",
+        "resume_task",
+        "morning_briefing",
+    }
 )
 """The tools whose success means a task will fire."""
 

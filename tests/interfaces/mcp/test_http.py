@@ -111,6 +111,45 @@ async def test_a_reminder_made_over_mcp_fires_here_into_the_users_web_chat(web: 
     )
 
 
+async def test_quiet_hours_done_and_the_briefing_over_mcp_act_as_in_chat(web: Web) -> None:
+    tasks = web.front.app.tasks
+    inbox = web.front.interface.services.inbox
+
+    async def tick(minutes: int) -> None:
+        """Let the minutes pass; the front end's own scheduler may fire first."""
+        web.clock.advance(timedelta(minutes=minutes))
+        await web.run_due()
+        await tasks.wait_idle()
+        await tasks.release_due()
+
+    async with http_client(web) as client:
+        quiet = await client.call_tool("quiet_hours", {"hours": "13:00-13:30"})
+        ok(await client.call_tool("add_reminder", {"when": "in 5 minutes", "message": "tea"}))
+        nag = ok(
+            await client.call_tool(
+                "add_reminder", {"when": "in 40 minutes", "message": "call the bank", "nag": "5m"}
+            )
+        )
+        briefing = await client.call_tool("morning_briefing", {"at": "7:30"})
+
+        await tick(5)
+        assert inbox.after("alice", None) == []  # quiet: held
+        assert [each.delivery.text for each in await tasks.held("alice")] == ["tea"]
+        await tick(25)
+        await tick(10)  # the nag's first time
+        done = await client.call_tool("acknowledge_task", {"task_id": nag["task"]["id"]})
+        await tick(5)  # done: it does not come again
+        await tick(5)
+
+    assert "from 13:00 to 13:30 (Europe/Berlin)" in text_of(quiet)
+    assert "every day at 07:30 (Europe/Berlin)" in text_of(briefing)
+    assert text_of(done) == f"Done: task {nag['task']['id']} ('call the bank') will not repeat."
+    assert [item.delivery.text for item in inbox.after("alice", None)] == [
+        "tea\n(held during your quiet hours since 13:05)",
+        "call the bank\n(again every 5 min until you press Done or say 'done')",
+    ]
+
+
 async def test_a_second_token_sees_none_of_the_first_users_things(web: Web) -> None:
     async with http_client(web) as alice:
         task = ok(await alice.call_tool("add_reminder", {"when": "in 1 hour", "message": "tea"}))
