@@ -557,7 +557,9 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                     )
                 zone = await app.agent.user_zone(LOCAL_USER)
             scheduled = any(
-                r.ok and r.call.tool_name in {"add_reminder", "add_recurring_task"}
+                r.ok
+                and r.call.tool_name
+                in {"add_reminder", "add_recurring_task", "add_monitor", "morning_briefing"}
                 for r in reply.results
             )
         notes = []

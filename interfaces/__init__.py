@@ -18,6 +18,7 @@ from interfaces.deliveries import (
     delivery_buttons,
     snooze_until,
     until_words,
+    watch_promise,
 )
 from interfaces.messages import (
     Action,
@@ -112,4 +113,5 @@ __all__ = [
     "terminal_safe",
     "turn_slots",
     "until_words",
+    "watch_promise",
 ]

@@ -18,7 +18,15 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from interfaces.messages import Action, ActionKind, Button, ButtonRows
-from tasks import Acknowledgement, Delivery, DeliveryKind, TaskStatus, morning_after, read_delay
+from tasks import (
+    Acknowledgement,
+    Delivery,
+    DeliveryKind,
+    MonitorData,
+    TaskStatus,
+    morning_after,
+    read_delay,
+)
 
 SNOOZES = (("Snooze 10 min", "10m"), ("Snooze 1 h", "1h"), ("Tomorrow morning", "morning"))
 """The snooze options on every delivery: their labels and delays."""
@@ -84,3 +92,10 @@ def acknowledged_text(done: Acknowledgement) -> str:
             )
         return f"Done: task {task.id} ('{task.description}') will not repeat."
     return f"Marked as done: task {task.id} ('{task.description}')."
+
+
+def watch_promise(data: MonitorData, schedule: str) -> str:
+    """What making a monitor promises (``schedule`` in words): when it will speak."""
+    said = data.parsed_condition()
+    when = f"when {said.words()}" if said else "when it changes"
+    return f"I'll check {data.subject()} {schedule} and tell you only {when}"

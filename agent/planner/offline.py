@@ -433,11 +433,8 @@ def render_calls(calls: Sequence[PlannedCall]) -> CallsText:
 
 
 def _about_the_last_task(intent: OnTask, turn: _Progress) -> Intent:
-    """ "snooze it": the task the conversation was last about, or the question which one
-    ("done" alone, about no task, is for the reminder that repeats: the tool finds it)."""
+    """ "snooze it": the task the conversation was last about, or the question which one."""
     task_id = turn.last_task()
-    if task_id is None and intent.action is Action.DONE:
-        return replace(intent, last=False)
     if task_id is None:
         return Say(answers.ask_task(intent.action.value))
     return replace(intent, ids=(task_id,), last=False)

@@ -99,7 +99,9 @@ def briefing(message: Message, context: Context) -> Intent | None:
 
 
 def done(message: Message, context: Context) -> Intent | None:
-    """ "done": the reminder the conversation was about, or the one named."""
+    """ "done": the one named, else the reminder that repeats until done, else the one that
+    went off last (the tool finds them: the task the conversation was last about may be one
+    just made, which has not come yet)."""
     found = _DONE.fullmatch(message.text)
     if found is None:
         return None
@@ -107,7 +109,7 @@ def done(message: Message, context: Context) -> Intent | None:
     words = tuple(w for w in re.split(r"\W+", (named or "").lower()) if w and w not in _FILLER)
     if words:
         return OnTask(Action.DONE, words=words)
-    return OnTask(Action.DONE, last=True)
+    return OnTask(Action.DONE)
 
 
 _FILLER = frozenset(

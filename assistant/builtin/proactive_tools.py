@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.builtin.task_tools import TaskReply, TaskSummary, TaskTools
-from interfaces import QuietHoursBook, acknowledged_text, front_end_of
+from interfaces import QuietHoursBook, acknowledged_text, front_end_of, watch_promise
 from tasks import (
     MonitorData,
     ScheduleError,
@@ -128,11 +128,9 @@ class ProactiveTools:
             ),
         )
         summary = self._tasks.summary(task, ctx)
-        said = data.parsed_condition()
-        when = f"when {said.words()}" if said else "when it changes"
         text = (
-            f"I'll check {data.subject()} {summary.schedule} and tell you only {when} "
-            f"(task {task.id}); the first check is {summary.next_run_text}."
+            f"{watch_promise(data, summary.schedule)} (task {task.id}); I take a first look "
+            "now, which only notes what is there."
         )
         return TaskReply(text, summary)
 
@@ -240,8 +238,9 @@ class ProactiveTools:
         acknowledged stops; the acknowledgement is kept in the task's history."""
         via = f"'done' in {front_end_of(ctx.chat_id)}"
         if task_id:
-            task = await self._tasks.checked(ctx, self._manager.get_task(task_id, ctx.user_id))
-            done = await self._manager.acknowledge(task.id, ctx.user_id, via=via)
+            done = await self._tasks.checked(
+                ctx, self._manager.acknowledge(task_id, ctx.user_id, via=via)
+            )
         else:
             try:
                 done = await self._manager.acknowledge_latest(ctx.user_id, via=via)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from tasks import (
     DateOrder,
@@ -41,6 +41,7 @@ from tasks import (
 )
 from tools import Effect, ToolContext, ToolError, tool
 
+_T = TypeVar("_T")
 TaskTypeName = Literal["reminder", "agent_task", "web_search", "api_call"]
 _TYPE_WORDS = {
     "reminder": "reminder",
@@ -572,7 +573,7 @@ class TaskTools:
             raise ToolError(f"cannot snooze by {words!r}; give a delay such as '10m' or '2h'")
         return span.total
 
-    async def _call(self, ctx: ToolContext, operation: Awaitable[Task]) -> Task:
+    async def _call(self, ctx: ToolContext, operation: Awaitable[_T]) -> _T:
         try:
             result = await operation
         except TaskNotFoundError as exc:
@@ -615,8 +616,8 @@ class TaskTools:
         """``words`` read as a schedule in the caller's zone, or a ``ToolError`` saying why."""
         return self._read(words, ctx, recurring=recurring)
 
-    async def checked(self, ctx: ToolContext, operation: Awaitable[Task]) -> Task:
-        """The task ``operation`` returns; its refusal as a ``ToolError`` (naming the
+    async def checked(self, ctx: ToolContext, operation: Awaitable[_T]) -> _T:
+        """What ``operation`` returns; its refusal as a ``ToolError`` (naming the
         caller's task ids when the task is not theirs)."""
         return await self._call(ctx, operation)
 

@@ -57,6 +57,7 @@ SCHEDULES = frozenset(
         "reschedule_task",
         "resume_task",
         "morning_briefing",
+        "add_monitor",  # made by ask
     }
 )
 """The tools whose success means a task will fire."""

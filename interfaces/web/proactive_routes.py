@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException
 
-from interfaces.deliveries import acknowledged_text, snooze_until, until_words
+from interfaces.deliveries import acknowledged_text, snooze_until, until_words, watch_promise
 from interfaces.notifiers import front_end_of
 from interfaces.task_json import task_out
 from interfaces.web.models import (
@@ -139,11 +139,8 @@ async def add_monitor(body: MonitorRequest, services: Services, user: User) -> T
         description=body.description,
     )
     shown = task_out(task, zone, now)
-    said = data.parsed_condition()
-    when = f"when {said.words()}" if said else "when it changes"
     return TaskActionResponse(
-        notice=f"I'll check {data.subject()} {shown.schedule} and tell you only {when}.",
-        task=shown,
+        notice=f"{watch_promise(data, shown.schedule)}; I take a first look now.", task=shown
     )
 
 

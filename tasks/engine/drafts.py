@@ -72,7 +72,10 @@ def new_draft(
         execution=data,
         misfire=misfire_rule(misfire, rules[kind]),
         created_at=now,
-        next_run=first_run(schedule, now),
+        # A monitor takes its first look (silent: what later ones are compared with) at
+        # once, so a change within the first interval is seen, and a wrong address or
+        # selector shows at once in its history.
+        next_run=now if kind is TaskType.MONITOR else first_run(schedule, now),
     )
 
 

@@ -503,9 +503,16 @@ class TaskManager(AsyncLifecycle):
 
         Raises:
             TaskNotFoundError: when the owner has no such task.
+            TaskStateError: when the task has not gone off yet (a reminder marked done
+                before it came would still come: cancelling it is what was meant).
         """
         now = self._clock.now()
         task = await self.get_task(task_id, owner_id)
+        if task.last_run is None:
+            raise TaskStateError(
+                f"task {task.id} ('{task.description}') has not gone off yet, so nothing was "
+                "marked done; cancel it if you no longer need it"
+            )
         change = changes.acknowledge(task, now)
         note = f"acknowledged: {via}"
         allowed = change.allowed_from if change is not None else frozenset()

@@ -24,19 +24,44 @@ CASES: dict[str, tuple[Golden, ...]] = {
             "done",
             says("Marked as done", "stretch"),
             setup=("remind me in 10 minutes to stretch",),
+            went_off=("stretch",),
         ),
         Golden(
             "I did it",
             says("Marked as done", "water the plants"),
             setup=("remind me tomorrow at 7pm to water the plants",),
+            went_off=("water the plants",),
         ),
-        Golden("done with the dentist", says("Marked as done", "dentist"), seeded=True),
+        # The reminder that went off, not the one the chat was last about (just made).
+        Golden(
+            "done",
+            says("Marked as done", "stretch", absent=("call mom",)),
+            setup=("remind me in 10 minutes to stretch", "remind me on friday at 5pm to call mom"),
+            went_off=("stretch",),
+        ),
+        Golden(
+            "done with the dentist",
+            says("Marked as done", "dentist"),
+            seeded=True,
+            went_off=("dentist",),
+        ),
         Golden(
             "mark the plumber reminder as done",
             says("Marked as done", "call the plumber"),
             seeded=True,
+            went_off=("call the plumber",),
         ),
         Golden("done", says("No reminder has gone off that could be done")),
+        Golden(
+            "done",
+            says("No reminder has gone off that could be done"),
+            setup=("remind me in 10 minutes to stretch",),
+        ),
+        Golden(
+            "done with the dentist",
+            says("has not gone off yet, so nothing was marked done", "cancel it"),
+            seeded=True,
+        ),
     ),
     "quiet hours": (
         Golden("quiet from 22:00 to 07:00", says("Quiet hours: from 22:00 to 07:00", _HOLD)),

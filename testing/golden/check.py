@@ -124,12 +124,15 @@ class Golden:
         expect: What must come of it.
         setup: Sentences said first, in the same chat (not checked).
         seeded: Whether the user has the standard ``SEEDS`` tasks before.
+        went_off: The user's tasks (by description) that go off after the setup, before
+            the sentence is said (run now: the goldens' clock stands still).
     """
 
     text: str
     expect: Expect
     setup: tuple[str, ...] = ()
     seeded: bool = False
+    went_off: tuple[str, ...] = ()
 
 
 def says(*contains: str, absent: tuple[str, ...] = ()) -> Says:
@@ -220,6 +223,9 @@ async def check_golden(
         await _seed(tasks, user)
     for sentence in golden.setup:
         await agent.handle_message(sentence, user_id=user, chat_id=user)
+    for description in golden.went_off:
+        [task] = [t for t in await tasks.list_tasks(user) if t.description == description]
+        await tasks.run_now(task.id, user)
     if isinstance(golden.expect, Plans):
         return await _check_plan(golden, golden.expect, planner, registry, user)
     before = {task.id: task for task in await tasks.list_tasks(user, include_finished=True)}

@@ -82,7 +82,7 @@ async def test_a_monitor_said_in_the_terminal_prints_a_change_and_later_again(
         url = site.url("/kettle")
         made = await terminal.type(f"tell me when {url} changes")
         assert f"I'll check {url} every hour (Europe/Berlin)" in made
-        assert await terminal.wait(timedelta(hours=1)) == ""  # the first look records
+        assert await terminal.wait(timedelta(hours=1)) == ""  # the first looks are silent
         site.show("<html><body><p>Price: 289 EUR</p></body></html>")
         told = await terminal.wait(timedelta(hours=1))
     assert told == (

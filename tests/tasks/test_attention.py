@@ -25,6 +25,7 @@ from tasks import (
     Schedule,
     TaskManager,
     TaskNotFoundError,
+    TaskStateError,
     TaskStatus,
     TaskStore,
     TaskType,
@@ -240,6 +241,25 @@ async def test_a_nagging_reminder_repeats_until_the_first_acknowledgement(
     assert rows[1].result == "acknowledged: Done in Telegram"
     assert rows[1].finished_at == at(9, 28)
     assert rows[2].result == "reminder delivered; again at 09:35 unless acknowledged"
+
+
+async def test_a_reminder_that_has_not_gone_off_cannot_be_done(
+    store_factory: StoreFactory,
+) -> None:
+    clock, notifier = ManualClock(at(9)), RecordingNotifier()
+    async with started(manager_of(store_factory(), clock, notifier)) as manager:
+        task_id = await remind(
+            manager, OnceSchedule(at=at(9, 5), tz=BERLIN), "take the pills", nag=10
+        )
+        with pytest.raises(TaskStateError, match="has not gone off yet, so nothing was marked"):
+            await manager.acknowledge(task_id, "alice", via="Done in Telegram")
+        with pytest.raises(TaskNotFoundError, match="no reminder has gone off"):
+            await manager.acknowledge_latest("alice", via="'done' in the chat")
+        await advance_to(clock, manager, at(9, 5))  # it still comes, and nags
+        await advance_to(clock, manager, at(9, 15))
+        assert len(notifier.deliveries) == 2
+        rows = await manager.history(task_id, "alice")
+    assert RunStatus.ACKNOWLEDGED not in [r.status for r in rows]
 
 
 async def test_a_daily_nagging_reminder_waits_for_tomorrow_once_acknowledged(

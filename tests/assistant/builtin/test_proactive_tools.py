@@ -127,11 +127,16 @@ async def test_a_page_monitor_is_made_with_its_condition_and_speaks_on_it(
         [task] = await app.tasks.list_tasks(USER)
         assert text == (
             f"I'll check {site.url('/k')} (#s) every 30 minutes (Europe/Berlin) and tell you "
-            f"only when it contains 'in stock' (task {task.id}); the first check is today at "
-            "15:00 (Europe/Berlin)."
+            f"only when it contains 'in stock' (task {task.id}); I take a first look now, "
+            "which only notes what is there."
         )
         assert task.task_type is TaskType.MONITOR
-        await tick(app, timedelta(minutes=30))
+        assert task.next_run == app.clock.now()
+        await tick(app, timedelta(0))  # the first look: nothing to say
+        assert inbox.deliveries == []
+        assert (await app.tasks.get_task(task.id, USER)).next_run == app.clock.now() + timedelta(
+            minutes=30
+        )
         site.show("<html><body><p id='s'>In stock</p></body></html>")
         await tick(app, timedelta(minutes=30))
     [delivery] = inbox.deliveries

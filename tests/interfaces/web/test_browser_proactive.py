@@ -75,6 +75,7 @@ def test_quiet_hours_snooze_done_and_a_nagging_reminder_on_the_page(
         page.screenshot(path=screenshots / "proactive-3-nag-done.png")
 
         say(page, "remind me in 1 minute to water the plants")
+        expect(page.locator(".msg.theirs").last).to_contain_text("to water the plants")
         served.advance(60)
         plants = page.locator(".msg.delivery", has_text="water the plants")
         plants.locator("button", has_text="Tomorrow morning").click()
@@ -98,6 +99,7 @@ def test_a_page_watched_from_the_form_speaks_and_comes_again_when_snoozed(
             page.click("#watch-form button[type=submit]")
             card = page.locator(".card.task", has_text="watch")
             expect(card).to_contain_text("every 30 minutes")
+            served.advance(0)  # 13:00: the first look, silent
             served.advance(30 * 60)  # 13:30: €320, silent
             site.show("<html><body><p id='price'>€289</p><p>another ad</p></body></html>")
             served.advance(30 * 60)  # 14:00: below 300

@@ -123,9 +123,9 @@ async def test_a_monitor_made_on_the_page_speaks_on_change_and_later_again(web: 
         task = made.json()["task"]
         assert made.json()["notice"] == (
             f"I'll check {site.url('/kettle')} (#p) every 30 minutes (Europe/Berlin) and "
-            "tell you only when the value is below 300."
+            "tell you only when the value is below 300; I take a first look now."
         )
-        await tick(web, timedelta(minutes=30))
+        await tick(web, timedelta(0))  # the first look: €320, silent
         seen = await alice.get(f"/tasks/{task['id']}/observation")
         assert seen.json()["value"] == "€320" and seen.json()["holds"] is False
         assert (await bob.get(f"/tasks/{task['id']}/observation")).status_code == 404
@@ -135,10 +135,10 @@ async def test_a_monitor_made_on_the_page_speaks_on_change_and_later_again(web: 
         assert told["text"].endswith("the value is below 300 now.\nwas €320, now €289")
         assert (await bob.post(f"/inbox/{told['id']}/later")).status_code == 404
         later = await alice.post(f"/inbox/{told['id']}/later", json={"delay": "1h"})
-        assert later.json()["notice"].endswith("again at 15:00.")
+        assert later.json()["notice"].endswith("again at 14:30.")
         await tick(web, timedelta(hours=1))
         [_, again] = await held_events(alice, 2)
-    assert again["text"] == told["text"] + "\n(snoozed at 14:00)"
+    assert again["text"] == told["text"] + "\n(snoozed at 13:30)"
 
 
 @pytest.mark.parametrize(
