@@ -392,4 +392,5 @@ class ObservationOut(BaseModel):
     observed_at: datetime
     changed_at: datetime
     holds: bool | None = Field(description="Whether its condition held (null: it has none)")
-    checks: int
+    checks: int = Field(description="How many times it looked")
+    changes: int = Field(description="How many times what it saw changed since its first look")

@@ -161,6 +161,7 @@ async def observation(task_id: str, services: Services, user: User) -> Observati
         changed_at=seen.changed_at.astimezone(zone),
         holds=seen.holds,
         checks=seen.checks,
+        changes=seen.changes,
     )
 
 

@@ -33,6 +33,7 @@ class Observation:
         holds: Whether its condition held then (``None``: it has none).
         pending: A message about this observation not delivered yet.
         checks: How many times it looked.
+        changes: How many times what it saw changed since its first look.
     """
 
     value: str
@@ -41,6 +42,7 @@ class Observation:
     holds: bool | None = None
     pending: str | None = None
     checks: int = 1
+    changes: int = 0
 
     def delivered(self) -> Observation:
         """This observation once its message went out."""
@@ -84,6 +86,7 @@ def judge(
         changed_at=now if changed or before is None else before.changed_at,
         holds=holds,
         checks=1 if before is None else before.checks + 1,
+        changes=0 if before is None else before.changes + int(changed),
     )
     if condition is None:
         message, result = _on_change(before, value, title)
@@ -115,6 +118,8 @@ def _on_condition(
 ) -> tuple[str | None, str]:
     said = condition.words()
     if not condition.holds(value):
+        if before is None:
+            return None, f"{said}: no (first look)"
         return None, f"{said}: no{' (changed)' if changed else ''}"
     if before is not None and before.holds:
         return None, f"{said}: still (told before)"

@@ -118,7 +118,7 @@ class Deliverer:
         if status is DeliveryStatus.DELIVERED:
             return RunReport(RunStatus.SUCCEEDED, result=result)
         if status is DeliveryStatus.HELD:
-            return RunReport(RunStatus.SUCCEEDED, result=f"{result} (held for quiet hours)")
+            return RunReport(RunStatus.SUCCEEDED, result=held_result(result))
         if status is DeliveryStatus.BLOCKED:
             return RunReport(RunStatus.UNDELIVERED, result=result, error=BLOCKED_ERROR)
         return RunReport(
@@ -152,3 +152,11 @@ def wrong_data(task: Task) -> RunReport:
             f"{type(task.execution).__name__} data; recreate the task"
         ),
     )
+
+
+def held_result(result: str) -> str:
+    """``result`` of a run whose message waits for the end of quiet hours ("reminder
+    delivered" becomes "reminder held for quiet hours"; its release adds when it went)."""
+    if " delivered" in result:
+        return result.replace(" delivered", " held for quiet hours", 1)
+    return f"{result} (held for quiet hours)"

@@ -4,6 +4,7 @@ Its sections, each line read from one row (and naming it):
 
     Today                  the owner's tasks that run today, by time        task k3m9xa
     Overnight              runs since the previous briefing, failures first  run 1234
+                           (a monitor's checks only when they failed)
     Monitors that changed  observations changed since then                  task k3m9xa
     (from BriefingSource)  notes tagged for the day, the calendar            note #3, event ...
 
@@ -23,7 +24,7 @@ from typing import Protocol
 from zoneinfo import ZoneInfo
 
 from common import Clock
-from tasks.execution import BriefingData
+from tasks.execution import BriefingData, TaskType
 from tasks.models import RunStatus, Task, TaskRun, TaskStatus
 from tasks.protocols import (
     AgentRunner,
@@ -152,10 +153,13 @@ class BriefingRunner:
 def today(
     tasks: Sequence[Task], now: datetime, end: datetime, zone: ZoneInfo
 ) -> tuple[BriefingLine, ...]:
-    """The tasks that run from ``now`` to ``end`` (the day's end), by time."""
+    """The tasks that run from ``now`` to ``end`` (the day's end), by time (monitors
+    left out)."""
     coming: list[tuple[datetime, Task]] = []
     for task in tasks:
         if task.status is not TaskStatus.ACTIVE or task.next_run is None:
+            continue
+        if task.task_type is TaskType.MONITOR:  # its looks are not the day's events
             continue
         fire = task.next_run if task.next_run >= now else None
         if fire is None and not isinstance(task.schedule, OnceSchedule):
@@ -173,15 +177,28 @@ def today(
 
 
 def overnight(recent: Sequence[RecentRun], own: str, zone: ZoneInfo) -> tuple[BriefingLine, ...]:
-    """What ran since the last briefing (not the briefing itself), failures first."""
-    runs = [r for r in recent if r.task.id != own and r.run.status not in _NOT_RUNS]
-    runs.sort(key=lambda r: r.run.status not in _FAILED)  # stable: newest first within
-    lines = [_ran(r, zone) for r in runs[:MAX_OVERNIGHT]]
-    if len(runs) > MAX_OVERNIGHT:
-        last = runs[MAX_OVERNIGHT]
-        lines.append(
-            BriefingLine(f"… and {len(runs) - MAX_OVERNIGHT} more runs", f"run {last.run.id}")
-        )
+    """What ran since the last briefing (``recent``: newest first), in order, failures first.
+
+    Not the briefing itself, and not a monitor's checks that went well: what they saw is
+    under "Monitors that changed". With more than ``MAX_OVERNIGHT``, the earliest that went
+    well are counted in one line.
+    """
+    runs = [
+        r
+        for r in reversed(recent)
+        if r.task.id != own
+        and r.run.status not in _NOT_RUNS
+        and (r.task.task_type is not TaskType.MONITOR or r.run.status in _FAILED)
+    ]
+    failed = [r for r in runs if r.run.status in _FAILED][:MAX_OVERNIGHT]
+    went_well = [r for r in runs if r.run.status not in _FAILED]
+    room = MAX_OVERNIGHT - len(failed)
+    shown = went_well[-room:] if room > 0 else []
+    hidden = went_well[: len(went_well) - len(shown)]
+    lines = [_ran(r, zone) for r in failed]
+    if hidden:
+        lines.append(BriefingLine(f"… {len(hidden)} earlier runs", f"run {hidden[-1].run.id}"))
+    lines.extend(_ran(r, zone) for r in shown)
     return tuple(lines)
 
 

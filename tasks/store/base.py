@@ -124,7 +124,7 @@ def release_note(held: HeldDelivery, now: datetime) -> str:
     zone = ZoneInfo(held.zone)
     when = f"{format_local(now, zone)} ({zone.key})"
     if held.reason is HoldReason.QUIET:
-        return f"; released after quiet hours at {when}"
+        return f"; delivered at {when}"
     return f"; shown again at {when} (snoozed)"
 
 

@@ -454,7 +454,7 @@ class MemoryTaskStore(TaskStore):
             for task_id, seen in self._observations.items()
             if self._tasks[task_id].owner_id == owner_id
             and seen.changed_at >= since
-            and seen.checks > 1
+            and seen.changes > 0
         ]
         return sorted(
             found, key=lambda change: (-change.observation.changed_at.timestamp(), change.task.id)

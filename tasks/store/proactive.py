@@ -48,7 +48,7 @@ from tasks.store.transitions import changed
 COMPONENT = "proactive"
 """The row of these tables in ``schema_versions``."""
 
-OBSERVATION_COLUMNS = "value, observed_at, changed_at, holds, pending, checks"
+OBSERVATION_COLUMNS = "value, observed_at, changed_at, holds, pending, checks, changes"
 HELD_COLUMNS = (
     "id, task_id, run_id, owner_id, chat_id, kind, text, late_by, run_again, nags, reason, "
     "held_at, release_at, repeats, zone"
@@ -70,6 +70,7 @@ def observation_from_row(row: Row, d: Dialect, start: int = 0) -> Observation:
         holds=None if holds is None else bool(holds),
         pending=row[start + 4],
         checks=int(row[start + 5]),
+        changes=int(row[start + 6]),
     )
 
 
@@ -111,12 +112,12 @@ def save_observation(d: Dialect, task_id: str, seen: Observation) -> Steps[None]
     """Keep ``seen`` as the monitor's last observation."""
     yield d.statement(
         f"INSERT INTO monitor_observations (task_id, {OBSERVATION_COLUMNS}) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO UPDATE SET "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO UPDATE SET "
         "value = excluded.value, observed_at = excluded.observed_at, "
         "changed_at = excluded.changed_at, holds = excluded.holds, "
-        "pending = excluded.pending, checks = excluded.checks",
+        "pending = excluded.pending, checks = excluded.checks, changes = excluded.changes",
         task_id, seen.value, d.time(seen.observed_at), d.time(seen.changed_at), seen.holds,
-        seen.pending, seen.checks,
+        seen.pending, seen.checks, seen.changes,
     )  # fmt: skip
 
 
@@ -268,7 +269,7 @@ def changes_since(d: Dialect, owner_id: str, since: datetime) -> Steps[list[Watc
     rows = yield d.statement(
         f"SELECT {_OBSERVATION}, {_TASK} FROM monitor_observations AS o "
         "JOIN scheduled_tasks AS t ON t.id = o.task_id "
-        "WHERE t.owner_id = ? AND o.changed_at >= ? AND o.checks > 1 "
+        "WHERE t.owner_id = ? AND o.changed_at >= ? AND o.changes > 0 "
         "ORDER BY o.changed_at DESC, t.id",
         owner_id, d.time(since), want="all",
     )  # fmt: skip

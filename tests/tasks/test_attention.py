@@ -138,7 +138,7 @@ async def test_quiet_hours_hold_every_delivery_and_release_them_together(
                                                   "leave for the train"]  # fmt: skip
         [run] = await manager.history(first, "alice")
         assert run.status is RunStatus.SUCCEEDED
-        assert run.result == "reminder delivered (held for quiet hours)"
+        assert run.result == "reminder held for quiet hours"
 
         await advance_to(clock, manager, at(6, 59, day=11))
         assert await manager.release_due() == 0
@@ -152,8 +152,7 @@ async def test_quiet_hours_hold_every_delivery_and_release_them_together(
         assert await manager.held("alice") == []
         [run] = await manager.history(first, "alice")
     assert run.result == (
-        "reminder delivered (held for quiet hours); released after quiet hours at "
-        "2026-03-11 07:00 (Europe/Berlin)"
+        "reminder held for quiet hours; delivered at 2026-03-11 07:00 (Europe/Berlin)"
     )
 
 

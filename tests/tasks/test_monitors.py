@@ -14,6 +14,7 @@ from common import GuardedHttp, ManualClock, NetGuard
 from tasks import (
     DeliveryKind,
     MonitorData,
+    OnceSchedule,
     RunStatus,
     SearchHit,
     TaskDataError,
@@ -21,6 +22,7 @@ from tasks import (
     TaskManager,
     TaskStatus,
     TaskType,
+    parse_schedule,
 )
 from tasks.monitors import (
     Condition,
@@ -33,9 +35,17 @@ from tasks.monitors import (
     short_diff,
 )
 from testing.page_server import PageServer
-from tests.tasks.conftest import T0, FakeSearcher, RecordingNotifier, StoreFactory, every
+from tests.tasks.conftest import (
+    BERLIN,
+    T0,
+    FakeSearcher,
+    RecordingNotifier,
+    StoreFactory,
+    every,
+)
 
 MINUTE = timedelta(minutes=1)
+HOUR = timedelta(hours=1)
 
 
 def page(stock: str, price: str = "€320.00", noise: str = "") -> str:
@@ -347,3 +357,37 @@ async def test_a_search_monitor_tells_which_results_came_and_went(
         "watch the top 3 results for 'python 3.14' changed:\n"
         "+ Python 3.14.1 - https://python.org/3141"
     ]
+
+
+async def test_the_briefing_tells_a_monitors_change_not_its_checks(
+    store_factory: StoreFactory, clock: ManualClock, http: GuardedHttp, site: PageServer
+) -> None:
+    notifier = RecordingNotifier()
+    async with started(watching(store_factory, clock, notifier, http)) as manager:
+        for selector in ("#stock", ".price"):  # the price never changes
+            await manager.add_task(
+                owner_id="alice", chat_id="chat-alice", task_type=TaskType.MONITOR,
+                schedule=every(HOUR), execution_data={"source": "page", "url": site.url("/k"), "selector": selector},
+            )  # fmt: skip
+        for when, what in ((T0 + 3 * HOUR, "call the garage"), (T0 + 25 * HOUR, "dentist")):
+            await manager.add_task(
+                owner_id="alice", chat_id="chat-alice", task_type=TaskType.REMINDER,
+                schedule=OnceSchedule(at=when, tz=BERLIN), description=what,
+            )  # fmt: skip
+        await manager.add_task(
+            owner_id="alice", chat_id="chat-alice", task_type=TaskType.BRIEFING,
+            schedule=parse_schedule("every day at 7am", now=T0, tz=BERLIN),
+        )  # fmt: skip
+        await manager.run_due()  # the monitors' first looks, at once
+        for hour in range(1, 23):  # Monday 10:00 to Tuesday 07:00
+            if hour == 5:
+                site.show(page("In stock"))
+            clock.advance(HOUR)
+            await manager.run_due()
+    [briefing] = [d.text for d in notifier.deliveries if d.text.startswith("Good morning")]
+    assert briefing == (
+        "Good morning! Your briefing for Tue 2026-03-03 (Europe/Berlin):\n\n"
+        "Today\n- 10:00 reminder: dentist\n\n"
+        "Overnight\n- 12:00 call the garage: succeeded (reminder delivered)\n\n"
+        f"Monitors that changed\n- watch {site.url('/k')} (#stock): changed at 14:00"
+    )

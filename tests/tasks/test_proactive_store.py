@@ -50,7 +50,7 @@ async def test_an_observation_is_kept_one_per_task_and_read_back(store: TaskStor
     await store.save_observation(task.id, first)
     assert await store.observation(task.id) == first
 
-    later = Observation("price 289", T0 + HOUR, T0 + HOUR, holds=True, checks=2)
+    later = Observation("price 289", T0 + HOUR, T0 + HOUR, holds=True, checks=2, changes=1)
     await store.save_observation(task.id, later)
     assert await store.observation(task.id) == later
 
@@ -109,14 +109,14 @@ async def test_a_released_delivery_notes_it_on_its_run(store: TaskStore) -> None
         release_at=(T0 + HOUR).astimezone(BERLIN),
     )
     outcome = RunOutcome(
-        claim.run.id, task.id, RunStatus.SUCCEEDED, T0, T0, result="reminder delivered (held)"
+        claim.run.id, task.id, RunStatus.SUCCEEDED, T0, T0, result="reminder held for quiet hours"
     )
     await store.finish_runs([outcome], max_failures=5)
     taken = await store.claim_held(T0 + HOUR, limit=10, lease=LEASE)
     await store.release_held(taken, T0 + HOUR)
     [run] = await store.history(task.id, "alice")
     assert run.result == (
-        "reminder delivered (held); released after quiet hours at 2026-03-02 10:00 (Europe/Berlin)"
+        "reminder held for quiet hours; delivered at 2026-03-02 10:00 (Europe/Berlin)"
     )
 
 
@@ -192,8 +192,15 @@ async def test_a_briefing_reads_recent_runs_and_changed_monitors(store: TaskStor
     assert await store.runs_since("alice", T0 + HOUR, limit=10) == []
 
     await store.save_observation(first.id, Observation("a", T0, T0, checks=1))
-    await store.save_observation(second.id, Observation("b", T0 + HOUR, T0 + HOUR, checks=4))
-    await store.save_observation(other.id, Observation("c", T0 + HOUR, T0 + HOUR, checks=4))
+    await store.save_observation(
+        second.id, Observation("b", T0 + HOUR, T0 + HOUR, checks=4, changes=1)
+    )
+    await store.save_observation(
+        other.id, Observation("c", T0 + HOUR, T0 + HOUR, checks=4, changes=2)
+    )
+    # Looked at since T0, never changed since its first look (at T0 + 1 h): not a change.
+    third = await store.add_task(reminder_draft(once_at(T0 + 2 * HOUR)))
+    await store.save_observation(third.id, Observation("d", T0 + 2 * HOUR, T0 + HOUR, checks=5))
     [change] = await store.changes_since("alice", T0)
     assert (change.task.id, change.observation.value) == (second.id, "b")
     assert await store.changes_since("alice", T0 + 2 * HOUR) == []

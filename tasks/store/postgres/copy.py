@@ -44,7 +44,10 @@ TASK_TABLES = (
     # The proactive features' tables (issue 28).
     TableCopy(
         "monitor_observations",
-        ("task_id", "value", "observed_at", "changed_at", "holds", "pending", "checks"),
+        (
+            "task_id", "value", "observed_at", "changed_at", "holds", "pending", "checks",
+            "changes",
+        ),
         {"observed_at": instant, "changed_at": instant, "holds": maybe_flag},
     ),
     TableCopy(

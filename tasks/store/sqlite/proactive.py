@@ -20,7 +20,8 @@ _V1 = (
         changed_at TEXT NOT NULL,
         holds INTEGER,
         pending TEXT,
-        checks INTEGER NOT NULL
+        checks INTEGER NOT NULL,
+        changes INTEGER NOT NULL
     )""",
     """CREATE TABLE held_deliveries (
         id INTEGER PRIMARY KEY,
