@@ -487,8 +487,8 @@ class SlashCommands:
             await self._tasks.snooze_delivery(user_id, shown, until)
         except TaskError as error:
             return ActionOutcome(notice=_sentence(error), alert=True)
-        text = f"I'll show it again at {until_words(until, now)}."
-        return ActionOutcome(notice=text, mark=f"💤 Again at {until_words(until, now)}")
+        text = f"I'll show it again {until_words(until, now)}."
+        return ActionOutcome(notice=text, mark=f"💤 Again {until_words(until, now)}")
 
     async def _snooze(
         self, task_id: str, words: str, user_id: str, zone: ZoneInfo

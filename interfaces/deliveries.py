@@ -73,13 +73,14 @@ def snooze_until(words: str, now: datetime, zone: ZoneInfo) -> datetime | None:
 
 
 def until_words(until: datetime, now: datetime) -> str:
-    """``15:30`` today, ``tomorrow at 08:00``, else the date: when a snooze ends."""
+    """``at 15:30`` today, ``tomorrow at 08:00``, else ``on`` the date: when a snooze
+    ends, to follow "again"."""
     local, today = until, now.astimezone(until.tzinfo).date()
     if local.date() == today:
-        return f"{local:%H:%M}"
+        return f"at {local:%H:%M}"
     if local.date() == today + timedelta(days=1):
         return f"tomorrow at {local:%H:%M}"
-    return f"{local:%a %Y-%m-%d at %H:%M}"
+    return f"on {local:%a %Y-%m-%d at %H:%M}"
 
 
 def acknowledged_text(done: Acknowledgement) -> str:

@@ -205,6 +205,6 @@ async def later(
     held = await services.tasks.snooze_delivery(user, item.delivery, until)
     task = await services.tasks.get_task(held.delivery.task_id, user)
     return LaterOut(
-        notice=f"I'll show the message of {task_label(task)} again at {until_words(until, now)}.",
+        notice=f"I'll show the message of {task_label(task)} again {until_words(until, now)}.",
         at=until,
     )
