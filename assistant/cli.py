@@ -560,6 +560,7 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
                 r.ok
                 and r.call.tool_name
                 in {"add_reminder", "add_recurring_task", "add_monitor", "morning_briefing"}
+                and getattr(r.output, "task", None) is not None  # not the briefing stopped
                 for r in reply.results
             )
         notes = []

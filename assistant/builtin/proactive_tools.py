@@ -194,7 +194,7 @@ class ProactiveTools:
         return Said(change.said())
 
     @tool(llm_format=_said, gui_format=_said, timeout=15, effects=[Effect.CHANGES])
-    async def morning_briefing(self, ctx: ToolContext, at: str | None = None) -> Said:
+    async def morning_briefing(self, ctx: ToolContext, at: str | None = None) -> Said | TaskReply:
         """Start, move, show or stop the user's morning briefing: one message a day with
         their day's tasks and reminders, what ran overnight (failures first), monitors that
         changed and notes tagged for the day.
@@ -219,7 +219,8 @@ class ProactiveTools:
         task = await self._tasks.checked(
             ctx, self._manager.set_briefing(ctx.user_id, ctx.chat_id, schedule)
         )
-        return Said(briefing_text(task, self._tasks.summary(task, ctx), moved=current is not None))
+        summary = self._tasks.summary(task, ctx)
+        return TaskReply(briefing_text(task, summary, moved=current is not None), summary)
 
     @tool(
         params={

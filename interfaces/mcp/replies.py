@@ -134,8 +134,8 @@ class TurnReply:
 def turn_reply(
     reply: AgentReply, zone: ZoneInfo, *, note: str | None, schedules: frozenset[str]
 ) -> TurnReply:
-    """``reply`` for the caller; ``note`` is kept when a call of ``schedules`` succeeded."""
-    scheduled = any(r.ok and r.call.tool_name in schedules for r in reply.results)
+    """``reply`` for the caller; ``note`` is kept when a call of ``schedules`` scheduled."""
+    scheduled = any(scheduled_by(r, schedules) for r in reply.results)
     return TurnReply(
         reply=reply.text,
         tools=[ToolRun(r.call.tool_name, r.status.value, r.text) for r in reply.results],
@@ -190,3 +190,13 @@ def listed(names: Sequence[str]) -> str:
     """Names as a sentence lists them: ``'a', 'b' and 'c'``."""
     quoted = [repr(name) for name in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def scheduled_by(result: ToolResult, schedules: frozenset[str]) -> bool:
+    """Whether ``result`` scheduled a task: a call of ``schedules`` that succeeded with a
+    task (stopping the briefing, or reading it, schedules nothing)."""
+    return (
+        result.ok
+        and result.call.tool_name in schedules
+        and getattr(result.output, "task", None) is not None
+    )

@@ -20,7 +20,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from mcp_types import Tool as McpTool
 
 from common import Clock, SystemClock
-from interfaces.mcp.replies import call_result, error_result, listed
+from interfaces.mcp.replies import call_result, error_result, listed, scheduled_by
 from interfaces.mcp.turns import HINTS, ApprovalNotices, McpAgent, McpTools
 from interfaces.slots import UserSlots
 from interfaces.task_json import task_out
@@ -153,7 +153,7 @@ class McpAssistant:
                 f"there is no tool {name!r} here; the tools are {listed(names)}",
                 status=ToolStatus.INVALID.value,
             )
-        scheduled = result.ok and result.call.tool_name in SCHEDULES
+        scheduled = scheduled_by(result, SCHEDULES)
         return call_result(result, ctx.timezone, note=self.scheduler_note if scheduled else None)
 
     async def upcoming(self, caller: Caller) -> str:
