@@ -34,6 +34,8 @@ context): the message says why."""
 EXIT_WAITING = 4
 """Exit status of ``assistant call`` when the call waits for an approval nobody gave (no
 terminal to ask at): the message says how to decide it."""
+EXIT_TERMINATED = 143
+"""Exit status after SIGTERM stopped a command (as a process the signal ends)."""
 ONE_SHOT_MCP_WAIT = 10.0
 """Seconds ``assistant ask`` and ``assistant call`` wait for MCP servers to start; a slower
 one's tools are not offered to that command (one line names it)."""
@@ -294,10 +296,29 @@ def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     gc.freeze()
     gc.enable()
     try:
-        return asyncio.run(coroutine)
+        return asyncio.run(_until_terminated(coroutine))
     except TaskError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except asyncio.CancelledError:  # SIGTERM, after everything it opened was closed
+        return EXIT_TERMINATED
+
+
+async def _until_terminated(coroutine: Coroutine[Any, Any, int]) -> int:
+    """Run ``coroutine``; SIGTERM cancels it, so that what it opened is closed (MCP server
+    processes are stopped, the stores flushed) instead of the process ending where it stands.
+    Front ends that stop cleanly on SIGTERM set their own handler over this one."""
+    import asyncio
+    import signal
+
+    task = asyncio.current_task()
+    assert task is not None  # asyncio.run runs this as a task
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        return await coroutine
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _safe(text: str) -> str:
@@ -475,23 +496,50 @@ def _run_call(args: argparse.Namespace, settings: Settings) -> int:
 async def _yes_or_no(question: str) -> bool | None:
     """Ask ``question`` at the terminal: ``True`` for y/yes, ``False`` for n/no, ``None``
     when there is no terminal to ask at (a script, a pipe) or no answer was given."""
-    import asyncio
-
     if not sys.stdin.isatty():
         return None
-
-    def ask() -> str | None:
-        print(question, end="", file=sys.stderr, flush=True)
-        try:
-            return input()
-        except EOFError:
-            return None
-
-    answer = await asyncio.to_thread(ask)
+    print(question, end="", file=sys.stderr, flush=True)
+    answer = await _terminal_line()
     word = (answer or "").strip().lower()
     if word in ("y", "yes"):
         return True
     return False if word in ("n", "no") else None
+
+
+async def _terminal_line() -> str | None:
+    """The next line typed at the terminal (``None`` at its end).
+
+    Read by a daemon thread with ``os.read``, so that Ctrl-C ends the wait at once: the
+    thread, blocked on a read nobody waits for, ends with the process (``input()`` in a
+    worker thread kept the process until Enter, and a daemon thread inside ``sys.stdin``
+    would hold its lock at exit).
+    """
+    import asyncio
+    import threading
+
+    loop = asyncio.get_running_loop()
+    typed: asyncio.Future[str | None] = loop.create_future()
+
+    def settle(line: str | None) -> None:
+        if not typed.done():
+            typed.set_result(line)
+
+    def read() -> None:
+        data = b""
+        try:
+            while not data.endswith(b"\n"):
+                chunk = os.read(0, 1024)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError:
+            pass
+        line = data.decode("utf-8", errors="replace") if data else None
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+            loop.call_soon_threadsafe(settle, line)
+
+    threading.Thread(target=read, name="terminal-line", daemon=True).start()
+    return await typed
 
 
 def _plain(value: object) -> object:
