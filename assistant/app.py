@@ -44,7 +44,7 @@ from tasks import (
     scheduler_lock,
 )
 from tools import LoadReport, ToolExecutor, ToolRegistry, load_custom_tools
-from tools.mcp import McpConfig, McpServers, SecretLookup, load_config
+from tools.mcp import McpConfig, McpServers, SecretLookup, Startup, load_config
 
 logger = logging.getLogger(__name__)
 
@@ -125,6 +125,7 @@ def _mcp_servers(
     clock: Clock,
     secrets: SecretSource,
     enabled: bool | Collection[str],
+    startup: Startup,
     wait: float | None,
 ) -> McpServers:
     """The MCP servers of the configuration file (not started yet), its secrets already
@@ -136,7 +137,12 @@ def _mcp_servers(
     if enabled is not True:
         config = config.only(enabled)
     return McpServers(
-        config, registry, clock=clock, start_wait=wait, stderr_dir=settings.data_dir / "mcp"
+        config,
+        registry,
+        clock=clock,
+        startup=startup,
+        wait=wait,
+        stderr_dir=settings.data_dir / "mcp",
     )
 
 
@@ -267,6 +273,7 @@ async def open_app(
     serves: ChatScope | None = None,
     preload_model: bool = False,
     mcp_servers: bool | Collection[str] = True,
+    mcp_startup: Startup = Startup.BACKGROUND,
     mcp_wait: float | None = None,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
@@ -294,8 +301,12 @@ async def open_app(
             registry; ``App.mcp``): all of them, only those named (``assistant call`` of one
             server's tool), or none (a command that runs no tool need not wait for them).
             They stop when the app closes.
-        mcp_wait: The most the start waits for them (one-shot commands); by default each
-            server's whole first attempt.
+        mcp_startup: When they start: in the background (front ends: the agent waits for
+            a server still starting before a model's turn), before the app is ready
+            (``assistant tools``, ``call``), or when a model's turn first needs them
+            (``assistant ask``, which the offline planner may answer alone).
+        mcp_wait: The most anything waits for their first attempts (one-shot commands); by
+            default each server's whole first attempt.
     """
     clock = clock or SystemClock()
     install_log_redaction(*settings.secret_values())
@@ -361,6 +372,7 @@ async def open_app(
                 clock=clock,
                 secrets=secret_source,
                 enabled=mcp_servers,
+                startup=mcp_startup,
                 wait=mcp_wait,
             )
         )
@@ -400,6 +412,8 @@ async def open_app(
             # A model's answer to a request it did no call for says so; the planner's own
             # answers never need the note.
             asked_action=None if model is None else planner.asked_action,
+            # A model's turn offers the MCP servers' tools: one still starting joins first.
+            tools_ready=mcp.ready,
         )
         late_agent.agent = agent
         # Stopping also flushes ledger rows still buffered, whether or not the timer ran.

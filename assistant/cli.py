@@ -37,7 +37,7 @@ terminal to ask at): the message says how to decide it."""
 EXIT_TERMINATED = 143
 """Exit status after SIGTERM stopped a command (as a process the signal ends)."""
 ONE_SHOT_MCP_WAIT = 10.0
-"""Seconds ``assistant ask`` and ``assistant call`` wait for MCP servers to start; a slower
+"""Seconds ``assistant ask``, ``call`` and ``tools`` wait for MCP servers to start; a slower
 one's tools are not offered to that command (one line names it)."""
 
 
@@ -396,7 +396,10 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
     from tools import markdown_catalog, schema_document, tool_definitions
 
     async def go() -> int:
-        async with open_app(settings) as app:
+        from tools.mcp import Startup
+
+        # Each server's state is part of the listing: their first attempts are waited for.
+        async with open_app(settings, mcp_startup=Startup.WAIT, mcp_wait=ONE_SHOT_MCP_WAIT) as app:
             if args.fmt == "markdown":
                 print(markdown_catalog(app.registry), end="")
                 # Each MCP tool says its server; this says how each server stands.
@@ -427,13 +430,20 @@ def _run_call(args: argparse.Namespace, settings: Settings) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
+    from tools.mcp import Startup
+
     # Only the MCP server whose tool is called is started (an MCP tool is SERVER.TOOL).
     server, dot, _ = args.tool.partition(".")
     servers = [server] if dot else []
 
     async def go() -> int:
         with _stdout_to_stderr() if args.json else contextlib.nullcontext():
-            async with open_app(settings, mcp_servers=servers, mcp_wait=ONE_SHOT_MCP_WAIT) as app:
+            async with open_app(
+                settings,
+                mcp_servers=servers,
+                mcp_startup=Startup.WAIT,
+                mcp_wait=ONE_SHOT_MCP_WAIT,
+            ) as app:
                 if app.registry.find(args.tool) is None:
                     why = app.mcp.why_unknown(args.tool)
                     unknown = (
@@ -590,15 +600,17 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.config import SCHEDULER_COMMANDS
     from common import redact_secrets
     from interfaces import request_line
+    from tools.mcp import Startup
 
-    # The offline planner calls no MCP tool: without a model no MCP server is started, and
-    # with one a server that is slow to start holds a one-shot turn up only so long.
-    has_model = bool(settings.llm_base_url or settings.llm_model_path)
+    # The MCP servers start only if a model's turn offers tools (the offline planner calls
+    # none), and a server that is slow to start holds that one turn up only so long.
 
     async def go() -> int:
         # With --json, stdout carries the JSON alone, whatever a native library prints.
         with _stdout_to_stderr() if args.json else contextlib.nullcontext():
-            async with open_app(settings, mcp_servers=has_model, mcp_wait=ONE_SHOT_MCP_WAIT) as app:
+            async with open_app(
+                settings, mcp_startup=Startup.FIRST_USE, mcp_wait=ONE_SHOT_MCP_WAIT
+            ) as app:
                 with _told_in_the_reply(settings):
                     reply = await app.agent.handle_message(
                         " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT

@@ -124,8 +124,6 @@ MCP_SCHEDULER_NOTE = (
     "only adds them (one that runs notices them within a second)."
 )
 """What ``assistant mcp`` says with every call that scheduled something: it fires nothing."""
-MCP_FRONT_WAIT = 2.0
-"""Seconds ``assistant mcp`` waits for the MCP servers it uses itself before it answers."""
 
 
 async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
@@ -139,9 +137,7 @@ async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
 
     caller = Caller(user, chat or home_chat(user, local_user=LOCAL_USER, local_chat=LOCAL_CHAT))
     stop = _stop_on_signals()
-    # The client waits for its handshake: MCP servers of our own that are slow to start join
-    # the catalog later instead of holding it up.
-    async with open_app(settings, mcp_wait=MCP_FRONT_WAIT) as app:
+    async with open_app(settings) as app:
         assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
         serving = asyncio.create_task(serve_stdio(build_server(assistant, caller=lambda c: caller)))
         stopping = asyncio.create_task(stop.wait())

@@ -193,6 +193,17 @@ def test_a_server_that_never_answers_holds_up_no_call(tmp_path: Path) -> None:
     assert _gone(int(pid_file.read_text()))
 
 
+def test_ask_that_the_planner_answers_starts_no_mcp_server(tmp_path: Path) -> None:
+    pid_file = _hanging_server(tmp_path)
+    # A model is configured (nothing listens there): the planner answers without it.
+    model = {"ASSISTANT_LLM_BASE_URL": "http://127.0.0.1:9/v1"}
+
+    done = run("ask", "what time is it?", data_dir=tmp_path, env=model)
+
+    assert "America/New_York" in done.stdout
+    assert not pid_file.exists()
+
+
 def test_a_request_left_by_call_is_decided_in_chat_with_its_result(tmp_path: Path) -> None:
     code = '{"code": "print(6 * 7)"}'
     waiting = run("call", "execute_code", code, "--json", data_dir=tmp_path, check=False)

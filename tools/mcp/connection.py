@@ -109,6 +109,7 @@ class ServerConnection:
         self._retry_at: datetime | None = None
         self._tools: tuple[str, ...] = ()
         self._settled = asyncio.Event()
+        self._first = asyncio.Event()  # set once the first attempt ended; never cleared
         self._wake = asyncio.Event()
         self._lost: str | None = None
         self._stale = False
@@ -127,8 +128,13 @@ class ServerConnection:
             self._task = asyncio.create_task(self._supervise(), name=f"mcp:{self.config.name}")
 
     async def first_outcome(self) -> None:
-        """Wait until the first attempt to connect has ended, either way."""
-        await self._settled.wait()
+        """Wait until the first attempt to connect has ended, either way (at once after)."""
+        await self._first.wait()
+
+    @property
+    def first_done(self) -> bool:
+        """Whether the first attempt to connect has ended."""
+        return self._first.is_set()
 
     async def aclose(self) -> None:
         """Disconnect (a stdio server is stopped, its process reaped) and stop trying.
@@ -447,6 +453,7 @@ class ServerConnection:
         self._state, self._error, self._retry_at = state, error, retry_at
         if state is not ServerState.STARTING:
             self._settled.set()
+            self._first.set()
         else:
             self._settled = asyncio.Event() if self._settled.is_set() else self._settled
         self._on_change()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -25,6 +26,7 @@ from tests.assistant.test_cli import run
 from tests.tasks.conftest import RecordingNotifier
 from tests.tools.mcp.harness import TOKEN, WAIT, HttpToolbox, recorded, toolbox
 from tools import ToolStatus, people_catalog
+from tools.mcp import ServerState
 
 START = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
 Script = Callable[[Sequence[ChatMessage]], str | LLMResponse]
@@ -56,13 +58,14 @@ async def app_with(
     mode: ToolMode = ToolMode.CONTRACT,
     chat: RecordingNotifier | None = None,
     clock: ManualClock | None = None,
+    order: str = "model-first",
 ) -> AsyncIterator[App]:
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
     settings = load_settings(
         data_dir=tmp_path / "data",
         timezone="Europe/Berlin",
-        llm_order="model-first",
+        llm_order=order,
         mcp_config=path,
     )
     async with open_app(
@@ -252,6 +255,32 @@ async def test_a_servers_new_tools_reach_the_models_catalog_at_the_next_round(
     assert "- toolbox.lookup(" in prompts[0] and "- toolbox.extra(" not in prompts[0]
     assert "- toolbox.extra(n: integer)" in prompts[-1] and "- toolbox.lookup(" not in prompts[-1]
     assert "- toolbox.extra(n): Double a number. (from MCP server 'toolbox')" in tools_line
+
+
+async def test_a_server_that_never_answers_holds_up_neither_the_scheduler_nor_the_planner(
+    tmp_path: Path,
+) -> None:
+    hangs = {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)"]}
+    chat = RecordingNotifier()
+    clock = ManualClock(START)
+
+    def script(messages: Sequence[ChatMessage]) -> str:
+        raise AssertionError("the model was asked: the planner answers this")
+
+    servers = {"hangs": hangs}
+    async with app_with(
+        tmp_path, servers, script, chat=chat, clock=clock, order="planner-first"
+    ) as app:
+        # The app is ready while the server is still in its first attempt.
+        [status] = app.mcp.statuses()
+        made = await app.agent.handle_message(
+            "remind me in 1 minute to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+        clock.advance(timedelta(minutes=1))
+        fired = await app.tasks.run_due()
+    assert status.state is ServerState.STARTING
+    assert "stretch" in made.text
+    assert fired == 1 and [d.text for d in chat.deliveries] == ["stretch"]
 
 
 async def test_a_broken_configuration_is_said_and_the_assistant_still_starts(
