@@ -133,19 +133,22 @@ async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
     default the user's home chat) by the front end that runs it, as with ``assistant ask``.
     Nothing but the protocol is written to stdout; logs go to stderr.
     """
-    from interfaces.mcp import Caller, build_server, serve_stdio
+    from interfaces.mcp import Caller, build_server, claim_stdio, serve_stdio
 
     caller = Caller(user, chat or home_chat(user, local_user=LOCAL_USER, local_chat=LOCAL_CHAT))
     stop = _stop_on_signals()
-    async with open_app(settings) as app:
-        assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
-        serving = asyncio.create_task(serve_stdio(build_server(assistant, caller=lambda c: caller)))
-        stopping = asyncio.create_task(stop.wait())
-        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        for task in (serving, stopping):
-            task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await serving
+    # Claimed before the app is built: what a custom tool prints as it loads is not protocol.
+    with claim_stdio() as wire:
+        async with open_app(settings) as app:
+            assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
+            server = build_server(assistant, caller=lambda context: caller)
+            serving = asyncio.create_task(serve_stdio(server, wire))
+            stopping = asyncio.create_task(stop.wait())
+            await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            for task in (serving, stopping):
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await serving
     return 0
 
 

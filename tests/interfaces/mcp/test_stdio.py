@@ -206,6 +206,12 @@ async def _started(data_dir: Path, stderr: BinaryIO, **env: str) -> asyncio.subp
 
 
 async def test_stdout_carries_only_the_protocol(tmp_path: Path) -> None:
+    # A custom tool that prints as it loads, before the server has begun: a short line, and
+    # one long enough to leave Python's buffer at once.
+    (tmp_path / "custom_tools").mkdir()
+    (tmp_path / "custom_tools" / "noisy.py").write_text(
+        "print('NOISY ' + 'x' * 9000)\nprint('noisy too')\n", encoding="utf-8"
+    )
     log = tmp_path / "stderr.txt"
     with log.open("wb") as stderr:  # a file: a pipe nobody reads would fill and stop the child
         process = await _started(tmp_path, stderr, ASSISTANT_LOG_LEVEL="DEBUG")
@@ -222,6 +228,7 @@ async def test_stdout_carries_only_the_protocol(tmp_path: Path) -> None:
     assert answer["id"] == 2
     assert "Asia/Tokyo" in answer["result"]["content"][0]["text"]
     assert " DEBUG " in log.read_text()  # the log went to stderr
+    assert "NOISY" in log.read_text() and "noisy too" in log.read_text()  # and the prints
     assert code == 0
 
 
