@@ -91,6 +91,19 @@ class _LateAgent:
         )
 
 
+class _OfflinePrompts:
+    """Whether the offline planner answers an agent task's prompt, for the task tools, which
+    are built before the planner (it reads their names); filled in once it exists."""
+
+    def __init__(self) -> None:
+        self.planner: OfflinePlanner | None = None
+
+    def __call__(self, prompt: str) -> bool:
+        if self.planner is None:
+            raise TaskError("the offline planner is not ready yet (the assistant is starting)")
+        return self.planner.answers_offline(prompt)
+
+
 class _TaskSearcher:
     """The web tools as the scheduler's ``Searcher``: a failed search is a ``TaskError``
     there (the run is recorded as failed with the message), a ``WebSearchError`` here."""
@@ -246,6 +259,11 @@ def offline_planner(
     )
 
 
+def _has_model(settings: Settings, backend: LLMBackend | None) -> bool:
+    """Whether a language model answers (one given, or one configured)."""
+    return backend is not None or bool(settings.llm_base_url or settings.llm_model_path)
+
+
 def _model_of(settings: Settings, backend: LLMBackend | None) -> LazyModel | None:
     """The language model, made ready when a turn first needs it (or ``None``).
 
@@ -331,6 +349,7 @@ async def open_app(
 
         secret_source = secrets or EnvironmentSecrets.from_process()
         late_agent = _LateAgent()
+        offline_prompts = _OfflinePrompts()
         manager = TaskManager(
             store=store,
             # What is delivered joins its chat's conversation: "snooze it" means that reminder.
@@ -353,7 +372,11 @@ async def open_app(
             ledger=settings.ledger_policy,
         )
         task_tools = TaskTools(
-            manager, search_configured=web.search_configured, date_order=settings.date_order
+            manager,
+            search_configured=web.search_configured,
+            # Without a model an agent task's prompt must be one the planner answers.
+            offline_prompts=None if _has_model(settings, backend) else offline_prompts,
+            date_order=settings.date_order,
         )
         memory_tools = MemoryTools(memory)
         system = SystemTools()
@@ -384,6 +407,7 @@ async def open_app(
             registry=registry,
             max_input_chars=settings.max_message_chars,
         )
+        offline_prompts.planner = planner
         model = _model_of(settings, backend)
         if model is not None:
             stack.push_async_callback(model.aclose)

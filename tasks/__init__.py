@@ -26,7 +26,7 @@ from tasks.describe import (
     task_line,
     when_text,
 )
-from tasks.engine import DEFAULT_SNOOZE, LedgerPolicy, TaskManager
+from tasks.engine import DEFAULT_SNOOZE, LedgerPolicy, TaskManager, task_data
 from tasks.errors import (
     PastTimeError,
     ScheduleError,
@@ -210,6 +210,7 @@ __all__ = [
     "schedule_words",
     "scheduler_lock",
     "still_scheduled",
+    "task_data",
     "task_label",
     "task_line",
     "time_of_day",

@@ -11,12 +11,13 @@ configured: it could never run.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from tasks import (
+    AgentTaskData,
     DateOrder,
     Reading,
     Schedule,
@@ -36,6 +37,7 @@ from tasks import (
     retime,
     run_line,
     schedule_words,
+    task_data,
     task_line,
     time_of_day,
 )
@@ -185,6 +187,15 @@ def _approval_needed(arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
     return str(arguments.get("task_type", "")).strip().lower() in {"api_call", "agent_task"}
 
 
+def _no_model_for(prompt: str) -> str:
+    return (
+        f"no language model is configured, and the offline planner could not answer {prompt!r} "
+        "when the task runs, so it could never run and nothing was scheduled; connect a model "
+        "(ASSISTANT_LLM_BASE_URL, e.g. http://localhost:11434/v1 for Ollama, or "
+        "ASSISTANT_LLM_MODEL_PATH), or schedule a reminder instead"
+    )
+
+
 class TaskTools:
     """The reminder and task tools, bound to one task manager.
 
@@ -192,6 +203,10 @@ class TaskTools:
         manager: Where tasks are kept and fired.
         search_configured: Whether web searches can run (a search service is configured);
             without one, web_search tasks are refused instead of failing at every run.
+        offline_prompts: Without a language model, which agent-task prompts the offline
+            planner answers; the others are refused, since they could never run. ``None``
+            when a model answers every prompt.
+        date_order: How a date like 4/5 is read.
     """
 
     def __init__(
@@ -199,11 +214,40 @@ class TaskTools:
         manager: TaskManager,
         *,
         search_configured: bool = True,
+        offline_prompts: Callable[[str], bool] | None = None,
         date_order: DateOrder = "mdy",
     ) -> None:
         self._manager = manager
         self._search_configured = search_configured
+        self._offline_prompts = offline_prompts
         self._date_order: DateOrder = date_order
+
+    def _runnable_then_approved(self, arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
+        """Refuse a recurring task that could never run, before anyone is asked to approve
+        it (a bad schedule, data that does not fit its type, a service that is not
+        configured); then say whether it needs approval (``_approval_needed``).
+
+        Raises:
+            ToolError: saying why it could never run and what would.
+        """
+        kind = str(arguments.get("task_type", "")).strip().lower()
+        if kind == "web_search" and not self._search_configured:
+            raise ToolError(SEARCH_NOT_CONFIGURED)
+        data = arguments.get("execution_data")
+        described = arguments.get("description")
+        try:
+            checked = task_data(
+                kind,
+                _known_fields(data if isinstance(data, Mapping) else None),
+                described if isinstance(described, str) else None,
+            )
+        except TaskError as exc:
+            raise ToolError(str(exc)) from None
+        offline = self._offline_prompts
+        if isinstance(checked, AgentTaskData) and offline and not offline(checked.prompt):
+            raise ToolError(_no_model_for(checked.prompt))
+        self._read(str(arguments.get("schedule", "")), ctx, recurring=True)
+        return _approval_needed(arguments, ctx)
 
     async def active_ids(self, ctx: ToolContext) -> list[str]:
         """The caller's live task ids (the dynamic enum of ``task_id``)."""
@@ -266,7 +310,7 @@ class TaskTools:
         return TaskReply(text + _noted(reading), summary)
 
     @tool(
-        requires_approval=_approval_needed,
+        requires_approval=_runnable_then_approved,
         risk_level="medium",
         llm_format=_reply_text,
         gui_format=_reply_text,
@@ -293,8 +337,6 @@ class TaskTools:
                 {"query", "limit"}, api_call {"method", "url", "headers", "body"}; for the first
                 three the description is used when it is left out.
         """
-        if task_type == "web_search" and not self._search_configured:
-            raise ToolError(SEARCH_NOT_CONFIGURED)
         reading = self._read(schedule, ctx, recurring=True)
         parsed = reading.schedule
         task = await self._add(ctx, task_type, parsed, description, _known_fields(execution_data))

@@ -14,7 +14,7 @@ notices    what owners are told after failures (FollowUps) and its texts
 watchdog   Watchdog: one timer for every run's time limit
 """
 
-from tasks.engine.drafts import DEFAULT_SNOOZE
+from tasks.engine.drafts import DEFAULT_SNOOZE, task_data
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
 from tasks.engine.manager import DEFAULT_LEASE, TaskManager, delivery_backoff
@@ -34,4 +34,5 @@ __all__ = [
     "delivery_backoff",
     "failed_notice",
     "given_up_notice",
+    "task_data",
 ]

@@ -235,7 +235,7 @@ def test_ctrl_c_at_the_question_stops_the_call_at_once(tmp_path: Path) -> None:
                 assert process.stderr is not None
                 asked = b""
                 while b"[y/n]" not in asked:
-                    chunk = process.stderr.read1(4096)
+                    chunk = os.read(process.stderr.fileno(), 4096)
                     assert chunk, asked
                     asked += chunk
                 process.send_signal(signal.SIGINT)  # what Ctrl-C sends

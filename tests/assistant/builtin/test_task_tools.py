@@ -373,8 +373,71 @@ async def test_a_web_search_is_not_scheduled_without_a_search_service(
         task_type="web_search",
         description="news",
     )
-    assert refused.status is ToolStatus.ERROR and refused.error == SEARCH_NOT_CONFIGURED
+    # Refused as the call is checked, before anything runs or is asked of anyone.
+    assert refused.status is ToolStatus.INVALID and refused.error is not None
+    assert refused.error.endswith(SEARCH_NOT_CONFIGURED)
     assert await manager.list_tasks("alice") == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "because"),
+    [
+        # No model, and a prompt the offline planner does not answer.
+        (
+            {"task_type": "agent_task", "execution_data": {"prompt": "summarise my day"}},
+            "could not answer 'summarise my day' when the task runs",
+        ),
+        # Data that does not fit the type.
+        ({"task_type": "api_call", "execution_data": {}}, "'url' is missing"),
+        (
+            {"task_type": "api_call", "execution_data": {"method": "FROB", "url": "ftp://x"}},
+            "method 'FROB' is not one of",
+        ),
+        # A schedule that cannot be read.
+        (
+            {
+                "task_type": "api_call",
+                "schedule": "blorp o clock",
+                "execution_data": {"url": "https://example.com/ping"},
+            },
+            "blorp",
+        ),
+    ],
+)
+async def test_a_task_that_could_never_run_is_refused_before_anyone_approves_it(
+    manager: TaskManager, clock: ManualClock, arguments: dict[str, object], because: str
+) -> None:
+    tools = TaskTools(manager, offline_prompts=_the_time_only)
+    executor = ToolExecutor(ToolRegistry([tools]))
+    given = {"schedule": "every day at 8am", "description": "daily", **arguments}
+
+    refused = await call(executor, clock, "add_recurring_task", **given)
+
+    assert refused.status is ToolStatus.INVALID and refused.approval is None
+    assert because in refused.text
+    assert await manager.list_tasks("alice") == []
+
+
+def _the_time_only(prompt: str) -> bool:
+    """An offline planner that answers questions about the time alone."""
+    return "time" in prompt
+
+
+async def test_without_a_model_an_agent_task_the_planner_answers_waits_for_approval(
+    manager: TaskManager, clock: ManualClock
+) -> None:
+    executor = ToolExecutor(ToolRegistry([TaskTools(manager, offline_prompts=_the_time_only)]))
+    waits = await call(
+        executor,
+        clock,
+        "add_recurring_task",
+        schedule="every day at 8am",
+        task_type="agent_task",
+        description="time in Tokyo",
+        execution_data={"prompt": "what time is it in Tokyo"},
+    )
+
+    assert waits.status is ToolStatus.PENDING_APPROVAL
 
 
 async def test_task_id_enum_is_the_callers_live_tasks(

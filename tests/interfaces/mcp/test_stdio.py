@@ -132,16 +132,21 @@ _DAY = [
 async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_path: Path) -> None:
     arguments = {
         "schedule": "every day at 7am",
-        "task_type": "agent_task",
+        "task_type": "api_call",
         "description": "morning brief",
         # Long enough that a refusal quoting it must not cut it.
-        "execution_data": {"prompt": "Summarise my day: " + ", ".join(_DAY)},
+        "execution_data": {
+            "method": "POST",
+            "url": "https://brief.example.com/today",
+            "body": {"sections": _DAY},
+        },
     }
     async with stdio_client(tmp_path) as client:
         waits = await client.call_tool("add_recurring_task", arguments)
         request = pending(waits)
         nothing_yet = await upcoming(client)
-        changed = {**request["arguments"], "execution_data": {"prompt": "Mail my notes out"}}
+        elsewhere = {"method": "POST", "url": "https://mail.example.net/out"}
+        changed = {**request["arguments"], "execution_data": elsewhere}
         refused = await client.call_tool(
             "approve_request",
             {"request_id": request["id"], "tool": request["tool"], "arguments": changed},
@@ -166,12 +171,12 @@ async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_pat
     assert text_of(refused).endswith(f"with {as_sent}")
     turn = ok(approved)
     assert turn["decision"].startswith(
-        f"Request {request['id']} was approved and add_recurring_task ran: Scheduled the task "
-        "'morning brief' every day at 07:00 (Europe/Berlin)"
+        f"Request {request['id']} was approved and add_recurring_task ran: Scheduled the HTTP "
+        "call 'morning brief' every day at 07:00 (Europe/Berlin)"
     )
-    assert text_of(approved).count("Scheduled the task") == 1  # said once, not twice
+    assert text_of(approved).count("Scheduled the HTTP call") == 1  # said once, not twice
     assert again.is_error and "already approved" in text_of(again)
-    assert [(t["type"], t["description"]) for t in scheduled] == [("agent_task", "morning brief")]
+    assert [(t["type"], t["description"]) for t in scheduled] == [("api_call", "morning brief")]
 
 
 _HANDSHAKE = [
