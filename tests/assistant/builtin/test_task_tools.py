@@ -411,7 +411,7 @@ async def test_a_task_that_could_never_run_is_refused_before_anyone_approves_it(
     executor = ToolExecutor(ToolRegistry([tools]))
     given = {"schedule": "every day at 8am", "description": "daily", **arguments}
 
-    refused = await call(executor, clock, "add_recurring_task", **given)
+    refused = await executor.execute(ToolCall("add_recurring_task", given), ctx_for("alice", clock))
 
     assert refused.status is ToolStatus.INVALID and refused.approval is None
     assert because in refused.text
