@@ -17,6 +17,7 @@ moves      ``read_time_of_day`` / ``retime``: "move it to 6pm" keeps the day;
            ``keep_time_of_day``: "move it to friday" keeps the time
 preview    ``preview_schedule``: what a phrase means and when it fires next
 stored     ``schedule_from_json``: every kind of schedule read back
+skips      ``Skips``: the days a repeating schedule leaves out ("except holidays")
 periods    ``read_period`` / ``find_period``: "this week", "next month", "in december"
 """
 
@@ -47,6 +48,7 @@ from tasks.schedule.parsing import Reading, parse_schedule, read_schedule
 from tasks.schedule.periods import Period, find_period, read_period
 from tasks.schedule.preview import SchedulePreview, preview_schedule
 from tasks.schedule.search import ScheduleMatch, TimePhrase, find_schedule, find_time
+from tasks.schedule.skips import Skips, federal_days
 from tasks.schedule.stored import schedule_from_json
 
 __all__ = [
@@ -63,9 +65,11 @@ __all__ = [
     "ScheduleKind",
     "ScheduleMatch",
     "SchedulePreview",
+    "Skips",
     "Span",
     "TimePhrase",
     "edit_distance",
+    "federal_days",
     "find_period",
     "find_schedule",
     "find_time",
