@@ -359,23 +359,24 @@ def _week_days_schedule(days: set[int], times: list[time], context: Context) -> 
     """Every week on ``days`` at ``times``: cron when it can say it, else a 7-day cycle."""
     if not days:
         raise _refuse(context, "it leaves out every day", f"every weekday at {say_clock(times[0])}")
-    fields = _time_fields(times)
+    fields = time_fields(times)
     if fields is None:
         if len(days) == 7:
             return _cycle(1, days, times, context, weekly=False)
         return _cycle(1, days, times, context, weekly=True)
     if len(days) == 7:
         return CronSchedule(f"{fields} * * *", context.tz)
-    return CronSchedule(f"{fields} * * {_ranges(sorted((d + 1) % 7 for d in days))}", context.tz)
+    weekdays = cron_ranges(sorted((d + 1) % 7 for d in days))
+    return CronSchedule(f"{fields} * * {weekdays}", context.tz)
 
 
-def _time_fields(times: list[time]) -> str | None:
+def time_fields(times: list[time]) -> str | None:
     """Cron's minute and hour fields for ``times``, or ``None`` when cron cannot say them."""
     minutes = sorted({at.minute for at in times})
     hours = sorted({at.hour for at in times})
     if {(h, m) for h in hours for m in minutes} != {(at.hour, at.minute) for at in times}:
         return None
-    hour_field = _ranges(hours) if len(hours) > 2 else ",".join(map(str, hours))
+    hour_field = cron_ranges(hours) if len(hours) > 2 else ",".join(map(str, hours))
     return f"{','.join(map(str, minutes))} {hour_field}"
 
 
@@ -412,7 +413,7 @@ def _first_day(today: date, weekdays: set[int], times: list[time], context: Cont
 
 def _monthly(count: int, core: list[Piece], times: list[time], context: Context) -> Schedule:
     rule, cron_days = _month_rule(core, context)
-    fields = _time_fields(times)
+    fields = time_fields(times)
     if count == 1 and cron_days is not None and fields is not None:
         return CronSchedule(f"{fields} {cron_days}", context.tz)
     if rule is None:
@@ -467,7 +468,7 @@ def _yearly(count: int, core: list[Piece], times: list[time], context: Context) 
             "every year on March 3 at 9am",
         )
     rule = _year_rule(refs[0] if refs else None, context, _said_time(core, times))
-    fields = _time_fields(times)
+    fields = time_fields(times)
     if (
         count == 1
         and rule.kind == "date"
@@ -658,7 +659,7 @@ def _nth_fire(base: Schedule, first: datetime, count: int, context: Context) -> 
     return fire
 
 
-def _ranges(numbers: Iterable[int]) -> str:
+def cron_ranges(numbers: Iterable[int]) -> str:
     """Write sorted numbers the way cron people do: ``[1, 2, 3, 4, 5]`` as ``1-5``."""
     runs: list[list[int]] = []
     for number in numbers:
