@@ -310,7 +310,7 @@ class MemoryStore(AsyncLifecycle):
         return await self._ready().calendars.links(user_id)
 
     async def save_calendar_links(
-        self, links: list[CalendarLink], removed: tuple[tuple[str, str], ...] = ()
+        self, links: Sequence[CalendarLink], removed: Sequence[tuple[str, str]] = ()
     ) -> None:
         """Store ``links`` and delete the ``(user_id, uid)`` links of ``removed`` at once."""
         await self._ready().calendars.save_links(list(links), list(removed))
