@@ -1,0 +1,324 @@
+"""Calendar files (RFC 5545) read into plain values with ``icalendar``.
+
+``read_file(data, zone=...)`` gives each VEVENT and VTODO as a ``FileEvent``: its UID, text,
+start, rule, EXDATEs and RDATEs, alarms, and whether it moves one instance of a series
+(RECURRENCE-ID). Times keep the zone the file gives them: an IANA TZID (Google, Apple,
+Thunderbird), a Windows zone name with the file's own VTIMEZONE (Outlook, Exchange), read
+as its IANA zone only when the two agree on every offset for the next two years, UTC, or no
+zone at all (floating: the user's ``zone``). Google's ``X-WR-TIMEZONE`` is applied first.
+A value this module cannot use is kept as the event's ``problem``, named; the importer says
+it. ``icalendar`` is imported when a file is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from calendars.errors import IcsError
+from calendars.writing import HORIZON_PARAMETER, SCHEDULE_PROPERTY, TASK_PROPERTY
+
+if TYPE_CHECKING:
+    from icalendar import Component
+
+MAX_FILE_BYTES = 5_000_000
+"""The largest calendar file read."""
+MAX_EVENTS = 5000
+"""The most events one file may hold."""
+_CHECKED_DAYS = 731
+
+
+@dataclass(frozen=True, slots=True)
+class FileAlarm:
+    """An alarm of an event: a length of time from the event's start, or a fixed instant."""
+
+    offset: timedelta | None = None
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FileEvent:
+    """One VEVENT or VTODO of a file.
+
+    Attributes:
+        uid: Its UID ("" when it has none).
+        summary: Its SUMMARY.
+        kind: ``VEVENT`` or ``VTODO``.
+        start: When it starts (a to-do: when it is due), aware in its zone; ``None`` when
+            it has no start.
+        all_day: Whether the start is a date (then midnight in the user's zone).
+        rule: Its RRULE, or ``None``.
+        rules: How many RRULEs it has (RFC 5545 allows one).
+        exdates: Its EXDATEs, aware.
+        rdates: Its RDATEs, aware.
+        alarms: Its alarms.
+        cancelled: Whether its STATUS is CANCELLED.
+        recurrence_id: The instance of a series it replaces (RECURRENCE-ID), or ``None``.
+        task_id: ``X-ASSISTANT-TASK``: the task it was written from, if it was.
+        schedule_json: ``X-ASSISTANT-SCHEDULE``: that task's schedule, if written.
+        horizon: How far the written lists of dates went (with ``schedule_json``).
+        problem: What makes it unusable (an unknown zone, a start it lacks), or ``None``.
+    """
+
+    uid: str
+    summary: str
+    kind: str
+    start: datetime | None
+    all_day: bool = False
+    rule: str | None = None
+    rules: int = 0
+    exdates: tuple[datetime, ...] = ()
+    rdates: tuple[datetime, ...] = ()
+    alarms: tuple[FileAlarm, ...] = ()
+    cancelled: bool = False
+    recurrence_id: datetime | None = None
+    task_id: str | None = None
+    schedule_json: str | None = None
+    horizon: datetime | None = None
+    problem: str | None = None
+
+
+def read_file(data: bytes, *, zone: ZoneInfo, max_bytes: int = MAX_FILE_BYTES) -> list[FileEvent]:
+    """The events and to-dos of an iCalendar file.
+
+    Args:
+        data: The file.
+        zone: The user's zone: where floating times and all-day events are.
+        max_bytes: The largest file read.
+
+    Raises:
+        IcsError: when it is too large, not iCalendar, or holds too many events.
+    """
+    if len(data) > max_bytes:
+        raise IcsError(
+            f"the calendar file is {len(data):,} bytes; at most {max_bytes:,} are read: export "
+            "a shorter range or one calendar at a time"
+        )
+    calendar = _parse(data)
+    components = [c for c in calendar.walk() if c.name in ("VEVENT", "VTODO")]
+    if len(components) > MAX_EVENTS:
+        raise IcsError(
+            f"the calendar file holds {len(components)} events; at most {MAX_EVENTS} are read"
+        )
+    return [_event(component, zone) for component in components]
+
+
+def _parse(data: bytes) -> Component:
+    from icalendar import Calendar
+
+    text = data.lstrip(b"\xef\xbb\xbf").lstrip()
+    if not text.upper().startswith(b"BEGIN:VCALENDAR"):
+        shown = text[:40].decode("utf-8", "replace")
+        raise IcsError(
+            f"this is not an iCalendar file (it starts with {shown!r}, not 'BEGIN:VCALENDAR'); "
+            "export the calendar as .ics"
+        )
+    try:
+        calendar: Any = Calendar.from_ical(text)
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise IcsError(f"the calendar file cannot be read: {_one_line(exc)}") from None
+    if isinstance(calendar, list):  # several VCALENDARs in one file
+        raise IcsError("the file holds several calendars; export them one at a time")
+    return _standard(calendar)
+
+
+def _standard(calendar: Component) -> Component:
+    """Google's calendar-wide zone (``X-WR-TIMEZONE``) applied to its UTC times."""
+    if "X-WR-TIMEZONE" not in calendar:
+        return calendar
+    import x_wr_timezone
+
+    try:
+        return x_wr_timezone.to_standard(calendar)  # type: ignore[no-any-return]
+    except (ValueError, KeyError, ZoneInfoNotFoundError) as exc:
+        raise IcsError(f"X-WR-TIMEZONE cannot be applied: {_one_line(exc)}") from None
+
+
+def _event(component: Component, zone: ZoneInfo) -> FileEvent:
+    uid = str(component.get("UID", ""))
+    summary = " ".join(str(component.get("SUMMARY", "")).split())
+    kind = str(component.name)
+    try:
+        return _read(component, uid, summary, kind, zone)
+    except _Unusable as problem:
+        return FileEvent(uid=uid, summary=summary, kind=kind, start=None, problem=str(problem))
+
+
+class _Unusable(Exception):
+    """A value of an event that cannot be used; the message names it."""
+
+
+def _read(component: Component, uid: str, summary: str, kind: str, zone: ZoneInfo) -> FileEvent:
+    prop = component.get("DTSTART") if kind == "VEVENT" else component.get("DUE")
+    if prop is None and kind == "VTODO":
+        prop = component.get("DTSTART")
+    start, all_day = (None, False) if prop is None else _moment(prop, zone)
+    rules = component.get("RRULE")
+    rule_list = rules if isinstance(rules, list) else [] if rules is None else [rules]
+    rule = rule_list[0].to_ical().decode() if rule_list else None
+    schedule = component.get(SCHEDULE_PROPERTY)
+    horizon = _horizon(schedule) if schedule is not None else None
+    task = component.get(TASK_PROPERTY)
+    return FileEvent(
+        uid=uid,
+        summary=summary,
+        kind=kind,
+        start=start,
+        all_day=all_day,
+        rule=rule,
+        rules=len(rule_list),
+        exdates=tuple(_moments(component.get("EXDATE"), zone)),
+        rdates=tuple(_moments(component.get("RDATE"), zone)),
+        alarms=tuple(_alarms(component, zone)),
+        cancelled=str(component.get("STATUS", "")).upper() == "CANCELLED",
+        recurrence_id=(
+            None
+            if component.get("RECURRENCE-ID") is None
+            else _moment(component["RECURRENCE-ID"], zone)[0]
+        ),
+        task_id=None if task is None else str(task),
+        schedule_json=None if schedule is None else str(schedule),
+        horizon=horizon,
+    )
+
+
+def _horizon(prop: Any) -> datetime | None:
+    value = getattr(prop, "params", {}).get(HORIZON_PARAMETER)
+    if not value:
+        return None
+    try:
+        return datetime.strptime(str(value), "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _alarms(component: Component, zone: ZoneInfo) -> Iterable[FileAlarm]:
+    for alarm in component.walk("VALARM"):
+        trigger = alarm.get("TRIGGER")
+        if trigger is None:
+            continue
+        value = trigger.dt
+        if isinstance(value, timedelta):
+            related = str(trigger.params.get("RELATED", "START")).upper()
+            shift = _length(component) if related == "END" else timedelta(0)
+            yield FileAlarm(offset=value + shift)
+        elif isinstance(value, datetime):
+            yield FileAlarm(at=_aware(value, trigger.params, zone))
+
+
+def moment_of(component: Component, name: str) -> date | None:
+    """The date or date-time of the property ``name`` (``None``: absent or neither)."""
+    prop: Any = component.get(name)
+    value = getattr(prop, "dt", None)
+    return value if isinstance(value, date) else None
+
+
+def _length(component: Component) -> timedelta:
+    """How long an event lasts (DTEND or DURATION), for an alarm related to its end."""
+    duration: Any = component.get("DURATION")
+    if duration is not None:
+        length = getattr(duration, "dt", None)
+        return length if isinstance(length, timedelta) else timedelta(0)
+    begins, ends = moment_of(component, "DTSTART"), moment_of(component, "DTEND")
+    if begins is None or ends is None:
+        if begins is not None and not isinstance(begins, datetime):
+            return timedelta(days=1)  # an all-day event without an end lasts its day
+        return timedelta(0)
+    if isinstance(begins, datetime) and isinstance(ends, datetime):
+        return ends - begins
+    if isinstance(begins, date) and isinstance(ends, date):
+        return timedelta(days=(ends - begins).days)
+    raise _Unusable("DTSTART and DTEND are of different kinds (a date and a date-time)")
+
+
+def _moments(prop: Any, zone: ZoneInfo) -> Iterable[datetime]:
+    """The instants of an EXDATE or RDATE property (or a list of them)."""
+    if prop is None:
+        return
+    for entry in prop if isinstance(prop, list) else [prop]:
+        params = getattr(entry, "params", {})
+        for value in getattr(entry, "dts", []):
+            moment = value.dt
+            if isinstance(moment, tuple):  # a PERIOD: its start
+                moment = moment[0]
+            if isinstance(moment, datetime):
+                yield _aware(moment, params, zone)
+            elif isinstance(moment, date):
+                yield datetime.combine(moment, time(0), tzinfo=zone)
+
+
+def _moment(prop: Any, zone: ZoneInfo) -> tuple[datetime, bool]:
+    value = prop.dt
+    if isinstance(value, datetime):
+        return _aware(value, prop.params, zone), False
+    if isinstance(value, date):
+        return datetime.combine(value, time(0), tzinfo=zone), True
+    raise _Unusable(f"{value!r} is not a date or a time")
+
+
+def _aware(value: datetime, params: Any, zone: ZoneInfo) -> datetime:
+    """``value`` at its wall time in an IANA zone (UTC stays UTC, floating is ``zone``)."""
+    given = value.tzinfo
+    if given is None:
+        return value.replace(tzinfo=zone)
+    if isinstance(given, ZoneInfo):
+        return value
+    if value.utcoffset() == timedelta(0) and _is_utc(given):
+        return value.replace(tzinfo=UTC)
+    tzid = str(params.get("TZID", "")) if params else ""
+    iana = _iana_zone(tzid, given, around=value)
+    return value.replace(tzinfo=iana)
+
+
+def _is_utc(given: tzinfo) -> bool:
+    probe = datetime(2026, 1, 1)
+    return all(
+        given.utcoffset(probe.replace(month=month)) == timedelta(0) for month in (1, 4, 7, 10)
+    )
+
+
+def _iana_zone(
+    tzid: str, defined: tzinfo | None = None, *, around: datetime | None = None
+) -> ZoneInfo:
+    """The IANA zone a TZID names: an IANA name, a Windows zone name (Outlook, Exchange), or
+    an old path-like name ("/freeassociation.sourceforge.net/Europe/Berlin"). When the file
+    defines the zone (``defined``), the two must agree on the offset of every day for the
+    next two years from ``around``, at its time of day.
+
+    Raises:
+        _Unusable: naming the TZID when no IANA zone is known for it, or they disagree.
+    """
+    from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
+
+    candidates = [tzid, WINDOWS_TO_OLSON.get(tzid, ""), "/".join(tzid.strip("/").split("/")[-2:])]
+    found: ZoneInfo | None = None
+    for name in candidates:
+        if not name:
+            continue
+        try:
+            found = ZoneInfo(name)
+            break
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+    if found is None:
+        raise _Unusable(
+            f"the time zone TZID={tzid!r} is not one the IANA database or Windows names; "
+            "export the calendar with its zone's IANA name (e.g. Europe/Berlin)"
+        )
+    if defined is not None and around is not None:
+        wall = around.replace(tzinfo=None)
+        for days in range(_CHECKED_DAYS):
+            moment = wall + timedelta(days=days)
+            if defined.utcoffset(moment) != found.utcoffset(moment):
+                raise _Unusable(
+                    f"the file's time zone TZID={tzid!r} and the IANA zone {found.key} differ "
+                    f"on {moment.date().isoformat()}; export the calendar with IANA zone names"
+                )
+    return found
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__

@@ -1,0 +1,67 @@
+"""Fixtures for the calendar tests: memory and a task manager on real SQLite files, a manual
+clock, a recording notifier, and a real CalDAV server (Radicale on 127.0.0.1)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from common import ManualClock
+from memory import MemoryStore
+from tasks import Delivery, DeliveryStatus, SqliteTaskStore, TaskManager
+from testing.radicale_server import RadicaleServer, radicale_server
+
+NOW = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
+"""A Monday morning."""
+ZONE = ZoneInfo("Europe/Berlin")
+USER = "alice"
+PASSWORD = "correct-horse-battery"
+
+
+class Notices:
+    """A notifier that keeps what it was given."""
+
+    def __init__(self) -> None:
+        self.deliveries: list[Delivery] = []
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        self.deliveries.append(delivery)
+        return DeliveryStatus.DELIVERED
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(NOW)
+
+
+@pytest.fixture
+def notices() -> Notices:
+    return Notices()
+
+
+@pytest.fixture
+async def memory(tmp_path: Path, clock: ManualClock) -> AsyncIterator[MemoryStore]:
+    async with MemoryStore(tmp_path / "assistant.db", clock=clock) as store:
+        yield store
+
+
+@pytest.fixture
+async def tasks(tmp_path: Path, clock: ManualClock, notices: Notices) -> AsyncIterator[TaskManager]:
+    manager = TaskManager(
+        store=SqliteTaskStore(tmp_path / "assistant.db"), notifier=notices, clock=clock
+    )
+    await manager.start(timer=False)
+    try:
+        yield manager
+    finally:
+        await manager.stop()
+
+
+@pytest.fixture(scope="module")
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RadicaleServer]:
+    with radicale_server(tmp_path_factory.mktemp("radicale"), {USER: PASSWORD}) as server:
+        yield server
