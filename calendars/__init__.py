@@ -6,10 +6,10 @@
     importing   a file's events with alarms planned as reminders, shown, then made
     feeds       each user's feed behind a secret, revocable address (only its hash is kept)
     days        the events of the user's calendars in a span of days ("what's on tomorrow")
-    subscribe   calendars the user subscribed to by address, read through the guarded HTTP path
     remote      the CalDAV calendar (the ``caldav`` library, async) as the sync uses it
     sync        two-way sync of the user's reminders with it; conflicts reported, never settled
-    service     ``Calendars``: all of it for the front ends and the tools
+    service     ``Calendars``: all of it for the front ends and the tools (subscriptions and
+                files by address through the guarded HTTP path; the sync's passes)
 
 The libraries (``icalendar``, ``recurring-ical-events``, ``caldav``) are imported when a file
 is written or read, or the server reached, never with the package: ``assistant ask`` does not
@@ -20,6 +20,7 @@ load them. Schedules and their rules are the tasks' own (``tasks.recurrence_of``
 from calendars.days import DayEvent, day_span, events_between
 from calendars.errors import CalendarError, FeedError, IcsError, SyncError
 from calendars.events import TaskEvent, task_event, task_of_uid, task_uid
+from calendars.feeds import FEED_PREFIX, Feeds, feed_path, hidden_path, token_in_path
 from calendars.importing import (
     ImportItem,
     ImportPlan,
@@ -36,18 +37,23 @@ from calendars.remote import (
     RemoteChanged,
     RemoteEvent,
 )
+from calendars.service import Calendars, DayListing, SyncSettings, source_lines
 from calendars.sync import CALDAV_SOURCE, CalendarSync, SyncReport, event_state, task_state
 from calendars.writing import write_calendar
 
 __all__ = [
     "CALDAV_SOURCE",
+    "FEED_PREFIX",
     "MAX_FILE_BYTES",
     "CaldavCalendar",
     "CaldavSettings",
     "CalendarError",
     "CalendarSync",
+    "Calendars",
     "DayEvent",
+    "DayListing",
     "FeedError",
+    "Feeds",
     "FileAlarm",
     "FileEvent",
     "IcsError",
@@ -60,16 +66,21 @@ __all__ = [
     "RemoteEvent",
     "SyncError",
     "SyncReport",
+    "SyncSettings",
     "TaskEvent",
     "apply_import",
     "day_span",
     "event_state",
     "events_between",
+    "feed_path",
+    "hidden_path",
     "plan_import",
     "read_file",
+    "source_lines",
     "task_event",
     "task_of_uid",
     "task_state",
     "task_uid",
+    "token_in_path",
     "write_calendar",
 ]
