@@ -10,8 +10,8 @@ from __future__ import annotations
 import itertools
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any
 from datetime import datetime, timedelta
+from typing import Any
 
 import httpx
 import pytest
