@@ -105,11 +105,15 @@ class ImportPlan:
             lines.append(f"Not imported ({len(self.refused)}), {said}:")
             lines += [f"- '{r.summary}': {r.reason}" for r in self.refused]
         if self.skipped:
-            reasons: dict[str, int] = defaultdict(int)
-            for _, why in self.skipped:
-                reasons[why] += 1
-            said = ", ".join(f"{n} {why}" for why, n in sorted(reasons.items()))
-            lines.append(f"Left out: {said}.")
+            reasons: dict[str, list[str]] = defaultdict(list)
+            for summary, why in self.skipped:
+                reasons[why].append(f"'{summary}'")
+            lines.append("Left out:")
+            for why, names in sorted(reasons.items()):
+                shown = ", ".join(names[:5]) + (
+                    f" and {len(names) - 5} more" if len(names) > 5 else ""
+                )
+                lines.append(f"- {why}: {shown}")
         return "\n".join(lines)
 
 
@@ -259,7 +263,7 @@ class _Planner:
                 task.description == item.summary and task.schedule.to_json() == schedule.to_json()
             )
             if same and task.status.is_live:
-                self.skipped.append((item.summary, f"already a task ({task.id})"))
+                self.skipped.append((f"{item.summary} ({task.id})", "already a task"))
                 return
         self.items.append(item)
 
