@@ -382,6 +382,7 @@ async def open_app(
             zone_of=late_agent.user_zone,
             http=web.http,
             public_url=settings.web_public_url,
+            local_url=f"http://{settings.web_host}:{settings.web_port}",
             sync=caldav_sync(settings),
             notifier=recorder,
         )

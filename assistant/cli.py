@@ -753,7 +753,7 @@ def _run_export_ics(args: argparse.Namespace, settings: Settings) -> int:
 
 def _run_import_ics(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
-    from calendars import CalendarError
+    from calendars import CalendarError, read_path
 
     source: str = args.source
     is_address = source.lower().startswith(("http://", "https://", "webcal://"))
@@ -764,7 +764,7 @@ def _run_import_ics(args: argparse.Namespace, settings: Settings) -> int:
                 data = (
                     await app.calendars.read_address(source)
                     if is_address
-                    else _read_calendar_file(Path(source), app.calendars.max_file_bytes)
+                    else read_path(Path(source), max_bytes=app.calendars.max_file_bytes)
                 )
                 plan = await app.calendars.plan(LOCAL_USER, data)
             except CalendarError as exc:
@@ -791,23 +791,6 @@ def _run_import_ics(args: argparse.Namespace, settings: Settings) -> int:
         return 0
 
     return _run(go())
-
-
-def _read_calendar_file(path: Path, max_bytes: int) -> bytes:
-    """The calendar file at ``path``.
-
-    Raises:
-        IcsError: when it cannot be read, or is too large.
-    """
-    from calendars import IcsError
-
-    try:
-        size = path.stat().st_size
-        if size > max_bytes:
-            raise IcsError(f"{path} is {size:,} bytes; at most {max_bytes:,} are read")
-        return path.read_bytes()
-    except OSError as exc:
-        raise IcsError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 # -- the data directory ---------------------------------------------------------------------

@@ -83,7 +83,13 @@ async def chat(
         serves = _serves(settings, local=True)
         app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
         commands = SlashCommands(
-            tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
+            tasks=app.tasks,
+            memory=app.memory,
+            agent=app.agent,
+            clock=clock,
+            buttons=False,
+            calendars=app.calendars,
+            local_files=True,  # the terminal's user is this machine's: /calendar import PATH
         )
         terminal = TerminalChat(
             agent=app.agent,
@@ -202,6 +208,7 @@ async def telegram(
             tasks=app.tasks,
             memory=app.memory,
             notifier=bot_notifier,
+            calendars=app.calendars,
             webhook=webhook,
             clock=clock,
         )
@@ -313,6 +320,7 @@ async def open_web(
             memory=app.memory,
             scheduler=app.tasks,
             inbox=inbox,
+            calendars=app.calendars,
             mounts={"/mcp": mcp_http},
             # Without API tokens the server has one owner: whoever started it gets this
             # start's token, and every other account on the machine gets 401.
@@ -451,6 +459,7 @@ async def _start_bot(
         tasks=app.tasks,
         memory=app.memory,
         notifier=bot_notifier,
+        calendars=app.calendars,
         webhook=_webhook(settings, settings.telegram_webhook_url),
         clock=app.clock,
     )

@@ -29,7 +29,7 @@ from calendars.importing import (
     apply_import,
     plan_import,
 )
-from calendars.reading import MAX_FILE_BYTES, FileAlarm, FileEvent, read_file
+from calendars.reading import MAX_FILE_BYTES, FileAlarm, FileEvent, read_file, read_path
 from calendars.remote import (
     CaldavCalendar,
     CaldavSettings,
@@ -76,6 +76,7 @@ __all__ = [
     "hidden_path",
     "plan_import",
     "read_file",
+    "read_path",
     "source_lines",
     "task_event",
     "task_of_uid",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -79,6 +80,22 @@ class FileEvent:
     schedule_json: str | None = None
     horizon: datetime | None = None
     problem: str | None = None
+
+
+def read_path(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of the calendar file at ``path`` (``~`` is the home folder).
+
+    Raises:
+        IcsError: when it cannot be read, or is larger than ``max_bytes``.
+    """
+    path = path.expanduser()
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise IcsError(f"{path} is {size:,} bytes; at most {max_bytes:,} are read")
+        return path.read_bytes()
+    except OSError as exc:
+        raise IcsError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
 def read_file(data: bytes, *, zone: ZoneInfo, max_bytes: int = MAX_FILE_BYTES) -> list[FileEvent]:

@@ -88,7 +88,8 @@ class Calendars(AsyncLifecycle):
         zone_of: The user's zone.
         http: The guarded HTTP client for calendars read by address (``None``: none are).
         public_url: The address people reach ``assistant web`` at (feeds' URLs start with
-            it); ``None``: only the feed's path can be said.
+            it, ``ASSISTANT_WEB_PUBLIC_URL``); ``None``: ``local_url`` is used, and said to be.
+        local_url: The address ``assistant web`` listens on here.
         sync: The CalDAV sync, when configured.
         notifier: Tells the synced user of conflicts.
         max_file_bytes: The largest calendar file read.
@@ -103,6 +104,7 @@ class Calendars(AsyncLifecycle):
         zone_of: ZoneOf,
         http: HttpSender | None = None,
         public_url: str | None = None,
+        local_url: str = "http://127.0.0.1:8080",
         sync: SyncSettings | None = None,
         notifier: Notifier | None = None,
         max_file_bytes: int = MAX_FILE_BYTES,
@@ -113,6 +115,7 @@ class Calendars(AsyncLifecycle):
         self._zone_of = zone_of
         self._http = http
         self.public_url = public_url.rstrip("/") if public_url else None
+        self.local_url = local_url.rstrip("/")
         self._sync = sync
         self._notifier = notifier
         self.max_file_bytes = max_file_bytes
@@ -125,7 +128,17 @@ class Calendars(AsyncLifecycle):
 
     def feed_url(self, token: str) -> str:
         """The address of the feed with ``token``."""
-        return f"{self.public_url or ''}{feed_path(token)}"
+        return f"{self.public_url or self.local_url}{feed_path(token)}"
+
+    def address_note(self) -> str:
+        """What to say of the feed's address: which server serves it, and when only here."""
+        if self.public_url is not None:
+            return " It is served while `assistant web` runs."
+        return (
+            f" It is served while `assistant web` runs, at {self.local_url} on this machine; "
+            "a calendar app elsewhere needs the address it reaches that server at "
+            "(ASSISTANT_WEB_PUBLIC_URL, behind an HTTPS proxy)."
+        )
 
     async def export(self, user_id: str) -> bytes:
         """The user's tasks as an iCalendar file (the feed's content)."""
