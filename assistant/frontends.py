@@ -350,6 +350,8 @@ async def open_web(
                 "ASSISTANT_WEB_PORT or --port, or stop what uses it"
             ) from None
         stack.push_async_callback(server.stop)
+        # Feeds' addresses start with where this server really listens (port 0: any).
+        app.calendars.local_url = server.url
         if local_token is not None:
             _keep_local_token(settings.data_dir / LOCAL_TOKEN_FILE, local_token, stack)
         bot = await _start_bot(settings, app, notifier)
