@@ -194,7 +194,8 @@ class _Planner:
         )
         listed = {d.astimezone(UTC) for d in written[1]} if written else set()
         rdates = [d for d in event.rdates if d.astimezone(UTC) not in listed]
-        extra = [*rdates, *(m.start for m in moved if not m.cancelled and m.start)]
+        extra = [(d, "an extra date of the series") for d in rdates]
+        extra += [(m.start, "a moved instance") for m in moved if not m.cancelled and m.start]
         if len(extra) > MAX_EXTRA_DATES:
             raise ScheduleError(
                 f"RDATE and moved instances list {len(extra)} dates; at most "
@@ -206,14 +207,12 @@ class _Planner:
                 found.append(ImportItem(event.uid, summary, written[0], "as it was exported"))
             else:
                 found += self._alarm_items(event, alarm, tuple(exdates), summary)
-        for moment in extra:
+        for moment, note in extra:
             for alarm in event.alarms or (moved[0].alarms if moved else ()):
                 if alarm.offset is not None:
                     at = moment + alarm.offset
                     once = OnceSchedule(at=at, tz=_zone(moment, self.zone))
-                    found.append(
-                        ImportItem(event.uid, summary, once, "an extra date of the series")
-                    )
+                    found.append(ImportItem(event.uid, summary, once, note))
         return found
 
     def _alarm_items(

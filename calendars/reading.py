@@ -120,7 +120,8 @@ def read_file(data: bytes, *, zone: ZoneInfo, max_bytes: int = MAX_FILE_BYTES) -
         raise IcsError(
             f"the calendar file holds {len(components)} events; at most {MAX_EVENTS} are read"
         )
-    return [_event(component, zone) for component in components]
+    zones = _Zones(user=zone, defined=_defined_zones(calendar))
+    return [_event(component, zones) for component in components]
 
 
 def _parse(data: bytes) -> Component:
@@ -154,7 +155,7 @@ def _standard(calendar: Component) -> Component:
         raise IcsError(f"X-WR-TIMEZONE cannot be applied: {_one_line(exc)}") from None
 
 
-def _event(component: Component, zone: ZoneInfo) -> FileEvent:
+def _event(component: Component, zone: _Zones) -> FileEvent:
     uid = str(component.get("UID", ""))
     summary = " ".join(str(component.get("SUMMARY", "")).split())
     kind = str(component.name)
@@ -168,10 +169,11 @@ class _Unusable(Exception):
     """A value of an event that cannot be used; the message names it."""
 
 
-def _read(component: Component, uid: str, summary: str, kind: str, zone: ZoneInfo) -> FileEvent:
-    prop = component.get("DTSTART") if kind == "VEVENT" else component.get("DUE")
+def _read(component: Component, uid: str, summary: str, kind: str, zone: _Zones) -> FileEvent:
+    # A to-do's alarms count from its DTSTART, or from its DUE when it has no start.
+    prop = component.get("DTSTART")
     if prop is None and kind == "VTODO":
-        prop = component.get("DTSTART")
+        prop = component.get("DUE")
     start, all_day = (None, False) if prop is None else _moment(prop, zone)
     rules = component.get("RRULE")
     rule_list = rules if isinstance(rules, list) else [] if rules is None else [rules]
@@ -212,7 +214,7 @@ def _horizon(prop: Any) -> datetime | None:
         return None
 
 
-def _alarms(component: Component, zone: ZoneInfo) -> Iterable[FileAlarm]:
+def _alarms(component: Component, zone: _Zones) -> Iterable[FileAlarm]:
     for alarm in component.walk("VALARM"):
         trigger = alarm.get("TRIGGER")
         if trigger is None:
@@ -240,6 +242,10 @@ def _length(component: Component) -> timedelta:
         length = getattr(duration, "dt", None)
         return length if isinstance(length, timedelta) else timedelta(0)
     begins, ends = moment_of(component, "DTSTART"), moment_of(component, "DTEND")
+    if component.name == "VTODO":
+        ends = moment_of(component, "DUE")
+        if begins is None:
+            return timedelta(0)  # counted from DUE already
     if begins is None or ends is None:
         if begins is not None and not isinstance(begins, datetime):
             return timedelta(days=1)  # an all-day event without an end lasts its day
@@ -251,7 +257,7 @@ def _length(component: Component) -> timedelta:
     raise _Unusable("DTSTART and DTEND are of different kinds (a date and a date-time)")
 
 
-def _moments(prop: Any, zone: ZoneInfo) -> Iterable[datetime]:
+def _moments(prop: Any, zone: _Zones) -> Iterable[datetime]:
     """The instants of an EXDATE or RDATE property (or a list of them)."""
     if prop is None:
         return
@@ -264,30 +270,57 @@ def _moments(prop: Any, zone: ZoneInfo) -> Iterable[datetime]:
             if isinstance(moment, datetime):
                 yield _aware(moment, params, zone)
             elif isinstance(moment, date):
-                yield datetime.combine(moment, time(0), tzinfo=zone)
+                yield datetime.combine(moment, time(0), tzinfo=zone.user)
 
 
-def _moment(prop: Any, zone: ZoneInfo) -> tuple[datetime, bool]:
+def _moment(prop: Any, zone: _Zones) -> tuple[datetime, bool]:
     value = prop.dt
     if isinstance(value, datetime):
         return _aware(value, prop.params, zone), False
     if isinstance(value, date):
-        return datetime.combine(value, time(0), tzinfo=zone), True
+        return datetime.combine(value, time(0), tzinfo=zone.user), True
     raise _Unusable(f"{value!r} is not a date or a time")
 
 
-def _aware(value: datetime, params: Any, zone: ZoneInfo) -> datetime:
+def _aware(value: datetime, params: Any, zone: _Zones) -> datetime:
     """``value`` at its wall time in an IANA zone (UTC stays UTC, floating is ``zone``)."""
     given = value.tzinfo
+    tzid = str(params.get("TZID", "")) if params else ""
+    if given is None and tzid:  # a TZID the library knows no zone for
+        return value.replace(tzinfo=_iana_zone(tzid))
     if given is None:
-        return value.replace(tzinfo=zone)
+        return value.replace(tzinfo=zone.user)
     if isinstance(given, ZoneInfo):
         return value
     if value.utcoffset() == timedelta(0) and _is_utc(given):
         return value.replace(tzinfo=UTC)
-    tzid = str(params.get("TZID", "")) if params else ""
-    iana = _iana_zone(tzid, given, around=value)
+    # The file's own definition, read afresh: the library keeps the first one it saw of
+    # each TZID, which another file may have given.
+    iana = _iana_zone(tzid, zone.defined.get(tzid, given), around=value)
     return value.replace(tzinfo=iana)
+
+
+@dataclass(frozen=True, slots=True)
+class _Zones:
+    """The user's zone (floating times, all-day events) and the zones the file defines."""
+
+    user: ZoneInfo
+    defined: dict[str, tzinfo]
+
+
+def _defined_zones(calendar: Component) -> dict[str, tzinfo]:
+    """Each VTIMEZONE of the file as a time zone made from it alone."""
+    defined: dict[str, tzinfo] = {}
+    for component in calendar.walk("VTIMEZONE"):
+        made: Any = component
+        try:
+            defined[str(component.get("TZID", ""))] = made.to_tz(lookup_tzid=False)
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise IcsError(
+                f"the time zone {str(component.get('TZID', ''))!r} of the file cannot be "
+                f"read: {_one_line(exc)}"
+            ) from None
+    return defined
 
 
 def _is_utc(given: tzinfo) -> bool:

@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 from tasks.errors import ScheduleError
 from tasks.schedule.calendar_rules import BoundedSchedule, CalendarSchedule, DayRule
 from tasks.schedule.cron import CronFields
+from tasks.schedule.durations import format_duration
 from tasks.schedule.holidays import CALENDAR_PARTS, FIXED
 from tasks.schedule.model import (
     ONE_DAY,
@@ -844,11 +845,14 @@ class _Reader:
             )
         if day < 1:
             raise self.refuse(f"BYMONTHDAY={day}", _UNSAID)
-        when = date(2001 if (month, day) != (2, 29) else 2004, month, day) + timedelta(days=moved)
-        if moved and (when.month, when.day) in ((2, 28), (2, 29), (3, 1)):
-            raise RuleError(
-                f"an alarm {_say(self.shift)} a yearly event falls on a day that leap years move"
-            )
+        when = date(2004, month, day) + timedelta(days=moved)  # 2004: a leap year
+        if (month, day) != (2, 29):
+            common = date(2001, month, day) + timedelta(days=moved)
+            if (common.month, common.day) != (when.month, when.day):
+                raise RuleError(
+                    f"an alarm {_say(self.shift)} a yearly event on {month}/{day} falls on "
+                    "another day in leap years than in others"
+                )
         rule = DayRule("date", day=when.day, month=when.month)
         fields = time_fields(times)
         if self.interval == 1 and fields is not None and (when.month, when.day) != (2, 29):
@@ -993,8 +997,8 @@ def _last(day: int) -> tuple[int, int]:
 
 def _say(shift: timedelta) -> str:
     if shift >= timedelta(0):
-        return f"{shift} after"
-    return f"{-shift} before"
+        return f"{format_duration(shift)} after"
+    return f"{format_duration(-shift)} before"
 
 
 def _changes_offset(zone: ZoneInfo, around: datetime) -> bool:
