@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 import httpx
 
@@ -432,7 +432,7 @@ class BotApiStandin:
                 await writer.wait_closed()
 
     async def _dispatch(self, path: str, body: bytes, content_type: str) -> tuple[int, Any]:
-        download = re.fullmatch(r"/file/bot([^/]+)/(.+)", path)
+        download = re.fullmatch(r"/file/bot([^/]+)/(.+)", unquote(path))
         if download is not None:
             return self._download(download.group(1), download.group(2))
         match = re.fullmatch(r"/bot([^/]+)/(\w+)", path)
