@@ -7,12 +7,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from common import ManualClock
 from tasks import (
     BoundedSchedule,
     CronSchedule,
     CycleSchedule,
+    Delivery,
+    DeliveryStatus,
+    MemoryTaskStore,
     ScheduleError,
     Skips,
+    TaskManager,
+    TaskType,
     federal_days,
     parse_schedule,
     schedule_from_json,
@@ -120,3 +126,38 @@ def test_old_bounded_schedules_without_days_left_out_still_read() -> None:
     assert isinstance(schedule, BoundedSchedule) and not schedule.skips
     assert schedule.to_json() == stored  # the form written before days could be left out
     assert schedule.next_after(datetime(2026, 12, 21, tzinfo=NEW_YORK)) is None
+
+
+async def test_the_scheduler_fires_around_the_days_left_out_and_the_ledger_says_so() -> None:
+    clock = ManualClock(datetime(2026, 12, 23, 10, tzinfo=NEW_YORK))
+    notices = _Deliveries()
+    manager = TaskManager(store=MemoryTaskStore(), notifier=notices, clock=clock)
+    await manager.start(timer=False)
+    try:
+        schedule = parse_schedule("every day at 9 except christmas", now=clock.now(), tz=NEW_YORK)
+        task = await manager.add_task(
+            owner_id="alice",
+            chat_id="alice",
+            task_type=TaskType.REMINDER,
+            schedule=schedule,
+            description="stretch",
+        )
+        for day in (24, 25, 26):
+            clock.set(datetime(2026, 12, day, 9, tzinfo=NEW_YORK))
+            await manager.run_due()
+        runs = await manager.history(task.id, "alice")
+        assert sorted(r.scheduled_for.astimezone(NEW_YORK).day for r in runs) == [24, 26]
+        assert [d.text for d in notices.deliveries] == ["stretch", "stretch"]
+        moved = await manager.get_task(task.id, "alice")
+        assert moved.next_run == datetime(2026, 12, 27, 9, tzinfo=NEW_YORK)
+    finally:
+        await manager.stop()
+
+
+class _Deliveries:
+    def __init__(self) -> None:
+        self.deliveries: list[Delivery] = []
+
+    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
+        self.deliveries.append(delivery)
+        return DeliveryStatus.DELIVERED
