@@ -40,7 +40,7 @@ from tasks import (
     TaskType,
     parse_schedule,
 )
-from testing.radicale_server import radicale_server
+from testing.radicale_server import make_calendar, radicale_server
 
 ZONE = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
@@ -125,8 +125,8 @@ async def _sync(
 ) -> list[str]:
     with radicale_server(folder / "radicale", {USER: PASSWORD}) as server:
         url = server.calendar_url(USER, "bench")
+        await make_calendar(url, USER, PASSWORD)
         async with httpx.AsyncClient(auth=(USER, PASSWORD)) as http:
-            await http.request("MKCALENDAR", url)
             sync = SyncSettings(
                 calendar=CaldavSettings(url=url, username=USER, password=PASSWORD),
                 user_id=USER,

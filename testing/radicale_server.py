@@ -3,8 +3,8 @@ group) in a process of its own on 127.0.0.1, with its storage in a folder of the
 users from a plain htpasswd file.
 
 ``radicale_server(folder)`` starts it on a free port, waits until it answers, and stops it on
-exit. ``RadicaleServer.calendar_url(user, name)`` is a calendar collection's address (the
-CalDAV client creates the collection, with MKCALENDAR, when it is first used).
+exit. ``RadicaleServer.calendar_url(user, name)`` is a calendar collection's address, and
+``make_calendar`` makes the collection (MKCALENDAR), as a calendar app does.
 """
 
 from __future__ import annotations
@@ -106,3 +106,15 @@ def _tail(log: Path, chars: int = 1500) -> str:
         return log.read_text(encoding="utf-8", errors="replace")[-chars:]
     except OSError:
         return ""
+
+
+async def make_calendar(url: str, user: str, password: str) -> None:
+    """Make the calendar collection at ``url`` (``RadicaleServer.calendar_url``).
+
+    Raises:
+        RadicaleError: when the server does not make it.
+    """
+    async with httpx.AsyncClient(auth=(user, password)) as http:
+        made = await http.request("MKCALENDAR", url)
+    if made.status_code != 201:
+        raise RadicaleError(f"MKCALENDAR {url} answered {made.status_code}: {made.text[:200]}")

@@ -179,7 +179,11 @@ def _skips(bounds: _Bounds, context: Context) -> Skips:
                 context, f"{said!r} is not one day to leave out; name a date", _EXCEPT_EXAMPLE
             )
         else:
-            dates.add(next(iter(day_dates(ref, today, context.order))))
+            found = next(iter(day_dates(ref, today, context.order)), None)
+            if found is None:
+                said = describe_day(ref)
+                raise _refuse(context, f"{said!r} has no date ahead", _EXCEPT_EXAMPLE)
+            dates.add(found)
     try:
         return Skips(
             dates=frozenset(dates),

@@ -12,8 +12,9 @@ import pytest
 
 from common import ManualClock
 from memory import MemoryStore
-from tasks import Delivery, DeliveryStatus, SqliteTaskStore, TaskManager
+from tasks import SqliteTaskStore, TaskManager
 from testing.radicale_server import RadicaleServer, radicale_server
+from tests.interfaces.world import RecordingNotifier
 
 NOW = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
 """A Monday morning."""
@@ -22,15 +23,8 @@ USER = "alice"
 PASSWORD = "correct-horse-battery"
 
 
-class Notices:
-    """A notifier that keeps what it was given."""
-
-    def __init__(self) -> None:
-        self.deliveries: list[Delivery] = []
-
-    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
-        self.deliveries.append(delivery)
-        return DeliveryStatus.DELIVERED
+Notices = RecordingNotifier
+"""A notifier that keeps what it was given."""
 
 
 @pytest.fixture

@@ -41,6 +41,7 @@ from tasks import (
     TaskType,
     parse_schedule,
 )
+from testing.schedules import fires_between
 from tests.calendars.conftest import NOW, ZONE
 
 FILES = Path(__file__).parent / "files"
@@ -50,15 +51,6 @@ YEAR = timedelta(days=365)
 def plan_of(name: str, zone: ZoneInfo = ZONE) -> tuple[bytes, ImportPlan]:
     data = (FILES / name).read_bytes()
     return data, plan_import(read_file(data, zone=zone), now=NOW, zone=zone)
-
-
-def fires(schedule: Schedule, until: datetime) -> list[datetime]:
-    found: list[datetime] = []
-    at = NOW
-    while (fire := schedule.next_after(at)) is not None and fire < until:
-        found.append(fire)
-        at = fire
-    return found
 
 
 def alarm_times(data: bytes, zone: ZoneInfo, until: datetime) -> dict[str, list[datetime]]:
@@ -96,7 +88,7 @@ def check_against_the_alarms(data: bytes, plan: ImportPlan, zone: ZoneInfo = ZON
     until = NOW + YEAR
     ours: dict[str, list[datetime]] = defaultdict(list)
     for item in plan.items:
-        ours[item.uid] += fires(item.schedule, until)
+        ours[item.uid] += fires_between(item.schedule, NOW, until)
     theirs = alarm_times(data, zone, until)
     for uid, moments in ours.items():
         assert sorted(moments) == sorted(set(theirs[uid])), uid
@@ -294,8 +286,8 @@ def test_an_app_that_drops_our_own_property_still_gets_every_rule_exactly(zone_n
                 (refused,) = [r for r in plan.refused if r.summary == task.description]
                 assert "RDATE and moved instances list" in refused.reason
                 continue
-        ours = sorted(fire for schedule in came for fire in fires(schedule, until))
-        assert ours == fires(task.schedule, until), task.description
+        ours = sorted(fire for schedule in came for fire in fires_between(schedule, NOW, until))
+        assert ours == fires_between(task.schedule, NOW, until), task.description
 
 
 async def test_a_confirmed_import_makes_the_reminders(

@@ -4,11 +4,11 @@ subscribed to by address, read again when old, their last copy kept when the add
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-import httpx
 import pytest
 
 from agent import AgentReply, ApprovalReply
@@ -25,9 +25,11 @@ from common import GuardedHttp, ManualClock, NetGuard
 from interfaces import SlashCommands
 from memory import MemoryStore
 from tasks import TaskManager, TaskType, parse_schedule
-from testing.radicale_server import RadicaleServer
+from testing.radicale_server import RadicaleServer, make_calendar
 from tests.calendars.conftest import PASSWORD, USER, ZONE, Notices
 from tools import Tool
+
+_names = itertools.count()
 
 
 async def _zone(user: str) -> ZoneInfo:
@@ -38,9 +40,8 @@ async def _zone(user: str) -> ZoneInfo:
 async def synced(
     radicale: RadicaleServer, tasks: TaskManager, memory: MemoryStore, clock: ManualClock
 ) -> AsyncIterator[Calendars]:
-    url = radicale.calendar_url(USER, "service")
-    async with httpx.AsyncClient(auth=(USER, PASSWORD)) as http:
-        await http.request("MKCALENDAR", url)
+    url = radicale.calendar_url(USER, f"service{next(_names)}")
+    await make_calendar(url, USER, PASSWORD)
     sync = SyncSettings(
         calendar=CaldavSettings(url=url, username=USER, password=PASSWORD),
         user_id=USER,

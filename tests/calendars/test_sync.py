@@ -31,7 +31,7 @@ from calendars import (
 from common import ManualClock
 from memory import MemoryStore
 from tasks import TaskManager, TaskStatus, TaskType, parse_schedule
-from testing.radicale_server import RadicaleServer
+from testing.radicale_server import RadicaleServer, make_calendar
 from tests.calendars.conftest import PASSWORD, USER, ZONE, Notices
 
 _names = itertools.count()
@@ -110,23 +110,22 @@ async def world(
     notices: Notices,
 ) -> AsyncIterator[World]:
     url = radicale.calendar_url(USER, f"cal{next(_names)}")
-    async with httpx.AsyncClient(auth=(USER, PASSWORD)) as http:
-        made = await http.request("MKCALENDAR", url)
-        assert made.status_code == 201, made.text
-        async with CaldavCalendar(
-            CaldavSettings(url=url, username=USER, password=PASSWORD)
-        ) as remote:
-            sync = CalendarSync(
-                remote=remote,
-                tasks=tasks,
-                memory=memory,
-                clock=clock,
-                user_id=USER,
-                chat_id="chat-1",
-                zone=ZONE,
-                notifier=notices,
-            )
-            yield World(sync, url, http, tasks, memory, clock, notices)
+    await make_calendar(url, USER, PASSWORD)
+    async with (
+        httpx.AsyncClient(auth=(USER, PASSWORD)) as http,
+        CaldavCalendar(CaldavSettings(url=url, username=USER, password=PASSWORD)) as remote,
+    ):
+        sync = CalendarSync(
+            remote=remote,
+            tasks=tasks,
+            memory=memory,
+            clock=clock,
+            user_id=USER,
+            chat_id="chat-1",
+            zone=ZONE,
+            notifier=notices,
+        )
+        yield World(sync, url, http, tasks, memory, clock, notices)
 
 
 def rule_of(calendar: Calendar) -> tuple[str, str]:

@@ -8,13 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent import DialogAgent
-from calendars import Calendars
 from common import ManualClock
-from interfaces import ZONE_ASKED, ChatAgent, SlashCommands
+from interfaces import ZONE_ASKED, ChatAgent
 from interfaces.telegram import TelegramInterface, TelegramNotifier
 from testing.botapi_standin import BotApiStandin
 from tests.interfaces.fakes import FakeTime
-from tests.interfaces.world import Script, World, default_script, open_world
+from tests.interfaces.world import (
+    Script,
+    World,
+    calendar_commands,
+    default_script,
+    open_world,
+)
 
 ALICE = 111
 BOB = 222
@@ -65,21 +70,7 @@ async def running_bot(
     async with open_world(path, notifier=notifier, clock=clock, script=script) as world:
         if agent is None and wrap_agent is not None:
             agent = wrap_agent(world.agent)
-        commands = world.commands
-        if calendars:
-            made = Calendars(
-                memory=world.memory,
-                tasks=world.manager,
-                clock=world.clock,
-                zone_of=world.agent.user_zone,
-            )
-            commands = SlashCommands(
-                tasks=world.manager,
-                memory=world.memory,
-                agent=world.agent,
-                clock=world.clock,
-                calendars=made,
-            )
+        commands = calendar_commands(world) if calendars else world.commands
         interface = TelegramInterface(
             token=api.token,
             base_url=api.base_url,

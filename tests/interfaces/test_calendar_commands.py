@@ -8,14 +8,12 @@ import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
-from zoneinfo import ZoneInfo
 
 import pytest
 
-from calendars import Calendars
 from common import GuardedHttp, NetGuard
 from interfaces import Action, ActionKind, CommandReply, SlashCommands
-from tests.interfaces.world import World, open_world
+from tests.interfaces.world import World, calendar_commands, open_world
 
 ALICE = "alice"
 FILES = Path(__file__).parent.parent / "calendars" / "files"
@@ -47,21 +45,7 @@ async def served(tmp_path: Path) -> AsyncIterator[Served]:
     port = server.sockets[0].getsockname()[1]
     http = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]))
     async with open_world(tmp_path) as world:
-        calendars = Calendars(
-            memory=world.memory,
-            tasks=world.manager,
-            clock=world.clock,
-            zone_of=world.agent.user_zone,
-            http=http,
-            public_url="https://assistant.example.org",
-        )
-        commands = SlashCommands(
-            tasks=world.manager,
-            memory=world.memory,
-            agent=world.agent,
-            clock=world.clock,
-            calendars=calendars,
-        )
+        commands = calendar_commands(world, http=http, public_url="https://assistant.example.org")
         await world.memory.set_timezone(ALICE, "Europe/Berlin")
         try:
             yield Served(world, commands, f"http://127.0.0.1:{port}/work.ics")
@@ -160,23 +144,10 @@ async def test_mistakes_are_answered_with_what_works(
 
 async def test_the_terminal_imports_a_file_by_its_path(tmp_path: Path) -> None:
     async with open_world(tmp_path) as world:
-        calendars = Calendars(
-            memory=world.memory, tasks=world.manager, clock=world.clock, zone_of=_berlin
-        )
-        terminal = SlashCommands(
-            tasks=world.manager,
-            memory=world.memory,
-            agent=world.agent,
-            clock=world.clock,
-            calendars=calendars,
-            local_files=True,
-        )
+        await world.memory.set_timezone(ALICE, "Europe/Berlin")
+        terminal = calendar_commands(world, local_files=True)
         reply = await terminal.handle(
             f"/calendar import {FILES / 'outlook.ics'}", user_id=ALICE, chat_id=ALICE
         )
         assert reply is not None and reply.text.startswith("2 reminders will be made:")
         assert "'Month-end close': RRULE 'FREQ=MONTHLY;BYMONTHDAY=31'" in reply.text
-
-
-async def _berlin(user: str) -> ZoneInfo:
-    return ZoneInfo("Europe/Berlin")

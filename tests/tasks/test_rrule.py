@@ -19,11 +19,11 @@ from tasks import (
     OnceSchedule,
     Recurrence,
     RuleError,
-    Schedule,
     parse_schedule,
     recurrence_of,
     schedule_of,
 )
+from testing.schedules import fires_between
 
 ZONES = [ZoneInfo("America/New_York"), ZoneInfo("Europe/Berlin"), ZoneInfo("Australia/Sydney")]
 NOW = datetime(2026, 3, 1, 10, 0)
@@ -77,16 +77,6 @@ PHRASES = [
 ]
 
 
-def fires(schedule: Schedule, after: datetime, until: datetime) -> list[datetime]:
-    """Our own fires after ``after`` up to ``until``, in UTC."""
-    found: list[datetime] = []
-    at = after
-    while (fire := schedule.next_after(at)) is not None and fire <= until:
-        found.append(fire)
-        at = fire
-    return found
-
-
 def expanded(recurrence: Recurrence, after: datetime, until: datetime) -> list[datetime]:
     """dateutil's instances of the recurrence after ``after`` up to ``until``, in UTC."""
     instances = rruleset()
@@ -97,24 +87,25 @@ def expanded(recurrence: Recurrence, after: datetime, until: datetime) -> list[d
         instances.rdate(moment)
     for moment in recurrence.exdates:
         instances.exdate(moment)
-    return [i.astimezone(UTC) for i in instances.between(after, until, inc=True) if i > after]
+    # As fires_between: after ``after``, before ``until``.
+    return [i.astimezone(UTC) for i in instances.between(after, until) if i > after]
 
 
 @pytest.mark.parametrize("zone", ZONES, ids=lambda z: z.key)
 @pytest.mark.parametrize("phrase", PHRASES)
-def test_every_recurrence_expands_to_exactly_the_schedules_fires(
+def test_every_recurrence_expands_to_exactly_the_schedules_fires_between(
     zone: ZoneInfo, phrase: str
 ) -> None:
     now = NOW.replace(tzinfo=zone).astimezone(UTC)
     schedule = parse_schedule(phrase, now=now, tz=zone)
     recurrence = recurrence_of(schedule, after=now, horizon=now + 2 * YEAR)
     assert recurrence is not None
-    assert expanded(recurrence, now, now + YEAR) == fires(schedule, now, now + YEAR)
+    assert expanded(recurrence, now, now + YEAR) == fires_between(schedule, now, now + YEAR)
 
 
 @pytest.mark.parametrize("zone", ZONES, ids=lambda z: z.key)
 @pytest.mark.parametrize("phrase", PHRASES)
-def test_a_recurrence_reads_back_into_a_schedule_with_the_same_fires(
+def test_a_recurrence_reads_back_into_a_schedule_with_the_same_fires_between(
     zone: ZoneInfo, phrase: str
 ) -> None:
     now = NOW.replace(tzinfo=zone).astimezone(UTC)
@@ -126,7 +117,7 @@ def test_a_recurrence_reads_back_into_a_schedule_with_the_same_fires(
             schedule_of(recurrence, now=now, zone=zone)
         return
     back = schedule_of(recurrence, now=now, zone=zone)
-    assert fires(back, now, now + 2 * YEAR) == fires(schedule, now, now + 2 * YEAR)
+    assert fires_between(back, now, now + 2 * YEAR) == fires_between(schedule, now, now + 2 * YEAR)
     said = isinstance(schedule, BoundedSchedule) and (schedule.skips.repeats or schedule.start)
     if not said:  # what RFC 5545 has no words for: days left out every year, a start
         assert back.describe() == schedule.describe()
@@ -247,7 +238,7 @@ def test_rules_calendar_apps_write_read_as_schedules_with_their_instances(
     assert schedule.describe() == words
     recurrence = Recurrence(start=dtstart, rule=rule)
     until = now + 2 * YEAR
-    assert fires(schedule, now, until) == expanded(recurrence, now, until)
+    assert fires_between(schedule, now, until) == expanded(recurrence, now, until)
 
 
 @pytest.mark.parametrize(
@@ -285,7 +276,7 @@ def test_an_until_that_is_a_date_ends_with_that_local_day() -> None:
     recurrence = Recurrence(start=dtstart, rule="FREQ=WEEKLY;BYDAY=FR;UNTIL=20260320")
     schedule = schedule_of(recurrence, now=dtstart - timedelta(minutes=1))
     assert schedule.describe() == "every Friday at 17:00, until Fri 2026-03-20 (America/New_York)"
-    assert fires(schedule, dtstart - timedelta(minutes=1), dtstart + YEAR) == [
+    assert fires_between(schedule, dtstart - timedelta(minutes=1), dtstart + YEAR) == [
         datetime(2026, 3, day, 17, tzinfo=zone) for day in (6, 13, 20)
     ]
 
@@ -332,7 +323,7 @@ def test_exdates_leave_out_their_days_and_count_among_count_as_rfc_5545_says() -
         "every day at 09:00, except Wed 2026-03-11, 4 times, until 2026-03-14 09:00 (Europe/Berlin)"
     )
     now = start - timedelta(days=1)
-    assert fires(schedule, now, now + YEAR) == expanded(recurrence, now, now + YEAR)
+    assert fires_between(schedule, now, now + YEAR) == expanded(recurrence, now, now + YEAR)
 
 
 @pytest.mark.parametrize(
@@ -383,7 +374,7 @@ def test_an_alarm_before_its_event_moves_the_schedule_by_its_offset(
     alarms = [
         instance + shift for instance in expanded(recurrence, now - 2 * abs(shift), now + YEAR)
     ]
-    assert fires(schedule, now, now + YEAR - timedelta(days=2)) == [
+    assert fires_between(schedule, now, now + YEAR - timedelta(days=2)) == [
         a for a in alarms if now < a <= now + YEAR - timedelta(days=2)
     ]
 

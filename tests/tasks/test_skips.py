@@ -12,8 +12,6 @@ from tasks import (
     BoundedSchedule,
     CronSchedule,
     CycleSchedule,
-    Delivery,
-    DeliveryStatus,
     MemoryTaskStore,
     ScheduleError,
     Skips,
@@ -23,6 +21,7 @@ from tasks import (
     parse_schedule,
     schedule_from_json,
 )
+from tests.tasks.conftest import RecordingNotifier
 
 NEW_YORK = ZoneInfo("America/New_York")
 
@@ -130,7 +129,7 @@ def test_old_bounded_schedules_without_days_left_out_still_read() -> None:
 
 async def test_the_scheduler_fires_around_the_days_left_out_and_the_ledger_says_so() -> None:
     clock = ManualClock(datetime(2026, 12, 23, 10, tzinfo=NEW_YORK))
-    notices = _Deliveries()
+    notices = RecordingNotifier()
     manager = TaskManager(store=MemoryTaskStore(), notifier=notices, clock=clock)
     await manager.start(timer=False)
     try:
@@ -152,12 +151,3 @@ async def test_the_scheduler_fires_around_the_days_left_out_and_the_ledger_says_
         assert moved.next_run == datetime(2026, 12, 27, 9, tzinfo=NEW_YORK)
     finally:
         await manager.stop()
-
-
-class _Deliveries:
-    def __init__(self) -> None:
-        self.deliveries: list[Delivery] = []
-
-    async def deliver(self, delivery: Delivery) -> DeliveryStatus:
-        self.deliveries.append(delivery)
-        return DeliveryStatus.DELIVERED
