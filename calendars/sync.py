@@ -185,7 +185,8 @@ class CalendarSync:
                 if made is not None:
                     kept.append(made)
                     linked_tasks.add(made.task_id)
-        for task in live.values():
+        # Read again: this pass may have cancelled tasks here (deleted or renamed there).
+        for task in await self._tasks.list_tasks(self._user):
             if task.id not in linked_tasks and _synced_kind(task):
                 made = await self._to_there(task, report)
                 if made is not None:

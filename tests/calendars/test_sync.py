@@ -189,6 +189,25 @@ async def test_an_event_made_moved_and_deleted_there_does_the_same_here(world: W
     assert report.deleted_here == [f"'Dentist' ({task.id})"]
     gone = await world.tasks.get_task(task.id, USER)
     assert gone.status is TaskStatus.CANCELLED
+    assert (await world.get(task_uid(task.id)))[0] is None  # not put back by the same pass
+    assert (await world.sync.run()).lines() == []
+
+
+async def test_an_event_renamed_there_is_a_new_reminder_here_and_only_that_is_there(
+    world: World,
+) -> None:
+    await world.put("dentist", event("dentist-2", "Dentist", "20261105T090000"))
+    await world.sync.run()
+    (old,) = await world.tasks.list_tasks(USER)
+    await world.put("dentist", event("dentist-2", "Dentist (Dr Lee)", "20261105T090000"))
+    report = await world.sync.run()
+    (new,) = await world.tasks.list_tasks(USER)
+    assert new.id != old.id and new.description == "Dentist (Dr Lee)"
+    assert report.changed_here == [f"'Dentist (Dr Lee)' ({new.id})"]
+    assert report.made_there == [] and report.deleted_there == []
+    assert (await world.tasks.get_task(old.id, USER)).status is TaskStatus.CANCELLED
+    assert (await world.get(task_uid(old.id)))[0] is None  # the ended one is not pushed
+    assert (await world.sync.run()).lines() == []
 
 
 async def test_a_repeating_event_there_keeps_its_rule_zone_and_exceptions_here(
