@@ -7,7 +7,9 @@ kinds of schedules, from a one-time reminder to "every weekday at 9 except holid
 
 - the feed: ``Calendars.export`` of all of them (what ``GET /calendar/<token>.ics`` answers),
   the median of 5 runs and its size;
-- the import: that file read and planned back (``Calendars.plan``), the median of 5;
+- the import: that file read and planned back (``Calendars.plan``), the median of 5; and a
+  file as Outlook writes one (``--outlook N`` meetings on days and half hours over a year, in
+  its Windows zone whose rules start in 1601), planned once;
 - the CalDAV sync against Radicale on 127.0.0.1 (``testing.radicale_server``), for the first
   ``--synced`` of them: the first pass (every reminder written to the server, one PUT each),
   then a pass with nothing to do, then a pass after one reminder moved here and one event
@@ -23,7 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -60,6 +62,41 @@ KINDS = (
     "every month on the 31st at 20:00",
 )
 USER, PASSWORD = "bench", "bench-calendar-password"
+OUTLOOK_ZONE = """BEGIN:VTIMEZONE
+TZID:W. Europe Standard Time
+BEGIN:STANDARD
+DTSTART:16010101T030000
+TZOFFSETFROM:+0200
+TZOFFSETTO:+0100
+RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=10
+END:STANDARD
+BEGIN:DAYLIGHT
+DTSTART:16010101T020000
+TZOFFSETFROM:+0100
+TZOFFSETTO:+0200
+RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=3
+END:DAYLIGHT
+END:VTIMEZONE
+"""
+
+
+def outlook_file(count: int) -> bytes:
+    """``count`` meetings over the year from ``NOW``, each with a 15-minute alarm."""
+    events = []
+    for number in range(count):
+        day = NOW.astimezone(ZONE) + timedelta(days=number * 7 % 365)
+        start = day.replace(hour=8 + number % 10, minute=30 * (number % 2))
+        events.append(
+            "BEGIN:VEVENT\n"
+            f"UID:bench-{number}\nSUMMARY:Meeting {number}\nDTSTAMP:20261101T120000Z\n"
+            f"DTSTART;TZID=W. Europe Standard Time:{start:%Y%m%dT%H%M%S}\n"
+            "BEGIN:VALARM\nACTION:DISPLAY\nDESCRIPTION:Reminder\nTRIGGER:-PT15M\n"
+            "END:VALARM\nEND:VEVENT\n"
+        )
+    text = "BEGIN:VCALENDAR\nVERSION:2.0\nPRODID:Microsoft Exchange Server 2010\n"
+    return (
+        (text + OUTLOOK_ZONE + "".join(events) + "END:VCALENDAR\n").replace("\n", "\r\n").encode()
+    )
 
 
 class _Quiet:
@@ -78,7 +115,7 @@ async def _median(run: Callable[[], Awaitable[object]], rounds: int = 5) -> floa
     return statistics.median(times)
 
 
-async def measure(folder: Path, count: int, synced: int) -> list[str]:
+async def measure(folder: Path, count: int, synced: int, outlook: int) -> list[str]:
     """The figures, as lines."""
     clock = ManualClock(NOW)
     lines: list[str] = []
@@ -107,6 +144,13 @@ async def measure(folder: Path, count: int, synced: int) -> list[str]:
             lines.append(f"feed of {count} tasks ({len(feed) / 1000:.0f} kB)  {made * 1000:.0f} ms")
             planned = await _median(lambda: calendars.plan("other", feed))
             lines.append(f"import of that file, planned  {planned * 1000:.0f} ms")
+            meetings = outlook_file(outlook)
+            started = time.perf_counter()
+            plan = await calendars.plan("other", meetings)
+            lines.append(
+                f"an Outlook file of {outlook} meetings ({len(meetings) / 1000:.0f} kB), "
+                f"planned ({len(plan.items)} reminders)  {time.perf_counter() - started:.2f} s"
+            )
             for task in (await tasks.list_tasks(USER))[synced:]:
                 await tasks.pause(task.id, USER)  # a paused reminder gets no new event
             lines += await _sync(folder, memory, tasks, clock, zone_of, synced)
@@ -162,9 +206,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench.calendar", description=__doc__)
     parser.add_argument("--tasks", type=int, default=500, help="the user's tasks (default 500)")
     parser.add_argument("--synced", type=int, default=100, help="those synced (default 100)")
+    parser.add_argument(
+        "--outlook", type=int, default=1000, help="meetings in the Outlook file (default 1000)"
+    )
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        for line in asyncio.run(measure(Path(tmp), args.tasks, min(args.synced, args.tasks))):
+        figures = measure(Path(tmp), args.tasks, min(args.synced, args.tasks), args.outlook)
+        for line in asyncio.run(figures):
             print(line)
     return 0
 

@@ -4,8 +4,9 @@
 start, rule, EXDATEs and RDATEs, alarms, and whether it moves one instance of a series
 (RECURRENCE-ID). Times keep the zone the file gives them: an IANA TZID (Google, Apple,
 Thunderbird), a Windows zone name with the file's own VTIMEZONE (Outlook, Exchange), read
-as its IANA zone only when the two agree on every offset for the next two years, UTC, or no
-zone at all (floating: the user's ``zone``). Google's ``X-WR-TIMEZONE`` is applied first.
+as its IANA zone only when the two agree on every offset for two years from the time (or from
+``now``, when given and later: a series begun in 1965 is read by the zone's rules of today),
+UTC, or no zone at all (floating: the user's ``zone``). Google's ``X-WR-TIMEZONE`` is applied first.
 A value this module cannot use is kept as the event's ``problem``, named; the importer says
 it. ``icalendar`` is imported when a file is read.
 """
@@ -13,7 +14,7 @@ it. ``icalendar`` is imported when a file is read.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,12 +99,20 @@ def read_path(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> bytes:
         raise IcsError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def read_file(data: bytes, *, zone: ZoneInfo, max_bytes: int = MAX_FILE_BYTES) -> list[FileEvent]:
+def read_file(
+    data: bytes,
+    *,
+    zone: ZoneInfo,
+    now: datetime | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> list[FileEvent]:
     """The events and to-dos of an iCalendar file.
 
     Args:
         data: The file.
         zone: The user's zone: where floating times and all-day events are.
+        now: From when a file's own zone must agree with its IANA zone (by default from
+            each time itself).
         max_bytes: The largest file read.
 
     Raises:
@@ -120,7 +129,7 @@ def read_file(data: bytes, *, zone: ZoneInfo, max_bytes: int = MAX_FILE_BYTES) -
         raise IcsError(
             f"the calendar file holds {len(components)} events; at most {MAX_EVENTS} are read"
         )
-    zones = _Zones(user=zone, defined=_defined_zones(calendar))
+    zones = _Zones(user=zone, defined=_defined_zones(calendar, now), since=now)
     return [_event(component, zones) for component in components]
 
 
@@ -292,27 +301,69 @@ def _aware(value: datetime, params: Any, zone: _Zones) -> datetime:
         return value.replace(tzinfo=zone.user)
     if isinstance(given, ZoneInfo):
         return value
-    if value.utcoffset() == timedelta(0) and _is_utc(given):
-        return value.replace(tzinfo=UTC)
     # The file's own definition, read afresh: the library keeps the first one it saw of
     # each TZID, which another file may have given.
-    iana = _iana_zone(tzid, zone.defined.get(tzid, given), around=value)
+    own = zone.defined.get(tzid, given)
+    if _is_utc(own):
+        return value.replace(tzinfo=UTC)
+    iana = _iana_zone(tzid)
+    zone.check(tzid, own, iana, value.replace(tzinfo=None))
     return value.replace(tzinfo=iana)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class _Zones:
-    """The user's zone (floating times, all-day events) and the zones the file defines."""
+    """The user's zone (floating times, all-day events), the zones the file defines, and
+    what is known of their agreement with IANA zones (a file's zone may be slow to ask:
+    Outlook's rules start in 1601)."""
 
     user: ZoneInfo
     defined: dict[str, tzinfo]
+    since: datetime | None = None
+    _refused: dict[tuple[str, datetime], str] = field(default_factory=dict)
+    _agreed: dict[tuple[str, time], tuple[date, date]] = field(default_factory=dict)
+
+    def check(self, tzid: str, defined: tzinfo, found: ZoneInfo, wall: datetime) -> None:
+        """That ``defined`` and ``found`` agree on the offset of every day for two years
+        from ``wall`` (or from ``since``, when later), at its time of day.
+
+        Raises:
+            _Unusable: naming the first day they differ.
+        """
+        if self.since is not None:
+            today = self.since.astimezone(found).date()
+            if today > wall.date():
+                wall = datetime.combine(today, wall.time())
+        if (tzid, wall) in self._refused:
+            raise _Unusable(self._refused[tzid, wall])
+        first, last = wall.date(), wall.date() + timedelta(days=_CHECKED_DAYS - 1)
+        known = self._agreed.get((tzid, wall.time()))
+        low, high = known if known else (last, first)  # nothing known: an empty span
+        day = first
+        while day <= last:
+            if low <= day <= high:
+                day = high + timedelta(days=1)
+                continue
+            moment = datetime.combine(day, wall.time())
+            if defined.utcoffset(moment) != found.utcoffset(moment):
+                self._refused[tzid, wall] = (
+                    f"the file's time zone TZID={tzid!r} and the IANA zone {found.key} "
+                    f"differ on {day.isoformat()}; export the calendar with IANA zone names"
+                )
+                raise _Unusable(self._refused[tzid, wall])
+            day += timedelta(days=1)
+        if known and first <= high + timedelta(days=1) and low <= last + timedelta(days=1):
+            first, last = min(first, low), max(last, high)
+        self._agreed[tzid, wall.time()] = (first, last)
 
 
-def _defined_zones(calendar: Component) -> dict[str, tzinfo]:
-    """Each VTIMEZONE of the file as a time zone made from it alone."""
+def _defined_zones(calendar: Component, since: datetime | None = None) -> dict[str, tzinfo]:
+    """Each VTIMEZONE of the file as a time zone made from it alone; with ``since``, its
+    rules begin the year before (each offset is found by walking a rule from its start,
+    and Outlook starts them in 1601)."""
     defined: dict[str, tzinfo] = {}
     for component in calendar.walk("VTIMEZONE"):
-        made: Any = component
+        made: Any = component if since is None else _rules_from(component, since.year - 1)
         try:
             defined[str(component.get("TZID", ""))] = made.to_tz(lookup_tzid=False)
         except (ValueError, KeyError, IndexError, TypeError) as exc:
@@ -323,6 +374,34 @@ def _defined_zones(calendar: Component) -> dict[str, tzinfo]:
     return defined
 
 
+def _rules_from(component: Component, year: int) -> Component:
+    """A copy of a VTIMEZONE whose STANDARD and DAYLIGHT rules that began before ``year``
+    begin at their first change in it (the same offsets from then on)."""
+    from copy import deepcopy
+
+    from dateutil.rrule import rrulestr
+
+    floor = datetime(year, 1, 1)
+    copied: Any = deepcopy(component)
+    for part in copied.subcomponents:
+        start: Any = part.get("DTSTART")
+        rule: Any = part.get("RRULE")
+        if start is None or rule is None or "COUNT" in rule or not isinstance(start.dt, datetime):
+            continue
+        begun = start.dt.replace(tzinfo=None)
+        if begun >= floor:
+            continue
+        try:
+            first = rrulestr(rule.to_ical().decode(), dtstart=begun).after(floor, inc=True)
+        except (ValueError, TypeError):
+            continue  # read as written (slowly), or refused by to_tz
+        if first is not None:
+            part.pop("DTSTART")
+            part.add("DTSTART", first)
+    made: Component = copied
+    return made
+
+
 def _is_utc(given: tzinfo) -> bool:
     probe = datetime(2026, 1, 1)
     return all(
@@ -330,16 +409,12 @@ def _is_utc(given: tzinfo) -> bool:
     )
 
 
-def _iana_zone(
-    tzid: str, defined: tzinfo | None = None, *, around: datetime | None = None
-) -> ZoneInfo:
+def _iana_zone(tzid: str) -> ZoneInfo:
     """The IANA zone a TZID names: an IANA name, a Windows zone name (Outlook, Exchange), or
-    an old path-like name ("/freeassociation.sourceforge.net/Europe/Berlin"). When the file
-    defines the zone (``defined``), the two must agree on the offset of every day for the
-    next two years from ``around``, at its time of day.
+    an old path-like name ("/freeassociation.sourceforge.net/Europe/Berlin").
 
     Raises:
-        _Unusable: naming the TZID when no IANA zone is known for it, or they disagree.
+        _Unusable: naming the TZID when no IANA zone is known for it.
     """
     from icalendar.timezone.windows_to_olson import WINDOWS_TO_OLSON
 
@@ -358,15 +433,6 @@ def _iana_zone(
             f"the time zone TZID={tzid!r} is not one the IANA database or Windows names; "
             "export the calendar with its zone's IANA name (e.g. Europe/Berlin)"
         )
-    if defined is not None and around is not None:
-        wall = around.replace(tzinfo=None)
-        for days in range(_CHECKED_DAYS):
-            moment = wall + timedelta(days=days)
-            if defined.utcoffset(moment) != found.utcoffset(moment):
-                raise _Unusable(
-                    f"the file's time zone TZID={tzid!r} and the IANA zone {found.key} differ "
-                    f"on {moment.date().isoformat()}; export the calendar with IANA zone names"
-                )
     return found
 
 

@@ -128,6 +128,14 @@ class CaldavCalendar(AsyncLifecycle):
             password=settings.password or None,
             timeout=int(settings.timeout),
         )
+        # An event is created under its own UID with If-None-Match: *, so the server refuses
+        # to overwrite in the same request. Unless told that the server also refuses a UID
+        # held under another name (CALDAV:no-uid-conflict), the library first searches the
+        # whole calendar for the UID: one REPORT per event, so a first sync's time grew with
+        # the square of the reminders. A sync pass reads every event first and links any of
+        # ours it finds under any name; the search could only find what that read found.
+        if client.features is not None:
+            client.features.set_feature("save.no-uid-conflict", True)  # type: ignore[no-untyped-call]
         self._client = client
         self._calendar = await self._guarded(self._find(client))
 

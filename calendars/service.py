@@ -179,7 +179,7 @@ class Calendars(AsyncLifecycle):
             IcsError: when the file cannot be read.
         """
         zone = await self._zone_of(user_id)
-        events = read_file(data, zone=zone, max_bytes=self.max_file_bytes)
+        events = read_file(data, zone=zone, now=self._clock.now(), max_bytes=self.max_file_bytes)
         existing = await self._tasks.list_tasks(user_id)
         return plan_import(events, now=self._clock.now(), zone=zone, existing=existing)
 
@@ -220,7 +220,7 @@ class Calendars(AsyncLifecycle):
             return source
         try:
             data = await self.read_address(source.url)
-            read_file(data, zone=ZoneInfo("UTC"), max_bytes=self.max_file_bytes)
+            read_file(data, zone=ZoneInfo("UTC"), now=now, max_bytes=self.max_file_bytes)
         except CalendarError as error:
             kept = replace(source, error=str(error))
         else:
@@ -249,7 +249,12 @@ class Calendars(AsyncLifecycle):
                 "unsubscribe from one first"
             )
         data = await self.read_address(address)
-        read_file(data, zone=await self._zone_of(user_id), max_bytes=self.max_file_bytes)
+        read_file(
+            data,
+            zone=await self._zone_of(user_id),
+            now=self._clock.now(),
+            max_bytes=self.max_file_bytes,
+        )
         source = CalendarSource(
             user_id=user_id,
             name=label,

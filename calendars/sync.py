@@ -201,7 +201,7 @@ class CalendarSync:
         found: dict[str, _Remote] = {}
         for event in stored:
             try:
-                parts = read_file(event.data, zone=self._zone)
+                parts = read_file(event.data, zone=self._zone, now=self._clock.now())
             except IcsError as exc:  # a broken object on the server is one event, not the sync
                 logger.warning("calendar object %s cannot be read: %s", event.href, exc)
                 continue
@@ -435,7 +435,8 @@ class CalendarSync:
         master: FileEvent | None = None,
     ) -> CalendarLink:
         if master is None:
-            masters = [e for e in read_file(data, zone=self._zone) if e.recurrence_id is None]
+            read = read_file(data, zone=self._zone, now=self._clock.now())
+            masters = [e for e in read if e.recurrence_id is None]
             master = masters[0]
         return CalendarLink(
             user_id=self._user,

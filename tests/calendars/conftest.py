@@ -27,6 +27,17 @@ Notices = RecordingNotifier
 """A notifier that keeps what it was given."""
 
 
+@pytest.fixture(autouse=True)
+def _time_zones_of_no_earlier_file() -> None:
+    """``icalendar`` keeps, for the process, the first VTIMEZONE it reads of each TZID no
+    zone database knows (Outlook's Windows names): a test's file must not give later tests'
+    files its zones (``calendars.reading`` reads each file's own; the tests' expansions with
+    ``recurring-ical-events`` go through that cache)."""
+    import icalendar
+
+    icalendar.use_zoneinfo()  # type: ignore[no-untyped-call]  # the default, its cache emptied
+
+
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock(NOW)

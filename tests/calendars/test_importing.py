@@ -50,7 +50,7 @@ YEAR = timedelta(days=365)
 
 def plan_of(name: str, zone: ZoneInfo = ZONE) -> tuple[bytes, ImportPlan]:
     data = (FILES / name).read_bytes()
-    return data, plan_import(read_file(data, zone=zone), now=NOW, zone=zone)
+    return data, plan_import(read_file(data, zone=zone, now=NOW), now=NOW, zone=zone)
 
 
 def alarm_times(data: bytes, zone: ZoneInfo, until: datetime) -> dict[str, list[datetime]]:
@@ -149,9 +149,34 @@ def test_a_windows_zone_whose_rules_differ_from_iana_is_refused_by_name() -> Non
     text = (FILES / "outlook.ics").read_text()
     # Daylight saving time starting a week late: not Europe/Berlin's rules.
     wrong = text.replace("BYDAY=-1SU;BYMONTH=3", "BYDAY=1SU;BYMONTH=4")
-    plan = plan_import(read_file(wrong.encode(), zone=ZONE), now=NOW, zone=ZONE)
+    plan = plan_import(read_file(wrong.encode(), zone=ZONE, now=NOW), now=NOW, zone=ZONE)
     assert all("W. Europe Standard Time" in r.reason for r in plan.refused[:2]), plan.refused
-    assert "differ on" in plan.refused[0].reason
+    assert "differ on 2027-03-28" in plan.refused[0].reason
+    # Each event of that zone, however many and whatever their days: what is known of a
+    # zone (read once for a file) is not taken for more than was compared.
+    head, rest = wrong.split("BEGIN:VEVENT", 1)
+    timesheets = "BEGIN:VEVENT" + rest.split("END:VEVENT", 1)[0] + "END:VEVENT\r\n"
+    copies = [
+        timesheets.replace("UID:", f"UID:{n}-").replace("20261130T1", f"2026{12 - n % 2}0{n}T1")
+        for n in range(1, 10)
+    ]
+    events = read_file((head + "".join(copies) + "END:VCALENDAR\r\n").encode(), zone=ZONE)
+    assert len(events) == 9 and all("differ on 2027-03-28" in (e.problem or "") for e in events)
+
+
+def test_a_windows_zone_is_checked_from_today_so_a_series_begun_long_ago_is_read() -> None:
+    # Outlook writes today's rules for every year since 1601; New York's clocks were set
+    # otherwise in 1966, so the zone is compared with IANA's from now on, where it matters.
+    text = (FILES / "outlook.ics").read_text()
+    old = text.replace(
+        "DTSTART;TZID=Eastern Standard Time:20261126T110000",
+        "DTSTART;TZID=Eastern Standard Time:19651125T110000",
+    ).encode()
+    plan = plan_import(read_file(old, zone=ZONE, now=NOW), now=NOW, zone=ZONE)
+    assert "Call the family: every year on Thanksgiving at 11:00 (America/New_York)" in said(plan)
+    check_against_the_alarms(old, plan)
+    (family,) = [e for e in read_file(old, zone=ZONE) if e.summary == "Call the family"]
+    assert family.problem is not None and "differ on 1966-" in family.problem  # from 1965 on
 
 
 def test_an_unknown_zone_is_refused_by_name() -> None:

@@ -23,6 +23,7 @@ from calendars import (
     CaldavSettings,
     CalendarError,
     CalendarSync,
+    RemoteChanged,
     SyncError,
     day_span,
     events_between,
@@ -317,6 +318,22 @@ async def test_a_cancel_here_and_a_change_there_is_a_conflict_settled_here(world
     assert (await world.get(uid))[0] is None
     with pytest.raises(CalendarError, match="no calendar conflict"):
         await world.sync.resolve(uid, "here")
+
+
+async def test_a_new_event_never_overwrites_one_there_by_name_or_by_uid(world: World) -> None:
+    await world.put("taken", event("taken", "Theirs", "20261105T090000"))
+    await world.put("elsewhere", event("moved-uid", "Theirs too", "20261105T090000"))
+    settings = CaldavSettings(url=world.calendar_url, username=USER, password=PASSWORD)
+    async with CaldavCalendar(settings) as remote:
+        for name, uid in (("taken", "taken"), ("moved-uid", "moved-uid")):
+            with pytest.raises(RemoteChanged):
+                await remote.create(name, event(uid, "Ours", "20261106T090000").encode())
+        made = await remote.create("new-one", event("new-one", "Ours", "20261106T090000").encode())
+        assert made.etag and made.href.endswith("/new-one.ics")
+    for name, summary in (("taken", "Theirs"), ("elsewhere", "Theirs too")):
+        there, _ = await world.get(name)
+        assert there is not None
+        assert str(there.walk("VEVENT")[0]["SUMMARY"]) == summary  # left as it was
 
 
 async def test_a_server_that_refuses_the_login_is_a_sync_error_naming_the_setting(
