@@ -41,7 +41,7 @@ from tasks import (
     TaskType,
     parse_schedule,
 )
-from testing.schedules import fires_between
+from testing.schedules import ICALENDAR_PHRASES, fires_between
 from tests.calendars.conftest import NOW, ZONE
 
 FILES = Path(__file__).parent / "files"
@@ -219,34 +219,7 @@ def test_files_that_are_no_calendars_say_so() -> None:
 
 # -- the round trip --------------------------------------------------------------------------
 
-PHRASES = [
-    "tomorrow at 9am",
-    "every other friday",
-    "every last weekday of the month",
-    "every day at 9am until december 20",
-    "every friday except holidays",
-    "every weekday at 9 except holidays",
-    "every day at 9 for 10 times",
-    "every 15 minutes",
-    "every monday and thursday at 6",
-    "every other week on monday and thursday at 7:30",
-    "every day at 9 and 18:30",
-    "every 3 days at 8am",
-    "every month on the 31st",
-    "the last day of every month",
-    "the second tuesday of every month",
-    "every last friday of the month",
-    "every 3 months on the 2nd tuesday",
-    "every year on feb 29",
-    "every thanksgiving",
-    "every easter at 10",
-    "every day at 2:30am",
-    "0 9 1 * 1",
-    "every day at 8 for 3 times except christmas",
-    "every monday except tomorrow",
-    "every day at 9 starting next week",
-    "every weekday at 9 except holidays until march 20",
-]
+PHRASES = ["tomorrow at 9am", *ICALENDAR_PHRASES]
 
 
 def _task(number: int, phrase: str, zone: ZoneInfo) -> Task:

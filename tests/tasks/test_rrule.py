@@ -23,58 +23,12 @@ from tasks import (
     recurrence_of,
     schedule_of,
 )
-from testing.schedules import fires_between
+from testing.schedules import ICALENDAR_PHRASES, fires_between
 
 ZONES = [ZoneInfo("America/New_York"), ZoneInfo("Europe/Berlin"), ZoneInfo("Australia/Sydney")]
 NOW = datetime(2026, 3, 1, 10, 0)
 """Local; a year from it holds both changes of the clocks in each zone."""
 YEAR = timedelta(days=366)
-
-PHRASES = [
-    "every other friday",
-    "every last weekday of the month",
-    "every day at 9am until december 20",
-    "every friday except holidays",
-    "every weekday at 9 except holidays",
-    "every day at 9 for 10 times",
-    "every 15 minutes",
-    "every 2 hours",
-    "every weekday at 9",
-    "every monday and thursday at 6",
-    "every other week on monday and thursday at 7:30",
-    "every day at 9 and 18:30",
-    "every other week on monday and friday at 9 and 18:30",
-    "every 3 days at 8am",
-    "every month on the 31st",
-    "every month on the 15th at 10",
-    "the last day of every month",
-    "the second tuesday of every month",
-    "every last friday of the month",
-    "every 3 months on the 2nd tuesday",
-    "every year on march 3",
-    "every year on feb 29",
-    "every thanksgiving",
-    "every black friday",
-    "every easter at 10",
-    "every christmas",
-    "every day at 2:30am",
-    "every sunday at 2:30am",
-    "every hour between 9 and 5",
-    "every 30 minutes during work hours",
-    "0 9 1 * 1",
-    "0 9 * * 1#2",
-    "15 8 * 1,7 1-5",
-    "every day at 8 for 3 times except christmas",
-    "every day at 9 except december 25",
-    "every monday except tomorrow",
-    "every other friday at 5pm except holidays",
-    "every day at 9 starting next week",
-    "every sunday at 9 for 2 weeks",
-    "every 10 minutes for 3 times",
-    "every 2 years on june 5",
-    "every quarter",
-    "every weekday at 9 except holidays until march 20",
-]
 
 
 def expanded(recurrence: Recurrence, after: datetime, until: datetime) -> list[datetime]:
@@ -92,7 +46,7 @@ def expanded(recurrence: Recurrence, after: datetime, until: datetime) -> list[d
 
 
 @pytest.mark.parametrize("zone", ZONES, ids=lambda z: z.key)
-@pytest.mark.parametrize("phrase", PHRASES)
+@pytest.mark.parametrize("phrase", ICALENDAR_PHRASES)
 def test_every_recurrence_expands_to_exactly_the_schedules_fires_between(
     zone: ZoneInfo, phrase: str
 ) -> None:
@@ -104,7 +58,7 @@ def test_every_recurrence_expands_to_exactly_the_schedules_fires_between(
 
 
 @pytest.mark.parametrize("zone", ZONES, ids=lambda z: z.key)
-@pytest.mark.parametrize("phrase", PHRASES)
+@pytest.mark.parametrize("phrase", ICALENDAR_PHRASES)
 def test_a_recurrence_reads_back_into_a_schedule_with_the_same_fires_between(
     zone: ZoneInfo, phrase: str
 ) -> None:
