@@ -6,11 +6,13 @@ Interfaces receive the finished objects; nothing else constructs collaborators.
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from collections.abc import AsyncIterator, Collection
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 from agent import DEFAULT_BASE_PROMPT, DialogAgent, EventCallback
 from agent.llm import LazyModel, LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
@@ -27,8 +29,9 @@ from assistant.builtin import (
 from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
 from assistant.secrets import EnvironmentSecrets
+from calendars import CaldavSettings, Calendars, SyncSettings
 from common import Clock, SystemClock, install_log_redaction
-from interfaces import ChatRecorder, LoggingNotifier
+from interfaces import ChatRecorder, LoggingNotifier, home_chat
 from memory import MemoryStore
 from tasks import (
     ChatScope,
@@ -72,6 +75,9 @@ class App:
     mcp: McpServers
     """The MCP servers of ``ASSISTANT_MCP_CONFIG`` (none when it is absent, or when the app
     was opened without them): ``statuses()`` and ``tools_by_server()`` say what they offer."""
+    calendars: Calendars
+    """The feeds, calendar files, the calendars read for the days and the CalDAV sync (its
+    passes run while the scheduler does)."""
 
 
 class _LateAgent:
@@ -89,6 +95,12 @@ class _LateAgent:
         return await self.agent.run_task(
             prompt, owner_id=owner_id, chat_id=chat_id, material=material
         )
+
+    async def user_zone(self, user_id: str) -> ZoneInfo:
+        """The user's zone, as the agent knows it."""
+        if self.agent is None:
+            raise TaskError("the agent is not ready yet (the assistant is still starting)")
+        return await self.agent.user_zone(user_id)
 
 
 class _OfflinePrompts:
@@ -156,6 +168,36 @@ def _mcp_servers(
         startup=startup,
         wait=wait,
         stderr_dir=settings.data_dir / "mcp",
+    )
+
+
+def caldav_sync(settings: Settings) -> SyncSettings | None:
+    """The CalDAV sync of the settings (``ASSISTANT_CALDAV_*``), or ``None`` without a URL.
+
+    Raises:
+        ConfigError: when it is configured but the ``caldav`` library is not installed.
+    """
+    if settings.caldav_url is None:
+        return None
+    if importlib.util.find_spec("caldav") is None:
+        raise ConfigError(
+            "ASSISTANT_CALDAV_URL is set, but the CalDAV library is not installed: "
+            "pip install 'assistant[caldav]' (./scripts/run installs it when the variable is "
+            "set), or unset ASSISTANT_CALDAV_URL"
+        )
+    password = settings.caldav_password.get_secret_value() if settings.caldav_password else ""
+    user = settings.caldav_user
+    return SyncSettings(
+        calendar=CaldavSettings(
+            url=settings.caldav_url,
+            username=settings.caldav_username or "",
+            password=password,
+            calendar=settings.caldav_calendar,
+        ),
+        user_id=user,
+        chat_id=settings.caldav_chat
+        or home_chat(user, local_user=LOCAL_USER, local_chat=LOCAL_CHAT),
+        every=timedelta(minutes=settings.caldav_sync_minutes),
     )
 
 
@@ -350,10 +392,11 @@ async def open_app(
         secret_source = secrets or EnvironmentSecrets.from_process()
         late_agent = _LateAgent()
         offline_prompts = _OfflinePrompts()
+        # What is delivered joins its chat's conversation: "snooze it" means that reminder.
+        recorder = ChatRecorder(notifier or LoggingNotifier(), conversations=memory)
         manager = TaskManager(
             store=store,
-            # What is delivered joins its chat's conversation: "snooze it" means that reminder.
-            notifier=ChatRecorder(notifier or LoggingNotifier(), conversations=memory),
+            notifier=recorder,
             clock=clock,
             agent=late_agent,
             searcher=_TaskSearcher(web),
@@ -371,12 +414,24 @@ async def open_app(
             limits=settings.task_limits,
             ledger=settings.ledger_policy,
         )
+        calendars = Calendars(
+            memory=memory,
+            tasks=manager,
+            clock=clock,
+            zone_of=late_agent.user_zone,
+            http=web.http,
+            public_url=settings.web_public_url,
+            local_url=f"http://{settings.web_host}:{settings.web_port}",
+            sync=caldav_sync(settings),
+            notifier=recorder,
+        )
         task_tools = TaskTools(
             manager,
             search_configured=web.search_configured,
             # Without a model an agent task's prompt must be one the planner answers.
             offline_prompts=None if _has_model(settings, backend) else offline_prompts,
             date_order=settings.date_order,
+            calendars=calendars,
         )
         memory_tools = MemoryTools(memory)
         system = SystemTools()
@@ -444,6 +499,8 @@ async def open_app(
         stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
+            # The CalDAV sync's passes (when configured) run with the scheduler.
+            await stack.enter_async_context(calendars)
             # PostgreSQL is backed up by its server; a SQLite file left behind by
             # `assistant migrate` holds nothing current, so it is not copied day after day.
             if settings.backup_days and settings.postgres_url is None:
@@ -467,4 +524,5 @@ async def open_app(
             web=web,
             custom_tools=custom,
             mcp=mcp,
+            calendars=calendars,
         )

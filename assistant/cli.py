@@ -169,6 +169,8 @@ def _build_parser() -> argparse.ArgumentParser:
     schedule.add_argument("--json", action="store_true", help="print JSON")
     schedule.set_defaults(handler=_run_schedule)
 
+    _add_calendar_commands(commands)
+
     tasks = commands.add_parser("tasks", help="list the local user's active tasks")
     tasks.add_argument("--json", action="store_true", help="print a JSON array")
     tasks.set_defaults(handler=_run_tasks)
@@ -255,6 +257,24 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     mcp.set_defaults(handler=_run_mcp)
     return parser
+
+
+def _add_calendar_commands(commands: Any) -> None:
+    """``export-ics`` and ``import-ics`` (docs/calendar.md)."""
+    export = commands.add_parser(
+        "export-ics", help="write the local user's tasks as an iCalendar (.ics) file"
+    )
+    export.add_argument("path", nargs="?", type=Path, help="the file to write (default: print it)")
+    export.set_defaults(handler=_run_export_ics)
+    imports = commands.add_parser(
+        "import-ics",
+        help="turn the events with alarms of an .ics file (or address) into reminders",
+    )
+    imports.add_argument("source", help="an .ics file, or its http(s):// or webcal:// address")
+    imports.add_argument(
+        "--yes", action="store_true", help="make the reminders without asking first"
+    )
+    imports.set_defaults(handler=_run_import_ics)
 
 
 def _mcp_id(option: str) -> Callable[[str], str]:
@@ -780,6 +800,73 @@ def _run_migrate(args: argparse.Namespace, settings: Settings) -> int:
         print(f"  {entry.table:<22} {entry.source:>9} rows")
     print("Set ASSISTANT_DATABASE_URL to it and restart the assistant.")
     return 0
+
+
+# -- calendars --------------------------------------------------------------------------------
+
+
+def _run_export_ics(args: argparse.Namespace, settings: Settings) -> int:
+    import asyncio
+
+    from assistant.app import LOCAL_USER, open_app
+    from common import create_private_file
+
+    async def go() -> int:
+        async with open_app(settings, mcp_servers=False) as app:
+            data = await app.calendars.export(LOCAL_USER)
+        events = data.count(b"BEGIN:VEVENT")
+        if args.path is None:
+            sys.stdout.write(data.decode())
+            return 0
+        path: Path = args.path
+        create_private_file(path)  # 0600 when new: it lists what the user plans to do
+        await asyncio.to_thread(path.write_bytes, data)
+        print(f"Wrote {events} event{'s' if events != 1 else ''} to {path}")
+        return 0
+
+    return _run(go())
+
+
+def _run_import_ics(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+    from calendars import CalendarError, read_path
+
+    source: str = args.source
+    is_address = source.lower().startswith(("http://", "https://", "webcal://"))
+
+    async def go() -> int:
+        async with open_app(settings, mcp_servers=False) as app:
+            try:
+                data = (
+                    await app.calendars.read_address(source)
+                    if is_address
+                    else read_path(Path(source), max_bytes=app.calendars.max_file_bytes)
+                )
+                plan = await app.calendars.plan(LOCAL_USER, data)
+            except CalendarError as exc:
+                print(f"error: {_safe(str(exc))}", file=sys.stderr)
+                return 1
+            zone = await app.agent.user_zone(LOCAL_USER)
+            _show(plan.preview(zone, app.clock.now()))
+            if not plan.items:
+                return 0
+            go_ahead = True if args.yes else await _yes_or_no("Make them? [y/n] ")
+            if go_ahead is None:
+                print("Nothing was made: run it at a terminal, or with --yes.", file=sys.stderr)
+                return EXIT_WAITING
+            if not go_ahead:
+                print("Nothing was made.")
+                return 0
+            result = await app.calendars.apply(plan, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+        count = len(result.created)
+        _show(f"Made {count} reminder{'s' if count != 1 else ''}: "
+              + ", ".join(task.id for task in result.created) + ".")  # fmt: skip
+        if result.error:
+            print(f"error: {_safe(result.error)}", file=sys.stderr)
+            return 1
+        return 0
+
+    return _run(go())
 
 
 # -- the data directory ---------------------------------------------------------------------

@@ -86,7 +86,13 @@ async def chat(
         serves = _serves(settings, local=True)
         app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
         commands = SlashCommands(
-            tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
+            tasks=app.tasks,
+            memory=app.memory,
+            agent=app.agent,
+            clock=clock,
+            buttons=False,
+            calendars=app.calendars,
+            local_files=True,  # the terminal's user is this machine's: /calendar import PATH
         )
         terminal = TerminalChat(
             agent=app.agent,
@@ -217,6 +223,7 @@ async def telegram(
             tasks=app.tasks,
             memory=app.memory,
             notifier=bot_notifier,
+            calendars=app.calendars,
             webhook=webhook,
             clock=clock,
         )
@@ -330,6 +337,7 @@ async def open_web(
             memory=app.memory,
             scheduler=app.tasks,
             inbox=inbox,
+            calendars=app.calendars,
             mounts={"/mcp": mcp_http},
             # Without API tokens the server has one owner: whoever started it gets this
             # start's token, and every other account on the machine gets 401.
@@ -359,6 +367,8 @@ async def open_web(
                 "ASSISTANT_WEB_PORT or --port, or stop what uses it"
             ) from None
         stack.push_async_callback(server.stop)
+        # Feeds' addresses start with where this server really listens (port 0: any).
+        app.calendars.local_url = server.url
         if local_token is not None:
             _keep_local_token(settings.data_dir / LOCAL_TOKEN_FILE, local_token, stack)
         bot = await _start_bot(settings, app, notifier)
@@ -469,6 +479,7 @@ async def _start_bot(
         tasks=app.tasks,
         memory=app.memory,
         notifier=bot_notifier,
+        calendars=app.calendars,
         webhook=_webhook(settings, settings.telegram_webhook_url),
         clock=app.clock,
     )

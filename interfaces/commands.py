@@ -15,12 +15,15 @@ from typing import assert_never
 from zoneinfo import ZoneInfo
 
 from agent import Decided
+from calendars import Calendars
 from common import Clock, SystemClock
+from interfaces.calendar_commands import CalendarCommands
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
 from interfaces.protocols import ChatAgent
 from interfaces.views import (
     agent_replies,
     approval_card,
+    as_sentence,
     format_moment,
     note_list,
     run_history,
@@ -91,6 +94,9 @@ class SlashCommands:
         clock: The source of the current instant (tests inject a manual one).
         buttons: Whether the interface shows buttons (Telegram does, the terminal does not);
             the help text says so only where it does.
+        calendars: The calendars (``/calendar``); without them the command is not offered.
+        local_files: Whether ``/calendar import`` may read a file of this machine (the
+            terminal only).
     """
 
     def __init__(
@@ -101,11 +107,19 @@ class SlashCommands:
         agent: ChatAgent,
         clock: Clock | None = None,
         buttons: bool = True,
+        calendars: Calendars | None = None,
+        local_files: bool = False,
     ) -> None:
         self._tasks = tasks
         self._memory = memory
         self._agent = agent
         self._clock = clock or SystemClock()
+        self.calendar = (
+            None
+            if calendars is None
+            else CalendarCommands(calendars=calendars, clock=self._clock, local_files=local_files)
+        )
+        """``/calendar`` and the previews of calendar files (``None`` without calendars)."""
         self.zones = ZoneGuide(memory=memory, tasks=tasks, zone_of=agent.user_zone)
         """Asks a user's zone once, says how to set it, sets it (``/tz``, the page)."""
         # The one table: what /help and the Telegram menu list is what ``handle`` runs.
@@ -134,6 +148,20 @@ class SlashCommands:
                     "dateorder", "mdy|dmy", "How to read 4/5: mdy (April 5) or dmy (4 May)"
                 ),
                 self._date_order,
+            ),
+            *(
+                ()
+                if self.calendar is None
+                else (
+                    (
+                        CommandSpec(
+                            "calendar",
+                            "[new|off|import|sync]",
+                            "Your tasks in your calendar app, and your calendar here",
+                        ),
+                        self._calendar,
+                    ),
+                )
             ),
             (CommandSpec("approvals", "", "Requests waiting for your approval"), self._approvals),
             (CommandSpec("tools", "", "The tools I can use for you"), self._tools_list),
@@ -271,6 +299,12 @@ class SlashCommands:
         await self._memory.set_setting(call.user_id, "date_order", said)
         return CommandReply.of(f"From now on 4/5 is {_DATE_ORDERS[said]}.")
 
+    async def _calendar(self, call: _Call) -> CommandReply:
+        assert self.calendar is not None  # offered only with calendars
+        return await self.calendar.handle(
+            call.args, user_id=call.user_id, chat_id=call.chat_id, zone=call.zone
+        )
+
     async def _approvals(self, call: _Call) -> CommandReply:
         now = self._clock.now()
         pending = [
@@ -303,6 +337,10 @@ class SlashCommands:
             return ActionOutcome(notice="Marked as done.", mark="✅ Done")
         if action.kind is ActionKind.RUN_AGAIN:
             return await self._run_again(action, user_id)
+        if action.kind in (ActionKind.IMPORT, ActionKind.DROP_IMPORT):
+            if self.calendar is None:
+                return ActionOutcome(notice="Calendars are not set up here.", alert=True)
+            return await self.calendar.press(action, user_id=user_id)
         if action.kind is ActionKind.SNOOZE:
             text, ok = await self._snooze(
                 action.target, action.arg or DEFAULT_SNOOZE, user_id, zone
@@ -438,11 +476,7 @@ def _split(text: str) -> tuple[str, str]:
     return name, args.strip()
 
 
-def _sentence(error: Exception | str) -> str:
-    """An error's message as a sentence for a person: capitalised, with a full stop."""
-    text = str(error).strip() or type(error).__name__
-    text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
+_sentence = as_sentence
 
 
 __all__ = ["CommandSpec", "SlashCommands"]

@@ -22,6 +22,8 @@ class ActionKind(StrEnum):
     DONE = "done"  # acknowledge reminder <target>
     APPROVE = "approve"  # approve request <target>
     DENY = "deny"  # deny request <target>
+    IMPORT = "import"  # make the reminders of the previewed calendar import <target>
+    DROP_IMPORT = "drop"  # forget the previewed calendar import <target>
 
 
 @dataclass(frozen=True, slots=True)

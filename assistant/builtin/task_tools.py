@@ -12,10 +12,11 @@ configured: it could never run.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from calendars import CalendarError, Calendars
 from tasks import (
     AgentTaskData,
     DateOrder,
@@ -110,23 +111,44 @@ class TaskListing:
 
     tasks: list[TaskSummary] = field(default_factory=list)
     period: str | None = None
+    events: list[str] = field(default_factory=list)
+    """The events of the user's calendars in the period (or the coming week), one line each."""
+    calendar_span: str | None = None
+    """The span the events are of, for people ("tomorrow (Tue 2026-03-10)"); ``None`` when no
+    calendar is read for the user."""
+    calendar_notes: list[str] = field(default_factory=list)
+    """Calendars that could not be read now (their last copy is shown)."""
 
     def for_model(self) -> str:
         """The listing as the model reads it."""
         if not self.tasks:
             on = f" for {self.period}" if self.period else ""
-            return f"The user has no scheduled tasks{on}."
-        head = f"Tasks for {self.period}:\n" if self.period else ""
-        return head + "\n".join(f"- {task.line}" for task in self.tasks)
+            said = f"The user has no scheduled tasks{on}."
+        else:
+            head = f"Tasks for {self.period}:\n" if self.period else ""
+            said = head + "\n".join(f"- {task.line}" for task in self.tasks)
+        return said + self._calendar("The user's calendar")
 
     def for_person(self) -> str:
         """The listing as a person reads it."""
         if not self.tasks:
-            return (
+            said = (
                 f"Nothing is scheduled for {self.period}." if self.period else "You have no tasks."
             )
-        head = f"Your tasks for {self.period}:" if self.period else "Your tasks:"
-        return head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
+        else:
+            head = f"Your tasks for {self.period}:" if self.period else "Your tasks:"
+            said = head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
+        return said + self._calendar("On your calendar")
+
+    def _calendar(self, lead: str) -> str:
+        if self.calendar_span is None:
+            return ""
+        if self.events:
+            lines = "\n".join(f"- {event}" for event in self.events)
+            said = f"\n{lead} for {self.calendar_span}:\n{lines}"
+        else:
+            said = f"\n{lead} has nothing for {self.calendar_span}."
+        return said + "".join(f"\n({note})" for note in self.calendar_notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +229,8 @@ class TaskTools:
             planner answers; the others are refused, since they could never run. ``None``
             when a model answers every prompt.
         date_order: How a date like 4/5 is read.
+        calendars: The user's calendars (synced or subscribed), whose events ``list_tasks``
+            shows beside the tasks; ``None``: none are read.
     """
 
     def __init__(
@@ -216,11 +240,13 @@ class TaskTools:
         search_configured: bool = True,
         offline_prompts: Callable[[str], bool] | None = None,
         date_order: DateOrder = "mdy",
+        calendars: Calendars | None = None,
     ) -> None:
         self._manager = manager
         self._search_configured = search_configured
         self._offline_prompts = offline_prompts
         self._date_order: DateOrder = date_order
+        self._calendars = calendars
 
     def _runnable_then_approved(self, arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
         """Refuse a recurring task that could never run, before anyone is asked to approve
@@ -366,7 +392,9 @@ class TaskTools:
         """
         tasks = await self._manager.list_tasks(ctx.user_id)
         if period is None or not period.strip():
-            return TaskListing([self._summary(task, ctx) for task in tasks])
+            listing = TaskListing([self._summary(task, ctx) for task in tasks])
+            week = (ctx.now, ctx.now + timedelta(days=7), "the next 7 days")
+            return await self._with_events(listing, ctx, *week)
         try:
             span = read_period(period, now=ctx.now, tz=ctx.timezone)
         except TaskError as exc:
@@ -377,7 +405,27 @@ class TaskTools:
             key=lambda pair: (pair[0], pair[1].id),
         )
         listed = [self._summary(task, ctx, next_run=fire) for fire, task in shown]
-        return TaskListing(listed, period=span.label)
+        listing = TaskListing(listed, period=span.label)
+        return await self._with_events(listing, ctx, span.start, span.end, span.label)
+
+    async def _with_events(
+        self, listing: TaskListing, ctx: ToolContext, start: datetime, end: datetime, said: str
+    ) -> TaskListing:
+        """The listing with the events of the user's calendars from ``start`` to ``end``."""
+        if self._calendars is None:
+            return listing
+        try:
+            found = await self._calendars.events(ctx.user_id, start, end)
+        except CalendarError as exc:
+            return replace(listing, calendar_span=said, calendar_notes=[str(exc)])
+        if not found.read:
+            return listing
+        return replace(
+            listing,
+            events=[event.line(ctx.timezone) for event in found.events],
+            calendar_span=said,
+            calendar_notes=list(found.problems),
+        )
 
     @_removes_one_task
     async def cancel_task(self, ctx: ToolContext, task_id: str) -> TaskReply:

@@ -25,11 +25,12 @@ from fastapi.security import HTTPBearer
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from calendars import MAX_FILE_BYTES, CalendarError, Calendars, hidden_path
 from common import Clock, SystemClock, clean_value
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent
 from interfaces.slots import SlotsTaken, UserSlots, turn_slots
-from interfaces.web import chat, page, resources, task_routes
+from interfaces.web import calendar_routes, chat, page, resources, task_routes
 from interfaces.web.auth import ApiTokens
 from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
@@ -73,6 +74,8 @@ class WebInterface:
         health_max_late: How late on-time runs may start before ``/health`` says degraded.
         mounts: Other ASGI apps served behind the same token check, by path (``/mcp``: the
             MCP server); each finds its caller with ``scope_user``.
+        calendars: The feeds (``/calendar/<token>.ics``, no bearer token), ``/calendar`` and
+            imports of .ics files; also ``/calendar`` typed in the chat.
     """
 
     def __init__(
@@ -95,6 +98,7 @@ class WebInterface:
         max_event_streams: int = 5,
         health_max_late: timedelta = timedelta(seconds=2),
         mounts: Mapping[str, ASGIApp] | None = None,
+        calendars: Calendars | None = None,
     ) -> None:
         clock = clock or SystemClock()
         self.services = WebServices(
@@ -104,7 +108,14 @@ class WebInterface:
             scheduler=scheduler,
             inbox=inbox,
             commands=commands
-            or SlashCommands(tasks=tasks, memory=memory, agent=agent, clock=clock, buttons=False),
+            or SlashCommands(
+                tasks=tasks,
+                memory=memory,
+                agent=agent,
+                clock=clock,
+                buttons=False,
+                calendars=calendars,
+            ),
             clock=clock,
             keepalive=keepalive,
             closing=asyncio.Event(),
@@ -112,6 +123,7 @@ class WebInterface:
             turns=turns or turn_slots(max_turns_per_user),
             streams=stream_slots(max_event_streams),
             health_max_late=health_max_late,
+            calendars=calendars,
         )
         self.app = self._build(tokens, loopback_only, max_body, mounts or {})
 
@@ -137,9 +149,10 @@ class WebInterface:
         # The bearer dependency documents the token in /docs; the gate checks it before any
         # route runs.
         bearer = Security(HTTPBearer(auto_error=False, description=_BEARER))
-        for routes in (chat.router, task_routes.router, resources.router):
+        for routes in (chat.router, task_routes.router, resources.router, calendar_routes.router):
             app.include_router(routes, dependencies=[bearer])
         app.include_router(page.router)
+        app.include_router(calendar_routes.feed_router)  # the address is the secret
         for path, mounted in mounts.items():
             # A route, not a Mount: it answers the path itself ("/mcp"), not only "/mcp/...".
             app.router.routes.append(Route(path, endpoint=mounted, include_in_schema=False))
@@ -150,8 +163,16 @@ class WebInterface:
         app.add_exception_handler(MemoryStoreError, _unavailable)
         app.add_exception_handler(TaskError, _task_error)
         app.add_exception_handler(SlotsTaken, _too_many)
+        app.add_exception_handler(CalendarError, _bad_value)
         app.add_exception_handler(Exception, _unexpected)
-        app.add_middleware(Gate, tokens=tokens, loopback_only=loopback_only, max_body=max_body)
+        app.add_middleware(
+            Gate,
+            tokens=tokens,
+            loopback_only=loopback_only,
+            max_body=max_body,
+            # A calendar file is larger than a message.
+            large_bodies={calendar_routes.IMPORT_PATH: MAX_FILE_BYTES},
+        )
         return app
 
 
@@ -200,7 +221,7 @@ async def _unavailable(request: Request, error: Exception) -> JSONResponse:
     logger.error(
         "%s %s: the database failed (error id %s): %s",
         request.method,
-        request.url.path,
+        hidden_path(request.url.path),  # a feed's path holds its secret
         error_id,
         error,
     )
@@ -216,7 +237,11 @@ async def _unavailable(request: Request, error: Exception) -> JSONResponse:
 async def _unexpected(request: Request, error: Exception) -> JSONResponse:
     error_id = secrets.token_hex(3)
     logger.error(
-        "%s %s failed (error id %s)", request.method, request.url.path, error_id, exc_info=error
+        "%s %s failed (error id %s)",
+        request.method,
+        hidden_path(request.url.path),  # a feed's path holds its secret
+        error_id,
+        exc_info=error,
     )
     detail = f"something went wrong on the server (error id {error_id})"
     return JSONResponse({"detail": detail}, status_code=500)

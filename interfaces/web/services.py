@@ -16,6 +16,7 @@ from typing import Annotated, Protocol
 from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 
+from calendars import Calendars
 from common import Clock
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent
@@ -56,6 +57,7 @@ class WebServices:
         streams: The ``/events`` streams each user has open, at most
             ``ASSISTANT_MAX_EVENT_STREAMS``.
         health_max_late: How late on-time runs may start before ``/health`` says degraded.
+        calendars: The feeds and calendar files (``None``: the calendar routes answer 404).
     """
 
     agent: ChatAgent
@@ -71,6 +73,7 @@ class WebServices:
     turns: UserSlots = field(default_factory=lambda: turn_slots(3))
     streams: UserSlots = field(default_factory=lambda: stream_slots(5))
     health_max_late: timedelta = timedelta(seconds=2)
+    calendars: Calendars | None = None
 
     def check_length(self, text: str, where: tuple[str, ...]) -> None:
         """Refuse a message longer than ``max_message_chars`` as a 422 naming the limit.
