@@ -157,7 +157,11 @@ def _mcp_servers(
     hidden from the logs: all, those ``enabled`` names, or none when it is false."""
     if enabled is False:
         return McpServers(McpConfig(), registry, clock=clock)
-    config = load_config(settings.mcp_config_path, secrets=_secret_lookup(secrets))
+    config = load_config(
+        settings.mcp_config_path,
+        secrets=_secret_lookup(secrets),
+        named=settings.mcp_config is not None,
+    )
     install_log_redaction(*config.secret_values())
     if enabled is not True:
         config = config.only(enabled)

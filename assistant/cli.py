@@ -420,14 +420,22 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
 
         # Each server's state is part of the listing: their first attempts are waited for.
         async with open_app(settings, mcp_startup=Startup.WAIT, mcp_wait=ONE_SHOT_MCP_WAIT) as app:
+            statuses, problems = app.mcp.statuses(), app.mcp.other_problems()
             if args.fmt == "markdown":
                 print(markdown_catalog(app.registry), end="")
-                # Each MCP tool says its server; this says how each server stands.
-                if statuses := app.mcp.statuses():
+                # Each MCP tool says its server; this says how each server stands, and what
+                # is wrong in the file beyond the servers it left out.
+                if statuses or problems:
                     print("\n# MCP servers\n")
-                    print("\n".join(f"- {status.line()}" for status in statuses))
+                    lines = [status.line() for status in statuses] + problems
+                    print("\n".join(f"- {line}" for line in lines))
             elif args.fmt == "json":
-                print(json.dumps(schema_document(app.registry), indent=2, ensure_ascii=False))
+                document = {
+                    **schema_document(app.registry),
+                    "mcp_servers": [status.as_json() for status in statuses],
+                    "mcp_problems": problems,
+                }
+                print(json.dumps(document, indent=2, ensure_ascii=False))
             else:
                 openai = encode_tools(tool_definitions(app.registry))
                 print(json.dumps(openai, indent=2, ensure_ascii=False))
@@ -936,6 +944,16 @@ def _run_mcp(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER
     from assistant.frontends import mcp
 
+    if settings.postgres_url is None and not settings.data_dir.is_absolute():
+        # A desktop client starts the server in a folder of its own: a relative data
+        # directory there is a new, empty one, not the data the other front ends use.
+        logger.warning(
+            "assistant mcp uses the data directory %s, relative to the folder the MCP client "
+            "started it in (ASSISTANT_DATA_DIR is %s); set ASSISTANT_DATA_DIR to an absolute "
+            "path in the client's 'env' so that it uses the same data as your other front ends",
+            settings.data_dir.resolve(),
+            repr(str(settings.data_dir)) if "ASSISTANT_DATA_DIR" in os.environ else "not set",
+        )
     return _run(mcp(settings, user=args.user or LOCAL_USER, chat=args.chat))
 
 

@@ -690,6 +690,8 @@ def _about(message: str) -> str:
     """How a reply names what a reminder is about: "to call mom", 'about "the dentist"'."""
     text = message.strip()
     first = text.split(maxsplit=1)[0].lower() if text else ""
+    if first == "to":  # "to call mom" already says it
+        return text
     if text[:1].islower() and first not in _NOUN_LEAD:
         return f"to {text}"
     return f'about "{text}"'

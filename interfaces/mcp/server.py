@@ -17,6 +17,7 @@ so no MCP session can outlive or change its user.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import logging
 import re
@@ -152,6 +153,7 @@ def build_server(assistant: McpAssistant, *, caller: CallerOf) -> Server[Any]:
 
     return Server(
         NAME,
+        version=_version(),
         title="Personal assistant",
         instructions=instructions(assistant.scheduler_note),
         on_list_tools=list_tools,
@@ -267,3 +269,11 @@ async def _no_stream(send: Send) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def _version() -> str:
+    """The assistant's version, as its package says it (what a client shows of the server)."""
+    try:
+        return importlib.metadata.version("assistant")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout not installed
+        return "unknown"

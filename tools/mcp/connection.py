@@ -58,6 +58,8 @@ Sleep = Callable[[float], Awaitable[None]]
 Publish = Callable[[ServerConfig, list[ListedTool]], list[str]]
 """Receives a server's tools each time they are listed; returns our names of those it took."""
 
+_SDK_ERROR_STATUS = "Server returned an error response"
+"""How the SDK says an HTTP server answered with an error status (which it does not name)."""
 _STDERR_TAIL = 4000
 MAX_PAGES = 20
 """Pages of ``tools/list`` read at most (a server whose cursor never ends cannot hang us)."""
@@ -212,9 +214,10 @@ class ServerConnection:
             )
         if self._state is ServerState.DOWN and self._retry_at is not None:
             wait = max(0, round((self._retry_at - self._clock.now()).total_seconds()))
+            when = f"in {wait} s" if wait else "any moment now"
             raise ToolError(
                 f"MCP server {name!r} is not connected ({self._error}); the assistant tries "
-                f"again at {self._retry_at:%H:%M:%S} UTC, in {wait} s"
+                f"again at {self._retry_at:%H:%M:%S} UTC, {when}"
             )
         if self._state is ServerState.FAILED:
             raise ToolError(
@@ -314,9 +317,14 @@ class ServerConnection:
             self._http_error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
     def _explained(self, reason: str) -> str:
-        """``reason``, with the HTTP error status behind it (once)."""
+        """``reason``, with the HTTP error status behind it (once); the SDK's own words for
+        an error status ("Server returned an error response") give way to the status."""
         status, self._http_error = self._http_error, None
-        return reason if status is None or status in reason else f"{reason} ({status})"
+        if status is None or status in reason:
+            return reason
+        if reason.startswith(_SDK_ERROR_STATUS):
+            return f"it answered {status}"
+        return f"{reason} ({status})"
 
     @contextlib.contextmanager
     def _errlog(self) -> Iterator[IO[str] | None]:
@@ -500,7 +508,7 @@ class _EndOfRead:
         try:
             item: SessionMessage | Exception = await self._inner.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._ended("the connection ended (the server exited or closed it)")
+            self._ended("the connection ended: the server exited or closed it")
             raise
         return item
 

@@ -36,6 +36,12 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+_STATE_WORDS = {
+    ServerState.DOWN: "is down",
+    ServerState.FAILED: "could not be started",
+    ServerState.STOPPED: "has stopped",
+}
+
 DEFAULT_CONNECT_TIMEOUT = 30.0
 """Seconds a server may take to start and list its tools (``npx`` may first download it)."""
 
@@ -186,6 +192,12 @@ class McpServers(AsyncLifecycle):
             ),
         ]
 
+    def other_problems(self) -> list[str]:
+        """The configuration's problems that no status shows (a file that is not JSON, a
+        key the assistant does not read...): those of the servers left out are theirs."""
+        shown = set(self.config.left_out.values())
+        return [problem for problem in self.config.problems if problem not in shown]
+
     def why_unknown(self, tool: str) -> str | None:
         """Why ``tool``, named ``server.tool``, is not in the registry when its server is one
         the file names (left out, disabled, not started, down); ``None`` otherwise."""
@@ -193,6 +205,8 @@ class McpServers(AsyncLifecycle):
         if not dot:
             return None
         config = self.config
+        if not config.servers and not config.left_out and config.problems:
+            return f"the MCP configuration loaded no server: {config.problems[0]}"
         if server in config.left_out:
             return f"its MCP server {server!r} was left out: {config.left_out[server]}"
         if server in config.disabled:
@@ -211,8 +225,9 @@ class McpServers(AsyncLifecycle):
                 f"its MCP server {server!r} is still starting; try again once it is up "
                 "('assistant tools' shows how each server stands)"
             )
-        why = f" ({status.error})" if status.error else ""
-        return f"its MCP server {server!r} is {status.state.value}{why}"
+        how = _STATE_WORDS.get(status.state, status.state.value)
+        why = f": {status.error}" if status.error else ""
+        return f"its MCP server {server!r} {how}{why}"
 
     def tools_by_server(self) -> dict[str, list[str]]:
         """Our names of each server's tools now in the registry, by server."""

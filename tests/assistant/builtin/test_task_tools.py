@@ -83,6 +83,23 @@ def reply_of(result: ToolResult) -> TaskReply:
     return result.output
 
 
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("call mom", "to call mom"),
+        ("to call mom", "to call mom"),  # not "to to call mom"
+        ("the dentist", 'about "the dentist"'),
+        ("Dentist", 'about "Dentist"'),
+    ],
+)
+async def test_a_reminders_reply_names_what_it_is_about_once(
+    executor: ToolExecutor, clock: ManualClock, message: str, said: str
+) -> None:
+    result = await call(executor, clock, "add_reminder", when="in 5 minutes", message=message)
+
+    assert f"(Europe/Berlin) {said} (task " in result.text
+
+
 async def test_add_reminder_echoes_the_exact_time_and_fires_then(
     executor: ToolExecutor, clock: ManualClock, manager: TaskManager, inbox: Inbox
 ) -> None:

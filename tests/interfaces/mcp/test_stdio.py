@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -288,3 +290,23 @@ async def test_a_recurring_reminder_made_over_mcp_fires_in_telegram(
         assert await bot.app.tasks.run_due() == 1
         [message] = await api.wait_for_messages(4242, 1)
     assert message.text == "⏰ Reminder: stretch"
+
+
+def test_a_data_directory_relative_to_the_clients_folder_is_warned_of(tmp_path: Path) -> None:
+    env = {**STDIO_ENV, "PATH": os.environ.get("PATH", ""), "ASSISTANT_DATA_DIR": "data"}
+    done = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "mcp"],
+        input="",  # the client leaves at once
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=WITHIN,
+        check=False,
+    )
+
+    assert done.returncode == 0 and done.stdout == ""
+    assert (
+        f"assistant mcp uses the data directory {tmp_path / 'data'}, relative to the folder "
+        "the MCP client started it in (ASSISTANT_DATA_DIR is 'data')"
+    ) in done.stderr

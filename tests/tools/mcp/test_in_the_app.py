@@ -331,7 +331,49 @@ def test_assistant_tools_lists_mcp_tools_with_their_server(data_dir: Path) -> No
         "'url': give 'command' (and 'args') for a server the assistant starts, or 'url' for one "
         "it reaches over HTTP; the server was left out",
         f"- off: disabled, in {data_dir / 'mcp.json'}",
+        f"- {data_dir / 'mcp.json'}: MCP server 'typo': the key 'comand' is not one the assistant "
+        "reads (did you mean 'command'? it reads type, command, args, env, cwd, url, headers, "
+        "readOnly, timeout, disabled); it was ignored",
     ]
     origins = {each["name"]: each.get("origin") for each in document["tools"]}
     assert origins["toolbox.lookup"] == "MCP server 'toolbox'"
     assert origins["add_reminder"] is None
+    # The JSON says how each server stands too, for scripts.
+    states = {each["name"]: each["state"] for each in document["mcp_servers"]}
+    assert states == {"toolbox": "up", "gone": "failed", "typo": "left out", "off": "disabled"}
+    assert document["mcp_problems"] == [
+        f"{data_dir / 'mcp.json'}: MCP server 'typo': the key 'comand' is not one the assistant "
+        "reads (did you mean 'command'? it reads type, command, args, env, cwd, url, headers, "
+        "readOnly, timeout, disabled); it was ignored"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("written", "problem"),
+    [
+        (
+            '{"mcpServers": {"files": {"command": "npx",}}}',
+            "not valid JSON at line 1, column 44",
+        ),
+        (None, "the file ASSISTANT_MCP_CONFIG names does not exist"),
+    ],
+)
+def test_a_configuration_that_loads_no_server_is_said_by_tools_and_call(
+    tmp_path: Path, written: str | None, problem: str
+) -> None:
+    path = tmp_path / "elsewhere.json"
+    if written is not None:
+        path.write_text(written, encoding="utf-8")
+    env = {"ASSISTANT_MCP_CONFIG": str(path)}
+
+    listed = run("tools", data_dir=tmp_path, env=env).stdout
+    called = run("call", "files.read", "{}", data_dir=tmp_path, env=env, check=False)
+
+    section = listed.split("# MCP servers\n\n", 1)[1]
+    assert section.startswith(f"- {path}: ") and problem in section
+    assert called.returncode == 2
+    said = called.stderr.splitlines()[-1]  # after the log's warning
+    assert said.startswith(
+        "error: Unknown tool 'files.read': the MCP configuration loaded no server: "
+    )
+    assert problem in said
