@@ -6,12 +6,14 @@ Interfaces receive the finished objects; nothing else constructs collaborators.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, replace
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 from pydantic import JsonValue
 
@@ -19,7 +21,7 @@ from agent import DEFAULT_BASE_PROMPT, DialogAgent, EventCallback
 from agent.llm import LazyModel, LLMBackend, LLMModelError, LocalBackend, OpenAIBackend
 from agent.planner import OfflinePlanner, PlannerTools
 from assistant.backup import DailyBackups, backups_of
-from assistant.briefing import DayNotes
+from assistant.briefing import CalendarDays, DayNotes
 from assistant.builtin import (
     MemoryTools,
     ProactiveTools,
@@ -32,8 +34,9 @@ from assistant.builtin import (
 from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
 from assistant.secrets import EnvironmentSecrets
+from calendars import CaldavSettings, Calendars, SyncSettings
 from common import Clock, SystemClock, install_log_redaction
-from interfaces import ChatRecorder, LoggingNotifier, QuietHoursBook
+from interfaces import ChatRecorder, LoggingNotifier, QuietHoursBook, home_chat
 from memory import MemoryStore
 from tasks import (
     ChatScope,
@@ -56,7 +59,7 @@ from tools import (
     ToolRegistry,
     load_custom_tools,
 )
-from tools.mcp import McpConfig, McpServers, SecretLookup, load_config
+from tools.mcp import McpConfig, McpServers, SecretLookup, Startup, load_config
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +89,9 @@ class App:
     was opened without them): ``statuses()`` and ``tools_by_server()`` say what they offer."""
     quiet: QuietHoursBook
     """The users' quiet hours: every delivery of the scheduler asks it (issue 28)."""
+    calendars: Calendars
+    """The feeds, calendar files, the calendars read for the days and the CalDAV sync (its
+    passes run while the scheduler does)."""
 
 
 class _LateAgent:
@@ -103,6 +109,25 @@ class _LateAgent:
         return await self.agent.run_task(
             prompt, owner_id=owner_id, chat_id=chat_id, material=material
         )
+
+    async def user_zone(self, user_id: str) -> ZoneInfo:
+        """The user's zone, as the agent knows it."""
+        if self.agent is None:
+            raise TaskError("the agent is not ready yet (the assistant is still starting)")
+        return await self.agent.user_zone(user_id)
+
+
+class _OfflinePrompts:
+    """Whether the offline planner answers an agent task's prompt, for the task tools, which
+    are built before the planner (it reads their names); filled in once it exists."""
+
+    def __init__(self) -> None:
+        self.planner: OfflinePlanner | None = None
+
+    def __call__(self, prompt: str) -> bool:
+        if self.planner is None:
+            raise TaskError("the offline planner is not ready yet (the assistant is starting)")
+        return self.planner.answers_offline(prompt)
 
 
 class _WatchedTools:
@@ -177,18 +202,58 @@ def _mcp_servers(
     clock: Clock,
     secrets: SecretSource,
     enabled: bool | Collection[str],
+    startup: Startup,
     wait: float | None,
 ) -> McpServers:
     """The MCP servers of the configuration file (not started yet), its secrets already
     hidden from the logs: all, those ``enabled`` names, or none when it is false."""
     if enabled is False:
         return McpServers(McpConfig(), registry, clock=clock)
-    config = load_config(settings.mcp_config_path, secrets=_secret_lookup(secrets))
+    config = load_config(
+        settings.mcp_config_path,
+        secrets=_secret_lookup(secrets),
+        named=settings.mcp_config is not None,
+    )
     install_log_redaction(*config.secret_values())
     if enabled is not True:
         config = config.only(enabled)
     return McpServers(
-        config, registry, clock=clock, start_wait=wait, stderr_dir=settings.data_dir / "mcp"
+        config,
+        registry,
+        clock=clock,
+        startup=startup,
+        wait=wait,
+        stderr_dir=settings.data_dir / "mcp",
+    )
+
+
+def caldav_sync(settings: Settings) -> SyncSettings | None:
+    """The CalDAV sync of the settings (``ASSISTANT_CALDAV_*``), or ``None`` without a URL.
+
+    Raises:
+        ConfigError: when it is configured but the ``caldav`` library is not installed.
+    """
+    if settings.caldav_url is None:
+        return None
+    if importlib.util.find_spec("caldav") is None:
+        raise ConfigError(
+            "ASSISTANT_CALDAV_URL is set, but the CalDAV library is not installed: "
+            "pip install 'assistant[caldav]' (./scripts/run installs it when the variable is "
+            "set), or unset ASSISTANT_CALDAV_URL"
+        )
+    password = settings.caldav_password.get_secret_value() if settings.caldav_password else ""
+    user = settings.caldav_user
+    return SyncSettings(
+        calendar=CaldavSettings(
+            url=settings.caldav_url,
+            username=settings.caldav_username or "",
+            password=password,
+            calendar=settings.caldav_calendar,
+        ),
+        user_id=user,
+        chat_id=settings.caldav_chat
+        or home_chat(user, local_user=LOCAL_USER, local_chat=LOCAL_CHAT),
+        every=timedelta(minutes=settings.caldav_sync_minutes),
     )
 
 
@@ -297,6 +362,11 @@ def offline_planner(
     )
 
 
+def _has_model(settings: Settings, backend: LLMBackend | None) -> bool:
+    """Whether a language model answers (one given, or one configured)."""
+    return backend is not None or bool(settings.llm_base_url or settings.llm_model_path)
+
+
 def _model_of(settings: Settings, backend: LLMBackend | None) -> LazyModel | None:
     """The language model, made ready when a turn first needs it (or ``None``).
 
@@ -324,6 +394,7 @@ async def open_app(
     serves: ChatScope | None = None,
     preload_model: bool = False,
     mcp_servers: bool | Collection[str] = True,
+    mcp_startup: Startup = Startup.BACKGROUND,
     mcp_wait: float | None = None,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
@@ -351,8 +422,12 @@ async def open_app(
             registry; ``App.mcp``): all of them, only those named (``assistant call`` of one
             server's tool), or none (a command that runs no tool need not wait for them).
             They stop when the app closes.
-        mcp_wait: The most the start waits for them (one-shot commands); by default each
-            server's whole first attempt.
+        mcp_startup: When they start: in the background (front ends: the agent waits for
+            a server still starting before a model's turn), before the app is ready
+            (``assistant tools``, ``call``), or when a model's turn first needs them
+            (``assistant ask``, which the offline planner may answer alone).
+        mcp_wait: The most anything waits for their first attempts (one-shot commands); by
+            default each server's whole first attempt.
     """
     clock = clock or SystemClock()
     install_log_redaction(*settings.secret_values())
@@ -379,10 +454,13 @@ async def open_app(
         late_agent = _LateAgent()
         watched = _WatchedTools()
         quiet = QuietHoursBook(memory=memory, default_zone=settings.zone, clock=clock)
+        offline_prompts = _OfflinePrompts()
+        # What is delivered joins its chat's conversation: "snooze it" means that reminder.
+        recorder = ChatRecorder(notifier or LoggingNotifier(), conversations=memory)
+        day_notes = DayNotes(memory=memory)
         manager = TaskManager(
             store=store,
-            # What is delivered joins its chat's conversation: "snooze it" means that reminder.
-            notifier=ChatRecorder(notifier or LoggingNotifier(), conversations=memory),
+            notifier=recorder,
             clock=clock,
             agent=late_agent,
             searcher=_TaskSearcher(web),
@@ -402,11 +480,29 @@ async def open_app(
             # Issue 28: what falls in quiet hours waits; monitors of tools; the briefing.
             quiet=quiet,
             tools=watched,
-            briefing=DayNotes(memory=memory),
+            briefing=day_notes,
             alert_after=settings.alert_after,
         )
+        calendars = Calendars(
+            memory=memory,
+            tasks=manager,
+            clock=clock,
+            zone_of=late_agent.user_zone,
+            http=web.http,
+            public_url=settings.web_public_url,
+            local_url=f"http://{settings.web_host}:{settings.web_port}",
+            sync=caldav_sync(settings),
+            notifier=recorder,
+        )
+        # The briefing's Calendar section: the calendars read for the user's days.
+        day_notes.calendar = CalendarDays(calendars)
         task_tools = TaskTools(
-            manager, search_configured=web.search_configured, date_order=settings.date_order
+            manager,
+            search_configured=web.search_configured,
+            # Without a model an agent task's prompt must be one the planner answers.
+            offline_prompts=None if _has_model(settings, backend) else offline_prompts,
+            date_order=settings.date_order,
+            calendars=calendars,
         )
         proactive = ProactiveTools(
             task_tools, manager, quiet=quiet, search_configured=web.search_configured
@@ -431,6 +527,7 @@ async def open_app(
                 clock=clock,
                 secrets=secret_source,
                 enabled=mcp_servers,
+                startup=mcp_startup,
                 wait=mcp_wait,
             )
         )
@@ -443,6 +540,7 @@ async def open_app(
             registry=registry,
             max_input_chars=settings.max_message_chars,
         )
+        offline_prompts.planner = planner
         model = _model_of(settings, backend)
         if model is not None:
             stack.push_async_callback(model.aclose)
@@ -471,6 +569,8 @@ async def open_app(
             # A model's answer to a request it did no call for says so; the planner's own
             # answers never need the note.
             asked_action=None if model is None else planner.asked_action,
+            # A model's turn offers the MCP servers' tools: one still starting joins first.
+            tools_ready=mcp.ready,
         )
         late_agent.agent = agent
         watched.agent, watched.executor = agent, executor
@@ -478,6 +578,8 @@ async def open_app(
         stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
+            # The CalDAV sync's passes (when configured) run with the scheduler.
+            await stack.enter_async_context(calendars)
             # PostgreSQL is backed up by its server; a SQLite file left behind by
             # `assistant migrate` holds nothing current, so it is not copied day after day.
             if settings.backup_days and settings.postgres_url is None:
@@ -502,4 +604,5 @@ async def open_app(
             custom_tools=custom,
             mcp=mcp,
             quiet=quiet,
+            calendars=calendars,
         )

@@ -6,9 +6,9 @@ The scheduler builds a briefing from the task store (``tasks.runners.briefing``)
 - notes tagged for the day: with its date (``#2026-03-11``), its weekday (``#wednesday``,
   every week), ``#today`` saved that day before the briefing, or ``#tomorrow`` saved the day
   before;
-- the calendar, when one is connected: a ``DayCalendar`` (the seam for issue 27's
-  calendars: an adapter over its service gives the day's events, each with a reference to
-  the row or event it comes from). Without one the section is left out.
+- the calendars the assistant reads for the user (the CalDAV calendar it syncs, those
+  subscribed to by address): a ``DayCalendar``; ``CalendarDays`` is the one over
+  ``calendars.Calendars``. Without one, or without events that day, the section is left out.
 
 Each line names its row (``note #3``, ``event <ref>``), so a summary of the briefing can be
 checked against them.
@@ -16,13 +16,19 @@ checked against them.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from memory import MemoryStore, Note
 from tasks import BriefingLine, BriefingSection
+
+if TYPE_CHECKING:
+    from calendars import Calendars
+
+logger = logging.getLogger(__name__)
 
 MAX_NOTES = 10
 
@@ -50,6 +56,31 @@ class DayCalendar(Protocol):
         ...
 
 
+class CalendarDays:
+    """The day's events of the calendars ``calendars`` reads for a user (a ``DayCalendar``):
+    not the user's own tasks, which the briefing lists already."""
+
+    def __init__(self, calendars: Calendars) -> None:
+        self._calendars = calendars
+
+    async def events(self, user_id: str, *, start: datetime, end: datetime) -> list[CalendarEvent]:
+        """The events from ``start`` to ``end``; a calendar that cannot be read now is used as
+        last read (and logged)."""
+        listing = await self._calendars.events(user_id, start, end)
+        for problem in listing.problems:
+            logger.warning("morning briefing of user %s: %s", user_id, problem)
+        return [
+            CalendarEvent(
+                title=event.summary
+                if event.location is None
+                else f"{event.summary}, {event.location}",
+                starts=None if event.all_day else event.start,
+                ref=f"calendar {event.calendar}" + (f"/{event.uid}" if event.uid else ""),
+            )
+            for event in listing.events
+        ]
+
+
 class DayNotes:
     """The briefing's notes and calendar sections (``tasks.BriefingSource``).
 
@@ -60,16 +91,17 @@ class DayNotes:
 
     def __init__(self, *, memory: MemoryStore, calendar: DayCalendar | None = None) -> None:
         self._memory = memory
-        self._calendar = calendar
+        self.calendar = calendar
+        """The connected calendars (settable: the app makes them after the scheduler)."""
 
     async def sections(
         self, owner_id: str, *, day: datetime, since: datetime, now: datetime
     ) -> Sequence[BriefingSection]:
         """The notes tagged for ``day`` and, when connected, its calendar."""
         found = [BriefingSection("Notes for today", await self._notes(owner_id, day, now))]
-        if self._calendar is not None:
+        if self.calendar is not None:
             end = day + timedelta(days=1)
-            events = await self._calendar.events(owner_id, start=day, end=end)
+            events = await self.calendar.events(owner_id, start=day, end=end)
             found.insert(0, BriefingSection("Calendar", tuple(_event(e, day) for e in events)))
         return found
 

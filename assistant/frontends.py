@@ -93,6 +93,8 @@ async def chat(
             clock=clock,
             buttons=False,
             quiet=app.quiet,
+            calendars=app.calendars,
+            local_files=True,  # the terminal's user is this machine's: /calendar import PATH
         )
         terminal = TerminalChat(
             agent=app.agent,
@@ -131,8 +133,6 @@ MCP_SCHEDULER_NOTE = (
     "only adds them (one that runs notices them within a second)."
 )
 """What ``assistant mcp`` says with every call that scheduled something: it fires nothing."""
-MCP_FRONT_WAIT = 2.0
-"""Seconds ``assistant mcp`` waits for the MCP servers it uses itself before it answers."""
 
 
 async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
@@ -142,21 +142,22 @@ async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
     default the user's home chat) by the front end that runs it, as with ``assistant ask``.
     Nothing but the protocol is written to stdout; logs go to stderr.
     """
-    from interfaces.mcp import Caller, build_server, serve_stdio
+    from interfaces.mcp import Caller, build_server, claim_stdio, serve_stdio
 
     caller = Caller(user, chat or home_chat(user, local_user=LOCAL_USER, local_chat=LOCAL_CHAT))
     stop = _stop_on_signals()
-    # The client waits for its handshake: MCP servers of our own that are slow to start join
-    # the catalog later instead of holding it up.
-    async with open_app(settings, mcp_wait=MCP_FRONT_WAIT) as app:
-        assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
-        serving = asyncio.create_task(serve_stdio(build_server(assistant, caller=lambda c: caller)))
-        stopping = asyncio.create_task(stop.wait())
-        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        for task in (serving, stopping):
-            task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await serving
+    # Claimed before the app is built: what a custom tool prints as it loads is not protocol.
+    with claim_stdio() as wire:
+        async with open_app(settings) as app:
+            assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
+            server = build_server(assistant, caller=lambda context: caller)
+            serving = asyncio.create_task(serve_stdio(server, wire))
+            stopping = asyncio.create_task(stop.wait())
+            await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            for task in (serving, stopping):
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await serving
     return 0
 
 
@@ -225,6 +226,7 @@ async def telegram(
             tasks=app.tasks,
             memory=app.memory,
             notifier=bot_notifier,
+            calendars=app.calendars,
             webhook=webhook,
             clock=clock,
             quiet=app.quiet,
@@ -339,6 +341,7 @@ async def open_web(
             memory=app.memory,
             scheduler=app.tasks,
             inbox=inbox,
+            calendars=app.calendars,
             mounts={"/mcp": mcp_http},
             # Without API tokens the server has one owner: whoever started it gets this
             # start's token, and every other account on the machine gets 401.
@@ -369,6 +372,8 @@ async def open_web(
                 "ASSISTANT_WEB_PORT or --port, or stop what uses it"
             ) from None
         stack.push_async_callback(server.stop)
+        # Feeds' addresses start with where this server really listens (port 0: any).
+        app.calendars.local_url = server.url
         if local_token is not None:
             _keep_local_token(settings.data_dir / LOCAL_TOKEN_FILE, local_token, stack)
         bot = await _start_bot(settings, app, notifier)
@@ -479,6 +484,7 @@ async def _start_bot(
         tasks=app.tasks,
         memory=app.memory,
         notifier=bot_notifier,
+        calendars=app.calendars,
         webhook=_webhook(settings, settings.telegram_webhook_url),
         clock=app.clock,
         quiet=app.quiet,

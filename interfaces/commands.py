@@ -15,7 +15,9 @@ from typing import assert_never
 from zoneinfo import ZoneInfo
 
 from agent import Decided
+from calendars import Calendars
 from common import Clock
+from interfaces.calendar_commands import CalendarCommands
 from interfaces.deliveries import acknowledged_text, snooze_until, until_words
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
 from interfaces.notifiers import front_end_of
@@ -24,6 +26,7 @@ from interfaces.quiet import QuietHoursBook
 from interfaces.views import (
     agent_replies,
     approval_card,
+    as_sentence,
     format_moment,
     note_list,
     run_history,
@@ -100,6 +103,9 @@ class SlashCommands:
             the help text says so only where it does.
         quiet: The users' quiet hours (the scheduler's book, so that ``/quiet`` counts at
             once); one of its own over ``memory`` when not given.
+        calendars: The calendars (``/calendar``); without them the command is not offered.
+        local_files: Whether ``/calendar import`` may read a file of this machine (the
+            terminal only).
     """
 
     def __init__(
@@ -111,6 +117,8 @@ class SlashCommands:
         clock: Clock | None = None,
         buttons: bool = True,
         quiet: QuietHoursBook | None = None,
+        calendars: Calendars | None = None,
+        local_files: bool = False,
     ) -> None:
         self._tasks = tasks
         self._memory = memory
@@ -119,6 +127,12 @@ class SlashCommands:
         self.quiet = quiet or QuietHoursBook(
             memory=memory, default_zone=ZoneInfo("UTC"), clock=self._clock
         )
+        self.calendar = (
+            None
+            if calendars is None
+            else CalendarCommands(calendars=calendars, clock=self._clock, local_files=local_files)
+        )
+        """``/calendar`` and the previews of calendar files (``None`` without calendars)."""
         self.zones = ZoneGuide(memory=memory, tasks=tasks, zone_of=agent.user_zone)
         """Asks a user's zone once, says how to set it, sets it (``/tz``, the page)."""
         # The one table: what /help and the Telegram menu list is what ``handle`` runs.
@@ -169,6 +183,20 @@ class SlashCommands:
                     "dateorder", "mdy|dmy", "How to read 4/5: mdy (April 5) or dmy (4 May)"
                 ),
                 self._date_order,
+            ),
+            *(
+                ()
+                if self.calendar is None
+                else (
+                    (
+                        CommandSpec(
+                            "calendar",
+                            "[new|off|import|sync]",
+                            "Your tasks in your calendar app, and your calendar here",
+                        ),
+                        self._calendar,
+                    ),
+                )
             ),
             (CommandSpec("approvals", "", "Requests waiting for your approval"), self._approvals),
             (CommandSpec("tools", "", "The tools I can use for you"), self._tools_list),
@@ -377,6 +405,12 @@ class SlashCommands:
         await self._memory.set_setting(call.user_id, "date_order", said)
         return CommandReply.of(f"From now on 4/5 is {_DATE_ORDERS[said]}.")
 
+    async def _calendar(self, call: _Call) -> CommandReply:
+        assert self.calendar is not None  # offered only with calendars
+        return await self.calendar.handle(
+            call.args, user_id=call.user_id, chat_id=call.chat_id, zone=call.zone
+        )
+
     async def _approvals(self, call: _Call) -> CommandReply:
         now = self._clock.now()
         pending = [
@@ -423,6 +457,10 @@ class SlashCommands:
             return await self._later(action, user_id, zone, shown)
         if action.kind is ActionKind.RUN_AGAIN:
             return await self._run_again(action, user_id)
+        if action.kind in (ActionKind.IMPORT, ActionKind.DROP_IMPORT):
+            if self.calendar is None:
+                return ActionOutcome(notice="Calendars are not set up here.", alert=True)
+            return await self.calendar.press(action, user_id=user_id)
         if action.kind is ActionKind.SNOOZE:
             text, ok = await self._snooze(
                 action.target, action.arg or DEFAULT_SNOOZE, user_id, zone
@@ -577,11 +615,7 @@ def _split(text: str) -> tuple[str, str]:
     return name, args.strip()
 
 
-def _sentence(error: Exception | str) -> str:
-    """An error's message as a sentence for a person: capitalised, with a full stop."""
-    text = str(error).strip() or type(error).__name__
-    text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
+_sentence = as_sentence
 
 
 __all__ = ["CommandSpec", "SlashCommands"]

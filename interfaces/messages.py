@@ -23,6 +23,8 @@ class ActionKind(StrEnum):
     DONE = "done"  # acknowledge reminder <target> (one that repeats until done stops)
     APPROVE = "approve"  # approve request <target>
     DENY = "deny"  # deny request <target>
+    IMPORT = "import"  # make the reminders of the previewed calendar import <target>
+    DROP_IMPORT = "drop"  # forget the previewed calendar import <target>
 
 
 @dataclass(frozen=True, slots=True)

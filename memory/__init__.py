@@ -5,7 +5,7 @@ The public surface is ``MemoryStore`` and the typed values it takes and returns.
 
 store          ``MemoryStore``: merges search results, hands every call to a backend
 backend        the repositories' protocols and ``SqlBackend``, the repositories on a database
-notes, conversations, users, approvals
+notes, conversations, users, approvals, calendars
                the repositories, written once for both databases, with their checks,
                encodings and row decoders
 sql            ``Statement``, ``Dialect`` and the ``Database`` the repositories' steps run on
@@ -27,6 +27,9 @@ from memory.conversations import (
 from memory.errors import MemoryInputError, MemoryLimitError, MemoryStoreError, StoreClosedError
 from memory.models import (
     FROM_OUTSIDE,
+    CalendarFeed,
+    CalendarLink,
+    CalendarSource,
     ConversationContext,
     HitKind,
     MemoryHit,
@@ -48,6 +51,9 @@ __all__ = [
     "FROM_OUTSIDE",
     "MEMORY_TABLES",
     "SCHEMA_VERSION",
+    "CalendarFeed",
+    "CalendarLink",
+    "CalendarSource",
     "ConversationContext",
     "HitKind",
     "MemoryHit",

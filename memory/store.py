@@ -12,6 +12,9 @@ from memory.backend import MemoryBackend
 from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS
 from memory.errors import MemoryStoreError, StoreClosedError
 from memory.models import (
+    CalendarFeed,
+    CalendarLink,
+    CalendarSource,
     ConversationContext,
     HitKind,
     MemoryHit,
@@ -292,6 +295,47 @@ class MemoryStore(AsyncLifecycle):
         if profile is None:
             raise MemoryStoreError(f"user {user_id!r} vanished right after being stored")
         return profile
+
+    # Calendars
+
+    async def make_calendar_feed(self, user_id: str, token_hash: str) -> CalendarFeed:
+        """Give the user a calendar feed under ``token_hash`` (the SHA-256 hex digest of
+        its token, which memory never sees), replacing the one they had."""
+        return await self._ready().calendars.make_feed(user_id, token_hash, self._clock.now())
+
+    async def calendar_feed(self, user_id: str) -> CalendarFeed | None:
+        """The user's calendar feed, or ``None``."""
+        return await self._ready().calendars.feed(user_id)
+
+    async def calendar_feed_owner(self, token_hash: str) -> str | None:
+        """Whose feed the token with this SHA-256 hex digest opens, or ``None``."""
+        return await self._ready().calendars.feed_owner(token_hash)
+
+    async def revoke_calendar_feed(self, user_id: str) -> bool:
+        """End the user's calendar feed (its address answers 404); return whether one was."""
+        return await self._ready().calendars.revoke_feed(user_id)
+
+    async def calendar_links(self, user_id: str) -> list[CalendarLink]:
+        """The user's tasks kept in step with CalDAV events, as the last sync left them."""
+        return await self._ready().calendars.links(user_id)
+
+    async def save_calendar_links(
+        self, links: Sequence[CalendarLink], removed: Sequence[tuple[str, str]] = ()
+    ) -> None:
+        """Store ``links`` and delete the ``(user_id, uid)`` links of ``removed`` at once."""
+        await self._ready().calendars.save_links(list(links), list(removed))
+
+    async def calendar_sources(self, user_id: str) -> list[CalendarSource]:
+        """The calendars read for the user's days."""
+        return await self._ready().calendars.sources(user_id)
+
+    async def save_calendar_source(self, source: CalendarSource) -> None:
+        """Store a calendar read for the user (replacing the one of that name)."""
+        await self._ready().calendars.save_source(source)
+
+    async def delete_calendar_source(self, user_id: str, name: str) -> bool:
+        """Stop reading the user's calendar ``name``; return whether it was read."""
+        return await self._ready().calendars.delete_source(user_id, name)
 
     # Approvals (the tools.ApprovalStore protocol)
 

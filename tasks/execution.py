@@ -406,10 +406,20 @@ def parse_execution_data(
         return model.model_validate(fields)
     except ValidationError as exc:
         problems = "; ".join(_describe_error(err) for err in exc.errors())
+        # The problems first, and the data only in short: a long message would hide them.
         raise TaskDataError(
-            f"execution data {fields!r} does not fit a {task_type.value} task: {problems}; "
+            f"{_an(task_type.value)} task cannot run with {_short(fields)}: {problems}; "
             f"give e.g. {_EXAMPLES[task_type]}"
         ) from None
+
+
+def _an(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
+def _short(fields: Mapping[str, Any], limit: int = 120) -> str:
+    text = repr(fields)
+    return text if len(text) <= limit else f"{text[: limit - 5]}...{text[-1]}"
 
 
 def execution_from_json(task_type: TaskType, text: str) -> ExecutionData:

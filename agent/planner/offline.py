@@ -177,7 +177,9 @@ class OfflinePlanner:
         self._max_input_chars = max_input_chars
         self._toolbox = Toolbox(tools, registry)
         self._planner = Planner(self._toolbox)
-        self._context = Context(search_configured=search_configured, understands=self._understands)
+        self._context = Context(
+            search_configured=search_configured, understands=self.answers_offline
+        )
         # With a model, an agent task's prompt is answered by the model when it runs.
         self._model_context = Context(search_configured=search_configured, understands=_anything)
         self._wording = compose.Wording(_action_words(self._toolbox))
@@ -323,7 +325,8 @@ class OfflinePlanner:
         redone = self.understand(example)
         return intent if isinstance(redone, Say) else redone
 
-    def _understands(self, prompt: str) -> bool:
+    def answers_offline(self, prompt: str) -> bool:
+        """Whether the planner alone answers ``prompt`` (an agent task's, with no model)."""
         return not isinstance(self.understand(prompt), Say)
 
     def _intent_of(self, turn: _Progress, *, model: bool) -> Intent:

@@ -11,12 +11,14 @@ configured: it could never run.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
+from calendars import CalendarError, Calendars
 from tasks import (
+    AgentTaskData,
     DateOrder,
     Reading,
     Schedule,
@@ -36,6 +38,7 @@ from tasks import (
     retime,
     run_line,
     schedule_words,
+    task_data,
     task_line,
     time_of_day,
 )
@@ -109,23 +112,44 @@ class TaskListing:
 
     tasks: list[TaskSummary] = field(default_factory=list)
     period: str | None = None
+    events: list[str] = field(default_factory=list)
+    """The events of the user's calendars in the period (or the coming week), one line each."""
+    calendar_span: str | None = None
+    """The span the events are of, for people ("tomorrow (Tue 2026-03-10)"); ``None`` when no
+    calendar is read for the user."""
+    calendar_notes: list[str] = field(default_factory=list)
+    """Calendars that could not be read now (their last copy is shown)."""
 
     def for_model(self) -> str:
         """The listing as the model reads it."""
         if not self.tasks:
             on = f" for {self.period}" if self.period else ""
-            return f"The user has no scheduled tasks{on}."
-        head = f"Tasks for {self.period}:\n" if self.period else ""
-        return head + "\n".join(f"- {task.line}" for task in self.tasks)
+            said = f"The user has no scheduled tasks{on}."
+        else:
+            head = f"Tasks for {self.period}:\n" if self.period else ""
+            said = head + "\n".join(f"- {task.line}" for task in self.tasks)
+        return said + self._calendar("The user's calendar")
 
     def for_person(self) -> str:
         """The listing as a person reads it."""
         if not self.tasks:
-            return (
+            said = (
                 f"Nothing is scheduled for {self.period}." if self.period else "You have no tasks."
             )
-        head = f"Your tasks for {self.period}:" if self.period else "Your tasks:"
-        return head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
+        else:
+            head = f"Your tasks for {self.period}:" if self.period else "Your tasks:"
+            said = head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
+        return said + self._calendar("On your calendar")
+
+    def _calendar(self, lead: str) -> str:
+        if self.calendar_span is None:
+            return ""
+        if self.events:
+            lines = "\n".join(f"- {event}" for event in self.events)
+            said = f"\n{lead} for {self.calendar_span}:\n{lines}"
+        else:
+            said = f"\n{lead} has nothing for {self.calendar_span}."
+        return said + "".join(f"\n({note})" for note in self.calendar_notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +210,15 @@ def _approval_needed(arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
     return str(arguments.get("task_type", "")).strip().lower() in {"api_call", "agent_task"}
 
 
+def _no_model_for(prompt: str) -> str:
+    return (
+        f"no language model is configured, and the offline planner could not answer {prompt!r} "
+        "when the task runs, so it could never run and nothing was scheduled; connect a model "
+        "(ASSISTANT_LLM_BASE_URL, e.g. http://localhost:11434/v1 for Ollama, or "
+        "ASSISTANT_LLM_MODEL_PATH), or schedule a reminder instead"
+    )
+
+
 class TaskTools:
     """The reminder and task tools, bound to one task manager.
 
@@ -193,6 +226,12 @@ class TaskTools:
         manager: Where tasks are kept and fired.
         search_configured: Whether web searches can run (a search service is configured);
             without one, web_search tasks are refused instead of failing at every run.
+        offline_prompts: Without a language model, which agent-task prompts the offline
+            planner answers; the others are refused, since they could never run. ``None``
+            when a model answers every prompt.
+        date_order: How a date like 4/5 is read.
+        calendars: The user's calendars (synced or subscribed), whose events ``list_tasks``
+            shows beside the tasks; ``None``: none are read.
     """
 
     def __init__(
@@ -200,11 +239,42 @@ class TaskTools:
         manager: TaskManager,
         *,
         search_configured: bool = True,
+        offline_prompts: Callable[[str], bool] | None = None,
         date_order: DateOrder = "mdy",
+        calendars: Calendars | None = None,
     ) -> None:
         self._manager = manager
         self._search_configured = search_configured
+        self._offline_prompts = offline_prompts
         self._date_order: DateOrder = date_order
+        self._calendars = calendars
+
+    def _runnable_then_approved(self, arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
+        """Refuse a recurring task that could never run, before anyone is asked to approve
+        it (a bad schedule, data that does not fit its type, a service that is not
+        configured); then say whether it needs approval (``_approval_needed``).
+
+        Raises:
+            ToolError: saying why it could never run and what would.
+        """
+        kind = str(arguments.get("task_type", "")).strip().lower()
+        if kind == "web_search" and not self._search_configured:
+            raise ToolError(SEARCH_NOT_CONFIGURED)
+        data = arguments.get("execution_data")
+        described = arguments.get("description")
+        try:
+            checked = task_data(
+                kind,
+                _known_fields(data if isinstance(data, Mapping) else None),
+                described if isinstance(described, str) else None,
+            )
+        except TaskError as exc:
+            raise ToolError(str(exc)) from None
+        offline = self._offline_prompts
+        if isinstance(checked, AgentTaskData) and offline and not offline(checked.prompt):
+            raise ToolError(_no_model_for(checked.prompt))
+        self._read(str(arguments.get("schedule", "")), ctx, recurring=True)
+        return _approval_needed(arguments, ctx)
 
     async def active_ids(self, ctx: ToolContext) -> list[str]:
         """The caller's live task ids (the dynamic enum of ``task_id``)."""
@@ -283,7 +353,7 @@ class TaskTools:
         return TaskReply(text + _options(data) + _noted(reading), summary)
 
     @tool(
-        requires_approval=_approval_needed,
+        requires_approval=_runnable_then_approved,
         risk_level="medium",
         llm_format=_reply_text,
         gui_format=_reply_text,
@@ -310,8 +380,6 @@ class TaskTools:
                 {"query", "limit"}, api_call {"method", "url", "headers", "body"}; for the first
                 three the description is used when it is left out.
         """
-        if task_type == "web_search" and not self._search_configured:
-            raise ToolError(SEARCH_NOT_CONFIGURED)
         reading = self._read(schedule, ctx, recurring=True)
         parsed = reading.schedule
         task = await self._add(ctx, task_type, parsed, description, _known_fields(execution_data))
@@ -341,7 +409,9 @@ class TaskTools:
         """
         tasks = await self._manager.list_tasks(ctx.user_id)
         if period is None or not period.strip():
-            return TaskListing([self._summary(task, ctx) for task in tasks])
+            listing = TaskListing([self._summary(task, ctx) for task in tasks])
+            week = (ctx.now, ctx.now + timedelta(days=7), "the next 7 days")
+            return await self._with_events(listing, ctx, *week)
         try:
             span = read_period(period, now=ctx.now, tz=ctx.timezone)
         except TaskError as exc:
@@ -352,7 +422,27 @@ class TaskTools:
             key=lambda pair: (pair[0], pair[1].id),
         )
         listed = [self._summary(task, ctx, next_run=fire) for fire, task in shown]
-        return TaskListing(listed, period=span.label)
+        listing = TaskListing(listed, period=span.label)
+        return await self._with_events(listing, ctx, span.start, span.end, span.label)
+
+    async def _with_events(
+        self, listing: TaskListing, ctx: ToolContext, start: datetime, end: datetime, said: str
+    ) -> TaskListing:
+        """The listing with the events of the user's calendars from ``start`` to ``end``."""
+        if self._calendars is None:
+            return listing
+        try:
+            found = await self._calendars.events(ctx.user_id, start, end)
+        except CalendarError as exc:
+            return replace(listing, calendar_span=said, calendar_notes=[str(exc)])
+        if not found.read:
+            return listing
+        return replace(
+            listing,
+            events=[event.line(ctx.timezone) for event in found.events],
+            calendar_span=said,
+            calendar_notes=list(found.problems),
+        )
 
     @_removes_one_task
     async def cancel_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
@@ -657,6 +747,8 @@ def _about(message: str) -> str:
     """How a reply names what a reminder is about: "to call mom", 'about "the dentist"'."""
     text = message.strip()
     first = text.split(maxsplit=1)[0].lower() if text else ""
+    if first == "to":  # "to call mom" already says it
+        return text
     if text[:1].islower() and first not in _NOUN_LEAD:
         return f"to {text}"
     return f'about "{text}"'

@@ -284,7 +284,7 @@ class WebTools(AsyncLifecycle):
             limit: How many results to return (1 to 10).
         """
         if self._serpapi_key is None:
-            return NOT_CONFIGURED
+            raise ToolError(NOT_CONFIGURED)
         return await self.search(query, limit=limit)
 
     # -- fetch -----------------------------------------------------------------------------

@@ -156,7 +156,7 @@ def decision(reply: ApprovalReply) -> str | None:
     ran = next((r for r in reply.results if r.call.tool_name == request.tool_name), None)
     if ran is None:
         return f"Request {request.id} was approved and {request.tool_name} ran."
-    how = "ran" if ran.ok else f"ended {ran.status.value}"
+    how = "ran" if ran.ok else f"did not succeed ({ran.status.value})"
     return f"Request {request.id} was approved and {request.tool_name} {how}: {ran.text}"
 
 

@@ -2,7 +2,7 @@
 
     build_server(assistant, caller)   the SDK's low-level ``Server``: tools, their calls, and
                                       the resource tasks://upcoming
-    serve_stdio(server)               serve one client on stdin/stdout (``assistant mcp``)
+    serve_stdio(server, wire)         serve one client on stdin/stdout (``assistant mcp``)
     McpHttp(server, user_of=...)      Streamable HTTP as an ASGI app (``/mcp`` of the web)
 
 The low-level server, not ``MCPServer``: that one makes each tool's schema from a Python
@@ -17,6 +17,7 @@ so no MCP session can outlive or change its user.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import json
 import logging
 import re
@@ -47,7 +48,7 @@ from starlette.types import Receive, Scope, Send
 
 from interfaces.mcp.replies import error_result
 from interfaces.mcp.service import Caller, McpAssistant
-from interfaces.mcp.stdin import stdin_lines
+from interfaces.mcp.stdio import StdioWire
 
 logger = logging.getLogger(__name__)
 
@@ -152,6 +153,7 @@ def build_server(assistant: McpAssistant, *, caller: CallerOf) -> Server[Any]:
 
     return Server(
         NAME,
+        version=_version(),
         title="Personal assistant",
         instructions=instructions(assistant.scheduler_note),
         on_list_tools=list_tools,
@@ -161,18 +163,17 @@ def build_server(assistant: McpAssistant, *, caller: CallerOf) -> Server[Any]:
     )
 
 
-async def serve_stdio(server: Server[Any]) -> None:
-    """Serve one client on stdin and stdout until it closes stdin (or the caller cancels:
-    the wait for its next line is cancelled at once, ``interfaces.mcp.stdin``).
+async def serve_stdio(server: Server[Any], wire: StdioWire | None) -> None:
+    """Serve one client on ``wire`` (``claim_stdio``) until it closes its input, or the
+    caller cancels: the wait for its next line is cancelled at once.
 
-    While it serves, the SDK points descriptor 1 at stderr, so nothing but the protocol
-    reaches stdout, whatever a library prints.
+    Without a wire (the process lacks stdin or stdout) the SDK's own transport serves.
     """
-    with stdin_lines() as lines:
-        # The SDK reads any async iterator of lines it is given; its type names its own.
-        stdin = cast("anyio.AsyncFile[str] | None", lines)
-        async with stdio_server(stdin=stdin) as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+    # The SDK reads and writes any objects with its file's methods; its types name its own.
+    stdin = cast("anyio.AsyncFile[str] | None", wire.lines if wire else None)
+    stdout = cast("anyio.AsyncFile[str] | None", wire.out if wire else None)
+    async with stdio_server(stdin=stdin, stdout=stdout) as (read, write):
+        await server.run(read, write, server.create_initialization_options())
 
 
 class McpHttp:
@@ -268,3 +269,11 @@ async def _no_stream(send: Send) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
+
+
+def _version() -> str:
+    """The assistant's version, as its package says it (what a client shows of the server)."""
+    try:
+        return importlib.metadata.version("assistant")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout not installed
+        return "unknown"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from telegram import BotCommand, CallbackQuery, Message, Update
+from telegram import BotCommand, CallbackQuery, Document, Message, Update
 from telegram.constants import ChatType
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -34,6 +34,7 @@ from telegram.ext import (
     filters,
 )
 
+from calendars import Calendars
 from common import AsyncLifecycle, Clock, KeyedLocks
 from interfaces.commands import SlashCommands
 from interfaces.messages import Action, ActionKind, ActionOutcome, Reply
@@ -54,6 +55,10 @@ _MAX_ALERT = 200  # answerCallbackQuery text limit
 _MAX_TRACKED = 1000
 INVALID_BUTTON = "This button is not valid (any more). Send /tasks or /approvals for fresh ones."
 NOT_TEXT = "I can only read text messages. Write what you need, or send /help."
+NOT_A_CALENDAR = (
+    "I read text messages, and calendar files (.ics) to turn their events with alarms into "
+    "reminders; this file is neither. Write what you need, or send /help."
+)
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 
@@ -102,7 +107,9 @@ class TelegramInterface(AsyncLifecycle):
         memory: The memory store (zones, notes, approval requests).
         notifier: The scheduler's Telegram notifier, whose queue the bot's replies share;
             made from ``token`` and ``base_url`` when not given.
-        commands: The slash commands; built from ``tasks``, ``memory`` and ``agent`` by default.
+        commands: The slash commands; built from ``tasks``, ``memory``, ``agent`` and
+            ``calendars`` by default.
+        calendars: The calendars: ``/calendar``, and .ics files sent to the bot.
         webhook: Receive updates by webhook instead of long polling.
         poll_timeout: The long-polling timeout, in seconds.
         clock: Time for the stranger-reply cooldown (the notifier's queue clock by default).
@@ -121,6 +128,7 @@ class TelegramInterface(AsyncLifecycle):
         memory: MemoryStore,
         notifier: TelegramNotifier | None = None,
         commands: SlashCommands | None = None,
+        calendars: Calendars | None = None,
         webhook: WebhookConfig | None = None,
         poll_timeout: float = 10.0,
         clock: Clock | None = None,
@@ -135,7 +143,7 @@ class TelegramInterface(AsyncLifecycle):
         self._allowed = frozenset(str(user).strip() for user in allowed_users)
         self._agent = agent
         self._commands = commands or SlashCommands(
-            tasks=tasks, memory=memory, agent=agent, quiet=quiet
+            tasks=tasks, memory=memory, agent=agent, quiet=quiet, calendars=calendars
         )
         self._webhook = webhook
         self._poll_timeout = poll_timeout
@@ -157,6 +165,7 @@ class TelegramInterface(AsyncLifecycle):
         app.add_handler(MessageHandler(filters.COMMAND, self._on_command))
         app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, self._on_text))
         app.add_handler(CallbackQueryHandler(self._on_button))
+        app.add_handler(MessageHandler(filters.Document.ALL, self._on_document))
         app.add_handler(MessageHandler(filters.ALL, self._on_other))
         app.add_error_handler(self._on_error)
         return app
@@ -315,6 +324,26 @@ class TelegramInterface(AsyncLifecycle):
             replies = await self._with_zone_note(user_id, agent_replies(reply, zone))
             await self._send_all(chat_id, await live.finish(replies))
 
+    async def _on_document(self, update: Update, context: Any) -> None:
+        """A calendar file: what it would become, with Import and Cancel buttons."""
+        message, user_id, chat_id = _where(update)
+        document = message.document
+        calendar = self._commands.calendar
+        if document is None or calendar is None or not _is_calendar_file(document):
+            await self._queue.send(chat_id, NOT_A_CALENDAR)
+            return
+        limit = calendar.max_file_bytes
+        async with self._chat_lock(chat_id), self._typing(chat_id):
+            if document.file_size is not None and document.file_size > limit:
+                text = f"That calendar file is larger than {limit:,} bytes; send a shorter one."
+                await self._queue.send(chat_id, text)
+                return
+            file = await self._queue.bot.get_file(document.file_id)
+            data = bytes(await file.download_as_bytearray())
+            zone = await self._agent.user_zone(user_id)
+            reply = await calendar.preview(data, user_id=user_id, chat_id=str(chat_id), zone=zone)
+            await self._send_all(chat_id, reply.replies)
+
     async def _on_other(self, update: Update, context: Any) -> None:
         if update.effective_message is not None and update.effective_chat is not None:
             await self._queue.send(update.effective_chat.id, NOT_TEXT)
@@ -441,6 +470,11 @@ def _shown(message: Message, action: Action, user_id: str) -> Delivery:
         kind=kind,
         text=text,
     )
+
+
+def _is_calendar_file(document: Document) -> bool:
+    name = (document.file_name or "").lower()
+    return name.endswith((".ics", ".ical", ".ifb")) or document.mime_type == "text/calendar"
 
 
 def _where(update: Update) -> tuple[Message, str, int]:

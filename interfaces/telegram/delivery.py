@@ -63,7 +63,7 @@ class TelegramNotifier:
             limits: Pacing and retry settings.
             clock: Time source and sleeper.
         """
-        bot = Bot(token, base_url=base_url)
+        bot = Bot(token, base_url=base_url, base_file_url=file_url(base_url))
         return cls(OutgoingQueue(bot, limits=limits, clock=clock))
 
     async def aclose(self) -> None:
@@ -93,3 +93,12 @@ class TelegramNotifier:
                 outcome.error,
             )
         return outcome.status
+
+
+def file_url(base_url: str) -> str:
+    """Where files are downloaded from, for the Bot API at ``base_url``: ``.../file/bot``
+    beside ``.../bot`` (Telegram's own, and a local Bot API server's, layout)."""
+    head, bot, tail = base_url.rstrip("/").rpartition("/bot")
+    if not bot or tail:
+        return "https://api.telegram.org/file/bot"
+    return f"{head}/file/bot"

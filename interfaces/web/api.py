@@ -25,12 +25,13 @@ from fastapi.security import HTTPBearer
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from calendars import MAX_FILE_BYTES, CalendarError, Calendars, hidden_path
 from common import Clock, SystemClock, clean_value
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent
 from interfaces.quiet import QuietHoursBook
 from interfaces.slots import SlotsTaken, UserSlots, turn_slots
-from interfaces.web import chat, page, proactive_routes, resources, task_routes
+from interfaces.web import calendar_routes, chat, page, proactive_routes, resources, task_routes
 from interfaces.web.auth import ApiTokens
 from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
@@ -75,6 +76,8 @@ class WebInterface:
         mounts: Other ASGI apps served behind the same token check, by path (``/mcp``: the
             MCP server); each finds its caller with ``scope_user``.
         quiet: The users' quiet hours (the scheduler's book), for the default commands.
+        calendars: The feeds (``/calendar/<token>.ics``, no bearer token), ``/calendar`` and
+            imports of .ics files; also ``/calendar`` typed in the chat.
     """
 
     def __init__(
@@ -98,6 +101,7 @@ class WebInterface:
         health_max_late: timedelta = timedelta(seconds=2),
         mounts: Mapping[str, ASGIApp] | None = None,
         quiet: QuietHoursBook | None = None,
+        calendars: Calendars | None = None,
     ) -> None:
         clock = clock or SystemClock()
         self.services = WebServices(
@@ -108,7 +112,13 @@ class WebInterface:
             inbox=inbox,
             commands=commands
             or SlashCommands(
-                tasks=tasks, memory=memory, agent=agent, clock=clock, buttons=False, quiet=quiet
+                tasks=tasks,
+                memory=memory,
+                agent=agent,
+                clock=clock,
+                buttons=False,
+                quiet=quiet,
+                calendars=calendars,
             ),
             clock=clock,
             keepalive=keepalive,
@@ -117,6 +127,7 @@ class WebInterface:
             turns=turns or turn_slots(max_turns_per_user),
             streams=stream_slots(max_event_streams),
             health_max_late=health_max_late,
+            calendars=calendars,
         )
         self.app = self._build(tokens, loopback_only, max_body, mounts or {})
 
@@ -143,10 +154,15 @@ class WebInterface:
         # route runs.
         bearer = Security(HTTPBearer(auto_error=False, description=_BEARER))
         for routes in (
-            chat.router, task_routes.router, proactive_routes.router, resources.router
-        ):  # fmt: skip
+            chat.router,
+            task_routes.router,
+            proactive_routes.router,
+            resources.router,
+            calendar_routes.router,
+        ):
             app.include_router(routes, dependencies=[bearer])
         app.include_router(page.router)
+        app.include_router(calendar_routes.feed_router)  # the address is the secret
         for path, mounted in mounts.items():
             # A route, not a Mount: it answers the path itself ("/mcp"), not only "/mcp/...".
             app.router.routes.append(Route(path, endpoint=mounted, include_in_schema=False))
@@ -157,8 +173,16 @@ class WebInterface:
         app.add_exception_handler(MemoryStoreError, _unavailable)
         app.add_exception_handler(TaskError, _task_error)
         app.add_exception_handler(SlotsTaken, _too_many)
+        app.add_exception_handler(CalendarError, _bad_value)
         app.add_exception_handler(Exception, _unexpected)
-        app.add_middleware(Gate, tokens=tokens, loopback_only=loopback_only, max_body=max_body)
+        app.add_middleware(
+            Gate,
+            tokens=tokens,
+            loopback_only=loopback_only,
+            max_body=max_body,
+            # A calendar file is larger than a message.
+            large_bodies={calendar_routes.IMPORT_PATH: MAX_FILE_BYTES},
+        )
         return app
 
 
@@ -207,7 +231,7 @@ async def _unavailable(request: Request, error: Exception) -> JSONResponse:
     logger.error(
         "%s %s: the database failed (error id %s): %s",
         request.method,
-        request.url.path,
+        hidden_path(request.url.path),  # a feed's path holds its secret
         error_id,
         error,
     )
@@ -223,7 +247,11 @@ async def _unavailable(request: Request, error: Exception) -> JSONResponse:
 async def _unexpected(request: Request, error: Exception) -> JSONResponse:
     error_id = secrets.token_hex(3)
     logger.error(
-        "%s %s failed (error id %s)", request.method, request.url.path, error_id, exc_info=error
+        "%s %s failed (error id %s)",
+        request.method,
+        hidden_path(request.url.path),  # a feed's path holds its secret
+        error_id,
+        exc_info=error,
     )
     detail = f"something went wrong on the server (error id {error_id})"
     return JSONResponse({"detail": detail}, status_code=500)

@@ -394,3 +394,60 @@ class ObservationOut(BaseModel):
     holds: bool | None = Field(description="Whether its condition held (null: it has none)")
     checks: int = Field(description="How many times it looked")
     changes: int = Field(description="How many times what it saw changed since its first look")
+
+
+# -- issue 27: calendar feeds, imports and the calendars read for your days -------------------
+
+
+class CalendarSourceOut(BaseModel):
+    """A calendar read for your days."""
+
+    name: str = Field(description="'caldav' for the synced calendar, else its name.")
+    url: str
+    fetched_at: datetime | None
+    error: str | None = Field(description="Why the last read failed, when it did.")
+
+
+class CalendarOut(BaseModel):
+    """Your calendar feed, the sync, and the calendars read for your days."""
+
+    feed_created_at: datetime | None = Field(
+        description="When your feed's address was made (its token is kept only hashed, so "
+        "the address itself is shown only when made); null: no feed."
+    )
+    syncing: bool = Field(description="Whether your reminders are kept in step with CalDAV.")
+    sources: list[CalendarSourceOut]
+
+
+class FeedOut(BaseModel):
+    """A new feed address: a secret; anyone with it sees your tasks."""
+
+    url: str
+    note: str
+
+
+class ImportItemOut(BaseModel):
+    """A reminder an import makes."""
+
+    summary: str
+    schedule: str
+    first: datetime | None
+    note: str
+
+
+class ImportRefusalOut(BaseModel):
+    """An event with an alarm the schedule language cannot say exactly."""
+
+    summary: str
+    reason: str
+
+
+class ImportOut(BaseModel):
+    """What a calendar file becomes: previewed, or made (``created``)."""
+
+    preview: str = Field(description="All of it in words, as the chat says it.")
+    items: list[ImportItemOut]
+    refused: list[ImportRefusalOut]
+    skipped: list[str] = Field(description="Events left out, and why.")
+    created: list[str] = Field(description="The ids of the reminders made (confirm=true).")
+    error: str | None = Field(None, description="What stopped the import part way, if any.")

@@ -16,6 +16,7 @@ from typing import Annotated, Protocol
 from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 
+from calendars import Calendars
 from common import Clock
 from interfaces.commands import SlashCommands
 from interfaces.notifiers import WEB_CHAT_PREFIX, WEB_MAIN_CHAT
@@ -57,6 +58,7 @@ class WebServices:
         streams: The ``/events`` streams each user has open, at most
             ``ASSISTANT_MAX_EVENT_STREAMS``.
         health_max_late: How late on-time runs may start before ``/health`` says degraded.
+        calendars: The feeds and calendar files (``None``: the calendar routes answer 404).
     """
 
     agent: ChatAgent
@@ -74,6 +76,7 @@ class WebServices:
     health_max_late: timedelta = timedelta(seconds=2)
     web_chat: str = WEB_CHAT_PREFIX + WEB_MAIN_CHAT
     """Where what is made outside a chat (a monitor, the briefing from the page) delivers."""
+    calendars: Calendars | None = None
 
     def check_length(self, text: str, where: tuple[str, ...]) -> None:
         """Refuse a message longer than ``max_message_chars`` as a 422 naming the limit.

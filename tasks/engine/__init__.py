@@ -16,7 +16,7 @@ watchdog   Watchdog: one timer for every run's time limit
 """
 
 from tasks.engine.changes import awaits_acknowledgement
-from tasks.engine.drafts import DEFAULT_SNOOZE
+from tasks.engine.drafts import DEFAULT_SNOOZE, task_data
 from tasks.engine.holding import HeldReleaser, HoldingNotifier
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
@@ -47,4 +47,5 @@ __all__ = [
     "failed_notice",
     "given_up_notice",
     "recovered_notice",
+    "task_data",
 ]

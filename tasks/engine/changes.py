@@ -110,8 +110,8 @@ def checked_delay(delay: timedelta) -> timedelta:
     """
     if not timedelta(seconds=1) <= delay <= MAX_SNOOZE:
         raise TaskDataError(
-            f"cannot snooze by {delay!r}: the delay must be between 1 second and 366 days, "
-            "e.g. '10m' or '1h'"
+            f"cannot snooze by {_said(delay)}: the delay must be between 1 second and 366 "
+            "days, e.g. '10m' or '1h'"
         )
     return delay
 
@@ -189,3 +189,12 @@ def rezoned(schedule: Schedule, zone: ZoneInfo) -> Schedule:
         wall = at.astimezone(schedule.tz).replace(tzinfo=None)
         at = resolve_local(wall, zone)
     return OnceSchedule(at=at, tz=zone)
+
+
+def _said(delay: timedelta) -> str:
+    """A delay as people write it: ``0 seconds``, ``-5 minutes``, ``400 days``."""
+    seconds = delay.total_seconds()
+    for unit, size in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds and seconds % size == 0:
+            return f"{seconds / size:g} {unit}"
+    return f"{seconds:g} seconds"

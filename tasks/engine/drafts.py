@@ -60,9 +60,7 @@ def new_draft(
         ScheduleError: when the schedule has no run after now.
     """
     kind = parse_task_type(task_type)
-    data = parse_execution_data(kind, _with_description(kind, execution_data, description))
-    if isinstance(data, ApiCallData):
-        data.check_references()
+    data = task_data(kind, execution_data, description)
     return TaskDraft(
         owner_id=_identifier(owner_id, "owner_id"),
         chat_id=_identifier(chat_id, "chat_id"),
@@ -77,6 +75,25 @@ def new_draft(
         # selector shows at once in its history.
         next_run=now if kind is TaskType.MONITOR else first_run(schedule, now),
     )
+
+
+def task_data(
+    task_type: TaskType | str,
+    execution_data: Mapping[str, Any] | ExecutionData | None,
+    description: str | None = None,
+) -> ExecutionData:
+    """What a task of ``task_type`` would run, checked as ``add_task`` checks it (the
+    description serving as the message, prompt or query left out): a caller may refuse a
+    task that could never run before anyone is asked to approve it.
+
+    Raises:
+        TaskDataError: for a bad type or data, or a misplaced ``${NAME}`` reference.
+    """
+    kind = parse_task_type(task_type)
+    data = parse_execution_data(kind, _with_description(kind, execution_data, description))
+    if isinstance(data, ApiCallData):
+        data.check_references()
+    return data
 
 
 def normalize_id(task_id: str) -> str:

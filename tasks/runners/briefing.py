@@ -129,7 +129,9 @@ class BriefingRunner:
             BriefingSection("Monitors that changed", changed(changes, zone)),
         ]
         if self._source is not None:
-            found.extend(await self._source.sections(owner, day=day, since=since, now=now))
+            # Local midnight (its date and weekday are the day's), as the source expects.
+            local_day = day.astimezone(zone)
+            found.extend(await self._source.sections(owner, day=local_day, since=since, now=now))
         return [section for section in found if section.lines]
 
     async def _summary(self, task: Task, lines: Sequence[BriefingLine]) -> str | None:

@@ -36,6 +36,8 @@ from tasks.schedule.pieces import (
     Gone,
     Iso,
     LastWorkday,
+    Leave,
+    LeaveHolidays,
     Part,
     Piece,
     Repeat,
@@ -61,7 +63,10 @@ _ISO_LIKE = re.compile(
 )
 _DOTTED_DATE_END = re.compile(r"\d\.\d{1,2}\.$")
 _ISO_LEAD = re.compile(r"^(?:on|at|for)\s+(?=\d{4}-)", re.IGNORECASE)
-_REPEATING = (Every, Repeat, Weekdays, Window, Cron, LastWorkday, Until, Starting, Count, Except)
+_REPEATING = (
+    Every, Repeat, Weekdays, Window, Cron, LastWorkday, Until, Starting, Count, Except, Leave,
+    LeaveHolidays,
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

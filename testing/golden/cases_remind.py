@@ -85,6 +85,43 @@ CASES: dict[str, tuple[Golden, ...]] = {
             "remind me in -5 minutes to time travel",
             says("in the past", "'remind me in 5 minutes to time travel'"),
         ),
+        # the calendar's ways of repeating (RRULE users' words)
+        every(
+            "remind me every other friday at 5pm to pay the babysitter",
+            "2026-03-13 17:00",
+            "pay the babysitter",
+            "every other week on Friday at 17:00",
+        ),
+        every(
+            "remind me every last weekday of the month to submit timesheets",
+            "2026-03-31 09:00",
+            "submit timesheets",
+            "every month on the last weekday at 09:00",
+        ),
+        every(
+            "every weekday at 9 except holidays remind me to open the shop",
+            "2026-03-11 09:00",
+            "open the shop",
+            "every weekday at 09:00, except US federal holidays",
+        ),
+        every(
+            "remind me every day at 8 until march 20 to take vitamins",
+            "2026-03-11 08:00",
+            "take vitamins",
+            "every day at 08:00, until Fri 2026-03-20",
+        ),
+        every(
+            "remind me every monday at 7 for 10 times to do the physio exercises",
+            "2026-03-16 07:00",
+            "do the physio exercises",
+            "every Monday at 07:00, 10 times, until 2026-05-18 07:00",
+        ),
+        every(
+            "remind me to write in my journal every day at 9pm except christmas",
+            "2026-03-10 21:00",
+            "write in my journal",
+            "every day at 21:00, except Christmas",
+        ),
         # the time first, in the middle, or last
         once("remind me in 10 minutes to check the oven", "2026-03-10 14:40", "check the oven"),
         once("remind me to call mom tomorrow at 6pm", "2026-03-11 18:00", "call mom"),

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, ParamSpec, Protocol, TypeAlias
 from zoneinfo import ZoneInfo
 
-from memory import Note
+from memory import CalendarSource, Note
 from tasks import (
     ReminderData,
     Task,
@@ -126,6 +126,7 @@ class Golden:
         seeded: Whether the user has the standard ``SEEDS`` tasks before.
         went_off: The user's tasks (by description) that go off after the setup, before
             the sentence is said (run now: the goldens' clock stands still).
+        calendar: Whether the user reads the calendar ``CALENDAR`` beside their tasks.
     """
 
     text: str
@@ -133,6 +134,7 @@ class Golden:
     setup: tuple[str, ...] = ()
     seeded: bool = False
     went_off: tuple[str, ...] = ()
+    calendar: bool = False
 
 
 def says(*contains: str, absent: tuple[str, ...] = ()) -> Says:
@@ -168,6 +170,51 @@ SEEDS = (
 """Tasks a seeded golden's user has: Wed 09:00 dentist, Monday 18:00 gym, today 20:00 trash,
 Friday 17:00 call mom, Wed 10:00 plumber, a weekday news search, plants every other day at
 19:00, and the rent on the 1st (paused)."""
+
+
+CALENDAR = """BEGIN:VCALENDAR\r
+VERSION:2.0\r
+PRODID:-//golden//work calendar//EN\r
+BEGIN:VEVENT\r
+UID:lunch-1\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;TZID=Europe/Berlin:20260311T123000\r
+DTEND;TZID=Europe/Berlin:20260311T133000\r
+SUMMARY:Team lunch\r
+LOCATION:Cafe Rosa\r
+END:VEVENT\r
+BEGIN:VEVENT\r
+UID:yoga-1\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;TZID=Europe/Berlin:20260306T180000\r
+DTEND;TZID=Europe/Berlin:20260306T190000\r
+RRULE:FREQ=WEEKLY;BYDAY=FR\r
+SUMMARY:Yoga\r
+END:VEVENT\r
+BEGIN:VEVENT\r
+UID:birthday-1\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;VALUE=DATE:20260311\r
+SUMMARY:Mom's birthday\r
+END:VEVENT\r
+BEGIN:VEVENT\r
+UID:task-zzzzzz@assistant\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;TZID=Europe/Berlin:20260311T150000\r
+SUMMARY:exported reminder\r
+X-ASSISTANT-TASK:zzzzzz\r
+END:VEVENT\r
+END:VCALENDAR\r
+"""
+"""The calendar a ``calendar`` golden's user reads ("work"): Wed lunch 12:30-13:30, yoga every
+Friday 18:00, Wed all day Mom's birthday, and an event written by the assistant (one of the
+user's tasks, never listed twice)."""
+
+
+class CalendarKeeper(Protocol):
+    """Where a ``calendar`` golden's calendar is kept (``memory.MemoryStore``)."""
+
+    async def save_calendar_source(self, source: CalendarSource) -> None: ...
 
 
 class Reply(Protocol):
@@ -217,10 +264,20 @@ async def check_golden(
     tasks: TaskManager,
     planner: Planner,
     registry: ToolRegistry,
+    calendars: CalendarKeeper | None = None,
 ) -> Verdict:
-    """Say ``golden.text`` as ``user`` and compare what came of it with ``golden.expect``."""
+    """Say ``golden.text`` as ``user`` and compare what came of it with ``golden.expect``
+    (``calendars``: where a ``calendar`` golden's calendar is kept)."""
     if golden.seeded:
         await _seed(tasks, user)
+    if golden.calendar:
+        if calendars is None:
+            raise ValueError(f"{golden.text!r} needs a calendar, and no keeper was given")
+        source = CalendarSource(
+            user_id=user, name="work", url="https://calendar.example.org/work.ics",
+            ics=CALENDAR, fetched_at=NOW,
+        )  # fmt: skip
+        await calendars.save_calendar_source(source)
     for sentence in golden.setup:
         await agent.handle_message(sentence, user_id=user, chat_id=user)
     for description in golden.went_off:

@@ -11,6 +11,7 @@ import pytest
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import ConfigError, Settings, load_settings
 from common import ManualClock
+from memory import SCHEMA_VERSION as MEMORY_SCHEMA
 from memory import HitKind
 from tasks import ChatScope, Delivery, DeliveryStatus
 from tests.assistant.test_cli import run
@@ -110,7 +111,7 @@ async def test_doctor_and_backups_on_postgresql(tmp_path: Path, postgres_url: st
         pass
 
     assert "PostgreSQL 18" in doctor.stdout and "answers" in doctor.stdout
-    assert "memory version 3, proactive version 1, tasks version 2" in doctor.stdout
+    assert f"memory version {MEMORY_SCHEMA}, proactive version 1, tasks version 2" in doctor.stdout
     assert f"{tmp_path / 'assistant.db'} is not used" in doctor.stdout
     assert "pg_dump" in doctor.stdout and "No problems found." in doctor.stdout
     assert backup.returncode == 1 and "pg_dump" in backup.stderr

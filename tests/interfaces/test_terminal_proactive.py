@@ -17,6 +17,7 @@ from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import load_settings
 from common import ManualClock
 from interfaces import Console, SlashCommands, TerminalChat, TerminalNotifier
+from memory import CalendarSource
 from tasks import RunStatus, TaskStatus
 from testing.page_server import PageServer
 
@@ -148,3 +149,51 @@ async def test_the_morning_briefing_is_printed(terminal: Terminal) -> None:
     assert "Today\n- 10:00 reminder: call the garage" in briefing
     assert "[Later: /later 1 10m | 1h | morning]" in briefing
     assert (await terminal.type("/briefing")).startswith("Your morning briefing: [")
+
+
+TEAM_CALENDAR = """BEGIN:VCALENDAR\r
+VERSION:2.0\r
+PRODID:-//test//team//EN\r
+BEGIN:VEVENT\r
+UID:standup-1@team\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;TZID=Europe/Berlin:20260302T093000\r
+DTEND;TZID=Europe/Berlin:20260302T094500\r
+RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR\r
+SUMMARY:Stand-up\r
+END:VEVENT\r
+BEGIN:VEVENT\r
+UID:offsite-1@team\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;VALUE=DATE:20260311\r
+DTEND;VALUE=DATE:20260312\r
+SUMMARY:Team offsite\r
+LOCATION:Lisbon\r
+END:VEVENT\r
+END:VCALENDAR\r
+"""
+
+
+async def test_the_briefing_lists_the_days_events_of_a_subscribed_calendar(
+    terminal: Terminal,
+) -> None:
+    # Its address no longer answers by the morning: the briefing uses the copy last read.
+    await terminal.app.memory.save_calendar_source(
+        CalendarSource(
+            user_id=LOCAL_USER,
+            name="team",
+            url="http://127.0.0.1:9/team.ics",
+            ics=TEAM_CALENDAR,
+            fetched_at=T0,
+        )
+    )
+    await terminal.type("morning briefing at 7")
+    # Notes tagged with the day's date and weekday (Berlin's: UTC's is still the 10th).
+    await terminal.type("note: bring the slides #2026-03-11")
+    await terminal.type("note: bins out #wednesday")
+    await terminal.type("note: not this one #2026-03-10")
+    briefing = await terminal.wait(timedelta(hours=18))
+    assert "Good morning! Your briefing for Wed 2026-03-11 (Europe/Berlin):" in briefing
+    assert "Notes for today\n- bring the slides\n- bins out\n" in briefing
+    assert "not this one" not in briefing
+    assert "Calendar\n- all day Team offsite, Lisbon\n- 09:30 Stand-up\n" in briefing

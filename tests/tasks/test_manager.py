@@ -729,8 +729,10 @@ async def test_snooze_moves_one_time_rearms_done_and_puts_recurring_off(
     again = await manager.snooze(pending.id, "alice", 5 * MINUTE)
     assert again.status is TaskStatus.ACTIVE and again.next_run == clock.now() + 5 * MINUTE
     assert (await manager.get_task(recurring.id, "alice")).next_run == T0 + 3 * HOUR + 20 * MINUTE
-    with pytest.raises(TaskDataError, match="between 1 second and 366 days"):
+    with pytest.raises(TaskDataError, match=r"^cannot snooze by 0 seconds: the delay must be"):
         await manager.snooze(pending.id, "alice", timedelta(0))
+    with pytest.raises(TaskDataError, match=r"^cannot snooze by 400 days: .* 366 days"):
+        await manager.snooze(pending.id, "alice", timedelta(days=400))
 
 
 async def test_snooze_of_a_recurring_task_that_has_not_fired_never_fires_it_early(

@@ -163,18 +163,28 @@ class McpConfig:
         )
 
 
-def load_config(path: Path, *, secrets: SecretLookup | None = None) -> McpConfig:
+def load_config(
+    path: Path, *, secrets: SecretLookup | None = None, named: bool = False
+) -> McpConfig:
     """Read the MCP servers of the file ``path``; a missing file configures none.
 
     Args:
         path: The file (``ASSISTANT_MCP_CONFIG``, by default ``DATA_DIR/mcp.json``).
         secrets: Looks up the values of ``${NAME}`` references; without it every reference
             is a problem.
+        named: The file was named on purpose (``ASSISTANT_MCP_CONFIG``): its absence is a
+            problem, not the usual "no MCP servers".
     """
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
+        if named:
+            problem = (
+                f"{source}: the file ASSISTANT_MCP_CONFIG names does not exist; no MCP servers "
+                "were loaded (create it, or point the variable at your mcp.json)"
+            )
+            return McpConfig(source=source, problems=(problem,))
         return McpConfig(source=source)
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)

@@ -58,6 +58,8 @@ Sleep = Callable[[float], Awaitable[None]]
 Publish = Callable[[ServerConfig, list[ListedTool]], list[str]]
 """Receives a server's tools each time they are listed; returns our names of those it took."""
 
+_SDK_ERROR_STATUS = "Server returned an error response"
+"""How the SDK says an HTTP server answered with an error status (which it does not name)."""
 _STDERR_TAIL = 4000
 MAX_PAGES = 20
 """Pages of ``tools/list`` read at most (a server whose cursor never ends cannot hang us)."""
@@ -109,6 +111,7 @@ class ServerConnection:
         self._retry_at: datetime | None = None
         self._tools: tuple[str, ...] = ()
         self._settled = asyncio.Event()
+        self._first = asyncio.Event()  # set once the first attempt ended; never cleared
         self._wake = asyncio.Event()
         self._lost: str | None = None
         self._stale = False
@@ -127,8 +130,13 @@ class ServerConnection:
             self._task = asyncio.create_task(self._supervise(), name=f"mcp:{self.config.name}")
 
     async def first_outcome(self) -> None:
-        """Wait until the first attempt to connect has ended, either way."""
-        await self._settled.wait()
+        """Wait until the first attempt to connect has ended, either way (at once after)."""
+        await self._first.wait()
+
+    @property
+    def first_done(self) -> bool:
+        """Whether the first attempt to connect has ended."""
+        return self._first.is_set()
 
     async def aclose(self) -> None:
         """Disconnect (a stdio server is stopped, its process reaped) and stop trying.
@@ -206,9 +214,10 @@ class ServerConnection:
             )
         if self._state is ServerState.DOWN and self._retry_at is not None:
             wait = max(0, round((self._retry_at - self._clock.now()).total_seconds()))
+            when = f"in {wait} s" if wait else "any moment now"
             raise ToolError(
                 f"MCP server {name!r} is not connected ({self._error}); the assistant tries "
-                f"again at {self._retry_at:%H:%M:%S} UTC, in {wait} s"
+                f"again at {self._retry_at:%H:%M:%S} UTC, {when}"
             )
         if self._state is ServerState.FAILED:
             raise ToolError(
@@ -308,9 +317,14 @@ class ServerConnection:
             self._http_error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
     def _explained(self, reason: str) -> str:
-        """``reason``, with the HTTP error status behind it (once)."""
+        """``reason``, with the HTTP error status behind it (once); the SDK's own words for
+        an error status ("Server returned an error response") give way to the status."""
         status, self._http_error = self._http_error, None
-        return reason if status is None or status in reason else f"{reason} ({status})"
+        if status is None or status in reason:
+            return reason
+        if reason.startswith(_SDK_ERROR_STATUS):
+            return f"it answered {status}"
+        return f"{reason} ({status})"
 
     @contextlib.contextmanager
     def _errlog(self) -> Iterator[IO[str] | None]:
@@ -447,6 +461,7 @@ class ServerConnection:
         self._state, self._error, self._retry_at = state, error, retry_at
         if state is not ServerState.STARTING:
             self._settled.set()
+            self._first.set()
         else:
             self._settled = asyncio.Event() if self._settled.is_set() else self._settled
         self._on_change()
@@ -493,7 +508,7 @@ class _EndOfRead:
         try:
             item: SessionMessage | Exception = await self._inner.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._ended("the connection ended (the server exited or closed it)")
+            self._ended("the connection ended: the server exited or closed it")
             raise
         return item
 

@@ -45,6 +45,17 @@ class ServerStatus:
     error: str | None = None
     retry_at: datetime | None = None
 
+    def as_json(self) -> dict[str, object]:
+        """The status as JSON values (``assistant tools --format json``)."""
+        return {
+            "name": self.name,
+            "transport": self.transport or None,
+            "state": self.state.value,
+            "tools": list(self.tools),
+            "error": self.error,
+            "retry_at": self.retry_at.isoformat() if self.retry_at else None,
+        }
+
     def line(self) -> str:
         """The status in one line: ``files (stdio: npx ...): up, 11 tools``."""
         how = f" ({self.transport})" if self.transport else ""

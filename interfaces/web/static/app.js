@@ -722,6 +722,79 @@ function wireSettings() {
   $("briefing-off").addEventListener("click", () => settled(api("DELETE", "/me/briefing")));
 }
 
+// -- calendar --------------------------------------------------------------------------------------
+
+const importing = { text: null };
+
+async function newFeed() {
+  try {
+    const feed = await api("POST", "/calendar/feed");
+    $("feed-url").value = feed.url;
+    $("feed-url").hidden = false;
+    $("feed-note").textContent = feed.note;
+    $("feed-note").hidden = false;
+    $("feed-url").select();
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not make a feed: ${error.message}`, true);
+  }
+}
+
+async function feedOff() {
+  try {
+    const answer = await api("DELETE", "/calendar/feed");
+    $("feed-url").hidden = true;
+    $("feed-note").hidden = true;
+    toast(answer.revoked ? "The feed is off: its address answers nothing any more." : "You have no feed.");
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not turn the feed off: ${error.message}`, true);
+  }
+}
+
+async function postCalendar(text, confirm) {
+  // The file itself is the body: a calendar is larger than a message (the server allows it).
+  const response = await fetch(`/calendar/import?confirm=${confirm}&chat_id=${encodeURIComponent(state.chat)}`, {
+    method: "POST",
+    headers: { ...headers(), "Content-Type": "text/calendar" },
+    body: text,
+  });
+  const data = await response.json().catch(() => null);
+  if (!response.ok) throw new HttpError(response.status, describe(data, response.status));
+  return data;
+}
+
+async function previewFile() {
+  const file = $("ics-file").files[0];
+  $("ics-import").hidden = true;
+  if (!file) return;
+  try {
+    importing.text = await file.text();
+    const plan = await postCalendar(importing.text, false);
+    $("ics-preview").textContent = plan.preview;
+    $("ics-preview").hidden = false;
+    $("ics-import").textContent = `Import ${plan.items.length}`;
+    $("ics-import").hidden = plan.items.length === 0;
+  } catch (error) {
+    $("ics-preview").textContent = error.message;
+    $("ics-preview").hidden = false;
+  }
+}
+
+async function importFile() {
+  if (importing.text === null) return;
+  $("ics-import").hidden = true;
+  try {
+    const made = await postCalendar(importing.text, true);
+    const said = `Made ${made.created.length} reminder${made.created.length === 1 ? "" : "s"}.`;
+    toast(made.error ? `${said} Then: ${made.error}` : said, Boolean(made.error));
+    $("ics-preview").textContent = said;
+    $("ics-file").value = "";
+    importing.text = null;
+    await loadTasks();
+  } catch (error) {
+    toast(`Could not import: ${error.message}`, true);
+  }
+}
+
 // -- layout ------------------------------------------------------------------------------------------
 
 function showTab(name) {
@@ -750,6 +823,10 @@ function wire() {
     tab.addEventListener("click", () => showTab(tab.dataset.show));
   }
   wireSettings();
+  $("feed-new").addEventListener("click", newFeed);
+  $("feed-off").addEventListener("click", feedOff);
+  $("ics-file").addEventListener("change", previewFile);
+  $("ics-import").addEventListener("click", importFile);
 }
 
 wire();

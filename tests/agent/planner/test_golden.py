@@ -42,6 +42,9 @@ def test_the_goldens_cover_the_forms_the_issue_names() -> None:
         "show my reminders", "what do i have tomorrow", "cancel the gym reminder",
         "stop the news search", "snooze the trash reminder by an hour",
         "move the dentist reminder to 6pm", "pause the news search", "resume",
+        # issue 27: the calendar's ways of repeating, and the user's calendar
+        "every other friday", "every last weekday of the month", "except holidays",
+        "for 10 times", "until march 20", "except christmas", "what's on my calendar tomorrow",
     ):  # fmt: skip
         assert form in words, form
     assert len(repeating) >= 25

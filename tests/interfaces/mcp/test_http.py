@@ -161,7 +161,7 @@ async def test_a_second_token_sees_none_of_the_first_users_things(web: Web) -> N
                     "schedule": "daily 7am",
                     "task_type": "agent_task",
                     "description": "brief",
-                    "execution_data": {"prompt": "my day"},
+                    "execution_data": {"prompt": "what time is it in Tokyo"},
                 },
             )
         )

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -132,16 +134,21 @@ _DAY = [
 async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_path: Path) -> None:
     arguments = {
         "schedule": "every day at 7am",
-        "task_type": "agent_task",
+        "task_type": "api_call",
         "description": "morning brief",
         # Long enough that a refusal quoting it must not cut it.
-        "execution_data": {"prompt": "Summarise my day: " + ", ".join(_DAY)},
+        "execution_data": {
+            "method": "POST",
+            "url": "https://brief.example.com/today",
+            "body": {"sections": _DAY},
+        },
     }
     async with stdio_client(tmp_path) as client:
         waits = await client.call_tool("add_recurring_task", arguments)
         request = pending(waits)
         nothing_yet = await upcoming(client)
-        changed = {**request["arguments"], "execution_data": {"prompt": "Mail my notes out"}}
+        elsewhere = {"method": "POST", "url": "https://mail.example.net/out"}
+        changed = {**request["arguments"], "execution_data": elsewhere}
         refused = await client.call_tool(
             "approve_request",
             {"request_id": request["id"], "tool": request["tool"], "arguments": changed},
@@ -166,12 +173,12 @@ async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_pat
     assert text_of(refused).endswith(f"with {as_sent}")
     turn = ok(approved)
     assert turn["decision"].startswith(
-        f"Request {request['id']} was approved and add_recurring_task ran: Scheduled the task "
-        "'morning brief' every day at 07:00 (Europe/Berlin)"
+        f"Request {request['id']} was approved and add_recurring_task ran: Scheduled the HTTP "
+        "call 'morning brief' every day at 07:00 (Europe/Berlin)"
     )
-    assert text_of(approved).count("Scheduled the task") == 1  # said once, not twice
+    assert text_of(approved).count("Scheduled the HTTP call") == 1  # said once, not twice
     assert again.is_error and "already approved" in text_of(again)
-    assert [(t["type"], t["description"]) for t in scheduled] == [("agent_task", "morning brief")]
+    assert [(t["type"], t["description"]) for t in scheduled] == [("api_call", "morning brief")]
 
 
 _HANDSHAKE = [
@@ -206,6 +213,12 @@ async def _started(data_dir: Path, stderr: BinaryIO, **env: str) -> asyncio.subp
 
 
 async def test_stdout_carries_only_the_protocol(tmp_path: Path) -> None:
+    # A custom tool that prints as it loads, before the server has begun: a short line, and
+    # one long enough to leave Python's buffer at once.
+    (tmp_path / "custom_tools").mkdir()
+    (tmp_path / "custom_tools" / "noisy.py").write_text(
+        "print('NOISY ' + 'x' * 9000)\nprint('noisy too')\n", encoding="utf-8"
+    )
     log = tmp_path / "stderr.txt"
     with log.open("wb") as stderr:  # a file: a pipe nobody reads would fill and stop the child
         process = await _started(tmp_path, stderr, ASSISTANT_LOG_LEVEL="DEBUG")
@@ -222,6 +235,7 @@ async def test_stdout_carries_only_the_protocol(tmp_path: Path) -> None:
     assert answer["id"] == 2
     assert "Asia/Tokyo" in answer["result"]["content"][0]["text"]
     assert " DEBUG " in log.read_text()  # the log went to stderr
+    assert "NOISY" in log.read_text() and "noisy too" in log.read_text()  # and the prints
     assert code == 0
 
 
@@ -276,3 +290,23 @@ async def test_a_recurring_reminder_made_over_mcp_fires_in_telegram(
         assert await bot.app.tasks.run_due() == 1
         [message] = await api.wait_for_messages(4242, 1)
     assert message.text == "⏰ Reminder: stretch"
+
+
+def test_a_data_directory_relative_to_the_clients_folder_is_warned_of(tmp_path: Path) -> None:
+    env = {**STDIO_ENV, "PATH": os.environ.get("PATH", ""), "ASSISTANT_DATA_DIR": "data"}
+    done = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "mcp"],
+        input="",  # the client leaves at once
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=WITHIN,
+        check=False,
+    )
+
+    assert done.returncode == 0 and done.stdout == ""
+    assert (
+        f"assistant mcp uses the data directory {tmp_path / 'data'}, relative to the folder "
+        "the MCP client started it in (ASSISTANT_DATA_DIR is 'data')"
+    ) in done.stderr

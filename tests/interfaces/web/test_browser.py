@@ -416,3 +416,38 @@ def test_a_busy_model_s_notice_shows_until_the_answer_comes(
         served.call(go_on)
         expect(last_reply(page)).to_have_text("You said: hello")
         expect(notice).to_have_count(0)
+
+
+CALENDAR_FILE = Path(__file__).parent.parent.parent / "calendars" / "files" / "thunderbird.ics"
+
+
+def test_the_page_makes_a_feed_address_and_imports_a_calendar_file(
+    browser: Browser, screenshots: Path, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, DESKTOP)
+        sign_in(page)
+        expect(page.locator("#who")).to_have_text("alice · Europe/Berlin")
+        page.click("#feed-new")
+        address = page.locator("#feed-url")
+        expect(address).to_be_visible()
+        url = address.input_value()
+        assert url.startswith(f"{served.url.rstrip('/')}/calendar/") and url.endswith(".ics")
+        expect(page.locator("#feed-note")).to_contain_text("A secret")
+
+        page.set_input_files("#ics-file", str(CALENDAR_FILE))
+        preview = page.locator("#ics-preview")
+        expect(preview).to_contain_text("2 reminders will be made:")
+        expect(preview).to_contain_text("'Standup': every weekday at 09:25")
+        expect(page.locator("#ics-import")).to_have_text("Import 2")
+        page.screenshot(path=screenshots / "wide-calendar-preview.png")
+        expect(page.locator(".card.task")).to_have_count(0)  # nothing before the click
+        page.click("#ics-import")
+        expect(preview).to_have_text("Made 2 reminders.")
+        expect(page.locator(".card.task")).to_have_count(2)
+        expect(page.locator(".card.task", has_text="Renew passport")).to_be_visible()
+
+        page.click("#feed-off")
+        expect(address).to_be_hidden()
+        assert errors_of(page) == []
+        page.context.close()

@@ -218,7 +218,7 @@ async def test_an_http_server_that_refuses_the_token_is_down_and_says_why(
     async with opened({"remote": entry}) as hub:
         [status] = hub.servers.statuses()
     assert status.state is ServerState.DOWN
-    assert status.error is not None and status.error.endswith("(HTTP 401 Unauthorized)")
+    assert status.error == "it answered HTTP 401 Unauthorized"
 
 
 async def test_an_http_server_that_dies_is_reached_again_once_it_is_back(
