@@ -144,6 +144,7 @@ class DialogAgent:
         history_chars: int = DEFAULT_MAX_CHARS,
         on_event: EventCallback | None = None,
         asked_action: ActionReader | None = None,
+        tools_ready: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """Create an agent.
 
@@ -171,6 +172,9 @@ class DialogAgent:
             on_event: Receives progress events (tool started/finished, approval, reply).
             asked_action: Reads the action a message plainly asks for; a final answer of a
                 turn in which no call did it says so (``undone``). ``None``: no such note.
+            tools_ready: Awaited before each model round that offers tools: tools that join
+                the registry late (MCP servers still starting) are there first. A planner's
+                turn never waits for it.
         """
         if backend is None and planner is None:
             raise ValueError("an agent needs a backend (a language model), a planner, or both")
@@ -200,6 +204,7 @@ class DialogAgent:
         self._tool_retries = tool_retries
         self._history_chars = history_chars
         self._on_event = on_event
+        self._tools_ready = tools_ready
         self._asked_action = asked_action
         self._locks: KeyedLocks[tuple[str, str]] = KeyedLocks()
         self._catalog = Rendered(prompt_catalog)
@@ -549,6 +554,8 @@ class DialogAgent:
     async def _ask(self, turn: Turn) -> LLMResponse:
         """Ask the model for its next message; rebuild in contract mode if tools are refused."""
         backend = await self._ready(turn)
+        if self._tools_ready is not None:
+            await self._tools_ready()
         # The round's calls are validated against the same per-user values the model was shown.
         ctx = turn.ctx = await self.registry.prepare(turn.ctx)
         mode = backend.mode

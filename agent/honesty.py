@@ -64,12 +64,12 @@ _VERBS: dict[str, frozenset[Action]] = {
 }
 """Verb stems (as written: 'scheduled' -> 'schedul') and what each claims."""
 
+_SCHEDULES = ("add_reminder", "add_recurring_task", "snooze_task", "reschedule_task")
+_CHANGES = ("pause_task", "resume_task", "snooze_task", "reschedule_task")
 _TOOLS: dict[Action, frozenset[str]] = {
-    Action.SCHEDULE: frozenset(
-        {"add_reminder", "add_recurring_task", "snooze_task", "reschedule_task"}
-    ),
-    Action.CANCEL: frozenset({"cancel_task"}),
-    Action.CHANGE: frozenset({"pause_task", "resume_task", "snooze_task", "reschedule_task"}),
+    Action.SCHEDULE: frozenset({*_SCHEDULES, "add_monitor", "morning_briefing"}),
+    Action.CANCEL: frozenset({"cancel_task", "morning_briefing"}),
+    Action.CHANGE: frozenset({*_CHANGES, "quiet_hours", "morning_briefing", "acknowledge_task"}),
     Action.SAVE: frozenset({"save_note"}),
     Action.SEND: frozenset({"api_call", "execute_code"}),
 }
@@ -217,8 +217,20 @@ def _backed(statement: Statement, done: Sequence[str]) -> bool:
 def _does(tool_name: str, action: Action) -> bool:
     if tool_name in _TOOLS[action]:
         return True
-    builtin = any(tool_name in names for names in _TOOLS.values())
-    return not builtin and any(stem in tool_name for stem in _STEMS[action])
+    if any(tool_name in names for names in _TOOLS.values()):
+        return False
+    if any(stem in tool_name for stem in _STEMS[action]):
+        return True
+    # A tool of the user's own or of an MCP server may do what its name does not say
+    # ("tracker.create_issue" saves, "lights.toggle" sends): one that is no look-up backs any
+    # claim but a reminder's, which only a tool that schedules backs.
+    return action is not Action.SCHEDULE and not _looks_up(tool_name)
+
+
+def _looks_up(tool_name: str) -> bool:
+    """Whether a tool's name says it only looks things up (``files.read_text_file``)."""
+    own_name = tool_name.rpartition(".")[2]
+    return any(word in own_name for word in (*_LOOKUPS, "read"))
 
 
 def _truth(statement: Statement, results: Sequence[ToolResult]) -> str:

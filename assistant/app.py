@@ -6,18 +6,25 @@ Interfaces receive the finished objects; nothing else constructs collaborators.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
+from zoneinfo import ZoneInfo
+
+from pydantic import JsonValue
 
 from agent import DEFAULT_BASE_PROMPT, DialogAgent, EventCallback
 from agent.llm import LazyModel, LLMBackend, LLMModelError
 from agent.planner import OfflinePlanner, PlannerTools
 from assistant.backup import DailyBackups, backups_of
+from assistant.briefing import CalendarDays, DayNotes
 from assistant.builtin import (
     MemoryTools,
+    ProactiveTools,
     SystemTools,
     TaskTools,
     WebSearchError,
@@ -27,8 +34,9 @@ from assistant.builtin import (
 from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
 from assistant.secrets import EnvironmentSecrets
+from calendars import CaldavSettings, Calendars, SyncSettings
 from common import Clock, SystemClock, install_log_redaction
-from interfaces import ChatRecorder, LoggingNotifier
+from interfaces import ChatRecorder, LoggingNotifier, QuietHoursBook, home_chat
 from memory import MemoryStore
 from tasks import (
     ChatScope,
@@ -43,8 +51,15 @@ from tasks import (
     TaskStore,
     scheduler_lock,
 )
-from tools import LoadReport, ToolExecutor, ToolRegistry, load_custom_tools
-from tools.mcp import McpConfig, McpServers, SecretLookup, load_config
+from tools import (
+    LoadReport,
+    Provenance,
+    ToolCall,
+    ToolExecutor,
+    ToolRegistry,
+    load_custom_tools,
+)
+from tools.mcp import McpConfig, McpServers, SecretLookup, Startup, load_config
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +87,11 @@ class App:
     mcp: McpServers
     """The MCP servers of ``ASSISTANT_MCP_CONFIG`` (none when it is absent, or when the app
     was opened without them): ``statuses()`` and ``tools_by_server()`` say what they offer."""
+    quiet: QuietHoursBook
+    """The users' quiet hours: every delivery of the scheduler asks it (issue 28)."""
+    calendars: Calendars
+    """The feeds, calendar files, the calendars read for the days and the CalDAV sync (its
+    passes run while the scheduler does)."""
 
 
 class _LateAgent:
@@ -89,6 +109,63 @@ class _LateAgent:
         return await self.agent.run_task(
             prompt, owner_id=owner_id, chat_id=chat_id, material=material
         )
+
+    async def user_zone(self, user_id: str) -> ZoneInfo:
+        """The user's zone, as the agent knows it."""
+        if self.agent is None:
+            raise TaskError("the agent is not ready yet (the assistant is still starting)")
+        return await self.agent.user_zone(user_id)
+
+
+class _OfflinePrompts:
+    """Whether the offline planner answers an agent task's prompt, for the task tools, which
+    are built before the planner (it reads their names); filled in once it exists."""
+
+    def __init__(self) -> None:
+        self.planner: OfflinePlanner | None = None
+
+    def __call__(self, prompt: str) -> bool:
+        if self.planner is None:
+            raise TaskError("the offline planner is not ready yet (the assistant is starting)")
+        return self.planner.answers_offline(prompt)
+
+
+class _WatchedTools:
+    """The tool executor as the scheduler's ``ToolRunner`` (monitors of a tool's output).
+
+    The call runs as chat runs it, for the monitor's owner, unattended: it may send only to
+    the hosts its own arguments name, and a tool that would wait for approval is refused
+    rather than left waiting (nobody is there). The agent and the executor are built after
+    the manager; their references are filled in once they exist.
+    """
+
+    def __init__(self) -> None:
+        self.agent: DialogAgent | None = None
+        self.executor: ToolExecutor | None = None
+
+    async def run_tool(
+        self, tool: str, arguments: Mapping[str, JsonValue], *, owner_id: str, chat_id: str
+    ) -> str:
+        agent, executor = self.agent, self.executor
+        if agent is None or executor is None:
+            raise TaskError("the tools are not ready yet (the assistant is still starting)")
+        found = executor.registry.find(tool)
+        if found is None:
+            raise TaskError(f"the tool {tool!r} is not there (any more); is its server running?")
+        args = dict(arguments)
+        said = json.dumps(args, ensure_ascii=False)
+        ctx = replace(
+            await agent.tool_context(owner_id, chat_id),
+            provenance=Provenance.of_model([said], unattended=True),
+        )
+        if found.requires_approval and found.needs_approval(args, ctx):
+            raise TaskError(
+                f"{tool} waits for approval, and a monitor runs without you: it was not run"
+            )
+        result = await executor.execute(ToolCall(tool, args), ctx)
+        if not result.ok:
+            raise TaskError(f"{tool} failed: {result.display or result.text}")
+        return result.text
 
 
 class _TaskSearcher:
@@ -124,15 +201,60 @@ def _mcp_servers(
     *,
     clock: Clock,
     secrets: SecretSource,
-    enabled: bool,
+    enabled: bool | Collection[str],
+    startup: Startup,
+    wait: float | None,
 ) -> McpServers:
     """The MCP servers of the configuration file (not started yet), its secrets already
-    hidden from the logs; none when ``enabled`` is false."""
-    if not enabled:
+    hidden from the logs: all, those ``enabled`` names, or none when it is false."""
+    if enabled is False:
         return McpServers(McpConfig(), registry, clock=clock)
-    config = load_config(settings.mcp_config_path, secrets=_secret_lookup(secrets))
+    config = load_config(
+        settings.mcp_config_path,
+        secrets=_secret_lookup(secrets),
+        named=settings.mcp_config is not None,
+    )
     install_log_redaction(*config.secret_values())
-    return McpServers(config, registry, clock=clock, stderr_dir=settings.data_dir / "mcp")
+    if enabled is not True:
+        config = config.only(enabled)
+    return McpServers(
+        config,
+        registry,
+        clock=clock,
+        startup=startup,
+        wait=wait,
+        stderr_dir=settings.data_dir / "mcp",
+    )
+
+
+def caldav_sync(settings: Settings) -> SyncSettings | None:
+    """The CalDAV sync of the settings (``ASSISTANT_CALDAV_*``), or ``None`` without a URL.
+
+    Raises:
+        ConfigError: when it is configured but the ``caldav`` library is not installed.
+    """
+    if settings.caldav_url is None:
+        return None
+    if importlib.util.find_spec("caldav") is None:
+        raise ConfigError(
+            "ASSISTANT_CALDAV_URL is set, but the CalDAV library is not installed: "
+            "pip install 'assistant[caldav]' (./scripts/run installs it when the variable is "
+            "set), or unset ASSISTANT_CALDAV_URL"
+        )
+    password = settings.caldav_password.get_secret_value() if settings.caldav_password else ""
+    user = settings.caldav_user
+    return SyncSettings(
+        calendar=CaldavSettings(
+            url=settings.caldav_url,
+            username=settings.caldav_username or "",
+            password=password,
+            calendar=settings.caldav_calendar,
+        ),
+        user_id=user,
+        chat_id=settings.caldav_chat
+        or home_chat(user, local_user=LOCAL_USER, local_chat=LOCAL_CHAT),
+        every=timedelta(minutes=settings.caldav_sync_minutes),
+    )
 
 
 def _lock_scheduler(stack: AsyncExitStack, settings: Settings) -> None:
@@ -207,6 +329,7 @@ def build_backend(settings: Settings) -> LLMBackend | None:
 def offline_planner(
     *,
     tasks: TaskTools,
+    proactive: ProactiveTools,
     memory: MemoryTools,
     web: WebTools,
     system: SystemTools,
@@ -230,6 +353,10 @@ def offline_planner(
         fetch_url=web.fetch_url,
         api_call=web.api_call,
         execute_code=system.execute_code,
+        add_monitor=proactive.add_monitor,
+        quiet_hours=proactive.quiet_hours,
+        morning_briefing=proactive.morning_briefing,
+        acknowledge_task=proactive.acknowledge_task,
     )
     return OfflinePlanner(
         tools=tools,
@@ -237,6 +364,11 @@ def offline_planner(
         search_configured=web.search_configured,
         max_input_chars=max_input_chars,
     )
+
+
+def _has_model(settings: Settings, backend: LLMBackend | None) -> bool:
+    """Whether a language model answers (one given, or one configured)."""
+    return backend is not None or bool(settings.llm_base_url or settings.llm_model_path)
 
 
 def _model_of(settings: Settings, backend: LLMBackend | None) -> LazyModel | None:
@@ -270,7 +402,9 @@ async def open_app(
     secrets: SecretSource | None = None,
     serves: ChatScope | None = None,
     preload_model: bool = False,
-    mcp_servers: bool = True,
+    mcp_servers: bool | Collection[str] = True,
+    mcp_startup: Startup = Startup.BACKGROUND,
+    mcp_wait: float | None = None,
 ) -> AsyncIterator[App]:
     """Build the application from ``settings`` and close everything on exit.
 
@@ -294,8 +428,15 @@ async def open_app(
             that keep running); otherwise it is made ready when a turn first needs it, so a
             one-shot ``assistant ask`` that the planner completes never loads it.
         mcp_servers: Start the MCP servers of ``ASSISTANT_MCP_CONFIG`` (their tools join the
-            registry; ``App.mcp``); a command that runs no tool (listing tasks) need not
-            wait for them. They stop when the app closes.
+            registry; ``App.mcp``): all of them, only those named (``assistant call`` of one
+            server's tool), or none (a command that runs no tool need not wait for them).
+            They stop when the app closes.
+        mcp_startup: When they start: in the background (front ends: the agent waits for
+            a server still starting before a model's turn), before the app is ready
+            (``assistant tools``, ``call``), or when a model's turn first needs them
+            (``assistant ask``, which the offline planner may answer alone).
+        mcp_wait: The most anything waits for their first attempts (one-shot commands); by
+            default each server's whole first attempt.
     """
     clock = clock or SystemClock()
     install_log_redaction(*settings.secret_values())
@@ -320,10 +461,15 @@ async def open_app(
 
         secret_source = secrets or EnvironmentSecrets.from_process()
         late_agent = _LateAgent()
+        watched = _WatchedTools()
+        quiet = QuietHoursBook(memory=memory, default_zone=settings.zone, clock=clock)
+        offline_prompts = _OfflinePrompts()
+        # What is delivered joins its chat's conversation: "snooze it" means that reminder.
+        recorder = ChatRecorder(notifier or LoggingNotifier(), conversations=memory)
+        day_notes = DayNotes(memory=memory)
         manager = TaskManager(
             store=store,
-            # What is delivered joins its chat's conversation: "snooze it" means that reminder.
-            notifier=ChatRecorder(notifier or LoggingNotifier(), conversations=memory),
+            notifier=recorder,
             clock=clock,
             agent=late_agent,
             searcher=_TaskSearcher(web),
@@ -340,13 +486,42 @@ async def open_app(
             exclusive=run_scheduler and settings.postgres_url is None,
             limits=settings.task_limits,
             ledger=settings.ledger_policy,
+            # Issue 28: what falls in quiet hours waits; monitors of tools; the briefing.
+            quiet=quiet,
+            tools=watched,
+            briefing=day_notes,
+            alert_after=settings.alert_after,
         )
+        calendars = Calendars(
+            memory=memory,
+            tasks=manager,
+            clock=clock,
+            zone_of=late_agent.user_zone,
+            http=web.http,
+            public_url=settings.web_public_url,
+            local_url=f"http://{settings.web_host}:{settings.web_port}",
+            sync=caldav_sync(settings),
+            notifier=recorder,
+        )
+        # The briefing's Calendar section: the calendars read for the user's days.
+        day_notes.calendar = CalendarDays(calendars)
         task_tools = TaskTools(
-            manager, search_configured=web.search_configured, date_order=settings.date_order
+            manager,
+            search_configured=web.search_configured,
+            # Without a model an agent task's prompt must be one the planner answers.
+            offline_prompts=None if _has_model(settings, backend) else offline_prompts,
+            date_order=settings.date_order,
+            calendars=calendars,
+        )
+        proactive = ProactiveTools(
+            task_tools, manager, quiet=quiet, search_configured=web.search_configured
         )
         memory_tools = MemoryTools(memory)
         system = SystemTools()
-        registry = ToolRegistry([task_tools, memory_tools, get_current_time, web, system])
+        registry = ToolRegistry(
+            [task_tools, proactive, memory_tools, get_current_time, web, system]
+        )
+        proactive.watch(registry)
         custom = load_custom_tools(
             settings.tools_dir, reserved_names=frozenset(registry.all_names())
         )
@@ -356,17 +531,25 @@ async def open_app(
         # stops the servers after the scheduler, whose agent tasks may still call them.
         mcp = await stack.enter_async_context(
             _mcp_servers(
-                settings, registry, clock=clock, secrets=secret_source, enabled=mcp_servers
+                settings,
+                registry,
+                clock=clock,
+                secrets=secret_source,
+                enabled=mcp_servers,
+                startup=mcp_startup,
+                wait=mcp_wait,
             )
         )
         planner = offline_planner(
             tasks=task_tools,
+            proactive=proactive,
             memory=memory_tools,
             web=web,
             system=system,
             registry=registry,
             max_input_chars=settings.max_message_chars,
         )
+        offline_prompts.planner = planner
         model = _model_of(settings, backend)
         if model is not None:
             stack.push_async_callback(model.aclose)
@@ -388,19 +571,24 @@ async def open_app(
             memory=memory,
             clock=clock,
             default_zone=settings.zone,
-            services={TaskManager: manager, MemoryStore: memory},
+            services={TaskManager: manager, MemoryStore: memory, QuietHoursBook: quiet},
             base_prompt=settings.system_prompt or DEFAULT_BASE_PROMPT,
             max_rounds=settings.max_rounds,
             on_event=on_event,
             # A model's answer to a request it did no call for says so; the planner's own
             # answers never need the note.
             asked_action=None if model is None else planner.asked_action,
+            # A model's turn offers the MCP servers' tools: one still starting joins first.
+            tools_ready=mcp.ready,
         )
         late_agent.agent = agent
+        watched.agent, watched.executor = agent, executor
         # Stopping also flushes ledger rows still buffered, whether or not the timer ran.
         stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
+            # The CalDAV sync's passes (when configured) run with the scheduler.
+            await stack.enter_async_context(calendars)
             # PostgreSQL is backed up by its server; a SQLite file left behind by
             # `assistant migrate` holds nothing current, so it is not copied day after day.
             if settings.backup_days and settings.postgres_url is None:
@@ -424,4 +612,6 @@ async def open_app(
             web=web,
             custom_tools=custom,
             mcp=mcp,
+            quiet=quiet,
+            calendars=calendars,
         )

@@ -34,6 +34,11 @@ context): the message says why."""
 EXIT_WAITING = 4
 """Exit status of ``assistant call`` when the call waits for an approval nobody gave (no
 terminal to ask at): the message says how to decide it."""
+EXIT_TERMINATED = 143
+"""Exit status after SIGTERM stopped a command (as a process the signal ends)."""
+ONE_SHOT_MCP_WAIT = 10.0
+"""Seconds ``assistant ask``, ``call`` and ``tools`` wait for MCP servers to start; a slower
+one's tools are not offered to that command (one line names it)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,6 +172,8 @@ def _build_parser() -> argparse.ArgumentParser:
     schedule.add_argument("--json", action="store_true", help="print JSON")
     schedule.set_defaults(handler=_run_schedule)
 
+    _add_calendar_commands(commands)
+
     tasks = commands.add_parser("tasks", help="list the local user's active tasks")
     tasks.add_argument("--json", action="store_true", help="print a JSON array")
     tasks.set_defaults(handler=_run_tasks)
@@ -255,6 +262,24 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_calendar_commands(commands: Any) -> None:
+    """``export-ics`` and ``import-ics`` (docs/calendar.md)."""
+    export = commands.add_parser(
+        "export-ics", help="write the local user's tasks as an iCalendar (.ics) file"
+    )
+    export.add_argument("path", nargs="?", type=Path, help="the file to write (default: print it)")
+    export.set_defaults(handler=_run_export_ics)
+    imports = commands.add_parser(
+        "import-ics",
+        help="turn the events with alarms of an .ics file (or address) into reminders",
+    )
+    imports.add_argument("source", help="an .ics file, or its http(s):// or webcal:// address")
+    imports.add_argument(
+        "--yes", action="store_true", help="make the reminders without asking first"
+    )
+    imports.set_defaults(handler=_run_import_ics)
+
+
 def _mcp_id(option: str) -> Callable[[str], str]:
     """The check of a user or chat id given to ``assistant mcp``."""
 
@@ -294,10 +319,29 @@ def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     gc.freeze()
     gc.enable()
     try:
-        return asyncio.run(coroutine)
+        return asyncio.run(_until_terminated(coroutine))
     except TaskError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except asyncio.CancelledError:  # SIGTERM, after everything it opened was closed
+        return EXIT_TERMINATED
+
+
+async def _until_terminated(coroutine: Coroutine[Any, Any, int]) -> int:
+    """Run ``coroutine``; SIGTERM cancels it, so that what it opened is closed (MCP server
+    processes are stopped, the stores flushed) instead of the process ending where it stands.
+    Front ends that stop cleanly on SIGTERM set their own handler over this one."""
+    import asyncio
+    import signal
+
+    task = asyncio.current_task()
+    assert task is not None  # asyncio.run runs this as a task
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    try:
+        return await coroutine
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
 
 
 def _safe(text: str) -> str:
@@ -375,15 +419,26 @@ def _run_tools(args: argparse.Namespace, settings: Settings) -> int:
     from tools import markdown_catalog, schema_document, tool_definitions
 
     async def go() -> int:
-        async with open_app(settings) as app:
+        from tools.mcp import Startup
+
+        # Each server's state is part of the listing: their first attempts are waited for.
+        async with open_app(settings, mcp_startup=Startup.WAIT, mcp_wait=ONE_SHOT_MCP_WAIT) as app:
+            statuses, problems = app.mcp.statuses(), app.mcp.other_problems()
             if args.fmt == "markdown":
                 print(markdown_catalog(app.registry), end="")
-                # Each MCP tool says its server; this says how each server stands.
-                if statuses := app.mcp.statuses():
+                # Each MCP tool says its server; this says how each server stands, and what
+                # is wrong in the file beyond the servers it left out.
+                if statuses or problems:
                     print("\n# MCP servers\n")
-                    print("\n".join(f"- {status.line()}" for status in statuses))
+                    lines = [status.line() for status in statuses] + problems
+                    print("\n".join(f"- {line}" for line in lines))
             elif args.fmt == "json":
-                print(json.dumps(schema_document(app.registry), indent=2, ensure_ascii=False))
+                document = {
+                    **schema_document(app.registry),
+                    "mcp_servers": [status.as_json() for status in statuses],
+                    "mcp_problems": problems,
+                }
+                print(json.dumps(document, indent=2, ensure_ascii=False))
             else:
                 openai = encode_tools(tool_definitions(app.registry))
                 print(json.dumps(openai, indent=2, ensure_ascii=False))
@@ -406,11 +461,27 @@ def _run_call(args: argparse.Namespace, settings: Settings) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
+    from tools.mcp import Startup
+
+    # Only the MCP server whose tool is called is started (an MCP tool is SERVER.TOOL).
+    server, dot, _ = args.tool.partition(".")
+    servers = [server] if dot else []
+
     async def go() -> int:
         with _stdout_to_stderr() if args.json else contextlib.nullcontext():
-            async with open_app(settings) as app:
+            async with open_app(
+                settings,
+                mcp_servers=servers,
+                mcp_startup=Startup.WAIT,
+                mcp_wait=ONE_SHOT_MCP_WAIT,
+            ) as app:
                 if app.registry.find(args.tool) is None:
-                    unknown = app.registry.unknown_tool_message(args.tool)
+                    why = app.mcp.why_unknown(args.tool)
+                    unknown = (
+                        f"Unknown tool {args.tool!r}: {why}"
+                        if why
+                        else app.registry.unknown_tool_message(args.tool)
+                    )
                     print(f"error: {_safe(unknown)}", file=sys.stderr)
                     return EXIT_USAGE
                 zone = await app.agent.user_zone(LOCAL_USER)
@@ -466,23 +537,50 @@ def _run_call(args: argparse.Namespace, settings: Settings) -> int:
 async def _yes_or_no(question: str) -> bool | None:
     """Ask ``question`` at the terminal: ``True`` for y/yes, ``False`` for n/no, ``None``
     when there is no terminal to ask at (a script, a pipe) or no answer was given."""
-    import asyncio
-
     if not sys.stdin.isatty():
         return None
-
-    def ask() -> str | None:
-        print(question, end="", file=sys.stderr, flush=True)
-        try:
-            return input()
-        except EOFError:
-            return None
-
-    answer = await asyncio.to_thread(ask)
+    print(question, end="", file=sys.stderr, flush=True)
+    answer = await _terminal_line()
     word = (answer or "").strip().lower()
     if word in ("y", "yes"):
         return True
     return False if word in ("n", "no") else None
+
+
+async def _terminal_line() -> str | None:
+    """The next line typed at the terminal (``None`` at its end).
+
+    Read by a daemon thread with ``os.read``, so that Ctrl-C ends the wait at once: the
+    thread, blocked on a read nobody waits for, ends with the process (``input()`` in a
+    worker thread kept the process until Enter, and a daemon thread inside ``sys.stdin``
+    would hold its lock at exit).
+    """
+    import asyncio
+    import threading
+
+    loop = asyncio.get_running_loop()
+    typed: asyncio.Future[str | None] = loop.create_future()
+
+    def settle(line: str | None) -> None:
+        if not typed.done():
+            typed.set_result(line)
+
+    def read() -> None:
+        data = b""
+        try:
+            while not data.endswith(b"\n"):
+                chunk = os.read(0, 1024)
+                if not chunk:
+                    break
+                data += chunk
+        except OSError:
+            pass
+        line = data.decode("utf-8", errors="replace") if data else None
+        with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
+            loop.call_soon_threadsafe(settle, line)
+
+    threading.Thread(target=read, name="terminal-line", daemon=True).start()
+    return await typed
 
 
 def _plain(value: object) -> object:
@@ -533,18 +631,27 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.config import SCHEDULER_COMMANDS
     from common import redact_secrets
     from interfaces import request_line
+    from tools.mcp import Startup
+
+    # The MCP servers start only if a model's turn offers tools (the offline planner calls
+    # none), and a server that is slow to start holds that one turn up only so long.
 
     async def go() -> int:
         # With --json, stdout carries the JSON alone, whatever a native library prints.
         with _stdout_to_stderr() if args.json else contextlib.nullcontext():
-            async with open_app(settings) as app:
+            async with open_app(
+                settings, mcp_startup=Startup.FIRST_USE, mcp_wait=ONE_SHOT_MCP_WAIT
+            ) as app:
                 with _told_in_the_reply(settings):
                     reply = await app.agent.handle_message(
                         " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
                     )
                 zone = await app.agent.user_zone(LOCAL_USER)
             scheduled = any(
-                r.ok and r.call.tool_name in {"add_reminder", "add_recurring_task"}
+                r.ok
+                and r.call.tool_name
+                in {"add_reminder", "add_recurring_task", "add_monitor", "morning_briefing"}
+                and getattr(r.output, "task", None) is not None  # not the briefing stopped
                 for r in reply.results
             )
         notes = []
@@ -709,6 +816,73 @@ def _run_migrate(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+# -- calendars --------------------------------------------------------------------------------
+
+
+def _run_export_ics(args: argparse.Namespace, settings: Settings) -> int:
+    import asyncio
+
+    from assistant.app import LOCAL_USER, open_app
+    from common import create_private_file
+
+    async def go() -> int:
+        async with open_app(settings, mcp_servers=False) as app:
+            data = await app.calendars.export(LOCAL_USER)
+        events = data.count(b"BEGIN:VEVENT")
+        if args.path is None:
+            sys.stdout.write(data.decode())
+            return 0
+        path: Path = args.path
+        create_private_file(path)  # 0600 when new: it lists what the user plans to do
+        await asyncio.to_thread(path.write_bytes, data)
+        print(f"Wrote {events} event{'s' if events != 1 else ''} to {path}")
+        return 0
+
+    return _run(go())
+
+
+def _run_import_ics(args: argparse.Namespace, settings: Settings) -> int:
+    from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
+    from calendars import CalendarError, read_path
+
+    source: str = args.source
+    is_address = source.lower().startswith(("http://", "https://", "webcal://"))
+
+    async def go() -> int:
+        async with open_app(settings, mcp_servers=False) as app:
+            try:
+                data = (
+                    await app.calendars.read_address(source)
+                    if is_address
+                    else read_path(Path(source), max_bytes=app.calendars.max_file_bytes)
+                )
+                plan = await app.calendars.plan(LOCAL_USER, data)
+            except CalendarError as exc:
+                print(f"error: {_safe(str(exc))}", file=sys.stderr)
+                return 1
+            zone = await app.agent.user_zone(LOCAL_USER)
+            _show(plan.preview(zone, app.clock.now()))
+            if not plan.items:
+                return 0
+            go_ahead = True if args.yes else await _yes_or_no("Make them? [y/n] ")
+            if go_ahead is None:
+                print("Nothing was made: run it at a terminal, or with --yes.", file=sys.stderr)
+                return EXIT_WAITING
+            if not go_ahead:
+                print("Nothing was made.")
+                return 0
+            result = await app.calendars.apply(plan, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+        count = len(result.created)
+        _show(f"Made {count} reminder{'s' if count != 1 else ''}: "
+              + ", ".join(task.id for task in result.created) + ".")  # fmt: skip
+        if result.error:
+            print(f"error: {_safe(result.error)}", file=sys.stderr)
+            return 1
+        return 0
+
+    return _run(go())
+
+
 # -- the data directory ---------------------------------------------------------------------
 
 
@@ -783,6 +957,16 @@ def _run_mcp(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER
     from assistant.frontends import mcp
 
+    if settings.postgres_url is None and not settings.data_dir.is_absolute():
+        # A desktop client starts the server in a folder of its own: a relative data
+        # directory there is a new, empty one, not the data the other front ends use.
+        logger.warning(
+            "assistant mcp uses the data directory %s, relative to the folder the MCP client "
+            "started it in (ASSISTANT_DATA_DIR is %s); set ASSISTANT_DATA_DIR to an absolute "
+            "path in the client's 'env' so that it uses the same data as your other front ends",
+            settings.data_dir.resolve(),
+            repr(str(settings.data_dir)) if "ASSISTANT_DATA_DIR" in os.environ else "not set",
+        )
     return _run(mcp(settings, user=args.user or LOCAL_USER, chat=args.chat))
 
 

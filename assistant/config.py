@@ -127,6 +127,9 @@ class Settings(BaseSettings):
     llm_max_tokens: int = Field(
         512, ge=16, le=32_768, validation_alias=AliasChoices("ASSISTANT_LLM_MAX_TOKENS")
     )
+    alert_after: int = Field(
+        3, ge=1, le=1000, validation_alias=AliasChoices("ASSISTANT_ALERT_AFTER_FAILURES")
+    )
     max_rounds: int = Field(5, ge=1, le=20, validation_alias=AliasChoices("ASSISTANT_MAX_ROUNDS"))
     max_message_chars: int = Field(
         4000, ge=100, le=10_000, validation_alias=AliasChoices("ASSISTANT_MAX_MESSAGE_CHARS")
@@ -224,6 +227,17 @@ class Settings(BaseSettings):
     )
     # Read as a secret: a bad value is reported without quoting it (``api_tokens_text``).
     api_tokens: SecretStr | None = _env("ASSISTANT_API_TOKENS")
+    # Calendars (docs/calendar.md).
+    web_public_url: str | None = _env("ASSISTANT_WEB_PUBLIC_URL")
+    caldav_url: str | None = _env("ASSISTANT_CALDAV_URL")
+    caldav_username: str | None = _env("ASSISTANT_CALDAV_USERNAME")
+    caldav_password: SecretStr | None = _env("ASSISTANT_CALDAV_PASSWORD")
+    caldav_calendar: str | None = _env("ASSISTANT_CALDAV_CALENDAR")
+    caldav_user: str = Field("local", validation_alias=AliasChoices("ASSISTANT_CALDAV_USER"))
+    caldav_chat: str | None = _env("ASSISTANT_CALDAV_CHAT")
+    caldav_sync_minutes: float = Field(
+        5.0, ge=0.1, le=1440, validation_alias=AliasChoices("ASSISTANT_CALDAV_SYNC_MINUTES")
+    )
 
     def __init__(self, **values: Any) -> None:
         """Read the environment and ``.env``; ``values`` by field name take precedence."""
@@ -254,6 +268,24 @@ class Settings(BaseSettings):
                 "must be the http(s) URL of an OpenAI-compatible server, e.g. "
                 "'http://localhost:11434/v1' (Ollama) or 'https://api.openai.com/v1'; leave it "
                 "empty for the offline planner"
+            )
+        return value.strip()
+
+    @field_validator("web_public_url", "caldav_url")
+    @classmethod
+    def _web_address(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value.strip())
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(
+                "must be an http(s) address, e.g. 'https://assistant.example.org' (the "
+                "public address) or 'https://cal.example.org/dav/calendars/me/personal/'"
+            )
+        if parts.username or parts.password:
+            raise ValueError(
+                "must not hold a username or password: set ASSISTANT_CALDAV_USERNAME and "
+                "ASSISTANT_CALDAV_PASSWORD instead"
             )
         return value.strip()
 
@@ -301,6 +333,12 @@ class Settings(BaseSettings):
         "telegram_webhook_url",
         "telegram_bot_token",
         "api_tokens",
+        "web_public_url",
+        "caldav_url",
+        "caldav_username",
+        "caldav_password",
+        "caldav_calendar",
+        "caldav_chat",
         mode="before",
     )
     @classmethod
@@ -392,7 +430,12 @@ class Settings(BaseSettings):
     def secret_values(self) -> list[str]:
         """The secrets among the settings (API keys, the bot token, the database password), to
         hide from every log."""
-        held = (self.llm_api_key, self.serpapi_api_key, self.telegram_bot_token)
+        held = (
+            self.llm_api_key,
+            self.serpapi_api_key,
+            self.telegram_bot_token,
+            self.caldav_password,
+        )
         values = [s.get_secret_value() for s in held if s is not None and s.get_secret_value()]
         return values + ([] if self.postgres_url is None else url_secrets(self.postgres_url))
 
@@ -425,6 +468,8 @@ _SECRET_FIELDS = frozenset(
 )
 """Fields (and their variables) whose values never appear in an error message (tokens, keys,
 database URLs with their passwords)."""
+_NEVER_QUOTED = frozenset({"caldav_url", "ASSISTANT_CALDAV_URL"})
+"""Fields not secret themselves whose wrong values may hold one (a URL with a password)."""
 
 
 def _env_name(name: str) -> str:
@@ -457,7 +502,7 @@ def load_settings(**overrides: Any) -> Settings:
             where = str(error["loc"][0]) if error["loc"] else "?"
             variable = _env_name(where)
             received = error.get("input")
-            secret = where in _SECRET_FIELDS or variable in _SECRET_FIELDS
+            secret = where in _SECRET_FIELDS or variable in _SECRET_FIELDS or where in _NEVER_QUOTED
             shown = "" if isinstance(received, dict) or secret else f" (got {received!r})"
             message = str(error["msg"]).removeprefix("Value error, ")
             problems.append(f"{variable}: {message}{shown}")

@@ -18,6 +18,7 @@ could deliver it for real.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 import signal
@@ -43,7 +44,9 @@ from interfaces import (
     SlashCommands,
     TerminalChat,
     TerminalNotifier,
+    UserSlots,
     home_chat,
+    turn_slots,
 )
 from tasks import ChatScope, Notifier
 
@@ -79,11 +82,19 @@ async def chat(
     clock = clock or SystemClock()
     console = Console(output)
     async with AsyncExitStack() as stack:
-        notifier = await _routing(settings, stack, clock, local=TerminalNotifier(console))
+        printed = TerminalNotifier(console)
+        notifier = await _routing(settings, stack, clock, local=printed)
         serves = _serves(settings, local=True)
         app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
         commands = SlashCommands(
-            tasks=app.tasks, memory=app.memory, agent=app.agent, clock=clock, buttons=False
+            tasks=app.tasks,
+            memory=app.memory,
+            agent=app.agent,
+            clock=clock,
+            buttons=False,
+            quiet=app.quiet,
+            calendars=app.calendars,
+            local_files=True,  # the terminal's user is this machine's: /calendar import PATH
         )
         terminal = TerminalChat(
             agent=app.agent,
@@ -93,6 +104,7 @@ async def chat(
             input=input,
             output=output,
             zones=commands.zones,
+            deliveries=printed,
         )
         await terminal.run()
     return 0
@@ -130,12 +142,22 @@ async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
     default the user's home chat) by the front end that runs it, as with ``assistant ask``.
     Nothing but the protocol is written to stdout; logs go to stderr.
     """
-    from interfaces.mcp import Caller, build_server, serve_stdio
+    from interfaces.mcp import Caller, build_server, claim_stdio, serve_stdio
 
     caller = Caller(user, chat or home_chat(user, local_user=LOCAL_USER, local_chat=LOCAL_CHAT))
-    async with open_app(settings) as app:
-        assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
-        await serve_stdio(build_server(assistant, caller=lambda ctx: caller))
+    stop = _stop_on_signals()
+    # Claimed before the app is built: what a custom tool prints as it loads is not protocol.
+    with claim_stdio() as wire:
+        async with open_app(settings) as app:
+            assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
+            server = build_server(assistant, caller=lambda context: caller)
+            serving = asyncio.create_task(serve_stdio(server, wire))
+            stopping = asyncio.create_task(stop.wait())
+            await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            for task in (serving, stopping):
+                task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await serving
     return 0
 
 
@@ -145,6 +167,7 @@ def _mcp_assistant(
     *,
     scheduler_note: str | None = None,
     notifier: Notifier | None = None,
+    turns: UserSlots | None = None,
 ) -> McpAssistant:
     """The application's tools and tasks for MCP callers."""
     from interfaces.mcp import McpAssistant
@@ -156,6 +179,7 @@ def _mcp_assistant(
         clock=app.clock,
         scheduler_note=scheduler_note,
         notifier=notifier,
+        turns=turns,
         max_message_chars=settings.max_message_chars,
     )
 
@@ -202,8 +226,10 @@ async def telegram(
             tasks=app.tasks,
             memory=app.memory,
             notifier=bot_notifier,
+            calendars=app.calendars,
             webhook=webhook,
             clock=clock,
+            quiet=app.quiet,
         )
         await interface.start()
         try:
@@ -305,7 +331,9 @@ async def open_web(
         app = await stack.enter_async_context(
             _front_app(settings, notifier, clock, serves, backend=backend)
         )
-        mcp_http = _mcp_http(settings, app, notifier, scope_user)
+        # A turn over /mcp takes one of its user's turns, as one on the page does.
+        turns = turn_slots(settings.max_turns_per_user)
+        mcp_http = _mcp_http(settings, app, notifier, scope_user, turns)
         await stack.enter_async_context(mcp_http.running())
         interface = WebInterface(
             agent=app.agent,
@@ -313,6 +341,7 @@ async def open_web(
             memory=app.memory,
             scheduler=app.tasks,
             inbox=inbox,
+            calendars=app.calendars,
             mounts={"/mcp": mcp_http},
             # Without API tokens the server has one owner: whoever started it gets this
             # start's token, and every other account on the machine gets 401.
@@ -320,9 +349,10 @@ async def open_web(
             loopback_only=local_token is not None,
             clock=clock,
             max_message_chars=settings.max_message_chars,
-            max_turns_per_user=settings.max_turns_per_user,
+            turns=turns,
             max_event_streams=settings.max_event_streams,
             health_max_late=timedelta(seconds=settings.health_max_late_seconds),
+            quiet=app.quiet,
         )
         server = WebServer(
             interface.app,
@@ -342,6 +372,8 @@ async def open_web(
                 "ASSISTANT_WEB_PORT or --port, or stop what uses it"
             ) from None
         stack.push_async_callback(server.stop)
+        # Feeds' addresses start with where this server really listens (port 0: any).
+        app.calendars.local_url = server.url
         if local_token is not None:
             _keep_local_token(settings.data_dir / LOCAL_TOKEN_FILE, local_token, stack)
         bot = await _start_bot(settings, app, notifier)
@@ -365,6 +397,7 @@ def _mcp_http(
     app: App,
     notifier: Notifier,
     user_of: Callable[[Mapping[str, Any]], str | None],
+    turns: UserSlots,
 ) -> McpHttp:
     """MCP over HTTP for the web front end: its caller is the user of the request's token,
     in their home chat, where this process's scheduler delivers what they schedule (the
@@ -375,7 +408,7 @@ def _mcp_http(
     def home(user: str) -> str:
         return home_chat(user, local_user=LOCAL_USER, local_chat=WEB_CHAT_PREFIX + WEB_MAIN_CHAT)
 
-    assistant = _mcp_assistant(settings, app, notifier=notifier)
+    assistant = _mcp_assistant(settings, app, notifier=notifier, turns=turns)
     return McpHttp(build_server(assistant, caller=http_caller(user_of=user_of, home=home)))
 
 
@@ -451,8 +484,10 @@ async def _start_bot(
         tasks=app.tasks,
         memory=app.memory,
         notifier=bot_notifier,
+        calendars=app.calendars,
         webhook=_webhook(settings, settings.telegram_webhook_url),
         clock=app.clock,
+        quiet=app.quiet,
     )
     await interface.start()
     return interface

@@ -71,6 +71,12 @@ BENCHES = (
     Bench("agent", "bench.agent", limit=120),
     Bench("golden set", "bench.golden", limit=60),
     Bench(
+        "calendars",
+        "bench.calendar",
+        limit=300,
+        quick_args=("--tasks", "100", "--synced", "20", "--outlook", "200"),
+    ),
+    Bench(
         "telegram round trip",
         "bench.load",
         ("--users", "1", "--messages", "50", "--unpaced"),

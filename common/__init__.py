@@ -1,9 +1,9 @@
 """What every package stands on and none owns: the clock, per-key locks, secret redaction,
 the vocabulary of outgoing HTTP requests and the one guarded path that sends them (the SSRF
-guard, pinned connections, redirects checked hop by hop), files private to their user, the
-lifecycle of long-lived objects, one SQLite connection on its own thread with its migration
-runner, and its PostgreSQL counterpart (a connection pool, LISTEN, migrations) with table
-copying between them.
+guard, pinned connections, redirects checked hop by hop), web pages read as text (HTML and
+CSS selectors), files private to their user, the lifecycle of long-lived objects, one SQLite
+connection on its own thread with its migration runner, and its PostgreSQL counterpart (a
+connection pool, LISTEN, migrations) with table copying between them.
 
 ``common`` imports nothing from the project; every other package may import it.
 """
@@ -17,6 +17,14 @@ from common.files import (
     make_private_dir,
     open_private,
     tighten,
+)
+from common.html import (
+    NotText,
+    SelectorError,
+    check_selector,
+    html_to_text,
+    page_text,
+    select_text,
 )
 from common.http import (
     HTTP_METHODS,
@@ -100,17 +108,20 @@ __all__ = [
     "Listener",
     "ManualClock",
     "NetGuard",
+    "NotText",
     "PgConnection",
     "PostgresDatabase",
     "PostgresFailures",
     "RedactingFilter",
     "Resolver",
+    "SelectorError",
     "SqliteDatabase",
     "StepRun",
     "SystemClock",
     "TableCopy",
     "UnreadableText",
     "blocked_reason",
+    "check_selector",
     "clean_text",
     "clean_value",
     "copy_table",
@@ -118,6 +129,7 @@ __all__ = [
     "flag",
     "free_pages",
     "from_db_time",
+    "html_to_text",
     "install_log_redaction",
     "instant",
     "is_postgres_url",
@@ -126,6 +138,7 @@ __all__ = [
     "migrate",
     "notify",
     "open_private",
+    "page_text",
     "parse_ip_host",
     "parse_url",
     "postgres_count",
@@ -135,6 +148,7 @@ __all__ = [
     "redact_url",
     "require_aware",
     "scrub",
+    "select_text",
     "sqlite_count",
     "system_resolver",
     "tighten",

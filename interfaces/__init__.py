@@ -12,6 +12,14 @@ hands the objects in. No front end imports another (an import contract in the ch
 from __future__ import annotations
 
 from interfaces.commands import CommandSpec, SlashCommands
+from interfaces.deliveries import (
+    SNOOZES,
+    acknowledged_text,
+    delivery_buttons,
+    snooze_until,
+    until_words,
+    watch_promise,
+)
 from interfaces.messages import (
     Action,
     ActionKind,
@@ -28,11 +36,14 @@ from interfaces.notifiers import (
     JsonlNotifier,
     LoggingNotifier,
     RoutingNotifier,
+    front_end_of,
     home_chat,
 )
 from interfaces.protocols import (
     ChatAgent,
 )
+from interfaces.quiet import QUIET_HOURS, QuietChange, QuietHoursBook
+from interfaces.slots import Slot, SlotsTaken, UserSlots, turn_slots
 from interfaces.task_json import TaskOut, task_out
 from interfaces.terminal import (
     CommandHandler,
@@ -55,6 +66,8 @@ from interfaces.zones import ZONE_ASKED, ZoneChoice, ZoneGuide
 
 __all__ = [
     "NO_TASKS",
+    "QUIET_HOURS",
+    "SNOOZES",
     "WEB_CHAT_PREFIX",
     "WEB_MAIN_CHAT",
     "ZONE_ASKED",
@@ -71,22 +84,34 @@ __all__ = [
     "Console",
     "JsonlNotifier",
     "LoggingNotifier",
+    "QuietChange",
+    "QuietHoursBook",
     "Reply",
     "RoutingNotifier",
     "SlashCommands",
+    "Slot",
+    "SlotsTaken",
     "TaskOut",
     "TerminalChat",
     "TerminalNotifier",
+    "UserSlots",
     "ZoneChoice",
     "ZoneGuide",
+    "acknowledged_text",
     "agent_replies",
     "approval_card",
+    "delivery_buttons",
     "format_arguments",
+    "front_end_of",
     "home_chat",
     "render_delivery",
     "render_message",
     "request_line",
     "run_history",
+    "snooze_until",
     "task_out",
     "terminal_safe",
+    "turn_slots",
+    "until_words",
+    "watch_promise",
 ]

@@ -15,12 +15,18 @@ from typing import assert_never
 from zoneinfo import ZoneInfo
 
 from agent import Decided
-from common import Clock, SystemClock
+from calendars import Calendars
+from common import Clock
+from interfaces.calendar_commands import CalendarCommands
+from interfaces.deliveries import acknowledged_text, snooze_until, until_words
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
+from interfaces.notifiers import front_end_of
 from interfaces.protocols import ChatAgent
+from interfaces.quiet import QuietHoursBook
 from interfaces.views import (
     agent_replies,
     approval_card,
+    as_sentence,
     format_moment,
     note_list,
     run_history,
@@ -31,15 +37,19 @@ from interfaces.zones import ask as ask_zone
 from memory import MemoryInputError, MemoryStore
 from tasks import (
     DEFAULT_SNOOZE,
+    Delivery,
     RunStatus,
     ScheduleError,
     Task,
     TaskError,
     TaskManager,
     TaskRun,
-    read_delay,
+    TaskType,
+    daily_at,
+    parse_quiet_hours,
     still_scheduled,
     task_label,
+    task_line,
 )
 from tools import ApprovalStatus, people_catalog
 
@@ -88,9 +98,14 @@ class SlashCommands:
         tasks: The task manager.
         memory: The memory store.
         agent: The dialog agent (fresh conversations, approvals, the user's zone).
-        clock: The source of the current instant (tests inject a manual one).
+        clock: The source of the current instant (the task manager's by default).
         buttons: Whether the interface shows buttons (Telegram does, the terminal does not);
             the help text says so only where it does.
+        quiet: The users' quiet hours (the scheduler's book, so that ``/quiet`` counts at
+            once); one of its own over ``memory`` when not given.
+        calendars: The calendars (``/calendar``); without them the command is not offered.
+        local_files: Whether ``/calendar import`` may read a file of this machine (the
+            terminal only).
     """
 
     def __init__(
@@ -101,11 +116,23 @@ class SlashCommands:
         agent: ChatAgent,
         clock: Clock | None = None,
         buttons: bool = True,
+        quiet: QuietHoursBook | None = None,
+        calendars: Calendars | None = None,
+        local_files: bool = False,
     ) -> None:
         self._tasks = tasks
         self._memory = memory
         self._agent = agent
-        self._clock = clock or SystemClock()
+        self._clock = clock or tasks.clock
+        self.quiet = quiet or QuietHoursBook(
+            memory=memory, default_zone=ZoneInfo("UTC"), clock=self._clock
+        )
+        self.calendar = (
+            None
+            if calendars is None
+            else CalendarCommands(calendars=calendars, clock=self._clock, local_files=local_files)
+        )
+        """``/calendar`` and the previews of calendar files (``None`` without calendars)."""
         self.zones = ZoneGuide(memory=memory, tasks=tasks, zone_of=agent.user_zone)
         """Asks a user's zone once, says how to set it, sets it (``/tz``, the page)."""
         # The one table: what /help and the Telegram menu list is what ``handle`` runs.
@@ -124,6 +151,28 @@ class SlashCommands:
                 self._snooze_command,
             ),
             (CommandSpec("runs", "ID", "A task's recent runs"), self._runs),
+            (
+                CommandSpec("done", "[ID]", "Mark a reminder done (one that repeats stops)"),
+                self._done,
+            ),
+            (
+                CommandSpec(
+                    "watch",
+                    "URL [for 'text'] [every 30 minutes]",
+                    "Tell me only when a page changes",
+                ),
+                self._watch,
+            ),
+            (
+                CommandSpec(
+                    "quiet", "22:00-07:00|off", "Quiet hours: messages wait until they end"
+                ),
+                self._quiet,
+            ),
+            (
+                CommandSpec("briefing", "7:30|off", "A morning briefing: your day in one message"),
+                self._briefing,
+            ),
             (CommandSpec("notes", "", "Your notes"), self._notes),
             (
                 CommandSpec("tz", "ZONE", "Set your time zone, e.g. /tz Europe/Berlin"),
@@ -134,6 +183,20 @@ class SlashCommands:
                     "dateorder", "mdy|dmy", "How to read 4/5: mdy (April 5) or dmy (4 May)"
                 ),
                 self._date_order,
+            ),
+            *(
+                ()
+                if self.calendar is None
+                else (
+                    (
+                        CommandSpec(
+                            "calendar",
+                            "[new|off|import|sync]",
+                            "Your tasks in your calendar app, and your calendar here",
+                        ),
+                        self._calendar,
+                    ),
+                )
             ),
             (CommandSpec("approvals", "", "Requests waiting for your approval"), self._approvals),
             (CommandSpec("tools", "", "The tools I can use for you"), self._tools_list),
@@ -173,6 +236,8 @@ class SlashCommands:
             [
                 "- remind me in 10 minutes to check the oven",
                 "- every weekday at 8:30 remind me to check the mail",
+                "- tell me when https://shop.example/kettle says 'in stock'",
+                "- quiet from 22:00 to 07:00 / morning briefing at 7:30",
                 "- note: the spare key is under the blue pot",
                 "- what are my tasks?",
                 "",
@@ -235,6 +300,75 @@ class SlashCommands:
             return CommandReply.of(_sentence(error))
         return CommandReply.of(run_history(task, runs, call.zone))
 
+    async def _done(self, call: _Call) -> CommandReply:
+        task_id = call.args.split()[0] if call.args.split() else ""
+        via = f"/done in {front_end_of(call.chat_id)}"
+        try:
+            if task_id:
+                done = await self._tasks.acknowledge(task_id, call.user_id, via=via)
+            else:
+                done = await self._tasks.acknowledge_latest(call.user_id, via=via)
+        except TaskError as error:
+            return CommandReply.of(_sentence(error))
+        return CommandReply.of(acknowledged_text(done))
+
+    async def _watch(self, call: _Call) -> CommandReply:
+        if not call.args:
+            tasks = await self._tasks.list_tasks(call.user_id)
+            watching = [t for t in tasks if t.task_type is TaskType.MONITOR]
+            if not watching:
+                return CommandReply.of(
+                    "You watch nothing yet. Say e.g. /watch https://shop.example/kettle for "
+                    "'in stock' every 30 minutes."
+                )
+            now = self._clock.now()
+            lines = [f"- {task_line(task, call.zone, now)}" for task in watching]
+            return CommandReply.of("What you watch:\n" + "\n".join(lines))
+        # The words are the offline planner's to read, as if said: "watch https://... for X".
+        reply = await self._agent.handle_message(
+            f"watch {call.args}", user_id=call.user_id, chat_id=call.chat_id
+        )
+        return CommandReply(agent_replies(reply, call.zone))
+
+    async def _quiet(self, call: _Call) -> CommandReply:
+        if not call.args:
+            window = await self.quiet.get(call.user_id)
+            if window is None:
+                return CommandReply.of("You have no quiet hours; set them with /quiet 22:00-07:00.")
+            return CommandReply.of(
+                f"Your quiet hours: {window.words()} ({call.zone.key}); /quiet off ends them."
+            )
+        try:
+            window = parse_quiet_hours(call.args)
+        except ScheduleError as error:
+            return CommandReply.of(_sentence(error))
+        change = await self.quiet.set(call.user_id, window, tasks=self._tasks, zone=call.zone)
+        return CommandReply.of(change.said())
+
+    async def _briefing(self, call: _Call) -> CommandReply:
+        current = await self._tasks.briefing(call.user_id)
+        now = self._clock.now()
+        if not call.args:
+            if current is None:
+                return CommandReply.of(
+                    "You get no morning briefing; start one with /briefing 7:30."
+                )
+            return CommandReply.of(f"Your morning briefing: {task_line(current, call.zone, now)}.")
+        try:
+            if call.args.lower() in ("off", "stop", "none", "cancel"):
+                if current is None:
+                    return CommandReply.of(
+                        "You get no morning briefing, so there is nothing to stop."
+                    )
+                await self._tasks.cancel(current.id, call.user_id)
+                return CommandReply.of(f"Stopped your morning briefing (task {current.id}).")
+            schedule = daily_at(call.args, now, call.zone)
+            task = await self._tasks.set_briefing(call.user_id, call.chat_id, schedule)
+        except TaskError as error:
+            return CommandReply.of(_sentence(error))
+        verb = "Moved" if current is not None else "Started"
+        return CommandReply.of(f"{verb} your morning briefing: {task_line(task, call.zone, now)}.")
+
     async def _notes(self, call: _Call) -> CommandReply:
         return CommandReply.of(
             note_list(await self._memory.list_notes(call.user_id, 20), call.zone)
@@ -271,6 +405,12 @@ class SlashCommands:
         await self._memory.set_setting(call.user_id, "date_order", said)
         return CommandReply.of(f"From now on 4/5 is {_DATE_ORDERS[said]}.")
 
+    async def _calendar(self, call: _Call) -> CommandReply:
+        assert self.calendar is not None  # offered only with calendars
+        return await self.calendar.handle(
+            call.args, user_id=call.user_id, chat_id=call.chat_id, zone=call.zone
+        )
+
     async def _approvals(self, call: _Call) -> CommandReply:
         now = self._clock.now()
         pending = [
@@ -289,20 +429,38 @@ class SlashCommands:
 
     # --- buttons -----------------------------------------------------------------------------
 
-    async def press(self, action: Action, *, user_id: str, chat_id: str) -> ActionOutcome:
-        """Carry out a button press by ``user_id``; never raises for the user's mistakes."""
+    async def press(
+        self,
+        action: Action,
+        *,
+        user_id: str,
+        chat_id: str,
+        shown: Delivery | None = None,
+    ) -> ActionOutcome:
+        """Carry out a button press by ``user_id``; never raises for the user's mistakes.
+
+        ``shown`` is the delivered message the button is under (what ``LATER`` shows again).
+        """
         zone = await self._agent.user_zone(user_id)
         if action.kind in (ActionKind.APPROVE, ActionKind.DENY):
             return await self._decide(action, user_id, zone)
         if action.kind is ActionKind.DONE:
-            # Only the reminder's owner may mark it: in a group, anyone sees the button.
+            # Only the reminder's owner may mark it (a task of another reads as missing): in
+            # a group, anyone sees the button.
+            via = f"Done in {front_end_of(chat_id)}"
             try:
-                await self._tasks.get_task(action.target, user_id)
+                done = await self._tasks.acknowledge(action.target, user_id, via=via)
             except TaskError as error:
                 return ActionOutcome(notice=_sentence(error), alert=True)
-            return ActionOutcome(notice="Marked as done.", mark="✅ Done")
+            return ActionOutcome(notice=acknowledged_text(done), mark="✅ Done")
+        if action.kind is ActionKind.LATER:
+            return await self._later(action, user_id, zone, shown)
         if action.kind is ActionKind.RUN_AGAIN:
             return await self._run_again(action, user_id)
+        if action.kind in (ActionKind.IMPORT, ActionKind.DROP_IMPORT):
+            if self.calendar is None:
+                return ActionOutcome(notice="Calendars are not set up here.", alert=True)
+            return await self.calendar.press(action, user_id=user_id)
         if action.kind is ActionKind.SNOOZE:
             text, ok = await self._snooze(
                 action.target, action.arg or DEFAULT_SNOOZE, user_id, zone
@@ -353,20 +511,39 @@ class SlashCommands:
         text = f"Ran {task_label(task)} again: {_status_words(run.status)}."
         return ActionOutcome(notice=text, mark=f"▶️ {text}")
 
+    async def _later(
+        self, action: Action, user_id: str, zone: ZoneInfo, shown: Delivery | None
+    ) -> ActionOutcome:
+        """Show the delivered message again after the button's delay (snoozed)."""
+        if shown is None:
+            return ActionOutcome(notice="This message cannot be shown again from here.", alert=True)
+        now = self._clock.now()
+        try:
+            until = snooze_until(action.arg or DEFAULT_SNOOZE, now, zone)
+            if until is None:
+                raise ScheduleError(f"{action.arg!r} is no delay; use 10m, 1h or morning")
+            await self._tasks.snooze_delivery(user_id, shown, until)
+        except TaskError as error:
+            return ActionOutcome(notice=_sentence(error), alert=True)
+        text = f"I'll show it again {until_words(until, now)}."
+        return ActionOutcome(notice=text, mark=f"💤 Again {until_words(until, now)}")
+
     async def _snooze(
         self, task_id: str, words: str, user_id: str, zone: ZoneInfo
     ) -> tuple[str, bool]:
+        now = self._clock.now()
         try:
-            span = read_delay(words)
+            until = snooze_until(words, now, zone)
         except ScheduleError as error:
             return _sentence(error), False
-        if span is None:
+        if until is None:
             return (
-                f"I could not read {words!r} as a delay; try 10m, 1h or '1 hour 30 minutes'.",
+                f"I could not read {words!r} as a delay; try 10m, 1h, morning or "
+                "'1 hour 30 minutes'.",
                 False,
             )
         try:
-            task = await self._tasks.snooze(task_id, user_id, span.total)
+            task = await self._tasks.snooze(task_id, user_id, until - now)
         except TaskError as error:
             return _sentence(error), False
         when = format_moment(task.next_run, zone) if task.next_run else "later"
@@ -438,11 +615,7 @@ def _split(text: str) -> tuple[str, str]:
     return name, args.strip()
 
 
-def _sentence(error: Exception | str) -> str:
-    """An error's message as a sentence for a person: capitalised, with a full stop."""
-    text = str(error).strip() or type(error).__name__
-    text = text[0].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
+_sentence = as_sentence
 
 
 __all__ = ["CommandSpec", "SlashCommands"]

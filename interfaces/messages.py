@@ -18,10 +18,13 @@ class ActionKind(StrEnum):
     RESUME = "resume"  # resume task <target>
     RUN_NOW = "run"  # run task <target> now
     RUN_AGAIN = "again"  # run task <target> once more (a run whose outcome is unknown)
-    SNOOZE = "snooze"  # remind again about task <target> after <arg> ("10m")
-    DONE = "done"  # acknowledge reminder <target>
+    SNOOZE = "snooze"  # remind again about task <target> after <arg> ("10m", "morning")
+    LATER = "later"  # show the message carrying the button again after <arg> (task <target>)
+    DONE = "done"  # acknowledge reminder <target> (one that repeats until done stops)
     APPROVE = "approve"  # approve request <target>
     DENY = "deny"  # deny request <target>
+    IMPORT = "import"  # make the reminders of the previewed calendar import <target>
+    DROP_IMPORT = "drop"  # forget the previewed calendar import <target>
 
 
 @dataclass(frozen=True, slots=True)

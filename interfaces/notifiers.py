@@ -49,6 +49,18 @@ def home_chat(user_id: str, *, local_user: str = "local", local_chat: str = "loc
     return WEB_CHAT_PREFIX + WEB_MAIN_CHAT
 
 
+def front_end_of(chat_id: str, *, local_chat: str = "local") -> str:
+    """Which front end a chat belongs to, in words: ``Telegram``, ``the page``,
+    ``the terminal`` (what an acknowledgement's record says it came from)."""
+    if chat_id.startswith(WEB_CHAT_PREFIX):
+        return "the page"
+    if chat_id == local_chat:
+        return "the terminal"
+    if chat_id.lstrip("-").isdigit():
+        return "Telegram"
+    return f"chat {chat_id}"
+
+
 class RoutingNotifier:
     """Delivers the terminal's chat locally and every other chat through ``remote``.
 
@@ -80,6 +92,7 @@ class RoutingNotifier:
         self._remote = remote
         self._fallback = fallback
         self._prefixed = dict(prefixed or {})
+        self._told: set[str] = set()  # the chats the log already named as not served
 
     @property
     def remote(self) -> Notifier | None:
@@ -94,12 +107,13 @@ class RoutingNotifier:
             return await self._local.deliver(delivery)
         if self._remote is not None:
             return await self._remote.deliver(delivery)
-        logger.warning(
-            "task %s: chat %s is not served by this process; its message goes to the fallback "
-            "file (set TELEGRAM_BOT_TOKEN to deliver it to Telegram)",
-            delivery.task_id,
-            delivery.chat_id,
-        )
+        if delivery.chat_id not in self._told:
+            self._told.add(delivery.chat_id)
+            logger.warning(
+                "chat %s is not served by this process: its messages go to the fallback file "
+                "(set TELEGRAM_BOT_TOKEN to deliver them to Telegram)",
+                delivery.chat_id,
+            )
         return await self._fallback.deliver(delivery)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import logging
 import re
 import sys
@@ -24,6 +25,7 @@ from typing import Protocol, TextIO, assert_never
 
 from agent import AgentEvent, AgentEventKind, AgentReply
 from common import LazyPattern, clean_text
+from interfaces.deliveries import SNOOZES
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply, Reply
 from interfaces.protocols import ChatAgent
 from interfaces.views import request_line
@@ -35,8 +37,10 @@ logger = logging.getLogger(__name__)
 QUIT = frozenset({"/quit", "/exit"})
 TERMINAL_HELP = (
     "In this terminal also: /approve ID, /deny ID (a pending request), /pause ID, "
-    "/resume ID, /run ID (a task), /quit."
+    "/resume ID, /run ID (a task), /later N 10m|1h|morning (message N again later), /quit."
 )
+RECENT = 50
+"""How many delivered messages the terminal numbers for ``/later``."""
 # Terminal commands that press the button of the same name.
 _PRESSES = {"/pause": ActionKind.PAUSE, "/resume": ActionKind.RESUME, "/run": ActionKind.RUN_NOW}
 
@@ -52,8 +56,15 @@ class CommandHandler(Protocol):
         """The help text; with ``unknown``, it opens by saying that command is not known."""
         ...
 
-    async def press(self, action: Action, *, user_id: str, chat_id: str) -> ActionOutcome:
-        """Carry out a button press."""
+    async def press(
+        self,
+        action: Action,
+        *,
+        user_id: str,
+        chat_id: str,
+        shown: Delivery | None = None,
+    ) -> ActionOutcome:
+        """Carry out a button press (``shown``: the message it is under)."""
         ...
 
 
@@ -215,30 +226,53 @@ def terminal_safe(text: str) -> str:
 
 
 class TerminalNotifier:
-    """Delivers scheduler messages by printing them (``tasks.Notifier``)."""
+    """Delivers scheduler messages by printing them (``tasks.Notifier``), each numbered, so
+    that ``/later N 1h`` can show message N again later."""
 
     def __init__(self, console: Console) -> None:
         self._console = console
+        self._numbers = itertools.count(1)
+        self.recent: dict[int, Delivery] = {}
+        """The latest deliveries printed, by their number."""
 
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
         """Print ``delivery``; a broken stream reports ``FAILED`` instead of raising."""
+        number = next(self._numbers)
         try:
-            self._console.show(render_delivery(delivery))
+            self._console.show(render_delivery(delivery, number))
         except (OSError, ValueError) as exc:
             logger.warning("could not print task %s's message: %s", delivery.task_id, exc)
             return DeliveryStatus.FAILED
+        self.recent[number] = delivery
+        for old in [n for n in self.recent if n <= number - RECENT]:
+            del self.recent[old]
         return DeliveryStatus.DELIVERED
 
 
-def render_delivery(delivery: Delivery) -> str:
-    """Return a delivery as terminal text."""
+def render_delivery(delivery: Delivery, number: int | None = None) -> str:
+    """Return a delivery as terminal text, its buttons as the commands that do the same
+    (``number`` is what ``/later`` calls it)."""
+    hints = _delivery_hints(delivery, number)
+    under = f"\n  {hints}" if hints else ""
     if delivery.kind is DeliveryKind.REMINDER:
-        hint = f"  [/snooze {delivery.task_id} {DEFAULT_SNOOZE}]"
-        return f"\n[reminder] {delivery.text}{hint}"
+        return f"\n[reminder] {delivery.text}{under}"
     if delivery.kind is DeliveryKind.RESULT:
-        return f"\n[task {delivery.task_id}]\n{delivery.text}"
-    hint = f"  [Run again: /run {delivery.task_id}]" if delivery.run_again else ""
-    return f"\n[notice about task {delivery.task_id}] {delivery.text}{hint}"
+        return f"\n[task {delivery.task_id}]\n{delivery.text}{under}"
+    return f"\n[notice about task {delivery.task_id}] {delivery.text}{under}"
+
+
+def _delivery_hints(delivery: Delivery, number: int | None) -> str:
+    later = " | ".join(delay for _, delay in SNOOZES)
+    hints = []
+    if delivery.kind is DeliveryKind.REMINDER:
+        hints.append(f"[Snooze: /snooze {delivery.task_id} {later}]")
+        hints.append(f"[Done: /done {delivery.task_id}]")
+    else:
+        if delivery.run_again:
+            hints.append(f"[Run again: /run {delivery.task_id}]")
+        if number is not None:
+            hints.append(f"[Later: /later {number} {later}]")
+    return " ".join(hints)
 
 
 def render_command_reply(reply: CommandReply) -> str:
@@ -265,6 +299,7 @@ def action_command(action: Action) -> str | None:
     commands = {
         ActionKind.CANCEL: f"/cancel {action.target}",
         ActionKind.SNOOZE: f"/snooze {action.target} {action.arg or DEFAULT_SNOOZE}",
+        ActionKind.DONE: f"/done {action.target}",
         ActionKind.APPROVE: f"/approve {action.target}",
         ActionKind.DENY: f"/deny {action.target}",
         ActionKind.PAUSE: f"/pause {action.target}",
@@ -346,6 +381,7 @@ class TerminalChat:
         output: TextIO | None = None,
         interactive: bool | None = None,
         zones: ZoneNotes | None = None,
+        deliveries: TerminalNotifier | None = None,
     ) -> None:
         """Create a chat.
 
@@ -354,6 +390,7 @@ class TerminalChat:
             commands: The shared slash-command handlers.
             zones: What to say about the user's zone under a reply (the question on
                 first contact, then how to set it while no zone is chosen).
+            deliveries: The terminal's notifier: the messages it printed, for ``/later``.
             user_id: Who is typing.
             chat_id: This chat's id (where reminders created here are delivered).
             input: Where lines come from (default stdin).
@@ -372,6 +409,7 @@ class TerminalChat:
         self.interactive = interactive
         self.console = Console(output)
         self._zones = zones
+        self._deliveries = deliveries
         self._lines: LineSource = PromptLines() if interactive else StreamLines(input or sys.stdin)
 
     async def run(self) -> None:
@@ -430,6 +468,9 @@ class TerminalChat:
         name = name.lower()
         if name in ("/approve", "/deny"):
             return await self._decide_command(name, rest.strip())
+        if name == "/later" and self.commands is not None:
+            await self._later(self.commands, rest.split())
+            return None
         if name in _PRESSES and self.commands is not None:
             await self._press(self.commands, name, rest.strip())
         else:
@@ -449,6 +490,25 @@ class TerminalChat:
         )
         for message in (*update, *outcome.follow_ups):
             self.console.show(render_message(message))
+
+    async def _later(self, commands: CommandHandler, args: list[str]) -> None:
+        """``/later N 1h``: message N comes again later (``LATER``, as its button does)."""
+        printed = self._deliveries.recent if self._deliveries is not None else {}
+        if not args or not args[0].isdigit():
+            self.console.show(
+                "Say which message and when: /later 3 1h (messages show their number)."
+            )
+            return
+        shown = printed.get(int(args[0]))
+        if shown is None:
+            self.console.show(f"There is no message {args[0]} here any more; /tasks lists tasks.")
+            return
+        delay = " ".join(args[1:]) or DEFAULT_SNOOZE
+        action = Action(ActionKind.LATER, shown.task_id, delay)
+        outcome = await commands.press(
+            action, user_id=self.user_id, chat_id=self.chat_id, shown=shown
+        )
+        self.console.show(outcome.notice)
 
     async def _shared_command(self, name: str, text: str) -> None:
         answer = None

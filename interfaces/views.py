@@ -229,3 +229,10 @@ def _truncate(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[: limit - 1].rstrip() + f"… ({len(text)} characters in all)"
+
+
+def as_sentence(error: Exception | str) -> str:
+    """An error's message as a sentence for a person: capitalised, with a full stop."""
+    text = str(error).strip() or type(error).__name__
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."

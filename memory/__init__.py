@@ -5,7 +5,7 @@ The public surface is ``MemoryStore`` and the typed values it takes and returns.
 
 store          ``MemoryStore``: merges search results, hands every call to a backend
 backend        the repositories' protocols and ``SqlBackend``, the repositories on a database
-notes, conversations, users, approvals
+notes, conversations, users, approvals, calendars
                the repositories, written once for both databases, with their checks,
                encodings and row decoders
 sql            ``Statement``, ``Dialect`` and the ``Database`` the repositories' steps run on
@@ -27,11 +27,15 @@ from memory.conversations import (
 from memory.errors import MemoryInputError, MemoryLimitError, MemoryStoreError, StoreClosedError
 from memory.models import (
     FROM_OUTSIDE,
+    CalendarFeed,
+    CalendarLink,
+    CalendarSource,
     ConversationContext,
     HitKind,
     MemoryHit,
     MessageRole,
     Note,
+    SettingHolder,
     StoredMessage,
     UserProfile,
 )
@@ -47,6 +51,9 @@ __all__ = [
     "FROM_OUTSIDE",
     "MEMORY_TABLES",
     "SCHEMA_VERSION",
+    "CalendarFeed",
+    "CalendarLink",
+    "CalendarSource",
     "ConversationContext",
     "HitKind",
     "MemoryHit",
@@ -57,6 +64,7 @@ __all__ = [
     "MessageRole",
     "Note",
     "NoteLimits",
+    "SettingHolder",
     "StoreClosedError",
     "StoredMessage",
     "UserProfile",

@@ -16,8 +16,18 @@ from typing import Protocol
 
 from common import Clock
 from memory.approvals import ApprovalRepository
+from memory.calendars import CalendarRepository
 from memory.conversations import ConversationRepository, RankedMessage
-from memory.models import ConversationContext, Note, StoredMessage, UserProfile
+from memory.models import (
+    CalendarFeed,
+    CalendarLink,
+    CalendarSource,
+    ConversationContext,
+    Note,
+    SettingHolder,
+    StoredMessage,
+    UserProfile,
+)
 from memory.notes import NoteLimits, NoteRepository, RankedNote
 from memory.sql import Database, Steps
 from memory.users import UserRepository
@@ -36,6 +46,7 @@ class Notes(Protocol):
         limits: NoteLimits | None = None,
     ) -> Note: ...
     async def newest(self, user_id: str, limit: int, offset: int = 0) -> list[Note]: ...
+    async def tagged(self, user_id: str, tags: Sequence[str], limit: int) -> list[Note]: ...
     async def search(self, user_id: str, query: str, limit: int) -> list[RankedNote]: ...
 
 
@@ -59,6 +70,7 @@ class Users(Protocol):
     async def set_timezone(self, user_id: str, timezone: str) -> None: ...
     async def set_setting(self, user_id: str, key: str, value: str) -> None: ...
     async def get_setting(self, user_id: str, key: str) -> str | None: ...
+    async def holding(self, key: str) -> list[SettingHolder]: ...
     async def delete_setting(self, user_id: str, key: str) -> bool: ...
 
 
@@ -75,6 +87,22 @@ class Approvals(Protocol):
     ) -> list[ApprovalRequest]: ...
 
 
+class Calendars(Protocol):
+    """Feeds (by hashed token), the CalDAV sync's links and the calendars read."""
+
+    async def make_feed(self, user_id: str, token_hash: str, at: datetime) -> CalendarFeed: ...
+    async def feed(self, user_id: str) -> CalendarFeed | None: ...
+    async def feed_owner(self, token_hash: str) -> str | None: ...
+    async def revoke_feed(self, user_id: str) -> bool: ...
+    async def links(self, user_id: str) -> list[CalendarLink]: ...
+    async def save_links(
+        self, links: list[CalendarLink], removed: list[tuple[str, str]]
+    ) -> None: ...
+    async def sources(self, user_id: str) -> list[CalendarSource]: ...
+    async def save_source(self, source: CalendarSource) -> None: ...
+    async def delete_source(self, user_id: str, name: str) -> bool: ...
+
+
 class MemoryBackend(Protocol):
     """An open database and its repositories."""
 
@@ -86,6 +114,8 @@ class MemoryBackend(Protocol):
     def users(self) -> Users: ...
     @property
     def approvals(self) -> Approvals: ...
+    @property
+    def calendars(self) -> Calendars: ...
 
     async def load_context(
         self, user_id: str, chat_id: str, *, max_chars: int, max_turns: int | None
@@ -107,6 +137,7 @@ class SqlBackend:
         self.conversations = ConversationRepository(db, clock)
         self.users = UserRepository(db, clock)
         self.approvals = ApprovalRepository(db)
+        self.calendars = CalendarRepository(db)
 
     async def load_context(
         self, user_id: str, chat_id: str, *, max_chars: int, max_turns: int | None

@@ -143,3 +143,81 @@ class UserProfile:
     def zone(self) -> ZoneInfo | None:
         """The user's zone as a ``ZoneInfo``, or ``None`` when never set."""
         return ZoneInfo(self.timezone) if self.timezone is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class SettingHolder:
+    """A user who has a setting: its value, and their zone (``None``: never chosen).
+
+    Attributes:
+        user_id: The user.
+        value: The setting's value.
+        timezone: The IANA zone the user chose, or ``None``.
+    """
+
+    user_id: str
+    value: str
+    timezone: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarFeed:
+    """A user's calendar feed: its address holds a token that memory keeps only hashed.
+
+    Attributes:
+        user_id: Whose tasks it serves.
+        created_at: When its address was made.
+    """
+
+    user_id: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarLink:
+    """A task and the CalDAV event it is kept in step with, as the last sync left them.
+
+    Attributes:
+        user_id: The owner.
+        uid: The event's UID.
+        task_id: The task's id.
+        href: Where the event is on the server.
+        etag: The server's ETag of the event when last seen ("" when unknown).
+        local_state: What the task was when both sides were last in step (a signature).
+        remote_state: What the event was then (a signature).
+        conflict: Why the two sides disagree and which way a person must settle it
+            (``None``: in step); while set, the sync changes neither side.
+        updated_at: When the link last changed.
+    """
+
+    user_id: str
+    uid: str
+    task_id: str
+    href: str
+    etag: str
+    local_state: str
+    remote_state: str
+    conflict: str | None
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarSource:
+    """A calendar the assistant reads for the user's days: the CalDAV calendar it syncs, or
+    one the user subscribed to by its address.
+
+    Attributes:
+        user_id: Whose calendar.
+        name: ``caldav``, or the subscription's name.
+        url: Where it is read from (shown without a password).
+        ics: The calendar as last read (an iCalendar text; "" before the first read).
+        fetched_at: When it was last read successfully.
+        error: Why the last read failed (``None``: it did not).
+    """
+
+    user_id: str
+    name: str
+    url: str
+    ics: str = ""
+    fetched_at: datetime | None = None
+    error: str | None = None

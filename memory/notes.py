@@ -4,6 +4,7 @@ database; each searches with its own full-text index)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -131,6 +132,24 @@ class NoteRepository:
         rows = await self._db.read(single(statement))
         return self._d.decode(rows, self._note, "note")
 
+    async def tagged(self, user_id: str, tags: Sequence[str], limit: int) -> list[Note]:
+        """Return the user's newest notes that carry any of ``tags`` (as ``normalize_tags``
+        keeps them), newest first."""
+        require_id(user_id, "user_id")
+        wanted = normalize_tags(list(tags))
+        if not wanted:
+            return []
+        # The tags column is a JSON list of strings: a tag matches as its quoted JSON form.
+        either = " OR ".join("n.tags LIKE ? ESCAPE '\\'" for _ in wanted)
+        patterns = [f"%{_like(json.dumps(tag, ensure_ascii=False))}%" for tag in wanted]
+        statement = self._d.statement(
+            f"SELECT {_COLUMNS} FROM notes AS n WHERE n.user_id = ? AND ({either})"
+            " ORDER BY n.id DESC LIMIT ?",
+            user_id, *patterns, require_limit(limit), want="all",
+        )  # fmt: skip
+        rows = await self._db.read(single(statement))
+        return self._d.decode(rows, self._note, "note")
+
     async def search(self, user_id: str, query: str, limit: int) -> list[RankedNote]:
         """Return the user's notes matching ``query``: all-words matches first, then by
         relevance (bm25 in SQLite, ts_rank in PostgreSQL)."""
@@ -151,6 +170,11 @@ class NoteRepository:
             created_at=self._d.read_time(row["created_at"]),
             number=int(row["number"]),
         )
+
+
+def _like(text: str) -> str:
+    """``text`` as a LIKE pattern matches it literally (``\\`` escapes)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def normalize_tags(tags: list[str] | None) -> tuple[str, ...]:

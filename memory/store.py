@@ -12,10 +12,14 @@ from memory.backend import MemoryBackend
 from memory.conversations import DEFAULT_MAX_CHARS, DEFAULT_MAX_TURNS
 from memory.errors import MemoryStoreError, StoreClosedError
 from memory.models import (
+    CalendarFeed,
+    CalendarLink,
+    CalendarSource,
     ConversationContext,
     HitKind,
     MemoryHit,
     Note,
+    SettingHolder,
     StoredMessage,
     UserProfile,
 )
@@ -209,6 +213,11 @@ class MemoryStore(AsyncLifecycle):
         """Return the user's newest notes first (``limit`` of them after ``offset``)."""
         return await self._ready().notes.newest(user_id, limit, offset)
 
+    async def tagged_notes(self, user_id: str, tags: Sequence[str], limit: int = 20) -> list[Note]:
+        """Return the user's newest notes that carry any of ``tags`` (``#`` and case do not
+        matter), newest first."""
+        return await self._ready().notes.tagged(user_id, tags, limit)
+
     async def search_memory(self, user_id: str, query: str, limit: int = 5) -> list[MemoryHit]:
         """Search the user's notes and past conversation messages (every chat), best first.
 
@@ -273,6 +282,10 @@ class MemoryStore(AsyncLifecycle):
         found = await self._ready().users.get_setting(user_id, key)
         return default if found is None else found
 
+    async def users_with_setting(self, key: str) -> list[SettingHolder]:
+        """Return every user who has the setting ``key``, with its value and their zone."""
+        return await self._ready().users.holding(key)
+
     async def delete_setting(self, user_id: str, key: str) -> bool:
         """Remove one setting; return whether it was set."""
         return await self._ready().users.delete_setting(user_id, key)
@@ -282,6 +295,47 @@ class MemoryStore(AsyncLifecycle):
         if profile is None:
             raise MemoryStoreError(f"user {user_id!r} vanished right after being stored")
         return profile
+
+    # Calendars
+
+    async def make_calendar_feed(self, user_id: str, token_hash: str) -> CalendarFeed:
+        """Give the user a calendar feed under ``token_hash`` (the SHA-256 hex digest of
+        its token, which memory never sees), replacing the one they had."""
+        return await self._ready().calendars.make_feed(user_id, token_hash, self._clock.now())
+
+    async def calendar_feed(self, user_id: str) -> CalendarFeed | None:
+        """The user's calendar feed, or ``None``."""
+        return await self._ready().calendars.feed(user_id)
+
+    async def calendar_feed_owner(self, token_hash: str) -> str | None:
+        """Whose feed the token with this SHA-256 hex digest opens, or ``None``."""
+        return await self._ready().calendars.feed_owner(token_hash)
+
+    async def revoke_calendar_feed(self, user_id: str) -> bool:
+        """End the user's calendar feed (its address answers 404); return whether one was."""
+        return await self._ready().calendars.revoke_feed(user_id)
+
+    async def calendar_links(self, user_id: str) -> list[CalendarLink]:
+        """The user's tasks kept in step with CalDAV events, as the last sync left them."""
+        return await self._ready().calendars.links(user_id)
+
+    async def save_calendar_links(
+        self, links: Sequence[CalendarLink], removed: Sequence[tuple[str, str]] = ()
+    ) -> None:
+        """Store ``links`` and delete the ``(user_id, uid)`` links of ``removed`` at once."""
+        await self._ready().calendars.save_links(list(links), list(removed))
+
+    async def calendar_sources(self, user_id: str) -> list[CalendarSource]:
+        """The calendars read for the user's days."""
+        return await self._ready().calendars.sources(user_id)
+
+    async def save_calendar_source(self, source: CalendarSource) -> None:
+        """Store a calendar read for the user (replacing the one of that name)."""
+        await self._ready().calendars.save_source(source)
+
+    async def delete_calendar_source(self, user_id: str, name: str) -> bool:
+        """Stop reading the user's calendar ``name``; return whether it was read."""
+        return await self._ready().calendars.delete_source(user_id, name)
 
     # Approvals (the tools.ApprovalStore protocol)
 

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from common import Clock, unstorable
 from memory._validate import require_id
 from memory.errors import MemoryInputError
-from memory.models import UserProfile
+from memory.models import SettingHolder, UserProfile
 from memory.sql import Database, Steps, single
 
 MAX_SETTING_KEY_CHARS = 100
@@ -113,6 +113,19 @@ class UserRepository:
         )  # fmt: skip
         value = await self._db.read(single(statement))
         return None if value is None else str(value)
+
+    async def holding(self, key: str) -> list[SettingHolder]:
+        """Every user who has the setting ``key``, with its value and their zone."""
+        statement = self._d.statement(
+            "SELECT s.user_id, s.value, u.timezone FROM user_settings AS s"
+            " JOIN users AS u ON u.user_id = s.user_id WHERE s.key = ? ORDER BY s.user_id",
+            key,
+            want="all",
+        )
+        rows = await self._db.read(single(statement))
+        return [
+            SettingHolder(str(row["user_id"]), str(row["value"]), row["timezone"]) for row in rows
+        ]
 
     async def delete_setting(self, user_id: str, key: str) -> bool:
         """Remove one setting; return whether it was set."""

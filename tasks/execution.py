@@ -22,8 +22,17 @@ from pydantic import (
     model_validator,
 )
 
-from common import HTTP_METHODS, NOT_IDEMPOTENT_METHODS, HttpRequest, clean_value
+from common import (
+    HTTP_METHODS,
+    NOT_IDEMPOTENT_METHODS,
+    HttpRequest,
+    SelectorError,
+    check_selector,
+    clean_value,
+    redact_url,
+)
 from tasks.errors import TaskDataError
+from tasks.monitors import Condition, check_field, parse_condition
 from tasks.references import Lookup, check_placement, no_secrets, resolve_headers, resolve_url
 
 
@@ -34,6 +43,29 @@ class TaskType(StrEnum):
     AGENT_TASK = "agent_task"  # runs the agent on a prompt and delivers the answer
     WEB_SEARCH = "web_search"  # searches the web and delivers the top results
     API_CALL = "api_call"  # makes an HTTP request and delivers the outcome
+    MONITOR = "monitor"  # looks at something and speaks only when it changed or a condition holds
+    BRIEFING = "briefing"  # the owner's day in one message, built from the store
+
+
+def http_url(value: str) -> str:
+    """Return ``value`` when it is an absolute http(s) URL with a host.
+
+    Raises:
+        ValueError: quoting it, with an example that works.
+    """
+    import httpx  # only an api_call's or a monitor's URL needs it; a command's start should not
+
+    try:
+        url = httpx.URL(value)
+        host = url.host  # decodes an IDNA name, which may be invalid
+    except (httpx.InvalidURL, TypeError, UnicodeError) as exc:
+        raise ValueError(f"url {value!r} is not a valid URL ({exc})") from None
+    if url.scheme not in ("http", "https") or not host:
+        raise ValueError(
+            f"url {value!r} must be an absolute http:// or https:// URL, "
+            "e.g. 'https://example.com/api/lights/off'"
+        )
+    return value
 
 
 class _Data(BaseModel):
@@ -51,10 +83,19 @@ class _Data(BaseModel):
 
 
 class ReminderData(_Data):
-    """A reminder: the text to deliver."""
+    """A reminder: the text to deliver.
+
+    Attributes:
+        message: What to remind of.
+        urgent: Whether it passes the owner's quiet hours (an alarm they marked urgent).
+        nag_minutes: Repeat it every this many minutes until it is acknowledged (Done,
+            "done", ``/done``); ``None``: once.
+    """
 
     kind: Literal["reminder"] = "reminder"
     message: Annotated[str, Field(min_length=1, max_length=4000)]
+    urgent: bool = False
+    nag_minutes: Annotated[int, Field(ge=1, le=1440)] | None = None
 
 
 class AgentTaskData(_Data):
@@ -93,19 +134,7 @@ class ApiCallData(_Data):
     @field_validator("url")
     @classmethod
     def _http_url(cls, value: str) -> str:
-        import httpx  # only an api_call's URL needs it; a command's start should not
-
-        try:
-            url = httpx.URL(value)
-            host = url.host  # decodes an IDNA name, which may be invalid
-        except (httpx.InvalidURL, TypeError, UnicodeError) as exc:
-            raise ValueError(f"url {value!r} is not a valid URL ({exc})") from None
-        if url.scheme not in ("http", "https") or not host:
-            raise ValueError(
-                f"url {value!r} must be an absolute http:// or https:// URL, "
-                "e.g. 'https://example.com/api/lights/off'"
-            )
-        return value
+        return http_url(value)
 
     @property
     def idempotent(self) -> bool:
@@ -154,19 +183,187 @@ class ApiCallData(_Data):
         return HttpRequest(self.method, url, headers, content, self.timeout, max_bytes)
 
 
-ExecutionData: TypeAlias = ReminderData | AgentTaskData | WebSearchData | ApiCallData
+class MonitorSource(StrEnum):
+    """What a monitor looks at."""
+
+    PAGE = "page"  # a web page's text, or what a CSS selector picks on it
+    JSON = "json"  # a field of a JSON document (an HTTP API's answer)
+    SEARCH = "search"  # a web search's top results
+    TOOL = "tool"  # a tool's output (built-in or an MCP server's), run without approval
+
+
+_NEEDS: dict[MonitorSource, tuple[str, ...]] = {
+    MonitorSource.PAGE: ("url",),
+    MonitorSource.JSON: ("url",),
+    MonitorSource.SEARCH: ("query",),
+    MonitorSource.TOOL: ("tool",),
+}
+_TAKES: dict[MonitorSource, frozenset[str]] = {
+    MonitorSource.PAGE: frozenset({"url", "selector"}),
+    MonitorSource.JSON: frozenset({"url", "field"}),
+    MonitorSource.SEARCH: frozenset({"query", "limit"}),
+    MonitorSource.TOOL: frozenset({"tool", "arguments"}),
+}
+_OPTIONAL = ("url", "selector", "field", "query", "tool")
+
+
+class MonitorData(_Data):
+    """A monitor: what it looks at, and when it speaks.
+
+    Attributes:
+        source: What it looks at.
+        url: The page or the JSON document (``page``, ``json``).
+        selector: A CSS selector: only what it picks on the page counts (``page``).
+        field: The path of a field of the JSON document, e.g. ``data.price`` (``json``;
+            without it, the whole document).
+        query: What to search for (``search``).
+        limit: How many top results count (``search``).
+        tool: The tool whose output it watches, ``server.tool`` for an MCP server's (``tool``).
+        arguments: The tool's arguments.
+        condition: When it speaks, in its canonical form (``contains 'in stock'``,
+            ``price < 300``); ``None``: on any change.
+    """
+
+    kind: Literal["monitor"] = "monitor"
+    source: MonitorSource
+    url: Annotated[str, Field(min_length=1, max_length=4000)] | None = None
+    selector: str | None = None
+    field: str | None = None
+    query: Annotated[str, Field(min_length=1, max_length=500)] | None = None
+    limit: Annotated[int, Field(ge=1, le=10)] = 5
+    tool: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    arguments: dict[str, JsonValue] = Field(default_factory=dict)
+    condition: str | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        return None if value is None else http_url(value)
+
+    @field_validator("selector")
+    @classmethod
+    def _selector(cls, value: str | None) -> str | None:
+        try:
+            return None if value is None else check_selector(value)
+        except SelectorError as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("field")
+    @classmethod
+    def _field(cls, value: str | None) -> str | None:
+        return None if value is None else check_field(value)
+
+    @field_validator("condition")
+    @classmethod
+    def _condition(cls, value: str | None) -> str | None:
+        found = parse_condition(value)
+        return None if found is None else found.canonical()
+
+    @model_validator(mode="after")
+    def _fits_source(self) -> MonitorData:
+        source = self.source
+        missing = [name for name in _NEEDS[source] if getattr(self, name) is None]
+        if missing:
+            raise ValueError(f"a {source.value} monitor needs {' and '.join(missing)}")
+        stray = [
+            name
+            for name in _OPTIONAL
+            if getattr(self, name) is not None and name not in _TAKES[source]
+        ]
+        if self.arguments and source is not MonitorSource.TOOL:
+            stray.append("arguments")
+        if stray:
+            takes = ", ".join(sorted(_TAKES[source]))
+            raise ValueError(
+                f"{', '.join(stray)} do not belong to a {source.value} monitor (it takes {takes})"
+            )
+        return self
+
+    def parsed_condition(self) -> Condition | None:
+        """The condition as a value (``None``: it speaks on any change)."""
+        return parse_condition(self.condition)
+
+    def subject(self) -> str:
+        """What it looks at, in words: ``https://shop.example/item (#price)``."""
+        if self.source is MonitorSource.PAGE:
+            url = redact_url(self.url or "")
+            return f"{url} ({self.selector})" if self.selector else url
+        if self.source is MonitorSource.JSON:
+            url = redact_url(self.url or "")
+            return f"{self.field} at {url}" if self.field else url
+        if self.source is MonitorSource.SEARCH:
+            return f"the top {self.limit} results for {self.query!r}"
+        return f"the output of {self.tool}"
+
+
+def monitor_of(
+    *,
+    url: str | None = None,
+    selector: str | None = None,
+    field: str | None = None,
+    query: str | None = None,
+    tool: str | None = None,
+    arguments: Mapping[str, JsonValue] | None = None,
+    condition: str | None = None,
+) -> MonitorData:
+    """The monitor of what is named: a tool, a search, a JSON field (a url with a field), or
+    a page (a url, with a selector or not).
+
+    Raises:
+        TaskDataError: naming what is missing or does not fit, with an example.
+    """
+    named = [name for name, value in (("url", url), ("query", query), ("tool", tool)) if value]
+    if len(named) != 1:
+        raise TaskDataError(
+            "say what to watch: a url (a page, or a JSON API with a field), a query (web "
+            f"search results) or a tool, one of them; got {', '.join(named) or 'none'}"
+        )
+    source = "tool" if tool else "search" if query else "json" if field else "page"
+    fields = {
+        "source": source, "url": url, "selector": selector, "field": field, "query": query,
+        "tool": tool, "arguments": dict(arguments or {}), "condition": condition,
+    }  # fmt: skip
+    data = parse_execution_data(
+        TaskType.MONITOR, {key: value for key, value in fields.items() if value is not None}
+    )
+    assert isinstance(data, MonitorData)
+    return data
+
+
+class BriefingData(_Data):
+    """A morning briefing: the owner's day in one message, built from the store.
+
+    Attributes:
+        summarize: Whether a configured model may summarise it (every line still names the
+            row it comes from); without a model it is never summarised.
+    """
+
+    kind: Literal["briefing"] = "briefing"
+    summarize: bool = True
+
+
+ExecutionData: TypeAlias = (
+    ReminderData | AgentTaskData | WebSearchData | ApiCallData | MonitorData | BriefingData
+)
 
 _MODELS: dict[TaskType, type[ExecutionData]] = {
     TaskType.REMINDER: ReminderData,
     TaskType.AGENT_TASK: AgentTaskData,
     TaskType.WEB_SEARCH: WebSearchData,
     TaskType.API_CALL: ApiCallData,
+    TaskType.MONITOR: MonitorData,
+    TaskType.BRIEFING: BriefingData,
 }
 _EXAMPLES: dict[TaskType, str] = {
     TaskType.REMINDER: '{"message": "call mom"}',
     TaskType.AGENT_TASK: '{"prompt": "summarise my notes tagged work"}',
     TaskType.WEB_SEARCH: '{"query": "top US news", "limit": 3}',
     TaskType.API_CALL: '{"method": "POST", "url": "https://example.com/lights/off"}',
+    TaskType.MONITOR: (
+        '{"source": "page", "url": "https://shop.example/item", "selector": "#stock", '
+        '"condition": "contains \'in stock\'"}'
+    ),
+    TaskType.BRIEFING: "{}",
 }
 
 
@@ -214,10 +411,20 @@ def parse_execution_data(
         return model.model_validate(fields)
     except ValidationError as exc:
         problems = "; ".join(_describe_error(err) for err in exc.errors())
+        # The problems first, and the data only in short: a long message would hide them.
         raise TaskDataError(
-            f"execution data {fields!r} does not fit a {task_type.value} task: {problems}; "
+            f"{_an(task_type.value)} task cannot run with {_short(fields)}: {problems}; "
             f"give e.g. {_EXAMPLES[task_type]}"
         ) from None
+
+
+def _an(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
+def _short(fields: Mapping[str, Any], limit: int = 120) -> str:
+    text = repr(fields)
+    return text if len(text) <= limit else f"{text[: limit - 5]}...{text[-1]}"
 
 
 def execution_from_json(task_type: TaskType, text: str) -> ExecutionData:
@@ -226,8 +433,10 @@ def execution_from_json(task_type: TaskType, text: str) -> ExecutionData:
 
 
 def execution_to_json(data: ExecutionData) -> str:
-    """Return the JSON form the store keeps."""
-    return data.model_dump_json(exclude={"kind"})
+    """Return the JSON form the store keeps (the newer types without their defaults, so a
+    reminder without the options of issue 28 is stored as before)."""
+    compact = isinstance(data, ReminderData | MonitorData | BriefingData)
+    return data.model_dump_json(exclude={"kind"}, exclude_defaults=compact)
 
 
 def _describe_error(error: Any) -> str:

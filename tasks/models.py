@@ -80,6 +80,9 @@ class RunStatus(StrEnum):
     # It may or may not have acted (a POST sent, no answer; or the process died during it):
     # never repeated automatically, the owner is offered to run it again.
     OUTCOME_UNKNOWN = "outcome_unknown"
+    # Not a run: its owner acknowledged the reminder (Done, "done", /done), recorded where
+    # its runs are so that the task's history shows it.
+    ACKNOWLEDGED = "acknowledged"
 
     @property
     def is_failure(self) -> bool:
@@ -103,6 +106,9 @@ DEFAULT_MISFIRE_RULES: Mapping[TaskType, MisfireRule] = MappingProxyType(
         TaskType.WEB_SEARCH: MisfireRule(MisfirePolicy.COALESCE),
         # "turn the lights off at 1am" must not happen at 9am after an outage.
         TaskType.API_CALL: MisfireRule(MisfirePolicy.SKIP, grace=timedelta(minutes=10)),
+        # A check missed during downtime is one check when the scheduler is back.
+        TaskType.MONITOR: MisfireRule(MisfirePolicy.COALESCE),
+        TaskType.BRIEFING: MisfireRule(MisfirePolicy.COALESCE),
     }
 )
 
@@ -291,7 +297,9 @@ class RunOutcome:
 
     ``retry_at`` puts a one-time task that was RUNNING back to ACTIVE with this ``next_run``
     instead of finishing it (a failed run worth another try, such as an undelivered
-    reminder); the failure still counts, so the task is disabled after too many.
+    reminder; or a reminder that repeats until it is acknowledged); a failure still counts,
+    so the task is disabled after too many. A recurring task runs at ``retry_at`` too when
+    that comes before its next scheduled run (the repeat of a reminder not acknowledged).
     ``extra`` marks a run made outside the schedule ("run now"): it counts like any run but
     never finishes its task nor moves its next run (``retry_at`` is ignored).
     """
@@ -319,13 +327,39 @@ class RunOutcome:
 
 @dataclass(frozen=True, slots=True)
 class FinishedRun:
-    """What finishing a run did to its task."""
+    """What finishing a run did to its task.
+
+    Attributes:
+        run_id: The run.
+        task_id: Its task.
+        task_status: The task's status now (``None``: the task is gone).
+        consecutive_failures: The task's failed runs in a row now.
+        disabled: Whether this run's failure disabled the task.
+        previous_failures: The failed runs in a row before this one (a success after
+            several is a recovery its owner is told of).
+    """
 
     run_id: int
     task_id: str
     task_status: TaskStatus | None
     consecutive_failures: int
     disabled: bool = False
+    previous_failures: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledgement:
+    """What acknowledging a task (Done, "done", ``/done``) did.
+
+    Attributes:
+        task: The task as it is now.
+        stopped: Whether it stopped a reminder that was repeating until acknowledged.
+        note: What its ledger row says.
+    """
+
+    task: Task
+    stopped: bool
+    note: str
 
 
 @dataclass(frozen=True, slots=True)

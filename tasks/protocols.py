@@ -2,15 +2,21 @@
 
 The composition root passes implementations in: the Telegram or terminal ``Notifier``, the
 ``DialogAgent`` as ``AgentRunner``, the web-search tool as ``Searcher``, the tools' guarded
-HTTP client as ``HttpSender``, the environment and ``.env`` as ``SecretSource``.
+HTTP client as ``HttpSender``, the environment and ``.env`` as ``SecretSource``; for issue 28
+the users' settings as ``QuietHours``, the tool executor as ``ToolRunner`` (monitors of a
+tool's output), and what a briefing shows beside the tasks (notes, a calendar) as
+``BriefingSource``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Protocol
+
+from pydantic import JsonValue
 
 from common import HttpRequest, HttpResponse, clean_text
 
@@ -29,6 +35,7 @@ class DeliveryStatus(StrEnum):
     DELIVERED = "delivered"
     FAILED = "failed"  # could not deliver now (network, rate limit); may be retried
     BLOCKED = "blocked"  # the recipient cannot be reached at all (blocked the bot)
+    HELD = "held"  # kept for the end of the owner's quiet hours (it will be delivered then)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +53,8 @@ class Delivery:
         late_by: How late a run fired after downtime, or ``None`` when on time.
         run_again: Whether to offer a one-tap "Run again" of the task (a notice about a run
             whose outcome is unknown, which the scheduler never repeats by itself).
+        urgent: Whether it passes the owner's quiet hours (an alarm they marked urgent).
+        nags: Whether it repeats until acknowledged (its Done button stops it).
     """
 
     task_id: str
@@ -56,6 +65,8 @@ class Delivery:
     text: str
     late_by: timedelta | None = None
     run_again: bool = False
+    urgent: bool = False
+    nags: bool = False
 
     def __post_init__(self) -> None:
         # What a chat, a page or the JSON Lines file can take: no NUL, no lone surrogate.
@@ -128,4 +139,61 @@ class SecretSource(Protocol):
         Raises:
             TaskError: when it has none (or may not be sent), saying what to set.
         """
+        ...
+
+
+class QuietHours(Protocol):
+    """When owners want no messages (their quiet hours, kept with their settings)."""
+
+    async def quiet_until(self, owner_id: str, at: datetime) -> datetime | None:
+        """The end of the owner's quiet hours when ``at`` falls in them, else ``None``."""
+        ...
+
+
+class ToolRunner(Protocol):
+    """Runs one tool call unattended (monitors of a tool's output), with the approval rules
+    of chat: a tool that would wait for approval is refused, never run."""
+
+    async def run_tool(
+        self, tool: str, arguments: Mapping[str, JsonValue], *, owner_id: str, chat_id: str
+    ) -> str:
+        """Return the tool's output as text.
+
+        Raises:
+            TaskError: when the tool is unknown, needs approval, or fails (the message says).
+        """
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class BriefingLine:
+    """One line of a briefing and the row it comes from.
+
+    Attributes:
+        text: The line, for the owner.
+        ref: The row it was read from, as the line cites it: ``task k3m9xa``, ``run 1234``,
+            ``note #3``, ``event 2026-03-10/standup``.
+    """
+
+    text: str
+    ref: str
+
+
+@dataclass(frozen=True, slots=True)
+class BriefingSection:
+    """A part of a briefing: its title and its lines (a section without lines is left out)."""
+
+    title: str
+    lines: tuple[BriefingLine, ...]
+
+
+class BriefingSource(Protocol):
+    """What a briefing shows beside the owner's tasks: notes tagged for the day, and the
+    calendar when one is connected (the composition root gathers them)."""
+
+    async def sections(
+        self, owner_id: str, *, day: datetime, since: datetime, now: datetime
+    ) -> Sequence[BriefingSection]:
+        """The sections for the owner's day starting at ``day`` (local midnight, aware);
+        ``since`` is when their previous briefing went out."""
         ...

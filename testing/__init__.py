@@ -10,6 +10,7 @@
     sink_file       the JSON Lines file a serve process delivers to, read as it grows
     corpus_reader   the time corpus (``tests/tasks/corpus``) read into entries
     models          the small GGUF models of the real-model tests, found on this machine
+    page_server     a web page whose content a test changes, on 127.0.0.1 (monitors)
 
 Never imported by the production packages (an import contract says so).
 """

@@ -67,6 +67,7 @@ class BotApiMethods:
             "setmycommands": self.set_my_commands,
             "getmycommands": self.get_my_commands,
             "deletemycommands": self.delete_my_commands,
+            "getfile": self.get_file,
         }
 
     async def call(self, method: str, params: dict[str, Any]) -> Any:
@@ -87,6 +88,15 @@ class BotApiMethods:
         return await handler(params)
 
     # --- updates -------------------------------------------------------------------------
+
+    async def get_file(self, params: dict[str, Any]) -> Any:
+        found = self._server.state.files.get(str(params.get("file_id", "")))
+        if found is None:
+            return ApiError.bad_request("invalid file_id")
+        path, data = found
+        file_id = str(params["file_id"])
+        return {"file_id": file_id, "file_unique_id": f"u{file_id}", "file_size": len(data),
+                "file_path": path}  # fmt: skip
 
     async def get_me(self, params: dict[str, Any]) -> Any:
         return self._server.bot_json()

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self
-from urllib.parse import parse_qsl
+from urllib.parse import parse_qsl, unquote
 
 import httpx
 
@@ -168,6 +168,36 @@ class BotApiStandin:
         command = re.match(r"/[A-Za-z0-9_]+(@[A-Za-z0-9_]+)?", text)
         if command:
             message["entities"] = [{"type": "bot_command", "offset": 0, "length": command.end()}]
+        self._push_update({"message": message})
+        return int(message["message_id"])
+
+    def send_document(
+        self,
+        user_id: int,
+        file_name: str,
+        data: bytes,
+        *,
+        mime_type: str = "application/octet-stream",
+        chat_id: int | None = None,
+    ) -> int:
+        """Queue a file ``data`` sent by ``user_id`` (the bot downloads it with getFile and
+        ``/file/bot<token>/<path>``); return the message's id."""
+        chat = self.add_chat(user_id, chat_id=chat_id)
+        file_id = f"doc{next(self._ids)}"
+        self.state.files[file_id] = (f"documents/{file_id}_{file_name}", data)
+        message: dict[str, Any] = {
+            "message_id": self.next_id(),
+            "date": int(time.time()),
+            "chat": self.state.chats[chat],
+            "from": self.user_json(user_id),
+            "document": {
+                "file_id": file_id,
+                "file_unique_id": f"u{file_id}",
+                "file_name": file_name,
+                "mime_type": mime_type,
+                "file_size": len(data),
+            },
+        }
         self._push_update({"message": message})
         return int(message["message_id"])
 
@@ -402,6 +432,9 @@ class BotApiStandin:
                 await writer.wait_closed()
 
     async def _dispatch(self, path: str, body: bytes, content_type: str) -> tuple[int, Any]:
+        download = re.fullmatch(r"/file/bot([^/]+)/(.+)", unquote(path))
+        if download is not None:
+            return self._download(download.group(1), download.group(2))
         match = re.fullmatch(r"/bot([^/]+)/(\w+)", path)
         if match is None:
             return 404, ApiError(404, "Not Found").body()
@@ -415,6 +448,18 @@ class BotApiStandin:
         if isinstance(outcome, ApiError):
             return outcome.status, outcome.body()
         return 200, {"ok": True, "result": outcome}
+
+    def _download(self, token: str, path: str) -> tuple[int, Any]:
+        if token != self.token:
+            return 401, ApiError(401, "Unauthorized").body()
+        for file_path, data in self.state.files.values():
+            if file_path == path:
+                return 200, FileBody(data)
+        return 404, ApiError(404, "Not Found: file").body()
+
+
+class FileBody(bytes):
+    """A file's bytes, answered as they are (not as JSON)."""
 
 
 async def _read_request(reader: asyncio.StreamReader) -> tuple[str, bytes, str, bool] | None:
@@ -444,10 +489,12 @@ async def _read_request(reader: asyncio.StreamReader) -> tuple[str, bytes, str, 
 
 
 def _write_response(writer: asyncio.StreamWriter, status: int, reply: Any) -> None:
-    payload = json.dumps(reply).encode()
+    raw = isinstance(reply, FileBody)
+    payload = bytes(reply) if raw else json.dumps(reply).encode()
+    kind = "application/octet-stream" if raw else "application/json"
     head = (
         f"HTTP/1.1 {status} {'OK' if status == 200 else 'Error'}\r\n"
-        "Content-Type: application/json\r\n"
+        f"Content-Type: {kind}\r\n"
         f"Content-Length: {len(payload)}\r\n"
         "Connection: keep-alive\r\n\r\n"
     )

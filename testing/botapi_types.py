@@ -134,3 +134,5 @@ class StandinState:
     drafts_supported: bool = True
     webhook_url: str = ""
     webhook_secret: str = ""
+    files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
+    """Files users sent, by file id: their path under /file/bot<token>/ and their bytes."""

@@ -10,6 +10,8 @@ everything after it (parsing, validation, approvals, execution) runs as with an 
     rules_jobs      repeating searches, prompts and HTTP calls; one-time HTTP requests
     rules_manage    listing tasks and acting on one (cancel, pause, resume, snooze, move)
     rules_chat      small talk, notes, questions about notes, the time, web, pages, the rest
+    rules_watch     monitors: "tell me when https://... changes", "... for 'in stock'"
+    rules_attention quiet hours, the morning briefing, "done" (acknowledging a reminder)
     intents       what a message asks for, a tagged union
     plan          each intent's target tool and arguments
     compose       the answer written from tool results

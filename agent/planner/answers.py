@@ -153,3 +153,12 @@ def once_only(schedule: str, what: str) -> str:
         f"'{schedule}' happens once. Say e.g. 'every day at 8am {what}', or 'remind me "
         f"{schedule} to {what}'."
     )
+
+
+def watch_search_off(query: str) -> str:
+    """Refuse to watch a web search's results when search is not configured."""
+    return (
+        f"I can't watch the search results for {query!r}: no search service is configured "
+        "(set SERPAPI_API_KEY and restart). I can watch a page instead, e.g. 'tell me when "
+        "https://example.com/news changes'."
+    )

@@ -83,7 +83,9 @@ def outcome(result: ToolResult, action: str) -> str:
     if result.status is ToolStatus.PENDING_APPROVAL:
         return f"I need your approval to {action}."
     if result.status is ToolStatus.TIMEOUT:
-        return f"I couldn't {action}: it took too long and was stopped." + _suffix(reason)
+        return (
+            f"I couldn't {action}: {reason or 'it took too long and was stopped'}".rstrip(".") + "."
+        )
     return f"I couldn't {action}." + _suffix(reason)
 
 

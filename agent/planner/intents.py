@@ -31,10 +31,19 @@ class Say:
 
 @dataclass(frozen=True, slots=True)
 class Remind:
-    """A reminder, one-time or repeating: "remind me every sunday at 7 to plan the week"."""
+    """A reminder, one-time or repeating: "remind me every sunday at 7 to plan the week".
+
+    Attributes:
+        when: When, in the user's words.
+        message: What to remind of.
+        urgent: It passes quiet hours ("urgent: ...", an alarm, "wake me up").
+        nag: How often it repeats until done, in the user's words ("10 minutes"), or ``None``.
+    """
 
     when: str
     message: str
+    urgent: bool = False
+    nag: str | None = None
     kind: Literal["remind"] = "remind"
 
 
@@ -94,6 +103,7 @@ class Action(StrEnum):
     RESUME = "resume"
     SNOOZE = "snooze"
     MOVE = "move"
+    DONE = "done"  # acknowledge a reminder ("done"): one that repeats until done stops
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +195,46 @@ class RunCode:
     kind: Literal["code"] = "code"
 
 
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """A monitor: "tell me when https://... changes", "every hour check ... for 'in stock'".
+
+    Attributes:
+        every: How often to look, in the user's words.
+        url: The page or JSON document.
+        selector: A CSS selector on the page.
+        field: A JSON field's path.
+        query: A web search whose top results to watch.
+        condition: When to speak, in the user's words (``None``: on any change).
+    """
+
+    every: str
+    url: str | None = None
+    selector: str | None = None
+    field: str | None = None
+    query: str | None = None
+    condition: str | None = None
+    kind: Literal["watch"] = "watch"
+
+
+@dataclass(frozen=True, slots=True)
+class Quiet:
+    """Set, show or end quiet hours ("quiet from 22:00 to 07:00"); ``None`` shows them."""
+
+    hours: str | None = None
+    kind: Literal["quiet"] = "quiet"
+
+
+@dataclass(frozen=True, slots=True)
+class Brief:
+    """Start, move, show or stop the morning briefing ("morning briefing at 7:30");
+    ``None`` shows it, ``"off"`` stops it."""
+
+    at: str | None = None
+    kind: Literal["brief"] = "brief"
+
+
 Intent: TypeAlias = (
     Say | Remind | Repeat | ListTasks | OnTask | SaveNote | Recall | TellTime | SearchWeb
-    | ReadPage | Request | RunCode
+    | ReadPage | Request | RunCode | Watch | Quiet | Brief
 )  # fmt: skip

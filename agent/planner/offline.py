@@ -66,7 +66,9 @@ from tools import ToolDefinition, ToolRegistry, ToolResult, ToolStatus
 
 logger = logging.getLogger(__name__)
 
-_VERBS = {"cancel": "cancel", "pause": "pause", "resume": "resume", "snooze": "snooze"}
+_VERBS = {
+    "cancel": "cancel", "pause": "pause", "resume": "resume", "snooze": "snooze", "done": "done",
+}  # fmt: skip
 # How the task tools name a task in what they answer: "... (task k3m9xa)", "Moved task k3m9xa".
 _TASK_MENTION = LazyPattern(r"\btask ([a-z0-9]{4,32})\b")
 # The planner's own questions, answered in the next message ("tomorrow at 9am").
@@ -102,6 +104,7 @@ class AskedAction:
 
 
 _UNDONE = {
+    Action.DONE: "nothing was marked done",
     Action.CANCEL: "no task was cancelled",
     Action.PAUSE: "no task was paused",
     Action.RESUME: "no task was resumed",
@@ -175,7 +178,9 @@ class OfflinePlanner:
         self._max_input_chars = max_input_chars
         self._toolbox = Toolbox(tools, registry)
         self._planner = Planner(self._toolbox)
-        self._context = Context(search_configured=search_configured, understands=self._understands)
+        self._context = Context(
+            search_configured=search_configured, understands=self.answers_offline
+        )
         # With a model, an agent task's prompt is answered by the model when it runs.
         self._model_context = Context(search_configured=search_configured, understands=_anything)
         self._wording = compose.Wording(_action_words(self._toolbox))
@@ -229,6 +234,9 @@ class OfflinePlanner:
                 also accepts agent tasks whose prompts only a model can answer); without
                 one, every reading is ``Planned``.
         """
+        if decided := _decided_apart(messages):
+            # Nothing of this conversation asked for it: its result is the whole answer.
+            return Planned(self._wording.report(decided))
         turn = _read_progress(messages)
         if turn is None:
             return Planned(HELP_WITH_MODEL if model else answers.HELP)
@@ -288,6 +296,7 @@ class OfflinePlanner:
             return AskedAction(frozenset({name(tools.save_note)}), "no note was saved")
         if isinstance(intent, OnTask):
             acting: dict[Action, Callable[..., object]] = {
+                Action.DONE: tools.acknowledge_task,
                 Action.CANCEL: tools.cancel_task,
                 Action.PAUSE: tools.pause_task,
                 Action.RESUME: tools.resume_task,
@@ -317,7 +326,8 @@ class OfflinePlanner:
         redone = self.understand(example)
         return intent if isinstance(redone, Say) else redone
 
-    def _understands(self, prompt: str) -> bool:
+    def answers_offline(self, prompt: str) -> bool:
+        """Whether the planner alone answers ``prompt`` (an agent task's, with no model)."""
         return not isinstance(self.understand(prompt), Say)
 
     def _intent_of(self, turn: _Progress, *, model: bool) -> Intent:
@@ -523,6 +533,10 @@ def _action_words(toolbox: Toolbox) -> dict[str, str]:
         (tools.fetch_url, "read that page"),
         (tools.api_call, "make that request"),
         (tools.execute_code, "run that code"),
+        (tools.add_monitor, "set up that monitor"),
+        (tools.quiet_hours, "set your quiet hours"),
+        (tools.morning_briefing, "set up your briefing"),
+        (tools.acknowledge_task, "mark it done"),
     ]
     return {toolbox.name_of(function): text for function, text in words}
 
@@ -553,6 +567,35 @@ def _read_progress(messages: Sequence[ChatMessage]) -> _Progress | None:
                 message.content, ordered, tuple(latest) if latest else ordered, earlier
             )
     return None
+
+
+def _decided_apart(messages: Sequence[ChatMessage]) -> tuple[ToolResult, ...]:
+    """The results of an approval just decided for a call this turn never made: one that
+    ``assistant call`` or an MCP client left waiting, or one asked before ``/new``.
+
+    The turn that made a call records its pending result, which names the request; a
+    decision the turn does not name continues nothing in it.
+    """
+    last = messages[-1] if messages else None
+    if last is None or last.role is not Role.TOOL or not last.results:
+        return ()
+    ids = [
+        r.approval.id
+        for r in last.results
+        if r.approval is not None and r.status is not ToolStatus.PENDING_APPROVAL
+    ]
+    if not ids:
+        return ()
+    start = next(
+        (
+            index
+            for index in range(len(messages) - 2, -1, -1)
+            if messages[index].role is Role.USER and not messages[index].results
+        ),
+        0,
+    )
+    said = "\n".join(m.content for m in messages[start:-1])
+    return () if any(request in said for request in ids) else tuple(last.results)
 
 
 def _lines(entries: Sequence[compose.TaskEntry]) -> str:

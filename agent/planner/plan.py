@@ -9,10 +9,12 @@ from __future__ import annotations
 from agent.planner.intents import (
     Action,
     AskJob,
+    Brief,
     HttpJob,
     Intent,
     ListTasks,
     OnTask,
+    Quiet,
     ReadPage,
     Recall,
     Remind,
@@ -24,6 +26,7 @@ from agent.planner.intents import (
     SearchJob,
     SearchWeb,
     TellTime,
+    Watch,
 )
 from agent.planner.toolbox import JsonValue, PlannedCall, Toolbox
 from tasks import (
@@ -49,10 +52,21 @@ class Planner:
         match intent:
             case Say():
                 return []
-            case Remind(when=when, message=message):
-                return [
-                    box.call(tools.add_reminder, "Setting a reminder.", when=when, message=message)
-                ]
+            case Remind(when=when, message=message, urgent=urgent, nag=nag):
+                lead, add = "Setting a reminder.", tools.add_reminder
+                if urgent:
+                    return [box.call(add, lead, when=when, message=message, urgent=True, nag=nag)]
+                return [box.call(add, lead, when=when, message=message, nag=nag)]
+            case Watch():
+                return [self._watch(intent)]
+            case Quiet(hours=hours):
+                lead = "Checking your quiet hours." if hours is None else "Setting quiet hours."
+                return [box.call(tools.quiet_hours, lead, hours=hours)]
+            case Brief(at=at):
+                lead = "Checking your briefing." if at is None else "Setting up your briefing."
+                return [box.call(tools.morning_briefing, lead, at=at)]
+            case OnTask(action=Action.DONE, ids=(), words=()):
+                return [box.call(tools.acknowledge_task, "Marking it done.")]
             case Repeat():
                 return [self._repeat(intent)]
             case ListTasks(period=period):
@@ -109,6 +123,23 @@ class Planner:
                 when = intent.when or ""
                 lead = f"Moving task {task_id} {_to(when)}."
                 return box.call(tools.reschedule_task, lead, task_id=task_id, when=when)
+            case Action.DONE:
+                lead = f"Marking task {task_id} done."
+                return box.call(tools.acknowledge_task, lead, task_id=task_id)
+
+    def _watch(self, intent: Watch) -> PlannedCall:
+        """The call that makes the monitor ``intent`` asks for."""
+        what = intent.url or f"the search results for {intent.query!r}"
+        return self._box.call(
+            self._tools.add_monitor,
+            f"Setting up a monitor of {what}.",
+            url=intent.url,
+            selector=intent.selector,
+            field=intent.field,
+            query=intent.query,
+            condition=intent.condition,
+            every=intent.every,
+        )
 
     def agent_task(self, schedule: str, title: str, prompt: str) -> PlannedCall:
         """The call that schedules an agent task titled ``title`` that answers ``prompt``."""

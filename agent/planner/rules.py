@@ -1,8 +1,11 @@
 """The offline planner's rules, in the order they are tried: the first that applies wins.
 
 The order is part of the behaviour: small talk first; notes before reminders ("note: remind me
-..." is a note); listing and task commands before reminders ("cancel the oven reminder" names a
-task, "don't remind me about the gym" cancels one); reminders before other scheduled jobs;
+..." is a note); "done", quiet hours and the briefing before listing and task commands ("mute
+notifications from 22 to 7" sets quiet hours, "stop the morning briefing" is the briefing's);
+listing and task commands before reminders ("cancel the oven reminder" names a task, "don't
+remind me about the gym" cancels one); monitors before reminders and jobs ("tell me when
+https://... changes" watches it); reminders before other scheduled jobs;
 pages before questions ("what's on https://..."); the time before notes ("what's the time" is
 not a note search); one-line code and arithmetic before questions; and the honest answer
 to any other question last.
@@ -14,6 +17,7 @@ from agent.planner import answers
 from agent.planner.handover import ToModel
 from agent.planner.intents import Intent, Say
 from agent.planner.rule import Context, Rule
+from agent.planner.rules_attention import BRIEFING, DONE, QUIET
 from agent.planner.rules_chat import (
     NOTES,
     PAGES,
@@ -29,6 +33,7 @@ from agent.planner.rules_lists import LISTS
 from agent.planner.rules_manage import LIST, MANAGE
 from agent.planner.rules_math import ARITHMETIC
 from agent.planner.rules_remind import REMIND, reminder_text
+from agent.planner.rules_watch import WATCH
 from agent.planner.text import Message, squash, unquote
 from tasks import find_time
 
@@ -36,8 +41,12 @@ RULES: tuple[Rule, ...] = (
     SMALL_TALK,
     NOTES,
     LISTS,
+    DONE,
+    QUIET,
+    BRIEFING,
     LIST,
     MANAGE,
+    WATCH,
     REMIND,
     JOBS,
     REQUESTS,

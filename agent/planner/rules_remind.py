@@ -3,12 +3,17 @@
 
 The time expression is found by ``tasks.find_time``; the reminder's text is the sentence
 without it and without the command words ("remind me", "to", "about", "that").
+
+A reminder may nag (issue 28): "... and keep reminding me every 10 minutes until I say done",
+"nag me every 15 minutes to call the bank", "remind me at 9 to take the pills until done"
+(every 10 minutes unless said). One said to be urgent ("urgent: ...", "remind me urgently"),
+and any alarm ("wake me up", "set an alarm"), passes quiet hours.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agent.planner import answers
 from agent.planner.intents import Intent, Remind, Say
@@ -26,15 +31,22 @@ def _head(pattern: str) -> re.Pattern[str]:
 
 @dataclass(frozen=True, slots=True)
 class _Head:
-    """Command words: how they read, the text when nothing else is said, and whether a bare
-    hour means the morning ("wake me up at 6:45")."""
+    """Command words: how they read, the text when nothing else is said, whether a bare
+    hour means the morning ("wake me up at 6:45", an alarm, which passes quiet hours), and
+    whether the reminder nags until done ("nag me ...")."""
 
     pattern: re.Pattern[str]
     default: str = ""
     morning: bool = False
+    nags: bool = False
 
 
 _HEADS = (
+    _Head(
+        # Only at the start: "remind me at 9 ... and keep reminding me ..." is a clause.
+        _head(r"^(?:(?:nag|pester|bug)\s+me|keep\s+(?:on\s+)?(?:reminding|nagging)\s+me)\b"),
+        nags=True,
+    ),
     _Head(_head(r"\bwake\s+me(?:\s+up)?\b"), "wake up", morning=True),
     _Head(
         _head(r"\b(?:set|create|add|make|give|put)\s+(?:me\s+)?an?\s+alarm(?:\s+for)?\b"),
@@ -87,14 +99,70 @@ _UNKNOWN_DAY = (
 _LONE = LazyPattern(r"^(?:to|that|about|of|for|please|and|then|on|at|in)$", _F)
 
 
+_SPAN = (
+    r"(?:\d{1,4}|a|an|one|two|three|four|five|six|ten|fifteen|twenty|thirty|forty(?:-|\s)?five"
+    r"|half\s+an)\s*(?:min(?:ute)?s?|hours?|hrs?|h|m)|minute|hour|quarter\s+(?:of\s+an\s+)?hour"
+)
+_UNTIL_DONE = (
+    r"until\s+(?:i\s+(?:say|press|tap|type|mark\s+it(?:\s+as)?|tell\s+you)\s+(?:it'?s\s+)?"
+    r"|it'?s\s+|i'?m\s+|i\s+have\s+)?(?:['\"]?done['\"]?|finished|acknowledged"
+    r"|i\s+(?:confirm|acknowledge)(?:\s+it)?|i\s+do\s+it)"
+)
+_NAG_CLAUSES = (
+    # "... and keep reminding me every 10 minutes (until done)"
+    re.compile(
+        r"[,;]?\s*(?:and\s+)?(?:then\s+)?(?:keep\s+(?:on\s+)?(?:reminding|nagging)(?:\s+me)?"
+        rf"|nag\s+me|repeat(?:\s+it)?|remind\s+me\s+again)\s+every\s+(?P<span>{_SPAN})"
+        rf"(?:\s+{_UNTIL_DONE})?",
+        _F,
+    ),
+    re.compile(rf"[,;]?\s*every\s+(?P<span>{_SPAN})\s+{_UNTIL_DONE}", _F),
+    re.compile(rf"[,;]?\s*(?:and\s+)?(?:repeat(?:\s+it)?\s+)?{_UNTIL_DONE}", _F),
+)
+_NAG_START = re.compile(rf"^every\s+(?P<span>{_SPAN})\b\s*", _F)
+_URGENT = re.compile(r"\burgent(?:ly)?\b\s*[:,!]?\s*|\(urgent\)\s*|\bimportant\s*:\s*", _F)
+DEFAULT_NAG = "10 minutes"
+"""How often a reminder that nags repeats when the user does not say."""
+
+
 def remind(message: Message, context: Context) -> Intent | None:
     """A reminder: the command words, a time anywhere, and what to be reminded of."""
     text = _read_remind(message.text)
+    text, urgent = _urgency(text)
     for head in _HEADS:
         found = head.pattern.search(text)
-        if found is not None:
-            return _reminder(text, found, head)
+        if found is None:
+            continue
+        after, nag = _nagging(text[found.end() :])
+        if head.nags:
+            after, nag = _nag_head(after, nag)
+        text = f"{text[: found.end()]} {after}"
+        found = head.pattern.search(text)
+        assert found is not None  # the head is still where it was
+        intent = _reminder(text, found, head)
+        if not isinstance(intent, Remind):
+            return intent
+        return replace(intent, urgent=urgent or head.morning, nag=nag)
     return None
+
+
+def _urgency(text: str) -> tuple[str, bool]:
+    """The text without "urgent" (and whether it was said)."""
+    stripped = _URGENT.sub("", text, count=1)
+    if stripped == text:
+        return text, False
+    return trim(stripped.replace("an reminder", "a reminder")), True
+
+
+def _nagging(text: str) -> tuple[str, str | None]:
+    """The text (what follows the command words) without a "keep reminding me every N
+    minutes until done" clause, and how often it nags ("10 minutes"), or ``None``."""
+    for clause in _NAG_CLAUSES:
+        found = clause.search(text)
+        if found is not None:
+            span = found.groupdict().get("span") or DEFAULT_NAG
+            return trim(text[: found.start()] + " " + text[found.end() :]), span
+    return text, None
 
 
 def _read_remind(text: str) -> str:
@@ -108,6 +176,18 @@ def _read_remind(text: str) -> str:
             words[index] = _REMIND
             return " ".join(words)
     return text
+
+
+def _nag_head(after: str, nag: str | None) -> tuple[str, str]:
+    """After "nag me": "every 15 minutes" says how often it nags, not when; with no other
+    time said, the first time is one interval from now."""
+    after = trim(after)
+    if (start := _NAG_START.match(after)) is not None:
+        nag, after = start["span"], trim(after[start.end() :])
+    nag = nag or DEFAULT_NAG
+    if find_time(after) is None:
+        after = f"in {nag} {after}"
+    return after, nag
 
 
 def _reminder(text: str, found: re.Match[str], head: _Head) -> Intent:

@@ -25,7 +25,42 @@ JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "Jso
 
 
 class AddReminder(Protocol):
-    def __call__(self, ctx: ToolContext, when: str, message: str) -> Awaitable[object]: ...
+    def __call__(
+        self,
+        ctx: ToolContext,
+        when: str,
+        message: str,
+        urgent: bool = False,
+        nag: str | None = None,
+    ) -> Awaitable[object]: ...
+
+
+class AddMonitor(Protocol):
+    def __call__(
+        self,
+        ctx: ToolContext,
+        url: str | None = None,
+        selector: str | None = None,
+        field: str | None = None,
+        query: str | None = None,
+        tool: str | None = None,
+        arguments: dict[str, Any] | None = None,
+        condition: str | None = None,
+        every: str = ...,
+        description: str | None = None,
+    ) -> Awaitable[object]: ...
+
+
+class QuietHoursTool(Protocol):
+    def __call__(self, ctx: ToolContext, hours: str | None = None) -> Awaitable[object]: ...
+
+
+class MorningBriefing(Protocol):
+    def __call__(self, ctx: ToolContext, at: str | None = None) -> Awaitable[object]: ...
+
+
+class Acknowledge(Protocol):
+    def __call__(self, ctx: ToolContext, task_id: str | None = None) -> Awaitable[object]: ...
 
 
 class AddRecurringTask(Protocol):
@@ -113,6 +148,10 @@ class PlannerTools:
     fetch_url: FetchUrl
     api_call: ApiCall
     execute_code: ExecuteCode
+    add_monitor: AddMonitor
+    quiet_hours: QuietHoursTool
+    morning_briefing: MorningBriefing
+    acknowledge_task: Acknowledge
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,12 @@
-"""The built-in tools: tasks, memory, web (search, fetch, API calls) and system.
+"""The built-in tools: tasks, monitors and the rest of issue 28 (quiet hours, the morning
+briefing, acknowledgements), memory, web (search, fetch, API calls) and system.
 
 Each group is a class whose decorated methods are the tools, bound to the services it is
 constructed with; ``get_current_time`` is a plain function tool.
 """
 
 from assistant.builtin.memory_tools import MemoryTools
+from assistant.builtin.proactive_tools import ProactiveTools, Said
 from assistant.builtin.sandbox import SandboxUnavailableError
 from assistant.builtin.system import (
     CodeRun,
@@ -27,8 +29,8 @@ from assistant.builtin.web import (
     ApiResponse,
     WebSearchError,
     WebTools,
-    html_to_text,
 )
+from common import html_to_text
 
 __all__ = [
     "NOT_CONFIGURED",
@@ -37,7 +39,9 @@ __all__ = [
     "CodeRun",
     "CodeSandbox",
     "MemoryTools",
+    "ProactiveTools",
     "RunSummary",
+    "Said",
     "SandboxLimits",
     "SandboxUnavailableError",
     "SystemTools",

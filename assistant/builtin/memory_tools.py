@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memory import HitKind, MemoryHit, MemoryInputError, MemoryStore, Note
-from tools import Effect, ToolContext, ToolError, tool
+from tools import Effect, ToolContext, ToolError, ToolParser, tool
 
 MAX_SEARCH_LIMIT = 20
 SHOWN_CHARS = 500
@@ -22,20 +22,26 @@ def render_note(note: Note) -> str:
 
 
 def render_hits(hits: Sequence[MemoryHit]) -> str:
-    """List search hits one per line, notes marked as such, each with its full text."""
-    if not hits:
+    """List search hits one per line, notes marked as such, each with its full text (a
+    message's tool calls left out: they are how it was done, not what was said)."""
+    lines = [line for line in map(_hit_line, hits) if line is not None]
+    if not lines:
         return "Nothing in the user's notes or past conversations matches."
-    return "\n".join(_hit_line(hit) for hit in hits)
+    return "\n".join(lines)
 
 
-def _hit_line(hit: MemoryHit) -> str:
+def _hit_line(hit: MemoryHit) -> str | None:
     day = hit.created_at.date().isoformat()
     if hit.kind is HitKind.NOTE:
         tags = f", tags: {', '.join(hit.tags)}" if hit.tags else ""
         source = f"note #{hit.number}, {day}{tags}"
+        said = hit.text
     else:
         source = f"{hit.role or 'message'} message, {day}"
-    text = " ".join(hit.text.split())
+        said = ToolParser.strip_calls(hit.text)
+    text = " ".join(said.split())
+    if not text:
+        return None  # a message that was a tool call and nothing else
     if len(text) > SHOWN_CHARS:
         text = text[: SHOWN_CHARS - 1] + "…"
     return f"- [{source}] {text}"

@@ -11,12 +11,14 @@ configured: it could never run.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from calendars import CalendarError, Calendars
 from tasks import (
+    AgentTaskData,
     DateOrder,
     Reading,
     Schedule,
@@ -36,11 +38,13 @@ from tasks import (
     retime,
     run_line,
     schedule_words,
+    task_data,
     task_line,
     time_of_day,
 )
 from tools import Effect, ToolContext, ToolError, tool
 
+_T = TypeVar("_T")
 TaskTypeName = Literal["reminder", "agent_task", "web_search", "api_call"]
 _TYPE_WORDS = {
     "reminder": "reminder",
@@ -108,23 +112,44 @@ class TaskListing:
 
     tasks: list[TaskSummary] = field(default_factory=list)
     period: str | None = None
+    events: list[str] = field(default_factory=list)
+    """The events of the user's calendars in the period (or the coming week), one line each."""
+    calendar_span: str | None = None
+    """The span the events are of, for people ("tomorrow (Tue 2026-03-10)"); ``None`` when no
+    calendar is read for the user."""
+    calendar_notes: list[str] = field(default_factory=list)
+    """Calendars that could not be read now (their last copy is shown)."""
 
     def for_model(self) -> str:
         """The listing as the model reads it."""
         if not self.tasks:
             on = f" for {self.period}" if self.period else ""
-            return f"The user has no scheduled tasks{on}."
-        head = f"Tasks for {self.period}:\n" if self.period else ""
-        return head + "\n".join(f"- {task.line}" for task in self.tasks)
+            said = f"The user has no scheduled tasks{on}."
+        else:
+            head = f"Tasks for {self.period}:\n" if self.period else ""
+            said = head + "\n".join(f"- {task.line}" for task in self.tasks)
+        return said + self._calendar("The user's calendar")
 
     def for_person(self) -> str:
         """The listing as a person reads it."""
         if not self.tasks:
-            return (
+            said = (
                 f"Nothing is scheduled for {self.period}." if self.period else "You have no tasks."
             )
-        head = f"Your tasks for {self.period}:" if self.period else "Your tasks:"
-        return head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
+        else:
+            head = f"Your tasks for {self.period}:" if self.period else "Your tasks:"
+            said = head + "\n" + "\n".join(f"- {task.line}" for task in self.tasks)
+        return said + self._calendar("On your calendar")
+
+    def _calendar(self, lead: str) -> str:
+        if self.calendar_span is None:
+            return ""
+        if self.events:
+            lines = "\n".join(f"- {event}" for event in self.events)
+            said = f"\n{lead} for {self.calendar_span}:\n{lines}"
+        else:
+            said = f"\n{lead} has nothing for {self.calendar_span}."
+        return said + "".join(f"\n({note})" for note in self.calendar_notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +210,15 @@ def _approval_needed(arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
     return str(arguments.get("task_type", "")).strip().lower() in {"api_call", "agent_task"}
 
 
+def _no_model_for(prompt: str) -> str:
+    return (
+        f"no language model is configured, and the offline planner could not answer {prompt!r} "
+        "when the task runs, so it could never run and nothing was scheduled; connect a model "
+        "(ASSISTANT_LLM_BASE_URL, e.g. http://localhost:11434/v1 for Ollama, or "
+        "ASSISTANT_LLM_MODEL_PATH), or schedule a reminder instead"
+    )
+
+
 class TaskTools:
     """The reminder and task tools, bound to one task manager.
 
@@ -192,6 +226,12 @@ class TaskTools:
         manager: Where tasks are kept and fired.
         search_configured: Whether web searches can run (a search service is configured);
             without one, web_search tasks are refused instead of failing at every run.
+        offline_prompts: Without a language model, which agent-task prompts the offline
+            planner answers; the others are refused, since they could never run. ``None``
+            when a model answers every prompt.
+        date_order: How a date like 4/5 is read.
+        calendars: The user's calendars (synced or subscribed), whose events ``list_tasks``
+            shows beside the tasks; ``None``: none are read.
     """
 
     def __init__(
@@ -199,11 +239,42 @@ class TaskTools:
         manager: TaskManager,
         *,
         search_configured: bool = True,
+        offline_prompts: Callable[[str], bool] | None = None,
         date_order: DateOrder = "mdy",
+        calendars: Calendars | None = None,
     ) -> None:
         self._manager = manager
         self._search_configured = search_configured
+        self._offline_prompts = offline_prompts
         self._date_order: DateOrder = date_order
+        self._calendars = calendars
+
+    def _runnable_then_approved(self, arguments: Mapping[str, Any], ctx: ToolContext) -> bool:
+        """Refuse a recurring task that could never run, before anyone is asked to approve
+        it (a bad schedule, data that does not fit its type, a service that is not
+        configured); then say whether it needs approval (``_approval_needed``).
+
+        Raises:
+            ToolError: saying why it could never run and what would.
+        """
+        kind = str(arguments.get("task_type", "")).strip().lower()
+        if kind == "web_search" and not self._search_configured:
+            raise ToolError(SEARCH_NOT_CONFIGURED)
+        data = arguments.get("execution_data")
+        described = arguments.get("description")
+        try:
+            checked = task_data(
+                kind,
+                _known_fields(data if isinstance(data, Mapping) else None),
+                described if isinstance(described, str) else None,
+            )
+        except TaskError as exc:
+            raise ToolError(str(exc)) from None
+        offline = self._offline_prompts
+        if isinstance(checked, AgentTaskData) and offline and not offline(checked.prompt):
+            raise ToolError(_no_model_for(checked.prompt))
+        self._read(str(arguments.get("schedule", "")), ctx, recurring=True)
+        return _approval_needed(arguments, ctx)
 
     async def active_ids(self, ctx: ToolContext) -> list[str]:
         """The caller's live task ids (the dynamic enum of ``task_id``)."""
@@ -243,17 +314,33 @@ class TaskTools:
         argument_aliases={"when": ["delay"]},
         effects=[Effect.CHANGES],
     )
-    async def add_reminder(self, ctx: ToolContext, when: str, message: str) -> TaskReply:
+    async def add_reminder(
+        self,
+        ctx: ToolContext,
+        when: str,
+        message: str,
+        urgent: bool = False,
+        nag: str | None = None,
+    ) -> TaskReply:
         """Remind the user of something at a time; the time is worked out from their words.
 
         Args:
             when: When, in the user's own words: 'in 5 minutes', 'tomorrow at 9am',
                 'on friday at 5pm', 'every weekday at 8am', '0 9 * * 1-5'.
             message: What to remind them of, e.g. 'call mom'.
+            urgent: Whether it comes even during the user's quiet hours (they said it is
+                urgent, or it is an alarm).
+            nag: Repeat it this often until the user says done, e.g. '10 minutes'; leave it
+                out for a reminder that comes once.
         """
         reading = self._read(when, ctx, recurring=None)
         schedule = reading.schedule
-        task = await self._add(ctx, "reminder", schedule, message, {"message": message})
+        data: dict[str, Any] = {"message": message}
+        if urgent:
+            data["urgent"] = True
+        if nag is not None and nag.strip():
+            data["nag_minutes"] = _nag_minutes(nag)
+        task = await self._add(ctx, "reminder", schedule, message, data)
         summary = self._summary(task, ctx)
         about = _about(message)
         if schedule.kind == "once":
@@ -263,10 +350,10 @@ class TaskTools:
                 f"I'll remind you {summary.schedule} {about}; the first time "
                 f"{summary.next_run_text} (task {task.id})."
             )
-        return TaskReply(text + _noted(reading), summary)
+        return TaskReply(text + _options(data) + _noted(reading), summary)
 
     @tool(
-        requires_approval=_approval_needed,
+        requires_approval=_runnable_then_approved,
         risk_level="medium",
         llm_format=_reply_text,
         gui_format=_reply_text,
@@ -293,8 +380,6 @@ class TaskTools:
                 {"query", "limit"}, api_call {"method", "url", "headers", "body"}; for the first
                 three the description is used when it is left out.
         """
-        if task_type == "web_search" and not self._search_configured:
-            raise ToolError(SEARCH_NOT_CONFIGURED)
         reading = self._read(schedule, ctx, recurring=True)
         parsed = reading.schedule
         task = await self._add(ctx, task_type, parsed, description, _known_fields(execution_data))
@@ -324,7 +409,9 @@ class TaskTools:
         """
         tasks = await self._manager.list_tasks(ctx.user_id)
         if period is None or not period.strip():
-            return TaskListing([self._summary(task, ctx) for task in tasks])
+            listing = TaskListing([self._summary(task, ctx) for task in tasks])
+            week = (ctx.now, ctx.now + timedelta(days=7), "the next 7 days")
+            return await self._with_events(listing, ctx, *week)
         try:
             span = read_period(period, now=ctx.now, tz=ctx.timezone)
         except TaskError as exc:
@@ -335,7 +422,27 @@ class TaskTools:
             key=lambda pair: (pair[0], pair[1].id),
         )
         listed = [self._summary(task, ctx, next_run=fire) for fire, task in shown]
-        return TaskListing(listed, period=span.label)
+        listing = TaskListing(listed, period=span.label)
+        return await self._with_events(listing, ctx, span.start, span.end, span.label)
+
+    async def _with_events(
+        self, listing: TaskListing, ctx: ToolContext, start: datetime, end: datetime, said: str
+    ) -> TaskListing:
+        """The listing with the events of the user's calendars from ``start`` to ``end``."""
+        if self._calendars is None:
+            return listing
+        try:
+            found = await self._calendars.events(ctx.user_id, start, end)
+        except CalendarError as exc:
+            return replace(listing, calendar_span=said, calendar_notes=[str(exc)])
+        if not found.read:
+            return listing
+        return replace(
+            listing,
+            events=[event.line(ctx.timezone) for event in found.events],
+            calendar_span=said,
+            calendar_notes=list(found.problems),
+        )
 
     @_removes_one_task
     async def cancel_task(self, ctx: ToolContext, task_id: str) -> TaskReply:
@@ -556,7 +663,7 @@ class TaskTools:
             raise ToolError(f"cannot snooze by {words!r}; give a delay such as '10m' or '2h'")
         return span.total
 
-    async def _call(self, ctx: ToolContext, operation: Awaitable[Task]) -> Task:
+    async def _call(self, ctx: ToolContext, operation: Awaitable[_T]) -> _T:
         try:
             result = await operation
         except TaskNotFoundError as exc:
@@ -589,6 +696,46 @@ class TaskTools:
             line=task_line(task, tz, ctx.now, next_run=run),
         )
 
+    # What the other groups of task tools share (``ProactiveTools``): not tools themselves.
+
+    def summary(self, task: Task, ctx: ToolContext) -> TaskSummary:
+        """``task`` as the tools show it to ``ctx``'s user."""
+        return self._summary(task, ctx)
+
+    def read(self, words: str, ctx: ToolContext, *, recurring: bool | None) -> Reading:
+        """``words`` read as a schedule in the caller's zone, or a ``ToolError`` saying why."""
+        return self._read(words, ctx, recurring=recurring)
+
+    async def checked(self, ctx: ToolContext, operation: Awaitable[_T]) -> _T:
+        """What ``operation`` returns; its refusal as a ``ToolError`` (naming the
+        caller's task ids when the task is not theirs)."""
+        return await self._call(ctx, operation)
+
+
+def _nag_minutes(words: str) -> int:
+    """How many minutes "10 minutes" (or "10m", "an hour") is, for a reminder that nags."""
+    try:
+        span = read_delay(words)
+    except TaskError as exc:
+        raise ToolError(str(exc)) from None
+    minutes = round(span.total.total_seconds() / 60) if span is not None else 0
+    if not 1 <= minutes <= 1440:
+        raise ToolError(
+            f"cannot repeat a reminder every {words!r}; say how often, from a minute to a day, "
+            "e.g. '10 minutes'"
+        )
+    return minutes
+
+
+def _options(data: Mapping[str, Any]) -> str:
+    """What a reminder's options add to its confirmation."""
+    said = ""
+    if data.get("nag_minutes"):
+        said += f" It repeats every {data['nag_minutes']} min until you say done (or press Done)."
+    if data.get("urgent"):
+        said += " It is urgent: it comes even in your quiet hours."
+    return said
+
 
 def _noted(reading: Reading) -> str:
     """ " I read 'tmrw' as 'tomorrow'." when words were read as others, else nothing."""
@@ -600,6 +747,8 @@ def _about(message: str) -> str:
     """How a reply names what a reminder is about: "to call mom", 'about "the dentist"'."""
     text = message.strip()
     first = text.split(maxsplit=1)[0].lower() if text else ""
+    if first == "to":  # "to call mom" already says it
+        return text
     if text[:1].islower() and first not in _NOUN_LEAD:
         return f"to {text}"
     return f'about "{text}"'

@@ -26,8 +26,10 @@ from common import (
     HttpRequestError,
     HttpResponse,
     NetGuard,
+    NotText,
     Resolver,
     install_log_redaction,
+    page_text,
     parse_url,
     redact_headers,
     redact_text,
@@ -43,14 +45,6 @@ log = logging.getLogger(__name__)
 
 NOT_CONFIGURED = "web search is not configured: set SERPAPI_API_KEY"
 MAX_SEARCH_RESULTS = 10
-_TEXT_TYPES = ("application/json", "application/xml", "application/javascript", "text/")
-_HTML_TYPES = ("text/html", "application/xhtml+xml")
-_DROP_TAGS = ("script", "style", "noscript", "template", "svg", "iframe", "head", "nav")
-_CHROME_TAGS = ("footer", "aside", "form", "button")
-_BLOCK_TAGS = (
-    "p", "div", "section", "article", "main", "header", "h1", "h2", "h3", "h4", "h5", "h6",
-    "ul", "ol", "table", "tr", "blockquote", "pre", "figure", "dl", "dt", "dd",
-)  # fmt: skip
 
 if TYPE_CHECKING:  # httpx loads when a request is sent, not with the tools
     import httpx
@@ -132,46 +126,13 @@ def render_hits(result: str | list[SearchHit]) -> str:
     return "\n".join(lines)
 
 
-def html_to_text(html: str) -> tuple[str, str]:
-    """Return ``(title, readable text)`` of an HTML document.
-
-    Scripts, styles, navigation and page chrome are dropped; the main content (``<main>``,
-    ``<article>``, else ``<body>``) is kept with one line per block and list items as "- ".
-    """
-    # Imported here: BeautifulSoup takes a fifth of a second to import, and only fetch_url
-    # reads HTML.
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(html, "html.parser")
-    title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    for tag in soup.find_all(_DROP_TAGS):
-        tag.decompose()
-    root = soup.find("main") or soup.find("article") or soup.body or soup
-    for tag in root.find_all(_CHROME_TAGS):
-        tag.decompose()
-    for br in root.find_all("br"):
-        br.replace_with("\n")
-    for item in root.find_all("li"):
-        item.insert_before("\n- ")
-    for block in root.find_all(_BLOCK_TAGS):
-        block.insert_before("\n")
-        block.insert_after("\n")
-    lines = (" ".join(line.split()) for line in root.get_text().splitlines())
-    return title, "\n".join(line for line in lines if line)
-
-
 def _page_text(response: HttpResponse) -> tuple[str, str]:
-    media = response.media_type
-    if media in _HTML_TYPES:
-        return html_to_text(response.text)
-    if media.startswith(_TEXT_TYPES) or media.endswith(("+json", "+xml")):
-        return "", response.text
-    if not media and b"\0" not in response.content[:1024]:
-        return "", response.text
-    raise ToolError(
-        f"{redact_url(response.url)} is {media or 'unknown binary data'!s}, not a web page or "
-        "text; fetch_url reads HTML and text only"
-    )
+    try:
+        return page_text(response)
+    except NotText as exc:
+        raise ToolError(
+            f"{redact_url(response.url)} is {exc}; fetch_url reads HTML and text only"
+        ) from None
 
 
 def _check_range(name: str, value: float, low: float, high: float) -> None:
@@ -326,7 +287,7 @@ class WebTools(AsyncLifecycle):
             limit: How many results to return (1 to 10).
         """
         if self._serpapi_key is None:
-            return NOT_CONFIGURED
+            raise ToolError(NOT_CONFIGURED)
         return await self.search(query, limit=limit)
 
     # -- fetch -----------------------------------------------------------------------------

@@ -6,6 +6,8 @@ HTTP (``/mcp`` of ``assistant web``); the caller's upcoming tasks as a resource.
     service  McpAssistant: which tools, each call run as chat runs it, the upcoming tasks
     turns    McpTools: ask, approve_request, deny_request; notices of requests that wait
     replies  a tool's outcome as an MCP result: text, and the same as structured content
+    stdio    claim_stdio: stdin and stdout claimed for the protocol, read and written so that
+             a signal stops the server at once
 
 A caller is a user (a token's, or ``--user``) in their home chat (``interfaces.home_chat``):
 what they schedule is delivered there by whichever front end fires tasks, never to MCP.
@@ -22,6 +24,7 @@ from interfaces.mcp.server import (
     serve_stdio,
 )
 from interfaces.mcp.service import CHAT_TOOLS, Caller, McpAssistant
+from interfaces.mcp.stdio import StdioWire, claim_stdio
 from interfaces.mcp.turns import McpAgent
 
 __all__ = [
@@ -31,8 +34,10 @@ __all__ = [
     "McpAgent",
     "McpAssistant",
     "McpHttp",
+    "StdioWire",
     "build_server",
     "checked_id",
+    "claim_stdio",
     "http_caller",
     "serve_stdio",
 ]

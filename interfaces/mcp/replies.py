@@ -121,7 +121,10 @@ class TurnReply:
         """What became of a decided call, the answer, then each pending request and how to
         decide it, then the note."""
         parts = [self.decision] if self.decision else []
-        parts.extend([self.reply.strip()] if self.reply.strip() else [])
+        said = self.reply.strip()
+        # The offline planner's answer after a decision is often the call's result again.
+        if said and not (self.decision and said in self.decision):
+            parts.append(said)
         parts.extend(request.for_model() for request in self.approvals)
         if self.note:
             parts.append(f"({self.note})")
@@ -131,8 +134,8 @@ class TurnReply:
 def turn_reply(
     reply: AgentReply, zone: ZoneInfo, *, note: str | None, schedules: frozenset[str]
 ) -> TurnReply:
-    """``reply`` for the caller; ``note`` is kept when a call of ``schedules`` succeeded."""
-    scheduled = any(r.ok and r.call.tool_name in schedules for r in reply.results)
+    """``reply`` for the caller; ``note`` is kept when a call of ``schedules`` scheduled."""
+    scheduled = any(scheduled_by(r, schedules) for r in reply.results)
     return TurnReply(
         reply=reply.text,
         tools=[ToolRun(r.call.tool_name, r.status.value, r.text) for r in reply.results],
@@ -153,7 +156,7 @@ def decision(reply: ApprovalReply) -> str | None:
     ran = next((r for r in reply.results if r.call.tool_name == request.tool_name), None)
     if ran is None:
         return f"Request {request.id} was approved and {request.tool_name} ran."
-    how = "ran" if ran.ok else f"ended {ran.status.value}"
+    how = "ran" if ran.ok else f"did not succeed ({ran.status.value})"
     return f"Request {request.id} was approved and {request.tool_name} {how}: {ran.text}"
 
 
@@ -187,3 +190,13 @@ def listed(names: Sequence[str]) -> str:
     """Names as a sentence lists them: ``'a', 'b' and 'c'``."""
     quoted = [repr(name) for name in names]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def scheduled_by(result: ToolResult, schedules: frozenset[str]) -> bool:
+    """Whether ``result`` scheduled a task: a call of ``schedules`` that succeeded with a
+    task (stopping the briefing, or reading it, schedules nothing)."""
+    return (
+        result.ok
+        and result.call.tool_name in schedules
+        and getattr(result.output, "task", None) is not None
+    )

@@ -2,7 +2,7 @@
 
     build_server(assistant, caller)   the SDK's low-level ``Server``: tools, their calls, and
                                       the resource tasks://upcoming
-    serve_stdio(server)               serve one client on stdin/stdout (``assistant mcp``)
+    serve_stdio(server, wire)         serve one client on stdin/stdout (``assistant mcp``)
     McpHttp(server, user_of=...)      Streamable HTTP as an ASGI app (``/mcp`` of the web)
 
 The low-level server, not ``MCPServer``: that one makes each tool's schema from a Python
@@ -17,13 +17,16 @@ so no MCP session can outlive or change its user.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
+import json
 import logging
 import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
+import anyio
 from mcp.server import Server, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -45,6 +48,7 @@ from starlette.types import Receive, Scope, Send
 
 from interfaces.mcp.replies import error_result
 from interfaces.mcp.service import Caller, McpAssistant
+from interfaces.mcp.stdio import StdioWire
 
 logger = logging.getLogger(__name__)
 
@@ -149,6 +153,7 @@ def build_server(assistant: McpAssistant, *, caller: CallerOf) -> Server[Any]:
 
     return Server(
         NAME,
+        version=_version(),
         title="Personal assistant",
         instructions=instructions(assistant.scheduler_note),
         on_list_tools=list_tools,
@@ -158,13 +163,16 @@ def build_server(assistant: McpAssistant, *, caller: CallerOf) -> Server[Any]:
     )
 
 
-async def serve_stdio(server: Server[Any]) -> None:
-    """Serve one client on stdin and stdout until it closes stdin.
+async def serve_stdio(server: Server[Any], wire: StdioWire | None) -> None:
+    """Serve one client on ``wire`` (``claim_stdio``) until it closes its input, or the
+    caller cancels: the wait for its next line is cancelled at once.
 
-    While it serves, the SDK points descriptor 1 at stderr, so nothing but the protocol
-    reaches stdout, whatever a library prints.
+    Without a wire (the process lacks stdin or stdout) the SDK's own transport serves.
     """
-    async with stdio_server() as (read, write):
+    # The SDK reads and writes any objects with its file's methods; its types name its own.
+    stdin = cast("anyio.AsyncFile[str] | None", wire.lines if wire else None)
+    stdout = cast("anyio.AsyncFile[str] | None", wire.out if wire else None)
+    async with stdio_server(stdin=stdin, stdout=stdout) as (read, write):
         await server.run(read, write, server.create_initialization_options())
 
 
@@ -175,6 +183,10 @@ class McpHttp:
     user its token stands for is the caller of everything it asks, and no session state is
     kept between requests. ``running`` must be entered (the SDK's task group) while it serves.
 
+    A GET, which asks for a stream of the server's own messages, is answered 405 as the
+    protocol allows: a stateless server has nothing to send on one, and a stream left open
+    would only hold up the web server's stop.
+
     Args:
         server: The MCP server (``build_server`` with ``http_caller``).
     """
@@ -183,6 +195,9 @@ class McpHttp:
         self._manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "GET":
+            await _no_stream(send)
+            return
         await self._manager.handle_request(scope, receive, send)
 
     @asynccontextmanager
@@ -233,3 +248,32 @@ def http_caller(
         return Caller(user, home(user))
 
     return caller
+
+
+async def _no_stream(send: Send) -> None:
+    body = json.dumps(
+        {
+            "detail": "this MCP endpoint is stateless and offers no stream of its own "
+            "messages; send each request with POST"
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 405,
+            "headers": [
+                (b"allow", b"POST"),
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def _version() -> str:
+    """The assistant's version, as its package says it (what a client shows of the server)."""
+    try:
+        return importlib.metadata.version("assistant")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout not installed
+        return "unknown"

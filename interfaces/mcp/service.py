@@ -20,8 +20,9 @@ from mcp_types import CallToolResult, ToolAnnotations
 from mcp_types import Tool as McpTool
 
 from common import Clock, SystemClock
-from interfaces.mcp.replies import call_result, error_result, listed
+from interfaces.mcp.replies import call_result, error_result, listed, scheduled_by
 from interfaces.mcp.turns import HINTS, ApprovalNotices, McpAgent, McpTools
+from interfaces.slots import UserSlots
 from interfaces.task_json import task_out
 from tasks import Notifier, TaskManager
 from tools import Effect, Tool, ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolStatus
@@ -38,14 +39,26 @@ CHAT_TOOLS = (
     "pause_task",
     "resume_task",
     "task_history",
+    "acknowledge_task",
+    "quiet_hours",
+    "morning_briefing",
     "save_note",
     "search_memory",
     "get_current_time",
 )
-"""Chat's tools an MCP caller gets, by name: the scheduler, the notes and the time. The web,
-HTTP and code tools are left to ``ask``, where the turn's provenance is checked as in chat."""
+"""Chat's tools an MCP caller gets, by name: the scheduler (with Done, quiet hours and the
+briefing), the notes and the time. The web, HTTP and code tools, and ``add_monitor`` (which
+reads a page), are left to ``ask``, where the turn's provenance is checked as in chat."""
 SCHEDULES = frozenset(
-    {"add_reminder", "add_recurring_task", "snooze_task", "reschedule_task", "resume_task"}
+    {
+        "add_reminder",
+        "add_recurring_task",
+        "snooze_task",
+        "reschedule_task",
+        "resume_task",
+        "morning_briefing",
+        "add_monitor",  # made by ask
+    }
 )
 """The tools whose success means a task will fire."""
 
@@ -72,6 +85,8 @@ class McpAssistant:
         notifier: Tells the caller's chat when a call waits for their approval (``None``:
             the result alone says so).
         max_message_chars: The longest message ``ask`` takes.
+        turns: The turns each user may have running at once, shared with the front end
+            served beside it (the web's); ``None``: no limit (one client on stdio).
     """
 
     def __init__(
@@ -85,6 +100,7 @@ class McpAssistant:
         scheduler_note: str | None = None,
         notifier: Notifier | None = None,
         max_message_chars: int = 4000,
+        turns: UserSlots | None = None,
     ) -> None:
         self._agent = agent
         self._executor = executor
@@ -98,6 +114,7 @@ class McpAssistant:
             schedules=SCHEDULES,
             scheduler_note=scheduler_note,
             max_message_chars=max_message_chars,
+            turns=turns,
         )
         self._own = ToolExecutor(ToolRegistry([own]), clock=self._clock)
         chat_tools = [executor.registry[name] for name in tool_names]
@@ -136,7 +153,7 @@ class McpAssistant:
                 f"there is no tool {name!r} here; the tools are {listed(names)}",
                 status=ToolStatus.INVALID.value,
             )
-        scheduled = result.ok and result.call.tool_name in SCHEDULES
+        scheduled = scheduled_by(result, SCHEDULES)
         return call_result(result, ctx.timezone, note=self.scheduler_note if scheduled else None)
 
     async def upcoming(self, caller: Caller) -> str:

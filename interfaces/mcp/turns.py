@@ -13,8 +13,9 @@ user's reads as missing, as everywhere.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
@@ -24,6 +25,7 @@ from mcp_types import ToolAnnotations
 from agent import AgentReply, ApprovalReply, Decided
 from interfaces.mcp.replies import TurnReply, canonical, listed, turn_reply
 from interfaces.protocols import ChatAgent
+from interfaces.slots import SlotsTaken, UserSlots
 from interfaces.views import request_line
 from tasks import Delivery, DeliveryKind, DeliveryStatus, Notifier
 from tools import ApprovalRequest, ApprovalStatus, Effect, ToolContext, ToolError, tool
@@ -77,32 +79,42 @@ class ApprovalNotices:
 
     async def tell(self, requests: Sequence[ApprovalRequest], zone: ZoneInfo) -> None:
         """Tell each request's chat that it waits."""
-        if self._notifier is None:
-            return
         for request in requests:
-            text = (
+            await self._say(
+                request,
                 f"A call made over MCP waits for your approval: {request_line(request, zone)}"
                 f"Send /approvals to approve or deny it (in the terminal: /approve {request.id} "
-                f"or /deny {request.id})."
+                f"or /deny {request.id}).",
             )
-            # Not a task's delivery: a notice outside any run, so no task id.
-            notice = Delivery(
-                task_id="",
-                run_id=None,
-                owner_id=request.user_id,
-                chat_id=request.chat_id,
-                kind=DeliveryKind.NOTICE,
-                text=text,
-            )
-            try:
-                status = await self._notifier.deliver(notice)
-            except Exception:
-                logger.exception(
-                    "could not tell chat %s about request %s", notice.chat_id, request.id
-                )
-                continue
-            if status is not DeliveryStatus.DELIVERED:
-                logger.warning("chat %s was not told about request %s", notice.chat_id, request.id)
+
+    async def decided(self, reply: ApprovalReply) -> None:
+        """Tell the request's chat that it was decided over MCP: the notice that it waited
+        is out of date there (the page lists approvals again when a notice comes)."""
+        request = reply.request
+        if request is None or reply.decided not in (Decided.APPROVED, Decided.DENIED):
+            return
+        verb = "approved" if reply.decided is Decided.APPROVED else "denied"
+        await self._say(request, f"Request {request.id} ({request.tool_name}) was {verb} over MCP.")
+
+    async def _say(self, request: ApprovalRequest, text: str) -> None:
+        if self._notifier is None:
+            return
+        # Not a task's delivery: a notice outside any run, so no task id.
+        notice = Delivery(
+            task_id="",
+            run_id=None,
+            owner_id=request.user_id,
+            chat_id=request.chat_id,
+            kind=DeliveryKind.NOTICE,
+            text=text,
+        )
+        try:
+            status = await self._notifier.deliver(notice)
+        except Exception:
+            logger.exception("could not tell chat %s about request %s", notice.chat_id, request.id)
+            return
+        if status is not DeliveryStatus.DELIVERED:
+            logger.warning("chat %s was not told about request %s", notice.chat_id, request.id)
 
 
 class McpTools:
@@ -115,6 +127,8 @@ class McpTools:
         scheduler_note: Said after a turn that scheduled something, when this process does
             not fire tasks (``None`` when it does).
         max_message_chars: The longest message a turn takes (what the planner reads).
+        turns: The turns each user may have running at once (``ask`` and a decision each
+            take one); ``None``: no limit.
     """
 
     def __init__(
@@ -125,12 +139,14 @@ class McpTools:
         schedules: frozenset[str],
         scheduler_note: str | None = None,
         max_message_chars: int = 4000,
+        turns: UserSlots | None = None,
     ) -> None:
         self._agent = agent
         self._notices = notices
         self._schedules = schedules
         self._note = scheduler_note
         self._max_chars = max_message_chars
+        self._turns = turns
 
     @tool(llm_format=TurnReply.for_model, timeout=ASK_TIMEOUT, effects=_TURN_EFFECTS)
     async def ask(self, ctx: ToolContext, text: str) -> TurnReply:
@@ -145,7 +161,8 @@ class McpTools:
                 f"the message is {len(text)} characters long; the assistant reads up to "
                 f"{self._max_chars} (ASSISTANT_MAX_MESSAGE_CHARS): shorten it or split it"
             )
-        reply = await self._agent.handle_message(text, user_id=ctx.user_id, chat_id=ctx.chat_id)
+        with self._turn(ctx.user_id):
+            reply = await self._agent.handle_message(text, user_id=ctx.user_id, chat_id=ctx.chat_id)
         if reply.failed:
             raise ToolError(reply.text)
         return await self._answer(reply, ctx)
@@ -167,7 +184,8 @@ class McpTools:
         request = await self._agent.find_approval(request_id, user_id=ctx.user_id)
         if request is not None and _undecided(request, ctx.now):
             _check_repeats(request, tool, arguments)
-        reply = await self._agent.resolve_approval(request_id, approved=True, by=ctx.user_id)
+        with self._turn(ctx.user_id):
+            reply = await self._agent.resolve_approval(request_id, approved=True, by=ctx.user_id)
         return await self._decided(reply, ctx)
 
     @tool(llm_format=TurnReply.for_model, timeout=ASK_TIMEOUT, effects=[Effect.CHANGES])
@@ -178,14 +196,35 @@ class McpTools:
         Args:
             request_id: The request's id, e.g. 'ap1b2c3d4e'.
         """
-        reply = await self._agent.resolve_approval(request_id, approved=False, by=ctx.user_id)
+        with self._turn(ctx.user_id):
+            reply = await self._agent.resolve_approval(request_id, approved=False, by=ctx.user_id)
         return await self._decided(reply, ctx)
+
+    @contextlib.contextmanager
+    def _turn(self, user: str) -> Iterator[None]:
+        """Hold one of ``user``'s turns while the block runs.
+
+        Raises:
+            ToolError: every turn of theirs is taken (nothing ran).
+        """
+        if self._turns is None:
+            yield
+            return
+        try:
+            slot = self._turns.take(user)
+        except SlotsTaken as exc:
+            raise ToolError(str(exc)) from None
+        try:
+            yield
+        finally:
+            slot.release()
 
     async def _decided(self, reply: ApprovalReply, ctx: ToolContext) -> TurnReply:
         """The turn after a decision; a request that could not be decided (missing, expired,
         decided before) is a refusal in the agent's words."""
         if reply.decided not in (Decided.APPROVED, Decided.DENIED):
             raise ToolError(reply.text)
+        await self._notices.decided(reply)
         return await self._answer(reply, ctx)
 
     async def _answer(self, reply: AgentReply, ctx: ToolContext) -> TurnReply:

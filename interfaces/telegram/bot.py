@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import itertools
 import logging
+import re
 import secrets
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -20,7 +21,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from telegram import BotCommand, CallbackQuery, Message, Update
+from telegram import BotCommand, CallbackQuery, Document, Message, Update
 from telegram.constants import ChatType
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
@@ -33,16 +34,18 @@ from telegram.ext import (
     filters,
 )
 
+from calendars import Calendars
 from common import AsyncLifecycle, Clock, KeyedLocks
 from interfaces.commands import SlashCommands
-from interfaces.messages import ActionOutcome, Reply
+from interfaces.messages import Action, ActionKind, ActionOutcome, Reply
 from interfaces.protocols import ChatAgent
-from interfaces.telegram.delivery import DEFAULT_BASE_URL, TelegramNotifier
+from interfaces.quiet import QuietHoursBook
+from interfaces.telegram.delivery import DEFAULT_BASE_URL, NOTICE_MARK, TelegramNotifier
 from interfaces.telegram.live import LIVE_INTERVAL, DraftSupport, LiveReply
 from interfaces.telegram.rendering import decode_action, truncate
 from interfaces.views import agent_replies
 from memory import MemoryStore
-from tasks import TaskManager
+from tasks import Delivery, DeliveryKind, TaskManager
 
 logger = logging.getLogger(__name__)
 
@@ -52,6 +55,10 @@ _MAX_ALERT = 200  # answerCallbackQuery text limit
 _MAX_TRACKED = 1000
 INVALID_BUTTON = "This button is not valid (any more). Send /tasks or /approvals for fresh ones."
 NOT_TEXT = "I can only read text messages. Write what you need, or send /help."
+NOT_A_CALENDAR = (
+    "I read text messages, and calendar files (.ics) to turn their events with alarms into "
+    "reminders; this file is neither. Write what you need, or send /help."
+)
 
 AnyApplication = Application[Any, Any, Any, Any, Any, Any]
 
@@ -100,11 +107,14 @@ class TelegramInterface(AsyncLifecycle):
         memory: The memory store (zones, notes, approval requests).
         notifier: The scheduler's Telegram notifier, whose queue the bot's replies share;
             made from ``token`` and ``base_url`` when not given.
-        commands: The slash commands; built from ``tasks``, ``memory`` and ``agent`` by default.
+        commands: The slash commands; built from ``tasks``, ``memory``, ``agent`` and
+            ``calendars`` by default.
+        calendars: The calendars: ``/calendar``, and .ics files sent to the bot.
         webhook: Receive updates by webhook instead of long polling.
         poll_timeout: The long-polling timeout, in seconds.
         clock: Time for the stranger-reply cooldown (the notifier's queue clock by default).
         live_interval: The least time between two updates of a reply growing in place.
+        quiet: The users' quiet hours (the scheduler's book), for the default commands.
     """
 
     def __init__(
@@ -118,10 +128,12 @@ class TelegramInterface(AsyncLifecycle):
         memory: MemoryStore,
         notifier: TelegramNotifier | None = None,
         commands: SlashCommands | None = None,
+        calendars: Calendars | None = None,
         webhook: WebhookConfig | None = None,
         poll_timeout: float = 10.0,
         clock: Clock | None = None,
         live_interval: float = LIVE_INTERVAL,
+        quiet: QuietHoursBook | None = None,
     ) -> None:
         self.notifier = notifier or TelegramNotifier.create(token=token, base_url=base_url)
         self._queue = self.notifier.queue
@@ -130,7 +142,9 @@ class TelegramInterface(AsyncLifecycle):
         self._base_url = base_url
         self._allowed = frozenset(str(user).strip() for user in allowed_users)
         self._agent = agent
-        self._commands = commands or SlashCommands(tasks=tasks, memory=memory, agent=agent)
+        self._commands = commands or SlashCommands(
+            tasks=tasks, memory=memory, agent=agent, quiet=quiet, calendars=calendars
+        )
         self._webhook = webhook
         self._poll_timeout = poll_timeout
         self._clock = clock or self._queue.clock
@@ -151,6 +165,7 @@ class TelegramInterface(AsyncLifecycle):
         app.add_handler(MessageHandler(filters.COMMAND, self._on_command))
         app.add_handler(MessageHandler(filters.TEXT & ~filters.COMMAND, self._on_text))
         app.add_handler(CallbackQueryHandler(self._on_button))
+        app.add_handler(MessageHandler(filters.Document.ALL, self._on_document))
         app.add_handler(MessageHandler(filters.ALL, self._on_other))
         app.add_error_handler(self._on_error)
         return app
@@ -309,6 +324,26 @@ class TelegramInterface(AsyncLifecycle):
             replies = await self._with_zone_note(user_id, agent_replies(reply, zone))
             await self._send_all(chat_id, await live.finish(replies))
 
+    async def _on_document(self, update: Update, context: Any) -> None:
+        """A calendar file: what it would become, with Import and Cancel buttons."""
+        message, user_id, chat_id = _where(update)
+        document = message.document
+        calendar = self._commands.calendar
+        if document is None or calendar is None or not _is_calendar_file(document):
+            await self._queue.send(chat_id, NOT_A_CALENDAR)
+            return
+        limit = calendar.max_file_bytes
+        async with self._chat_lock(chat_id), self._typing(chat_id):
+            if document.file_size is not None and document.file_size > limit:
+                text = f"That calendar file is larger than {limit:,} bytes; send a shorter one."
+                await self._queue.send(chat_id, text)
+                return
+            file = await self._queue.bot.get_file(document.file_id)
+            data = bytes(await file.download_as_bytearray())
+            zone = await self._agent.user_zone(user_id)
+            reply = await calendar.preview(data, user_id=user_id, chat_id=str(chat_id), zone=zone)
+            await self._send_all(chat_id, reply.replies)
+
     async def _on_other(self, update: Update, context: Any) -> None:
         if update.effective_message is not None and update.effective_chat is not None:
             await self._queue.send(update.effective_chat.id, NOT_TEXT)
@@ -326,9 +361,11 @@ class TelegramInterface(AsyncLifecycle):
             await _answer(query, INVALID_BUTTON, alert=True)
             return
         chat_id = message.chat.id
+        user_id = str(query.from_user.id)
+        shown = _shown(message, action, user_id) if action.kind is ActionKind.LATER else None
         async with self._chat_lock(chat_id), self._typing(chat_id):
             outcome = await self._commands.press(
-                action, user_id=str(query.from_user.id), chat_id=str(chat_id)
+                action, user_id=user_id, chat_id=str(chat_id), shown=shown
             )
             await _answer(query, outcome.notice, alert=outcome.alert)
             await self._show_outcome(message, outcome)
@@ -413,6 +450,31 @@ class TelegramInterface(AsyncLifecycle):
         while True:
             await asyncio.sleep(TYPING_REFRESH)
             await self._queue.chat_action(chat_id)
+
+
+_MARKS = re.compile(r"(?:\n\n(?:💤|✅|❌|⌛|▶️)[^\n]*)+$")
+
+
+def _shown(message: Message, action: Action, user_id: str) -> Delivery:
+    """The delivery a message shows (what its Snooze shows again): its text without the
+    marker of its kind and without what presses added under it."""
+    text = _MARKS.sub("", message.text or "")
+    kind = DeliveryKind.RESULT
+    if text.startswith(NOTICE_MARK):
+        kind, text = DeliveryKind.NOTICE, text.removeprefix(NOTICE_MARK)
+    return Delivery(
+        task_id=action.target,
+        run_id=None,
+        owner_id=user_id,
+        chat_id=str(message.chat.id),
+        kind=kind,
+        text=text,
+    )
+
+
+def _is_calendar_file(document: Document) -> bool:
+    name = (document.file_name or "").lower()
+    return name.endswith((".ics", ".ical", ".ifb")) or document.mime_type == "text/calendar"
 
 
 def _where(update: Update) -> tuple[Message, str, int]:

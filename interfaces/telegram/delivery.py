@@ -1,5 +1,6 @@
-"""The scheduler's Notifier for Telegram: reminders with Snooze/Done, results, notices (with
-Run again when a run's outcome is unknown)."""
+"""The scheduler's Notifier for Telegram: every delivery with Snooze 10 min / 1 h / Tomorrow
+morning, reminders with Done, notices about a run whose outcome is unknown with Run again
+(``interfaces.deliveries``)."""
 
 from __future__ import annotations
 
@@ -8,47 +9,25 @@ import logging
 from telegram import Bot
 
 from common import Clock
-from interfaces.messages import Action, ActionKind, Button, ButtonRows
+from interfaces.deliveries import delivery_buttons
 from interfaces.telegram.queue import OutgoingQueue, RateLimits
-from tasks import DEFAULT_SNOOZE, Delivery, DeliveryKind, DeliveryStatus
+from tasks import Delivery, DeliveryKind, DeliveryStatus
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 
 
-def reminder_buttons(task_id: str) -> ButtonRows:
-    """The buttons under a delivered reminder: Snooze 10 min and Done."""
-    return (
-        (
-            Button("Snooze 10 min", Action(ActionKind.SNOOZE, task_id, DEFAULT_SNOOZE)),
-            Button("Done", Action(ActionKind.DONE, task_id)),
-        ),
-    )
-
-
-def run_again_buttons(task_id: str, run_id: int | None) -> ButtonRows:
-    """The button under a notice about a run whose outcome is unknown: Run again (bound to
-    that run, so that a second tap does not run it a third time)."""
-    bound = "" if run_id is None else str(run_id)
-    return ((Button("Run again", Action(ActionKind.RUN_AGAIN, task_id, bound)),),)
-
-
-def delivery_buttons(delivery: Delivery) -> ButtonRows:
-    """The buttons a delivery arrives with."""
-    if delivery.kind is DeliveryKind.REMINDER:
-        return reminder_buttons(delivery.task_id)
-    if delivery.run_again:
-        return run_again_buttons(delivery.task_id, delivery.run_id)
-    return ()
+REMINDER_MARK = "⏰ Reminder: "
+NOTICE_MARK = "ℹ️ "
 
 
 def delivery_text(delivery: Delivery) -> str:
     """The text a delivery is shown with: a marker by kind (a late run's text says so itself)."""
     if delivery.kind is DeliveryKind.REMINDER:
-        text = f"⏰ Reminder: {delivery.text}"
+        text = f"{REMINDER_MARK}{delivery.text}"
     elif delivery.kind is DeliveryKind.NOTICE:
-        text = f"ℹ️ {delivery.text}"
+        text = f"{NOTICE_MARK}{delivery.text}"
     else:
         text = delivery.text
     return text
@@ -57,8 +36,8 @@ def delivery_text(delivery: Delivery) -> str:
 class TelegramNotifier:
     """The scheduler's ``Notifier`` for Telegram chats.
 
-    Reminders arrive with [Snooze 10 min] [Done]; a notice about a run whose outcome is
-    unknown with [Run again]; results and other notices as plain messages.
+    Every delivery arrives with [Snooze 10 min] [Snooze 1 h] [Tomorrow morning]; a
+    reminder with [Done] too, a notice about a run whose outcome is unknown with [Run again].
 
     Args:
         queue: The outgoing queue shared with the bot's own replies.
@@ -84,7 +63,7 @@ class TelegramNotifier:
             limits: Pacing and retry settings.
             clock: Time source and sleeper.
         """
-        bot = Bot(token, base_url=base_url)
+        bot = Bot(token, base_url=base_url, base_file_url=file_url(base_url))
         return cls(OutgoingQueue(bot, limits=limits, clock=clock))
 
     async def aclose(self) -> None:
@@ -114,3 +93,12 @@ class TelegramNotifier:
                 outcome.error,
             )
         return outcome.status
+
+
+def file_url(base_url: str) -> str:
+    """Where files are downloaded from, for the Bot API at ``base_url``: ``.../file/bot``
+    beside ``.../bot`` (Telegram's own, and a local Bot API server's, layout)."""
+    head, bot, tail = base_url.rstrip("/").rpartition("/bot")
+    if not bot or tail:
+        return "https://api.telegram.org/file/bot"
+    return f"{head}/file/bot"

@@ -23,9 +23,12 @@ _CODES: dict[ActionKind, str] = {
     ActionKind.RUN_NOW: "n",
     ActionKind.RUN_AGAIN: "g",
     ActionKind.SNOOZE: "s",
+    ActionKind.LATER: "l",
     ActionKind.DONE: "d",
     ActionKind.APPROVE: "y",
     ActionKind.DENY: "x",
+    ActionKind.IMPORT: "i",
+    ActionKind.DROP_IMPORT: "o",
 }
 _KINDS = {code: kind for kind, code in _CODES.items()}
 _FIELD = re.compile(r"^[A-Za-z0-9_.-]*$")

@@ -14,7 +14,6 @@
     gate         the token check, the body size limit and the security headers; the caller
                  of an app mounted behind it (``scope_user``: ``/mcp``)
     auth         ApiTokens: bearer tokens -> user ids, compared in constant time
-    slots        UserSlots: how many turns and streams each user has open
     inbox        WebInbox: the scheduler's Notifier for web chats, read by the open pages
     server       WebServer: uvicorn on the running event loop
     connections  the deadlines and the cap on open connections

@@ -25,15 +25,18 @@ from fastapi.security import HTTPBearer
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from calendars import MAX_FILE_BYTES, CalendarError, Calendars, hidden_path
 from common import Clock, SystemClock, clean_value
 from interfaces.commands import SlashCommands
 from interfaces.protocols import ChatAgent
-from interfaces.web import chat, page, resources, task_routes
+from interfaces.quiet import QuietHoursBook
+from interfaces.slots import SlotsTaken, UserSlots, turn_slots
+from interfaces.web import calendar_routes, chat, page, proactive_routes, resources, task_routes
 from interfaces.web.auth import ApiTokens
 from interfaces.web.gate import MAX_BODY, Gate
 from interfaces.web.inbox import WebInbox
 from interfaces.web.models import MAX_MESSAGE_CHARS
-from interfaces.web.services import SchedulerStatus, WebServices, stream_slots, turn_slots
+from interfaces.web.services import SchedulerStatus, WebServices, stream_slots
 from memory import MemoryInputError, MemoryStore, MemoryStoreError
 from tasks import TaskError, TaskManager, TaskNotFoundError, TaskStateError, TaskStoreError
 
@@ -66,10 +69,15 @@ class WebInterface:
         keepalive: Seconds of silence after which a stream sends a comment line.
         max_message_chars: The longest message a turn takes (what the planner reads).
         max_turns_per_user: Turns one user may have running at once (429 beyond).
+        turns: The turn slots, when others share them (MCP's ``ask`` at ``/mcp``); by
+            default slots of its own, ``max_turns_per_user`` each.
         max_event_streams: ``/events`` streams one user may have open at once (429 beyond).
         health_max_late: How late on-time runs may start before ``/health`` says degraded.
         mounts: Other ASGI apps served behind the same token check, by path (``/mcp``: the
             MCP server); each finds its caller with ``scope_user``.
+        quiet: The users' quiet hours (the scheduler's book), for the default commands.
+        calendars: The feeds (``/calendar/<token>.ics``, no bearer token), ``/calendar`` and
+            imports of .ics files; also ``/calendar`` typed in the chat.
     """
 
     def __init__(
@@ -88,9 +96,12 @@ class WebInterface:
         keepalive: float = 15.0,
         max_message_chars: int = MAX_MESSAGE_CHARS,
         max_turns_per_user: int = 3,
+        turns: UserSlots | None = None,
         max_event_streams: int = 5,
         health_max_late: timedelta = timedelta(seconds=2),
         mounts: Mapping[str, ASGIApp] | None = None,
+        quiet: QuietHoursBook | None = None,
+        calendars: Calendars | None = None,
     ) -> None:
         clock = clock or SystemClock()
         self.services = WebServices(
@@ -100,14 +111,23 @@ class WebInterface:
             scheduler=scheduler,
             inbox=inbox,
             commands=commands
-            or SlashCommands(tasks=tasks, memory=memory, agent=agent, clock=clock, buttons=False),
+            or SlashCommands(
+                tasks=tasks,
+                memory=memory,
+                agent=agent,
+                clock=clock,
+                buttons=False,
+                quiet=quiet,
+                calendars=calendars,
+            ),
             clock=clock,
             keepalive=keepalive,
             closing=asyncio.Event(),
             max_message_chars=max_message_chars,
-            turns=turn_slots(max_turns_per_user),
+            turns=turns or turn_slots(max_turns_per_user),
             streams=stream_slots(max_event_streams),
             health_max_late=health_max_late,
+            calendars=calendars,
         )
         self.app = self._build(tokens, loopback_only, max_body, mounts or {})
 
@@ -133,9 +153,16 @@ class WebInterface:
         # The bearer dependency documents the token in /docs; the gate checks it before any
         # route runs.
         bearer = Security(HTTPBearer(auto_error=False, description=_BEARER))
-        for routes in (chat.router, task_routes.router, resources.router):
+        for routes in (
+            chat.router,
+            task_routes.router,
+            proactive_routes.router,
+            resources.router,
+            calendar_routes.router,
+        ):
             app.include_router(routes, dependencies=[bearer])
         app.include_router(page.router)
+        app.include_router(calendar_routes.feed_router)  # the address is the secret
         for path, mounted in mounts.items():
             # A route, not a Mount: it answers the path itself ("/mcp"), not only "/mcp/...".
             app.router.routes.append(Route(path, endpoint=mounted, include_in_schema=False))
@@ -145,8 +172,17 @@ class WebInterface:
         app.add_exception_handler(MemoryInputError, _bad_value)
         app.add_exception_handler(MemoryStoreError, _unavailable)
         app.add_exception_handler(TaskError, _task_error)
+        app.add_exception_handler(SlotsTaken, _too_many)
+        app.add_exception_handler(CalendarError, _bad_value)
         app.add_exception_handler(Exception, _unexpected)
-        app.add_middleware(Gate, tokens=tokens, loopback_only=loopback_only, max_body=max_body)
+        app.add_middleware(
+            Gate,
+            tokens=tokens,
+            loopback_only=loopback_only,
+            max_body=max_body,
+            # A calendar file is larger than a message.
+            large_bodies={calendar_routes.IMPORT_PATH: MAX_FILE_BYTES},
+        )
         return app
 
 
@@ -180,6 +216,11 @@ async def _invalid(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse({"detail": details}, status_code=422)
 
 
+async def _too_many(request: Request, error: Exception) -> JSONResponse:
+    """Every turn (or stream) slot of the user is taken: 429, refused before any work."""
+    return JSONResponse({"detail": str(error)}, status_code=429, headers={"Retry-After": "1"})
+
+
 async def _bad_value(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(error)}, status_code=400)
 
@@ -190,7 +231,7 @@ async def _unavailable(request: Request, error: Exception) -> JSONResponse:
     logger.error(
         "%s %s: the database failed (error id %s): %s",
         request.method,
-        request.url.path,
+        hidden_path(request.url.path),  # a feed's path holds its secret
         error_id,
         error,
     )
@@ -206,7 +247,11 @@ async def _unavailable(request: Request, error: Exception) -> JSONResponse:
 async def _unexpected(request: Request, error: Exception) -> JSONResponse:
     error_id = secrets.token_hex(3)
     logger.error(
-        "%s %s failed (error id %s)", request.method, request.url.path, error_id, exc_info=error
+        "%s %s failed (error id %s)",
+        request.method,
+        hidden_path(request.url.path),  # a feed's path holds its secret
+        error_id,
+        exc_info=error,
     )
     detail = f"something went wrong on the server (error id {error_id})"
     return JSONResponse({"detail": detail}, status_code=500)

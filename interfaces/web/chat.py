@@ -28,6 +28,7 @@ from starlette.background import BackgroundTask
 
 from agent import AgentEvent, AgentReply, EventCallback
 from interfaces.notifiers import WEB_CHAT_PREFIX
+from interfaces.slots import Slot
 from interfaces.web.agui import AgUiRun, encode
 from interfaces.web.convert import (
     approval_text,
@@ -49,7 +50,6 @@ from interfaces.web.models import (
     StreamRequest,
 )
 from interfaces.web.services import Services, User, WebServices
-from interfaces.web.slots import Slot
 
 logger = logging.getLogger(__name__)
 
@@ -273,5 +273,7 @@ def _delivery_event(item: InboxItem) -> str:
         "text": delivery.text,
         "late_by_seconds": delivery.late_by.total_seconds() if delivery.late_by else None,
         "delivered_at": item.delivered_at.isoformat(),
+        "run_again": delivery.run_again,
+        "nags": delivery.nags,
     }
     return f"id: {item.id}\nevent: delivery\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"

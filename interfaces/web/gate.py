@@ -5,7 +5,9 @@ body is read or a route is looked up (an unknown path is 401 too). A server star
 API tokens (only allowed on 127.0.0.1) has one token of its own, made at each start and given
 to whoever started it; it also answers only requests addressed to a loopback name. Only the
 page, its files, ``/health``, the OpenAPI document and its reference page (``/docs``, without
-script) are public. A body over ``max_body`` bytes is refused with 413 (by its
+script) are public, and a calendar feed's address (``/calendar/<token>.ics``: the address is
+its secret, checked by its route). A body over ``max_body`` bytes (or a path's own limit in
+``large_bodies``) is refused with 413 (by its
 Content-Length, or once that many bytes arrived). Every response carries headers that keep
 the page from being framed or sniffed; the page's own responses also carry a
 Content-Security-Policy that allows only its own files, and ``/docs`` one that allows no
@@ -22,6 +24,7 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from calendars import token_in_path
 from interfaces.web.auth import ApiTokens, bearer_token
 from interfaces.web.docs import DOCS_POLICY
 
@@ -99,6 +102,7 @@ class Gate:
             API tokens, on 127.0.0.1 only), so a web page elsewhere cannot reach it through
             a DNS name that points here.
         max_body: The largest body read, in bytes.
+        large_bodies: Paths whose bodies may be larger, and how large.
     """
 
     def __init__(
@@ -108,12 +112,14 @@ class Gate:
         tokens: ApiTokens,
         loopback_only: bool = False,
         max_body: int = MAX_BODY,
+        large_bodies: Mapping[str, int] | None = None,
     ) -> None:
         self._app = app
         self._tokens = tokens
         self._loopback_only = loopback_only
         self._unauthorized = LOCAL_UNAUTHORIZED if loopback_only else UNAUTHORIZED
         self._max_body = max_body
+        self._large = dict(large_bodies or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -126,29 +132,30 @@ class Gate:
         if self._loopback_only and not _is_loopback(headers.get("host", "")):
             await _answer(send, 403, NOT_LOOPBACK)
             return
-        if path not in PUBLIC_PATHS:
+        if path not in PUBLIC_PATHS and token_in_path(path) is None:
             user = self._tokens.user_for(bearer_token(headers.get("authorization")) or "")
             if user is None:
                 await _answer(send, 401, self._unauthorized, [(b"www-authenticate", b"Bearer")])
                 return
             scope.setdefault("state", {})[USER_KEY] = user
+        limit = self._large.get(path, self._max_body)
         declared = headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self._max_body:
-            await _answer(send, 413, self._too_large())
+        if declared.isdigit() and int(declared) > limit:
+            await _answer(send, 413, self._too_large(limit))
             return
         try:
-            receive = await self._buffered(receive)
+            receive = await self._buffered(receive, limit)
         except _TooLarge:
-            await _answer(send, 413, self._too_large())
+            await _answer(send, 413, self._too_large(limit))
             return
         except _Gone:
             return  # the client left (or was cut off) before its body arrived: no one to answer
         await self._app(scope, receive, send)
 
-    def _too_large(self) -> str:
-        return f"the request body is larger than {self._max_body} bytes"
+    def _too_large(self, limit: int) -> str:
+        return f"the request body is larger than {limit} bytes"
 
-    async def _buffered(self, receive: Receive) -> Receive:
+    async def _buffered(self, receive: Receive, limit: int) -> Receive:
         """Read the whole body (at most ``max_body`` bytes) now; hand it on in one piece,
         then pass on what comes later (a disconnect, which ends a streamed reply)."""
         body = bytearray()
@@ -159,7 +166,7 @@ class Gate:
             if message["type"] != "http.request":
                 return _replay([message], receive)
             body += message.get("body", b"")
-            if len(body) > self._max_body:
+            if len(body) > limit:
                 raise _TooLarge
             if not message.get("more_body", False):
                 break

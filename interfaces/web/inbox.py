@@ -87,6 +87,10 @@ class WebInbox:
         last = int(seq)
         return [item for number, item in held if number > last]
 
+    def find(self, user_id: str, item_id: str) -> InboxItem | None:
+        """The user's held item ``item_id`` (``None``: not theirs, or no longer held)."""
+        return next((item for _, item in self._held.get(user_id, ()) if item.id == item_id), None)
+
     def latest_id(self, user_id: str) -> str:
         """The id of the user's newest item (what a page that wants only new ones starts at)."""
         held = self._held.get(user_id)

@@ -239,7 +239,9 @@ class SnoozeRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    delay: str = Field("10m", max_length=100, description="e.g. '10m', '1h', '1 hour 30 minutes'")
+    delay: str = Field(
+        "10m", max_length=100, description="e.g. '10m', '1h', 'morning', '1 hour 30 minutes'"
+    )
 
 
 class NoteOut(BaseModel):
@@ -314,3 +316,141 @@ class ErrorOut(BaseModel):
     """What was wrong with a request."""
 
     detail: str
+
+
+# -- issue 28: quiet hours, the morning briefing, monitors, snoozed messages --------------------
+
+
+class QuietRequest(BaseModel):
+    """Quiet hours to keep from now on."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    hours: str = Field(
+        max_length=100, description="e.g. '22:00-07:00' or 'from 10pm to 7am' ('off' ends them)"
+    )
+
+
+class QuietOut(BaseModel):
+    """Your quiet hours: messages due then wait and arrive together when they end."""
+
+    hours: str | None = Field(description="e.g. '22:00-07:00'; null: none")
+    timezone: str
+    held: int = Field(description="How many messages they hold now")
+    notice: str = Field("", description="What a change did, in a sentence")
+
+
+class BriefingRequest(BaseModel):
+    """When the morning briefing comes."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: str = Field(max_length=100, description="e.g. '7:30', '7am', 'every weekday at 7'")
+
+
+class BriefingOut(BaseModel):
+    """Your morning briefing (null: none)."""
+
+    task: TaskOut | None
+    notice: str = ""
+
+
+class MonitorRequest(BaseModel):
+    """A page (or a JSON API's field) to watch; it speaks only when it changes or its
+    condition comes to hold."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(max_length=4000, description="The page or JSON document")
+    selector: str | None = Field(None, max_length=300, description="Only what it picks counts")
+    field: str | None = Field(None, max_length=200, description="A JSON field, e.g. 'data.price'")
+    condition: str | None = Field(
+        None,
+        max_length=300,
+        description="e.g. \"contains 'in stock'\" or '< 300'; none: any change",
+    )
+    every: str = Field("every hour", max_length=100, description="How often it looks")
+    description: str | None = Field(None, max_length=200)
+
+
+class LaterRequest(BaseModel):
+    """When to show a delivered message again."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    delay: str = Field("10m", max_length=100, description="'10m', '1h' or 'morning'")
+
+
+class LaterOut(BaseModel):
+    """When the message comes again."""
+
+    notice: str
+    at: datetime
+
+
+class ObservationOut(BaseModel):
+    """What a monitor saw at its last look."""
+
+    value: str
+    observed_at: datetime
+    changed_at: datetime
+    holds: bool | None = Field(description="Whether its condition held (null: it has none)")
+    checks: int = Field(description="How many times it looked")
+    changes: int = Field(description="How many times what it saw changed since its first look")
+
+
+# -- issue 27: calendar feeds, imports and the calendars read for your days -------------------
+
+
+class CalendarSourceOut(BaseModel):
+    """A calendar read for your days."""
+
+    name: str = Field(description="'caldav' for the synced calendar, else its name.")
+    url: str
+    fetched_at: datetime | None
+    error: str | None = Field(description="Why the last read failed, when it did.")
+
+
+class CalendarOut(BaseModel):
+    """Your calendar feed, the sync, and the calendars read for your days."""
+
+    feed_created_at: datetime | None = Field(
+        description="When your feed's address was made (its token is kept only hashed, so "
+        "the address itself is shown only when made); null: no feed."
+    )
+    syncing: bool = Field(description="Whether your reminders are kept in step with CalDAV.")
+    sources: list[CalendarSourceOut]
+
+
+class FeedOut(BaseModel):
+    """A new feed address: a secret; anyone with it sees your tasks."""
+
+    url: str
+    note: str
+
+
+class ImportItemOut(BaseModel):
+    """A reminder an import makes."""
+
+    summary: str
+    schedule: str
+    first: datetime | None
+    note: str
+
+
+class ImportRefusalOut(BaseModel):
+    """An event with an alarm the schedule language cannot say exactly."""
+
+    summary: str
+    reason: str
+
+
+class ImportOut(BaseModel):
+    """What a calendar file becomes: previewed, or made (``created``)."""
+
+    preview: str = Field(description="All of it in words, as the chat says it.")
+    items: list[ImportItemOut]
+    refused: list[ImportRefusalOut]
+    skipped: list[str] = Field(description="Events left out, and why.")
+    created: list[str] = Field(description="The ids of the reminders made (confirm=true).")
+    error: str | None = Field(None, description="What stopped the import part way, if any.")

@@ -16,13 +16,15 @@ from typing import Annotated, Protocol
 from fastapi import Depends, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 
+from calendars import Calendars
 from common import Clock
 from interfaces.commands import SlashCommands
+from interfaces.notifiers import WEB_CHAT_PREFIX, WEB_MAIN_CHAT
 from interfaces.protocols import ChatAgent
+from interfaces.slots import UserSlots, turn_slots
 from interfaces.web.gate import UNAUTHORIZED, USER_KEY
 from interfaces.web.inbox import WebInbox
 from interfaces.web.models import MAX_MESSAGE_CHARS
-from interfaces.web.slots import UserSlots
 from memory import MemoryStore
 from tasks import SchedulerHealth, TaskManager
 
@@ -56,6 +58,7 @@ class WebServices:
         streams: The ``/events`` streams each user has open, at most
             ``ASSISTANT_MAX_EVENT_STREAMS``.
         health_max_late: How late on-time runs may start before ``/health`` says degraded.
+        calendars: The feeds and calendar files (``None``: the calendar routes answer 404).
     """
 
     agent: ChatAgent
@@ -71,6 +74,9 @@ class WebServices:
     turns: UserSlots = field(default_factory=lambda: turn_slots(3))
     streams: UserSlots = field(default_factory=lambda: stream_slots(5))
     health_max_late: timedelta = timedelta(seconds=2)
+    web_chat: str = WEB_CHAT_PREFIX + WEB_MAIN_CHAT
+    """Where what is made outside a chat (a monitor, the briefing from the page) delivers."""
+    calendars: Calendars | None = None
 
     def check_length(self, text: str, where: tuple[str, ...]) -> None:
         """Refuse a message longer than ``max_message_chars`` as a 422 naming the limit.
@@ -92,16 +98,6 @@ class WebServices:
             "ctx": {"max_length": self.max_message_chars},
         }
         raise RequestValidationError([error])
-
-
-def turn_slots(limit: int) -> UserSlots:
-    """The turns one user may have running at once."""
-    return UserSlots(
-        limit,
-        what="turns running",
-        setting="ASSISTANT_MAX_TURNS_PER_USER",
-        advice="wait until one has answered, then send this again",
-    )
 
 
 def stream_slots(limit: int) -> UserSlots:

@@ -2,7 +2,7 @@
 
     GET  /tasks                      your tasks (?all=true: finished ones too), a page at a time
     GET  /tasks/{id}                 one task
-    POST /tasks/{id}/cancel|pause|resume|run|snooze
+    POST /tasks/{id}/cancel|pause|resume|run|snooze   (snooze: '10m', '1h', 'morning', ...)
     GET  /tasks/{id}/runs            its run ledger, newest first
     GET  /tasks/{id}/runs/summary    what its older, compacted runs were, in sum
 
@@ -16,6 +16,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, HTTPException, Query
 
+from interfaces.deliveries import snooze_until
 from interfaces.task_json import TaskOut, task_out
 from interfaces.web.convert import run_out, summary_out
 from interfaces.web.models import (
@@ -27,7 +28,7 @@ from interfaces.web.models import (
 )
 from interfaces.web.routing import ERRORS, MAX_PAGE, PAGE, Limit, Offset, Page
 from interfaces.web.services import Services, User, WebServices
-from tasks import ScheduleError, Task, read_delay, still_scheduled, task_label
+from tasks import ScheduleError, Task, still_scheduled, task_label
 
 router = APIRouter(tags=["tasks"], responses=ERRORS)
 
@@ -111,16 +112,17 @@ async def snooze(
     body: Annotated[SnoozeRequest | None, Body()] = None,
 ) -> TaskActionResponse:
     words = (body or SnoozeRequest()).delay
+    zone, now = await services.agent.user_zone(user), services.clock.now()
     try:
-        span = read_delay(words)
+        until = snooze_until(words, now, zone)
     except ScheduleError as error:
         raise HTTPException(400, str(error)) from None
-    if span is None:
+    if until is None:
         raise HTTPException(
-            400, f"could not read {words!r} as a delay; try 10m, 1h or '1 hour 30 minutes'"
-        )
-    task = await services.tasks.snooze(task_id, user, span.total)
-    zone = await services.agent.user_zone(user)
+            400, f"could not read {words!r} as a delay; try 10m, 1h, morning or "
+            "'1 hour 30 minutes'",
+        )  # fmt: skip
+    task = await services.tasks.snooze(task_id, user, until - now)
     shown = task_out(task, zone, services.clock.now())
     return TaskActionResponse(
         notice=f"Snoozed {task_label(task)} until {shown.next_run_text}.", task=shown

@@ -35,5 +35,17 @@ MEMORY_TABLES = (
         ),
         {"created_at": instant, "expires_at": instant, "decided_at": instant},
     ),
+    TableCopy("calendar_feeds", ("user_id", "token_hash", "created_at"), {"created_at": instant}),
+    TableCopy(
+        "calendar_links",
+        ("user_id", "uid", "task_id", "href", "etag", "local_state", "remote_state", "conflict",
+         "updated_at"),
+        {"updated_at": instant},
+    ),
+    TableCopy(
+        "calendar_sources",
+        ("user_id", "name", "url", "ics", "fetched_at", "error"),
+        {"fetched_at": instant},
+    ),
 )  # fmt: skip
 """In the order they are copied (settings refer to users, messages to turns)."""

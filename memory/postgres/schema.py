@@ -101,7 +101,38 @@ _V3 = (
     "ALTER TABLE approvals ADD COLUMN reason text NOT NULL DEFAULT ''",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
+_V4 = (
+    # Calendars (issue 27): a feed per user under a hashed token, the CalDAV sync's links,
+    # and the calendars read for the user's days.
+    """CREATE TABLE calendar_feeds (
+        user_id text PRIMARY KEY,
+        token_hash text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL
+    )""",
+    """CREATE TABLE calendar_links (
+        user_id text NOT NULL,
+        uid text NOT NULL,
+        task_id text NOT NULL,
+        href text NOT NULL,
+        etag text NOT NULL,
+        local_state text NOT NULL,
+        remote_state text NOT NULL,
+        conflict text,
+        updated_at timestamptz NOT NULL,
+        PRIMARY KEY (user_id, uid)
+    )""",
+    """CREATE TABLE calendar_sources (
+        user_id text NOT NULL,
+        name text NOT NULL,
+        url text NOT NULL,
+        ics text NOT NULL,
+        fetched_at timestamptz,
+        error text,
+        PRIMARY KEY (user_id, name)
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

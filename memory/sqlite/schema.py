@@ -117,7 +117,38 @@ _V3 = (
     "ALTER TABLE approvals ADD COLUMN reason TEXT NOT NULL DEFAULT ''",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
+_V4 = (
+    # Calendars (issue 27): a feed per user under a hashed token, the CalDAV sync's links,
+    # and the calendars read for the user's days.
+    """CREATE TABLE calendar_feeds (
+        user_id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL
+    )""",
+    """CREATE TABLE calendar_links (
+        user_id TEXT NOT NULL,
+        uid TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        href TEXT NOT NULL,
+        etag TEXT NOT NULL,
+        local_state TEXT NOT NULL,
+        remote_state TEXT NOT NULL,
+        conflict TEXT,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (user_id, uid)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE calendar_sources (
+        user_id TEXT NOT NULL,
+        name TEXT NOT NULL,
+        url TEXT NOT NULL,
+        ics TEXT NOT NULL,
+        fetched_at TEXT,
+        error TEXT,
+        PRIMARY KEY (user_id, name)
+    )""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

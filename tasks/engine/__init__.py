@@ -10,28 +10,42 @@ pool       WorkerPool: starts the queued runs at their time, one worker watching
 ledger     LedgerWriter: group commit of finished runs
 leases     LeaseKeeper: renews the leases of the runs in flight
 retention  LedgerRetention: old ledger rows folded into per-task summaries, round by round
-notices    what owners are told after failures (FollowUps) and its texts
+notices    what owners are told after failures (FollowUps: the failure alerts) and its texts
+holding    quiet hours: deliveries held in the store (HoldingNotifier), released (HeldReleaser)
 watchdog   Watchdog: one timer for every run's time limit
 """
 
-from tasks.engine.drafts import DEFAULT_SNOOZE
+from tasks.engine.changes import awaits_acknowledgement
+from tasks.engine.drafts import DEFAULT_SNOOZE, task_data
+from tasks.engine.holding import HeldReleaser, HoldingNotifier
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
 from tasks.engine.manager import DEFAULT_LEASE, TaskManager, delivery_backoff
-from tasks.engine.notices import failed_notice, given_up_notice
+from tasks.engine.notices import (
+    alert_notice,
+    failed_notice,
+    given_up_notice,
+    recovered_notice,
+)
 from tasks.engine.retention import LedgerPolicy, LedgerRetention
 from tasks.engine.watchdog import Watchdog
 
 __all__ = [
     "DEFAULT_LEASE",
     "DEFAULT_SNOOZE",
+    "HeldReleaser",
+    "HoldingNotifier",
     "LeaseKeeper",
     "LedgerPolicy",
     "LedgerRetention",
     "LedgerWriter",
     "TaskManager",
     "Watchdog",
+    "alert_notice",
+    "awaits_acknowledgement",
     "delivery_backoff",
     "failed_notice",
     "given_up_notice",
+    "recovered_notice",
+    "task_data",
 ]

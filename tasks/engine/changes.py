@@ -1,5 +1,5 @@
-"""What an owner's cancel, pause, resume, snooze, reschedule and a new time zone do to a
-task: pure functions of its state.
+"""What an owner's cancel, pause, resume, snooze, reschedule, acknowledgement and a new time
+zone do to a task: pure functions of its state.
 
 Each returns an ``OwnerChange``: the change and the statuses it applies from. The store
 applies it in one step, conditional on the status it finds then, so a task that changed
@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from tasks.engine.drafts import first_run
 from tasks.errors import TaskDataError
-from tasks.execution import TaskType
+from tasks.execution import ReminderData, TaskType
 from tasks.models import Task, TaskStatus
 from tasks.schedule import OnceSchedule, Schedule, resolve_local, schedule_from_json
 from tasks.store.base import TaskChange, wrong_state
@@ -74,6 +74,34 @@ def resume(task: Task, now: datetime) -> OwnerChange:
     return OwnerChange(change, frozenset({task.status}), "resume")
 
 
+def awaits_acknowledgement(task: Task, now: datetime) -> bool:
+    """Whether ``task`` is a reminder that repeats until acknowledged and went off without
+    being acknowledged (its next run is a repeat, not its next occurrence)."""
+    data = task.execution
+    if not isinstance(data, ReminderData) or data.nag_minutes is None:
+        return False
+    if task.status is not TaskStatus.ACTIVE or task.next_run is None or task.run_count == 0:
+        return False
+    if task.schedule.kind == "once":
+        return True
+    following = task.schedule.next_after(now)
+    return following is None or task.next_run < following
+
+
+def acknowledge(task: Task, now: datetime) -> OwnerChange | None:
+    """What acknowledging the task does (``TaskManager.acknowledge``): a reminder repeating
+    until acknowledged stops (a one-time one is done, a repeating one waits for its next
+    occurrence); anything else only records the acknowledgement (``None``)."""
+    if not awaits_acknowledgement(task, now):
+        return None
+    allowed = frozenset({TaskStatus.ACTIVE})
+    following = None if task.schedule.kind == "once" else task.schedule.next_after(now)
+    if following is not None:
+        return OwnerChange(TaskChange(next_run=following), allowed, "acknowledge")
+    change = TaskChange(status=TaskStatus.DONE, next_run=None, status_reason="acknowledged")
+    return OwnerChange(change, allowed, "acknowledge")
+
+
 def checked_delay(delay: timedelta) -> timedelta:
     """Return ``delay`` when it is a snooze's: between one second and a year.
 
@@ -82,8 +110,8 @@ def checked_delay(delay: timedelta) -> timedelta:
     """
     if not timedelta(seconds=1) <= delay <= MAX_SNOOZE:
         raise TaskDataError(
-            f"cannot snooze by {delay!r}: the delay must be between 1 second and 366 days, "
-            "e.g. '10m' or '1h'"
+            f"cannot snooze by {_said(delay)}: the delay must be between 1 second and 366 "
+            "days, e.g. '10m' or '1h'"
         )
     return delay
 
@@ -161,3 +189,12 @@ def rezoned(schedule: Schedule, zone: ZoneInfo) -> Schedule:
         wall = at.astimezone(schedule.tz).replace(tzinfo=None)
         at = resolve_local(wall, zone)
     return OnceSchedule(at=at, tz=zone)
+
+
+def _said(delay: timedelta) -> str:
+    """A delay as people write it: ``0 seconds``, ``-5 minutes``, ``400 days``."""
+    seconds = delay.total_seconds()
+    for unit, size in (("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds and seconds % size == 0:
+            return f"{seconds / size:g} {unit}"
+    return f"{seconds:g} seconds"

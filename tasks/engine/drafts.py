@@ -17,7 +17,9 @@ from tasks.errors import ScheduleError, TaskDataError
 from tasks.execution import (
     AgentTaskData,
     ApiCallData,
+    BriefingData,
     ExecutionData,
+    MonitorData,
     ReminderData,
     TaskType,
     WebSearchData,
@@ -58,9 +60,7 @@ def new_draft(
         ScheduleError: when the schedule has no run after now.
     """
     kind = parse_task_type(task_type)
-    data = parse_execution_data(kind, _with_description(kind, execution_data, description))
-    if isinstance(data, ApiCallData):
-        data.check_references()
+    data = task_data(kind, execution_data, description)
     return TaskDraft(
         owner_id=_identifier(owner_id, "owner_id"),
         chat_id=_identifier(chat_id, "chat_id"),
@@ -70,8 +70,30 @@ def new_draft(
         execution=data,
         misfire=misfire_rule(misfire, rules[kind]),
         created_at=now,
-        next_run=first_run(schedule, now),
+        # A monitor takes its first look (silent: what later ones are compared with) at
+        # once, so a change within the first interval is seen, and a wrong address or
+        # selector shows at once in its history.
+        next_run=now if kind is TaskType.MONITOR else first_run(schedule, now),
     )
+
+
+def task_data(
+    task_type: TaskType | str,
+    execution_data: Mapping[str, Any] | ExecutionData | None,
+    description: str | None = None,
+) -> ExecutionData:
+    """What a task of ``task_type`` would run, checked as ``add_task`` checks it (the
+    description serving as the message, prompt or query left out): a caller may refuse a
+    task that could never run before anyone is asked to approve it.
+
+    Raises:
+        TaskDataError: for a bad type or data, or a misplaced ``${NAME}`` reference.
+    """
+    kind = parse_task_type(task_type)
+    data = parse_execution_data(kind, _with_description(kind, execution_data, description))
+    if isinstance(data, ApiCallData):
+        data.check_references()
+    return data
 
 
 def normalize_id(task_id: str) -> str:
@@ -149,5 +171,10 @@ def _default_description(data: ExecutionData) -> str:
         return data.prompt
     if isinstance(data, WebSearchData):
         return f"web search: {data.query}"
+    if isinstance(data, MonitorData):
+        said = data.parsed_condition()
+        return f"watch {data.subject()}" + (f" for {said.canonical()}" if said else "")
+    if isinstance(data, BriefingData):
+        return "morning briefing"
     assert isinstance(data, ApiCallData)
     return f"{data.method} {redact_url(data.url)}"

@@ -217,6 +217,16 @@ class RunExecutor:
             if report.status in _FOLLOWED_UP:
                 outcome = self._outcome_of(claim, report, started, finished_at)
                 await self._follow_up(claim, report, outcome)
+            elif report.status is RunStatus.SUCCEEDED and (
+                claim.task.consecutive_failures >= self._follow_ups.alert_after
+            ):
+                # It failed often enough to alert its owner: its success may be a recovery.
+                outcome = self._outcome_of(claim, report, started, finished_at)
+                await self._follow_ups.after_success(claim, await self._ledger.submit(outcome))
+            elif report.again_at is not None:
+                # A reminder repeated until acknowledged: its commit puts it back then.
+                outcome = self._outcome_of(claim, report, started, finished_at)
+                self._ledger.submit_nowait(outcome)
             else:
                 outcome = Ended(
                     run.id, claim.task.id, report.status, started, finished_at,
@@ -267,7 +277,7 @@ class RunExecutor:
     def _outcome_of(
         self, claim: Claim, report: RunReport, started: datetime, finished_at: datetime
     ) -> RunOutcome:
-        """The outcome of a run whose commit decides what follows."""
+        """The outcome of a run whose commit decides what follows (or is followed up)."""
         run = claim.run
         return RunOutcome(
             run.id,
@@ -277,7 +287,7 @@ class RunExecutor:
             finished_at,
             result=report.result,
             error=report.error,
-            retry_at=self._retry_at(claim, report, finished_at) if report.retry_later else None,
+            retry_at=self._retry_at(claim, report, finished_at),
             extra=run.misfire is MisfireAction.MANUAL,
         )
 
@@ -289,7 +299,10 @@ class RunExecutor:
         await self._follow_ups.after_run(claim, report, finished)
 
     def _retry_at(self, claim: Claim, report: RunReport, finished_at: datetime) -> datetime | None:
-        """When to run a one-time task again whose run failed for now (undelivered)."""
+        """When to run the task again before its schedule says: a reminder repeated until
+        acknowledged, or a one-time task whose run failed for now (undelivered)."""
+        if report.again_at is not None:
+            return report.again_at
         if not report.retry_later or claim.task.schedule.kind != "once":
             return None
         return finished_at + delivery_backoff(claim.task.consecutive_failures)

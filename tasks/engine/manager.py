@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from datetime import timedelta
+from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -19,16 +20,18 @@ from tasks.engine import changes
 from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.drafts import new_draft, normalize_id
 from tasks.engine.executor import DELIVERY_BACKOFF, RunExecutor, delivery_backoff
+from tasks.engine.holding import HeldReleaser, HoldingNotifier
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
 from tasks.engine.notices import FollowUps
 from tasks.engine.retention import LedgerPolicy, LedgerRetention
 from tasks.engine.timer import ClaimsFirst, Timer
-from tasks.errors import TaskError, TaskStateError
+from tasks.errors import TaskError, TaskNotFoundError, TaskStateError
 from tasks.execution import ExecutionData, TaskType
 from tasks.limits import TaskLimits, check_interval
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
+    Acknowledgement,
     LedgerSummary,
     MisfirePolicy,
     MisfireRule,
@@ -37,17 +40,30 @@ from tasks.models import (
     TaskRun,
     TaskStatus,
 )
-from tasks.protocols import AgentRunner, HttpSender, Notifier, Searcher, SecretSource
+from tasks.monitors import Observation
+from tasks.protocols import (
+    AgentRunner,
+    BriefingSource,
+    Delivery,
+    HttpSender,
+    Notifier,
+    QuietHours,
+    Searcher,
+    SecretSource,
+    ToolRunner,
+)
 from tasks.runners import (
     AgentTaskRunner,
     ApiCallRunner,
+    BriefingRunner,
     Deliverer,
+    MonitorRunner,
     ReminderRunner,
     TaskRunner,
     WebSearchRunner,
 )
 from tasks.schedule.model import Schedule
-from tasks.store.base import TaskStore, not_found
+from tasks.store.base import HeldDelivery, HoldReason, TaskStore, not_found
 
 __all__ = ["DEFAULT_LEASE", "DELIVERY_BACKOFF", "TaskManager", "delivery_backoff"]
 
@@ -103,6 +119,15 @@ class TaskManager(AsyncLifecycle):
         ledger: What of the run ledger is kept in full; with a policy, a started timer also
             folds older rows into per-task summaries, a bounded round at a time
             (``tasks.engine.retention``). ``None`` (the default) keeps every row.
+        quiet: Each owner's quiet hours: a delivery that falls in them (unless urgent) is
+            held in the store and delivered when they end (``tasks.engine.holding``);
+            ``None``: nothing is held for quiet hours.
+        tools: Runs a tool unattended, for monitors of a tool's output (without it they fail
+            saying so).
+        briefing: What a morning briefing shows beside the tasks (notes tagged for the day,
+            the calendar); ``None``: the tasks alone.
+        alert_after: Failed runs in a row after which a repeating task's owner is told once
+            (the failure alert), and after which its next success is told as a recovery.
     """
 
     def __init__(
@@ -129,11 +154,16 @@ class TaskManager(AsyncLifecycle):
         exclusive: bool = False,
         limits: TaskLimits | None = None,
         ledger: LedgerPolicy | None = None,
+        quiet: QuietHours | None = None,
+        tools: ToolRunner | None = None,
+        briefing: BriefingSource | None = None,
+        alert_after: int = 3,
     ) -> None:
-        if max_failures < 1 or max_concurrent_runs < 1 or claim_batch < 1:
+        if min(max_failures, max_concurrent_runs, claim_batch, alert_after) < 1:
             raise TaskError(
                 f"max_failures ({max_failures!r}), max_concurrent_runs "
-                f"({max_concurrent_runs!r}) and claim_batch ({claim_batch!r}) must be at least 1"
+                f"({max_concurrent_runs!r}), claim_batch ({claim_batch!r}) and alert_after "
+                f"({alert_after!r}) must be at least 1"
             )
         self._clock = clock = clock or SystemClock()
         self._store = store
@@ -144,13 +174,31 @@ class TaskManager(AsyncLifecycle):
         self.max_failures = max_failures
         self._drain_timeout = drain_timeout
         self._wake = asyncio.Event()
-        deliverer = Deliverer(notifier, sleep=clock.sleep)
+        held = asyncio.Event()
+        # Every delivery passes here: what falls in its owner's quiet hours is held.
+        passing: Notifier = notifier
+        if quiet is not None:
+            passing = HoldingNotifier(notifier, store=store, quiet=quiet, clock=clock, held=held)
+        self._releaser = HeldReleaser(store=store, notifier=notifier, clock=clock, wake=held)
+        self._held = held
+        deliverer = Deliverer(passing, sleep=clock.sleep)
         api_runner = ApiCallRunner(deliverer, http, secrets=secrets, sleep=clock.sleep)
         builtin: dict[TaskType, TaskRunner] = {
-            TaskType.REMINDER: ReminderRunner(deliverer),
+            TaskType.REMINDER: ReminderRunner(deliverer, acks=store, clock=clock),
             TaskType.AGENT_TASK: AgentTaskRunner(deliverer, agent),
             TaskType.WEB_SEARCH: WebSearchRunner(deliverer, searcher, summarizer=summarizer),
             TaskType.API_CALL: api_runner,
+            TaskType.MONITOR: MonitorRunner(
+                deliverer,
+                observations=store,
+                clock=clock,
+                http=http,
+                searcher=searcher,
+                tools=tools,
+            ),
+            TaskType.BRIEFING: BriefingRunner(
+                deliverer, store=store, clock=clock, source=briefing, summarizer=summarizer
+            ),
         }
         self._leases = LeaseKeeper(store, clock, lease)
         self._ahead = ClaimedAhead()
@@ -161,7 +209,9 @@ class TaskManager(AsyncLifecycle):
             before_write=lambda: self._ledger_turn(gate),
             after_write=self._leases.written,
         )
-        follow_ups = FollowUps(store, deliverer, max_failures=max_failures, wake=self._wake)
+        follow_ups = FollowUps(
+            store, deliverer, max_failures=max_failures, wake=self._wake, alert_after=alert_after
+        )
         self._executor = RunExecutor(
             clock=clock,
             runners={**builtin, **(runners or {})},
@@ -234,12 +284,14 @@ class TaskManager(AsyncLifecycle):
         if timer:
             await self._store.watch(self._wake.set)
             self._timer.start()
+            self._releaser.start()
             if self._compacting:
                 self._retention.start()
 
     async def stop(self) -> None:
         """Stop the timer, let running runs finish (up to ``drain_timeout``), close the store."""
         await self._retention.stop()
+        await self._releaser.stop()
         await self._timer.stop()
         await self._executor.drain(self._drain_timeout)
         await self._leases.close()
@@ -439,6 +491,135 @@ class TaskManager(AsyncLifecycle):
             normalize_id(task_id), owner_id, self._clock.now(), lease=self._leases.lease
         )
         return await self._executor.run_claimed(claim)
+
+    async def release_due(self) -> int:
+        """Deliver the held deliveries due at the clock's current time (the end of quiet
+        hours, a snooze); return how many went out. A started manager does it by itself."""
+        return await self._releaser.release_due()
+
+    async def acknowledge(self, task_id: str, owner_id: str, *, via: str) -> Acknowledgement:
+        """Record that the owner acknowledged the task (Done, "done", ``/done``: ``via`` says
+        which, and where) in its ledger, and stop it if it repeats until acknowledged.
+
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+            TaskStateError: when the task has not gone off yet (a reminder marked done
+                before it came would still come: cancelling it is what was meant).
+        """
+        now = self._clock.now()
+        task = await self.get_task(task_id, owner_id)
+        if task.last_run is None:
+            raise TaskStateError(
+                f"task {task.id} ('{task.description}') has not gone off yet, so nothing was "
+                "marked done; cancel it if you no longer need it"
+            )
+        change = changes.acknowledge(task, now)
+        note = f"acknowledged: {via}"
+        allowed = change.allowed_from if change is not None else frozenset()
+        try:
+            done = await self._store.acknowledge(
+                task.id, owner_id, now, note=note,
+                change=None if change is None else change.change, allowed_from=allowed,
+            )  # fmt: skip
+        except TaskStateError:
+            # A run finished it meanwhile: the acknowledgement is recorded all the same.
+            done = await self._store.acknowledge(
+                task.id, owner_id, now, note=note, change=None, allowed_from=()
+            )
+            change = None
+        if change is not None:
+            self._ahead.retract(task.id)
+            self._wake.set()
+        return Acknowledgement(done, stopped=change is not None, note=note)
+
+    async def acknowledge_latest(self, owner_id: str, *, via: str) -> Acknowledgement:
+        """Acknowledge the reminder "done" means when no task is named: the one repeating
+        until acknowledged, else the reminder that went off last.
+
+        Raises:
+            TaskNotFoundError: when no reminder of the owner has gone off.
+            TaskStateError: when several repeat until acknowledged (naming them).
+        """
+        now = self._clock.now()
+        live = await self._store.list_tasks(owner_id)
+        waiting = [t for t in live if changes.awaits_acknowledgement(t, now)]
+        if len(waiting) > 1:
+            named = ", ".join(f"{t.id} ('{t.description}')" for t in waiting)
+            raise TaskStateError(f"several reminders repeat until done: {named}; say which")
+        if not waiting:
+            every = await self._store.list_tasks(owner_id, include_finished=True)
+            waiting = sorted(
+                (t for t in every if t.task_type is TaskType.REMINDER and t.last_run),
+                key=lambda t: (t.last_run or t.created_at, t.id),
+            )[-1:]
+        if not waiting:
+            raise TaskNotFoundError(
+                "no reminder has gone off that could be done; nothing was marked"
+            )
+        return await self.acknowledge(waiting[0].id, owner_id, via=via)
+
+    async def briefing(self, owner_id: str) -> Task | None:
+        """The owner's morning briefing (one live ``briefing`` task), or ``None``."""
+        tasks = await self._store.list_tasks(owner_id)
+        return next((t for t in tasks if t.task_type is TaskType.BRIEFING), None)
+
+    async def set_briefing(self, owner_id: str, chat_id: str, schedule: Schedule) -> Task:
+        """Start the owner's morning briefing on ``schedule``, or move the one they have (an
+        owner has one: its id stays).
+
+        Raises:
+            ScheduleError: when the schedule has no run after now.
+            TaskLimitError: when the owner may not schedule it.
+        """
+        current = await self.briefing(owner_id)
+        if current is not None:
+            return await self.reschedule(current.id, owner_id, schedule)
+        return await self.add_task(
+            owner_id=owner_id,
+            chat_id=chat_id,
+            task_type=TaskType.BRIEFING,
+            schedule=schedule,
+            description="morning briefing",
+        )
+
+    async def snooze_delivery(
+        self, owner_id: str, delivery: Delivery, until: datetime
+    ) -> HeldDelivery:
+        """Deliver ``delivery`` (one the owner received) again at ``until`` (in their zone),
+        marked as snoozed; it waits in the store.
+
+        Raises:
+            TaskNotFoundError: when the delivery is not about a task of the owner.
+            TaskDataError: when ``until`` is not between a second and a year from now.
+        """
+        now = self._clock.now()
+        changes.checked_delay(until - now)
+        task = await self.get_task(delivery.task_id, owner_id)
+        mine = replace(delivery, task_id=task.id, owner_id=owner_id, urgent=False)
+        held = await self._store.hold(mine, reason=HoldReason.SNOOZED, now=now, release_at=until)
+        self._held.set()
+        return held
+
+    async def release_quiet(self, owner_id: str) -> int:
+        """Deliver now what the owner's quiet hours hold (they ended them); return how many."""
+        count = await self._store.release_owner(
+            owner_id, self._clock.now(), reason=HoldReason.QUIET
+        )
+        self._held.set()
+        return count
+
+    async def held(self, owner_id: str) -> list[HeldDelivery]:
+        """The owner's held deliveries (quiet hours, snoozed), oldest first."""
+        return await self._store.held(owner_id)
+
+    async def observation(self, task_id: str, owner_id: str) -> Observation | None:
+        """The monitor's last observation (``None``: it has not looked yet).
+
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+        """
+        task = await self.get_task(task_id, owner_id)
+        return await self._store.observation(task.id)
 
     async def _apply(self, task_id: str, owner_id: str, change: changes.OwnerChange) -> Task:
         task = await self._store.update_task(

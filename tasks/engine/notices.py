@@ -1,4 +1,12 @@
-"""What the scheduler tells an owner about their tasks (NOTICE deliveries), and when."""
+"""What the scheduler tells an owner about their tasks (NOTICE deliveries), and when.
+
+Failure alerts (issue 28) are the one failure path: a repeating task that fails tells its
+owner once, when it has failed ``alert_after`` times in a row, with the reason; its other
+failures are only in its run ledger; the first success after such an alert tells them it
+recovered. A task that goes on failing is still disabled after ``max_failures`` in a row,
+with a notice (the same count in the store decides both). A one-time task's failure is told
+at once: it is its only run.
+"""
 
 from __future__ import annotations
 
@@ -21,17 +29,28 @@ def _opening(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def failed_notice(task: Task, error: str, failures: int, max_failures: int) -> str:
-    """Say that a run failed and what happens next."""
-    head = f"{_opening(task_label(task))} failed: {error}"
-    if task.schedule.kind == "once" or task.status is not TaskStatus.ACTIVE:
-        return f"{head}\nIt will not run again."
-    if task.next_run is None:
-        return head
-    when = f"{format_local(task.next_run, task.schedule.tz)} ({task.schedule.tz.key})"
+def failed_notice(task: Task, error: str) -> str:
+    """Say that a one-time task's run failed: it was its only run."""
+    return f"{_opening(task_label(task))} failed: {error}\nIt will not run again."
+
+
+def alert_notice(task: Task, error: str, failures: int, max_failures: int) -> str:
+    """Say that a repeating task failed ``failures`` times in a row, why, and what follows."""
+    text = f"{_opening(task_label(task))} has failed {failures} times in a row. Last error: {error}"
+    if task.status is TaskStatus.ACTIVE and task.next_run is not None:
+        when = f"{format_local(task.next_run, task.schedule.tz)} ({task.schedule.tz.key})"
+        text += f"\nI keep trying on its schedule (next run: {when})"
+        if max_failures > failures:
+            text += f" and disable it after {max_failures} failures in a row"
+        text += "; I'll tell you when it works again."
+    return text
+
+
+def recovered_notice(task: Task, failures: int) -> str:
+    """Say that a task that had failed ``failures`` times in a row works again."""
     return (
-        f"{head}\nNext run: {when}. After {max_failures} failures in a row I disable it "
-        f"({failures} so far)."
+        f"{_opening(task_label(task))} works again: it succeeded after {failures} failures "
+        "in a row."
     )
 
 
@@ -68,25 +87,36 @@ class FollowUps:
     """What the scheduler does after a run that needs more than a ledger row.
 
     A run that could not reach its chat pauses the owner's tasks; a run whose failure
-    disabled its task, a failure worth telling, and a run given up each send the owner a
-    notice. A run whose outcome is unknown (it may have acted; it is never repeated
-    automatically) sends a notice that offers a one-tap "Run again" while the task is not
-    cancelled. A notice that finds the chat blocked pauses the owner's tasks too.
+    disabled its task, a one-time task's failure, a repeating task's ``alert_after``-th
+    failure in a row (the failure alert), the success that ends such a streak, and a run
+    given up each send the owner a notice. A run whose outcome is unknown (it may have
+    acted; it is never repeated automatically) sends a notice that offers a one-tap "Run
+    again" while the task is not cancelled. A notice that finds the chat blocked pauses the
+    owner's tasks too.
 
     Args:
         store: Where the owner's tasks are paused.
         deliverer: Sends the notices.
         max_failures: Failed runs in a row after which a recurring task is disabled.
         wake: Set when tasks were paused, so the timer re-reads the store.
+        alert_after: Failed runs in a row of a repeating task after which its owner is told
+            (once), and after which a success is told as a recovery.
     """
 
     def __init__(
-        self, store: TaskStore, deliverer: Deliverer, *, max_failures: int, wake: asyncio.Event
+        self,
+        store: TaskStore,
+        deliverer: Deliverer,
+        *,
+        max_failures: int,
+        wake: asyncio.Event,
+        alert_after: int = 3,
     ) -> None:
         self._store = store
         self._deliverer = deliverer
         self._max_failures = max_failures
         self._wake = wake
+        self.alert_after = alert_after
 
     async def after_run(self, claim: Claim, report: RunReport, finished: FinishedRun) -> None:
         """Follow up a run whose outcome is committed (``finished``)."""
@@ -102,8 +132,17 @@ class FollowUps:
             await self._unknown(claim, report.error or "its outcome is unknown")
         elif report.status is RunStatus.FAILED and report.notify_failure:
             error = report.error or "unknown error"
-            text = failed_notice(task, error, finished.consecutive_failures, self._max_failures)
-            await self._notice(claim, text)
+            failures = finished.consecutive_failures
+            if task.schedule.kind == "once":
+                await self._notice(claim, failed_notice(task, error))
+            elif failures == self.alert_after:
+                await self._notice(claim, alert_notice(task, error, failures, self._max_failures))
+
+    async def after_success(self, claim: Claim, finished: FinishedRun) -> None:
+        """Tell the owner that a task which had failed ``alert_after`` times in a row (and
+        was told so) works again."""
+        if finished.previous_failures >= self.alert_after:
+            await self._notice(claim, recovered_notice(claim.task, finished.previous_failures))
 
     async def given_up(self, lost: GivenUp) -> None:
         """Tell the owner that a run was given up, or that its outcome is unknown."""
@@ -132,5 +171,5 @@ class FollowUps:
         status = await self._deliverer.deliver(delivery)
         if status is DeliveryStatus.BLOCKED:
             await self._store.pause_owner(task.owner_id, BLOCKED_ERROR)
-        elif status is not DeliveryStatus.DELIVERED:
+        elif status not in (DeliveryStatus.DELIVERED, DeliveryStatus.HELD):
             log.warning("could not deliver a notice about task %s: %s", task.id, status.value)

@@ -11,6 +11,7 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from tasks.models import MisfireAction, RunStatus, Task, TaskRun, format_lateness
@@ -36,6 +37,8 @@ class RunReport:
         retry_later: Whether running again later may succeed without repeating a side
             effect (a message that could not be delivered for now); a one-time task is then
             put back with a backoff instead of ending.
+        again_at: Run the task again then, before its next scheduled run (a reminder that
+            repeats until it is acknowledged).
     """
 
     status: RunStatus
@@ -43,6 +46,7 @@ class RunReport:
     error: str | None = None
     notify_failure: bool = True
     retry_later: bool = False
+    again_at: datetime | None = None
 
 
 class TaskRunner(Protocol):
@@ -72,14 +76,23 @@ class Deliverer:
         self._backoff = backoff
 
     async def deliver(self, delivery: Delivery) -> DeliveryStatus:
-        """Deliver, retrying FAILED; BLOCKED and DELIVERED are final at once."""
+        """Deliver, retrying FAILED; BLOCKED, HELD and DELIVERED are final at once."""
         status = await self._attempt(delivery)
         return await self._again(delivery) if status is DeliveryStatus.FAILED else status
 
     async def report(
-        self, task: Task, run: TaskRun, kind: DeliveryKind, text: str, result: str
+        self,
+        task: Task,
+        run: TaskRun,
+        kind: DeliveryKind,
+        text: str,
+        result: str,
+        *,
+        urgent: bool = False,
+        nags: bool = False,
     ) -> RunReport:
-        """Deliver ``text`` for this run and turn the delivery status into a report."""
+        """Deliver ``text`` for this run and turn the delivery status into a report
+        (``urgent`` passes the owner's quiet hours; ``nags``: it repeats until acknowledged)."""
         delivery = Delivery(
             task_id=task.id,
             run_id=run.id,
@@ -88,6 +101,8 @@ class Deliverer:
             kind=kind,
             text=text if run.late_by is None else text + late_note(task, run),
             late_by=run.late_by,
+            urgent=urgent,
+            nags=nags,
         )
         # ``deliver`` written out: a burst's deliveries pass through two coroutines fewer.
         try:
@@ -98,6 +113,8 @@ class Deliverer:
             status = await self._again(delivery)
         if status is DeliveryStatus.DELIVERED:
             return _succeeded(result)
+        if status is DeliveryStatus.HELD:
+            return RunReport(RunStatus.SUCCEEDED, result=held_result(result))
         if status is DeliveryStatus.BLOCKED:
             return RunReport(RunStatus.UNDELIVERED, result=result, error=BLOCKED_ERROR)
         return RunReport(
@@ -159,3 +176,11 @@ def wrong_data(task: Task) -> RunReport:
             f"{type(task.execution).__name__} data; recreate the task"
         ),
     )
+
+
+def held_result(result: str) -> str:
+    """``result`` of a run whose message waits for the end of quiet hours ("reminder
+    delivered" becomes "reminder held for quiet hours"; its release adds when it went)."""
+    if " delivered" in result:
+        return result.replace(" delivered", " held for quiet hours", 1)
+    return f"{result} (held for quiet hours)"

@@ -17,6 +17,8 @@ moves      ``read_time_of_day`` / ``retime``: "move it to 6pm" keeps the day;
            ``keep_time_of_day``: "move it to friday" keeps the time
 preview    ``preview_schedule``: what a phrase means and when it fires next
 stored     ``schedule_from_json``: every kind of schedule read back
+skips      ``Skips``: the days a repeating schedule leaves out ("except holidays")
+rrule      ``recurrence_of`` / ``schedule_of``: schedules as iCalendar rules (RRULE), both ways
 periods    ``read_period`` / ``find_period``: "this week", "next month", "in december"
 """
 
@@ -46,7 +48,9 @@ from tasks.schedule.moves import (
 from tasks.schedule.parsing import Reading, parse_schedule, read_schedule
 from tasks.schedule.periods import Period, find_period, read_period
 from tasks.schedule.preview import SchedulePreview, preview_schedule
+from tasks.schedule.rrule import Recurrence, RuleError, recurrence_of, schedule_of
 from tasks.schedule.search import ScheduleMatch, TimePhrase, find_schedule, find_time
+from tasks.schedule.skips import Skips, federal_days
 from tasks.schedule.stored import schedule_from_json
 
 __all__ = [
@@ -59,13 +63,17 @@ __all__ = [
     "OnceSchedule",
     "Period",
     "Reading",
+    "Recurrence",
+    "RuleError",
     "Schedule",
     "ScheduleKind",
     "ScheduleMatch",
     "SchedulePreview",
+    "Skips",
     "Span",
     "TimePhrase",
     "edit_distance",
+    "federal_days",
     "find_period",
     "find_schedule",
     "find_time",
@@ -80,10 +88,12 @@ __all__ = [
     "read_period",
     "read_schedule",
     "read_time_of_day",
+    "recurrence_of",
     "resolve_local",
     "retime",
     "says_time_of_day",
     "schedule_from_json",
+    "schedule_of",
     "time_of_day",
     "zone_from_name",
 ]

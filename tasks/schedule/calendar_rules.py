@@ -5,7 +5,8 @@ the month's last day when it has no 26th: "each month" said on the 31st), the la
 last weekday (Monday to Friday), a date every year (February 29 falls on the 28th in common
 years), or a holiday that moves (Easter, Mother's Day). ``BoundedSchedule`` wraps any
 repeating schedule with a first and a last instant ("starting next monday", "until december
-20", "10 times", "for 2 weeks").
+20", "10 times", "for 2 weeks") and the days it leaves out ("except holidays", "except
+december 25": ``tasks.schedule.skips``).
 
 Both follow the DST policy of ``tasks.schedule.model``: wall times are resolved with
 ``resolve_local``.
@@ -13,7 +14,7 @@ Both follow the DST policy of ``tasks.schedule.model``: wall times are resolved 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from typing import Literal
 from zoneinfo import ZoneInfo
@@ -24,6 +25,7 @@ from tasks.schedule.days import add_months, month_length
 from tasks.schedule.holidays import HOLIDAYS, holiday_title, nth_weekday
 from tasks.schedule.lexicon import MONTH_NAMES, WEEKDAY_NAMES, ordinal
 from tasks.schedule.model import (
+    ONE_DAY,
     Schedule,
     ScheduleKind,
     check_zone,
@@ -31,10 +33,14 @@ from tasks.schedule.model import (
     resolve_local,
     to_utc,
 )
+from tasks.schedule.skips import Skips
 
 RuleKind = Literal["day", "nth", "last_workday", "date", "holiday"]
 _NTH_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"}
 _MAX_PERIODS = 240
+MAX_SKIPPED_DAYS = 3660
+"""The most days in a row a bounded schedule looks past while they are all left out: beyond
+it (ten years) the schedule counts as never firing again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,15 +202,17 @@ class CalendarSchedule(Schedule):
 
 @dataclass(frozen=True, slots=True)
 class BoundedSchedule(Schedule):
-    """A repeating schedule that starts no earlier than ``start`` and ends after ``end``.
+    """A repeating schedule that starts no earlier than ``start``, ends after ``end`` and
+    leaves out the days of ``skips``.
 
     Attributes:
         inner: The schedule bounded.
         start: No fire before this instant (inclusive), or ``None``.
         end: No fire after this instant (inclusive), or ``None``.
         count: How many fires the user asked for ("10 times"), said in descriptions; ``end``
-            is then the last of them.
+            is then the last of them (the days left out are not counted).
         tz: The zone (the inner schedule's).
+        skips: The local days it leaves out (``inner``'s fires on them do not fire).
     """
 
     inner: Schedule
@@ -212,6 +220,7 @@ class BoundedSchedule(Schedule):
     end: datetime | None
     count: int | None
     tz: ZoneInfo
+    skips: Skips = field(default_factory=Skips)
 
     def __post_init__(self) -> None:
         check_zone(self.tz)
@@ -221,8 +230,10 @@ class BoundedSchedule(Schedule):
             object.__setattr__(self, "start", to_utc(self.start, "start"))
         if self.end is not None:
             object.__setattr__(self, "end", to_utc(self.end, "end"))
-        if self.start is None and self.end is None:
-            raise ScheduleError("a bounded schedule needs a start or an end")
+        if not isinstance(self.skips, Skips):
+            raise ScheduleError(f"the days left out must be Skips, got {self.skips!r}")
+        if self.start is None and self.end is None and not self.skips:
+            raise ScheduleError("a bounded schedule needs a start, an end or days left out")
         if self.count is not None and not 1 <= self.count <= 100_000:
             raise ScheduleError(f"a number of times must be 1 to 100000, got {self.count!r}")
 
@@ -232,18 +243,32 @@ class BoundedSchedule(Schedule):
         return "recurring"
 
     def next_after(self, instant: datetime) -> datetime | None:
-        """The inner schedule's next fire, within the bounds."""
+        """The inner schedule's next fire within the bounds, on a day not left out."""
         instant = to_utc(instant, "instant")
         if self.start is not None and instant < self.start:
             instant = self.start - timedelta(microseconds=1)
         fire = self.inner.next_after(instant)
-        if fire is None or (self.end is not None and fire > self.end):
-            return None
-        return fire
+        skipped: set[date] = set()
+        while fire is not None and (self.end is None or fire <= self.end):
+            day = fire.astimezone(self.tz).date()
+            if not self.skips.skips(day):
+                return fire
+            skipped.add(day)
+            if len(skipped) > MAX_SKIPPED_DAYS:
+                return None
+            try:
+                following = resolve_local(datetime.combine(day + ONE_DAY, time(0)), self.tz)
+            except OverflowError:
+                return None
+            # The first fire of a later day (a fire may resolve past midnight: the loop sees).
+            fire = self.inner.next_after(following - timedelta(microseconds=1))
+        return None
 
     def describe(self) -> str:
         """The inner schedule's words with the bounds: ``... until Sun 2026-12-20 (UTC)``."""
         words = self.inner.describe().removesuffix(f" ({self.tz.key})")
+        if self.skips:
+            words += f", {self.skips.describe()}"
         if self.start is not None:
             words += f", from {format_local(self.start, self.tz)}"
         if self.count is not None:
@@ -260,6 +285,7 @@ class BoundedSchedule(Schedule):
             "start": None if self.start is None else self.start.isoformat(),
             "end": None if self.end is None else self.end.isoformat(),
             "count": self.count,
+            **({"skip": self.skips.to_fields()} if self.skips else {}),
         }
 
 

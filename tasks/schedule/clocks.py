@@ -159,10 +159,14 @@ def say_times(minutes: list[int]) -> str:
     if len(minutes) > 4 and len(steps) == 1:
         (step,) = steps
         every = (
-            "every hour"
+            "every minute"
+            if step == 1
+            else "every hour"
             if step == 60
             else (f"every {step // 60} hours" if step % 60 == 0 else f"every {step} minutes")
         )
+        if minutes[0] == 0 and minutes[-1] == 24 * 60 - step:
+            return every  # the whole day round: "every minute", not "from 00:00 to 23:59"
         return f"{every} from {clock[0]} to {clock[-1]}"
     if len(minutes) > 1:
         return "at " + ", ".join(clock[:-1]) + " and " + clock[-1]

@@ -140,7 +140,10 @@ class CronFields:
         days = self._describe_nth() if self.nth else self._describe_days()
         if days is None:
             return None
-        return f"{days} {say_times(list(self.times))}"
+        times = say_times(list(self.times))
+        if days == "every day" and times.startswith("every ") and " from " not in times:
+            return times  # "every 5 minutes", not "every day every 5 minutes"
+        return f"{days} {times}"
 
     def _describe_nth(self) -> str | None:
         """Say "every month on the second Tuesday" (cron's ``2#2``), the one nth form it knows."""

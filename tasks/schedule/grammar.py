@@ -49,6 +49,8 @@ from tasks.schedule.pieces import (
     Lasting,
     LastWorkday,
     Later,
+    Leave,
+    LeaveHolidays,
     NthWeekday,
     Offset,
     Part,
@@ -816,11 +818,26 @@ def _except(m: re.Match[str]) -> list[Piece]:
     return [Except(_weekday_set(words))]
 
 
-@rule("except holidays", r"(?:except|excluding|but not|skipping|not on) (?:on )?(?:public |"
-      r"bank |national )?holidays")  # fmt: skip
+_LEAVING = (r"except|excluding|but not|apart from|other than|not on|except for|except on|"
+            r"save for|skipping|skip")  # fmt: skip
+
+
+@rule("except holidays", rf"(?:{_LEAVING}) (?:on )?(?:the )?(?:public |federal |us |national )?"
+      r"holidays")  # fmt: skip
 def _except_holidays(m: re.Match[str]) -> list[Piece]:
-    return [Bad(f"{m[0]!r}: leaving out holidays is not supported yet; name the weekdays to "
-                "leave out, e.g. 'every weekday except friday at 9am'")]  # fmt: skip
+    return [LeaveHolidays()]
+
+
+@rule("except bank holidays", rf"(?:{_LEAVING}) (?:on )?(?:the )?bank holidays")
+def _except_bank_holidays(m: re.Match[str]) -> list[Piece]:
+    return [Bad(f"{m[0]!r}: the only holidays known as a set are the US federal ones ('except "
+                "holidays'); name the days instead, e.g. 'every weekday at 9am except "
+                "december 25 and december 26'")]  # fmt: skip
+
+
+@rule("except days", rf"(?:{_LEAVING})(?: on)?")
+def _leave(m: re.Match[str]) -> list[Piece]:
+    return [Leave()]
 
 
 def shifted(base: Day, offset: Offset) -> Day:

@@ -131,6 +131,23 @@ FIXED: dict[str, tuple[int, int]] = {
 """The holidays on the same date every year, as ``(month, day)``."""
 
 
+CALENDAR_PARTS: dict[str, str] = {
+    **{name: f"BYMONTH={month};BYMONTHDAY={day}" for name, (month, day) in FIXED.items()},
+    "martin luther king day": "BYMONTH=1;BYDAY=3MO",
+    "presidents' day": "BYMONTH=2;BYDAY=3MO",
+    "mother's day": "BYMONTH=5;BYDAY=2SU",
+    "memorial day": "BYMONTH=5;BYDAY=-1MO",
+    "father's day": "BYMONTH=6;BYDAY=3SU",
+    "labor day": "BYMONTH=9;BYDAY=1MO",
+    "columbus day": "BYMONTH=10;BYDAY=2MO",
+    "thanksgiving": "BYMONTH=11;BYDAY=4TH",
+    # The Friday after the fourth Thursday: the Friday from the 23rd to the 29th.
+    "black friday": "BYMONTH=11;BYMONTHDAY=23,24,25,26,27,28,29;BYDAY=FR",
+}
+"""The holidays an iCalendar rule (RFC 5545, ``FREQ=YEARLY``) can say, as its BY parts. Easter
+and the days counted from it, and Cyber Monday (whose month varies), have none."""
+
+
 def holiday_title(name: str) -> str:
     """A holiday's name as people write it: "Mother's Day", "Christmas"."""
     return " ".join(word[:1].upper() + word[1:] for word in name.split())

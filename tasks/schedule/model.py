@@ -29,7 +29,7 @@ from tasks.schedule.cron import CronFields
 from tasks.schedule.durations import format_duration
 
 JSON_VERSION = 1
-_ONE_DAY = timedelta(days=1)
+ONE_DAY = timedelta(days=1)
 MAX_CYCLE_DAYS = 3650
 """The longest cycle a cycle schedule may have: ten years of days."""
 _WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -246,14 +246,14 @@ class CycleSchedule(Schedule):
         try:
             # A wall time of the day before can resolve after ``instant`` (a gap shifts it),
             # and every wall time two days on certainly does: a few firing days suffice.
-            start = max(instant.astimezone(self.tz).date() - _ONE_DAY, self.anchor)
+            start = max(instant.astimezone(self.tz).date() - ONE_DAY, self.anchor)
             day = self._firing_day(start)
             for _ in range(4):
                 for at in self.times:
                     fire = resolve_local(datetime.combine(day, at), self.tz)
                     if fire > instant:
                         return fire
-                day = self._firing_day(day + _ONE_DAY)
+                day = self._firing_day(day + ONE_DAY)
         except OverflowError:
             return None
         return None
@@ -359,5 +359,5 @@ def _earliest_relevant_wall(instant: datetime, tz: ZoneInfo) -> datetime:
     """
     naive_utc = instant.replace(tzinfo=None)
     offset_now = instant.astimezone(tz).utcoffset() or timedelta(0)
-    offset_before = (instant - _ONE_DAY).astimezone(tz).utcoffset() or timedelta(0)
+    offset_before = (instant - ONE_DAY).astimezone(tz).utcoffset() or timedelta(0)
     return naive_utc + min(offset_now, offset_before)

@@ -37,6 +37,8 @@ from tasks.schedule.pieces import (
     Gone,
     Iso,
     LastWorkday,
+    Leave,
+    LeaveHolidays,
     Part,
     Piece,
     Repeat,
@@ -62,7 +64,10 @@ _ISO_LIKE = LazyPattern(
 )
 _DOTTED_DATE_END = LazyPattern(r"\d\.\d{1,2}\.$")
 _ISO_LEAD = LazyPattern(r"^(?:on|at|for)\s+(?=\d{4}-)", re.IGNORECASE)
-_REPEATING = (Every, Repeat, Weekdays, Window, Cron, LastWorkday, Until, Starting, Count, Except)
+_REPEATING = (
+    Every, Repeat, Weekdays, Window, Cron, LastWorkday, Until, Starting, Count, Except, Leave,
+    LeaveHolidays,
+)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

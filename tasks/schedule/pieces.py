@@ -159,6 +159,16 @@ class Except(Piece):
 
 
 @dataclass(frozen=True, slots=True)
+class Leave(Piece):
+    """ "except", "but not" before days to leave out: "except december 25 and easter"."""
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveHolidays(Piece):
+    """ "except holidays": the US federal holidays left out (``tasks.schedule.skips``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Iso(Piece):
     """An ISO 8601 date or time ("2026-11-23T14:35", "2027-03-04")."""
 

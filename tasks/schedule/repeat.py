@@ -58,6 +58,8 @@ from tasks.schedule.pieces import (
     Except,
     Lasting,
     LastWorkday,
+    Leave,
+    LeaveHolidays,
     NthWeekday,
     Part,
     Piece,
@@ -67,6 +69,7 @@ from tasks.schedule.pieces import (
     Weekdays,
     Window,
 )
+from tasks.schedule.skips import Skips
 
 DEFAULT_TIME = time(9)
 _WITHIN_DAY = {"second": 1, "minute": 60, "hour": 3600}
@@ -83,6 +86,9 @@ class _Bounds:
     count: int | None = None
     lasting: Lasting | None = None
     excluded: frozenset[int] = frozenset()
+    leave: list[Day] = field(default_factory=list)
+    holidays: bool = False
+    leaving: bool = False
 
 
 def repeating_schedule(pieces: list[Piece], context: Context) -> Schedule:
@@ -105,19 +111,29 @@ def _take_bounds(pieces: list[Piece], context: Context) -> tuple[list[Piece], _B
     bounds = _Bounds()
     core: list[Piece] = []
     target: list[Piece] | None = None
+    leaving = False
     for piece in pieces:
         if isinstance(piece, Until | Starting):
             target = bounds.end if isinstance(piece, Until) else bounds.start
+            leaving = False
             if target:
                 raise _refuse(
                     context, "it says more than one end or start", "every day at 9am until friday"
                 )
             continue
+        if isinstance(piece, Leave):
+            target, leaving, bounds.leaving = None, True, True
+            continue
+        if leaving and isinstance(piece, Day):
+            bounds.leave.append(piece)
+            continue
         if target is not None and isinstance(piece, Day | Clock | Part):
             target.append(piece)
             continue
-        target = None
-        if isinstance(piece, Count):
+        target, leaving = None, False
+        if isinstance(piece, LeaveHolidays):
+            bounds.holidays = leaving = True  # "except holidays and december 24"
+        elif isinstance(piece, Count):
             bounds.count = piece.times
         elif isinstance(piece, Lasting):
             bounds.lasting = piece
@@ -131,7 +147,52 @@ def _take_bounds(pieces: list[Piece], context: Context) -> tuple[list[Piece], _B
         raise _refuse(
             context, "'until' or 'starting' needs a day after it", "every day at 9am until friday"
         )
+    if bounds.leaving and not bounds.leave:
+        raise _refuse(context, "'except' needs the days to leave out after it", _EXCEPT_EXAMPLE)
     return core, bounds
+
+
+_EXCEPT_EXAMPLE = "every weekday at 9am except holidays and december 24"
+
+
+def _skips(bounds: _Bounds, context: Context) -> Skips:
+    """The days "except ..." leaves out: a date without a year and a holiday every year, any
+    other day ("tomorrow", "2026-12-24", "next friday") once."""
+    dates: set[date] = set()
+    yearly: set[tuple[int, int]] = set()
+    holidays: set[str] = set()
+    today = context.now.astimezone(context.tz).date()
+    for piece in bounds.leave:
+        ref = piece.ref
+        if isinstance(ref, OnHoliday) and ref.year is None:
+            holidays.add(ref.name)
+        elif isinstance(ref, OnDate) and ref.year is None:
+            yearly.add((ref.month, ref.day))
+        elif isinstance(ref, OnNumericDate) and ref.year is None:
+            yearly.add(numeric_month_day(ref, context.order))
+        elif isinstance(ref, OnMonthDay | OnMonth) or (
+            isinstance(ref, OnWeekday) and ref.which == "coming"
+        ):
+            # "except friday" leaves out every Friday: the rule of weekdays reads that.
+            said = describe_day(ref)
+            raise _refuse(
+                context, f"{said!r} is not one day to leave out; name a date", _EXCEPT_EXAMPLE
+            )
+        else:
+            found = next(iter(day_dates(ref, today, context.order)), None)
+            if found is None:
+                said = describe_day(ref)
+                raise _refuse(context, f"{said!r} has no date ahead", _EXCEPT_EXAMPLE)
+            dates.add(found)
+    try:
+        return Skips(
+            dates=frozenset(dates),
+            yearly=frozenset(yearly),
+            holidays=frozenset(holidays),
+            federal=bounds.holidays,
+        )
+    except ScheduleError as error:
+        raise _refuse(context, str(error), _EXCEPT_EXAMPLE) from None
 
 
 _REPEATABLE = (OnWeekday, OnDate, OnNumericDate, OnMonthDay, OnMonth, OnHoliday, OnNthWeekday)
@@ -302,23 +363,24 @@ def _week_days_schedule(days: set[int], times: list[time], context: Context) -> 
     """Every week on ``days`` at ``times``: cron when it can say it, else a 7-day cycle."""
     if not days:
         raise _refuse(context, "it leaves out every day", f"every weekday at {say_clock(times[0])}")
-    fields = _time_fields(times)
+    fields = time_fields(times)
     if fields is None:
         if len(days) == 7:
             return _cycle(1, days, times, context, weekly=False)
         return _cycle(1, days, times, context, weekly=True)
     if len(days) == 7:
         return CronSchedule(f"{fields} * * *", context.tz)
-    return CronSchedule(f"{fields} * * {_ranges(sorted((d + 1) % 7 for d in days))}", context.tz)
+    weekdays = cron_ranges(sorted((d + 1) % 7 for d in days))
+    return CronSchedule(f"{fields} * * {weekdays}", context.tz)
 
 
-def _time_fields(times: list[time]) -> str | None:
+def time_fields(times: list[time]) -> str | None:
     """Cron's minute and hour fields for ``times``, or ``None`` when cron cannot say them."""
     minutes = sorted({at.minute for at in times})
     hours = sorted({at.hour for at in times})
     if {(h, m) for h in hours for m in minutes} != {(at.hour, at.minute) for at in times}:
         return None
-    hour_field = _ranges(hours) if len(hours) > 2 else ",".join(map(str, hours))
+    hour_field = cron_ranges(hours) if len(hours) > 2 else ",".join(map(str, hours))
     return f"{','.join(map(str, minutes))} {hour_field}"
 
 
@@ -355,7 +417,7 @@ def _first_day(today: date, weekdays: set[int], times: list[time], context: Cont
 
 def _monthly(count: int, core: list[Piece], times: list[time], context: Context) -> Schedule:
     rule, cron_days = _month_rule(core, context)
-    fields = _time_fields(times)
+    fields = time_fields(times)
     if count == 1 and cron_days is not None and fields is not None:
         return CronSchedule(f"{fields} {cron_days}", context.tz)
     if rule is None:
@@ -410,7 +472,7 @@ def _yearly(count: int, core: list[Piece], times: list[time], context: Context) 
             "every year on March 3 at 9am",
         )
     rule = _year_rule(refs[0] if refs else None, context, _said_time(core, times))
-    fields = _time_fields(times)
+    fields = time_fields(times)
     if (
         count == 1
         and rule.kind == "date"
@@ -554,16 +616,20 @@ def _bounded(base: Schedule, bounds: _Bounds, start: datetime | None, context: C
         raise _refuse(
             context, "it says how long in more than one way", "every day at 9am for 10 times"
         )
-    if start is None and not any(ends):
+    skips = _skips(bounds, context)
+    if start is None and not any(ends) and not skips:
         return base
-    first = base.next_after(start - timedelta(microseconds=1) if start is not None else context.now)
+    fires = base if not skips else BoundedSchedule(base, None, None, None, context.tz, skips)
+    first = fires.next_after(
+        start - timedelta(microseconds=1) if start is not None else context.now
+    )
     if first is None:
         raise _refuse(context, "it would never fire", "every day at 9am")
     end: datetime | None = None
     if bounds.end:
         end = _bound_instant(bounds.end, context, end=True)
     elif bounds.count is not None:
-        end = _nth_fire(base, first, bounds.count, context)
+        end = _nth_fire(fires, first, bounds.count, context)
     elif bounds.lasting is not None:
         span = bounds.lasting.span
         if not span.calendar:
@@ -580,7 +646,7 @@ def _bounded(base: Schedule, bounds: _Bounds, start: datetime | None, context: C
             "it ends before it would first fire",
             "every day at 9am until friday",
         )
-    return BoundedSchedule(base, start, end, bounds.count, context.tz)
+    return BoundedSchedule(base, start, end, bounds.count, context.tz, skips)
 
 
 def _nth_fire(base: Schedule, first: datetime, count: int, context: Context) -> datetime:
@@ -597,7 +663,7 @@ def _nth_fire(base: Schedule, first: datetime, count: int, context: Context) -> 
     return fire
 
 
-def _ranges(numbers: Iterable[int]) -> str:
+def cron_ranges(numbers: Iterable[int]) -> str:
     """Write sorted numbers the way cron people do: ``[1, 2, 3, 4, 5]`` as ``1-5``."""
     runs: list[list[int]] = []
     for number in numbers:

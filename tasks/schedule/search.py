@@ -56,6 +56,8 @@ from tasks.schedule.pieces import (
     Except,
     Gone,
     Lasting,
+    Leave,
+    LeaveHolidays,
     Offset,
     Piece,
     Repeat,
@@ -499,7 +501,7 @@ def _reference(text: str) -> Context:
 
 def _plainly_a_time(pieces: list[Piece]) -> bool:
     """Whether the pieces hold something only a time says (not just "every", "until")."""
-    weak = (Repeat, Until, Starting, Count, Except, Window, Offset, Lasting)
+    weak = (Repeat, Until, Starting, Count, Except, Leave, LeaveHolidays, Window, Offset, Lasting)
     if any(isinstance(p, Bad | Gone) for p in pieces):
         return True
     return any(not isinstance(p, weak) for p in pieces) or any(

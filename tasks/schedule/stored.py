@@ -18,6 +18,7 @@ from tasks.schedule.model import (
     Schedule,
     zone_from_name,
 )
+from tasks.schedule.skips import Skips
 
 
 def schedule_from_json(text: str) -> Schedule:
@@ -116,12 +117,16 @@ def _bounded_from_fields(data: dict[str, object], tz: ZoneInfo) -> BoundedSchedu
     start, end, count = data.get("start"), data.get("end"), data.get("count")
     if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
         raise TypeError(f"count must be a whole number, got {count!r}")
+    skip = data.get("skip", {})
+    if not isinstance(skip, dict):
+        raise TypeError(f"skip must be an object, got {skip!r}")
     return BoundedSchedule(
         inner=_from_fields(cast(dict[str, object], inner), tz),
         start=None if start is None else datetime.fromisoformat(str(start)),
         end=None if end is None else datetime.fromisoformat(str(end)),
         count=count,
         tz=tz,
+        skips=Skips.from_fields(cast(dict[str, object], skip)),
     )
 
 

@@ -7,6 +7,10 @@ retention    which ledger rows may be folded into a summary, and the folding (pu
 scope        ``ChatScope``: the chats whose runs a scheduler claims
 memory       ``MemoryTaskStore``: dictionaries (tests, throwaway sessions)
 
+What the proactive features keep (monitors' observations, held deliveries, acknowledgements)
+is part of the contract; ``proactive`` writes it once for both SQL databases, under a
+``schema_versions`` component of its own.
+
 The two SQL stores stand beside each other over a neutral core they share:
 
 rows         the tables' columns, rows <-> values, the store and schema errors
@@ -26,8 +30,12 @@ from tasks.store.base import (
     OUTCOME_UNKNOWN_ERROR,
     UNSET,
     GivenUp,
+    HeldDelivery,
+    HoldReason,
+    RecentRun,
     TaskChange,
     TaskStore,
+    WatchedChange,
 )
 from tasks.store.memory import MemoryTaskStore
 from tasks.store.postgres import TASK_TABLES, PostgresTaskStore
@@ -44,13 +52,17 @@ __all__ = [
     "UNSET",
     "ChatScope",
     "GivenUp",
+    "HeldDelivery",
+    "HoldReason",
     "MemoryTaskStore",
     "PostgresTaskStore",
+    "RecentRun",
     "SchedulerBusyError",
     "SqliteTaskStore",
     "TaskChange",
     "TaskStore",
     "TaskStoreError",
+    "WatchedChange",
     "read_postgres_sizes",
     "read_sqlite_sizes",
     "scheduler_lock",

@@ -15,8 +15,9 @@ from abc import abstractmethod
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import Enum
+from enum import Enum, StrEnum
 from typing import Final, Literal, TypeAlias
+from zoneinfo import ZoneInfo
 
 from common import AsyncLifecycle, clean_text
 from tasks.errors import TaskNotFoundError, TaskStateError
@@ -36,7 +37,9 @@ from tasks.models import (
     TaskRun,
     TaskStatus,
 )
-from tasks.schedule.model import Schedule
+from tasks.monitors import Observation
+from tasks.protocols import Delivery
+from tasks.schedule.model import Schedule, format_local
 
 
 class _Unset(Enum):
@@ -81,6 +84,68 @@ class GivenUp:
 
     task: Task
     run: TaskRun
+
+
+class HoldReason(StrEnum):
+    """Why a delivery is held."""
+
+    QUIET = "quiet"  # its owner's quiet hours: released when they end
+    SNOOZED = "snoozed"  # its owner asked to see it again later
+
+
+@dataclass(frozen=True, slots=True)
+class HeldDelivery:
+    """A delivery kept in the store until ``release_at`` (it survives restarts).
+
+    Attributes:
+        id: Its row.
+        delivery: What is delivered then.
+        reason: Why it waits.
+        held_at: When it was held.
+        release_at: When it is delivered.
+        repeats: How many more times it came while held (a reminder repeated until
+            acknowledged is held once, counted).
+        zone: The IANA zone its release time is said in (its owner's, when it was held).
+    """
+
+    id: int
+    delivery: Delivery
+    reason: HoldReason
+    held_at: datetime
+    release_at: datetime
+    repeats: int = 0
+    zone: str = "UTC"
+
+
+def zone_of(instant: datetime) -> str:
+    """The IANA name of ``instant``'s zone (``"UTC"`` when it has none by that name)."""
+    zone = instant.tzinfo
+    return zone.key if isinstance(zone, ZoneInfo) else "UTC"
+
+
+def release_note(held: HeldDelivery, now: datetime) -> str:
+    """What a released delivery adds to its run's row in the ledger."""
+    zone = ZoneInfo(held.zone)
+    when = f"{format_local(now, zone)} ({zone.key})"
+    if held.reason is HoldReason.QUIET:
+        return f"; delivered at {when}"
+    return f"; shown again at {when} (snoozed)"
+
+
+@dataclass(frozen=True, slots=True)
+class RecentRun:
+    """A run of one of an owner's tasks, with its task (what a briefing reports)."""
+
+    task: Task
+    run: TaskRun
+
+
+@dataclass(frozen=True, slots=True)
+class WatchedChange:
+    """A monitor's observation, with its task (what a briefing reports)."""
+
+    task: Task
+    observation: Observation
 
 
 LEASE_LOST_ERROR = "the run did not finish before its lease ran out (the process stopped)"
@@ -313,9 +378,9 @@ class TaskStore(AsyncLifecycle):
         Looks at the next ``window`` tasks in the table's storage order after ``after``; when
         a quarter or more of the places they are spread over are empty (the tasks between
         them were removed), they are written anew at the table's end, in one transaction, so
-        the pages they held become free for new tasks (or go back to the file system). A database whose tables reuse freed
-        space by themselves (PostgreSQL's vacuum, the in-memory store) has nothing to do
-        here, which is this default.
+        the pages they held become free for new tasks (or go back to the file system). A
+        database whose tables reuse freed space by themselves (PostgreSQL's vacuum, the
+        in-memory store) has nothing to do here, which is this default.
         """
         return Repack(0, 0, complete=True)
 
@@ -348,6 +413,86 @@ class TaskStore(AsyncLifecycle):
         Raises:
             TaskNotFoundError: when the owner has no such task.
         """
+
+    # What the proactive features keep (issue 28): monitors' last observations, deliveries held
+    # for quiet hours or snoozed, acknowledgements (ledger rows), and what briefings read.
+
+    @abstractmethod
+    async def observation(self, task_id: str) -> Observation | None:
+        """Return the monitor's last observation (``None``: it has not looked yet)."""
+
+    @abstractmethod
+    async def save_observation(self, task_id: str, observation: Observation) -> None:
+        """Keep ``observation`` as the monitor's last one (one per task)."""
+
+    @abstractmethod
+    async def hold(
+        self, delivery: Delivery, *, reason: HoldReason, now: datetime, release_at: datetime
+    ) -> HeldDelivery:
+        """Keep ``delivery`` until ``release_at`` (an instant in the owner's zone, which is
+        kept to say the release time in the ledger).
+
+        A reminder that repeats until acknowledged, held again for the same reason while an
+        earlier one of its task still waits, replaces that one (its ``repeats`` counts up),
+        so the owner gets it once when the wait ends.
+        """
+
+    @abstractmethod
+    async def claim_held(
+        self, now: datetime, *, limit: int, lease: timedelta
+    ) -> list[HeldDelivery]:
+        """Atomically take up to ``limit`` held deliveries due by ``now`` (of the chats the
+        store claims for), oldest first, under a lease until ``now + lease``; a delivery
+        whose lease ran out (its releaser died) is taken again."""
+
+    @abstractmethod
+    async def release_held(self, released: Sequence[HeldDelivery], now: datetime) -> None:
+        """Forget ``released`` (they went out) and note on their runs' ledger rows when."""
+
+    @abstractmethod
+    async def next_release(self) -> datetime | None:
+        """Return when the earliest held delivery is due (or its lease runs out)."""
+
+    @abstractmethod
+    async def held(self, owner_id: str) -> list[HeldDelivery]:
+        """Return the owner's held deliveries, oldest first."""
+
+    @abstractmethod
+    async def release_owner(self, owner_id: str, now: datetime, *, reason: HoldReason) -> int:
+        """Make the owner's deliveries held for ``reason`` due at ``now`` (their quiet hours
+        were ended); return how many."""
+
+    @abstractmethod
+    async def acknowledge(
+        self,
+        task_id: str,
+        owner_id: str,
+        now: datetime,
+        *,
+        note: str,
+        change: TaskChange | None,
+        allowed_from: Collection[TaskStatus],
+    ) -> Task:
+        """Record that the owner acknowledged the task (a ledger row of status
+        ``acknowledged`` saying ``note``) and apply ``change``, if any, in one transaction.
+
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+            TaskStateError: when a change is given and the status is not in ``allowed_from``.
+        """
+
+    @abstractmethod
+    async def acknowledged_since(self, task_id: str, since: datetime) -> bool:
+        """Whether the task was acknowledged at ``since`` or later."""
+
+    @abstractmethod
+    async def runs_since(self, owner_id: str, since: datetime, *, limit: int) -> list[RecentRun]:
+        """The owner's runs that finished at ``since`` or later, newest first (``limit``)."""
+
+    @abstractmethod
+    async def changes_since(self, owner_id: str, since: datetime) -> list[WatchedChange]:
+        """The owner's monitors whose observation changed at ``since`` or later (not their
+        first look), latest change first."""
 
 
 def not_found(task_id: str) -> TaskNotFoundError:

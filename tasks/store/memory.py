@@ -36,7 +36,22 @@ from tasks.models import (
     TaskStatus,
     new_task_id,
 )
-from tasks.store.base import LEASE_LOST_ERROR, UNSET, GivenUp, TaskChange, TaskStore, not_found
+from tasks.monitors import Observation
+from tasks.protocols import Delivery, DeliveryKind
+from tasks.store.base import (
+    LEASE_LOST_ERROR,
+    UNSET,
+    GivenUp,
+    HeldDelivery,
+    HoldReason,
+    RecentRun,
+    TaskChange,
+    TaskStore,
+    WatchedChange,
+    not_found,
+    release_note,
+    zone_of,
+)
 from tasks.store.planning import Reclaim, plan_claim, plan_reclaim
 from tasks.store.retention import FOLDABLE, FoldedRow, absorb, fold
 from tasks.store.transitions import (
@@ -72,6 +87,9 @@ class MemoryTaskStore(TaskStore):
         self._run_ids = itertools.count(1)
         self._due: list[tuple[datetime, str]] = []  # (next_run, task id) of enabled tasks
         self._leases: list[tuple[datetime, int]] = []  # (lease_until, run id) of claimed runs
+        self._observations: dict[str, Observation] = {}
+        self._held: dict[int, tuple[HeldDelivery, datetime | None]] = {}  # with its lease
+        self._held_ids = itertools.count(1)
 
     async def open(self) -> None:
         """Nothing to open."""
@@ -357,6 +375,137 @@ class MemoryTaskStore(TaskStore):
         page = newest[max(offset, 0) : max(offset, 0) + max(limit, 0)]
         return [self._runs[run_id] for run_id in page]
 
+    async def observation(self, task_id: str) -> Observation | None:
+        """Return the monitor's last observation."""
+        return self._observations.get(task_id)
+
+    async def save_observation(self, task_id: str, observation: Observation) -> None:
+        """Keep the monitor's observation."""
+        self._observations[task_id] = observation
+
+    async def hold(
+        self, delivery: Delivery, *, reason: HoldReason, now: datetime, release_at: datetime
+    ) -> HeldDelivery:
+        """Keep ``delivery`` until ``release_at`` (a repeated reminder replaces its own)."""
+        zone = zone_of(release_at)
+        now, release_at = require_aware(now, "now"), require_aware(release_at, "release_at")
+        if delivery.nags and delivery.kind is DeliveryKind.REMINDER:
+            for held, lease in sorted(self._held.values(), key=lambda entry: entry[0].id):
+                same = held.delivery.task_id == delivery.task_id and held.reason is reason
+                if same and held.delivery.kind is DeliveryKind.REMINDER:
+                    again = replace(held, delivery=delivery, repeats=held.repeats + 1)
+                    self._held[held.id] = (again, lease)
+                    return again
+        held = HeldDelivery(next(self._held_ids), delivery, reason, now, release_at, zone=zone)
+        self._held[held.id] = (held, None)
+        return held
+
+    async def claim_held(
+        self, now: datetime, *, limit: int, lease: timedelta
+    ) -> list[HeldDelivery]:
+        """Take the due held deliveries under a lease."""
+        now = require_aware(now, "now")
+        due = [
+            held
+            for held, until in self._held.values()
+            if held.release_at <= now and (until is None or until <= now)
+        ]
+        taken = sorted(due, key=lambda held: (held.release_at, held.id))[:limit]
+        for held in taken:
+            self._held[held.id] = (held, now + lease)
+        return taken
+
+    async def release_held(self, released: Sequence[HeldDelivery], now: datetime) -> None:
+        """Forget what went out and note it on the runs' rows."""
+        for held in released:
+            self._held.pop(held.id, None)
+            run = self._runs.get(held.delivery.run_id or 0)
+            if run is not None:
+                note = release_note(held, now)
+                self._runs[run.id] = replace(run, result=(run.result or "") + note)
+
+    async def next_release(self) -> datetime | None:
+        """Return when the earliest held delivery is due."""
+        times = [
+            max(held.release_at, until) if until is not None else held.release_at
+            for held, until in self._held.values()
+        ]
+        return min(times, default=None)
+
+    async def held(self, owner_id: str) -> list[HeldDelivery]:
+        """Return the owner's held deliveries, oldest first."""
+        found = [held for held, _ in self._held.values() if held.delivery.owner_id == owner_id]
+        return sorted(found, key=lambda held: held.id)
+
+    async def release_owner(self, owner_id: str, now: datetime, *, reason: HoldReason) -> int:
+        """Make the owner's deliveries held for ``reason`` due now."""
+        now = require_aware(now, "now")
+        count = 0
+        for held, lease in list(self._held.values()):
+            mine = held.delivery.owner_id == owner_id and held.reason is reason
+            if mine and held.release_at > now:
+                self._held[held.id] = (replace(held, release_at=now), lease)
+                count += 1
+        return count
+
+    async def acknowledge(
+        self,
+        task_id: str,
+        owner_id: str,
+        now: datetime,
+        *,
+        note: str,
+        change: TaskChange | None,
+        allowed_from: Collection[TaskStatus],
+    ) -> Task:
+        """Record the acknowledgement as a ledger row and apply ``change``."""
+        now = require_aware(now, "now")
+        task = self._owned(task_id, owner_id)
+        if change is not None:
+            task = self._put(changed(task, change, allowed_from=allowed_from, action="acknowledge"))
+        row = TaskRun(
+            id=next(self._run_ids), task_id=task.id, scheduled_for=now, claimed_at=now,
+            status=RunStatus.ACKNOWLEDGED, misfire=MisfireAction.MANUAL, started_at=now,
+            finished_at=now, result=note,
+        )  # fmt: skip
+        self._record(row)
+        return task
+
+    async def acknowledged_since(self, task_id: str, since: datetime) -> bool:
+        """Whether the task was acknowledged at ``since`` or later."""
+        for run_id in reversed(self._runs_of.get(task_id, [])):
+            run = self._runs[run_id]
+            if run.status is RunStatus.ACKNOWLEDGED:
+                return run.claimed_at >= since
+        return False
+
+    async def runs_since(self, owner_id: str, since: datetime, *, limit: int) -> list[RecentRun]:
+        """Return the owner's runs finished since ``since``, newest first."""
+        since = require_aware(since, "since")
+        found = [
+            RecentRun(self._tasks[run.task_id], run)
+            for run in self._runs.values()
+            if run.finished_at is not None
+            and run.finished_at >= since
+            and self._tasks[run.task_id].owner_id == owner_id
+        ]
+        found.sort(key=lambda recent: (recent.run.finished_at, recent.run.id), reverse=True)
+        return found[: max(limit, 0)]
+
+    async def changes_since(self, owner_id: str, since: datetime) -> list[WatchedChange]:
+        """Return the owner's monitors that changed since ``since``."""
+        since = require_aware(since, "since")
+        found = [
+            WatchedChange(self._tasks[task_id], seen)
+            for task_id, seen in self._observations.items()
+            if self._tasks[task_id].owner_id == owner_id
+            and seen.changed_at >= since
+            and seen.changes > 0
+        ]
+        return sorted(
+            found, key=lambda change: (-change.observation.changed_at.timestamp(), change.task.id)
+        )
+
     def _insert(self, draft: TaskDraft) -> Task:
         task_id = self._new_id()
         for _ in range(_ID_DRAWS):
@@ -445,7 +594,7 @@ class MemoryTaskStore(TaskStore):
         task = replace(
             task,
             status=after.status,
-            next_run=task.next_run if after.next_run is UNSET else after.next_run,
+            next_run=after.next_after(task.next_run),
             status_reason=(
                 task.status_reason if after.status_reason is UNSET else after.status_reason
             ),

@@ -120,6 +120,9 @@ class AfterRun:
         next_run: The new next run, or ``UNSET`` when it stays.
         status_reason: The new reason text, or ``UNSET`` when it stays.
         disabled: Whether this run's failure disabled the task.
+        sooner: The next run moves to this instant when it is earlier (or none is set): a
+            reminder repeated until it is acknowledged, before its next occurrence.
+        previous_failures: The failures in a row before this run.
     """
 
     status: TaskStatus
@@ -127,12 +130,26 @@ class AfterRun:
     next_run: datetime | Unset | None = UNSET
     status_reason: str | Unset = UNSET
     disabled: bool = False
+    sooner: datetime | None = None
+    previous_failures: int = 0
 
     def finished(self, outcome: RunOutcome) -> FinishedRun:
         """What finishing ``outcome``'s run did, as the store reports it."""
         return FinishedRun(
-            outcome.run_id, outcome.task_id, self.status, self.consecutive_failures, self.disabled
+            outcome.run_id,
+            outcome.task_id,
+            self.status,
+            self.consecutive_failures,
+            self.disabled,
+            self.previous_failures,
         )
+
+    def next_after(self, current: datetime | None) -> datetime | None:
+        """The task's next run once this is applied to one whose next run is ``current``."""
+        run = current if self.next_run is UNSET else self.next_run
+        if self.sooner is not None and (run is None or self.sooner < run):
+            return self.sooner
+        return run
 
 
 def after_run(
@@ -143,11 +160,20 @@ def after_run(
     ``max_failures`` is ``None`` for a run given up after its lease ran out twice: that
     failure counts, but never disables the task by itself.
     """
+    before = failures
     failures = failures_after(failures, outcome.status)
     next_run: datetime | Unset | None = UNSET
+    sooner = None
     if status is TaskStatus.RUNNING and not outcome.extra:
         status = TaskStatus.DONE if outcome.retry_at is None else TaskStatus.ACTIVE
         next_run = outcome.retry_at
+    elif outcome.retry_at is not None and not outcome.extra:
+        # A recurring task runs again before its next occurrence (a reminder repeated until
+        # acknowledged); one whose schedule has ended is kept until then.
+        if status is TaskStatus.DONE:
+            status, next_run = TaskStatus.ACTIVE, None
+        if status is TaskStatus.ACTIVE:
+            sooner = outcome.retry_at
     if (
         max_failures is not None
         and outcome.status.is_failure
@@ -155,8 +181,10 @@ def after_run(
         and failures >= max_failures
     ):
         reason = failure_reason(failures, outcome.error)
-        return AfterRun(TaskStatus.DISABLED, failures, next_run, reason, disabled=True)
-    return AfterRun(status, failures, next_run)
+        return AfterRun(
+            TaskStatus.DISABLED, failures, next_run, reason, disabled=True, previous_failures=before
+        )
+    return AfterRun(status, failures, next_run, sooner=sooner, previous_failures=before)
 
 
 def failures_after(current: int, status: RunStatus) -> int:

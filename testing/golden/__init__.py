@@ -12,6 +12,7 @@
 
 from agent.planner import RULES
 from testing.golden import (
+    cases_attention,
     cases_chat,
     cases_code,
     cases_jobs,
@@ -19,6 +20,7 @@ from testing.golden import (
     cases_manage,
     cases_math,
     cases_remind,
+    cases_watch,
 )
 from testing.golden.app import check_every, golden_app, planner_of
 from testing.golden.check import (
@@ -36,6 +38,7 @@ from testing.golden.check import (
 )
 
 CASES: dict[str, tuple[Golden, ...]] = {
+    **cases_attention.CASES,
     **cases_chat.CASES,
     **cases_code.CASES,
     **cases_jobs.CASES,
@@ -43,6 +46,7 @@ CASES: dict[str, tuple[Golden, ...]] = {
     **cases_manage.CASES,
     **cases_math.CASES,
     **cases_remind.CASES,
+    **cases_watch.CASES,
 }
 """Every rule's golden phrases, by the rule's name."""
 

@@ -50,6 +50,7 @@ async def check_every(app: App, goldens: Sequence[Golden]) -> list[Verdict]:
             tasks=app.tasks,
             planner=planner,
             registry=app.registry,
+            calendars=app.memory,
         )
         for number, golden in enumerate(goldens)
     ]

@@ -26,6 +26,35 @@ CASES: dict[str, tuple[Golden, ...]] = {
             seeded=True,
         ),
         Golden("what's on my schedule?", says("dentist", "call mom", "news"), seeded=True),
+        # the user's calendar beside the tasks
+        Golden(
+            "what's on my calendar tomorrow?",
+            says(
+                "Your tasks for tomorrow (Wed 2026-03-11)",
+                "dentist",
+                "On your calendar for tomorrow (Wed 2026-03-11):",
+                "all day Mom's birthday (work)",
+                "Wed 12:30-13:30 Team lunch, Cafe Rosa (work)",
+                absent=("Yoga", "exported reminder"),
+            ),
+            seeded=True,
+            calendar=True,
+        ),
+        Golden(
+            "what do I have on friday",
+            says("call mom", "Fri 18:00-19:00 Yoga (work)", absent=("Team lunch",)),
+            seeded=True,
+            calendar=True,
+        ),
+        Golden(
+            "what's on my calendar?",
+            says("On your calendar for the next 7 days:", "Team lunch", "Yoga"),
+            calendar=True,
+        ),
+        Golden(
+            "what's on my calendar tomorrow?",
+            says("Nothing is scheduled for tomorrow (Wed 2026-03-11).", absent=("calendar",)),
+        ),
         Golden("show my reminders", says("water the plants", "call the plumber"), seeded=True),
         Golden("list my reminders", says("dentist"), seeded=True),
         Golden("What's scheduled?", says("gym"), seeded=True),

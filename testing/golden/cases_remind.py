@@ -9,6 +9,16 @@ from __future__ import annotations
 from testing.golden.check import Creates, Golden, says
 
 
+def nags(sentence: str, first: str, text: str, minutes: int, repeats: str | None = None) -> Golden:
+    """A golden that creates a reminder that repeats every ``minutes`` until done."""
+    return Golden(sentence, Creates(first, text, repeats, nag=minutes, urgent=False))
+
+
+def urgent(sentence: str, first: str, text: str) -> Golden:
+    """A golden that creates a reminder that passes quiet hours."""
+    return Golden(sentence, Creates(first, text, urgent=True))
+
+
 def once(sentence: str, first: str, text: str) -> Golden:
     """A golden that creates a one-time reminder."""
     return Golden(sentence, Creates(first, text))
@@ -30,7 +40,41 @@ CASES: dict[str, tuple[Golden, ...]] = {
         ),
         once("remind me tomorrow morning to email Sam", "2026-03-11 09:00", "email Sam"),
         once("remind me this evening to call dad", "2026-03-10 19:00", "call dad"),
-        once("wake me up at 6:45 tomorrow", "2026-03-11 06:45", "wake up"),
+        urgent("wake me up at 6:45 tomorrow", "2026-03-11 06:45", "wake up"),
+        # issue 28: reminders that nag until done, and urgent ones (they pass quiet hours)
+        nags(
+            "remind me at 9pm to take the pills and keep reminding me every 10 minutes until "
+            "I say done",
+            "2026-03-10 21:00",
+            "take the pills",
+            10,
+        ),
+        nags("nag me every 15 minutes to call the bank", "2026-03-10 14:45", "call the bank", 15),
+        nags("keep reminding me to drink water until done", "2026-03-10 14:40", "drink water", 10),
+        nags(
+            "remind me in 5 minutes to feed the cat, repeat every 5 minutes until done",
+            "2026-03-10 14:35",
+            "feed the cat",
+            5,
+        ),
+        nags(
+            "remind me every day at 8am to take my vitamins until I say done",
+            "2026-03-11 08:00",
+            "take my vitamins",
+            10,
+            "every day at 08:00",
+        ),
+        urgent(
+            "urgent: remind me at 23:30 to take the medicine",
+            "2026-03-10 23:30",
+            "take the medicine",
+        ),
+        urgent(
+            "remind me urgently in 5 minutes to turn off the stove",
+            "2026-03-10 14:35",
+            "turn off the stove",
+        ),
+        urgent("set an alarm for 6:30", "2026-03-11 06:30", "Alarm"),
         every(
             "on the first of every month at 9 remind me to pay the credit card",
             "2026-04-01 09:00",
@@ -40,6 +84,43 @@ CASES: dict[str, tuple[Golden, ...]] = {
         Golden(
             "remind me in -5 minutes to time travel",
             says("in the past", "'remind me in 5 minutes to time travel'"),
+        ),
+        # the calendar's ways of repeating (RRULE users' words)
+        every(
+            "remind me every other friday at 5pm to pay the babysitter",
+            "2026-03-13 17:00",
+            "pay the babysitter",
+            "every other week on Friday at 17:00",
+        ),
+        every(
+            "remind me every last weekday of the month to submit timesheets",
+            "2026-03-31 09:00",
+            "submit timesheets",
+            "every month on the last weekday at 09:00",
+        ),
+        every(
+            "every weekday at 9 except holidays remind me to open the shop",
+            "2026-03-11 09:00",
+            "open the shop",
+            "every weekday at 09:00, except US federal holidays",
+        ),
+        every(
+            "remind me every day at 8 until march 20 to take vitamins",
+            "2026-03-11 08:00",
+            "take vitamins",
+            "every day at 08:00, until Fri 2026-03-20",
+        ),
+        every(
+            "remind me every monday at 7 for 10 times to do the physio exercises",
+            "2026-03-16 07:00",
+            "do the physio exercises",
+            "every Monday at 07:00, 10 times, until 2026-05-18 07:00",
+        ),
+        every(
+            "remind me to write in my journal every day at 9pm except christmas",
+            "2026-03-10 21:00",
+            "write in my journal",
+            "every day at 21:00, except Christmas",
         ),
         # the time first, in the middle, or last
         once("remind me in 10 minutes to check the oven", "2026-03-10 14:40", "check the oven"),

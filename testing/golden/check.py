@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any, ParamSpec, Protocol, TypeAlias
 from zoneinfo import ZoneInfo
 
-from memory import Note
+from memory import CalendarSource, Note
 from tasks import (
     ReminderData,
     Task,
@@ -53,12 +53,17 @@ class Creates:
         repeats: The schedule in words without its zone (``"every Sunday at 19:00"``), or
             ``None`` for a one-time task.
         task_type: What the task does.
+        urgent: For a reminder, whether it passes quiet hours (``None``: not checked).
+        nag: For a reminder, every how many minutes it repeats until done (``None``: not
+            checked).
     """
 
     first: str
     text: str
     repeats: str | None = None
     task_type: TaskType = TaskType.REMINDER
+    urgent: bool | None = None
+    nag: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,12 +124,17 @@ class Golden:
         expect: What must come of it.
         setup: Sentences said first, in the same chat (not checked).
         seeded: Whether the user has the standard ``SEEDS`` tasks before.
+        went_off: The user's tasks (by description) that go off after the setup, before
+            the sentence is said (run now: the goldens' clock stands still).
+        calendar: Whether the user reads the calendar ``CALENDAR`` beside their tasks.
     """
 
     text: str
     expect: Expect
     setup: tuple[str, ...] = ()
     seeded: bool = False
+    went_off: tuple[str, ...] = ()
+    calendar: bool = False
 
 
 def says(*contains: str, absent: tuple[str, ...] = ()) -> Says:
@@ -160,6 +170,51 @@ SEEDS = (
 """Tasks a seeded golden's user has: Wed 09:00 dentist, Monday 18:00 gym, today 20:00 trash,
 Friday 17:00 call mom, Wed 10:00 plumber, a weekday news search, plants every other day at
 19:00, and the rent on the 1st (paused)."""
+
+
+CALENDAR = """BEGIN:VCALENDAR\r
+VERSION:2.0\r
+PRODID:-//golden//work calendar//EN\r
+BEGIN:VEVENT\r
+UID:lunch-1\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;TZID=Europe/Berlin:20260311T123000\r
+DTEND;TZID=Europe/Berlin:20260311T133000\r
+SUMMARY:Team lunch\r
+LOCATION:Cafe Rosa\r
+END:VEVENT\r
+BEGIN:VEVENT\r
+UID:yoga-1\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;TZID=Europe/Berlin:20260306T180000\r
+DTEND;TZID=Europe/Berlin:20260306T190000\r
+RRULE:FREQ=WEEKLY;BYDAY=FR\r
+SUMMARY:Yoga\r
+END:VEVENT\r
+BEGIN:VEVENT\r
+UID:birthday-1\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;VALUE=DATE:20260311\r
+SUMMARY:Mom's birthday\r
+END:VEVENT\r
+BEGIN:VEVENT\r
+UID:task-zzzzzz@assistant\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;TZID=Europe/Berlin:20260311T150000\r
+SUMMARY:exported reminder\r
+X-ASSISTANT-TASK:zzzzzz\r
+END:VEVENT\r
+END:VCALENDAR\r
+"""
+"""The calendar a ``calendar`` golden's user reads ("work"): Wed lunch 12:30-13:30, yoga every
+Friday 18:00, Wed all day Mom's birthday, and an event written by the assistant (one of the
+user's tasks, never listed twice)."""
+
+
+class CalendarKeeper(Protocol):
+    """Where a ``calendar`` golden's calendar is kept (``memory.MemoryStore``)."""
+
+    async def save_calendar_source(self, source: CalendarSource) -> None: ...
 
 
 class Reply(Protocol):
@@ -209,12 +264,25 @@ async def check_golden(
     tasks: TaskManager,
     planner: Planner,
     registry: ToolRegistry,
+    calendars: CalendarKeeper | None = None,
 ) -> Verdict:
-    """Say ``golden.text`` as ``user`` and compare what came of it with ``golden.expect``."""
+    """Say ``golden.text`` as ``user`` and compare what came of it with ``golden.expect``
+    (``calendars``: where a ``calendar`` golden's calendar is kept)."""
     if golden.seeded:
         await _seed(tasks, user)
+    if golden.calendar:
+        if calendars is None:
+            raise ValueError(f"{golden.text!r} needs a calendar, and no keeper was given")
+        source = CalendarSource(
+            user_id=user, name="work", url="https://calendar.example.org/work.ics",
+            ics=CALENDAR, fetched_at=NOW,
+        )  # fmt: skip
+        await calendars.save_calendar_source(source)
     for sentence in golden.setup:
         await agent.handle_message(sentence, user_id=user, chat_id=user)
+    for description in golden.went_off:
+        [task] = [t for t in await tasks.list_tasks(user) if t.description == description]
+        await tasks.run_now(task.id, user)
     if isinstance(golden.expect, Plans):
         return await _check_plan(golden, golden.expect, planner, registry, user)
     before = {task.id: task for task in await tasks.list_tasks(user, include_finished=True)}
@@ -273,7 +341,15 @@ def _created(expect: Creates, created: list[Task], changed: list[Task]) -> str |
     repeats = _words(task) if task.schedule.kind == "recurring" else None
     found = (first, text, repeats, task.task_type)
     wanted = (expect.first, expect.text, expect.repeats, expect.task_type)
-    return None if found == wanted else f"created {found!r}, wanted {wanted!r}"
+    if found != wanted:
+        return f"created {found!r}, wanted {wanted!r}"
+    data = task.execution
+    if isinstance(data, ReminderData):
+        if expect.urgent is not None and data.urgent != expect.urgent:
+            return f"created a reminder that is{'' if data.urgent else ' not'} urgent"
+        if expect.nag is not None and data.nag_minutes != expect.nag:
+            return f"created a reminder that repeats every {data.nag_minutes} min until done"
+    return None
 
 
 def _changed(expect: Changes, created: list[Task], changed: list[Task]) -> str | None:

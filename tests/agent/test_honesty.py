@@ -99,6 +99,10 @@ def test_talking_about_actions_is_no_claim(reply: str) -> None:
         ("Noted: the wifi password is hunter2.", [ok("save_note")]),
         ("Done.", [ok("save_note")]),
         ("The lights are now turned off.", [ok("api_call")]),
+        # A tool of an MCP server (or the user's own) that is no look-up does what it says.
+        ('I created the issue "printer jam" in project h2.', [ok("tracker.create_issue")]),
+        ("Done, the issue has been created.", [ok("tracker.create_issue")]),
+        ("I've written the file.", [ok("files.write_file")]),
     ],
 )
 def test_a_claim_a_successful_call_backs_is_kept(reply: str, results: list[ToolResult]) -> None:
@@ -131,6 +135,20 @@ def test_a_lookup_does_not_back_an_action() -> None:
     checked = check_honesty("I've scheduled it for 9am.", [ok("list_tasks")])
 
     assert checked.caught
+
+
+@pytest.mark.parametrize(
+    ("reply", "tool"),
+    [
+        # Only a tool that schedules backs a reminder, whoever wrote the tool.
+        ("I'll remind you at 9am to call mom.", "tracker.create_issue"),
+        # A tool whose name says it reads backs no action.
+        ("I've saved your note.", "files.read_text_file"),
+        ("I created the issue.", "tracker.search_issues"),
+    ],
+)
+def test_an_outside_tool_does_not_back_what_it_cannot_have_done(reply: str, tool: str) -> None:
+    assert check_honesty(reply, [ok(tool)]).caught
 
 
 # -- through the agent ----------------------------------------------------------------------

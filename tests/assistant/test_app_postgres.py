@@ -11,6 +11,7 @@ import pytest
 from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
 from assistant.config import ConfigError, Settings, load_settings
 from common import ManualClock
+from memory import SCHEMA_VERSION as MEMORY_SCHEMA
 from memory import HitKind
 from tasks import ChatScope, Delivery, DeliveryStatus
 from tests.assistant.test_cli import run
@@ -110,7 +111,7 @@ async def test_doctor_and_backups_on_postgresql(tmp_path: Path, postgres_url: st
         pass
 
     assert "PostgreSQL 18" in doctor.stdout and "answers" in doctor.stdout
-    assert "memory version 3, tasks version 3" in doctor.stdout
+    assert f"memory version {MEMORY_SCHEMA}, proactive version 1, tasks version 3" in doctor.stdout
     assert "tasks: 0 live, 0 finished; run ledger: 0 rows in full" in doctor.stdout
     assert "MB" in doctor.stdout and "retention: ledger rows older than 1 day" in doctor.stdout
     assert f"{tmp_path / 'assistant.db'} is not used" in doctor.stdout

@@ -3,8 +3,10 @@
 import json
 import os
 import pty
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.assistant.test_cli import run, tasks_json
@@ -155,3 +157,117 @@ def test_at_a_terminal_a_denied_call_does_not_run(tmp_path: Path) -> None:
     assert "denied" in said
     assert "42" not in said
     assert status == 1
+
+
+def _hanging_server(data_dir: Path) -> Path:
+    """An mcp.json naming a server that starts and never answers; it writes its pid."""
+    pid_file = data_dir / "hang.pid"
+    code = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(600)"
+    servers = {"hang": {"command": sys.executable, "args": ["-c", code]}}
+    (data_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    return pid_file
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_a_server_that_never_answers_holds_up_no_call(tmp_path: Path) -> None:
+    pid_file = _hanging_server(tmp_path)
+
+    ours = run("call", "get_current_time", data_dir=tmp_path)
+    assert "America/New_York" in ours.stdout
+    assert not pid_file.exists()  # a call of our own tool starts no MCP server
+
+    theirs = run("call", "hang.lookup", "{}", data_dir=tmp_path, check=False)
+    assert theirs.returncode == 2
+    assert theirs.stderr.splitlines()[-1] == (
+        "error: Unknown tool 'hang.lookup': its MCP server 'hang' is still starting; try again "
+        "once it is up ('assistant tools' shows how each server stands)"
+    )
+    # The command ended, and the server it started ended with it.
+    assert _gone(int(pid_file.read_text()))
+
+
+def test_ask_that_the_planner_answers_starts_no_mcp_server(tmp_path: Path) -> None:
+    pid_file = _hanging_server(tmp_path)
+    # A model is configured (nothing listens there): the planner answers without it.
+    model = {"ASSISTANT_LLM_BASE_URL": "http://127.0.0.1:9/v1"}
+
+    done = run("ask", "what time is it?", data_dir=tmp_path, env=model)
+
+    assert "America/New_York" in done.stdout
+    assert not pid_file.exists()
+
+
+def test_a_request_left_by_call_is_decided_in_chat_with_its_result(tmp_path: Path) -> None:
+    code = '{"code": "print(6 * 7)"}'
+    waiting = run("call", "execute_code", code, "--json", data_dir=tmp_path, check=False)
+    request = json.loads(waiting.stdout)["approval"]["id"]
+
+    chat = run("chat", data_dir=tmp_path, typed=f"/approve {request}\n")
+
+    assert "42" in chat.stdout
+    assert "I understand only a few kinds of requests" not in chat.stdout  # not the help text
+
+
+def test_ctrl_c_at_the_question_stops_the_call_at_once(tmp_path: Path) -> None:
+    leader, follower = pty.openpty()
+    code = '{"code": "open(\\"ran\\", \\"w\\").write(\\"yes\\")"}'
+    try:
+        with subprocess.Popen(
+            [sys.executable, "-m", "assistant.cli", "call", "execute_code", code],
+            stdin=follower,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env={
+                "PATH": os.environ.get("PATH", ""),
+                "HOME": str(tmp_path),
+                "ASSISTANT_DATA_DIR": str(tmp_path),
+            },
+            cwd=tmp_path,
+        ) as process:
+            try:
+                assert process.stderr is not None
+                asked = b""
+                while b"[y/n]" not in asked:
+                    chunk = os.read(process.stderr.fileno(), 4096)
+                    assert chunk, asked
+                    asked += chunk
+                process.send_signal(signal.SIGINT)  # what Ctrl-C sends
+                status = process.wait(timeout=15)  # before: it waited for Enter
+            finally:
+                process.kill()
+    finally:
+        os.close(follower)
+        os.close(leader)
+
+    assert status == 130
+    assert not (tmp_path / "ran").exists()
+
+
+def test_sigterm_stops_a_command_and_the_mcp_servers_it_started(tmp_path: Path) -> None:
+    pid_file = _hanging_server(tmp_path)
+    with subprocess.Popen(
+        [sys.executable, "-m", "assistant.cli", "tools"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={"PATH": os.environ.get("PATH", ""), "ASSISTANT_DATA_DIR": str(tmp_path)},
+        cwd=tmp_path,
+    ) as process:
+        try:
+            deadline = time.monotonic() + 30
+            while not pid_file.exists() or not pid_file.read_text():
+                assert time.monotonic() < deadline, "the MCP server never started"
+                time.sleep(0.05)
+            process.send_signal(signal.SIGTERM)
+            status = process.wait(timeout=15)
+        finally:
+            process.kill()
+
+    assert status == 143
+    assert _gone(int(pid_file.read_text()))  # stopped with it, not left to init

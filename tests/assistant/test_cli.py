@@ -317,7 +317,8 @@ def test_ask_loads_no_heavy_module_a_turn_on_the_offline_planner_does_not_use(
     # paused while the command starts, is on again once it ran.
     code = (
         "import gc, sys; from assistant.cli import main; main(['ask', 'what time is it?']); "
-        "print(sorted(m for m in ('bs4', 'telegram', 'prompt_toolkit') if m in sys.modules), "
+        "print(sorted(m for m in ('bs4', 'telegram', 'prompt_toolkit', 'icalendar', 'caldav', "
+        "'recurring_ical_events') if m in sys.modules), "
         "gc.isenabled())"
     )
     env = {
@@ -411,3 +412,48 @@ def test_ask_json_keeps_stdout_for_the_json_whatever_native_code_prints(tmp_path
 
     assert json.loads(done.stdout)["tools"][0]["tool"] == "add_reminder"
     assert "llama_noise" in done.stderr
+
+
+CALENDARS = Path(__file__).parent.parent / "calendars" / "files"
+
+
+def test_export_ics_writes_the_tasks_as_a_private_calendar_file(tmp_path: Path) -> None:
+    run("ask", "remind me every other friday at 5pm to pay the babysitter", data_dir=tmp_path)
+    target = tmp_path / "tasks.ics"
+    said = run("export-ics", str(target), data_dir=tmp_path).stdout
+    assert said == f"Wrote 1 event to {target}\n"
+    assert target.stat().st_mode & 0o777 == 0o600
+    text = target.read_text()
+    assert "RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=FR" in text and "SUMMARY:pay the babysitter" in text
+    assert "BEGIN:VTIMEZONE\nTZID:America/New_York" in text  # read_text: lines end in "\\n"
+    printed = run("export-ics", data_dir=tmp_path).stdout
+    assert printed.startswith("BEGIN:VCALENDAR") and "pay the babysitter" in printed
+
+
+def test_import_ics_shows_what_it_makes_and_makes_it_only_when_told(tmp_path: Path) -> None:
+    source = str(CALENDARS / "outlook.ics")
+    waiting = run("import-ics", source, data_dir=tmp_path, check=False)
+    assert waiting.returncode == 4
+    assert waiting.stdout.startswith("2 reminders will be made:")
+    assert "'Month-end close': RRULE 'FREQ=MONTHLY;BYMONTHDAY=31'" in waiting.stdout
+    assert "Nothing was made: run it at a terminal, or with --yes." in waiting.stderr
+    assert "No active tasks." in run("tasks", data_dir=tmp_path).stdout
+    made = run("import-ics", source, "--yes", data_dir=tmp_path).stdout
+    assert re.search(r"Made 2 reminders: \w{6}, \w{6}\.", made)
+    listed = run("tasks", data_dir=tmp_path).stdout
+    assert "Timesheets due" in listed and "Call the family" in listed
+    again = run("import-ics", source, "--yes", data_dir=tmp_path).stdout
+    assert "No reminders will be made." in again and "already a task" in again
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("missing.ics", "cannot read missing.ics"),
+        ("http://127.0.0.1:9/x.ics", "127.0.0.1 is a loopback address"),
+        ("webcal://", "is not a calendar's web address"),
+    ],
+)
+def test_import_ics_of_what_cannot_be_read_says_why(tmp_path: Path, source: str, said: str) -> None:
+    done = run("import-ics", source, data_dir=tmp_path, check=False)
+    assert done.returncode == 1 and said in done.stderr

@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from agent.llm import ToolMode
+from assistant.app import caldav_sync
 from assistant.config import ConfigError, load_settings
 
 _VARIABLES = [
@@ -26,6 +27,14 @@ _VARIABLES = [
     "ASSISTANT_WEB_HOST",
     "ASSISTANT_WEB_PORT",
     "ASSISTANT_API_TOKENS",
+    "ASSISTANT_WEB_PUBLIC_URL",
+    "ASSISTANT_CALDAV_URL",
+    "ASSISTANT_CALDAV_USERNAME",
+    "ASSISTANT_CALDAV_PASSWORD",
+    "ASSISTANT_CALDAV_CALENDAR",
+    "ASSISTANT_CALDAV_USER",
+    "ASSISTANT_CALDAV_CHAT",
+    "ASSISTANT_CALDAV_SYNC_MINUTES",
 ]
 
 
@@ -192,3 +201,36 @@ def test_host_names_patterns_and_addresses_are_allowed_hosts(
     settings = load_settings()
     assert settings.http_allow_hosts == ["home.lan", "*.lan", "192.168.1.5", "[fd00::1]", "nas."]
     assert settings.llm_base_url == "http://127.0.0.1:8080/v1"
+
+
+def test_the_caldav_sync_comes_from_its_variables_and_its_password_stays_secret(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert caldav_sync(load_settings()) is None  # not configured: no sync
+    monkeypatch.setenv("ASSISTANT_CALDAV_URL", "https://dav.example.org/calendars/me/work/")
+    monkeypatch.setenv("ASSISTANT_CALDAV_USERNAME", "me")
+    monkeypatch.setenv("ASSISTANT_CALDAV_PASSWORD", "s3cret-calendar-pw")
+    monkeypatch.setenv("ASSISTANT_CALDAV_USER", "123456789")
+    monkeypatch.setenv("ASSISTANT_CALDAV_SYNC_MINUTES", "2")
+    settings = load_settings()
+    sync = caldav_sync(settings)
+    assert sync is not None
+    assert sync.calendar.url == "https://dav.example.org/calendars/me/work/"
+    assert (sync.calendar.username, sync.calendar.password) == ("me", "s3cret-calendar-pw")
+    assert sync.user_id == "123456789" and sync.chat_id == "123456789"  # the Telegram chat
+    assert sync.every.total_seconds() == 120
+    assert "s3cret-calendar-pw" in settings.secret_values()  # hidden from every log
+    assert "s3cret-calendar-pw" not in repr(settings)
+
+
+def test_a_caldav_address_with_a_password_in_it_is_refused_without_quoting_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ASSISTANT_CALDAV_URL", "https://me:hunter22@dav.example.org/cal/")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert "ASSISTANT_CALDAV_URL: must not hold a username or password" in str(info.value)
+    assert "hunter22" not in str(info.value)
+    monkeypatch.setenv("ASSISTANT_CALDAV_URL", "dav.example.org")
+    with pytest.raises(ConfigError, match="ASSISTANT_CALDAV_URL: must be an http"):
+        load_settings()

@@ -10,7 +10,7 @@ pass at once), and long polls last one second (so stopping is quick).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager, closing
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -46,9 +46,14 @@ _UNVERSIONED = "schema_versions"
 
 
 def app_settings(
-    data_dir: Path, api: BotApiStandin, *, allowed_users: Iterable[int] = (ALICE, BOB)
+    data_dir: Path,
+    api: BotApiStandin,
+    *,
+    allowed_users: Iterable[int] = (ALICE, BOB),
+    more: Mapping[str, str] | None = None,
 ) -> Settings:
-    """Settings for an app on ``data_dir`` talking to ``api``, offline planner, Berlin time.
+    """Settings for an app on ``data_dir`` talking to ``api``, offline planner, Berlin time
+    (``more``: other variables, e.g. ``ASSISTANT_HTTP_ALLOW_HOSTS``).
 
     The values go in under their environment names: ``Settings(data_dir=...)`` ignores
     field names (see the report of ``tests/interfaces/test_telegram_app.py``).
@@ -61,6 +66,7 @@ def app_settings(
             "TELEGRAM_BOT_TOKEN": api.token,
             "TELEGRAM_BASE_URL": api.base_url,
             "TELEGRAM_ALLOWED_USERS": ",".join(str(user) for user in allowed_users),
+            **(more or {}),
         }
     )
 
@@ -118,9 +124,10 @@ async def running_app_bot(
     clock: ManualClock,
     allowed_users: Iterable[int] = (ALICE, BOB),
     run_scheduler: bool = False,
+    more: Mapping[str, str] | None = None,
 ) -> AsyncIterator[AppBot]:
     """Open the app on ``data_dir`` with the bot polling ``api``; close both afterwards."""
-    settings = app_settings(data_dir, api, allowed_users=allowed_users)
+    settings = app_settings(data_dir, api, allowed_users=allowed_users, more=more)
     token = settings.telegram_token()
     queue_time = FakeTime(clock.now())
     notifier = TelegramNotifier.create(
@@ -144,6 +151,7 @@ async def running_app_bot(
             memory=app.memory,
             notifier=notifier,
             poll_timeout=1.0,
+            quiet=app.quiet,
         ) as interface,
     ):
         yield AppBot(api, app, interface, clock, queue_time, events)

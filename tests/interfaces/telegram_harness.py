@@ -13,7 +13,13 @@ from interfaces import ZONE_ASKED, ChatAgent
 from interfaces.telegram import TelegramInterface, TelegramNotifier
 from testing.botapi_standin import BotApiStandin
 from tests.interfaces.fakes import FakeTime
-from tests.interfaces.world import Script, World, default_script, open_world
+from tests.interfaces.world import (
+    Script,
+    World,
+    calendar_commands,
+    default_script,
+    open_world,
+)
 
 ALICE = 111
 BOB = 222
@@ -51,17 +57,20 @@ async def running_bot(
     wrap_agent: Callable[[DialogAgent], ChatAgent] | None = None,
     script: Script = default_script,
     queue_time: FakeTime | None = None,
+    calendars: bool = False,
 ) -> AsyncIterator[Harness]:
     """Start the whole bot (real python-telegram-bot, polling the stand-in) and stop it after.
 
     ``agent`` replaces the world's agent; ``wrap_agent`` makes the bot's agent from it.
     ``queue_time`` is the outgoing queue's clock (the stand-in may stamp calls with it).
+    ``calendars``: the bot has ``/calendar`` and reads .ics files sent to it.
     """
     queue_time = queue_time or FakeTime()
     notifier = TelegramNotifier.create(token=api.token, base_url=api.base_url, clock=queue_time)
     async with open_world(path, notifier=notifier, clock=clock, script=script) as world:
         if agent is None and wrap_agent is not None:
             agent = wrap_agent(world.agent)
+        commands = calendar_commands(world) if calendars else world.commands
         interface = TelegramInterface(
             token=api.token,
             base_url=api.base_url,
@@ -70,7 +79,7 @@ async def running_bot(
             tasks=world.manager,
             memory=world.memory,
             notifier=notifier,
-            commands=world.commands,
+            commands=commands,
             poll_timeout=1.0,
         )
         for user in (ALICE, BOB):  # they started the bot before, and were asked their zone

@@ -1,3 +1,4 @@
+import logging
 from pathlib import Path
 
 import pytest
@@ -29,11 +30,20 @@ async def test_each_chat_goes_to_its_own_interface() -> None:
     assert (local.chats, remote.chats, fallback.chats) == (["local"], ["12345"], [])
 
 
-async def test_a_chat_no_interface_serves_goes_to_the_fallback() -> None:
+async def test_a_chat_no_interface_serves_goes_to_the_fallback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     local, fallback = Recorder(), Recorder()
     router = RoutingNotifier(local_chat="local", local=local, remote=None, fallback=fallback)
-    assert await router.deliver(delivery("12345")) is DeliveryStatus.DELIVERED
-    assert (local.chats, fallback.chats) == ([], ["12345"])
+    with caplog.at_level(logging.WARNING):
+        for chat in ("12345", "12345", "678"):
+            assert await router.deliver(delivery(chat)) is DeliveryStatus.DELIVERED
+    assert (local.chats, fallback.chats) == ([], ["12345", "12345", "678"])
+    # Said once per chat, not at every delivery.
+    assert [r.getMessage().split(":")[0] for r in caplog.records] == [
+        "chat 12345 is not served by this process",
+        "chat 678 is not served by this process",
+    ]
 
 
 async def test_chats_with_a_prefix_go_to_their_own_interface_first() -> None:

@@ -62,7 +62,7 @@ async def test_a_reminder_is_confirmed_delivered_and_snoozed(bot: AppBot) -> Non
     assert await bot.app.tasks.run_due() == 1
     [reminder] = (await bot.api.wait_for_messages(ALICE, 2))[1:]
     assert reminder.text == "⏰ Reminder: stretch"
-    assert reminder.labels == ["Snooze 10 min", "Done"]
+    assert reminder.labels == ["Snooze 10 min", "Snooze 1 h", "Tomorrow morning", "Done"]
 
     answer = await bot.api.wait_for_answer(bot.api.press_button(ALICE, reminder, "Snooze"))
     assert answer.text is not None and answer.text.startswith(
@@ -164,7 +164,7 @@ async def test_a_reminder_due_while_the_bot_was_down_arrives_marked_late(
         [_, reminder] = await api.wait_for_messages(ALICE, 2)
         assert reminder.text.startswith("⏰ Reminder: take the pills")
         assert "late by 1 h 59 min" in reminder.text
-        assert reminder.labels == ["Snooze 10 min", "Done"]
+        assert reminder.labels == ["Snooze 10 min", "Snooze 1 h", "Tomorrow morning", "Done"]
         await second.app.tasks.wait_idle()
         [run] = await second.app.tasks.history(task_id, str(ALICE))
         assert run.late_by == timedelta(hours=1, minutes=59)

@@ -47,6 +47,10 @@ async def test_start_registers_the_commands_menu(bot: Harness) -> None:
         "cancel",
         "snooze",
         "runs",
+        "done",
+        "watch",
+        "quiet",
+        "briefing",
         "notes",
         "tz",
         "dateorder",
@@ -129,7 +133,7 @@ async def test_reminder_is_confirmed_delivered_with_buttons_and_snoozed(bot: Har
     assert await bot.world.manager.run_due() == 1
     [reminder] = (await bot.api.wait_for_messages(ALICE, 3))[2:]
     assert reminder.text == "⏰ Reminder: stretch"
-    assert reminder.labels == ["Snooze 10 min", "Done"]
+    assert reminder.labels == ["Snooze 10 min", "Snooze 1 h", "Tomorrow morning", "Done"]
 
     query = bot.api.press_button(ALICE, reminder, "Snooze")
     answer = await bot.api.wait_for_answer(query)
@@ -146,14 +150,19 @@ async def test_reminder_is_confirmed_delivered_with_buttons_and_snoozed(bot: Har
 
 async def test_done_button_marks_the_reminder(bot: Harness) -> None:
     bot.api.add_chat(ALICE)  # Alice has started the bot before
-    await bot.world.remind(str(ALICE), timedelta(seconds=1))
+    task = await bot.world.remind(str(ALICE), timedelta(seconds=1))
     bot.world.clock.advance(timedelta(seconds=1))
     await bot.world.manager.run_due()
     [reminder] = await bot.api.wait_for_messages(ALICE, 1)
     answer = await bot.api.wait_for_answer(bot.api.press_button(ALICE, reminder, "Done"))
-    assert (answer.text, answer.show_alert) == ("Marked as done.", False)
+    assert (answer.text, answer.show_alert) == (
+        f"Marked as done: task {task.id} ('stretch').",
+        False,
+    )
     await bot.api.wait_until(lambda: reminder.edits == 1)
     assert reminder.text == "⏰ Reminder: stretch\n\n✅ Done"
+    [acknowledged, _] = await bot.world.manager.history(task.id, str(ALICE))
+    assert acknowledged.result == "acknowledged: Done in Telegram"
 
 
 async def test_tasks_list_and_its_cancel_button(bot: Harness) -> None:
@@ -366,7 +375,7 @@ async def test_a_reminder_due_while_the_bot_was_down_is_delivered_late(
         [_, reminder] = await botapi.wait_for_messages(ALICE, 2)
         assert reminder.text.startswith("⏰ Reminder: take the pills")
         assert "late by 1 h 59 min" in reminder.text
-        assert reminder.labels == ["Snooze 10 min", "Done"]
+        assert reminder.labels == ["Snooze 10 min", "Snooze 1 h", "Tomorrow morning", "Done"]
         [run] = await second.world.manager.history(task.id, str(ALICE))
         assert run.late_by is not None
 

@@ -34,7 +34,7 @@ async def test_reminder_arrives_with_snooze_and_done(
     [message] = api.sent_to(USER)
     assert message.text == "⏰ Reminder: stretch"
     assert message.parse_mode is None
-    assert message.labels == ["Snooze 10 min", "Done"]
+    assert message.labels == ["Snooze 10 min", "Snooze 1 h", "Tomorrow morning", "Done"]
     snooze = decode_action(message.button("Snooze").callback_data)
     assert snooze == Action(ActionKind.SNOOZE, "k3m9xa", "10m")
     assert decode_action(message.button("Done").callback_data) == Action(ActionKind.DONE, "k3m9xa")
@@ -55,7 +55,7 @@ async def test_a_late_reminder_is_shown_with_its_own_late_note_once(
     )
 
 
-async def test_results_and_notices_have_no_buttons(
+async def test_results_and_notices_can_be_snoozed_too(
     api: BotApiStandin, ptb_bot: Bot, queue_time: FakeTime
 ) -> None:
     notifier = TelegramNotifier(OutgoingQueue(ptb_bot, clock=queue_time))
@@ -63,10 +63,14 @@ async def test_results_and_notices_have_no_buttons(
     notice = Delivery("t1", None, str(USER), str(USER), DeliveryKind.NOTICE, "disabled")
     assert await notifier.deliver(result) is DeliveryStatus.DELIVERED
     assert await notifier.deliver(notice) is DeliveryStatus.DELIVERED
-    assert [(m.text, m.buttons) for m in api.sent_to(USER)] == [
-        ("Top 3: a, b, c", []),
-        ("ℹ️ disabled", []),
+    snoozes = ["Snooze 10 min", "Snooze 1 h", "Tomorrow morning"]
+    assert [(m.text, m.labels) for m in api.sent_to(USER)] == [
+        ("Top 3: a, b, c", snoozes),
+        ("ℹ️ disabled", snoozes),
     ]
+    [message, _] = api.sent_to(USER)
+    pressed = decode_action(message.button("Tomorrow").callback_data)
+    assert pressed == Action(ActionKind.LATER, "t1", "morning")
 
 
 async def test_a_notice_of_unknown_outcome_offers_run_again_bound_to_its_run(
@@ -78,7 +82,7 @@ async def test_a_notice_of_unknown_outcome_offers_run_again_bound_to_its_run(
     )
     assert await notifier.deliver(notice) is DeliveryStatus.DELIVERED
     [message] = api.sent_to(USER)
-    assert message.labels == ["Run again"]
+    assert message.labels == ["Run again", "Snooze 10 min", "Snooze 1 h", "Tomorrow morning"]
     pressed = decode_action(message.button("Run again").callback_data)
     assert pressed == Action(ActionKind.RUN_AGAIN, "t1", "12")
 

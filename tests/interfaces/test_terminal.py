@@ -61,7 +61,9 @@ class Commands:
         self.seen: list[tuple[str, str]] = []
         self.pressed: list[Action] = []
 
-    async def press(self, action: Action, *, user_id: str, chat_id: str) -> ActionOutcome:
+    async def press(
+        self, action: Action, *, user_id: str, chat_id: str, shown: Delivery | None = None
+    ) -> ActionOutcome:
         self.pressed.append(action)
         update = Reply(
             "a1b2c3  paused", ((Button("Resume", Action(ActionKind.RESUME, "a1b2c3")),),)
@@ -288,7 +290,10 @@ async def test_notifier_prints_deliveries() -> None:
     status = await notifier.deliver(reminder)
 
     assert status is DeliveryStatus.DELIVERED
-    assert output.getvalue() == ("\n[reminder] check the oven  [/snooze a1b2c3 10m]\n")
+    assert output.getvalue() == (
+        "\n[reminder] check the oven\n  [Snooze: /snooze a1b2c3 10m | 1h | morning] "
+        "[Done: /done a1b2c3]\n"
+    )
 
 
 async def test_notifier_reports_a_closed_stream_as_failed() -> None:
@@ -304,10 +309,14 @@ def test_results_and_notices_are_labelled() -> None:
     notice = Delivery("t1", None, "alice", "c", DeliveryKind.NOTICE, "disabled after 5 failures")
 
     assert render_delivery(result) == "\n[task t1]\nTop 3 news: ..."
+    assert render_delivery(result, 4) == (
+        "\n[task t1]\nTop 3 news: ...\n  [Later: /later 4 10m | 1h | morning]"
+    )
     assert render_delivery(notice) == "\n[notice about task t1] disabled after 5 failures"
     unknown = Delivery("t1", 3, "alice", "c", DeliveryKind.NOTICE, "may or may not", run_again=True)
-    assert (
-        render_delivery(unknown) == "\n[notice about task t1] may or may not  [Run again: /run t1]"
+    assert render_delivery(unknown, 5) == (
+        "\n[notice about task t1] may or may not\n  [Run again: /run t1] "
+        "[Later: /later 5 10m | 1h | morning]"
     )
 
 

@@ -18,12 +18,14 @@ from zoneinfo import ZoneInfo
 
 from agent import DialogAgent
 from agent.llm import ChatMessage, LLMResponse, ScriptedBackend, ToolMode
+from calendars import Calendars
 from common import ManualClock
 from interfaces import SlashCommands
 from memory import MemoryStore
 from tasks import (
     Delivery,
     DeliveryStatus,
+    HttpSender,
     Notifier,
     OnceSchedule,
     SqliteTaskStore,
@@ -179,3 +181,30 @@ async def open_world(
     finally:
         await manager.stop()
         await memory.close()
+
+
+def calendar_commands(
+    world: World,
+    *,
+    http: HttpSender | None = None,
+    public_url: str | None = None,
+    local_files: bool = False,
+) -> SlashCommands:
+    """The world's slash commands with ``/calendar``: calendars over its manager and memory
+    (``http``: how calendars are read by address)."""
+    calendars = Calendars(
+        memory=world.memory,
+        tasks=world.manager,
+        clock=world.clock,
+        zone_of=world.agent.user_zone,
+        http=http,
+        public_url=public_url,
+    )
+    return SlashCommands(
+        tasks=world.manager,
+        memory=world.memory,
+        agent=world.agent,
+        clock=world.clock,
+        calendars=calendars,
+        local_files=local_files,
+    )

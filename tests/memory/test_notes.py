@@ -196,3 +196,19 @@ async def test_notes_are_listed_a_page_at_a_time(store: MemoryStore) -> None:
         ["note 2", "note 1"],
         ["note 0"],
     ]
+
+
+async def test_notes_are_found_by_their_tags_newest_first(store: MemoryStore) -> None:
+    await store.add_note("alice", "bring the forms", ["2026-03-11"])
+    await store.add_note("alice", "gym bag", ["Wednesday", "gym"])
+    await store.add_note("alice", "not today", ["todays"])
+    await store.add_note("alice", "100% sure", ["a_b"])
+    await store.add_note("bob", "bob's forms", ["2026-03-11"])
+
+    found = await store.tagged_notes("alice", ["#2026-03-11", "wednesday"])
+    assert [n.content for n in found] == ["gym bag", "bring the forms"]
+    assert await store.tagged_notes("alice", ["today"]) == []  # whole tags only
+    assert [n.content for n in await store.tagged_notes("alice", ["a_b"])] == ["100% sure"]
+    assert await store.tagged_notes("alice", ["a%b"]) == []  # no pattern characters
+    assert await store.tagged_notes("alice", []) == []
+    assert len(await store.tagged_notes("alice", ["gym", "wednesday"], limit=1)) == 1

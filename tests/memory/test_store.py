@@ -266,6 +266,8 @@ async def test_notes_saved_before_per_user_numbers_get_them_in_order(tmp_path: P
         conn.execute("DROP INDEX notes_by_number")
         conn.execute("ALTER TABLE notes DROP COLUMN number")
         conn.execute("ALTER TABLE approvals DROP COLUMN reason")
+        for table in ("calendar_feeds", "calendar_links", "calendar_sources"):
+            conn.execute(f"DROP TABLE {table}")
         conn.execute("UPDATE schema_versions SET version = 1 WHERE component = 'memory'")
 
     async with MemoryStore(path) as store:

@@ -91,3 +91,19 @@ async def test_setting_metacharacters_round_trip(store: MemoryStore) -> None:
 async def test_bad_settings_are_refused(store: MemoryStore, key: str, value: object) -> None:
     with pytest.raises(MemoryInputError, match="setting"):
         await store.set_setting("alice", key, value)  # type: ignore[arg-type]  # on purpose
+
+
+async def test_the_users_who_have_a_setting_are_listed_with_their_zones(
+    store: MemoryStore,
+) -> None:
+    await store.set_setting("bob", "quiet_hours", "23:00-06:00")
+    await store.set_timezone("alice", "Europe/Berlin")
+    await store.set_setting("alice", "quiet_hours", "22:00-07:00")
+    await store.set_setting("carol", "language", "fr")
+
+    holders = await store.users_with_setting("quiet_hours")
+    assert [(h.user_id, h.value, h.timezone) for h in holders] == [
+        ("alice", "22:00-07:00", "Europe/Berlin"),
+        ("bob", "23:00-06:00", None),
+    ]
+    assert await store.users_with_setting("nothing") == []

@@ -213,7 +213,9 @@ def test_cron_from_inside_the_second_pass_of_a_repeated_hour() -> None:
         ("0 8 L * *", "every month on the last day at 08:00"),
         ("0 9,17 * * *", "every day at 09:00 and 17:00"),
         ("0 9 25 12 *", "every year on the 25th of December at 09:00"),
-        ("*/15 * * * *", "every day every 15 minutes from 00:00 to 23:45"),
+        ("*/15 * * * *", "every 15 minutes"),
+        ("* * * * *", "every minute"),
+        ("*/15 * * * 1-5", "every weekday every 15 minutes"),
     ],
 )
 def test_cron_describe(expression: str, words: str) -> None:

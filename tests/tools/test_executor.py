@@ -133,7 +133,7 @@ async def test_timeout_becomes_a_result() -> None:
     executor, _ = make()
     result = await executor.execute(ToolCall("hang", {}), CTX)
     assert result.status is ToolStatus.TIMEOUT
-    assert result.error == "it did not finish within 0.05 s and was stopped"
+    assert result.error == "hang did not finish within 0.05 s and was stopped"
 
 
 async def test_exception_becomes_its_message_and_the_traceback_is_logged(

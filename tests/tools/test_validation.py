@@ -29,7 +29,13 @@ def forecast(
     return city
 
 
-@tool(params={"task_id": {"enum": lambda ctx: ["a1", "b2"] if ctx.user_id == "me" else []}})
+def _ids(ctx: ToolContext) -> list[str]:
+    if ctx.user_id == "busy":
+        return [f"t{n:03d}" for n in range(300)]
+    return ["a1", "b2"] if ctx.user_id == "me" else []
+
+
+@tool(params={"task_id": {"enum": _ids}})
 def cancel_task(task_id: str) -> str:
     """Cancel a task."""
     return task_id
@@ -145,6 +151,15 @@ def test_dynamic_enum_values_are_checked_for_the_caller() -> None:
         'tool \'cancel_task\', argument \'task_id\': must be one of "a1", "b2"; received "zz"'
     ]
     assert check("cancel_task", {"task_id": "a1"}, ToolContext(user_id="me")).is_valid
+
+
+def test_a_long_enum_is_listed_in_part() -> None:
+    busy = check("cancel_task", {"task_id": "zz"}, ToolContext(user_id="busy"))
+    listed = ", ".join(f'"t{n:03d}"' for n in range(12))
+    assert busy.errors == [
+        f"tool 'cancel_task', argument 'task_id': must be one of {listed} (and 288 more); "
+        'received "zz"'
+    ]
 
 
 def test_non_object_arguments_are_reported() -> None:

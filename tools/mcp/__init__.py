@@ -25,7 +25,7 @@ from tools.mcp.config import (
     load_config,
     parse_config,
 )
-from tools.mcp.hub import DEFAULT_CONNECT_TIMEOUT, McpServers
+from tools.mcp.hub import DEFAULT_CONNECT_TIMEOUT, McpServers, Startup
 from tools.mcp.schema import Converted, convert_schema
 from tools.mcp.status import Backoff, ServerState, ServerStatus
 
@@ -42,6 +42,7 @@ __all__ = [
     "ServerConfig",
     "ServerState",
     "ServerStatus",
+    "Startup",
     "StdioLaunch",
     "convert_schema",
     "load_config",

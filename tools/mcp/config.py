@@ -34,8 +34,8 @@ import json
 import math
 import re
 import shlex
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
@@ -136,30 +136,55 @@ class McpConfig:
         servers: The servers to use, in the file's order.
         disabled: The names of the servers the file disables.
         problems: One line per mistake in the file, naming the server and the key.
+        left_out: The servers a mistake left out, by name (as their tools would carry it),
+            each with the mistake.
+        not_started: The servers a command chose not to start (``only``).
     """
 
     source: str = ""
     servers: tuple[ServerConfig, ...] = ()
     disabled: tuple[str, ...] = ()
     problems: tuple[str, ...] = ()
+    left_out: Mapping[str, str] = field(default_factory=dict)
+    not_started: tuple[str, ...] = ()
 
     def secret_values(self) -> list[str]:
         """Every resolved secret of every server (for the logs to hide)."""
         return [value for server in self.servers for value in server.secrets]
 
+    def only(self, names: Collection[str]) -> McpConfig:
+        """The same configuration with only the servers ``names`` to start; the others are
+        ``not_started`` (a one-shot command that needs one server, or none)."""
+        wanted = set(names)
+        return replace(
+            self,
+            servers=tuple(s for s in self.servers if s.name in wanted),
+            not_started=tuple(s.name for s in self.servers if s.name not in wanted),
+        )
 
-def load_config(path: Path, *, secrets: SecretLookup | None = None) -> McpConfig:
+
+def load_config(
+    path: Path, *, secrets: SecretLookup | None = None, named: bool = False
+) -> McpConfig:
     """Read the MCP servers of the file ``path``; a missing file configures none.
 
     Args:
         path: The file (``ASSISTANT_MCP_CONFIG``, by default ``DATA_DIR/mcp.json``).
         secrets: Looks up the values of ``${NAME}`` references; without it every reference
             is a problem.
+        named: The file was named on purpose (``ASSISTANT_MCP_CONFIG``): its absence is a
+            problem, not the usual "no MCP servers".
     """
     source = str(path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
+        if named:
+            problem = (
+                f"{source}: the file ASSISTANT_MCP_CONFIG names does not exist; no MCP servers "
+                "were loaded (create it, or point the variable at your mcp.json)"
+            )
+            return McpConfig(source=source, problems=(problem,))
         return McpConfig(source=source)
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -233,8 +258,10 @@ class _Reader:
             self._problem(f"MCP server {name!r} is defined twice; the last definition is used")
         servers: list[ServerConfig] = []
         disabled: list[str] = []
+        left_out: dict[str, str] = {}
         taken: dict[str, str] = {}
         for given, entry in servers_of.items():
+            name = given
             try:
                 name = self._name(given, taken)
                 if isinstance(entry, dict) and entry.get("disabled") is True:
@@ -242,12 +269,14 @@ class _Reader:
                     continue
                 servers.append(self._server(given, name, entry))
             except _Skip:
+                left_out.setdefault(name, self._problems[-1])
                 continue
         return McpConfig(
             source=self._source,
             servers=tuple(servers),
             disabled=tuple(disabled),
             problems=tuple(self._problems),
+            left_out=left_out,
         )
 
     def _file_problem(self, document: object) -> None:

@@ -23,10 +23,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import os
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from types import TracebackType
@@ -57,6 +58,8 @@ Sleep = Callable[[float], Awaitable[None]]
 Publish = Callable[[ServerConfig, list[ListedTool]], list[str]]
 """Receives a server's tools each time they are listed; returns our names of those it took."""
 
+_SDK_ERROR_STATUS = "Server returned an error response"
+"""How the SDK says an HTTP server answered with an error status (which it does not name)."""
 _STDERR_TAIL = 4000
 MAX_PAGES = 20
 """Pages of ``tools/list`` read at most (a server whose cursor never ends cannot hang us)."""
@@ -108,10 +111,12 @@ class ServerConnection:
         self._retry_at: datetime | None = None
         self._tools: tuple[str, ...] = ()
         self._settled = asyncio.Event()
+        self._first = asyncio.Event()  # set once the first attempt ended; never cleared
         self._wake = asyncio.Event()
         self._lost: str | None = None
         self._stale = False
         self._task: asyncio.Task[None] | None = None
+        self._scope: anyio.CancelScope | None = None
         self._failures = 0
         self._was_up = False
         self._stderr: IO[str] | None = None
@@ -125,14 +130,27 @@ class ServerConnection:
             self._task = asyncio.create_task(self._supervise(), name=f"mcp:{self.config.name}")
 
     async def first_outcome(self) -> None:
-        """Wait until the first attempt to connect has ended, either way."""
-        await self._settled.wait()
+        """Wait until the first attempt to connect has ended, either way (at once after)."""
+        await self._first.wait()
+
+    @property
+    def first_done(self) -> bool:
+        """Whether the first attempt to connect has ended."""
+        return self._first.is_set()
 
     async def aclose(self) -> None:
-        """Disconnect (a stdio server is stopped) and stop trying."""
+        """Disconnect (a stdio server is stopped, its process reaped) and stop trying.
+
+        The task is stopped through its own cancel scope, not ``Task.cancel``: the SDK stops a
+        stdio server inside a shielded scope, which only a scope's cancellation respects; a
+        native cancel breaks into it and leaves the process behind, unreaped.
+        """
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
+            if self._scope is not None:
+                self._scope.cancel()
+            else:  # cancelled before its first step: it holds nothing yet
+                task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._set(ServerState.STOPPED, error=None)
@@ -196,9 +214,10 @@ class ServerConnection:
             )
         if self._state is ServerState.DOWN and self._retry_at is not None:
             wait = max(0, round((self._retry_at - self._clock.now()).total_seconds()))
+            when = f"in {wait} s" if wait else "any moment now"
             raise ToolError(
                 f"MCP server {name!r} is not connected ({self._error}); the assistant tries "
-                f"again at {self._retry_at:%H:%M:%S} UTC, in {wait} s"
+                f"again at {self._retry_at:%H:%M:%S} UTC, {when}"
             )
         if self._state is ServerState.FAILED:
             raise ToolError(
@@ -227,40 +246,43 @@ class ServerConnection:
     # -- the task that keeps the connection -------------------------------------------------
 
     async def _supervise(self) -> None:
-        while True:
-            self._set(ServerState.STARTING, error=None)
-            with self._errlog() as errlog:
-                try:
-                    reason = await self._connection()
-                except Exception as exc:  # every failure of an attempt: said, then retried
-                    leaf = _first_leaf(exc)
-                    if isinstance(leaf, _CannotStart):
-                        self._failed(str(leaf))
-                        return
-                    reason = self._explained(describe(exc))
-                reason = _with_stderr(reason, errlog)
-            await self._down(reason)
+        with anyio.CancelScope() as self._scope:
+            while True:
+                self._set(ServerState.STARTING, error=None)
+                with self._errlog() as errlog:
+                    try:
+                        reason = await self._connection()
+                    except Exception as exc:  # every failure of an attempt: said, then retried
+                        leaf = _first_leaf(exc)
+                        if isinstance(leaf, _CannotStart):
+                            self._failed(str(leaf))
+                            return
+                        reason = self._explained(describe(exc))
+                    reason = _with_stderr(reason, errlog)
+                await self._down(reason)
 
     async def _connection(self) -> str:
         """Connect, publish the tools, and serve until the connection is lost; return why."""
         self._lost, self._stale, self._http_error = None, False, None
         self._wake.clear()
-        async with AsyncExitStack() as stack:
-            try:
-                async with asyncio.timeout(self._connect_timeout):
-                    client = await stack.enter_async_context(self._client_of())
-                    listed = await _list_tools(client)
-            except TimeoutError:
-                return f"it did not start and list its tools within {self._connect_timeout:g} s"
-            self._up(client, listed)
-            try:
-                async with anyio.create_task_group() as group:
-                    if _can_listen(client):
-                        group.start_soon(self._listen, client)
-                    await self._serve(client)
-                    group.cancel_scope.cancel()
-            finally:
-                self._client = None
+        # An anyio deadline, not asyncio's: the SDK's shielded clean-up respects only a
+        # scope's cancellation. One scope around the whole connection (cancel scopes must
+        # close in the order they opened); its deadline is lifted once the tools are listed.
+        with anyio.CancelScope(deadline=anyio.current_time() + self._connect_timeout) as scope:
+            async with self._client_of() as client:
+                listed = await _list_tools(client)
+                scope.deadline = math.inf
+                self._up(client, listed)
+                try:
+                    async with anyio.create_task_group() as group:
+                        if _can_listen(client):
+                            group.start_soon(self._listen, client)
+                        await self._serve(client)
+                        group.cancel_scope.cancel()
+                finally:
+                    self._client = None
+        if scope.cancelled_caught:
+            return f"it did not start and list its tools within {self._connect_timeout:g} s"
         return self._lost or "the connection ended"
 
     def _client_of(self) -> Client:
@@ -295,9 +317,14 @@ class ServerConnection:
             self._http_error = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
     def _explained(self, reason: str) -> str:
-        """``reason``, with the HTTP error status behind it (once)."""
+        """``reason``, with the HTTP error status behind it (once); the SDK's own words for
+        an error status ("Server returned an error response") give way to the status."""
         status, self._http_error = self._http_error, None
-        return reason if status is None or status in reason else f"{reason} ({status})"
+        if status is None or status in reason:
+            return reason
+        if reason.startswith(_SDK_ERROR_STATUS):
+            return f"it answered {status}"
+        return f"{reason} ({status})"
 
     @contextlib.contextmanager
     def _errlog(self) -> Iterator[IO[str] | None]:
@@ -333,7 +360,7 @@ class ServerConnection:
 
     async def _relist(self, client: Client) -> None:
         try:
-            async with asyncio.timeout(self._connect_timeout):
+            with anyio.fail_after(self._connect_timeout):
                 listed = await _list_tools(client)
         except TimeoutError:
             logger.warning(
@@ -434,6 +461,7 @@ class ServerConnection:
         self._state, self._error, self._retry_at = state, error, retry_at
         if state is not ServerState.STARTING:
             self._settled.set()
+            self._first.set()
         else:
             self._settled = asyncio.Event() if self._settled.is_set() else self._settled
         self._on_change()
@@ -480,7 +508,7 @@ class _EndOfRead:
         try:
             item: SessionMessage | Exception = await self._inner.receive()
         except (anyio.EndOfStream, anyio.ClosedResourceError):
-            self._ended("the connection ended (the server exited or closed it)")
+            self._ended("the connection ended: the server exited or closed it")
             raise
         return item
 
@@ -649,10 +677,12 @@ def _with_stderr(reason: str, stream: IO[str] | None) -> str:
 def _spawn_error(launch: StdioLaunch, exc: OSError) -> str:
     if isinstance(exc, FileNotFoundError) and launch.cwd is not None and not launch.cwd.is_dir():
         return f"its folder {str(launch.cwd)!r} does not exist"
+    if isinstance(exc, FileNotFoundError) and ("/" in launch.command or "\\" in launch.command):
+        return f"the command {launch.command!r} does not exist; check the path in 'command'"
     if isinstance(exc, FileNotFoundError):
         return (
-            f"the command {launch.command!r} was not found; install it, or give its full path "
-            "in 'command'"
+            f"the command {launch.command!r} was not found on PATH; install it, or give its "
+            "full path in 'command'"
         )
     if isinstance(exc, PermissionError):
         return f"the command {launch.command!r} may not be run (permission denied)"

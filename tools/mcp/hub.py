@@ -5,9 +5,12 @@ The composition root opens it on its exit stack::
     config = load_config(settings.mcp_config_path, secrets=lookup)
     servers = await stack.enter_async_context(McpServers(config, registry, clock=clock))
 
-``start`` (entering) says every problem of the configuration in the log, starts one
-``ServerConnection`` per server and waits, at most ``connect_timeout``, for each one's first
-attempt; a server that is slower keeps starting and its tools join when it is up. Its tools
+Entering says every problem of the configuration in the log and starts one
+``ServerConnection`` per server; by ``Startup`` it then waits for each one's first attempt
+(at most ``wait``), or returns at once (a front end: the agent calls ``ready`` before a
+model's turn), or starts nothing until ``ready`` is first called (a one-shot command the
+offline planner may answer alone). A server that is slower keeps starting and its tools
+join when it is up. Its tools
 join the registry as ``server.tool``, and leave and join again whenever the server lists them
 anew (it said they changed, or it reconnected): the registry's ``version`` changes, and the
 agent renders its catalog again. Closing stops every server.
@@ -18,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,8 +36,25 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+_STATE_WORDS = {
+    ServerState.DOWN: "is down",
+    ServerState.FAILED: "could not be started",
+    ServerState.STOPPED: "has stopped",
+}
+
 DEFAULT_CONNECT_TIMEOUT = 30.0
 """Seconds a server may take to start and list its tools (``npx`` may first download it)."""
+
+
+class Startup(StrEnum):
+    """When the servers start, and whether entering waits for them."""
+
+    WAIT = "wait"
+    """Entering starts them and waits for each one's first attempt (at most ``wait``)."""
+    BACKGROUND = "background"
+    """Entering starts them and returns at once; ``ready`` waits for them when asked."""
+    FIRST_USE = "first-use"
+    """Nothing starts until ``ready`` is first called (a command that may never use them)."""
 
 
 class McpServers(AsyncLifecycle):
@@ -45,7 +66,11 @@ class McpServers(AsyncLifecycle):
         clock: Tells when a server is tried again.
         sleep: Waits out a backoff (by default the clock's ``sleep``).
         backoff: How long to wait before each attempt to reconnect.
-        connect_timeout: Seconds an attempt may take, and the most ``start`` waits.
+        connect_timeout: Seconds an attempt may take.
+        startup: When they start, and whether entering waits (``Startup``).
+        wait: The most entering (``Startup.WAIT``) or ``ready`` waits for the servers'
+            first attempts; a server still starting then offers no tools yet. By default
+            ``connect_timeout`` and a second.
         stderr_dir: Where stdio servers' stderr goes (``NAME.log``); temporary files when
             ``None``.
     """
@@ -59,34 +84,50 @@ class McpServers(AsyncLifecycle):
         sleep: Sleep | None = None,
         backoff: Backoff | None = None,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        startup: Startup = Startup.WAIT,
+        wait: float | None = None,
         stderr_dir: Path | None = None,
     ) -> None:
         if connect_timeout <= 0:
             raise ValueError(f"connect_timeout must be positive seconds, got {connect_timeout!r}")
+        if wait is not None and wait <= 0:
+            raise ValueError(f"wait must be positive seconds, got {wait!r}")
         self.config = config
         self._registry = registry
         self._clock = clock or SystemClock()
         self._sleep = sleep or self._clock.sleep
         self._backoff = backoff or Backoff()
         self._connect_timeout = connect_timeout
+        self._startup = startup
+        self._wait = wait or connect_timeout + 1
         self._stderr_dir = stderr_dir
         self._connections: dict[str, ServerConnection] = {}
         self._names: dict[str, list[str]] = {}
         self._changed = asyncio.Event()
+        self._told_slow: set[str] = set()
 
     async def _enter(self) -> None:
-        await self.start()
-
-    async def _exit(self) -> None:
-        await self.aclose()
-
-    async def start(self) -> None:
-        """Log the configuration's problems, start every server, and wait for each one's
-        first attempt (at most ``connect_timeout``)."""
         for problem in self.config.problems:
             logger.warning("%s", problem)
         for name in self.config.disabled:
             logger.info("MCP server %r is disabled in %s", name, self.config.source)
+        if self._startup is Startup.FIRST_USE:
+            return
+        self._start()
+        if self._startup is Startup.WAIT:
+            await self._first_attempts()
+
+    async def _exit(self) -> None:
+        await self.aclose()
+
+    async def ready(self) -> None:
+        """Start the servers if nothing has yet, and wait for those still in their first
+        attempt (at most ``wait``); at once when every one has had it. The agent calls this
+        before a model's turn, so that a server still starting joins the catalog first."""
+        self._start()
+        await self._first_attempts()
+
+    def _start(self) -> None:
         if not self.config.servers or self._connections:
             return
         # Here, not at the top: the SDK takes most of a second to import, which an assistant
@@ -106,13 +147,23 @@ class McpServers(AsyncLifecycle):
             )
         for connection in self._connections.values():
             connection.start()
-        firsts = [connection.first_outcome() for connection in self._connections.values()]
+
+    async def _first_attempts(self) -> None:
+        pending = [c for c in self._connections.values() if not c.first_done]
+        if not pending:
+            return
         try:
-            async with asyncio.timeout(self._connect_timeout + 1):
-                await asyncio.gather(*firsts)
+            async with asyncio.timeout(self._wait):
+                await asyncio.gather(*(c.first_outcome() for c in pending))
         except TimeoutError:
-            slow = [s.name for s in self.statuses() if s.state is ServerState.STARTING]
-            logger.warning("MCP servers still starting (their tools join later): %s", slow)
+            slow = [c.config.name for c in pending if not c.first_done]
+            if new := [name for name in slow if name not in self._told_slow]:
+                self._told_slow.update(new)
+                logger.warning(
+                    "MCP servers not started within %g s (their tools join once they are): %s",
+                    self._wait,
+                    ", ".join(new),
+                )
 
     async def aclose(self) -> None:
         """Stop every server; their tools leave the registry."""
@@ -122,8 +173,61 @@ class McpServers(AsyncLifecycle):
             self._replace(server, [])
 
     def statuses(self) -> list[ServerStatus]:
-        """Every configured server's status, in the configuration's order."""
-        return [connection.status() for connection in self._connections.values()]
+        """Every server the file names: those started, in the configuration's order, then
+        those a mistake left out and those it disables."""
+        return [
+            *(connection.status() for connection in self._connections.values()),
+            *(
+                ServerStatus(name=name, transport="", state=ServerState.LEFT_OUT, error=problem)
+                for name, problem in self.config.left_out.items()
+            ),
+            *(
+                ServerStatus(
+                    name=name,
+                    transport="",
+                    state=ServerState.DISABLED,
+                    error=f"in {self.config.source}" if self.config.source else None,
+                )
+                for name in self.config.disabled
+            ),
+        ]
+
+    def other_problems(self) -> list[str]:
+        """The configuration's problems that no status shows (a file that is not JSON, a
+        key the assistant does not read...): those of the servers left out are theirs."""
+        shown = set(self.config.left_out.values())
+        return [problem for problem in self.config.problems if problem not in shown]
+
+    def why_unknown(self, tool: str) -> str | None:
+        """Why ``tool``, named ``server.tool``, is not in the registry when its server is one
+        the file names (left out, disabled, not started, down); ``None`` otherwise."""
+        server, dot, _ = tool.partition(".")
+        if not dot:
+            return None
+        config = self.config
+        if not config.servers and not config.left_out and config.problems:
+            return f"the MCP configuration loaded no server: {config.problems[0]}"
+        if server in config.left_out:
+            return f"its MCP server {server!r} was left out: {config.left_out[server]}"
+        if server in config.disabled:
+            return f"its MCP server {server!r} is disabled in {config.source or 'mcp.json'}"
+        if server in config.not_started:
+            return f"its MCP server {server!r} was not started by this command"
+        connection = self._connections.get(server)
+        if connection is None:
+            return None
+        status = connection.status()
+        if status.state is ServerState.UP:
+            listed = ", ".join(status.tools) or "none"
+            return f"its MCP server {server!r} has no such tool (it lists: {listed})"
+        if status.state is ServerState.STARTING:
+            return (
+                f"its MCP server {server!r} is still starting; try again once it is up "
+                "('assistant tools' shows how each server stands)"
+            )
+        how = _STATE_WORDS.get(status.state, status.state.value)
+        why = f": {status.error}" if status.error else ""
+        return f"its MCP server {server!r} {how}{why}"
 
     def tools_by_server(self) -> dict[str, list[str]]:
         """Our names of each server's tools now in the registry, by server."""

@@ -18,6 +18,10 @@ class ServerState(StrEnum):
     FAILED = "failed"
     """It cannot be started as configured; it is not tried again until a restart."""
     STOPPED = "stopped"
+    LEFT_OUT = "left out"
+    """A mistake in the configuration left it out (``error`` says which)."""
+    DISABLED = "disabled"
+    """The configuration disables it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +30,8 @@ class ServerStatus:
 
     Attributes:
         name: The server's name (its tools are ``name.tool``).
-        transport: How it is reached: ``stdio: COMMAND ARGS`` or ``http: URL``.
+        transport: How it is reached: ``stdio: COMMAND ARGS`` or ``http: URL`` ("" for a
+            server that was left out or is disabled).
         state: Where its connection stands.
         tools: Our names of its tools, as last listed.
         error: Why it is down or failed.
@@ -40,9 +45,21 @@ class ServerStatus:
     error: str | None = None
     retry_at: datetime | None = None
 
+    def as_json(self) -> dict[str, object]:
+        """The status as JSON values (``assistant tools --format json``)."""
+        return {
+            "name": self.name,
+            "transport": self.transport or None,
+            "state": self.state.value,
+            "tools": list(self.tools),
+            "error": self.error,
+            "retry_at": self.retry_at.isoformat() if self.retry_at else None,
+        }
+
     def line(self) -> str:
         """The status in one line: ``files (stdio: npx ...): up, 11 tools``."""
-        head = f"{self.name} ({self.transport}): {self.state.value}"
+        how = f" ({self.transport})" if self.transport else ""
+        head = f"{self.name}{how}: {self.state.value}"
         if self.state is ServerState.UP:
             return f"{head}, {len(self.tools)} tools"
         if self.state is ServerState.DOWN and self.retry_at is not None:

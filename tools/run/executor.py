@@ -267,7 +267,7 @@ class ToolExecutor:
         try:
             output = await asyncio.wait_for(_invoke(tool, arguments, ctx), tool.timeout)
         except TimeoutError:
-            message = f"it did not finish within {tool.timeout:g} s and was stopped"
+            message = f"{tool.name} did not finish within {tool.timeout:g} s and was stopped"
             return self._failure(call, ToolStatus.TIMEOUT, message, started)
         except ArgumentConversionError as exc:
             return self._failure(call, ToolStatus.INVALID, str(exc), started)
@@ -277,7 +277,9 @@ class ToolExecutor:
             # A refusal the tool wrote for the model (bad schedule, blocked address): no traceback.
             # The text is read by people too, so it is the refusal alone: the result already
             # names the tool, and a class name means nothing to them.
-            message = _first_line(exc) or "it failed without saying why"
+            # Our own words, bounded as the tool's output is: an approval refused for other
+            # arguments quotes the request's in full, so that they can be repeated.
+            message = _first_line(exc, self._max_output_chars) or "it failed without saying why"
             return self._failure(call, ToolStatus.ERROR, message, started)
         except Exception as exc:
             logger.exception("tool %r failed (call %s)", tool.name, call.id)
@@ -472,9 +474,9 @@ def _requested_call(request: ApprovalRequest) -> ToolCall:
     )
 
 
-def _first_line(exc: BaseException) -> str:
+def _first_line(exc: BaseException, limit: int = 300) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return text if len(text) <= 300 else text[:297] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _short_error(exc: BaseException) -> str:

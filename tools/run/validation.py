@@ -6,7 +6,7 @@ import json
 import math
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -211,7 +211,7 @@ class _Checker:
             if not ok:
                 return value
         if "enum" in schema and not _in_enum(value, schema["enum"]):
-            allowed = ", ".join(_show(v) for v in schema["enum"])
+            allowed = _listed(schema["enum"])
             self.errors.append(
                 f"tool {self.tool!r}, argument {path!r}: must be one of {allowed}; "
                 f"received {_show(value)}"
@@ -440,3 +440,13 @@ def _show(value: Any) -> str:
     if len(text) > _MAX_SHOWN:
         text = text[: _MAX_SHOWN - 3] + "..."
     return f"{text} ({type(value).__name__})" if not isinstance(value, str) else text
+
+
+_LISTED = 12
+"""The most values of an enum a refusal lists (a user's 300 task ids would bury the rest)."""
+
+
+def _listed(values: Sequence[Any]) -> str:
+    shown = ", ".join(_show(v) for v in values[:_LISTED])
+    more = len(values) - _LISTED
+    return f"{shown} (and {more} more)" if more > 0 else shown

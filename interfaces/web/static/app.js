@@ -1,8 +1,9 @@
 // The assistant's page: sign in with a token, chat with streamed replies (AG-UI events over
-// POST /agent/stream), see and change tasks, decide approvals, and get reminders as they
-// arrive (GET /events). On opening it shows the chat's recent conversation (GET /history)
-// and the deliveries the server still holds, so nothing that came while no page was open is
-// missed. Text from the server is only ever set as textContent.
+// POST /agent/stream), see and change tasks, decide approvals, get reminders as they arrive
+// (GET /events) with Snooze and Done, watch a page, and set quiet hours and the briefing
+// (Settings). On opening it shows the chat's recent conversation (GET /history) and the
+// deliveries the server still holds, so nothing that came while no page was open is missed.
+// Text from the server is only ever set as textContent.
 "use strict";
 
 const TOKEN_KEY = "assistant.token";
@@ -467,32 +468,40 @@ async function listen() {
   }
 }
 
+// Every delivery can come again later (Snooze 10 min / 1 h / tomorrow morning): a reminder is
+// put off itself, any other message is shown again, marked. A reminder also has Done (one
+// that repeats until done stops); a notice about a run of unknown outcome has Run again.
+const SNOOZES = [["Snooze 10 min", "10m"], ["Snooze 1 h", "1h"], ["Tomorrow morning", "morning"]];
+
 function delivered(item) {
   document.querySelector(".welcome")?.remove();
   const [name, label] = { reminder: ["bell", "Reminder"], result: ["list", "Task result"], notice: ["info", "Notice"] }[item.kind] || ["info", "Message"];
-  const bubble = el("li", { class: "msg delivery" }, el("span", { class: "label" }, icon(name), label), el("span", { text: item.text }));
-  if (item.kind === "reminder") {
-    const actions = el("div", { class: "actions" });
-    actions.append(
-      el("button", {
-        type: "button", class: "small", text: "Snooze 10 min",
-        onclick: async (event) => {
-          event.target.disabled = true;
-          try {
-            const done = await api("POST", `/tasks/${encodeURIComponent(item.task_id)}/snooze`, { delay: "10m" });
-            toast(done.notice);
-            actions.replaceChildren(el("span", { class: "muted small", text: done.notice }));
-            refresh();
-          } catch (error) {
-            event.target.disabled = false;
-            toast(error.message, true);
-          }
-        },
-      }),
-      el("button", { type: "button", class: "small", text: "Done", onclick: () => actions.replaceChildren(el("span", { class: "muted small", text: "✓ Done" })) }),
-    );
-    bubble.append(actions);
+  const bubble = el("li", { class: "msg delivery", data: { item: item.id } }, el("span", { class: "label" }, icon(name), label), el("span", { text: item.text }));
+  const actions = el("div", { class: "actions" });
+  const act = (text, path, body, cls = "small") => el("button", {
+    type: "button", class: cls, text,
+    onclick: async (event) => {
+      for (const button of actions.querySelectorAll("button")) button.disabled = true;
+      try {
+        const done = await api("POST", path, body);
+        toast(done.notice);
+        actions.replaceChildren(el("span", { class: "muted small", text: done.notice }));
+        refresh();
+      } catch (error) {
+        for (const button of actions.querySelectorAll("button")) button.disabled = false;
+        toast(error.message, true);
+      }
+    },
+  });
+  const task = encodeURIComponent(item.task_id);
+  for (const [text, delay] of SNOOZES) {
+    actions.append(item.kind === "reminder"
+      ? act(text, `/tasks/${task}/snooze`, { delay })
+      : act(text, `/inbox/${encodeURIComponent(item.id)}/later`, { delay }));
   }
+  if (item.kind === "reminder") actions.append(act("Done", `/tasks/${task}/done`, undefined, "small done"));
+  if (item.run_again) actions.append(act("Run again", `/tasks/${task}/run`));
+  bubble.append(actions);
   placeInTime(bubble, Date.parse(item.delivered_at));
   scrollDown();
   refresh();
@@ -513,7 +522,7 @@ let refreshing = null;
 
 function refresh() {
   // The zone too: "/tz" in the chat changes it, and every time on the page is said in it.
-  if (!refreshing) refreshing = Promise.all([loadTasks(), loadApprovals(), loadMe()]).finally(() => { refreshing = null; });
+  if (!refreshing) refreshing = Promise.all([loadTasks(), loadApprovals(), loadMe(), loadSettings()]).finally(() => { refreshing = null; });
   return refreshing;
 }
 
@@ -652,6 +661,140 @@ function approvalCard(request) {
   );
 }
 
+// -- watch a page, quiet hours, the morning briefing -------------------------------------------------
+
+async function loadSettings() {
+  try {
+    const [quiet, briefing] = await Promise.all([api("GET", "/me/quiet-hours"), api("GET", "/me/briefing")]);
+    showQuiet(quiet);
+    showBriefing(briefing);
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not load your settings: ${error.message}`, true);
+  }
+}
+
+function showQuiet(quiet) {
+  const held = quiet.held ? ` ${quiet.held} held for now.` : "";
+  $("quiet-state").textContent = quiet.hours
+    ? `Quiet from ${quiet.hours.replace("-", " to ")} (${quiet.timezone}): messages wait and arrive together at the end; urgent reminders still come.${held}`
+    : "No quiet hours: messages arrive when they are due.";
+  if (quiet.hours) [$("quiet-from").value, $("quiet-to").value] = quiet.hours.split("-");
+  $("quiet-off").disabled = !quiet.hours;
+}
+
+function showBriefing(briefing) {
+  $("briefing-state").textContent = briefing.task
+    ? `${briefing.task.schedule}; next ${briefing.task.next_run_text}.`
+    : "No briefing. It lists the day's tasks, what ran overnight (failures first), monitors that changed and notes tagged for the day.";
+  $("briefing-off").disabled = !briefing.task;
+}
+
+async function settled(request) {
+  try {
+    const done = await request;
+    if (done.notice) toast(done.notice);
+  } catch (error) {
+    toast(error.message, true);
+  } finally {
+    refresh();
+  }
+}
+
+function wireSettings() {
+  $("watch-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = { url: $("watch-url").value.trim(), every: $("watch-every").value };
+    const selector = $("watch-selector").value.trim();
+    const condition = $("watch-condition").value.trim();
+    if (selector) body.selector = selector;
+    if (condition) body.condition = condition;
+    settled(api("POST", "/monitors", body).then((done) => { $("watch-form").reset(); return done; }));
+  });
+  $("quiet-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    settled(api("PUT", "/me/quiet-hours", { hours: `${$("quiet-from").value}-${$("quiet-to").value}` }));
+  });
+  $("quiet-off").addEventListener("click", () => settled(api("DELETE", "/me/quiet-hours")));
+  $("briefing-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    settled(api("PUT", "/me/briefing", { at: $("briefing-at").value }));
+  });
+  $("briefing-off").addEventListener("click", () => settled(api("DELETE", "/me/briefing")));
+}
+
+// -- calendar --------------------------------------------------------------------------------------
+
+const importing = { text: null };
+
+async function newFeed() {
+  try {
+    const feed = await api("POST", "/calendar/feed");
+    $("feed-url").value = feed.url;
+    $("feed-url").hidden = false;
+    $("feed-note").textContent = feed.note;
+    $("feed-note").hidden = false;
+    $("feed-url").select();
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not make a feed: ${error.message}`, true);
+  }
+}
+
+async function feedOff() {
+  try {
+    const answer = await api("DELETE", "/calendar/feed");
+    $("feed-url").hidden = true;
+    $("feed-note").hidden = true;
+    toast(answer.revoked ? "The feed is off: its address answers nothing any more." : "You have no feed.");
+  } catch (error) {
+    if (error.status !== 401) toast(`Could not turn the feed off: ${error.message}`, true);
+  }
+}
+
+async function postCalendar(text, confirm) {
+  // The file itself is the body: a calendar is larger than a message (the server allows it).
+  const response = await fetch(`/calendar/import?confirm=${confirm}&chat_id=${encodeURIComponent(state.chat)}`, {
+    method: "POST",
+    headers: { ...headers(), "Content-Type": "text/calendar" },
+    body: text,
+  });
+  const data = await response.json().catch(() => null);
+  if (!response.ok) throw new HttpError(response.status, describe(data, response.status));
+  return data;
+}
+
+async function previewFile() {
+  const file = $("ics-file").files[0];
+  $("ics-import").hidden = true;
+  if (!file) return;
+  try {
+    importing.text = await file.text();
+    const plan = await postCalendar(importing.text, false);
+    $("ics-preview").textContent = plan.preview;
+    $("ics-preview").hidden = false;
+    $("ics-import").textContent = `Import ${plan.items.length}`;
+    $("ics-import").hidden = plan.items.length === 0;
+  } catch (error) {
+    $("ics-preview").textContent = error.message;
+    $("ics-preview").hidden = false;
+  }
+}
+
+async function importFile() {
+  if (importing.text === null) return;
+  $("ics-import").hidden = true;
+  try {
+    const made = await postCalendar(importing.text, true);
+    const said = `Made ${made.created.length} reminder${made.created.length === 1 ? "" : "s"}.`;
+    toast(made.error ? `${said} Then: ${made.error}` : said, Boolean(made.error));
+    $("ics-preview").textContent = said;
+    $("ics-file").value = "";
+    importing.text = null;
+    await loadTasks();
+  } catch (error) {
+    toast(`Could not import: ${error.message}`, true);
+  }
+}
+
 // -- layout ------------------------------------------------------------------------------------------
 
 function showTab(name) {
@@ -679,6 +822,11 @@ function wire() {
   for (const tab of document.querySelectorAll(".tab")) {
     tab.addEventListener("click", () => showTab(tab.dataset.show));
   }
+  wireSettings();
+  $("feed-new").addEventListener("click", newFeed);
+  $("feed-off").addEventListener("click", feedOff);
+  $("ics-file").addEventListener("change", previewFile);
+  $("ics-import").addEventListener("click", importFile);
 }
 
 wire();

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from common import TableCopy, flag, instant
 
+
+def maybe_flag(value: object) -> bool | None:
+    """A flag that may be unset (``NULL``): a monitor's condition held, or it has none."""
+    return None if value is None else flag(value)
+
+
 TASK_TABLES = (
     TableCopy(
         "scheduled_tasks",
@@ -43,5 +49,29 @@ TASK_TABLES = (
         ),
         dict.fromkeys(("last_scheduled", "last_failure_at"), instant),
     ),
+    # The proactive features' tables (issue 28).
+    TableCopy(
+        "monitor_observations",
+        (
+            "task_id", "value", "observed_at", "changed_at", "holds", "pending", "checks",
+            "changes",
+        ),
+        {"observed_at": instant, "changed_at": instant, "holds": maybe_flag},
+    ),
+    TableCopy(
+        "held_deliveries",
+        (
+            "id", "task_id", "run_id", "owner_id", "chat_id", "kind", "text", "late_by",
+            "run_again", "nags", "reason", "held_at", "release_at", "lease_until", "repeats",
+            "zone",
+        ),
+        {
+            "run_again": flag, "nags": flag, "held_at": instant, "release_at": instant,
+            "lease_until": instant,
+        },
+        identity="id",
+    ),
 )  # fmt: skip
+
+
 """In the order they are copied (runs refer to tasks)."""

@@ -63,7 +63,8 @@ async def finish_runs(
             continue
         after = after_run(task.status, task.failures, outcome, max_failures=max_failures)
         task.apply(after, outcome.finished_at)
-        put_back |= after.status is TaskStatus.ACTIVE and after.next_run is not UNSET
+        moved = after.next_run is not UNSET or after.sooner is not None
+        put_back |= after.status is TaskStatus.ACTIVE and moved
         finished.append(after.finished(outcome))
     if tasks:
         ids = list(tasks)
@@ -78,7 +79,7 @@ async def finish_runs(
             [t.run_count for t in states],
             [t.last_run for t in states],
         )
-    if put_back:  # a one-time task due again (a retry): every scheduler should know
+    if put_back:  # a task due again sooner (a retry, a repeat): every scheduler should know
         await notify(conn, CHANGES_CHANNEL)
     return finished
 
@@ -100,8 +101,7 @@ class _Finishing:
         """Take in what one finished run did."""
         self.status = after.status
         self.failures = after.consecutive_failures
-        if after.next_run is not UNSET:
-            self.next_run = after.next_run
+        self.next_run = after.next_after(self.next_run)
         if after.status_reason is not UNSET:
             self.status_reason = after.status_reason
         self.run_count += 1

@@ -35,14 +35,15 @@ from tasks.models import (
     TaskDraft,
     new_task_id,
 )
-from tasks.store.base import GivenUp
-from tasks.store.postgres import claims, runs
+from tasks.store.base import GivenUp, HeldDelivery
+from tasks.store.postgres import claims, proactive, runs
 from tasks.store.postgres.db import run_steps
 from tasks.store.postgres.dialect import CHANGES_CHANNEL, POSTGRES
 from tasks.store.postgres.schema import migrate
+from tasks.store.proactive import SqlProactive
 from tasks.store.rows import TaskStoreError, draft_values
 from tasks.store.scope import ChatScope
-from tasks.store.steps import SqlTaskStore, Steps, T, sizes
+from tasks.store.steps import Steps, T, sizes
 
 __all__ = ["PostgresTaskStore"]
 
@@ -75,6 +76,12 @@ async def read_sizes(conn: PgConnection) -> StoreSizes:
     return await run_steps(conn, sizes(POSTGRES))
 
 
+async def _migrate(db: PostgresDatabase) -> None:
+    """The task tables, then the proactive features' (which refer to them)."""
+    await migrate(db)
+    await proactive.migrate(db)
+
+
 def _not_open(where: str) -> TaskError:
     return TaskError(
         f"the task store {where!r} is not open; call 'await store.open()' "
@@ -85,7 +92,7 @@ def _not_open(where: str) -> TaskError:
 _FAILURES = PostgresFailures("the task database", TaskStoreError, _not_open)
 
 
-class PostgresTaskStore(SqlTaskStore):
+class PostgresTaskStore(SqlProactive):
     """Tasks and their run ledger in a PostgreSQL database, shared by any number of schedulers.
 
     Args:
@@ -118,8 +125,8 @@ class PostgresTaskStore(SqlTaskStore):
         return self._db.where
 
     async def open(self) -> None:
-        """Connect and create or migrate the task tables."""
-        await self._db.open(migrate=migrate)
+        """Connect and create or migrate the task tables (and the proactive features')."""
+        await self._db.open(migrate=_migrate)
 
     async def close(self) -> None:
         """Stop listening and close the connections."""
@@ -245,6 +252,21 @@ class PostgresTaskStore(SqlTaskStore):
             runs.finish_runs, outcomes=list(outcomes), max_failures=max_failures
         )
         return await self._db.write(work)
+
+    async def claim_held(
+        self, now: datetime, *, limit: int, lease: timedelta
+    ) -> list[HeldDelivery]:
+        """Take due held deliveries of this store's chats under a lease, skipping rows
+        another scheduler is taking."""
+        now = require_aware(now, "now")
+        work = functools.partial(
+            proactive.claim_held, now=now, limit=limit, lease=lease, scope=self.scope
+        )
+        return await self._db.write(work)
+
+    async def next_release(self) -> datetime | None:
+        """Return when the earliest held delivery of this store's chats is due."""
+        return await self._db.read(functools.partial(proactive.next_release, scope=self.scope))
 
     async def _read(self, steps: Steps[T]) -> T:
         return await self._db.read(functools.partial(run_steps, steps=steps))

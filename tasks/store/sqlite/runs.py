@@ -88,6 +88,10 @@ class _Finishing:
         self.failures = after.consecutive_failures
         if after.next_run is not UNSET:
             self.next_run = SQLITE.time_opt(after.next_run)
+        if after.sooner is not None:
+            sooner = SQLITE.time(after.sooner)  # fixed-width UTC text: it sorts as instants
+            if self.next_run is None or sooner < self.next_run:
+                self.next_run = sooner
         if after.status_reason is not UNSET:
             self.status_reason = after.status_reason
         self.run_count += 1

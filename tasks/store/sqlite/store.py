@@ -30,15 +30,16 @@ from tasks.models import (
     TaskDraft,
     new_task_id,
 )
-from tasks.store.base import GivenUp
+from tasks.store.base import GivenUp, HeldDelivery
+from tasks.store.proactive import SqlProactive, claim_held, next_release
 from tasks.store.rows import draft_values
-from tasks.store.sqlite import claims, runs
+from tasks.store.sqlite import claims, proactive, runs
 from tasks.store.sqlite.checkpoint import CHECKPOINT_WAL_BYTES, WalCheckpointer
 from tasks.store.sqlite.db import T, TaskDatabase, TaskStoreError, Work, run_steps
 from tasks.store.sqlite.dialect import SQLITE
 from tasks.store.sqlite.runs import Row, chunked
 from tasks.store.sqlite.schema import migrate
-from tasks.store.steps import SqlTaskStore, Steps, sizes
+from tasks.store.steps import Steps, sizes
 
 __all__ = ["SqliteTaskStore", "TaskStoreError", "read_sizes"]
 
@@ -55,7 +56,7 @@ _INSERT_TASK = (
 )
 
 
-class SqliteTaskStore(SqlTaskStore):
+class SqliteTaskStore(SqlProactive):
     """Tasks and their run ledger in a SQLite database file.
 
     Args:
@@ -92,6 +93,7 @@ class SqliteTaskStore(SqlTaskStore):
         await self._db.open()
         try:
             await migrate(self._db)
+            await proactive.migrate(self._db)
             await self._checkpointer.open()
         except BaseException:
             await self._db.close()
@@ -205,6 +207,17 @@ class SqliteTaskStore(SqlTaskStore):
         this version, which free pages incrementally), so the file follows what it holds.
         """
         return await self._commit(functools.partial(_repack, after=after, window=window))
+
+    async def claim_held(
+        self, now: datetime, *, limit: int, lease: timedelta
+    ) -> list[HeldDelivery]:
+        """Take due held deliveries under a lease, in one immediate transaction."""
+        now = require_aware(now, "now")
+        return await self._write(claim_held(SQLITE, now, limit, lease))
+
+    async def next_release(self) -> datetime | None:
+        """Return when the earliest held delivery is due."""
+        return await self._read(next_release(SQLITE))
 
     async def _read(self, steps: Steps[T]) -> T:
         return await self._db.read(functools.partial(run_steps, steps=steps))

@@ -42,9 +42,29 @@ def test_the_goldens_cover_the_forms_the_issue_names() -> None:
         "show my reminders", "what do i have tomorrow", "cancel the gym reminder",
         "stop the news search", "snooze the trash reminder by an hour",
         "move the dentist reminder to 6pm", "pause the news search", "resume",
+        # issue 27: the calendar's ways of repeating, and the user's calendar
+        "every other friday", "every last weekday of the month", "except holidays",
+        "for 10 times", "until march 20", "except christmas", "what's on my calendar tomorrow",
     ):  # fmt: skip
         assert form in words, form
     assert len(repeating) >= 25
+
+
+def test_the_goldens_cover_the_forms_of_issue_28() -> None:
+    words = " ".join(golden.text.lower() for golden in GOLDEN)
+    for form in (
+        "tell me when https://", "every hour check https://", "and tell me if it contains",
+        "drops below 300", "#price on https://", ".json", "the search results for",
+        "quiet from 22:00 to 07:00", "don't disturb me", "turn off quiet hours",
+        "morning briefing at 7:30", "every morning at 7 send me a briefing",
+        "stop the morning briefing", "keep reminding me every 10 minutes until i say done",
+        "nag me every 15 minutes", "urgent:", "done", "i did it", "done with the dentist",
+    ):  # fmt: skip
+        assert form in words, form
+    monitors = [
+        g for g in GOLDEN if isinstance(g.expect, Creates) and g.expect.task_type.value == "monitor"
+    ]
+    assert len(monitors) >= 10
 
 
 async def test_every_golden_phrase_gives_what_it_must(app: App) -> None:

@@ -170,9 +170,8 @@ def test_the_time_is_said_as_a_sentence(planner: OfflinePlanner) -> None:
         ),
         (
             ToolStatus.TIMEOUT,
-            "it did not finish within 15 s and was stopped",
-            "I couldn't set the reminder: it took too long and was stopped. It did not finish "
-            "within 15 s and was stopped.",
+            "add_reminder did not finish within 15 s and was stopped",
+            "I couldn't set the reminder: add_reminder did not finish within 15 s and was stopped.",
         ),
         (ToolStatus.DENIED, None, "I did not set the reminder: the request was not approved."),
     ],

@@ -76,6 +76,25 @@ async def test_search_memory_answers_from_notes_with_their_text(
     assert [hit.kind for hit in hits] == [HitKind.NOTE, HitKind.MESSAGE]
 
 
+async def test_a_messages_tool_calls_are_left_out_of_what_a_search_shows(
+    executor: ToolExecutor, store: MemoryStore
+) -> None:
+    call = '```json\n{"tool": "search_memory", "args": {"query": "wifi"}}\n```'
+    await store.append_turn(
+        "alice",
+        "chat1",
+        [
+            StoredMessage(MessageRole.ASSISTANT, f"Looking through your wifi notes. {call}"),
+            StoredMessage(MessageRole.ASSISTANT, call.replace("wifi", "wifi router")),
+        ],
+    )
+
+    result = await executor.execute(ToolCall("search_memory", {"query": "wifi"}), as_user("alice"))
+
+    # What was said is shown; the calls (and a message that was a call alone) are not.
+    assert result.text == "- [assistant message, 2024-03-01] Looking through your wifi notes."
+
+
 async def test_a_search_of_the_notes_only_finds_no_message(
     executor: ToolExecutor, store: MemoryStore
 ) -> None:

@@ -83,6 +83,23 @@ def reply_of(result: ToolResult) -> TaskReply:
     return result.output
 
 
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        ("call mom", "to call mom"),
+        ("to call mom", "to call mom"),  # not "to to call mom"
+        ("the dentist", 'about "the dentist"'),
+        ("Dentist", 'about "Dentist"'),
+    ],
+)
+async def test_a_reminders_reply_names_what_it_is_about_once(
+    executor: ToolExecutor, clock: ManualClock, message: str, said: str
+) -> None:
+    result = await call(executor, clock, "add_reminder", when="in 5 minutes", message=message)
+
+    assert f"(Europe/Berlin) {said} (task " in result.text
+
+
 async def test_add_reminder_echoes_the_exact_time_and_fires_then(
     executor: ToolExecutor, clock: ManualClock, manager: TaskManager, inbox: Inbox
 ) -> None:
@@ -373,8 +390,71 @@ async def test_a_web_search_is_not_scheduled_without_a_search_service(
         task_type="web_search",
         description="news",
     )
-    assert refused.status is ToolStatus.ERROR and refused.error == SEARCH_NOT_CONFIGURED
+    # Refused as the call is checked, before anything runs or is asked of anyone.
+    assert refused.status is ToolStatus.INVALID and refused.error is not None
+    assert refused.error.endswith(SEARCH_NOT_CONFIGURED)
     assert await manager.list_tasks("alice") == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "because"),
+    [
+        # No model, and a prompt the offline planner does not answer.
+        (
+            {"task_type": "agent_task", "execution_data": {"prompt": "summarise my day"}},
+            "could not answer 'summarise my day' when the task runs",
+        ),
+        # Data that does not fit the type.
+        ({"task_type": "api_call", "execution_data": {}}, "'url' is missing"),
+        (
+            {"task_type": "api_call", "execution_data": {"method": "FROB", "url": "ftp://x"}},
+            "method 'FROB' is not one of",
+        ),
+        # A schedule that cannot be read.
+        (
+            {
+                "task_type": "api_call",
+                "schedule": "blorp o clock",
+                "execution_data": {"url": "https://example.com/ping"},
+            },
+            "blorp",
+        ),
+    ],
+)
+async def test_a_task_that_could_never_run_is_refused_before_anyone_approves_it(
+    manager: TaskManager, clock: ManualClock, arguments: dict[str, object], because: str
+) -> None:
+    tools = TaskTools(manager, offline_prompts=_the_time_only)
+    executor = ToolExecutor(ToolRegistry([tools]))
+    given = {"schedule": "every day at 8am", "description": "daily", **arguments}
+
+    refused = await executor.execute(ToolCall("add_recurring_task", given), ctx_for("alice", clock))
+
+    assert refused.status is ToolStatus.INVALID and refused.approval is None
+    assert because in refused.text
+    assert await manager.list_tasks("alice") == []
+
+
+def _the_time_only(prompt: str) -> bool:
+    """An offline planner that answers questions about the time alone."""
+    return "time" in prompt
+
+
+async def test_without_a_model_an_agent_task_the_planner_answers_waits_for_approval(
+    manager: TaskManager, clock: ManualClock
+) -> None:
+    executor = ToolExecutor(ToolRegistry([TaskTools(manager, offline_prompts=_the_time_only)]))
+    waits = await call(
+        executor,
+        clock,
+        "add_recurring_task",
+        schedule="every day at 8am",
+        task_type="agent_task",
+        description="time in Tokyo",
+        execution_data={"prompt": "what time is it in Tokyo"},
+    )
+
+    assert waits.status is ToolStatus.PENDING_APPROVAL
 
 
 async def test_task_id_enum_is_the_callers_live_tasks(

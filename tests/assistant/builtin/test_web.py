@@ -102,7 +102,8 @@ async def test_search_web_tool_renders_a_numbered_list(
 async def test_search_without_a_key_says_it_is_not_configured() -> None:
     async with WebTools(verify=TLS) as web:
         result = await run(web, "search_web", query="tea")
-        assert (result.status, result.text) == (ToolStatus.OK, NOT_CONFIGURED)
+        # A refusal, not an answer: the call did not search (assistant call exits 1).
+        assert (result.status, result.text) == (ToolStatus.ERROR, NOT_CONFIGURED)
         with pytest.raises(WebSearchError, match="set SERPAPI_API_KEY"):
             await web.search("tea", limit=3)
 

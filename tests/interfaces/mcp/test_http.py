@@ -7,6 +7,7 @@ fires in this process, into the caller's home chat, when the test moves the cloc
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -25,7 +26,7 @@ from tests.interfaces.mcp.harness import (
     text_of,
     upcoming,
 )
-from tests.interfaces.web.harness import BOB_TOKEN, Web, running_web
+from tests.interfaces.web.harness import ALICE_TOKEN, BOB_TOKEN, HeldBackend, Web, running_web
 from tests.interfaces.world import fence
 from tools import ToolCall
 
@@ -50,6 +51,20 @@ async def test_without_a_valid_token_mcp_answers_401_and_nothing_else(web: Web) 
             "detail": "a valid API token is needed: send the header 'Authorization: Bearer "
             "<token>' with a token from ASSISTANT_API_TOKENS"
         }
+
+
+async def test_a_get_for_a_stream_is_405_and_holds_nothing_open(web: Web) -> None:
+    headers = {"Authorization": f"Bearer {ALICE_TOKEN}", "Accept": "text/event-stream"}
+    async with httpx.AsyncClient(base_url=web.url, timeout=10) as client:
+        answered = await client.get("/mcp", headers=headers)
+        refused = await client.get("/mcp")
+
+    # The answer came whole (an open stream would have held the request): nothing is left
+    # for the web server's stop to wait out.
+    assert answered.status_code == 405
+    assert answered.headers["allow"] == "POST"
+    assert "send each request with POST" in answered.json()["detail"]
+    assert refused.status_code == 401  # the token is checked first, as for every route
 
 
 async def test_the_tools_are_chats_with_chats_names_descriptions_and_schemas(web: Web) -> None:
@@ -96,6 +111,45 @@ async def test_a_reminder_made_over_mcp_fires_here_into_the_users_web_chat(web: 
     )
 
 
+async def test_quiet_hours_done_and_the_briefing_over_mcp_act_as_in_chat(web: Web) -> None:
+    tasks = web.front.app.tasks
+    inbox = web.front.interface.services.inbox
+
+    async def tick(minutes: int) -> None:
+        """Let the minutes pass; the front end's own scheduler may fire first."""
+        web.clock.advance(timedelta(minutes=minutes))
+        await web.run_due()
+        await tasks.wait_idle()
+        await tasks.release_due()
+
+    async with http_client(web) as client:
+        quiet = await client.call_tool("quiet_hours", {"hours": "13:00-13:30"})
+        ok(await client.call_tool("add_reminder", {"when": "in 5 minutes", "message": "tea"}))
+        nag = ok(
+            await client.call_tool(
+                "add_reminder", {"when": "in 40 minutes", "message": "call the bank", "nag": "5m"}
+            )
+        )
+        briefing = await client.call_tool("morning_briefing", {"at": "7:30"})
+
+        await tick(5)
+        assert inbox.after("alice", None) == []  # quiet: held
+        assert [each.delivery.text for each in await tasks.held("alice")] == ["tea"]
+        await tick(25)
+        await tick(10)  # the nag's first time
+        done = await client.call_tool("acknowledge_task", {"task_id": nag["task"]["id"]})
+        await tick(5)  # done: it does not come again
+        await tick(5)
+
+    assert "from 13:00 to 13:30 (Europe/Berlin)" in text_of(quiet)
+    assert "every day at 07:30 (Europe/Berlin)" in text_of(briefing)
+    assert text_of(done) == f"Done: task {nag['task']['id']} ('call the bank') will not repeat."
+    assert [item.delivery.text for item in inbox.after("alice", None)] == [
+        "tea\n(held during your quiet hours since 13:05)",
+        "call the bank\n(again every 5 min until you press Done or say 'done')",
+    ]
+
+
 async def test_a_second_token_sees_none_of_the_first_users_things(web: Web) -> None:
     async with http_client(web) as alice:
         task = ok(await alice.call_tool("add_reminder", {"when": "in 1 hour", "message": "tea"}))
@@ -107,7 +161,7 @@ async def test_a_second_token_sees_none_of_the_first_users_things(web: Web) -> N
                     "schedule": "daily 7am",
                     "task_type": "agent_task",
                     "description": "brief",
-                    "execution_data": {"prompt": "my day"},
+                    "execution_data": {"prompt": "what time is it in Tokyo"},
                 },
             )
         )
@@ -201,6 +255,7 @@ async def test_ask_runs_a_turn_and_a_gated_call_waits_for_the_exact_approval(
         [waiting] = second["approvals"]
         denied = await client.call_tool("deny_request", {"request_id": waiting["id"]})
         missing = await client.call_tool("deny_request", {"request_id": "apnosuch00"})
+        later = web.front.interface.services.inbox.after("alice", None)
 
     assert (request["tool"], request["arguments"]) == (
         "execute_code",
@@ -225,6 +280,12 @@ async def test_ask_runs_a_turn_and_a_gated_call_waits_for_the_exact_approval(
         ok(denied)["decision"] == f"Request {waiting['id']} was denied: execute_code did not run."
     )
     assert missing.is_error and "apnosuch00" in text_of(missing)
+    # Each decision made over MCP is told where the request was announced (the page then
+    # lists approvals again, so no card of a decided request stays).
+    assert [n.delivery.text for n in later if "over MCP." in n.delivery.text] == [
+        f"Request {request['id']} (execute_code) was approved over MCP.",
+        f"Request {waiting['id']} (execute_code) was denied over MCP.",
+    ]
 
 
 async def test_without_api_tokens_the_owners_mcp_calls_deliver_to_the_page(
@@ -240,3 +301,26 @@ async def test_without_api_tokens_the_owners_mcp_calls_deliver_to_the_page(
         assert await web.run_due() == 1
         [item] = web.front.interface.services.inbox.after("local", None)
     assert (item.delivery.task_id, item.delivery.chat_id) == (made["task"]["id"], "web:main")
+
+
+async def test_ask_over_mcp_takes_one_of_the_users_turns_as_the_page_does(
+    tmp_path: Path,
+) -> None:
+    backend = HeldBackend()
+    async with (
+        running_web(tmp_path, backend=backend, ASSISTANT_MAX_TURNS_PER_USER=1) as web,
+        web.client() as page,
+        http_client(web) as client,
+    ):
+        held = asyncio.create_task(page.post("/agent/chat", json={"message": "think"}))
+        await backend.until_waiting(1)
+        refused = await client.call_tool("ask", {"text": "and this"})
+        backend.release.set()
+        assert (await held).status_code == 200
+        after = await client.call_tool("ask", {"text": "now this"})
+
+    assert refused.is_error
+    assert text_of(refused).startswith("you have 1 turns running already")
+    assert "ASSISTANT_MAX_TURNS_PER_USER=1" in text_of(refused)
+    assert backend.waiting == 2  # the refused turn never reached the model
+    assert not after.is_error and ok(after)["reply"]

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
 import sys
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -118,18 +122,33 @@ async def test_bad_arguments_get_the_words_chat_gives(tmp_path: Path) -> None:
     assert text_of(unknown).startswith("there is no tool 'execute_code' here; the tools are")
 
 
+_DAY = [
+    "the calendar events of today with their times and places",
+    "the reminders due today",
+    "the notes tagged #today",
+    "yesterday's failed tasks, with the reason each gave",
+    "the weather for Berlin in one line",
+]
+
+
 async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_path: Path) -> None:
     arguments = {
         "schedule": "every day at 7am",
-        "task_type": "agent_task",
+        "task_type": "api_call",
         "description": "morning brief",
-        "execution_data": {"prompt": "Summarise my day"},
+        # Long enough that a refusal quoting it must not cut it.
+        "execution_data": {
+            "method": "POST",
+            "url": "https://brief.example.com/today",
+            "body": {"sections": _DAY},
+        },
     }
     async with stdio_client(tmp_path) as client:
         waits = await client.call_tool("add_recurring_task", arguments)
         request = pending(waits)
         nothing_yet = await upcoming(client)
-        changed = {**request["arguments"], "execution_data": {"prompt": "Mail my notes out"}}
+        elsewhere = {"method": "POST", "url": "https://mail.example.net/out"}
+        changed = {**request["arguments"], "execution_data": elsewhere}
         refused = await client.call_tool(
             "approve_request",
             {"request_id": request["id"], "tool": request["tool"], "arguments": changed},
@@ -149,52 +168,91 @@ async def test_a_gated_call_waits_and_runs_only_with_its_exact_arguments(tmp_pat
         f"request {request['id']} was not approved and nothing ran: the approval's arguments "
         "differ from the request's in 'execution_data'"
     )
+    # The request's arguments in full, to be repeated.
+    as_sent = json.dumps(arguments, sort_keys=True, separators=(",", ":"))
+    assert text_of(refused).endswith(f"with {as_sent}")
     turn = ok(approved)
     assert turn["decision"].startswith(
-        f"Request {request['id']} was approved and add_recurring_task ran: Scheduled the task "
-        "'morning brief' every day at 07:00 (Europe/Berlin)"
+        f"Request {request['id']} was approved and add_recurring_task ran: Scheduled the HTTP "
+        "call 'morning brief' every day at 07:00 (Europe/Berlin)"
     )
+    assert text_of(approved).count("Scheduled the HTTP call") == 1  # said once, not twice
     assert again.is_error and "already approved" in text_of(again)
-    assert [(t["type"], t["description"]) for t in scheduled] == [("agent_task", "morning brief")]
+    assert [(t["type"], t["description"]) for t in scheduled] == [("api_call", "morning brief")]
+
+
+_HANDSHAKE = [
+    {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]
+
+
+async def _started(data_dir: Path, stderr: BinaryIO, **env: str) -> asyncio.subprocess.Process:
+    """``assistant mcp`` on ``data_dir`` with pipes for stdin and stdout, after the handshake
+    (its answer read)."""
+    variables = {**STDIO_ENV, "ASSISTANT_DATA_DIR": str(data_dir), **env}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "assistant.cli", "mcp",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        stderr=stderr, env=variables, cwd=data_dir,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("".join(json.dumps(m) + "\n" for m in _HANDSHAKE).encode())
+    answer = json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN))
+    assert answer["id"] == 1 and "result" in answer
+    return process
 
 
 async def test_stdout_carries_only_the_protocol(tmp_path: Path) -> None:
-    env = {**STDIO_ENV, "ASSISTANT_DATA_DIR": str(tmp_path), "ASSISTANT_LOG_LEVEL": "DEBUG"}
+    # A custom tool that prints as it loads, before the server has begun: a short line, and
+    # one long enough to leave Python's buffer at once.
+    (tmp_path / "custom_tools").mkdir()
+    (tmp_path / "custom_tools" / "noisy.py").write_text(
+        "print('NOISY ' + 'x' * 9000)\nprint('noisy too')\n", encoding="utf-8"
+    )
     log = tmp_path / "stderr.txt"
     with log.open("wb") as stderr:  # a file: a pipe nobody reads would fill and stop the child
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "assistant.cli", "mcp",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-            stderr=stderr, env=env, cwd=tmp_path,
-        )  # fmt: skip
-    messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "test", "version": "1"},
-            },
-        },
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "get_current_time", "arguments": {"tz": "Asia/Tokyo"}}},
-    ]  # fmt: skip
+        process = await _started(tmp_path, stderr, ASSISTANT_LOG_LEVEL="DEBUG")
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "get_current_time", "arguments": {"tz": "Asia/Tokyo"}}}  # fmt: skip
     assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
-    # The input stays open until both answers came: its end ends the server.
-    answers = [json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN))]
-    answers.append(json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN)))
+    process.stdin.write((json.dumps(call) + "\n").encode())
+    # The input stays open until the answer came: its end ends the server.
+    answer = json.loads(await asyncio.wait_for(process.stdout.readline(), WITHIN))
     process.stdin.close()
     code = await asyncio.wait_for(process.wait(), WITHIN)
 
     assert await process.stdout.read() == b""
-    assert [a["id"] for a in answers] == [1, 2]
-    assert "Asia/Tokyo" in answers[1]["result"]["content"][0]["text"]
+    assert answer["id"] == 2
+    assert "Asia/Tokyo" in answer["result"]["content"][0]["text"]
     assert " DEBUG " in log.read_text()  # the log went to stderr
+    assert "NOISY" in log.read_text() and "noisy too" in log.read_text()  # and the prints
     assert code == 0
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_a_signal_stops_the_server_while_its_input_stays_open(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    with (tmp_path / "stderr.txt").open("wb") as stderr:
+        process = await _started(tmp_path, stderr)
+    process.send_signal(signum)  # Ctrl-C at a terminal, or a client stopping it
+
+    # Its input is still open: before, only the end of it stopped the server.
+    code = await asyncio.wait_for(process.wait(), 20)
+
+    assert code == 0
+    assert process.stdin is not None
+    process.stdin.close()
 
 
 def test_a_bad_user_id_is_refused_with_what_an_id_may_be(
@@ -232,3 +290,23 @@ async def test_a_recurring_reminder_made_over_mcp_fires_in_telegram(
         assert await bot.app.tasks.run_due() == 1
         [message] = await api.wait_for_messages(4242, 1)
     assert message.text == "⏰ Reminder: stretch"
+
+
+def test_a_data_directory_relative_to_the_clients_folder_is_warned_of(tmp_path: Path) -> None:
+    env = {**STDIO_ENV, "PATH": os.environ.get("PATH", ""), "ASSISTANT_DATA_DIR": "data"}
+    done = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "mcp"],
+        input="",  # the client leaves at once
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=WITHIN,
+        check=False,
+    )
+
+    assert done.returncode == 0 and done.stdout == ""
+    assert (
+        f"assistant mcp uses the data directory {tmp_path / 'data'}, relative to the folder "
+        "the MCP client started it in (ASSISTANT_DATA_DIR is 'data')"
+    ) in done.stderr

@@ -22,11 +22,12 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 import pytest
+from playwright.sync_api import BrowserContext, Page
 
 from agent.llm import LLMBackend
 from assistant.frontends import WebFront, open_web
 from common import ManualClock
-from tests.interfaces.web.harness import T0, TOKENS, web_settings
+from tests.interfaces.web.harness import ALICE_TOKEN, T0, TOKENS, web_settings
 
 T = TypeVar("T")
 WAIT = 10_000  # ms: a bound on the browser's waits for things that happen at once
@@ -59,6 +60,7 @@ class ServedWeb:
         backend: A factory for the model (made on the server's loop); the offline planner
             when ``None``.
         tokens: ``ASSISTANT_API_TOKENS``.
+        more: Other settings, by variable name (``ASSISTANT_HTTP_ALLOW_HOSTS``).
     """
 
     def __init__(
@@ -67,10 +69,13 @@ class ServedWeb:
         *,
         backend: Callable[[], LLMBackend] | None = None,
         tokens: str = TOKENS,
+        more: dict[str, str] | None = None,
     ) -> None:
         # A scripted model is there to be seen streaming: it reads every message.
         order = "planner-first" if backend is None else "model-first"
-        self._settings = web_settings(data_dir, tokens=tokens, ASSISTANT_LLM_ORDER=order)
+        self._settings = web_settings(
+            data_dir, tokens=tokens, ASSISTANT_LLM_ORDER=order, **(more or {})
+        )
         self._backend = backend
         self.clock = ManualClock(T0)
         self._loop = asyncio.new_event_loop()
@@ -98,6 +103,8 @@ class ServedWeb:
         async def move() -> None:
             self.clock.advance(timedelta(seconds=seconds))
             await self.front.app.tasks.run_due()
+            await self.front.app.tasks.wait_idle()
+            await self.front.app.tasks.release_due()  # held deliveries that came due
 
         self.call(move)
 
@@ -134,3 +141,43 @@ class ServedWeb:
             if not self._ready.done():
                 self._ready.set_exception(error)
             raise
+
+
+# -- a tab on the page ------------------------------------------------------------------------------
+
+
+def new_tab(context: BrowserContext, served: ServedWeb) -> Page:
+    """A tab of ``context`` on the page, recording the errors it shows."""
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on(
+        "console",
+        lambda message: errors.append(message.text) if _bad(message.text, message.type) else None,
+    )
+    page.goto(served.url)
+    _ERRORS[page] = errors
+    return page
+
+
+_ERRORS: dict[Page, list[str]] = {}
+
+
+def errors_of(page: Page) -> list[str]:
+    """The errors a tab made by ``new_tab`` has shown so far."""
+    return _ERRORS[page]
+
+
+def _bad(text: str, kind: str) -> bool:
+    """A console error other than the 401 of a sign-in (a wrong token, or the first look)."""
+    return kind == "error" and "status of 401" not in text
+
+
+def sign_in(page: Page, token: str = ALICE_TOKEN) -> None:
+    page.fill("#token", token)
+    page.click("#login-form button[type=submit]")
+
+
+def say(page: Page, text: str) -> None:
+    page.fill("#message", text)
+    page.press("#message", "Enter")

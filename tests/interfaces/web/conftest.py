@@ -1,8 +1,11 @@
-"""Fixtures of the web tests: one headless Chromium per browser test module."""
+"""Fixtures of the web tests: one headless Chromium per browser test module, and the folder
+its screenshots go to."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect, sync_playwright
@@ -24,3 +27,12 @@ def browser() -> Iterator[Browser]:
             yield launched
         finally:
             launched.close()
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go (``ASSISTANT_SCREENSHOTS``, else a temporary folder)."""
+    named = os.environ.get("ASSISTANT_SCREENSHOTS")
+    folder = Path(named) if named else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -8,8 +8,9 @@ offline planner answers, as with no model configured.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,10 +19,11 @@ from typing import Any
 
 import httpx
 
-from agent.llm import LLMBackend
+from agent.llm import ChatMessage, LLMBackend, LLMResponse, ScriptedBackend
 from assistant.config import Settings
 from assistant.frontends import WebFront, open_web
 from common import ManualClock
+from tools import ToolDefinition
 
 T0 = datetime(2025, 3, 10, 12, 0, tzinfo=UTC)
 """Monday 13:00 in Berlin."""
@@ -99,3 +101,27 @@ def sse_events(text: str) -> list[dict[str, Any]]:
 async def read_stream(response: httpx.Response) -> list[dict[str, Any]]:
     """Read a whole AG-UI stream."""
     return sse_events((await response.aread()).decode())
+
+
+class HeldBackend(ScriptedBackend):
+    """A model that answers only once ``release`` is set (a slow model)."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda messages: "Done thinking.")
+        self.release = asyncio.Event()
+        self.waiting = 0
+        self._arrived = asyncio.Condition()
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
+    ) -> LLMResponse:
+        async with self._arrived:
+            self.waiting += 1
+            self._arrived.notify_all()
+        await self.release.wait()
+        return await super().complete(messages, tools=tools)
+
+    async def until_waiting(self, count: int) -> None:
+        """Return once ``count`` requests have reached the model (10 s at most)."""
+        async with asyncio.timeout(10), self._arrived:
+            await self._arrived.wait_for(lambda: self.waiting >= count)

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 from typing import Any
 
-import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from agent.llm import (
     ChatMessage,
@@ -28,21 +26,11 @@ from agent.llm import (
     ToolMode,
     Waiting,
 )
-from tests.interfaces.web.browser import WAIT, ServedWeb
-from tests.interfaces.web.harness import ALICE_TOKEN
+from tests.interfaces.web.browser import WAIT, ServedWeb, errors_of, new_tab, say, sign_in
 from tools import ToolDefinition
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
-
-
-@pytest.fixture(scope="module")
-def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where the screenshots go."""
-    named = os.environ.get("ASSISTANT_SCREENSHOTS")
-    folder = Path(named) if named else tmp_path_factory.mktemp("screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def open_page(
@@ -63,43 +51,6 @@ def open_page(
     )
     context.set_default_timeout(WAIT)
     return new_tab(context, served)
-
-
-def new_tab(context: BrowserContext, served: ServedWeb) -> Page:
-    """A tab of ``context`` on the page, recording the errors it shows."""
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on(
-        "console",
-        lambda message: errors.append(message.text) if _bad(message.text, message.type) else None,
-    )
-    page.goto(served.url)
-    _ERRORS[page] = errors
-    return page
-
-
-_ERRORS: dict[Page, list[str]] = {}
-
-
-def errors_of(page: Page) -> list[str]:
-    """The errors a tab made by ``new_tab`` has shown so far."""
-    return _ERRORS[page]
-
-
-def _bad(text: str, kind: str) -> bool:
-    """A console error other than the 401 of a sign-in (a wrong token, or the first look)."""
-    return kind == "error" and "status of 401" not in text
-
-
-def sign_in(page: Page, token: str = ALICE_TOKEN) -> None:
-    page.fill("#token", token)
-    page.click("#login-form button[type=submit]")
-
-
-def say(page: Page, text: str) -> None:
-    page.fill("#message", text)
-    page.press("#message", "Enter")
 
 
 def last_reply(page: Page) -> Any:
@@ -465,3 +416,38 @@ def test_a_busy_model_s_notice_shows_until_the_answer_comes(
         served.call(go_on)
         expect(last_reply(page)).to_have_text("You said: hello")
         expect(notice).to_have_count(0)
+
+
+CALENDAR_FILE = Path(__file__).parent.parent.parent / "calendars" / "files" / "thunderbird.ics"
+
+
+def test_the_page_makes_a_feed_address_and_imports_a_calendar_file(
+    browser: Browser, screenshots: Path, tmp_path: Path
+) -> None:
+    with ServedWeb(tmp_path) as served:
+        page = open_page(browser, served, DESKTOP)
+        sign_in(page)
+        expect(page.locator("#who")).to_have_text("alice · Europe/Berlin")
+        page.click("#feed-new")
+        address = page.locator("#feed-url")
+        expect(address).to_be_visible()
+        url = address.input_value()
+        assert url.startswith(f"{served.url.rstrip('/')}/calendar/") and url.endswith(".ics")
+        expect(page.locator("#feed-note")).to_contain_text("A secret")
+
+        page.set_input_files("#ics-file", str(CALENDAR_FILE))
+        preview = page.locator("#ics-preview")
+        expect(preview).to_contain_text("2 reminders will be made:")
+        expect(preview).to_contain_text("'Standup': every weekday at 09:25")
+        expect(page.locator("#ics-import")).to_have_text("Import 2")
+        page.screenshot(path=screenshots / "wide-calendar-preview.png")
+        expect(page.locator(".card.task")).to_have_count(0)  # nothing before the click
+        page.click("#ics-import")
+        expect(preview).to_have_text("Made 2 reminders.")
+        expect(page.locator(".card.task")).to_have_count(2)
+        expect(page.locator(".card.task", has_text="Renew passport")).to_be_visible()
+
+        page.click("#feed-off")
+        expect(address).to_be_hidden()
+        assert errors_of(page) == []
+        page.context.close()

@@ -16,9 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.llm import ChatMessage, LLMResponse, ScriptedBackend
-from tests.interfaces.web.harness import BOB_TOKEN, Web, running_web
-from tools import ToolDefinition
+from agent.llm import ChatMessage, ScriptedBackend
+from tests.interfaces.web.harness import BOB_TOKEN, HeldBackend, Web, running_web
 
 
 def fences(name: str, calls: Sequence[dict[str, Any]]) -> str:
@@ -125,22 +124,6 @@ async def test_every_second_is_refused_unless_the_minimum_is_lowered(tmp_path: P
     assert "every second" in allowed["reply"]
 
 
-class HeldBackend(ScriptedBackend):
-    """A model that answers only once ``release`` is set (a slow model)."""
-
-    def __init__(self) -> None:
-        super().__init__(lambda messages: "Done thinking.")
-        self.release = asyncio.Event()
-        self.waiting = 0
-
-    async def complete(
-        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
-    ) -> LLMResponse:
-        self.waiting += 1
-        await self.release.wait()
-        return await super().complete(messages, tools=tools)
-
-
 async def test_turns_beyond_the_limit_get_429_with_the_reason_and_others_go_on(
     tmp_path: Path,
 ) -> None:
@@ -156,17 +139,11 @@ async def test_turns_beyond_the_limit_get_429_with_the_reason_and_others_go_on(
             )
             for n in range(2)
         ]
-        for _ in range(1000):
-            if backend.waiting == 2:
-                break
-            await asyncio.sleep(0.01)
+        await backend.until_waiting(2)
         third = await alice.post("/agent/chat", json={"message": "and this", "chat_id": "c3"})
         streamed = await alice.post("/agent/stream", json={"message": "and this"})
         bobs = asyncio.create_task(bob.post("/agent/chat", json={"message": "hello"}))
-        for _ in range(1000):
-            if backend.waiting == 3:
-                break
-            await asyncio.sleep(0.01)
+        await backend.until_waiting(3)
         backend.release.set()
         answers = await asyncio.gather(*held, bobs)
         after = await alice.post("/agent/chat", json={"message": "now"})

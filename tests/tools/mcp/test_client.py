@@ -147,7 +147,7 @@ async def test_a_call_that_takes_longer_than_the_servers_timeout_is_stopped(call
         after = await hub.call("toolbox.lookup", word="glue")
     assert (slow.status, slow.text) == (
         ToolStatus.TIMEOUT,
-        "it did not finish within 2 s and was stopped",
+        "toolbox.slow did not finish within 2 s and was stopped",
     )
     assert after.status is ToolStatus.OK  # the server still answers after a call gave up
 
@@ -177,9 +177,16 @@ async def test_a_server_whose_secret_is_missing_is_left_out_with_one_line(
         async with opened({"tracker": entry, "toolbox": toolbox(calls, readOnly=True)}) as hub:
             looked = await hub.call("toolbox.lookup", word="x")
             statuses = hub.servers.statuses()
+            why = hub.servers.why_unknown("tracker.create_issue")
     [line] = [r.getMessage() for r in caplog.records if "tracker" in r.getMessage()]
     assert "MCP server 'tracker', headers.Authorization: ${TRACKER} is not set" in line
-    assert [s.name for s in statuses] == ["toolbox"]
+    assert [(s.name, s.state) for s in statuses] == [
+        ("toolbox", ServerState.UP),
+        ("tracker", ServerState.LEFT_OUT),
+    ]
+    # Listed as left out, with the mistake; a call of its tool names it too.
+    assert statuses[1].line() == f"tracker: left out, {line}"
+    assert why == f"its MCP server 'tracker' was left out: {line}"
     assert looked.status is ToolStatus.OK
 
 
@@ -211,7 +218,7 @@ async def test_an_http_server_that_refuses_the_token_is_down_and_says_why(
     async with opened({"remote": entry}) as hub:
         [status] = hub.servers.statuses()
     assert status.state is ServerState.DOWN
-    assert status.error is not None and status.error.endswith("(HTTP 401 Unauthorized)")
+    assert status.error == "it answered HTTP 401 Unauthorized"
 
 
 async def test_an_http_server_that_dies_is_reached_again_once_it_is_back(
@@ -290,6 +297,7 @@ async def test_a_server_that_cannot_start_is_one_line_and_the_others_work(
 ) -> None:
     servers = {
         "missing": {"command": "no-such-mcp-server-program"},
+        "moved": {"command": "/opt/gone/mcp-server"},
         "toolbox": toolbox(calls, readOnly=True),
     }
     with caplog.at_level(logging.WARNING):
@@ -297,10 +305,13 @@ async def test_a_server_that_cannot_start_is_one_line_and_the_others_work(
             looked = await hub.call("toolbox.lookup", word="ember")
             statuses = {s.name: s for s in hub.servers.statuses()}
     assert looked.status is ToolStatus.OK
-    assert statuses["missing"].state is ServerState.FAILED
-    assert [r.getMessage() for r in caplog.records] == [
+    assert statuses["missing"].state is statuses["moved"].state is ServerState.FAILED
+    # A bare name is looked for on PATH; a path was given in full already.
+    assert sorted(r.getMessage() for r in caplog.records) == [
         "MCP server 'missing' cannot start: the command 'no-such-mcp-server-program' was not "
-        "found; install it, or give its full path in 'command'"
+        "found on PATH; install it, or give its full path in 'command'",
+        "MCP server 'moved' cannot start: the command '/opt/gone/mcp-server' does not exist; "
+        "check the path in 'command'",
     ]
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
@@ -25,6 +26,7 @@ from tests.assistant.test_cli import run
 from tests.tasks.conftest import RecordingNotifier
 from tests.tools.mcp.harness import TOKEN, WAIT, HttpToolbox, recorded, toolbox
 from tools import ToolStatus, people_catalog
+from tools.mcp import ServerState
 
 START = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
 Script = Callable[[Sequence[ChatMessage]], str | LLMResponse]
@@ -56,13 +58,14 @@ async def app_with(
     mode: ToolMode = ToolMode.CONTRACT,
     chat: RecordingNotifier | None = None,
     clock: ManualClock | None = None,
+    order: str = "model-first",
 ) -> AsyncIterator[App]:
     path = tmp_path / "mcp.json"
     path.write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
     settings = load_settings(
         data_dir=tmp_path / "data",
         timezone="Europe/Berlin",
-        llm_order="model-first",
+        llm_order=order,
         mcp_config=path,
     )
     async with open_app(
@@ -254,6 +257,32 @@ async def test_a_servers_new_tools_reach_the_models_catalog_at_the_next_round(
     assert "- toolbox.extra(n): Double a number. (from MCP server 'toolbox')" in tools_line
 
 
+async def test_a_server_that_never_answers_holds_up_neither_the_scheduler_nor_the_planner(
+    tmp_path: Path,
+) -> None:
+    hangs = {"command": sys.executable, "args": ["-c", "import time; time.sleep(600)"]}
+    chat = RecordingNotifier()
+    clock = ManualClock(START)
+
+    def script(messages: Sequence[ChatMessage]) -> str:
+        raise AssertionError("the model was asked: the planner answers this")
+
+    servers = {"hangs": hangs}
+    async with app_with(
+        tmp_path, servers, script, chat=chat, clock=clock, order="planner-first"
+    ) as app:
+        # The app is ready while the server is still in its first attempt.
+        [status] = app.mcp.statuses()
+        made = await app.agent.handle_message(
+            "remind me in 1 minute to stretch", user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+        )
+        clock.advance(timedelta(minutes=1))
+        fired = await app.tasks.run_due()
+    assert status.state is ServerState.STARTING
+    assert "stretch" in made.text
+    assert fired == 1 and [d.text for d in chat.deliveries] == ["stretch"]
+
+
 async def test_a_broken_configuration_is_said_and_the_assistant_still_starts(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -276,7 +305,12 @@ async def test_a_broken_configuration_is_said_and_the_assistant_still_starts(
 def data_dir(tmp_path: Path, calls: Path) -> Iterator[Path]:
     folder = tmp_path / "data"
     folder.mkdir()
-    servers = {"toolbox": toolbox(calls, readOnly=["lookup"]), "gone": {"command": "no-such-mcp"}}
+    servers = {
+        "toolbox": toolbox(calls, readOnly=["lookup"]),
+        "gone": {"command": "no-such-mcp"},
+        "typo": {"comand": "npx"},
+        "off": {"command": "npx", "disabled": True},
+    }
     (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
     yield folder
 
@@ -290,10 +324,56 @@ def test_assistant_tools_lists_mcp_tools_with_their_server(data_dir: Path) -> No
     assert "*from MCP server 'toolbox'; risk: medium; timeout: 60 s; may need approval*" in listed
     servers = listed.split("# MCP servers\n\n", 1)[1].splitlines()
     assert servers[0].startswith("- toolbox (stdio: ") and " tools" in servers[0]
-    assert servers[1] == (
-        "- gone (stdio: no-such-mcp): failed, the command 'no-such-mcp' was not found; "
-        "install it, or give its full path in 'command'"
-    )
+    assert servers[1:] == [
+        "- gone (stdio: no-such-mcp): failed, the command 'no-such-mcp' was not found on PATH; "
+        "install it, or give its full path in 'command'",
+        f"- typo: left out, {data_dir / 'mcp.json'}: MCP server 'typo' has neither 'command' nor "
+        "'url': give 'command' (and 'args') for a server the assistant starts, or 'url' for one "
+        "it reaches over HTTP; the server was left out",
+        f"- off: disabled, in {data_dir / 'mcp.json'}",
+        f"- {data_dir / 'mcp.json'}: MCP server 'typo': the key 'comand' is not one the assistant "
+        "reads (did you mean 'command'? it reads type, command, args, env, cwd, url, headers, "
+        "readOnly, timeout, disabled); it was ignored",
+    ]
     origins = {each["name"]: each.get("origin") for each in document["tools"]}
     assert origins["toolbox.lookup"] == "MCP server 'toolbox'"
     assert origins["add_reminder"] is None
+    # The JSON says how each server stands too, for scripts.
+    states = {each["name"]: each["state"] for each in document["mcp_servers"]}
+    assert states == {"toolbox": "up", "gone": "failed", "typo": "left out", "off": "disabled"}
+    assert document["mcp_problems"] == [
+        f"{data_dir / 'mcp.json'}: MCP server 'typo': the key 'comand' is not one the assistant "
+        "reads (did you mean 'command'? it reads type, command, args, env, cwd, url, headers, "
+        "readOnly, timeout, disabled); it was ignored"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("written", "problem"),
+    [
+        (
+            '{"mcpServers": {"files": {"command": "npx",}}}',
+            "not valid JSON at line 1, column 44",
+        ),
+        (None, "the file ASSISTANT_MCP_CONFIG names does not exist"),
+    ],
+)
+def test_a_configuration_that_loads_no_server_is_said_by_tools_and_call(
+    tmp_path: Path, written: str | None, problem: str
+) -> None:
+    path = tmp_path / "elsewhere.json"
+    if written is not None:
+        path.write_text(written, encoding="utf-8")
+    env = {"ASSISTANT_MCP_CONFIG": str(path)}
+
+    listed = run("tools", data_dir=tmp_path, env=env).stdout
+    called = run("call", "files.read", "{}", data_dir=tmp_path, env=env, check=False)
+
+    section = listed.split("# MCP servers\n\n", 1)[1]
+    assert section.startswith(f"- {path}: ") and problem in section
+    assert called.returncode == 2
+    said = called.stderr.splitlines()[-1]  # after the log's warning
+    assert said.startswith(
+        "error: Unknown tool 'files.read': the MCP configuration loaded no server: "
+    )
+    assert problem in said

@@ -1,16 +1,19 @@
-"""How many turns and event streams one user may have going at once over HTTP.
+"""How many turns (or event streams) one user may have going at once.
 
-A turn (``/agent/chat``, ``/agent/stream``, deciding an approval) or an ``/events`` stream
-takes one of its user's slots for as long as it runs; one more than the limit is refused at
-once with 429, the reason and ``Retry-After``, before any work starts. Each user's slots are
-their own: one user's many requests never refuse another user's.
+A turn (the web's ``/agent/chat``, ``/agent/stream``, deciding an approval; MCP's ``ask`` and
+its decisions over ``/mcp``) or an ``/events`` stream takes one of its user's slots for as
+long as it runs; one more than the limit is refused at once with ``SlotsTaken``, which says
+why and what to do, before any work starts (the web answers 429, MCP an error result). Each
+user's slots are their own: one user's many requests never refuse another user's.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 
-from fastapi import HTTPException
+
+class SlotsTaken(Exception):
+    """Every slot of the user is taken; the message says why and what to do."""
 
 
 class Slot:
@@ -48,14 +51,12 @@ class UserSlots:
         """Take one of ``user``'s slots.
 
         Raises:
-            HTTPException: 429 with the reason and ``Retry-After`` when all are taken.
+            SlotsTaken: all are taken.
         """
         if self._taken[user] >= self.limit:
-            raise HTTPException(
-                429,
+            raise SlotsTaken(
                 f"you have {self._taken[user]} {self._what} already, the most one person may "
-                f"({self._setting}={self.limit}); {self._advice}",
-                headers={"Retry-After": "1"},
+                f"({self._setting}={self.limit}); {self._advice}"
             )
         self._taken[user] += 1
         return Slot(self, user)
@@ -69,3 +70,13 @@ class UserSlots:
     def taken(self, user: str) -> int:
         """How many of ``user``'s slots are taken."""
         return self._taken[user]
+
+
+def turn_slots(limit: int) -> UserSlots:
+    """The turns one user may have running at once."""
+    return UserSlots(
+        limit,
+        what="turns running",
+        setting="ASSISTANT_MAX_TURNS_PER_USER",
+        advice="wait until one has answered, then send this again",
+    )

@@ -1,0 +1,102 @@
+"""What a delivered message offers, in every front end: the buttons under it, and what
+pressing them does to the message itself (issue 28).
+
+Every delivery can be snoozed: 10 minutes, an hour, or until tomorrow morning. A reminder's
+Snooze puts the reminder itself off (a reminder that nags repeats from then); any other
+message (a monitor's change, a briefing, a task's result, a notice) comes again then, as it
+was, marked as snoozed (``ActionKind.LATER``). A reminder also has Done, which acknowledges
+it (one that repeats until done stops) and is kept in its history; a notice about a run
+whose outcome is unknown has Run again.
+
+Telegram draws these as buttons, the page as buttons too, the terminal as the commands that
+do the same.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from interfaces.messages import Action, ActionKind, Button, ButtonRows
+from tasks import (
+    Acknowledgement,
+    Delivery,
+    DeliveryKind,
+    MonitorData,
+    TaskStatus,
+    morning_after,
+    read_delay,
+)
+
+SNOOZES = (("Snooze 10 min", "10m"), ("Snooze 1 h", "1h"), ("Tomorrow morning", "morning"))
+"""The snooze options on every delivery: their labels and delays."""
+MORNING = frozenset({"morning", "tomorrow morning", "tomorrow-morning"})
+
+
+def delivery_buttons(delivery: Delivery) -> ButtonRows:
+    """The buttons a delivery arrives with."""
+    if delivery.kind is DeliveryKind.REMINDER:
+        return (
+            snooze_row(ActionKind.SNOOZE, delivery.task_id),
+            (Button("Done", Action(ActionKind.DONE, delivery.task_id)),),
+        )
+    rows: list[tuple[Button, ...]] = []
+    if delivery.run_again:
+        rows.append(run_again_row(delivery.task_id, delivery.run_id))
+    rows.append(snooze_row(ActionKind.LATER, delivery.task_id))
+    return tuple(rows)
+
+
+def snooze_row(kind: ActionKind, task_id: str) -> tuple[Button, ...]:
+    """Snooze 10 min / 1 h / tomorrow morning: the reminder itself (``SNOOZE``) or the
+    message (``LATER``)."""
+    return tuple(Button(label, Action(kind, task_id, delay)) for label, delay in SNOOZES)
+
+
+def run_again_row(task_id: str, run_id: int | None) -> tuple[Button, ...]:
+    """Run again, bound to the run the notice is about (a second tap runs nothing more)."""
+    bound = "" if run_id is None else str(run_id)
+    return (Button("Run again", Action(ActionKind.RUN_AGAIN, task_id, bound)),)
+
+
+def snooze_until(words: str, now: datetime, zone: ZoneInfo) -> datetime | None:
+    """When a snooze of ``words`` ("10m", "1h", "morning") ends, in ``zone``; ``None``
+    when they are no delay.
+
+    Raises:
+        ScheduleError: when the words cannot be read as a delay at all.
+    """
+    if words.strip().lower() in MORNING:
+        return morning_after(now, zone)
+    span = read_delay(words)
+    return None if span is None else (now + span.total).astimezone(zone)
+
+
+def until_words(until: datetime, now: datetime) -> str:
+    """``at 15:30`` today, ``tomorrow at 08:00``, else ``on`` the date: when a snooze
+    ends, to follow "again"."""
+    local, today = until, now.astimezone(until.tzinfo).date()
+    if local.date() == today:
+        return f"at {local:%H:%M}"
+    if local.date() == today + timedelta(days=1):
+        return f"tomorrow at {local:%H:%M}"
+    return f"on {local:%a %Y-%m-%d at %H:%M}"
+
+
+def acknowledged_text(done: Acknowledgement) -> str:
+    """What an acknowledgement says to the user."""
+    task = done.task
+    if done.stopped:
+        if task.status is TaskStatus.ACTIVE and task.next_run is not None:
+            return (
+                f"Done: task {task.id} ('{task.description}') stops repeating until its next time."
+            )
+        return f"Done: task {task.id} ('{task.description}') will not repeat."
+    return f"Marked as done: task {task.id} ('{task.description}')."
+
+
+def watch_promise(data: MonitorData, schedule: str) -> str:
+    """What making a monitor promises (``schedule`` in words): when it will speak."""
+    said = data.parsed_condition()
+    when = f"when {said.words()}" if said else "when it changes"
+    return f"I'll check {data.subject()} {schedule} and tell you only {when}"

@@ -1,0 +1,199 @@
+"""Issue 28 in the terminal, on the composed app (offline planner, SQLite): a monitor said in
+the chat on a real page, quiet hours with /quiet, a reminder that nags until /done, Snooze
+and /later on what was printed, the morning briefing with /briefing. Lines are typed into
+the chat as ``assistant chat`` reads them; the scheduler fires on a manual clock."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
+from assistant.config import load_settings
+from common import ManualClock
+from interfaces import Console, SlashCommands, TerminalChat, TerminalNotifier
+from memory import CalendarSource
+from tasks import RunStatus, TaskStatus
+from testing.page_server import PageServer
+
+T0 = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)  # Tuesday 13:00 in Berlin
+
+
+@dataclass
+class Terminal:
+    """The chat, what it printed, and the app behind it."""
+
+    chat: TerminalChat
+    output: io.StringIO
+    app: App
+    clock: ManualClock
+
+    async def type(self, line: str) -> str:
+        """Type ``line``; return what the terminal printed for it (and since)."""
+        start = len(self.output.getvalue())
+        await self.chat.handle_line(line)
+        return self.output.getvalue()[start:]
+
+    async def wait(self, span: timedelta) -> str:
+        """Let ``span`` pass; return what the scheduler printed meanwhile."""
+        start = len(self.output.getvalue())
+        self.clock.advance(span)
+        await self.app.tasks.run_due()
+        await self.app.tasks.release_due()
+        return self.output.getvalue()[start:]
+
+
+@pytest.fixture
+async def terminal(tmp_path: Path) -> AsyncIterator[Terminal]:
+    """The terminal chat as ``assistant.frontends.chat`` wires it, on a manual clock."""
+    settings = load_settings(
+        data_dir=tmp_path / "data",
+        timezone="Europe/Berlin",
+        llm_base_url=None,
+        http_allow_hosts=["127.0.0.1"],
+    )
+    output = io.StringIO()
+    printed = TerminalNotifier(Console(output))
+    clock = ManualClock(T0)
+    async with open_app(settings, notifier=printed, clock=clock) as app:
+        await app.memory.set_timezone(LOCAL_USER, "Europe/Berlin")
+        commands = SlashCommands(
+            tasks=app.tasks, memory=app.memory, agent=app.agent, buttons=False, quiet=app.quiet
+        )
+        chat = TerminalChat(
+            agent=app.agent,
+            commands=commands,
+            user_id=LOCAL_USER,
+            chat_id=LOCAL_CHAT,
+            output=output,
+            deliveries=printed,
+        )
+        yield Terminal(chat, output, app, clock)
+
+
+async def test_a_monitor_said_in_the_terminal_prints_a_change_and_later_again(
+    terminal: Terminal,
+) -> None:
+    async with PageServer("<html><body><p>Price: 320 EUR</p></body></html>") as site:
+        url = site.url("/kettle")
+        made = await terminal.type(f"tell me when {url} changes")
+        assert f"I'll check {url} every hour (Europe/Berlin)" in made
+        assert await terminal.wait(timedelta(hours=1)) == ""  # the first looks are silent
+        site.show("<html><body><p>Price: 289 EUR</p></body></html>")
+        told = await terminal.wait(timedelta(hours=1))
+    assert told == (
+        f"\n[task {told.split()[1].rstrip(']')}]\nwatch {url} changed:\n"
+        "was Price: 320 EUR, now Price: 289 EUR\n  [Later: /later 1 10m | 1h | morning]\n"
+    )
+    assert await terminal.type("/later 1 1h") == "I'll show it again at 16:00.\n"
+    again = await terminal.wait(timedelta(hours=1))
+    assert "was Price: 320 EUR, now Price: 289 EUR\n(snoozed at 15:00)" in again
+    assert "[Later: /later 2 10m | 1h | morning]" in again
+    assert await terminal.type("/later 2 morning") == "I'll show it again tomorrow at 08:00.\n"
+    assert await terminal.type("/later 9 1h") == (
+        "There is no message 9 here any more; /tasks lists tasks.\n"
+    )
+
+
+async def test_quiet_hours_hold_what_is_printed_until_they_end(terminal: Terminal) -> None:
+    said = await terminal.type("/quiet 14:00-15:00")
+    assert said.startswith("Quiet hours: from 14:00 to 15:00 (Europe/Berlin).")
+    await terminal.type("remind me at 14:30 to stretch")
+    assert await terminal.wait(timedelta(hours=1, minutes=30)) == ""
+    released = await terminal.wait(timedelta(minutes=30))
+    assert "[reminder] stretch\n(held during your quiet hours since 14:30)" in released
+
+
+async def test_a_reminder_nags_until_done_is_typed(terminal: Terminal) -> None:
+    made = await terminal.type("nag me every 5 minutes to take the pills")
+    task_id = made.split("(task ")[1].split(")")[0]
+    first = await terminal.wait(timedelta(minutes=5))
+    assert first == (
+        "\n[reminder] take the pills\n(again every 5 min until you press Done or say 'done')\n"
+        f"  [Snooze: /snooze {task_id} 10m | 1h | morning] [Done: /done {task_id}]\n"
+    )
+    assert "take the pills" in await terminal.wait(timedelta(minutes=5))
+    assert await terminal.type(f"/done {task_id}") == (
+        f"Done: task {task_id} ('take the pills') will not repeat.\n"
+    )
+    assert await terminal.wait(timedelta(minutes=5)) == ""
+    runs = await terminal.app.tasks.history(task_id, LOCAL_USER)
+    assert runs[0].status is RunStatus.ACKNOWLEDGED
+    assert runs[0].result == "acknowledged: /done in the terminal"
+    task = await terminal.app.tasks.get_task(task_id, LOCAL_USER)
+    assert task.status is TaskStatus.DONE
+
+
+async def test_a_reminder_snoozed_until_tomorrow_morning_comes_then(terminal: Terminal) -> None:
+    made = await terminal.type("remind me in 1 minute to water the plants")
+    task_id = made.split("(task ")[1].split(")")[0]
+    await terminal.wait(timedelta(minutes=1))
+    assert await terminal.type(f"/snooze {task_id} morning") == (
+        f'Snoozed task {task_id} ("water the plants") until 2026-03-11 08:00 (Europe/Berlin).\n'
+    )
+    assert await terminal.wait(timedelta(hours=18, minutes=58)) == ""
+    assert "[reminder] water the plants" in await terminal.wait(timedelta(minutes=1))
+
+
+async def test_the_morning_briefing_is_printed(terminal: Terminal) -> None:
+    started = await terminal.type("morning briefing at 7")
+    assert "Started your morning briefing: every day at 07:00" in started
+    await terminal.type("remind me tomorrow at 10am to call the garage")
+    briefing = await terminal.wait(timedelta(hours=18))
+    assert "Good morning! Your briefing for Wed 2026-03-11 (Europe/Berlin):" in briefing
+    assert "Today\n- 10:00 reminder: call the garage" in briefing
+    assert "[Later: /later 1 10m | 1h | morning]" in briefing
+    assert (await terminal.type("/briefing")).startswith("Your morning briefing: [")
+
+
+TEAM_CALENDAR = """BEGIN:VCALENDAR\r
+VERSION:2.0\r
+PRODID:-//test//team//EN\r
+BEGIN:VEVENT\r
+UID:standup-1@team\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;TZID=Europe/Berlin:20260302T093000\r
+DTEND;TZID=Europe/Berlin:20260302T094500\r
+RRULE:FREQ=WEEKLY;BYDAY=MO,WE,FR\r
+SUMMARY:Stand-up\r
+END:VEVENT\r
+BEGIN:VEVENT\r
+UID:offsite-1@team\r
+DTSTAMP:20260301T000000Z\r
+DTSTART;VALUE=DATE:20260311\r
+DTEND;VALUE=DATE:20260312\r
+SUMMARY:Team offsite\r
+LOCATION:Lisbon\r
+END:VEVENT\r
+END:VCALENDAR\r
+"""
+
+
+async def test_the_briefing_lists_the_days_events_of_a_subscribed_calendar(
+    terminal: Terminal,
+) -> None:
+    # Its address no longer answers by the morning: the briefing uses the copy last read.
+    await terminal.app.memory.save_calendar_source(
+        CalendarSource(
+            user_id=LOCAL_USER,
+            name="team",
+            url="http://127.0.0.1:9/team.ics",
+            ics=TEAM_CALENDAR,
+            fetched_at=T0,
+        )
+    )
+    await terminal.type("morning briefing at 7")
+    # Notes tagged with the day's date and weekday (Berlin's: UTC's is still the 10th).
+    await terminal.type("note: bring the slides #2026-03-11")
+    await terminal.type("note: bins out #wednesday")
+    await terminal.type("note: not this one #2026-03-10")
+    briefing = await terminal.wait(timedelta(hours=18))
+    assert "Good morning! Your briefing for Wed 2026-03-11 (Europe/Berlin):" in briefing
+    assert "Notes for today\n- bring the slides\n- bins out\n" in briefing
+    assert "not this one" not in briefing
+    assert "Calendar\n- all day Team offsite, Lisbon\n- 09:30 Stand-up\n" in briefing
