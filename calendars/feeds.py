@@ -10,13 +10,12 @@ The token never goes to a log: ``hidden_path`` is what a path that holds one is 
 from __future__ import annotations
 
 import hashlib
-import re
 import secrets
 from datetime import datetime, timedelta
 
 from calendars.events import task_event
 from calendars.writing import write_calendar
-from common import Clock
+from common import Clock, LazyPattern
 from memory import CalendarFeed, MemoryStore
 from tasks import TaskManager
 
@@ -25,7 +24,7 @@ FEED_SUFFIX = ".ics"
 HORIZON = timedelta(days=400)
 """How far the feed's lists of dates go (where a rule cannot say everything); a calendar app
 reads the feed again every few hours, so the window moves on with it."""
-_TOKEN = re.compile(r"[A-Za-z0-9_-]{43}")
+_TOKEN = LazyPattern(r"[A-Za-z0-9_-]{43}")
 FEED_NAME = "Assistant"
 """The calendar's name in calendar apps."""
 

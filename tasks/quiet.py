@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from common import LazyPattern
 from tasks.errors import ScheduleError
 from tasks.schedule import Schedule, in_the_morning, read_schedule, read_time_of_day, resolve_local
 
@@ -22,12 +23,12 @@ MORNING = time(8)
 EARLY_HOURS = time(4)
 """Before this, "tomorrow morning" is the coming one (at 01:00 it is today at 08:00)."""
 _OFF = frozenset({"off", "none", "no", "nothing", "never", "stop", "clear", "remove", "-"})
-_SPLIT = re.compile(
+_SPLIT = LazyPattern(
     r"^(?:quiet(?:\s+hours)?\s*:?\s*)?(?:from|between)?\s*(?P<start>.+?)\s*"
     r"(?:-|–|—|to|till|until|and)\s*(?P<end>.+?)$",
     re.IGNORECASE,
 )
-_DIGITS = re.compile(r"(?P<hour>\d{1,2})(?:[:.h](?P<minute>\d{2}))?")
+_DIGITS = LazyPattern(r"(?P<hour>\d{1,2})(?:[:.h](?P<minute>\d{2}))?")
 _EXAMPLE = "'22:00-07:00', 'from 10pm to 7am' or 'off'"
 
 

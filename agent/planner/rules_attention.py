@@ -14,21 +14,22 @@ import re
 from agent.planner.intents import Action, Brief, Intent, OnTask, Quiet
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim
+from common import LazyPattern
 from tasks import find_time
 
 _F = re.IGNORECASE
-_QUIET_OFF = re.compile(
+_QUIET_OFF = LazyPattern(
     r"(?:(?:turn|switch)\s+off|disable|stop|end|cancel|remove|clear|delete|no\s+more|drop)"
     r"\s+(?:the\s+|my\s+)?(?:quiet\s+hours?|do\s+not\s+disturb|don'?t\s+disturb|dnd)"
     r"|(?:no|without)\s+quiet\s+hours?|(?:quiet\s+hours?|do\s+not\s+disturb|dnd)\s+off",
     _F,
 )
-_QUIET_SHOW = re.compile(
+_QUIET_SHOW = LazyPattern(
     r"(?:what\s+are|show(?:\s+me)?|when\s+are|tell\s+me|list)?\s*(?:my\s+|the\s+)?"
     r"quiet\s+hours?(?:\s+(?:now|set))?",
     _F,
 )
-_QUIET_SET = re.compile(
+_QUIET_SET = LazyPattern(
     r"(?:(?:set|make|change|put)\s+(?:my\s+|the\s+)?quiet\s+hours?\s*(?:to|as|at|:)?"
     r"|(?:my\s+)?quiet\s+hours?\s*(?:are|is|to|:)?"
     r"|(?:be\s+|keep\s+)?(?:quiet|silent)"
@@ -39,26 +40,26 @@ _QUIET_SET = re.compile(
     _F,
 )
 _BRIEFING = r"(?:morning\s+|daily\s+)?(?:briefing|brief|digest\s+of\s+my\s+day|day\s+summary)"
-_BRIEF_OFF = re.compile(
+_BRIEF_OFF = LazyPattern(
     rf"(?:stop|cancel|end|(?:turn|switch)\s+off|disable|no\s+more|drop|remove|delete)\s+"
     rf"(?:the\s+|my\s+)?{_BRIEFING}s?",
     _F,
 )
-_BRIEF_SHOW = re.compile(
+_BRIEF_SHOW = LazyPattern(
     rf"(?:when\s+is|what\s+time\s+is|show(?:\s+me)?)\s+(?:my\s+|the\s+)?{_BRIEFING}", _F
 )
-_BRIEF_AT = re.compile(
+_BRIEF_AT = LazyPattern(
     rf"(?:(?:send|give|start|set\s+up|schedule)\s+(?:me\s+)?)?(?:a\s+|my\s+|the\s+)?{_BRIEFING}"
     rf"(?:\s+(?:every\s+(?:morning|day)|daily))?\s+at\s+(?P<at>.+)"
     rf"|brief\s+me\s+(?:every\s+(?:morning|day)\s+|daily\s+)?at\s+(?P<brief_at>.+)",
     _F,
 )
-_BRIEF_WORDS = re.compile(
+_BRIEF_WORDS = LazyPattern(
     r"(?:send|give|bring)\s+me\s+(?:a|my|the)\s+(?:morning\s+|daily\s+)?briefing"
     r"|brief\s+me|(?:my\s+)?day\s+in\s+one\s+message",
     _F,
 )
-_DONE = re.compile(
+_DONE = LazyPattern(
     r"(?:(?:i'?m|i\s+am|it'?s|that'?s|all|we'?re)\s+)?(?:done|finished|complete|completed)"
     r"(?:\s+(?:with|for)\s+(?P<what>.+?))?(?:\s+now)?"
     r"|(?:i\s+)?(?:did|done)\s+(?:it|that|this)(?:\s+already)?"

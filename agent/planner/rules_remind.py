@@ -90,8 +90,8 @@ _NOT_REMIND = frozenset({"rewind", "remand", "remain", "remains", "rebind", "ret
 # Words before what is said that name a day the schedule language does not know ("on
 # Easter", "Diwali morning"): scheduling the rest would be a confident wrong day.
 _UNKNOWN_DAY = (
-    re.compile(r"on\s+(?P<when>\S+(?:\s+\S+){0,3}?)\s+(?:to|that|about)\s+(?P<what>.+)", _F),
-    re.compile(
+    LazyPattern(r"on\s+(?P<when>\S+(?:\s+\S+){0,3}?)\s+(?:to|that|about)\s+(?P<what>.+)", _F),
+    LazyPattern(
         r"(?P<when>(?!I\b)[A-Z][\w'’]*(?:\s+[A-Z][\w'’]*){0,2}"
         r"(?:\s+(?:day|eve|morning|afternoon|evening|night))?)\s+(?:to|that|about)\s+(?P<what>.+)"
     ),
@@ -110,17 +110,17 @@ _UNTIL_DONE = (
 )
 _NAG_CLAUSES = (
     # "... and keep reminding me every 10 minutes (until done)"
-    re.compile(
+    LazyPattern(
         r"[,;]?\s*(?:and\s+)?(?:then\s+)?(?:keep\s+(?:on\s+)?(?:reminding|nagging)(?:\s+me)?"
         rf"|nag\s+me|repeat(?:\s+it)?|remind\s+me\s+again)\s+every\s+(?P<span>{_SPAN})"
         rf"(?:\s+{_UNTIL_DONE})?",
         _F,
     ),
-    re.compile(rf"[,;]?\s*every\s+(?P<span>{_SPAN})\s+{_UNTIL_DONE}", _F),
-    re.compile(rf"[,;]?\s*(?:and\s+)?(?:repeat(?:\s+it)?\s+)?{_UNTIL_DONE}", _F),
+    LazyPattern(rf"[,;]?\s*every\s+(?P<span>{_SPAN})\s+{_UNTIL_DONE}", _F),
+    LazyPattern(rf"[,;]?\s*(?:and\s+)?(?:repeat(?:\s+it)?\s+)?{_UNTIL_DONE}", _F),
 )
-_NAG_START = re.compile(rf"^every\s+(?P<span>{_SPAN})\b\s*", _F)
-_URGENT = re.compile(r"\burgent(?:ly)?\b\s*[:,!]?\s*|\(urgent\)\s*|\bimportant\s*:\s*", _F)
+_NAG_START = LazyPattern(rf"^every\s+(?P<span>{_SPAN})\b\s*", _F)
+_URGENT = LazyPattern(r"\burgent(?:ly)?\b\s*[:,!]?\s*|\(urgent\)\s*|\bimportant\s*:\s*", _F)
 DEFAULT_NAG = "10 minutes"
 """How often a reminder that nags repeats when the user does not say."""
 

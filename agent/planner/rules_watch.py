@@ -20,55 +20,56 @@ from agent.planner import answers
 from agent.planner.intents import Intent, Say, Watch
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim, unquote
+from common import LazyPattern
 from tasks import find_time
 
 DEFAULT_EVERY = "every hour"
 _F = re.IGNORECASE
-_URL = re.compile(r"https?://[^\s<>\"'`]+", _F)
+_URL = LazyPattern(r"https?://[^\s<>\"'`]+", _F)
 _HERE = "⟨address⟩"  # stands for the address while the rest of the sentence is read
-_TELL = re.compile(
+_TELL = LazyPattern(
     r"(?:(?:tell|let)\s+me(?:\s+know)?|notify\s+me|alert\s+me|ping\s+me|message\s+me"
     r"|text\s+me|warn\s+me)\s+(?:when(?:ever)?|if|once|as\s+soon\s+as|in\s+case)\s+",
     _F,
 )
-_LOOK = re.compile(
+_LOOK = LazyPattern(
     r"(?:watch|monitor|track|follow|observe|keep\s+(?:an?\s+)?eye\s+on|keep\s+watching"
     r"|keep\s+checking|check)\s+(?:for\s+me\s+)?",
     _F,
 )
-_TAIL = re.compile(
+_TAIL = LazyPattern(
     r"\s*,?\s*(?:(?:and\s+)?(?:then\s+)?(?:(?:tell|let)\s+me(?:\s+know)?|notify\s+me|alert\s+me"
     r"|ping\s+me|message\s+me)\s+)?(?:when(?:ever)?|if|once|as\s+soon\s+as|in\s+case)\s+"
     r"(?P<cond>.+)$"
     r"|\s+for\s+(?P<wanted>.+)$",
     _F,
 )
-_SEARCH = re.compile(
+_SEARCH = LazyPattern(
     r"(?:the\s+)?(?:top\s+|first\s+)?(?:\d+\s+)?(?:web\s+|google\s+)?(?:search\s+)?results?"
     r"\s+(?:for|of|on)\s+(?P<query>'[^']+'|\"[^\"]+\"|“[^”]+”|.+?)"
     r"(?=$|\s+(?:change|changes|changed|and|for|when|if|differ|differs|update|updates)\b)",
     _F,
 )
-_SELECTOR = re.compile(
+_SELECTOR = LazyPattern(
     r"(?:the\s+)?(?:elements?\s+|selector\s+|part\s+)?(?P<sel>'[^']+'|\"[^\"]+\"|[#.\[][^\s]*"
     r"|[a-z][a-z0-9]*[#.\[][^\s]*)(?:\s+(?:element|elements|part|selector))?",
     _F,
 )
-_FIELD = re.compile(
+_FIELD = LazyPattern(
     r"(?:the\s+)?(?:json\s+)?(?P<named>field\s+|value\s+of\s+|key\s+)?"
     r"(?P<field>[A-Za-z_][\w-]*(?:(?:\.[A-Za-z_][\w-]*)|\[-?\d+\])*)",
     _F,
 )
 _PAGE_WORDS = frozenset({"", "it", "the page", "page", "the site", "site", "the website",
                          "website", "this page", "that page", "the url", "url"})  # fmt: skip
-_AFTER_TARGET = re.compile(r"\s+(?:at|on|of|in|from)$", _F)
-_ANY_CHANGE = re.compile(
+_AFTER_TARGET = LazyPattern(r"\s+(?:at|on|of|in|from)$", _F)
+_ANY_CHANGE = LazyPattern(
     r"(?:it|the\s+page|anything|something|that|this|they|the\s+(?:content|text|value|results?))?"
     r"\s*(?:changes?|changed|is\s+changed|are\s+changed|is\s+updated|updates?|gets\s+updated"
     r"|differs?|there\s+is\s+a\s+change|(?:has|have)\s+changed)(?:\s+at\s+all)?",
     _F,
 )
-_CHANGES = re.compile(r"(?:any\s+)?changes?|updates?|anything\s+new", _F)
+_CHANGES = LazyPattern(r"(?:any\s+)?changes?|updates?|anything\s+new", _F)
 
 
 def watch(message: Message, context: Context) -> Intent | None:

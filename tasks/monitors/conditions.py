@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from common import LazyPattern
 from tasks.errors import TaskDataError, TaskError
 
 MAX_CONDITION_CHARS = 300
@@ -148,7 +149,7 @@ _OPERATORS: tuple[tuple[str, ConditionKind], ...] = (
     (r"is\s+not|isn'?t|is\s+no\s+longer", ConditionKind.DIFFERS),
     (r"is|equals?|is\s+equal\s+to|becomes?", ConditionKind.EQUALS),
 )
-_COMPARISON = re.compile(
+_COMPARISON = LazyPattern(
     r"(?:(?P<subject>[A-Za-z_][\w .\[\]-]{0,60}?)\s*)?(?P<op>"
     + "|".join(f"(?:{pattern})" for pattern, _ in _OPERATORS)
     + r")\s*"
@@ -157,28 +158,28 @@ _COMPARISON = re.compile(
 )
 _KINDS = [(re.compile(pattern, _F), kind) for pattern, kind in _OPERATORS]
 _TEXT_VERBS = r"(?:contains?|says?|shows?|mentions?|has|have|includes?|reads?|lists?)"
-_CONTAINS = re.compile(rf"(?:it\s+|the\s+page\s+|the\s+text\s+)?{_TEXT_VERBS}\s+(?P<text>.+)", _F)
-_LACKS = re.compile(
+_CONTAINS = LazyPattern(rf"(?:it\s+|the\s+page\s+|the\s+text\s+)?{_TEXT_VERBS}\s+(?P<text>.+)", _F)
+_LACKS = LazyPattern(
     r"(?:it\s+|the\s+page\s+)?(?:no\s+longer|doesn'?t|does\s+not|stops?|stopped|lacks)\s*"
     rf"(?:{_TEXT_VERBS}|saying|showing|containing|mentioning|listing)?\s+(?P<text>.+)",
     _F,
 )
-_APPEARS = re.compile(
+_APPEARS = LazyPattern(
     r"(?P<text>.+?)\s+(?:appears|shows\s+up|is\s+(?:back|there|listed|mentioned|available)"
     r"|comes\s+back|turns\s+up)",
     _F,
 )
-_DISAPPEARS = re.compile(
+_DISAPPEARS = LazyPattern(
     r"(?P<text>.+?)\s+(?:disappears|is\s+gone|goes\s+away|vanishes|is\s+removed|is\s+no\s+longer"
     r"\s+(?:there|listed|shown))",
     _F,
 )
-_LEAD = re.compile(
+_LEAD = LazyPattern(
     r"^(?:(?:and|then|,)\s+)*(?:tell\s+me\s+|let\s+me\s+know\s+|notify\s+me\s+|alert\s+me\s+)?"
     r"(?:only\s+)?(?:when(?:ever)?|if|once|as\s+soon\s+as|in\s+case)\s+",
     _F,
 )
-_ANY_CHANGE = re.compile(
+_ANY_CHANGE = LazyPattern(
     r"(?:it|the\s+page|anything|something|that|this|the\s+(?:content|text|value|results?))?\s*"
     r"(?:changes?|is\s+changed|is\s+updated|updates?|gets\s+updated|differs?)(?:\s+at\s+all)?",
     _F,

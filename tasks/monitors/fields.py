@@ -9,13 +9,13 @@ means nothing.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
+from common import LazyPattern
 from tasks.errors import TaskDataError, TaskError
 
 MAX_PATH_CHARS = 200
-_STEP = re.compile(
+_STEP = LazyPattern(
     r"\.?(?P<name>[A-Za-z_][\w-]*)|\[(?P<index>-?\d+)\]"
     r"|\[\"(?P<quoted>[^\"]+)\"\]|\['(?P<single>[^']+)'\]"
 )

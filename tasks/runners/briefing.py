@@ -17,13 +17,12 @@ the plain briefing goes out: a summary may shorten, never invent.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from datetime import datetime, time, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
-from common import Clock
+from common import Clock, LazyPattern
 from tasks.execution import BriefingData, TaskType
 from tasks.models import RunStatus, Task, TaskRun, TaskStatus
 from tasks.protocols import (
@@ -44,8 +43,8 @@ FIRST_LOOK_BACK = timedelta(hours=24)
 MAX_OVERNIGHT = 10
 _FAILED = (RunStatus.FAILED, RunStatus.OUTCOME_UNKNOWN, RunStatus.UNDELIVERED)
 _NOT_RUNS = (RunStatus.ACKNOWLEDGED, RunStatus.SKIPPED, RunStatus.CLAIMED, RunStatus.ABANDONED)
-_CITED = re.compile(r"\[([^\[\]]+)\]")
-_NUMBER = re.compile(r"\d+(?::\d+)?(?:\.\d+)?")
+_CITED = LazyPattern(r"\[([^\[\]]+)\]")
+_NUMBER = LazyPattern(r"\d+(?::\d+)?(?:\.\d+)?")
 SUMMARY_PROMPT = (
     "Summarise this morning briefing for the person it is for, in at most 6 short lines. "
     "End every line with the reference of each item it comes from, in square brackets, "

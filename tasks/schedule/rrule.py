@@ -20,12 +20,12 @@ first occurrence.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from common import LazyPattern
 from tasks.errors import ScheduleError
 from tasks.schedule.calendar_rules import BoundedSchedule, CalendarSchedule, DayRule
 from tasks.schedule.cron import CronFields
@@ -52,7 +52,7 @@ _KNOWN = frozenset(
     {"FREQ", "INTERVAL", "COUNT", "UNTIL", "BYDAY", "BYMONTHDAY", "BYMONTH", "BYHOUR",
      "BYMINUTE", "BYSECOND", "BYSETPOS", "WKST", "BYYEARDAY", "BYWEEKNO", "RSCALE", "SKIP"}
 )  # fmt: skip
-_BYDAY = re.compile(r"^([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$")
+_BYDAY = LazyPattern(r"^([+-]?\d{1,2})?(MO|TU|WE|TH|FR|SA|SU)$")
 _UNIT_SECONDS = {"HOURLY": 3600, "MINUTELY": 60, "SECONDLY": 1}
 
 

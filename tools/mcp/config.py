@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
-from common import redact_url
+from common import LazyPattern, redact_url
 
 SecretLookup = Callable[[str], str]
 """Returns the value of the secret ``${name}`` names, or raises ``LookupError`` saying why
@@ -51,9 +51,9 @@ DEFAULT_CALL_TIMEOUT = 60.0
 often goes on to a remote service, so more than our own tools get)."""
 MAX_CALL_TIMEOUT = 3600.0
 
-_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_NOT_NAME = re.compile(r"[^A-Za-z0-9_]")
-_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_REFERENCE = LazyPattern(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_NOT_NAME = LazyPattern(r"[^A-Za-z0-9_]")
+_HEADER_NAME = LazyPattern(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _MAX_NAME = 64
 _SHARED_KEYS = ("type", "command", "args", "env", "cwd", "url", "headers")
 _OUR_KEYS = ("readOnly", "timeout", "disabled")

@@ -8,12 +8,10 @@ surrogates (which no database stores). They are removed here, once for every use
 
 from __future__ import annotations
 
-import re
+from common import LazyPattern, clean_text
 
-from common import clean_text
-
-_ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_ESCAPE = LazyPattern(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|[@-Z\\-_])")
+_CONTROL = LazyPattern(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def readable(text: str) -> str:
