@@ -14,7 +14,7 @@ import asyncio
 import logging
 
 from tasks.describe import task_label
-from tasks.models import Claim, FinishedRun, RunStatus, Task, TaskStatus
+from tasks.models import Claim, FinishedRun, MisfireAction, RunStatus, Task, TaskStatus
 from tasks.protocols import Delivery, DeliveryKind, DeliveryStatus
 from tasks.runners.base import BLOCKED_ERROR, Deliverer, RunReport
 from tasks.schedule.model import format_local
@@ -133,7 +133,8 @@ class FollowUps:
         elif report.status is RunStatus.FAILED and report.notify_failure:
             error = report.error or "unknown error"
             failures = finished.consecutive_failures
-            if task.schedule.kind == "once":
+            if task.schedule.kind == "once" or claim.run.misfire is MisfireAction.MANUAL:
+                # A one-time task has no next run to tell; a run the owner started waits for it.
                 await self._notice(claim, failed_notice(task, error))
             elif failures == self.alert_after:
                 await self._notice(claim, alert_notice(task, error, failures, self._max_failures))

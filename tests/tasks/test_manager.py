@@ -271,6 +271,34 @@ async def test_failures_alert_the_owner_once_then_disable_the_task(
     assert resumed.next_run == clock.now() + MINUTE
 
 
+async def test_a_failed_run_the_owner_started_is_told_at_once(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+
+    def broken(prompt: str) -> str:
+        raise RuntimeError("model server unreachable")
+
+    manager = manager_for(store, clock, notifier, ScriptedAgent(broken))
+    task = await manager.add_task(
+        owner_id="alice",
+        chat_id="chat-alice",
+        task_type="agent_task",
+        schedule=every(MINUTE),
+        description="daily digest",
+        execution_data={"prompt": "digest"},
+    )
+    clock.advance(MINUTE)
+    await manager.run_due()  # a scheduled failure: silent until the third in a row
+    assert notifier.deliveries == []
+
+    run = await manager.run_now(task.id, "alice")  # "Run now": the owner waits for it
+
+    assert run.status is RunStatus.FAILED
+    [notice] = [d for d in notifier.deliveries if d.kind is DeliveryKind.NOTICE]
+    assert "RuntimeError: model server unreachable" in notice.text
+
+
 async def test_blocked_delivery_pauses_the_owners_tasks(
     store: TaskStore, clock: ManualClock
 ) -> None:
