@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.assistant.test_cli import run, tasks_json
 
 
@@ -228,6 +230,7 @@ def test_ctrl_c_at_the_question_stops_the_call_at_once(tmp_path: Path) -> None:
                 "PATH": os.environ.get("PATH", ""),
                 "HOME": str(tmp_path),
                 "ASSISTANT_DATA_DIR": str(tmp_path),
+                "PYTHONFAULTHANDLER": "1",
             },
             cwd=tmp_path,
         ) as process:
@@ -239,7 +242,13 @@ def test_ctrl_c_at_the_question_stops_the_call_at_once(tmp_path: Path) -> None:
                     assert chunk, asked
                     asked += chunk
                 process.send_signal(signal.SIGINT)  # what Ctrl-C sends
-                status = process.wait(timeout=15)  # before: it waited for Enter
+                try:
+                    status = process.wait(timeout=15)  # before: it waited for Enter
+                except subprocess.TimeoutExpired:
+                    process.send_signal(signal.SIGABRT)  # faulthandler: every thread's stack
+                    process.wait(timeout=5)
+                    later = process.stderr.read() or b""
+                    pytest.fail(f"no exit 15 s after SIGINT; it wrote {asked + later!r}")
             finally:
                 process.kill()
     finally:
