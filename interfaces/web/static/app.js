@@ -519,10 +519,22 @@ function placeInTime(bubble, at) {
 // -- tasks and approvals ---------------------------------------------------------------------------
 
 let refreshing = null;
+let refreshAgain = false;
 
 function refresh() {
   // The zone too: "/tz" in the chat changes it, and every time on the page is said in it.
-  if (!refreshing) refreshing = Promise.all([loadTasks(), loadApprovals(), loadMe(), loadSettings()]).finally(() => { refreshing = null; });
+  // Asked while one runs, another follows it: what that one read may be from before the change.
+  if (refreshing) {
+    refreshAgain = true;
+    return refreshing;
+  }
+  refreshing = Promise.all([loadTasks(), loadApprovals(), loadMe(), loadSettings()]).finally(() => {
+    refreshing = null;
+    if (refreshAgain) {
+      refreshAgain = false;
+      refresh();
+    }
+  });
   return refreshing;
 }
 
