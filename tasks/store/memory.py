@@ -328,6 +328,7 @@ class MemoryTaskStore(TaskStore):
             if removed and rows >= max_rows:
                 return Removal(removed, rows, complete=False)
             task = self._tasks.pop(task_id)
+            self._observations.pop(task_id, None)
             runs = [self._runs.pop(i) for i in self._runs_of.pop(task_id, [])]
             summary = fold(task_id, self._summaries.pop(task_id, None), map(_folded, runs))
             owner = self._owners.get(task.owner_id)

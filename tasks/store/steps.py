@@ -275,6 +275,8 @@ def remove_finished(
         yield from _store_owner_summary(d, absorb(owner_id, owner, summary, description))
         yield d.statement("DELETE FROM task_runs WHERE task_id = ?", task_id)
         yield d.statement("DELETE FROM task_run_summaries WHERE task_id = ?", task_id)
+        # A monitor's last observation goes with it (its row refers to the task).
+        yield d.statement("DELETE FROM monitor_observations WHERE task_id = ?", task_id)
         yield d.statement("DELETE FROM scheduled_tasks WHERE id = ?", task_id)
         removed += 1
         rows_read += len(taken)

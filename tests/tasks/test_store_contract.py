@@ -30,6 +30,7 @@ from tasks import (
     TaskStatus,
     TaskType,
 )
+from tasks.monitors import Observation
 from tasks.store import OUTCOME_UNKNOWN_ERROR, UNSET, TaskChange, TaskStore
 from tests.tasks.conftest import (
     T0,
@@ -1039,6 +1040,20 @@ async def test_finished_tasks_past_the_age_go_into_their_owners_summary(store: T
     sizes = await store.sizes()
     assert (sizes.live_tasks, sizes.finished_tasks, sizes.ledger_rows) == (1, 1, 1)
     assert (sizes.owner_summaries, sizes.removed_tasks) == (2, 4)
+
+
+async def test_a_finished_monitor_goes_with_its_observation(store: TaskStore) -> None:
+    # Its observation's row refers to the task: PostgreSQL refused the removal (and every
+    # later one, oldest first), SQLite left the row behind for `assistant migrate` to trip on.
+    task = await store.add_task(reminder_draft(once_at(T0), message="watch the shop"))
+    await store.save_observation(task.id, Observation("in stock", T0, T0, checks=1))
+    cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
+    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+
+    removal = await store.remove_finished(before=T0 + HOUR, max_tasks=10, max_rows=100)
+
+    assert removal.tasks == 1 and await store.get_task(task.id) is None
+    assert await store.observation(task.id) is None
 
 
 async def test_a_finished_task_with_a_run_in_flight_stays_until_the_run_ends(
