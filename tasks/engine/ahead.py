@@ -45,6 +45,15 @@ class ClaimedAhead:
         self._retracted.discard(claim.run.id)
         return claim, retracted
 
+    def queued(self, task_id: str) -> Claim | None:
+        """The task's earliest queued run that was not retracted, or ``None``."""
+        found = [
+            claim
+            for _, _, claim in self._heap
+            if claim.task.id == task_id and claim.run.id not in self._retracted
+        ]
+        return min(found, key=lambda claim: claim.run.scheduled_for, default=None)
+
     def retract(self, task_id: str) -> None:
         """Keep the task's queued runs from running (cancel, pause).
 

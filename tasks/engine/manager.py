@@ -442,6 +442,12 @@ class TaskManager(AsyncLifecycle):
         """
         delay = changes.checked_delay(delay)
         task = await self.get_task(task_id, owner_id)
+        claimed = self._ahead.queued(task.id)
+        if claimed is not None:
+            # Its next run was claimed a moment ahead (the stored next run is already the one
+            # after): that claimed run is the one put off, and it does not run at its time.
+            self._ahead.retract(task.id)
+            task = replace(task, next_run=claimed.run.scheduled_for)
         change = changes.snooze(task, self._clock.now(), delay)
         return await self._apply(task.id, owner_id, change)
 
