@@ -44,6 +44,8 @@ _MIN_CLAIM_COST = 5e-6
 _COST_SAMPLE = 16  # claims in a batch for it to count as a measurement of the cost per run
 _LEAD_MARGIN = 1.5  # a busy machine claims slower than it measured
 _FIRST_OVERHEAD = 1e-3  # seconds a claim round costs besides its runs, until measured
+_MAX_OVERHEAD = 0.05  # a round slower than this waited (for a lock, a checkpoint): not its cost
+_MAX_CLAIM_COST = 1e-3  # likewise for a run of a batch: 10,000 of them are MAX_LEAD
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,12 +222,18 @@ class Timer:
         """Fold a claim batch's time into the cost of a round and of one claim in it: a
         batch of a few runs measures the round, a larger one (less the round) the runs. A
         dearer sample (recurring runs, whose next fire each claim computes; a busy store)
-        counts at once, a cheaper one slowly, so a burst is claimed early rather than late."""
-        if claims < 2:
-            self._claim_overhead = _followed(self._claim_overhead, seconds)
+        counts at once, a cheaper one slowly, so a burst is claimed early rather than late.
+        An empty round says nothing of claiming, and what a round spent waiting for the store
+        (its write lock, a checkpoint) is capped: one slow round must not keep every run
+        claimed seconds early for long afterwards (a run claimed ahead cannot be cancelled by
+        another process)."""
+        if claims == 1:
+            sample = min(seconds, _MAX_OVERHEAD)
+            self._claim_overhead = _followed(self._claim_overhead, sample)
         elif claims >= _COST_SAMPLE:
             per_claim = (seconds - min(self._claim_overhead, seconds / 2)) / claims
-            self._claim_cost = _followed(self._claim_cost, max(per_claim, _MIN_CLAIM_COST))
+            sample = min(max(per_claim, _MIN_CLAIM_COST), _MAX_CLAIM_COST)
+            self._claim_cost = _followed(self._claim_cost, sample)
 
     async def _lead(self, next_wakeup: datetime) -> timedelta:
         """How long before ``next_wakeup`` to start claiming: half the ``prefetch`` (a steady
