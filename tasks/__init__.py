@@ -105,6 +105,7 @@ from tasks.quiet import (
     parse_quiet_hours,
     stored_quiet_hours,
 )
+from tasks.runners import read_nag
 from tasks.schedule import (
     BoundedSchedule,
     CalendarSchedule,
@@ -267,6 +268,7 @@ __all__ = [
     "parse_schedule",
     "preview_schedule",
     "read_delay",
+    "read_nag",
     "read_duration",
     "read_period",
     "read_postgres_sizes",
