@@ -137,7 +137,10 @@ async def test_a_reminder_nags_until_done_is_typed(terminal: Terminal) -> None:
         ("nag me every other minute to stretch", 2),
         ("nag me every half hour to stretch", 30),
         ("nag me every quarter of an hour to stretch", 15),
-        ("remind me at 13:55 to drink water and keep reminding me every minute until I say done", 1),
+        (
+            "remind me at 13:55 to drink water and keep reminding me every minute until I say done",
+            1,
+        ),
     ],
 )
 async def test_a_nag_takes_every_span_the_schedule_language_reads(
