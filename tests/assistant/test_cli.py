@@ -308,6 +308,8 @@ def test_the_doctor_says_what_the_task_store_holds_and_what_retention_keeps(
     doctor = run("doctor", data_dir=tmp_path, env=kept).stdout
 
     assert "tasks: 2 live, 0 finished; run ledger: 0 rows in full, 0 task summaries" in doctor
+    assert "ok       schemas: memory version " in doctor
+    assert ", proactive version 1, tasks version " in doctor
     assert "ledger rows older than 2 days are folded into their task's summary" in doctor
     assert "finished tasks (done, cancelled) are removed 30 days after their last run" in doctor
 
