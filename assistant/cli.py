@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from zoneinfo import ZoneInfo
 
+    from agent import AgentReply
+    from assistant.app import App
     from assistant.config import Settings
     from tasks import TaskRun
     from tools import ApprovalRequest
@@ -627,14 +629,14 @@ def _stdout_to_stderr() -> Iterator[None]:
 
 
 def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
+    from agent import AgentReply
     from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
     from assistant.config import SCHEDULER_COMMANDS
-    from common import redact_secrets
-    from interfaces import request_line
     from tools.mcp import Startup
 
     # The MCP servers start only if a model's turn offers tools (the offline planner calls
     # none), and a server that is slow to start holds that one turn up only so long.
+    said = " ".join(args.text)
 
     async def go() -> int:
         # With --json, stdout carries the JSON alone, whatever a native library prints.
@@ -642,10 +644,13 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
             async with open_app(
                 settings, mcp_startup=Startup.FIRST_USE, mcp_wait=ONE_SHOT_MCP_WAIT
             ) as app:
-                with _told_in_the_reply(settings):
-                    reply = await app.agent.handle_message(
-                        " ".join(args.text), user_id=LOCAL_USER, chat_id=LOCAL_CHAT
-                    )
+                if said.lstrip().startswith("/"):
+                    reply = AgentReply(await _slash_command(app, said))
+                else:
+                    with _told_in_the_reply(settings):
+                        reply = await app.agent.handle_message(
+                            said, user_id=LOCAL_USER, chat_id=LOCAL_CHAT
+                        )
                 zone = await app.agent.user_zone(LOCAL_USER)
             scheduled = any(
                 r.ok
@@ -662,34 +667,57 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
             f"or /deny {a.id}."
             for a in reply.approvals
         )
-        note = " ".join(notes) or None
-        if args.json:
-            payload = {
-                "reply": reply.text,
-                "failed": reply.failed,
-                "tools": [
-                    {"tool": r.call.tool_name, "status": r.status.value, "text": r.text}
-                    for r in reply.results
-                ],
-                "approvals": [
-                    {"id": a.id, "tool": a.tool_name, "arguments": redact_secrets(a.arguments)}
-                    for a in reply.approvals
-                ],
-                "note": note,
-            }
-            print(_json(payload))
-        elif reply.failed:
-            print(f"error: {_safe(reply.text)}", file=sys.stderr)
-        else:
-            if reply.text:
-                _show(reply.text)
-            for request in reply.approvals:
-                _show(f"Waiting for your approval: {request_line(request, zone)}")
-            if note:
-                _show(f"({note})")
-        return EXIT_NO_ANSWER if reply.failed else 0
+        return _print_ask(args, reply, " ".join(notes) or None, zone)
 
     return _run(go())
+
+
+def _print_ask(
+    args: argparse.Namespace, reply: AgentReply, note: str | None, zone: ZoneInfo
+) -> int:
+    """Print ``assistant ask``'s answer (as JSON with ``--json``); return its exit status."""
+    from common import redact_secrets
+    from interfaces import request_line
+
+    if args.json:
+        payload = {
+            "reply": reply.text,
+            "failed": reply.failed,
+            "tools": [
+                {"tool": r.call.tool_name, "status": r.status.value, "text": r.text}
+                for r in reply.results
+            ],
+            "approvals": [
+                {"id": a.id, "tool": a.tool_name, "arguments": redact_secrets(a.arguments)}
+                for a in reply.approvals
+            ],
+            "note": note,
+        }
+        print(_json(payload))
+    elif reply.failed:
+        print(f"error: {_safe(reply.text)}", file=sys.stderr)
+    else:
+        if reply.text:
+            _show(reply.text)
+        for request in reply.approvals:
+            _show(f"Waiting for your approval: {request_line(request, zone)}")
+        if note:
+            _show(f"({note})")
+    # Flushed now: a warning written after it to the terminal starts on a line of its own.
+    sys.stdout.flush()
+    return EXIT_NO_ANSWER if reply.failed else 0
+
+
+async def _slash_command(app: App, text: str) -> str:
+    """A slash command, answered as the terminal chat answers it (never by the planner)."""
+    from assistant.app import LOCAL_CHAT, LOCAL_USER
+    from interfaces import SlashCommands, one_command
+
+    commands = SlashCommands(
+        tasks=app.tasks, memory=app.memory, agent=app.agent, clock=app.clock, buttons=False,
+        quiet=app.quiet, calendars=app.calendars, local_files=True,
+    )  # fmt: skip
+    return await one_command(commands, text, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
 
 
 @contextlib.contextmanager

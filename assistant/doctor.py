@@ -151,9 +151,29 @@ def _database(database: Path) -> list[Finding]:
                 "restore the newest backup (see below); `assistant backup` first keeps a copy "
                 "of the damaged file",
             )
-        return [checked, _unreadable_text(conn)]
+        return [checked, _schemas(conn), _unreadable_text(conn)]
     finally:
         conn.close()
+
+
+def _schemas(conn: sqlite3.Connection) -> Finding:
+    """The schema components the database holds and their versions (as PostgreSQL's line
+    says them)."""
+    known = conn.execute(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_versions'"
+    ).fetchone()[0]
+    rows = (
+        conn.execute("SELECT component, version FROM schema_versions ORDER BY component")
+        if known
+        else []
+    )
+    held = ", ".join(f"{_text(component)} version {version}" for component, version in rows)
+    return Finding(True, f"schemas: {held}" if held else "no tables yet (created on first start)")
+
+
+def _text(value: object) -> str:
+    """A value read with ``text_factory = bytes``, as text."""
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
 def _unreadable_text(conn: sqlite3.Connection) -> Finding:

@@ -24,6 +24,7 @@ from tasks import (
     DeliveryKind,
     MonitorData,
     TaskStatus,
+    format_local,
     morning_after,
     read_delay,
 )
@@ -86,6 +87,12 @@ def until_words(until: datetime, now: datetime) -> str:
 def acknowledged_text(done: Acknowledgement) -> str:
     """What an acknowledgement says to the user."""
     task = done.task
+    if done.already is not None:
+        clock = format_local(done.already, task.schedule.tz).split(" ")[-1]
+        return (
+            f"Task {task.id} ('{task.description}') was already marked done at {clock}; "
+            "nothing changed."
+        )
     if done.stopped:
         if task.status is TaskStatus.ACTIVE and task.next_run is not None:
             return (

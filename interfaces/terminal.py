@@ -68,6 +68,44 @@ class CommandHandler(Protocol):
         ...
 
 
+_CHAT_ONLY = {
+    "/approve": "decides a request waiting at the chat's prompt",
+    "/deny": "decides a request waiting at the chat's prompt",
+    "/later": "names a message the chat printed",
+    "/run": "prints what the run delivers as it arrives",
+    "/quit": "ends a chat",
+    "/exit": "ends a chat",
+}
+"""The terminal chat's own commands that one ``assistant ask`` cannot carry out, and why."""
+
+
+async def one_command(commands: CommandHandler, text: str, *, user_id: str, chat_id: str) -> str:
+    """Answer one slash command outside a chat (``assistant ask "/quiet 22:00-07:00"``) as
+    the terminal chat does: the shared commands, ``/pause`` and ``/resume``; a command only
+    the chat can carry out is refused with a sentence naming ``assistant chat``, and an
+    unknown one gets the help. Never passed to the planner: "/quiet" is no reminder."""
+    name, _, rest = text.strip().partition(" ")
+    name = name.lower()
+    if name in _CHAT_ONLY:
+        return (
+            f"{name} {_CHAT_ONLY[name]}, so it works in `assistant chat`, not in one "
+            "`assistant ask`; run `assistant chat` and type it there."
+        )
+    if name in _PRESSES:
+        task_id = rest.split()[0] if rest.split() else ""
+        if not task_id:
+            return f"Say which task, e.g. '{name} k3m9xa'; /tasks lists them."
+        outcome = await commands.press(
+            Action(_PRESSES[name], task_id), user_id=user_id, chat_id=chat_id
+        )
+        return outcome.notice
+    answer = await commands.handle(text, user_id=user_id, chat_id=chat_id)
+    if answer is None:
+        return render_command_reply(commands.help(name)) + "\n" + TERMINAL_HELP
+    shown = render_command_reply(answer)
+    return shown + ("\n" + TERMINAL_HELP if name == "/help" else "")
+
+
 class ZoneNotes(Protocol):
     """What to say under a reply about the user's zone (``interfaces.zones.ZoneGuide``)."""
 

@@ -105,6 +105,7 @@ from tasks.quiet import (
     parse_quiet_hours,
     stored_quiet_hours,
 )
+from tasks.runners import read_nag
 from tasks.schedule import (
     BoundedSchedule,
     CalendarSchedule,
@@ -268,6 +269,7 @@ __all__ = [
     "preview_schedule",
     "read_delay",
     "read_duration",
+    "read_nag",
     "read_period",
     "read_postgres_sizes",
     "read_schedule",

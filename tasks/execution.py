@@ -82,6 +82,10 @@ class _Data(BaseModel):
         return clean_value(data) if isinstance(data, dict) else data
 
 
+MAX_NAG_MINUTES = 1440
+"""The longest a reminder that nags waits between repeats (a day)."""
+
+
 class ReminderData(_Data):
     """A reminder: the text to deliver.
 
@@ -95,7 +99,7 @@ class ReminderData(_Data):
     kind: Literal["reminder"] = "reminder"
     message: Annotated[str, Field(min_length=1, max_length=4000)]
     urgent: bool = False
-    nag_minutes: Annotated[int, Field(ge=1, le=1440)] | None = None
+    nag_minutes: Annotated[int, Field(ge=1, le=MAX_NAG_MINUTES)] | None = None
 
 
 class AgentTaskData(_Data):

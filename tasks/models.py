@@ -355,11 +355,14 @@ class Acknowledgement:
         task: The task as it is now.
         stopped: Whether it stopped a reminder that was repeating until acknowledged.
         note: What its ledger row says.
+        already: When it had already been acknowledged since it last went off (nothing
+            was recorded this time), or ``None``.
     """
 
     task: Task
     stopped: bool
     note: str
+    already: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -104,12 +104,45 @@ def daily_at(words: str, now: datetime, zone: ZoneInfo) -> Schedule:
     hour is in the morning), "every weekday at 7" is as said.
 
     Raises:
-        ScheduleError: when the words are no repeating time, with an example.
+        ScheduleError: when the words are no repeating time, or one more often than once a
+            day, quoting them, with an example.
     """
     said = " ".join(words.split()).removeprefix("at ").strip()
-    if not said.lower().startswith(("every", "daily", "each", "weekdays", "weekends")):
-        said = in_the_morning(f"every day at {said}")
-    return read_schedule(said, now=now, tz=zone, recurring=True).schedule
+    if said.lower().startswith(("every", "daily", "each", "weekdays", "weekends")):
+        schedule = read_schedule(said, now=now, tz=zone, recurring=True).schedule
+    else:
+        try:
+            phrase = in_the_morning(f"every day at {said}")
+            schedule = read_schedule(phrase, now=now, tz=zone, recurring=True).schedule
+        except ScheduleError:
+            # Quote what was said, not the phrase made of it.
+            raise ScheduleError(
+                f"could not read {said!r} as the briefing's time of day; {_BRIEFING_EXAMPLE}"
+            ) from None
+    if _more_than_daily(schedule, now):
+        raise ScheduleError(
+            f"a briefing comes once a day (or on the weekdays you choose), so {said!r} does "
+            f"not fit; {_BRIEFING_EXAMPLE}"
+        )
+    return schedule
+
+
+_BRIEFING_EXAMPLE = "say e.g. '7:30', '7am' or 'every weekday at 7'"
+_DAILY_GAP = timedelta(hours=20)
+"""Runs closer than this are more than one a day (a DST change makes a day 23 hours)."""
+
+
+def _more_than_daily(schedule: Schedule, now: datetime) -> bool:
+    """Whether two of the schedule's next eight runs are less than ``_DAILY_GAP`` apart."""
+    previous = schedule.next_after(now)
+    for _ in range(7):
+        if previous is None:
+            return False
+        following = schedule.next_after(previous)
+        if following is not None and following - previous < _DAILY_GAP:
+            return True
+        previous = following
+    return False
 
 
 def morning_after(now: datetime, zone: ZoneInfo) -> datetime:

@@ -19,8 +19,9 @@ EXAMPLES = (
 OFFLINE = (
     "I'm running without a language model, so I understand only a few kinds of requests: "
     "reminders and repeating tasks (and listing, moving, snoozing, pausing and cancelling "
-    "them), notes and questions about them, the time, web searches (with SERPAPI_API_KEY) "
-    "and page summaries."
+    "them), reminders that nag until you say 'done', monitors of a page ('tell me when ... "
+    "changes'), quiet hours, a morning briefing, your calendar, notes and questions about "
+    "them, the time, web searches (with SERPAPI_API_KEY) and page summaries."
 )
 CONNECT = (
     "To answer anything else, connect a model: set ASSISTANT_LLM_BASE_URL to an "

@@ -66,7 +66,7 @@ class Planner:
                 lead = "Checking your briefing." if at is None else "Setting up your briefing."
                 return [box.call(tools.morning_briefing, lead, at=at)]
             case OnTask(action=Action.DONE, ids=(), words=()):
-                return [box.call(tools.acknowledge_task, "Marking it done.")]
+                return [box.call(tools.acknowledge_task, "")]  # said once it is known
             case Repeat():
                 return [self._repeat(intent)]
             case ListTasks(period=period):
@@ -124,8 +124,8 @@ class Planner:
                 lead = f"Moving task {task_id} {_to(when)}."
                 return box.call(tools.reschedule_task, lead, task_id=task_id, when=when)
             case Action.DONE:
-                lead = f"Marking task {task_id} done."
-                return box.call(tools.acknowledge_task, lead, task_id=task_id)
+                # No lead: "Marking it done." before "I couldn't mark it done" contradicts.
+                return box.call(tools.acknowledge_task, "", task_id=task_id)
 
     def _watch(self, intent: Watch) -> PlannedCall:
         """The call that makes the monitor ``intent`` asks for."""

@@ -20,7 +20,14 @@ from agent.planner.intents import Intent, Remind, Say
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim, unquote
 from common import LazyPattern
-from tasks import TimePhrase, edit_distance, find_time, in_the_morning
+from tasks import (
+    TaskDataError,
+    TimePhrase,
+    edit_distance,
+    find_time,
+    in_the_morning,
+    read_nag,
+)
 
 _F = re.IGNORECASE
 
@@ -99,9 +106,11 @@ _UNKNOWN_DAY = (
 _LONE = LazyPattern(r"^(?:to|that|about|of|for|please|and|then|on|at|in)$", _F)
 
 
+# How often, as the schedule language reads it after "every" (``tasks.read_nag``).
 _SPAN = (
     r"(?:\d{1,4}|a|an|one|two|three|four|five|six|ten|fifteen|twenty|thirty|forty(?:-|\s)?five"
-    r"|half\s+an)\s*(?:min(?:ute)?s?|hours?|hrs?|h|m)|minute|hour|quarter\s+(?:of\s+an\s+)?hour"
+    r"|half\s+an|other|second|third|couple\s+of)\s*(?:min(?:ute)?s?|hours?|hrs?|h|m)"
+    r"|minute|hour|half\s+(?:an\s+)?hour|quarter\s+(?:of\s+an\s+)?hour"
 )
 _UNTIL_DONE = (
     r"until\s+(?:i\s+(?:say|press|tap|type|mark\s+it(?:\s+as)?|tell\s+you)\s+(?:it'?s\s+)?"
@@ -135,7 +144,14 @@ def remind(message: Message, context: Context) -> Intent | None:
             continue
         after, nag = _nagging(text[found.end() :])
         if head.nags:
-            after, nag = _nag_head(after, nag)
+            after, nag = _nag_start(after, nag)
+        if nag is not None:
+            try:
+                nag = _every(read_nag(f"every {nag}"))
+            except TaskDataError as exc:
+                return Say(f"{str(exc)[:1].upper()}{str(exc)[1:]}; nothing was set.")
+            if head.nags and find_time(after) is None:
+                after = f"in {nag} {after}"  # "nag me every 15 minutes to ...": from now on
         text = f"{text[: found.end()]} {after}"
         found = head.pattern.search(text)
         assert found is not None  # the head is still where it was
@@ -178,16 +194,18 @@ def _read_remind(text: str) -> str:
     return text
 
 
-def _nag_head(after: str, nag: str | None) -> tuple[str, str]:
-    """After "nag me": "every 15 minutes" says how often it nags, not when; with no other
-    time said, the first time is one interval from now."""
+def _nag_start(after: str, nag: str | None) -> tuple[str, str]:
+    """After "nag me": "every 15 minutes" says how often it nags, not when (the text
+    without it, and how often; ``DEFAULT_NAG`` when not said)."""
     after = trim(after)
     if (start := _NAG_START.match(after)) is not None:
         nag, after = start["span"], trim(after[start.end() :])
-    nag = nag or DEFAULT_NAG
-    if find_time(after) is None:
-        after = f"in {nag} {after}"
-    return after, nag
+    return after, nag or DEFAULT_NAG
+
+
+def _every(minutes: int) -> str:
+    """How often a reminder nags, in words the task tools read back: "1 minute"."""
+    return "1 minute" if minutes == 1 else f"{minutes} minutes"
 
 
 def _reminder(text: str, found: re.Match[str], head: _Head) -> Intent:

@@ -32,6 +32,7 @@ from tasks import (
     keep_time_of_day,
     next_run_words,
     read_delay,
+    read_nag,
     read_period,
     read_schedule,
     read_time_of_day,
@@ -713,18 +714,12 @@ class TaskTools:
 
 
 def _nag_minutes(words: str) -> int:
-    """How many minutes "10 minutes" (or "10m", "an hour") is, for a reminder that nags."""
+    """How many minutes "10 minutes" (or "every minute", "an hour") is, for a reminder that
+    nags (``tasks.read_nag``)."""
     try:
-        span = read_delay(words)
+        return read_nag(words)
     except TaskError as exc:
         raise ToolError(str(exc)) from None
-    minutes = round(span.total.total_seconds() / 60) if span is not None else 0
-    if not 1 <= minutes <= 1440:
-        raise ToolError(
-            f"cannot repeat a reminder every {words!r}; say how often, from a minute to a day, "
-            "e.g. '10 minutes'"
-        )
-    return minutes
 
 
 def _options(data: Mapping[str, Any]) -> str:

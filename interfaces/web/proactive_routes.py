@@ -52,7 +52,13 @@ _BAD: dict[int | str, dict[str, Any]] = {400: {"model": ErrorOut}}
 
 async def _quiet(services: WebServices, user: str, notice: str = "") -> QuietOut:
     window = await services.commands.quiet.get(user)
-    held = [h for h in await services.tasks.held(user) if h.reason is HoldReason.QUIET]
+    # What still waits: ended quiet hours make theirs due now, and they are on their way.
+    now = services.clock.now()
+    held = [
+        h
+        for h in await services.tasks.held(user)
+        if h.reason is HoldReason.QUIET and h.release_at > now
+    ]
     return QuietOut(
         hours=None if window is None else window.canonical(),
         timezone=(await services.agent.user_zone(user)).key,

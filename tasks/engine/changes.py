@@ -14,10 +14,16 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from tasks.engine.drafts import first_run
-from tasks.errors import TaskDataError
+from tasks.errors import TaskDataError, TaskStateError
 from tasks.execution import ReminderData, TaskType
 from tasks.models import Task, TaskStatus
-from tasks.schedule import OnceSchedule, Schedule, resolve_local, schedule_from_json
+from tasks.schedule import (
+    OnceSchedule,
+    Schedule,
+    format_local,
+    resolve_local,
+    schedule_from_json,
+)
 from tasks.store.base import TaskChange, wrong_state
 
 MAX_SNOOZE = timedelta(days=366)
@@ -88,6 +94,17 @@ def awaits_acknowledgement(task: Task, now: datetime) -> bool:
     return following is None or task.next_run < following
 
 
+def nagging_now(task: Task, now: datetime) -> bool:
+    """Whether ``task`` awaits acknowledgement and its next run is its next nag (it went off
+    and is repeating now), not a snooze that put it off beyond that."""
+    if not awaits_acknowledgement(task, now):
+        return False
+    data = task.execution
+    assert isinstance(data, ReminderData) and data.nag_minutes is not None  # it awaits
+    assert task.next_run is not None and task.last_run is not None
+    return task.next_run <= task.last_run + timedelta(minutes=data.nag_minutes)
+
+
 def acknowledge(task: Task, now: datetime) -> OwnerChange | None:
     """What acknowledging the task does (``TaskManager.acknowledge``): a reminder repeating
     until acknowledged stops (a one-time one is done, a repeating one waits for its next
@@ -116,8 +133,19 @@ def checked_delay(delay: timedelta) -> timedelta:
     return delay
 
 
-def snooze(task: Task, now: datetime, delay: timedelta) -> OwnerChange:
-    """Put the task's next run off by a ``checked_delay`` (see ``TaskManager.snooze``)."""
+def snooze(
+    task: Task, now: datetime, delay: timedelta, *, done_at: datetime | None = None
+) -> OwnerChange:
+    """Put the task's next run off by a ``checked_delay`` (see ``TaskManager.snooze``);
+    ``done_at`` is when the task was last acknowledged.
+
+    Raises:
+        TaskStateError: when the snooze would bring back a reminder acknowledged since it
+            last went off (Done means it should not come again).
+    """
+    brings_back = task.status is TaskStatus.DONE or _just_went_off(task, now)
+    if brings_back and done_at is not None and acknowledged_since_it_went_off(task, done_at):
+        raise marked_done(task, done_at)
     if task.schedule.kind == "once" and task.status is TaskStatus.DONE:
         change = TaskChange(status=TaskStatus.ACTIVE, next_run=now + delay, status_reason=None)
         allowed = {TaskStatus.DONE}
@@ -131,6 +159,21 @@ def snooze(task: Task, now: datetime, delay: timedelta) -> OwnerChange:
         change = TaskChange(next_run=max(task.next_run, now) + delay)
         allowed = {TaskStatus.ACTIVE}
     return OwnerChange(change, frozenset(allowed), "snooze")
+
+
+def marked_done(task: Task, done_at: datetime) -> TaskStateError:
+    """The refusal to bring back (snooze) a reminder acknowledged at ``done_at``."""
+    clock = format_local(done_at, task.schedule.tz).split(" ")[-1]
+    return TaskStateError(
+        f"task {task.id} ('{task.description}') was marked done at {clock}, so a snooze "
+        f"does not bring it back; say e.g. 'remind me in 10 minutes to {task.description}' "
+        "for a new reminder"
+    )
+
+
+def acknowledged_since_it_went_off(task: Task, done_at: datetime | None) -> bool:
+    """Whether the acknowledgement at ``done_at`` came after the task last went off."""
+    return done_at is not None and task.last_run is not None and done_at >= task.last_run
 
 
 def _just_went_off(task: Task, now: datetime) -> bool:

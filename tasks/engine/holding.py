@@ -10,6 +10,8 @@ in the order they came, each marked as held; a delivered one is forgotten and it
 says when it went out. Nothing held is lost across a restart: it is in the store.
 
 The same path brings back a message its owner snoozed ("show me this again in an hour").
+A nagging reminder's message whose reminder was marked done after it last went off is
+dropped when its time comes, not delivered: it would nag about what is done.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from datetime import timedelta
 from zoneinfo import ZoneInfo
 
 from common import Clock
+from tasks.engine.changes import acknowledged_since_it_went_off
 from tasks.protocols import Delivery, DeliveryStatus, Notifier, QuietHours
 from tasks.schedule.model import format_local
 from tasks.store.base import HeldDelivery, HoldReason, TaskStore
@@ -147,14 +150,30 @@ class HeldReleaser:
             now = self._clock.now()
             taken = await self._store.claim_held(now, limit=RELEASE_BATCH, lease=RELEASE_LEASE)
             gone: list[HeldDelivery] = []
+            dropped = 0
             for held in sorted(taken, key=lambda h: (h.held_at, h.id)):
+                if await self._stale(held):
+                    # Forgotten unsent, and its run's row is left as it was.
+                    gone.append(replace(held, delivery=replace(held.delivery, run_id=None)))
+                    dropped += 1
+                    continue
                 status = await self._send(held)
                 if status in (DeliveryStatus.DELIVERED, DeliveryStatus.BLOCKED):
                     gone.append(held)  # a blocked chat will not take it later either
             await self._store.release_held(gone, now)
-            sent += len(gone)
+            sent += len(gone) - dropped
             if len(taken) < RELEASE_BATCH:
                 return sent
+
+    async def _stale(self, held: HeldDelivery) -> bool:
+        """Whether ``held`` is a nagging reminder's message and the reminder was marked done
+        after it last went off: it would nag about what is done, so it is dropped."""
+        if not held.delivery.nags:
+            return False
+        task = await self._store.get_task(held.delivery.task_id)
+        if task is None:
+            return False
+        return acknowledged_since_it_went_off(task, await self._store.last_acknowledged(task.id))
 
     async def _send(self, held: HeldDelivery) -> DeliveryStatus:
         try:

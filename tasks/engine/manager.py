@@ -439,17 +439,21 @@ class TaskManager(AsyncLifecycle):
 
         Raises:
             TaskDataError: when ``delay`` is not between one second and a year.
+            TaskStateError: when it would bring back a reminder marked done since it went
+                off.
         """
         delay = changes.checked_delay(delay)
         task = await self.get_task(task_id, owner_id)
+        done_at = await self._store.last_acknowledged(task.id)
+        # Its next run may have been claimed a moment ahead (the stored next run is already
+        # the one after): that claimed run is the one put off, and it does not run at its time.
         claimed = self._ahead.queued(task.id)
+        pending = task if claimed is None else replace(task, next_run=claimed.run.scheduled_for)
+        change = changes.snooze(pending, self._clock.now(), delay, done_at=done_at)
+        snoozed = await self._apply(task.id, owner_id, change)
         if claimed is not None:
-            # Its next run was claimed a moment ahead (the stored next run is already the one
-            # after): that claimed run is the one put off, and it does not run at its time.
             self._ahead.retract(task.id)
-            task = replace(task, next_run=claimed.run.scheduled_for)
-        change = changes.snooze(task, self._clock.now(), delay)
-        return await self._apply(task.id, owner_id, change)
+        return snoozed
 
     async def reschedule(self, task_id: str, owner_id: str, schedule: Schedule) -> Task:
         """Give the task a new schedule, keeping its id; its next run is the schedule's first.
@@ -506,6 +510,8 @@ class TaskManager(AsyncLifecycle):
     async def acknowledge(self, task_id: str, owner_id: str, *, via: str) -> Acknowledgement:
         """Record that the owner acknowledged the task (Done, "done", ``/done``: ``via`` says
         which, and where) in its ledger, and stop it if it repeats until acknowledged.
+        Acknowledged again before it goes off again, nothing is recorded: the answer says
+        when it was (``Acknowledgement.already``).
 
         Raises:
             TaskNotFoundError: when the owner has no such task.
@@ -519,6 +525,10 @@ class TaskManager(AsyncLifecycle):
                 f"task {task.id} ('{task.description}') has not gone off yet, so nothing was "
                 "marked done; cancel it if you no longer need it"
             )
+        done_at = await self._store.last_acknowledged(task.id)
+        if changes.acknowledged_since_it_went_off(task, done_at):
+            # Done twice is done once: no second row, and the answer says when it was.
+            return Acknowledgement(task, stopped=False, note="", already=done_at)
         change = changes.acknowledge(task, now)
         note = f"acknowledged: {via}"
         allowed = change.allowed_from if change is not None else frozenset()
@@ -539,19 +549,21 @@ class TaskManager(AsyncLifecycle):
         return Acknowledgement(done, stopped=change is not None, note=note)
 
     async def acknowledge_latest(self, owner_id: str, *, via: str) -> Acknowledgement:
-        """Acknowledge the reminder "done" means when no task is named: the one repeating
-        until acknowledged, else the reminder that went off last.
+        """Acknowledge the reminder "done" means when no task is named: the one nagging now
+        (it went off and repeats until acknowledged; one snoozed since does not count), else
+        the reminder that went off last.
 
         Raises:
             TaskNotFoundError: when no reminder of the owner has gone off.
-            TaskStateError: when several repeat until acknowledged (naming them).
+            TaskStateError: when several are nagging now (naming them).
         """
         now = self._clock.now()
         live = await self._store.list_tasks(owner_id)
-        waiting = [t for t in live if changes.awaits_acknowledgement(t, now)]
+        # The one nagging now; a reminder that nags but was snoozed is not (yet) asked about.
+        waiting = [t for t in live if changes.nagging_now(t, now)]
         if len(waiting) > 1:
             named = ", ".join(f"{t.id} ('{t.description}')" for t in waiting)
-            raise TaskStateError(f"several reminders repeat until done: {named}; say which")
+            raise TaskStateError(f"several reminders are nagging now: {named}; say which")
         if not waiting:
             every = await self._store.list_tasks(owner_id, include_finished=True)
             waiting = sorted(
@@ -597,10 +609,16 @@ class TaskManager(AsyncLifecycle):
         Raises:
             TaskNotFoundError: when the delivery is not about a task of the owner.
             TaskDataError: when ``until`` is not between a second and a year from now.
+            TaskStateError: when it is a nagging reminder's, marked done since it went off.
         """
         now = self._clock.now()
         changes.checked_delay(until - now)
         task = await self.get_task(delivery.task_id, owner_id)
+        if delivery.nags:
+            # A nag's message shown again after Done would nag about what is done.
+            done_at = await self._store.last_acknowledged(task.id)
+            if done_at is not None and changes.acknowledged_since_it_went_off(task, done_at):
+                raise changes.marked_done(task, done_at)
         mine = replace(delivery, task_id=task.id, owner_id=owner_id, urgent=False)
         held = await self._store.hold(mine, reason=HoldReason.SNOOZED, now=now, release_at=until)
         self._held.set()

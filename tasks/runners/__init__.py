@@ -16,7 +16,7 @@ from tasks.runners.api_call import ApiCallRunner
 from tasks.runners.base import Deliverer, RunReport, TaskRunner
 from tasks.runners.briefing import BriefingRunner, checked_summary
 from tasks.runners.monitor import MonitorRunner
-from tasks.runners.reminder import ReminderRunner
+from tasks.runners.reminder import ReminderRunner, read_nag
 from tasks.runners.web_search import WebSearchRunner, format_hits
 
 __all__ = [
@@ -31,4 +31,5 @@ __all__ = [
     "WebSearchRunner",
     "checked_summary",
     "format_hits",
+    "read_nag",
 ]

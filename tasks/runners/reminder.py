@@ -9,14 +9,18 @@ an acknowledgement made since it was claimed.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
+from zoneinfo import ZoneInfo
 
-from common import Clock, SystemClock
-from tasks.execution import ReminderData
+from common import Clock, LazyPattern, SystemClock
+from tasks.errors import ScheduleError, TaskDataError
+from tasks.execution import MAX_NAG_MINUTES, ReminderData
 from tasks.models import RunStatus, Task, TaskRun
 from tasks.protocols import DeliveryKind
 from tasks.runners.base import Deliverer, RunReport, wrong_data
+from tasks.schedule import IntervalSchedule, read_delay, read_schedule
 from tasks.schedule.model import format_local
 
 ACKNOWLEDGED_BEFORE = RunReport(
@@ -30,6 +34,42 @@ class Acknowledgements(Protocol):
     async def acknowledged_since(self, task_id: str, since: datetime) -> bool:
         """Whether the task was acknowledged at ``since`` or later."""
         ...
+
+
+_EVERY = LazyPattern(r"^(?:every|each)\s+", re.IGNORECASE)
+_EPOCH = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def read_nag(words: str) -> int:
+    """How many minutes a reminder that nags waits between repeats, read from how often it
+    was said ("10 minutes", "every minute", "every other minute", "half an hour", "an
+    hour"): any span the schedule language reads after "every".
+
+    Raises:
+        TaskDataError: when the words are no span, or not 1 to ``MAX_NAG_MINUTES`` minutes,
+            quoting them.
+    """
+    said = " ".join(str(words).split())
+    span = _EVERY.sub("", said, count=1)
+    try:
+        delay = read_delay(span)
+        every = delay.total if delay is not None else _interval(f"every {span}")
+    except ScheduleError:
+        every = None
+    minutes = None if every is None else round(every.total_seconds() / 60)
+    if minutes is None or not 1 <= minutes <= MAX_NAG_MINUTES:
+        raise TaskDataError(
+            f"a reminder nags every 1 to {MAX_NAG_MINUTES:,} minutes (a day), and {said!r} is "
+            f"{'not a span' if minutes is None else f'{minutes:,} minutes'}; say e.g. 'every "
+            "10 minutes', 'every minute' or 'every hour'"
+        )
+    return minutes
+
+
+def _interval(words: str) -> timedelta | None:
+    """The interval of a repeating schedule such as "every other minute", or ``None``."""
+    schedule = read_schedule(words, now=_EPOCH, tz=ZoneInfo("UTC"), recurring=True).schedule
+    return schedule.every if isinstance(schedule, IntervalSchedule) else None
 
 
 def nag_note(minutes: int) -> str:

@@ -486,6 +486,10 @@ class TaskStore(AsyncLifecycle):
         """Whether the task was acknowledged at ``since`` or later."""
 
     @abstractmethod
+    async def last_acknowledged(self, task_id: str) -> datetime | None:
+        """When the task was last acknowledged (``None``: never)."""
+
+    @abstractmethod
     async def runs_since(self, owner_id: str, since: datetime, *, limit: int) -> list[RecentRun]:
         """The owner's runs that finished at ``since`` or later, newest first (``limit``)."""
 

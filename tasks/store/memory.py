@@ -474,11 +474,16 @@ class MemoryTaskStore(TaskStore):
 
     async def acknowledged_since(self, task_id: str, since: datetime) -> bool:
         """Whether the task was acknowledged at ``since`` or later."""
+        last = await self.last_acknowledged(task_id)
+        return last is not None and last >= since
+
+    async def last_acknowledged(self, task_id: str) -> datetime | None:
+        """When the task was last acknowledged."""
         for run_id in reversed(self._runs_of.get(task_id, [])):
             run = self._runs[run_id]
             if run.status is RunStatus.ACKNOWLEDGED:
-                return run.claimed_at >= since
-        return False
+                return run.claimed_at
+        return None
 
     async def runs_since(self, owner_id: str, since: datetime, *, limit: int) -> list[RecentRun]:
         """Return the owner's runs finished since ``since``, newest first."""

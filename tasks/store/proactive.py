@@ -349,8 +349,12 @@ class SqlProactive(SqlTaskStore):
 
     async def acknowledged_since(self, task_id: str, since: datetime) -> bool:
         """Whether the task was acknowledged at ``since`` or later."""
-        last = await self._read(last_acknowledged(self.dialect, task_id))
+        last = await self.last_acknowledged(task_id)
         return last is not None and last >= since
+
+    async def last_acknowledged(self, task_id: str) -> datetime | None:
+        """When the task was last acknowledged."""
+        return await self._read(last_acknowledged(self.dialect, task_id))
 
     async def runs_since(self, owner_id: str, since: datetime, *, limit: int) -> list[RecentRun]:
         """Return the owner's runs finished since ``since``."""

@@ -218,6 +218,21 @@ def test_chat_reads_piped_lines_and_answers_slash_commands(tmp_path: Path) -> No
     assert "Unknown command" not in done.stdout
 
 
+def test_ask_answers_slash_commands_as_the_terminal_chat_does(tmp_path: Path) -> None:
+    quiet = run("ask", "/quiet 22:00-07:00", data_dir=tmp_path, zone="Europe/Berlin")
+    assert quiet.stdout.startswith("Quiet hours: from 22:00 to 07:00 (Europe/Berlin).")
+    shown = run("ask", "--json", "/quiet", data_dir=tmp_path, zone="Europe/Berlin")
+    assert json.loads(shown.stdout)["reply"] == (
+        "Your quiet hours: from 22:00 to 07:00 (Europe/Berlin); /quiet off ends them."
+    )
+    later = run("ask", "/later 1 10m", data_dir=tmp_path)
+    assert later.stdout == (
+        "/later names a message the chat printed, so it works in `assistant chat`, not in one "
+        "`assistant ask`; run `assistant chat` and type it there.\n"
+    )
+    assert tasks_json(tmp_path) == []  # nothing was taken for a reminder
+
+
 def test_ask_says_how_to_decide_a_pending_approval(tmp_path: Path) -> None:
     done = run("ask", "--json", "at 1am daily POST http://home.lan/lights/off", data_dir=tmp_path)
     reply = json.loads(done.stdout)
@@ -293,6 +308,8 @@ def test_the_doctor_says_what_the_task_store_holds_and_what_retention_keeps(
     doctor = run("doctor", data_dir=tmp_path, env=kept).stdout
 
     assert "tasks: 2 live, 0 finished; run ledger: 0 rows in full, 0 task summaries" in doctor
+    assert "ok       schemas: memory version " in doctor
+    assert ", proactive version 1, tasks version " in doctor
     assert "ledger rows older than 2 days are folded into their task's summary" in doctor
     assert "finished tasks (done, cancelled) are removed 30 days after their last run" in doctor
 

@@ -129,6 +129,72 @@ async def test_a_reminder_nags_until_done_is_typed(terminal: Terminal) -> None:
     assert task.status is TaskStatus.DONE
 
 
+@pytest.mark.parametrize(
+    ("said", "minutes"),
+    [
+        ("nag me every minute to stretch", 1),
+        ("nag me every hour to stretch", 60),
+        ("nag me every other minute to stretch", 2),
+        ("nag me every half hour to stretch", 30),
+        ("nag me every quarter of an hour to stretch", 15),
+        (
+            "remind me at 13:55 to drink water and keep reminding me every minute until I say done",
+            1,
+        ),
+    ],
+)
+async def test_a_nag_takes_every_span_the_schedule_language_reads(
+    terminal: Terminal, said: str, minutes: int
+) -> None:
+    made = await terminal.type(said)
+    assert f"It repeats every {minutes} min until you say done" in made
+
+
+async def test_a_nag_of_no_minutes_says_the_range_quoting_what_was_said(
+    terminal: Terminal,
+) -> None:
+    assert await terminal.type("nag me every 0 minutes to stretch") == (
+        "A reminder nags every 1 to 1,440 minutes (a day), and 'every 0 minutes' is 0 "
+        "minutes; say e.g. 'every 10 minutes', 'every minute' or 'every hour'; nothing was set.\n"
+    )
+    assert await terminal.app.tasks.list_tasks(LOCAL_USER) == []
+
+
+async def test_done_snooze_and_later_after_done_bring_nothing_back(terminal: Terminal) -> None:
+    made = await terminal.type("nag me every 1 minute to check the stove")
+    task_id = made.split("(task ")[1].split(")")[0]
+    await terminal.wait(timedelta(minutes=1))
+    assert await terminal.type("/later 1 10m") == "I'll show it again at 13:11.\n"
+    assert await terminal.type("done") == (
+        f"Done: task {task_id} ('check the stove') will not repeat.\n"
+    )
+    assert await terminal.type("done") == (
+        f"Task {task_id} ('check the stove') was already marked done at 13:01; nothing changed.\n"
+    )
+    assert (await terminal.type("snooze that for 10 minutes")).endswith(
+        f"I couldn't snooze the task. Task {task_id} ('check the stove') was marked done at "
+        "13:01, so a snooze does not bring it back; say e.g. 'remind me in 10 minutes to "
+        "check the stove' for a new reminder.\n"
+    )
+    assert await terminal.wait(timedelta(minutes=30)) == ""
+    runs = await terminal.app.tasks.history(task_id, LOCAL_USER)
+    assert [r.status for r in runs].count(RunStatus.ACKNOWLEDGED) == 1
+
+
+async def test_the_briefing_quotes_a_bad_time_and_refuses_more_than_daily(
+    terminal: Terminal,
+) -> None:
+    assert await terminal.type("/briefing 25:00") == (
+        "Could not read '25:00' as the briefing's time of day; say e.g. '7:30', '7am' or "
+        "'every weekday at 7'.\n"
+    )
+    assert await terminal.type("/briefing every 5 minutes") == (
+        "A briefing comes once a day (or on the weekdays you choose), so 'every 5 minutes' "
+        "does not fit; say e.g. '7:30', '7am' or 'every weekday at 7'.\n"
+    )
+    assert await terminal.app.tasks.briefing(LOCAL_USER) is None
+
+
 async def test_a_reminder_snoozed_until_tomorrow_morning_comes_then(terminal: Terminal) -> None:
     made = await terminal.type("remind me in 1 minute to water the plants")
     task_id = made.split("(task ")[1].split(")")[0]

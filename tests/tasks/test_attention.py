@@ -233,13 +233,14 @@ async def test_a_nagging_reminder_repeats_until_the_first_acknowledgement(
         for minute in (35, 45, 55):
             await advance_to(clock, manager, at(9, minute))
         assert len(notifier.deliveries) == 3
+        # Done again says when it was done, and records nothing more.
         again = await manager.acknowledge(task_id, "alice", via="'done' in the chat")
-        assert not again.stopped
+        assert not again.stopped and again.already == at(9, 28)
         rows = await manager.history(task_id, "alice")
-    assert [r.status for r in rows] == [RunStatus.ACKNOWLEDGED] * 2 + [RunStatus.SUCCEEDED] * 3
-    assert rows[1].result == "acknowledged: Done in Telegram"
-    assert rows[1].finished_at == at(9, 28)
-    assert rows[2].result == "reminder delivered; again at 09:35 unless acknowledged"
+    assert [r.status for r in rows] == [RunStatus.ACKNOWLEDGED] + [RunStatus.SUCCEEDED] * 3
+    assert rows[0].result == "acknowledged: Done in Telegram"
+    assert rows[0].finished_at == at(9, 28)
+    assert rows[1].result == "reminder delivered; again at 09:35 unless acknowledged"
 
 
 async def test_a_reminder_that_has_not_gone_off_cannot_be_done(
@@ -279,6 +280,81 @@ async def test_a_daily_nagging_reminder_waits_for_tomorrow_once_acknowledged(
         await advance_to(clock, manager, at(8, day=11))
         assert len(notifier.deliveries) == 3
         assert (await manager.get_task(task_id, "alice")).next_run == at(8, 15, day=11)
+
+
+async def test_a_reminder_marked_done_is_not_brought_back_by_a_snooze(
+    store_factory: StoreFactory,
+) -> None:
+    clock, notifier = ManualClock(at(9, 59)), RecordingNotifier()
+    async with started(manager_of(store_factory(), clock, notifier)) as manager:
+        once = await remind(manager, OnceSchedule(at=at(10), tz=BERLIN), "check the stove", nag=1)
+        daily = parse_schedule("every day at 10am", now=at(9), tz=BERLIN)
+        every_day = await remind(manager, daily, "stretch", nag=5)
+        await advance_to(clock, manager, at(10))
+        await advance_to(clock, manager, at(10, 1))
+        await manager.acknowledge(once, "alice", via="'done' in the chat")
+        await manager.acknowledge(every_day, "alice", via="/done in the terminal")
+        clock.advance(30 * timedelta(seconds=1))
+        for task_id in (once, every_day):
+            with pytest.raises(TaskStateError, match="was marked done at 10:01, so a snooze"):
+                await manager.snooze(task_id, "alice", 10 * MINUTE)
+        assert (await manager.get_task(once, "alice")).status is TaskStatus.DONE
+        assert (await manager.get_task(every_day, "alice")).next_run == at(10, day=11)
+        for minute in (11, 12, 30):
+            await advance_to(clock, manager, at(10, minute))
+    assert len(notifier.deliveries) == 3  # the stove twice, the stretch once; nothing since
+
+
+async def test_a_nag_shown_again_later_is_dropped_once_its_reminder_is_done(
+    store_factory: StoreFactory,
+) -> None:
+    clock, notifier = ManualClock(at(9, 50)), RecordingNotifier()
+    async with started(manager_of(store_factory(), clock, notifier)) as manager:
+        task_id = await remind(manager, OnceSchedule(at=at(9, 50), tz=BERLIN), "stretch", nag=1)
+        await advance_to(clock, manager, at(9, 50))
+        [nag] = notifier.deliveries
+        await manager.snooze_delivery("alice", nag, at(10))  # /later 1 10m
+        await manager.acknowledge(task_id, "alice", via="'done' in the chat")
+        with pytest.raises(TaskStateError, match="was marked done at 09:50"):
+            await manager.snooze_delivery("alice", nag, at(10))  # /later after Done
+        await advance_to(clock, manager, at(10, 5))
+        assert await manager.release_due() == 0
+        assert await manager.held("alice") == []
+        rows = await manager.history(task_id, "alice")
+    assert len(notifier.deliveries) == 1
+    assert rows[-1].result == "reminder delivered; again at 09:51 unless acknowledged"
+
+
+async def test_done_twice_says_when_and_keeps_one_row(store_factory: StoreFactory) -> None:
+    clock, notifier = ManualClock(at(10)), RecordingNotifier()
+    async with started(manager_of(store_factory(), clock, notifier)) as manager:
+        task_id = await remind(manager, OnceSchedule(at=at(10), tz=BERLIN), "feed the cat")
+        await advance_to(clock, manager, at(10, 2))
+        first = await manager.acknowledge(task_id, "alice", via="/done in the terminal")
+        clock.advance(5 * MINUTE)
+        second = await manager.acknowledge(task_id, "alice", via="Done on the page")
+        latest = await manager.acknowledge_latest("alice", via="'done' in the chat")
+        rows = await manager.history(task_id, "alice")
+    assert first.already is None and first.note == "acknowledged: /done in the terminal"
+    assert second.already == at(10, 2) and latest.already == at(10, 2)
+    assert [r.status for r in rows] == [RunStatus.ACKNOWLEDGED, RunStatus.SUCCEEDED]
+
+
+async def test_done_alone_means_the_reminder_nagging_now_not_one_snoozed(
+    store_factory: StoreFactory,
+) -> None:
+    clock, notifier = ManualClock(at(10)), RecordingNotifier()
+    async with started(manager_of(store_factory(), clock, notifier)) as manager:
+        cat = await remind(manager, OnceSchedule(at=at(10), tz=BERLIN), "feed the cat", nag=1)
+        stretch = await remind(manager, OnceSchedule(at=at(10), tz=BERLIN), "stretch", nag=1)
+        await advance_to(clock, manager, at(10))
+        with pytest.raises(TaskStateError, match="several reminders are nagging now"):
+            await manager.acknowledge_latest("alice", via="'done' in the chat")
+        await manager.snooze(stretch, "alice", 10 * MINUTE)
+        done = await manager.acknowledge_latest("alice", via="'done' in the chat")
+        assert done.task.id == cat and done.stopped
+        still = await manager.get_task(stretch, "alice")
+    assert still.status is TaskStatus.ACTIVE and still.next_run == at(10, 11)
 
 
 async def test_a_repeat_claimed_before_the_acknowledgement_is_not_sent(

@@ -255,5 +255,6 @@ async def test_done_stops_the_reminder_that_repeats_and_is_kept_in_its_history(
         "acknowledged: 'done' in chat chat-alice",
     )
     assert await said(app, "acknowledge_task", task_id=task.id) == (
-        f"Marked as done: task {task.id} ('take the pills')."
+        f"Task {task.id} ('take the pills') was already marked done at 14:45; nothing changed."
     )
+    assert len(await app.tasks.history(task.id, USER)) == 3  # no second acknowledgement

@@ -85,6 +85,7 @@ async def test_quiet_hours_are_set_read_and_ended(web: Web) -> None:
             "Quiet hours are off: messages arrive when they are due. The 1 message they held "
             "arrives now."
         )
+        assert ended.json()["held"] == 0  # what still waits: none
         await web.front.app.tasks.release_due()
         [held] = await held_events(client, 1)
     assert held["text"] == "stretch\n(held during your quiet hours since 13:05)"
@@ -98,6 +99,9 @@ async def test_the_morning_briefing_is_started_moved_and_stopped(web: Web) -> No
         assert started["task"]["type"] == "briefing"
         assert started["task"]["schedule"] == "every day at 07:30 (Europe/Berlin)"
         assert started["notice"].startswith("Started your morning briefing: [")
+        often = await client.put("/me/briefing", json={"at": "every 5 minutes"})
+        assert often.status_code == 400
+        assert often.json()["detail"].startswith("a briefing comes once a day")
         moved = (await client.put("/me/briefing", json={"at": "8"})).json()
         assert moved["task"]["id"] == started["task"]["id"]
         assert moved["task"]["next_run_text"] == "tomorrow at 08:00 (Europe/Berlin)"
@@ -173,6 +177,11 @@ async def test_done_stops_a_nagging_reminder_and_is_in_its_history(web: Web) -> 
         done = (await alice.post(f"/tasks/{task_id}/done")).json()
         assert done["notice"] == f"Done: task {task_id} ('call the bank') will not repeat."
         assert done["task"]["status"] == "done"
+        again = await alice.post(f"/tasks/{task_id}/done")
+        assert again.status_code == 200
+        assert again.json()["notice"].startswith(
+            f"Task {task_id} ('call the bank') was already marked done at "
+        )
         await tick(web, timedelta(minutes=10))
         runs = (await alice.get(f"/tasks/{task_id}/runs")).json()
     assert [r["status"] for r in runs] == [RunStatus.ACKNOWLEDGED.value, "succeeded"]
