@@ -234,7 +234,8 @@ async def test_an_event_without_an_alarm_is_no_reminder_but_is_on_the_calendar(
     sources = await world.memory.calendar_sources(USER)
     assert [s.name for s in sources] == [CALDAV_SOURCE]
     start, end = day_span(datetime(2026, 11, 3).date(), ZONE)
-    (found,) = events_between(sources, start, end, ZONE)
+    (found,), problems = events_between(sources, start, end, ZONE)
+    assert problems == []
     assert found.summary == "Lunch with Sam"
     assert found.line(ZONE) == "Tue 12:30 Lunch with Sam (caldav)"
 

@@ -146,3 +146,25 @@ async def test_another_users_feed_shows_only_their_tasks(tmp_path: Path) -> None
             bobs = (await bob.post("/calendar/feed")).json()["url"]
         async with web.client(token=None) as app:
             assert "alice's" not in (await app.get(bobs)).text
+
+
+async def test_monitors_are_checks_and_stay_out_of_the_feed(tmp_path: Path) -> None:
+    async with running_web(tmp_path) as web:
+        tasks = web.front.app.tasks
+        zone = ZoneInfo("Europe/Berlin")
+        kept = await _add(tasks, "every day at 8pm", TaskType.REMINDER, "pills", zone)
+        news = await _add(tasks, "every day at 7am", TaskType.AGENT_TASK, "the news", zone)
+        monitor = await tasks.add_task(
+            owner_id="alice",
+            chat_id="web:main",
+            task_type=TaskType.MONITOR,
+            schedule=parse_schedule("every minute", now=tasks.clock.now(), tz=zone),
+            execution_data={"source": "page", "url": "https://example.org/kettle"},
+        )
+        async with web.client() as alice:
+            url = (await alice.post("/calendar/feed")).json()["url"]
+        async with web.client(token=None) as app:
+            body = (await app.get(url)).text
+    uids = {str(e["UID"]) for e in Calendar.from_ical(body).walk("VEVENT")}
+    assert uids == {f"task-{kept.id}@assistant", f"task-{news.id}@assistant"}
+    assert monitor.id not in body and "FREQ=MINUTELY" not in body
