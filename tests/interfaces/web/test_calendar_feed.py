@@ -168,6 +168,7 @@ async def test_monitors_are_checks_and_stay_out_of_the_feed(tmp_path: Path) -> N
     uids = {str(e["UID"]) for e in Calendar.from_ical(body).walk("VEVENT")}
     assert uids == {f"task-{kept.id}@assistant", f"task-{news.id}@assistant"}
     assert monitor.id not in body and "FREQ=MINUTELY" not in body
+    assert "TRIGGER:P0D" in body  # as docs/calendar.md says
 
 
 BROKEN = (
