@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from calendars.errors import IcsError
 from calendars.events import task_of_uid
-from calendars.parsing import broken_values, event_name, parse_calendars
+from calendars.parsing import event_name, parse_calendars, take_out_broken
 from calendars.reading import moment_of
 from calendars.writing import TASK_PROPERTY
 from memory import CalendarSource
@@ -111,22 +111,17 @@ def events_between(
 
 def _without_broken(calendar: Component, name: str) -> list[str]:
     """Take the events with a value that cannot be read (their alarms do not count: a day
-    shows none) out of ``calendar``; one line for each."""
-    said: list[str] = []
-    kept: list[Component] = []
-    for component in calendar.subcomponents:
-        problems = broken_values(component, alarms=False) if component.name == "VEVENT" else []
-        if component.name == "VEVENT" and "DTSTART" not in component:
-            problems.append("it has no start (DTSTART)")
-        if problems:
-            said.append(
-                f"{event_name(component)} of the calendar {name!r} is left out, as it cannot "
-                f"be read: {'; '.join(problems)}"
-            )
-        else:
-            kept.append(component)
-    calendar.subcomponents[:] = kept
-    return said
+    shows none), or without a start, out of ``calendar``; one line for each."""
+    taken = take_out_broken(calendar, ("VEVENT",), alarms=False)
+    unstarted = [c for c in calendar.walk("VEVENT") if "DTSTART" not in c]
+    taken += [(c, ["it has no start (DTSTART)"]) for c in unstarted]
+    left = {id(c) for c in unstarted}
+    calendar.subcomponents[:] = [c for c in calendar.subcomponents if id(c) not in left]
+    return [
+        f"{event_name(component)} of the calendar {name!r} is left out, as it cannot be read: "
+        + "; ".join(problems)
+        for component, problems in taken
+    ]
 
 
 def _day_event(component: Component, calendar: str, zone: ZoneInfo) -> DayEvent:

@@ -70,6 +70,9 @@ def _parser() -> Any:
         def handle_property_parse_error(
             self, exception: Exception, name: str, params: Any, val: str, line: Any
         ) -> None:
+            component = self.component
+            if component is None:  # a property outside any component: not a calendar
+                raise exception
             factory = self.get_factory_for_property(name, params)
             broken = vBroken.from_parse_error(
                 raw_value=val,
@@ -78,9 +81,6 @@ def _parser() -> Any:
                 expected_type=getattr(factory, "__name__", "unknown"),
                 error=exception,
             )
-            component = self.component
-            if component is None:  # a property outside any component: not a calendar
-                raise exception
             component.errors.append((name, str(exception)))
             component.add(name, broken, encode=False)
 
@@ -126,6 +126,24 @@ def broken_values(component: Component, *, alarms: bool = True) -> list[str]:
             if name is None
         ]
     return found
+
+
+def take_out_broken(
+    calendar: Component, kinds: tuple[str, ...], *, alarms: bool = True
+) -> list[tuple[Component, list[str]]]:
+    """Take the components of ``kinds`` with values that cannot be read (``broken_values``)
+    out of ``calendar``; each, with what is wrong with it."""
+    taken: list[tuple[Component, list[str]]] = []
+    for part in calendar.walk():
+        kept: list[Component] = []
+        for component in part.subcomponents:
+            problems = broken_values(component, alarms=alarms) if component.name in kinds else []
+            if problems:
+                taken.append((component, problems))
+            else:
+                kept.append(component)
+        part.subcomponents[:] = kept
+    return taken
 
 
 def _said(name: str, value: Any) -> str:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from calendars.errors import BrokenEventError, IcsError
-from calendars.parsing import broken_values, event_name, parse_calendars
+from calendars.parsing import event_name, parse_calendars, take_out_broken
 from calendars.writing import HORIZON_PARAMETER, SCHEDULE_PROPERTY, TASK_PROPERTY
 
 if TYPE_CHECKING:
@@ -172,7 +172,10 @@ def read_events(
         raise IcsError(
             f"the calendar file holds {len(components)} events; at most {MAX_EVENTS} are read"
         )
-    broken = _without_broken(calendar, components)
+    broken = [
+        f"{event_name(component)}: {'; '.join(problems)}"
+        for component, problems in take_out_broken(calendar, ("VEVENT", "VTODO"))
+    ]
     calendar = _standard(calendar)
     zones = _Zones(user=zone, defined=_defined_zones(calendar, now), since=now)
     events: list[FileEvent] = []
@@ -186,21 +189,6 @@ def read_events(
 
 def _components(calendar: Component) -> list[Component]:
     return [c for c in calendar.walk() if c.name in ("VEVENT", "VTODO")]
-
-
-def _without_broken(calendar: Component, components: list[Component]) -> list[str]:
-    """Take the events with values that cannot be read out of ``calendar``; say each."""
-    said: list[str] = []
-    left: set[int] = set()
-    for component in components:
-        problems = broken_values(component)
-        if problems:
-            said.append(f"{event_name(component)}: {'; '.join(problems)}")
-            left.add(id(component))
-    if left:
-        for part in calendar.walk():
-            part.subcomponents[:] = [c for c in part.subcomponents if id(c) not in left]
-    return said
 
 
 def _parse(data: bytes) -> Component:
@@ -235,11 +223,11 @@ def _standard(calendar: Component) -> Component:
 
 
 def _event(component: Component, zone: _Zones) -> FileEvent:
+    from icalendar.error import InvalidCalendar
+
     uid = str(component.get("UID", ""))
     summary = " ".join(str(component.get("SUMMARY", "")).split())
     kind = str(component.name)
-    from icalendar.error import InvalidCalendar
-
     try:
         return _read(component, uid, summary, kind, zone)
     except _Unusable as problem:
