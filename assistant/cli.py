@@ -853,41 +853,70 @@ def _run_export_ics(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_USER, open_app
     from common import create_private_file
 
+    path: Path | None = None if args.path is None else args.path.expanduser()
+    refused = None if path is None else _unwritable(path)
+    if refused is not None:
+        print(f"error: {refused}", file=sys.stderr)
+        return EXIT_USAGE
+
     async def go() -> int:
         async with open_app(settings, mcp_servers=False) as app:
             data = await app.calendars.export(LOCAL_USER)
         events = data.count(b"BEGIN:VEVENT")
-        if args.path is None:
+        if path is None:
             sys.stdout.write(data.decode())
             return 0
-        path: Path = args.path
-        create_private_file(path)  # 0600 when new: it lists what the user plans to do
-        await asyncio.to_thread(path.write_bytes, data)
+        try:
+            create_private_file(path)  # 0600 when new: it lists what the user plans to do
+            await asyncio.to_thread(path.write_bytes, data)
+        except OSError as exc:
+            print(f"error: cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
+            return 1
         print(f"Wrote {events} event{'s' if events != 1 else ''} to {path}")
         return 0
 
     return _run(go())
 
 
+def _unwritable(path: Path) -> str | None:
+    """Why ``export-ics`` cannot write ``path`` (``None``: it can try)."""
+    folder = path.parent
+    if path.is_dir():
+        return f"{path} is a folder; give the file's name in it, e.g. {path / 'tasks.ics'}"
+    if not folder.exists():
+        return (
+            f"the folder {folder} does not exist; create it first (mkdir -p {folder}) or "
+            "give a path in a folder that exists"
+        )
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder; give a path in a folder"
+    return None
+
+
 def _run_import_ics(args: argparse.Namespace, settings: Settings) -> int:
     from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
-    from calendars import CalendarError, read_path
+    from calendars import CalendarError, IcsError, address_or_path, read_path
 
-    source: str = args.source
-    is_address = source.lower().startswith(("http://", "https://", "webcal://"))
+    try:
+        where = address_or_path(args.source)
+    except CalendarError as exc:
+        print(f"error: {_safe(str(exc))}", file=sys.stderr)
+        return EXIT_USAGE
 
     async def go() -> int:
         async with open_app(settings, mcp_servers=False) as app:
             try:
                 data = (
-                    await app.calendars.read_address(source)
-                    if is_address
-                    else read_path(Path(source), max_bytes=app.calendars.max_file_bytes)
+                    await app.calendars.read_address(where)
+                    if isinstance(where, str)
+                    else read_path(where, max_bytes=app.calendars.max_file_bytes)
                 )
                 plan = await app.calendars.plan(LOCAL_USER, data)
             except CalendarError as exc:
                 print(f"error: {_safe(str(exc))}", file=sys.stderr)
-                return 1
+                # The file is the person's to correct (a usage error); an address that does
+                # not answer is a failure.
+                return EXIT_USAGE if isinstance(exc, IcsError) else 1
             zone = await app.agent.user_zone(LOCAL_USER)
             _show(plan.preview(zone, app.clock.now()))
             if not plan.items:

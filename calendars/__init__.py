@@ -2,6 +2,7 @@
 
     events      a task as a calendar event (``task_event``): its rule, zone, alarm
     writing     events written as an iCalendar file (the feed, ``export-ics``, the sync)
+    parsing     iCalendar text parsed keeping each value that cannot be read, named
     reading     an iCalendar file read into plain values (Google, Apple, Outlook, Thunderbird)
     importing   a file's events with alarms planned as reminders, shown, then made
     feeds       each user's feed behind a secret, revocable address (only its hash is kept)
@@ -18,8 +19,8 @@ load them. Schedules and their rules are the tasks' own (``tasks.recurrence_of``
 """
 
 from calendars.days import DayEvent, day_span, events_between
-from calendars.errors import CalendarError, FeedError, IcsError, SyncError
-from calendars.events import TaskEvent, task_event, task_of_uid, task_uid
+from calendars.errors import BrokenEventError, CalendarError, FeedError, IcsError, SyncError
+from calendars.events import NOT_IN_THE_DAY, TaskEvent, task_event, task_of_uid, task_uid
 from calendars.feeds import FEED_PREFIX, Feeds, feed_path, hidden_path, token_in_path
 from calendars.importing import (
     ImportItem,
@@ -29,7 +30,15 @@ from calendars.importing import (
     apply_import,
     plan_import,
 )
-from calendars.reading import MAX_FILE_BYTES, FileAlarm, FileEvent, read_file, read_path
+from calendars.reading import (
+    MAX_FILE_BYTES,
+    FileAlarm,
+    FileEvent,
+    FileRead,
+    read_events,
+    read_file,
+    read_path,
+)
 from calendars.remote import (
     CaldavCalendar,
     CaldavSettings,
@@ -37,7 +46,14 @@ from calendars.remote import (
     RemoteChanged,
     RemoteEvent,
 )
-from calendars.service import Calendars, DayListing, SyncSettings, source_lines
+from calendars.service import (
+    Calendars,
+    DayListing,
+    Subscription,
+    SyncSettings,
+    address_or_path,
+    source_lines,
+)
 from calendars.sync import CALDAV_SOURCE, CalendarSync, SyncReport, event_state, task_state
 from calendars.writing import write_calendar
 
@@ -45,6 +61,8 @@ __all__ = [
     "CALDAV_SOURCE",
     "FEED_PREFIX",
     "MAX_FILE_BYTES",
+    "NOT_IN_THE_DAY",
+    "BrokenEventError",
     "CaldavCalendar",
     "CaldavSettings",
     "CalendarError",
@@ -56,6 +74,7 @@ __all__ = [
     "Feeds",
     "FileAlarm",
     "FileEvent",
+    "FileRead",
     "IcsError",
     "ImportItem",
     "ImportPlan",
@@ -64,10 +83,12 @@ __all__ = [
     "RemoteCalendar",
     "RemoteChanged",
     "RemoteEvent",
+    "Subscription",
     "SyncError",
     "SyncReport",
     "SyncSettings",
     "TaskEvent",
+    "address_or_path",
     "apply_import",
     "day_span",
     "event_state",
@@ -75,6 +96,7 @@ __all__ = [
     "feed_path",
     "hidden_path",
     "plan_import",
+    "read_events",
     "read_file",
     "read_path",
     "source_lines",

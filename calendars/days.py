@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 from calendars.errors import IcsError
 from calendars.events import task_of_uid
+from calendars.parsing import event_name, parse_calendars, take_out_broken
 from calendars.reading import moment_of
 from calendars.writing import TASK_PROPERTY
 from memory import CalendarSource
@@ -72,40 +73,64 @@ def events_between(
     zone: ZoneInfo,
     *,
     own_uids: Collection[str] = (),
-) -> list[DayEvent]:
+) -> tuple[list[DayEvent], list[str]]:
     """The occurrences of the sources' events that overlap ``start`` to ``end``, earliest
-    first, without the user's own tasks (written by the assistant, or in ``own_uids``).
+    first, without the user's own tasks (written by the assistant, or in ``own_uids``); and
+    the events left out as their calendar is malformed there, one line each.
 
     Raises:
-        IcsError: when a source's calendar cannot be read (naming the source).
+        IcsError: when a source's calendar cannot be read at all (naming the source).
     """
     import recurring_ical_events
-    from icalendar import Calendar
 
     found: list[DayEvent] = []
+    problems: list[str] = []
     for source in sources:
         if not source.ics.strip():
             continue
         try:
-            calendar = Calendar.from_ical(source.ics)
+            (calendar,) = parse_calendars(source.ics)
+            problems += _without_broken(calendar, source.name)
             occurrences = recurring_ical_events.of(calendar).between(start, end)
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise IcsError(f"the calendar {source.name!r} cannot be read: {exc}") from None
+        except (IcsError, ValueError, KeyError, IndexError, TypeError) as exc:
+            said = " ".join(str(exc).split())[:200]
+            raise IcsError(f"the calendar {source.name!r} cannot be read: {said}") from None
         for component in occurrences:
             uid = str(component.get("UID", ""))
             if TASK_PROPERTY in component or task_of_uid(uid) or uid in own_uids:
                 continue
             if str(component.get("STATUS", "")).upper() == "CANCELLED":
                 continue
-            found.append(_day_event(component, source.name, zone))
+            try:
+                found.append(_day_event(component, source.name, zone))
+            except IcsError as error:
+                problems.append(str(error))
     found.sort(key=lambda event: (event.start, event.summary))
-    return found[:MAX_DAY_EVENTS]
+    return found[:MAX_DAY_EVENTS], problems
+
+
+def _without_broken(calendar: Component, name: str) -> list[str]:
+    """Take the events with a value that cannot be read (their alarms do not count: a day
+    shows none), or without a start, out of ``calendar``; one line for each."""
+    taken = take_out_broken(calendar, ("VEVENT",), alarms=False)
+    unstarted = [c for c in calendar.walk("VEVENT") if "DTSTART" not in c]
+    taken += [(c, ["it has no start (DTSTART)"]) for c in unstarted]
+    left = {id(c) for c in unstarted}
+    calendar.subcomponents[:] = [c for c in calendar.subcomponents if id(c) not in left]
+    return [
+        f"{event_name(component)} of the calendar {name!r} is left out, as it cannot be read: "
+        + "; ".join(problems)
+        for component, problems in taken
+    ]
 
 
 def _day_event(component: Component, calendar: str, zone: ZoneInfo) -> DayEvent:
     begins = moment_of(component, "DTSTART")
     if begins is None:
-        raise IcsError(f"an event of the calendar {calendar!r} has no start (DTSTART)")
+        raise IcsError(
+            f"{event_name(component)} of the calendar {calendar!r} is left out, as it has no "
+            "start (DTSTART)"
+        )
     ends = moment_of(component, "DTEND")
     location = component.get("LOCATION")
     all_day = not isinstance(begins, datetime)

@@ -2,6 +2,7 @@
 
 CalendarError              anything the calendars cannot do; the message says why and what works
 ├── IcsError               a calendar file that cannot be read (not iCalendar, too large, ...)
+│   └── BrokenEventError   an event of it with a value that cannot be read (names both)
 ├── FeedError              a feed that cannot be made or served
 └── SyncError              a CalDAV server that cannot be reached or refuses (the sync retries)
 """
@@ -15,6 +16,11 @@ class CalendarError(Exception):
 
 class IcsError(CalendarError):
     """A calendar file that cannot be read; the message quotes what is wrong."""
+
+
+class BrokenEventError(IcsError):
+    """An event of a calendar file with a value that cannot be read (``DTSTART:notadate``,
+    ``EXDATE:garbage``, ``TRIGGER:banana``); the message names the event and the property."""
 
 
 class FeedError(CalendarError):

@@ -4,7 +4,9 @@
 one event, a repeating one as one event with its rule (``tasks.recurrence_of``) in the task's
 zone, from its next run on. A run put off ("snooze") is an extra date (RDATE) in place of the
 schedule's own (EXDATE). Only reminders carry an alarm. A task that will not fire (paused,
-disabled, done, cancelled) has no event. Nothing here reads a clock or writes a file.
+disabled, done, cancelled) has no event, and neither has a monitor: it checks something, often
+every few minutes, and is nothing in the person's day. Nothing here reads a clock or writes a
+file.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from tasks import Recurrence, Task, TaskStatus, TaskType, recurrence_of
 
 UID_DOMAIN = "assistant"
 """The right-hand side of the events' UIDs: ``task-k3m9xa@assistant``."""
+NOT_IN_THE_DAY = frozenset({TaskType.MONITOR})
+"""The kinds of task that are checks, not things in the person's day: no event, and not
+listed with the day's tasks ("what's on tomorrow?")."""
 _TYPE_WORDS = {
     TaskType.REMINDER: "reminder",
     TaskType.AGENT_TASK: "agent task",
@@ -73,6 +78,8 @@ def task_event(
     With ``paused``, a paused or disabled task is written as its schedule would fire from
     now (the CalDAV sync keeps the event of a paused reminder).
     """
+    if task.task_type in NOT_IN_THE_DAY:
+        return None
     if paused and task.status in (TaskStatus.PAUSED, TaskStatus.DISABLED):
         recurrence = recurrence_of(task.schedule, after=now, horizon=horizon)
     elif task.status is not TaskStatus.ACTIVE or task.next_run is None:

@@ -8,7 +8,10 @@ as its IANA zone only when the two agree on every offset for two years from the 
 ``now``, when given and later: a series begun in 1965 is read by the zone's rules of today),
 UTC, or no zone at all (floating: the user's ``zone``). Google's ``X-WR-TIMEZONE`` is applied first.
 A value this module cannot use is kept as the event's ``problem``, named; the importer says
-it. ``icalendar`` is imported when a file is read.
+it. An event with a value that cannot be read at all (``DTSTART:notadate``: a malformed file,
+``calendars.parsing``) is refused by ``read_file``, naming the event and the property;
+``read_events`` leaves such events out and names them (calendars read for the user's days).
+``icalendar`` is imported when a file is read.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from calendars.errors import IcsError
+from calendars.errors import BrokenEventError, IcsError
+from calendars.parsing import event_name, parse_calendars, take_out_broken
 from calendars.writing import HORIZON_PARAMETER, SCHEDULE_PROPERTY, TASK_PROPERTY
 
 if TYPE_CHECKING:
@@ -99,6 +103,20 @@ def read_path(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> bytes:
         raise IcsError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+@dataclass(frozen=True, slots=True)
+class FileRead:
+    """What ``read_events`` found in a file.
+
+    Attributes:
+        events: Its events and to-dos that can be read.
+        broken: The ones left out, as the file is malformed there, each named with what is
+            wrong (``the event 'Dentist' (UID d1): its DTSTART 'x' is not a date or ...``).
+    """
+
+    events: list[FileEvent]
+    broken: tuple[str, ...] = ()
+
+
 def read_file(
     data: bytes,
     *,
@@ -116,6 +134,31 @@ def read_file(
         max_bytes: The largest file read.
 
     Raises:
+        BrokenEventError: when an event has a value that cannot be read (naming it).
+        IcsError: when it is too large, not iCalendar, or holds too many events.
+    """
+    read = read_events(data, zone=zone, now=now, max_bytes=max_bytes)
+    if read.broken:
+        more = len(read.broken) - 1
+        others = f" (and {more} more event{'s' if more != 1 else ''})" if more else ""
+        raise BrokenEventError(
+            f"the calendar file is malformed: {read.broken[0]}{others}; correct it in the "
+            "calendar app (or delete it there) and export the calendar again"
+        )
+    return read.events
+
+
+def read_events(
+    data: bytes,
+    *,
+    zone: ZoneInfo,
+    now: datetime | None = None,
+    max_bytes: int = MAX_FILE_BYTES,
+) -> FileRead:
+    """The events and to-dos of an iCalendar file that can be read, and the others named
+    (see ``read_file`` for the arguments).
+
+    Raises:
         IcsError: when it is too large, not iCalendar, or holds too many events.
     """
     if len(data) > max_bytes:
@@ -124,19 +167,34 @@ def read_file(
             "a shorter range or one calendar at a time"
         )
     calendar = _parse(data)
-    components = [c for c in calendar.walk() if c.name in ("VEVENT", "VTODO")]
+    components = _components(calendar)
     if len(components) > MAX_EVENTS:
         raise IcsError(
             f"the calendar file holds {len(components)} events; at most {MAX_EVENTS} are read"
         )
+    broken = [
+        f"{event_name(component)}: {'; '.join(problems)}"
+        for component, problems in take_out_broken(calendar, ("VEVENT", "VTODO"))
+    ]
+    calendar = _standard(calendar)
     zones = _Zones(user=zone, defined=_defined_zones(calendar, now), since=now)
-    return [_event(component, zones) for component in components]
+    events: list[FileEvent] = []
+    for component in _components(calendar):
+        try:
+            events.append(_event(component, zones))
+        except BrokenEventError as error:
+            broken.append(str(error))
+    return FileRead(events, tuple(broken))
+
+
+def _components(calendar: Component) -> list[Component]:
+    return [c for c in calendar.walk() if c.name in ("VEVENT", "VTODO")]
 
 
 def _parse(data: bytes) -> Component:
-    from icalendar import Calendar
-
     text = data.lstrip(b"\xef\xbb\xbf").lstrip()
+    if not text:
+        raise IcsError("the calendar file is empty; export the calendar as .ics again")
     if not text.upper().startswith(b"BEGIN:VCALENDAR"):
         shown = text[:40].decode("utf-8", "replace")
         raise IcsError(
@@ -144,12 +202,12 @@ def _parse(data: bytes) -> Component:
             "export the calendar as .ics"
         )
     try:
-        calendar: Any = Calendar.from_ical(text)
+        calendars = parse_calendars(text)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise IcsError(f"the calendar file cannot be read: {_one_line(exc)}") from None
-    if isinstance(calendar, list):  # several VCALENDARs in one file
+    if len(calendars) != 1:
         raise IcsError("the file holds several calendars; export them one at a time")
-    return _standard(calendar)
+    return calendars[0]
 
 
 def _standard(calendar: Component) -> Component:
@@ -165,6 +223,8 @@ def _standard(calendar: Component) -> Component:
 
 
 def _event(component: Component, zone: _Zones) -> FileEvent:
+    from icalendar.error import InvalidCalendar
+
     uid = str(component.get("UID", ""))
     summary = " ".join(str(component.get("SUMMARY", "")).split())
     kind = str(component.name)
@@ -172,6 +232,8 @@ def _event(component: Component, zone: _Zones) -> FileEvent:
         return _read(component, uid, summary, kind, zone)
     except _Unusable as problem:
         return FileEvent(uid=uid, summary=summary, kind=kind, start=None, problem=str(problem))
+    except InvalidCalendar as exc:  # a value the checks of ``calendars.parsing`` let through
+        raise BrokenEventError(f"{event_name(component)}: {_one_line(exc)}") from None
 
 
 class _Unusable(Exception):

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -23,7 +24,7 @@ from calendars.days import DayEvent, events_between
 from calendars.errors import CalendarError, IcsError, SyncError
 from calendars.feeds import Feeds, feed_path
 from calendars.importing import ImportPlan, ImportResult, apply_import, plan_import
-from calendars.reading import MAX_FILE_BYTES, read_file
+from calendars.reading import MAX_FILE_BYTES, read_events, read_file
 from calendars.remote import CaldavCalendar, CaldavSettings
 from calendars.sync import CALDAV_SOURCE, CalendarSync, SyncReport
 from common import AsyncLifecycle, Clock, HttpRequest, HttpRequestError
@@ -69,6 +70,15 @@ class DayListing:
     events: tuple[DayEvent, ...] = ()
     problems: tuple[str, ...] = ()
     read: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Subscription:
+    """A calendar subscribed to, and its events left out of the days as they cannot be read
+    (each named with what is wrong)."""
+
+    source: CalendarSource
+    left_out: tuple[str, ...] = ()
 
 
 @dataclass
@@ -205,9 +215,12 @@ class Calendars(AsyncLifecycle):
         found: list[DayEvent] = []
         for source in sources:
             try:
-                found += events_between([source], start, end, zone, own_uids=own)
+                events, left_out = events_between([source], start, end, zone, own_uids=own)
             except IcsError as error:
                 problems.append(str(error))
+            else:
+                found += events
+                problems += left_out
         found.sort(key=lambda event: (event.start, event.summary))
         return DayListing(tuple(found), tuple(problems), read=True)
 
@@ -220,7 +233,8 @@ class Calendars(AsyncLifecycle):
             return source
         try:
             data = await self.read_address(source.url)
-            read_file(data, zone=ZoneInfo("UTC"), now=now, max_bytes=self.max_file_bytes)
+            # An event it cannot read does not keep the rest of it old: the days leave it out.
+            read_events(data, zone=ZoneInfo("UTC"), now=now, max_bytes=self.max_file_bytes)
         except CalendarError as error:
             kept = replace(source, error=str(error))
         else:
@@ -230,9 +244,10 @@ class Calendars(AsyncLifecycle):
 
     # -- subscriptions --
 
-    async def subscribe(self, user_id: str, url: str, name: str | None = None) -> CalendarSource:
+    async def subscribe(self, user_id: str, url: str, name: str | None = None) -> Subscription:
         """Read the calendar at ``url`` for the user's days, as ``name`` (by default its
-        host's first word); reading it now checks that it is one.
+        host's first word); reading it now checks that it is one, and names the events the
+        days will leave out as they cannot be read.
 
         Raises:
             CalendarError: when it cannot be read, or the user has too many.
@@ -249,7 +264,7 @@ class Calendars(AsyncLifecycle):
                 "unsubscribe from one first"
             )
         data = await self.read_address(address)
-        read_file(
+        read = read_events(
             data,
             zone=await self._zone_of(user_id),
             now=self._clock.now(),
@@ -263,7 +278,7 @@ class Calendars(AsyncLifecycle):
             fetched_at=self._clock.now(),
         )
         await self._memory.save_calendar_source(source)
-        return source
+        return Subscription(source, read.broken)
 
     async def unsubscribe(self, user_id: str, name: str) -> bool:
         """Stop reading the calendar ``name``; whether it was read."""
@@ -371,6 +386,26 @@ class Calendars(AsyncLifecycle):
             await self._clock.sleep(settings.every.total_seconds())
 
 
+def address_or_path(source: str) -> str | Path:
+    """What a calendar to import names: a web address (``http``, ``https``, ``webcal``: as
+    given) or a file's path.
+
+    Raises:
+        CalendarError: when it is an address of another kind (``ftp://``, ``file://``).
+    """
+    text = source.strip()
+    scheme, found, _ = text.partition("://")
+    if not found:
+        return Path(text)
+    if scheme.lower() in ("http", "https", "webcal"):
+        _http_address(text)  # it names a host
+        return text
+    raise CalendarError(
+        f"{source[:80]!r} is a {scheme[:10]}:// address; calendars are read from http://, "
+        "https:// or webcal:// addresses, or from an .ics file"
+    )
+
+
 def _http_address(url: str) -> str:
     """``url`` as an http(s) address (``webcal://`` is https).
 
@@ -389,14 +424,15 @@ def _http_address(url: str) -> str:
     return text
 
 
-def source_lines(sources: Sequence[CalendarSource]) -> list[str]:
-    """How the calendars read are listed: ``work: https://... (read 10:42)``."""
+def source_lines(sources: Sequence[CalendarSource], zone: ZoneInfo) -> list[str]:
+    """How the calendars read are listed, times in the user's ``zone``:
+    ``work: https://... (read 2026-11-29 09:58)``."""
     lines = []
     for source in sources:
         when = (
             "never read"
             if source.fetched_at is None
-            else f"read {source.fetched_at:%Y-%m-%d %H:%M} UTC"
+            else f"read {source.fetched_at.astimezone(zone):%Y-%m-%d %H:%M}"
         )
         problem = f"; last read failed: {source.error}" if source.error else ""
         lines.append(f"{source.name}: {source.url} ({when}{problem})")

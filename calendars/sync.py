@@ -33,6 +33,7 @@ from zoneinfo import ZoneInfo
 from calendars.errors import CalendarError, IcsError
 from calendars.events import task_event, task_of_uid, task_uid
 from calendars.importing import plan_import
+from calendars.parsing import parse_calendars
 from calendars.reading import FileEvent, read_file
 from calendars.remote import RemoteCalendar, RemoteChanged, RemoteEvent
 from calendars.writing import write_calendar
@@ -166,13 +167,17 @@ class CalendarSync:
         """
         report = SyncReport()
         stored = await self._remote.events()
-        remote = self._read_remote(stored)
+        remote, unreadable = self._read_remote(stored)
+        report.refused += unreadable.values()
         await self._keep_source(stored)
         links = {link.uid: link for link in await self._memory.calendar_links(self._user)}
         live = {t.id: t for t in await self._tasks.list_tasks(self._user)}
         kept: list[CalendarLink] = []
         removed: list[tuple[str, str]] = []
         for uid, link in links.items():
+            if link.href in unreadable and uid not in remote:
+                kept.append(link)  # there but unreadable: not deleted, left as it is
+                continue
             outcome = await self._linked(link, remote.get(uid), live, report)
             if outcome is None:
                 removed.append((self._user, uid))
@@ -197,20 +202,24 @@ class CalendarSync:
 
     # -- reading --
 
-    def _read_remote(self, stored: list[RemoteEvent]) -> dict[str, _Remote]:
+    def _read_remote(self, stored: list[RemoteEvent]) -> tuple[dict[str, _Remote], dict[str, str]]:
+        """The events read, by UID; and the objects that cannot be read, by href, each with
+        what is wrong (a broken object on the server is one event, not the sync)."""
         found: dict[str, _Remote] = {}
+        unreadable: dict[str, str] = {}
         for event in stored:
             try:
                 parts = read_file(event.data, zone=self._zone, now=self._clock.now())
-            except IcsError as exc:  # a broken object on the server is one event, not the sync
+            except IcsError as exc:
                 logger.warning("calendar object %s cannot be read: %s", event.href, exc)
+                unreadable[event.href] = f"{event.href.rsplit('/', 1)[-1]}: {exc}"
                 continue
             masters = [p for p in parts if p.recurrence_id is None and p.kind == "VEVENT"]
             if len(masters) != 1 or not masters[0].uid:
                 continue
             master = masters[0]
             found[master.uid] = _Remote(event, master, sum(1 for p in parts if p.recurrence_id))
-        return found
+        return found, unreadable
 
     async def _keep_source(self, stored: list[RemoteEvent]) -> None:
         """The calendar as read, for "what's on my calendar" (``calendars.days``)."""
@@ -485,7 +494,15 @@ class CalendarSync:
         if link is None or link.conflict is None:
             raise CalendarError(f"there is no calendar conflict {uid!r}; /calendar lists them")
         stored = {e.href: e for e in await self._remote.events()}
-        remote = self._read_remote([stored[link.href]]).get(uid) if link.href in stored else None
+        remote: _Remote | None = None
+        if link.href in stored:
+            found, unreadable = self._read_remote([stored[link.href]])
+            if link.href in unreadable:
+                raise CalendarError(
+                    f"the calendar's event cannot be read ({unreadable[link.href]}); correct "
+                    "it in the calendar app, then settle the conflict"
+                )
+            remote = found.get(uid)
         task = await self._finished(link.task_id)
         settled = replace(link, conflict=None)
         if keep == "here":
@@ -563,10 +580,10 @@ def _joined(objects: Sequence[bytes]) -> str:
     zones: set[str] = set()
     for data in objects:
         try:
-            calendar = Calendar.from_ical(data)
+            read = parse_calendars(data)  # events it cannot read are left out of the days
         except (ValueError, KeyError, IndexError, TypeError):
             continue
-        for component in calendar.subcomponents:
+        for component in (c for calendar in read for c in calendar.subcomponents):
             if component.name == "VTIMEZONE":
                 tzid = str(component.get("TZID", ""))
                 if tzid in zones:

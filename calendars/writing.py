@@ -1,11 +1,11 @@
 """Task events written as an iCalendar file (RFC 5545) with ``icalendar``.
 
 Each zone the events use gets its VTIMEZONE, made from the IANA database for the years the
-file covers. Reminders carry an alarm at their time (``TRIGGER:PT0S``). An event also carries
-``X-ASSISTANT-SCHEDULE``: the task's schedule in its JSON form, with the horizon its lists of
-dates were made to; ``calendars.importing`` reads it back when the event is as written (an app
-that keeps unknown properties keeps it; one that drops them leaves the rule, which says the
-same up to that horizon).
+file covers. Reminders carry an alarm at their time (``TRIGGER:P0D``: no time before it). An
+event also carries ``X-ASSISTANT-SCHEDULE``: the task's schedule in its JSON form, with the
+horizon its lists of dates were made to; ``calendars.importing`` reads it back when the event
+is as written (an app that keeps unknown properties keeps it; one that drops them leaves the
+rule, which says the same up to that horizon).
 
 ``icalendar`` is imported when a file is written, not with the package: commands that never
 write one (``assistant ask``) do not load it.

@@ -19,10 +19,16 @@ import asyncio
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from calendars import CalendarError, Calendars, ImportPlan, read_path, source_lines
+from calendars import (
+    CalendarError,
+    Calendars,
+    ImportPlan,
+    address_or_path,
+    read_path,
+    source_lines,
+)
 from common import Clock
 from interfaces.messages import Action, ActionKind, ActionOutcome, Button, CommandReply
 from interfaces.views import as_sentence
@@ -116,7 +122,7 @@ class CalendarCommands:
         sources = [s for s in await self._calendars.sources(user_id) if s.name != "caldav"]
         if sources:
             lines.append("Calendars you subscribed to:")
-            lines += [f"- {line}" for line in source_lines(sources)]
+            lines += [f"- {line}" for line in source_lines(sources, zone)]
         lines.append(f"More: {USAGE}.")
         return "\n".join(lines)
 
@@ -185,11 +191,17 @@ class CalendarCommands:
         url, _, name = rest.partition(" ")
         if not url:
             return "Say the calendar's address: /calendar subscribe https://... [NAME]."
-        source = await self._calendars.subscribe(user_id, url, name.strip() or None)
-        return (
+        made = await self._calendars.subscribe(user_id, url, name.strip() or None)
+        source = made.source
+        said = (
             f"Subscribed to {source.url} as {source.name!r}: its events show beside your "
             "tasks when you ask what is on (e.g. 'what's on my calendar tomorrow?')."
         )
+        if made.left_out:
+            said += "\nLeft out, as the file is malformed there:\n" + "\n".join(
+                f"- {line}" for line in made.left_out
+            )
+        return said
 
     async def _unsubscribe(self, rest: str, user_id: str) -> str:
         name = rest.strip()
@@ -209,12 +221,12 @@ class CalendarCommands:
                 "Say the calendar's address: /calendar import https://...ics"
                 + (" (or a file's path)" if self._local_files else "; or send me the .ics file")
             )
-        if source.lower().startswith(("http://", "https://", "webcal://")):
-            data = await self._calendars.read_address(source)
+        where = address_or_path(source)
+        if isinstance(where, str):
+            data = await self._calendars.read_address(where)
         elif self._local_files:
-            path = Path(source)
             data = await asyncio.to_thread(
-                read_path, path, max_bytes=self._calendars.max_file_bytes
+                read_path, where, max_bytes=self._calendars.max_file_bytes
             )
         else:
             return CommandReply.of(

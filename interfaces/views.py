@@ -232,7 +232,9 @@ def _truncate(text: str, limit: int) -> str:
 
 
 def as_sentence(error: Exception | str) -> str:
-    """An error's message as a sentence for a person: capitalised, with a full stop."""
+    """An error's message as a sentence for a person: capitalised (unless it starts with an
+    address, which keeps its case: ``http://...``), with a full stop."""
     text = str(error).strip() or type(error).__name__
-    text = text[0].upper() + text[1:]
+    if "://" not in text.split(" ", 1)[0]:
+        text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."

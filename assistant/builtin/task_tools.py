@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Literal, TypeVar
 
-from calendars import CalendarError, Calendars
+from calendars import NOT_IN_THE_DAY, CalendarError, Calendars
 from tasks import (
     AgentTaskData,
     DateOrder,
@@ -417,7 +417,11 @@ class TaskTools:
             span = read_period(period, now=ctx.now, tz=ctx.timezone)
         except TaskError as exc:
             raise ToolError(str(exc)) from None
-        fires = [(_fire_between(task, max(span.start, ctx.now), span.end), task) for task in tasks]
+        # A day's tasks are what is in it; monitors are checks (``/tasks`` lists them).
+        in_the_day = [task for task in tasks if task.task_type not in NOT_IN_THE_DAY]
+        fires = [
+            (_fire_between(task, max(span.start, ctx.now), span.end), task) for task in in_the_day
+        ]
         shown = sorted(
             ((fire, task) for fire, task in fires if fire is not None),
             key=lambda pair: (pair[0], pair[1].id),

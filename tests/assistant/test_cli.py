@@ -464,13 +464,63 @@ def test_import_ics_shows_what_it_makes_and_makes_it_only_when_told(tmp_path: Pa
 
 
 @pytest.mark.parametrize(
-    ("source", "said"),
+    ("source", "said", "status"),
     [
-        ("missing.ics", "cannot read missing.ics"),
-        ("http://127.0.0.1:9/x.ics", "127.0.0.1 is a loopback address"),
-        ("webcal://", "is not a calendar's web address"),
+        ("missing.ics", "cannot read missing.ics", 2),
+        ("http://127.0.0.1:9/x.ics", "127.0.0.1 is a loopback address", 1),
+        ("webcal://", "is not a calendar's web address", 2),
+        ("ftp://x/y.ics", "'ftp://x/y.ics' is a ftp:// address; calendars are read from", 2),
     ],
 )
-def test_import_ics_of_what_cannot_be_read_says_why(tmp_path: Path, source: str, said: str) -> None:
+def test_import_ics_of_what_cannot_be_read_says_why(
+    tmp_path: Path, source: str, said: str, status: int
+) -> None:
     done = run("import-ics", source, data_dir=tmp_path, check=False)
-    assert done.returncode == 1 and said in done.stderr
+    assert done.returncode == status and said in done.stderr
+
+
+BROKEN = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:d-1\r\n"
+    "SUMMARY:Dentist\r\n{lines}\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:-PT15M\r\n"
+    "END:VALARM\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (
+            BROKEN.format(lines="DTSTART:notadate"),
+            "the event 'Dentist' (UID d-1): its DTSTART 'notadate' is not a date or date-time",
+        ),
+        (
+            BROKEN.format(lines="DTSTART:20301101T090000Z\r\nRRULE:FREQ=DAILY\r\nEXDATE:garbage"),
+            "the event 'Dentist' (UID d-1): its EXDATE 'garbage' is not a date or date-time",
+        ),
+        ("", "the calendar file is empty"),
+    ],
+)
+def test_import_ics_of_a_malformed_file_names_the_event_and_property(
+    tmp_path: Path, content: str, said: str
+) -> None:
+    source = tmp_path / "broken.ics"
+    source.write_text(content)
+    done = run("import-ics", str(source), "--yes", data_dir=tmp_path, check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1].startswith("error: ") and said in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("target", "said"),
+    [
+        ("nowhere/tasks.ics", "the folder {tmp}/nowhere does not exist; create it first"),
+        (".", "{tmp} is a folder; give the file's name in it"),
+    ],
+)
+def test_export_ics_to_a_place_it_cannot_write_says_what_to_do(
+    tmp_path: Path, target: str, said: str
+) -> None:
+    done = run("export-ics", str((tmp_path / target).resolve()), data_dir=tmp_path, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert said.format(tmp=tmp_path.resolve()) in done.stderr and "Errno" not in done.stderr

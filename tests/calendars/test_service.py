@@ -152,7 +152,9 @@ async def test_a_subscribed_calendar_is_read_again_when_old_and_kept_when_its_ad
     http = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]))
     calendars = Calendars(memory=memory, tasks=tasks, clock=clock, zone_of=_zone, http=http)
     try:
-        source = await calendars.subscribe(USER, f"http://127.0.0.1:{port}/team.ics", "team")
+        source = (
+            await calendars.subscribe(USER, f"http://127.0.0.1:{port}/team.ics", "team")
+        ).source
         assert source.name == "team" and "Lunch" in source.ics
         start, end = day_span(datetime(2026, 11, 3).date(), ZONE)
         found = await calendars.events(USER, start, end)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -23,7 +23,9 @@ from calendars import (
     CaldavSettings,
     CalendarError,
     CalendarSync,
+    RemoteCalendar,
     RemoteChanged,
+    RemoteEvent,
     SyncError,
     day_span,
     events_between,
@@ -49,6 +51,7 @@ class World:
     memory: MemoryStore
     clock: ManualClock
     notices: Notices
+    remote: RemoteCalendar
 
     async def put(self, name: str, ics: str, etag: str | None = None) -> None:
         """Another app stores an event."""
@@ -126,7 +129,7 @@ async def world(
             zone=ZONE,
             notifier=notices,
         )
-        yield World(sync, url, http, tasks, memory, clock, notices)
+        yield World(sync, url, http, tasks, memory, clock, notices, remote)
 
 
 def rule_of(calendar: Calendar) -> tuple[str, str]:
@@ -234,7 +237,8 @@ async def test_an_event_without_an_alarm_is_no_reminder_but_is_on_the_calendar(
     sources = await world.memory.calendar_sources(USER)
     assert [s.name for s in sources] == [CALDAV_SOURCE]
     start, end = day_span(datetime(2026, 11, 3).date(), ZONE)
-    (found,) = events_between(sources, start, end, ZONE)
+    (found,), problems = events_between(sources, start, end, ZONE)
+    assert problems == []
     assert found.summary == "Lunch with Sam"
     assert found.line(ZONE) == "Tue 12:30 Lunch with Sam (caldav)"
 
@@ -353,3 +357,79 @@ async def test_a_server_that_is_not_there_is_a_sync_error() -> None:
     with pytest.raises(SyncError, match=r"127\.0\.0\.1:9"):
         async with CaldavCalendar(settings) as remote:
             await remote.events()
+
+
+# -- what cannot be read ---------------------------------------------------------------------
+
+
+@dataclass
+class Unchecked:
+    """The calendar as a server that stores what it is sent unchecked answers it (Radicale
+    refuses a malformed event; others keep it): the real calendar, with the objects named in
+    ``stored`` holding that text."""
+
+    real: RemoteCalendar
+    stored: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def where(self) -> str:
+        return self.real.where
+
+    async def events(self) -> list[RemoteEvent]:
+        found = await self.real.events()
+        names = {event.href.rsplit("/", 1)[-1]: event for event in found}
+        for name, text in self.stored.items():
+            href = f"{self.real.where.rstrip('/')}/{name}"
+            names[name] = RemoteEvent(href=href, etag='"unchecked"', data=text.encode())
+        return list(names.values())
+
+    async def create(self, name: str, data: bytes) -> RemoteEvent:
+        return await self.real.create(name, data)
+
+    async def update(self, event: RemoteEvent, data: bytes) -> RemoteEvent:
+        return await self.real.update(event, data)
+
+    async def delete(self, event: RemoteEvent) -> None:
+        await self.real.delete(event)
+
+
+async def test_an_event_that_cannot_be_read_is_reported_and_its_reminder_kept(
+    world: World,
+) -> None:
+    server = Unchecked(world.remote)
+    sync = CalendarSync(
+        remote=server, tasks=world.tasks, memory=world.memory, clock=world.clock,
+        user_id=USER, chat_id="chat-1", zone=ZONE,
+    )  # fmt: skip
+    await world.put("dentist", event("dentist-9", "Dentist", "20261105T090000"))
+    await world.put("lunch", event("lunch-9", "Lunch", "20261103T123000", alarm=""))
+    await sync.run()
+    (task,) = await world.tasks.list_tasks(USER)
+    server.stored["dentist.ics"] = event("dentist-9", "Dentist", "20261105T090000").replace(
+        "DTSTART;TZID=Europe/Berlin:20261105T090000", "DTSTART:notadate"
+    )
+    server.stored["party.ics"] = event("party-9", "Party", "20261103T200000", alarm="banana")
+    report = await sync.run()
+    assert sorted(report.refused) == [
+        "dentist.ics: the calendar file is malformed: the event 'Dentist' (UID dentist-9): its "
+        "DTSTART 'notadate' is not a date or date-time; correct it in the calendar app (or "
+        "delete it there) and export the calendar again",
+        "party.ics: the calendar file is malformed: the event 'Party' (UID party-9): its "
+        "alarm's TRIGGER 'banana' is not a length of time (e.g. -PT15M) or a date-time; correct "
+        "it in the calendar app (or delete it there) and export the calendar again",
+    ]
+    assert (await world.tasks.get_task(task.id, USER)).status is TaskStatus.ACTIVE  # not deleted
+    assert [link.task_id for link in await world.memory.calendar_links(USER)] == [task.id]
+    sources = await world.memory.calendar_sources(USER)
+    start, end = day_span(datetime(2026, 11, 3).date(), ZONE)
+    found, problems = events_between(sources, start, end, ZONE)
+    assert [e.summary for e in found] == ["Lunch", "Party"]  # its alarm is no part of a day
+    start, end = day_span(datetime(2026, 11, 5).date(), ZONE)
+    found, problems = events_between(sources, start, end, ZONE)
+    assert found == [] and len(problems) == 1
+    assert problems[0].startswith("the event 'Dentist' (UID dentist-9) of the calendar 'caldav'")
+
+    server.stored.clear()
+    await world.put("dentist", event("dentist-9", "Dentist", "20261106T090000"))
+    report = await sync.run()  # readable again: it follows
+    assert report.changed_here == [f"'Dentist' ({task.id})"] and report.refused == []

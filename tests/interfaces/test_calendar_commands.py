@@ -7,10 +7,13 @@ import asyncio
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
+from calendars import Calendars, day_span
 from common import GuardedHttp, NetGuard
 from interfaces import Action, ActionKind, CommandReply, SlashCommands
 from tests.interfaces.world import World, calendar_commands, open_world
@@ -28,11 +31,24 @@ class Served:
     url: str
 
 
+BROKEN = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:d-1\r\n"
+    "SUMMARY:Dentist\r\nDTSTART:notadate\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\n"
+    "TRIGGER:-PT5M\r\nEND:VALARM\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:l-1\r\n"
+    "SUMMARY:Lunch\r\nDTSTART:20261103T113000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+"""A calendar of an event whose start cannot be read, and a good one."""
+
+
 async def _serve_file(
-    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, body: bytes
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, bodies: dict[str, bytes]
 ) -> None:
-    await reader.readuntil(b"\r\n\r\n")
-    head = f"HTTP/1.1 200 OK\r\nContent-Type: text/calendar\r\nContent-Length: {len(body)}\r\n"
+    request = await reader.readuntil(b"\r\n\r\n")
+    path = request.split(b" ")[1].decode()
+    body = bodies.get(path)
+    status = "200 OK" if body is not None else "404 File not found"
+    body = body if body is not None else b"no such file"
+    head = f"HTTP/1.1 {status}\r\nContent-Type: text/calendar\r\nContent-Length: {len(body)}\r\n"
     writer.write(head.encode() + b"Connection: close\r\n\r\n" + body)
     await writer.drain()
     writer.close()
@@ -40,8 +56,8 @@ async def _serve_file(
 
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[Served]:
-    body = (FILES / "thunderbird.ics").read_bytes()
-    server = await asyncio.start_server(lambda r, w: _serve_file(r, w, body), "127.0.0.1", 0)
+    bodies = {"/work.ics": (FILES / "thunderbird.ics").read_bytes(), "/broken.ics": BROKEN.encode()}
+    server = await asyncio.start_server(lambda r, w: _serve_file(r, w, bodies), "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     http = GuardedHttp(guard=NetGuard(allow_hosts=["127.0.0.1"]))
     async with open_world(tmp_path) as world:
@@ -118,15 +134,59 @@ async def test_a_subscription_is_read_for_the_days_and_can_be_dropped(served: Se
     said = (await ask(served, f"/calendar subscribe {served.url} work")).text
     assert said.startswith(f"Subscribed to {served.url} as 'work'")
     status = (await ask(served, "/calendar")).text
-    assert f"- work: {served.url} (read " in status
+    read = served.world.clock.now().astimezone(ZoneInfo("Europe/Berlin"))
+    assert f"- work: {served.url} (read {read:%Y-%m-%d %H:%M})" in status  # alice's zone
     assert (await ask(served, "/calendar unsubscribe work")).text == "Unsubscribed from 'work'."
     assert "not subscribed" in (await ask(served, "/calendar unsubscribe work")).text
+
+
+async def test_a_malformed_calendar_is_named_and_its_other_events_read_for_the_days(
+    served: Served,
+) -> None:
+    broken = served.url.replace("/work.ics", "/broken.ics")
+    named = "the event 'Dentist' (UID d-1): its DTSTART 'notadate' is not a date or date-time"
+    imported = (await ask(served, f"/calendar import {broken}")).text
+    assert imported.startswith("The calendar file is malformed: " + named)
+    assert await served.world.manager.list_tasks(ALICE) == []
+    said = (await ask(served, f"/calendar subscribe {broken} team")).text
+    assert said.startswith(f"Subscribed to {broken} as 'team'")
+    assert said.endswith("Left out, as the file is malformed there:\n- " + named)
+    world = served.world
+    days = Calendars(  # the days read what the subscription kept (read just now)
+        memory=world.memory, tasks=world.manager, clock=world.clock, zone_of=world.agent.user_zone
+    )
+    start, end = day_span(date(2026, 11, 3), ZoneInfo("Europe/Berlin"))
+    day = await days.events(ALICE, start, end)
+    assert [event.summary for event in day.events] == ["Lunch"]
+    (problem,) = day.problems
+    assert problem.startswith("the event 'Dentist' (UID d-1) of the calendar 'team' is left out")
+
+
+async def test_the_terminal_names_the_event_of_a_malformed_file_by_its_path(
+    tmp_path: Path,
+) -> None:
+    source = tmp_path / "baddate.ics"
+    source.write_text(BROKEN)
+    async with open_world(tmp_path) as world:
+        terminal = calendar_commands(world, local_files=True)
+        reply = await terminal.handle(f"/calendar import {source}", user_id=ALICE, chat_id=ALICE)
+        assert reply is not None
+        assert reply.text.startswith("The calendar file is malformed: the event 'Dentist'")
+        for other in ("ftp://x/y.ics", "file:///etc/passwd"):
+            refused = await terminal.handle(
+                f"/calendar import {other}", user_id=ALICE, chat_id=ALICE
+            )
+            assert refused is not None and "calendars are read from http://" in refused.text
 
 
 @pytest.mark.parametrize(
     ("command", "answer"),
     [
         ("/calendar import", "Say the calendar's address"),
+        (
+            "/calendar import http://127.0.0.1:{port}/nothere.ics",
+            "http://127.0.0.1:{port}/nothere.ics answered 404 File not found, not a calendar.",
+        ),
         ("/calendar import /etc/passwd", "is not a web address; send me the .ics file"),
         ("/calendar import http://10.0.0.1/x.ics", "Could not read http://10.0.0.1/x.ics"),
         ("/calendar sync", "Your reminders are not kept in step with a CalDAV calendar"),
@@ -139,7 +199,9 @@ async def test_a_subscription_is_read_for_the_days_and_can_be_dropped(served: Se
 async def test_mistakes_are_answered_with_what_works(
     served: Served, command: str, answer: str
 ) -> None:
-    assert answer in (await ask(served, command)).text
+    port = served.url.split(":")[2].split("/")[0]
+    said = (await ask(served, command.format(port=port))).text
+    assert answer.format(port=port) in said
 
 
 async def test_the_terminal_imports_a_file_by_its_path(tmp_path: Path) -> None:

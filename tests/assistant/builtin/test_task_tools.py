@@ -24,7 +24,9 @@ from tasks import (
     MemoryTaskStore,
     TaskManager,
     TaskStatus,
+    TaskType,
     WebSearchData,
+    parse_schedule,
     when_text,
 )
 from tools import ToolCall, ToolContext, ToolExecutor, ToolRegistry, ToolResult, ToolStatus
@@ -268,6 +270,32 @@ async def test_list_tasks_of_one_day_shows_what_runs_that_day(
     assert "pills" in today.display and "gym" not in today.display
     empty = await call(executor, clock, "list_tasks", user="bob", day="today")
     assert empty.display == "Nothing is scheduled for today (Mon 2026-03-02)."
+
+
+async def test_a_days_tasks_leave_out_monitors_which_the_whole_list_keeps(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager
+) -> None:
+    pills = reply_of(
+        await call(executor, clock, "add_reminder", when="every day at 8pm", message="pills")
+    )
+    monitor = await manager.add_task(
+        owner_id="alice",
+        chat_id="chat-alice",
+        task_type=TaskType.MONITOR,
+        schedule=parse_schedule("every minute", now=clock.now(), tz=BERLIN),
+        execution_data={"source": "page", "url": "https://example.org/kettle"},
+    )
+
+    tomorrow = await call(executor, clock, "list_tasks", day="tomorrow")
+    everything = await call(executor, clock, "list_tasks")
+
+    assert tomorrow.display == (
+        "Your tasks for tomorrow (Tue 2026-03-03):\n"
+        f"- [{pills.task.id}] reminder: pills · every day at 20:00 (Europe/Berlin) · "
+        "next tomorrow at 20:00 (Europe/Berlin)"
+    )
+    assert monitor.id not in tomorrow.text
+    assert monitor.id in everything.display and pills.task.id in everything.display
 
 
 async def test_list_tasks_of_a_period_shows_what_runs_in_it_and_says_the_period(

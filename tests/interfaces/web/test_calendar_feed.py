@@ -146,3 +146,62 @@ async def test_another_users_feed_shows_only_their_tasks(tmp_path: Path) -> None
             bobs = (await bob.post("/calendar/feed")).json()["url"]
         async with web.client(token=None) as app:
             assert "alice's" not in (await app.get(bobs)).text
+
+
+async def test_monitors_are_checks_and_stay_out_of_the_feed(tmp_path: Path) -> None:
+    async with running_web(tmp_path) as web:
+        tasks = web.front.app.tasks
+        zone = ZoneInfo("Europe/Berlin")
+        kept = await _add(tasks, "every day at 8pm", TaskType.REMINDER, "pills", zone)
+        news = await _add(tasks, "every day at 7am", TaskType.AGENT_TASK, "the news", zone)
+        monitor = await tasks.add_task(
+            owner_id="alice",
+            chat_id="web:main",
+            task_type=TaskType.MONITOR,
+            schedule=parse_schedule("every minute", now=tasks.clock.now(), tz=zone),
+            execution_data={"source": "page", "url": "https://example.org/kettle"},
+        )
+        async with web.client() as alice:
+            url = (await alice.post("/calendar/feed")).json()["url"]
+        async with web.client(token=None) as app:
+            body = (await app.get(url)).text
+    uids = {str(e["UID"]) for e in Calendar.from_ical(body).walk("VEVENT")}
+    assert uids == {f"task-{kept.id}@assistant", f"task-{news.id}@assistant"}
+    assert monitor.id not in body and "FREQ=MINUTELY" not in body
+    assert "TRIGGER:P0D" in body  # as docs/calendar.md says
+
+
+BROKEN = (
+    "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:x\r\nBEGIN:VEVENT\r\nUID:d-1\r\n"
+    "SUMMARY:Dentist\r\n{lines}\r\nBEGIN:VALARM\r\nACTION:DISPLAY\r\nTRIGGER:{trigger}\r\n"
+    "END:VALARM\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (BROKEN.format(lines="DTSTART:notadate", trigger="-PT5M"), "its DTSTART 'notadate'"),
+        (
+            BROKEN.format(lines="DTSTART:20301101T090000Z\r\nRRULE:FREQ=DAILY\r\nEXDATE:garbage",
+                          trigger="-PT5M"),
+            "its EXDATE 'garbage'",
+        ),
+        (BROKEN.format(lines="DTSTART:20301101T090000Z", trigger="banana"),
+         "its alarm's TRIGGER 'banana'"),
+    ],
+)  # fmt: skip
+async def test_importing_a_malformed_file_is_a_400_naming_the_event_and_property(
+    tmp_path: Path, body: str, said: str
+) -> None:
+    async with running_web(tmp_path) as web, web.client() as alice:
+        for confirm in ("false", "true"):
+            answer = await alice.post(
+                f"/calendar/import?confirm={confirm}",
+                content=body,
+                headers={"Content-Type": "text/calendar"},
+            )
+            assert answer.status_code == 400, answer.text
+            detail = answer.json()["detail"]
+            assert "the event 'Dentist' (UID d-1): " + said in detail
+        assert await web.front.app.tasks.list_tasks("alice") == []
