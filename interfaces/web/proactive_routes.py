@@ -18,7 +18,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException
 
-from interfaces.deliveries import acknowledged_text, snooze_until, until_words, watch_promise
+from interfaces.deliveries import acknowledged_text, snooze_until, until_words, watch_reply
 from interfaces.notifiers import front_end_of
 from interfaces.task_json import task_out
 from interfaces.web.models import (
@@ -40,6 +40,7 @@ from tasks import (
     ScheduleError,
     TaskType,
     daily_at,
+    how_often_problem,
     monitor_of,
     parse_quiet_hours,
     read_schedule,
@@ -129,19 +130,22 @@ async def add_monitor(body: MonitorRequest, services: Services, user: User) -> T
     data = monitor_of(
         url=body.url, selector=body.selector, field=body.field, condition=body.condition
     )  # a TaskDataError is a 400 that names the problem
-    schedule = read_schedule(body.every, now=now, tz=zone, recurring=True).schedule
-    task = await services.tasks.add_task(
+    try:
+        schedule = read_schedule(body.every, now=now, tz=zone, recurring=True).schedule
+    except ScheduleError as error:
+        raise HTTPException(400, how_often_problem(str(error))) from None
+    existing = await services.tasks.find_monitor(user, data)
+    task = existing or await services.tasks.add_task(
         owner_id=user,
         chat_id=services.web_chat,
         task_type=TaskType.MONITOR,
         schedule=schedule,
         execution_data=data,
         description=body.description,
-    )
+    )  # an address every look would refuse is a 400 saying why
     shown = task_out(task, zone, now)
-    return TaskActionResponse(
-        notice=f"{watch_promise(data, shown.schedule)}; I take a first look now.", task=shown
-    )
+    notice = watch_reply(data, shown.schedule, task.id, existing=existing is not None)
+    return TaskActionResponse(notice=notice, task=shown)
 
 
 @router.get(
