@@ -3,6 +3,7 @@ shown again later.
 
     GET|PUT|DELETE /me/quiet-hours     your quiet hours (messages wait until they end)
     GET|PUT|DELETE /me/briefing        your morning briefing (a daily task)
+    GET  /monitors                     your monitors
     POST /monitors                     watch a page or a JSON field
     GET  /tasks/{id}/observation       what a monitor saw at its last look
     POST /tasks/{id}/done              acknowledge a reminder (one that nags stops)
@@ -20,7 +21,7 @@ from fastapi import APIRouter, Body, HTTPException
 
 from interfaces.deliveries import acknowledged_text, snooze_until, until_words, watch_reply
 from interfaces.notifiers import front_end_of
-from interfaces.task_json import task_out
+from interfaces.task_json import TaskOut, task_out
 from interfaces.web.models import (
     BriefingOut,
     BriefingRequest,
@@ -119,6 +120,14 @@ async def stop_briefing(services: Services, user: User) -> BriefingOut:
         return BriefingOut(task=None, notice="You get no morning briefing: nothing to stop.")
     await services.tasks.cancel(task.id, user)
     return BriefingOut(task=None, notice=f"Stopped your morning briefing (task {task.id}).")
+
+
+@router.get("/monitors", tags=["tasks"], summary="Your monitors")
+async def list_monitors(services: Services, user: User) -> list[TaskOut]:
+    """Your live monitors, soonest next look first (``/tasks`` lists every task)."""
+    zone, now = await services.agent.user_zone(user), services.clock.now()
+    tasks = await services.tasks.list_tasks(user)
+    return [task_out(t, zone, now) for t in tasks if t.task_type is TaskType.MONITOR]
 
 
 @router.post("/monitors", tags=["tasks"], summary="Watch a page", responses=_BAD)

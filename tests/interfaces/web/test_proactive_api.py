@@ -126,6 +126,8 @@ async def test_a_monitor_made_on_the_page_speaks_on_change_and_later_again(web: 
             f"tell you only when the value is below 300 (task {task['id']}); I take a first "
             "look now, and tell you at once if the value is below 300 already."
         )
+        assert [t["id"] for t in (await alice.get("/monitors")).json()] == [task["id"]]
+        assert (await bob.get("/monitors")).json() == []
         same = (await alice.post("/monitors", json=watched)).json()
         assert same["task"]["id"] == task["id"]
         assert same["notice"].startswith(f"You already have that monitor (task {task['id']}): ")
