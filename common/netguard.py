@@ -197,6 +197,22 @@ class NetGuard:
                 "unless the host is listed in ASSISTANT_HTTP_ALLOW_HOSTS"
             )
 
+    def check_literal(self, host: str) -> None:
+        """Refuse what ``vet`` refuses whatever DNS answers: a cloud metadata host name, or an
+        address written out that is not allowed. A name is judged only when it is resolved.
+
+        Raises:
+            BlockedAddressError: with the reason ``vet`` gives.
+        """
+        name = _normal_host(host)
+        if name in METADATA_HOSTS:
+            raise BlockedAddressError(
+                f"refusing to connect: {host!r} is a cloud metadata host; it is never fetched"
+            )
+        literal = parse_ip_host(name)
+        if literal is not None:
+            self.check_address(host, literal)
+
     async def vet(self, host: str) -> IPAddress:
         """Resolve ``host`` and return the address to connect to.
 
@@ -208,10 +224,7 @@ class NetGuard:
             FetchError: when the host cannot be resolved.
         """
         name = _normal_host(host)
-        if name in METADATA_HOSTS:
-            raise BlockedAddressError(
-                f"refusing to connect: {host!r} is a cloud metadata host; it is never fetched"
-            )
+        self.check_literal(host)
         literal = parse_ip_host(name)
         addresses = [literal] if literal is not None else list(await self._resolver(name))
         if not addresses:
@@ -348,6 +361,19 @@ class GuardedHttp:
         """Close the client if this object made it."""
         if self._own_client is not None:
             await self._own_client.aclose()
+
+    def refusal(self, url: str) -> HttpRequestError | None:
+        """Why every request to ``url`` would be refused, known without sending one: not an
+        http(s) URL, a metadata host, or a private, loopback or link-local address written
+        out (unless its host is on the allow list); ``None`` when only a request can tell
+        (a name is resolved when it is fetched)."""
+        try:
+            host = parse_url(url).host
+            if not self._guard.is_allowed_host(host):
+                self._guard.check_literal(host)
+        except HttpRequestError as exc:
+            return exc
+        return None
 
     async def request(
         self,

@@ -19,6 +19,7 @@ from interfaces.deliveries import (
     snooze_until,
     until_words,
     watch_promise,
+    watch_reply,
 )
 from interfaces.messages import (
     Action,
@@ -116,4 +117,5 @@ __all__ = [
     "turn_slots",
     "until_words",
     "watch_promise",
+    "watch_reply",
 ]

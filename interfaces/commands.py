@@ -9,6 +9,7 @@ who asked: another user's task or request reads exactly like a missing one.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import assert_never
@@ -16,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 from agent import Decided
 from calendars import Calendars
-from common import Clock
+from common import Clock, LazyPattern
 from interfaces.calendar_commands import CalendarCommands
 from interfaces.deliveries import acknowledged_text, snooze_until, until_words
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
@@ -70,6 +71,8 @@ class CommandSpec:
         return f"/{self.name} {self.arguments}".rstrip()
 
 
+WATCH_EXAMPLE = "/watch https://shop.example/kettle for 'in stock' every 30 minutes"
+_SEARCHED = LazyPattern(r"\bresults?\s+(?:for|of|on)\b", re.IGNORECASE)
 _DATE_ORDERS = {"mdy": "April 5 (month first)", "dmy": "4 May (day first)"}
 
 
@@ -317,13 +320,16 @@ class SlashCommands:
             tasks = await self._tasks.list_tasks(call.user_id)
             watching = [t for t in tasks if t.task_type is TaskType.MONITOR]
             if not watching:
-                return CommandReply.of(
-                    "You watch nothing yet. Say e.g. /watch https://shop.example/kettle for "
-                    "'in stock' every 30 minutes."
-                )
+                return CommandReply.of(f"You watch nothing yet. Say e.g. {WATCH_EXAMPLE}.")
             now = self._clock.now()
             lines = [f"- {task_line(task, call.zone, now)}" for task in watching]
             return CommandReply.of("What you watch:\n" + "\n".join(lines))
+        if "://" not in call.args and not _SEARCHED.search(call.args):
+            return CommandReply.of(
+                f"I can't watch {call.args!r}: /watch takes an address. Usage: /watch URL "
+                f"[for 'text'] [every 30 minutes], e.g. {WATCH_EXAMPLE}; or /watch the search "
+                "results for 'python 3.14'."
+            )
         # The words are the offline planner's to read, as if said: "watch https://... for X".
         reply = await self._agent.handle_message(
             f"watch {call.args}", user_id=call.user_id, chat_id=call.chat_id

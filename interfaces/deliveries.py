@@ -23,6 +23,7 @@ from tasks import (
     Delivery,
     DeliveryKind,
     MonitorData,
+    MonitorSource,
     TaskStatus,
     format_local,
     morning_after,
@@ -107,3 +108,28 @@ def watch_promise(data: MonitorData, schedule: str) -> str:
     said = data.parsed_condition()
     when = f"when {said.words()}" if said else "when it changes"
     return f"I'll check {data.subject()} {schedule} and tell you only {when}"
+
+
+def watch_reply(data: MonitorData, schedule: str, task_id: str, *, existing: bool) -> str:
+    """What making the monitor ``task_id`` says: its promise and what its first look does;
+    a monitor that already existed is said to be the one kept."""
+    if existing:
+        promise = watch_promise(data, schedule).removeprefix("I'll check ")
+        return (
+            f"You already have that monitor (task {task_id}): I check {promise}. I made no "
+            "second one."
+        )
+    said = data.parsed_condition()
+    if said is None:
+        first = "I take a first look now, which only notes what is there."
+    else:
+        first = f"I take a first look now, and tell you at once if {said.words()} already."
+    text = f"{watch_promise(data, schedule)} (task {task_id}); {first}"
+    if said is not None and said.kind.compares and data.selector is None and data.field is None:
+        where = "the page" if data.source is MonitorSource.PAGE else "what it reads"
+        text += (
+            f" It reads the first number on {where}: to compare another, name what holds "
+            "it, a CSS selector on a page ('watch #price on https://...') or a JSON field "
+            "('https://.../item.json field data.price')."
+        )
+    return text

@@ -81,6 +81,7 @@ from tasks.models import (
     TaskStatus,
     format_lateness,
 )
+from tasks.monitors import EVERY_EXAMPLES, MONITOR_EXAMPLES, how_often_problem, read_condition
 from tasks.protocols import (
     AgentRunner,
     BriefingLine,
@@ -167,6 +168,8 @@ __all__ = [
     "DEFAULT_MIN_INTERVAL",
     "DEFAULT_MISFIRE_RULES",
     "DEFAULT_SNOOZE",
+    "EVERY_EXAMPLES",
+    "MONITOR_EXAMPLES",
     "MORNING",
     "TASK_TABLES",
     "Acknowledgement",
@@ -257,6 +260,7 @@ __all__ = [
     "find_time",
     "format_lateness",
     "format_local",
+    "how_often_problem",
     "in_the_morning",
     "keep_time_of_day",
     "monitor_of",
@@ -267,6 +271,7 @@ __all__ = [
     "parse_quiet_hours",
     "parse_schedule",
     "preview_schedule",
+    "read_condition",
     "read_delay",
     "read_duration",
     "read_nag",

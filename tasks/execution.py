@@ -32,7 +32,7 @@ from common import (
     redact_url,
 )
 from tasks.errors import TaskDataError
-from tasks.monitors import Condition, check_field, parse_condition
+from tasks.monitors import PAGE_EXAMPLE, Condition, check_field, parse_condition, problems_sentence
 from tasks.references import Lookup, check_placement, no_secrets, resolve_headers, resolve_url
 
 
@@ -47,8 +47,9 @@ class TaskType(StrEnum):
     BRIEFING = "briefing"  # the owner's day in one message, built from the store
 
 
-def http_url(value: str) -> str:
-    """Return ``value`` when it is an absolute http(s) URL with a host.
+def http_url(value: str, *, example: str = "https://example.com/api/lights/off") -> str:
+    """Return ``value`` when it is an absolute http(s) URL with a host (``example`` is
+    offered when it is not).
 
     Raises:
         ValueError: quoting it, with an example that works.
@@ -62,8 +63,7 @@ def http_url(value: str) -> str:
         raise ValueError(f"url {value!r} is not a valid URL ({exc})") from None
     if url.scheme not in ("http", "https") or not host:
         raise ValueError(
-            f"url {value!r} must be an absolute http:// or https:// URL, "
-            "e.g. 'https://example.com/api/lights/off'"
+            f"url {value!r} must be an absolute http:// or https:// URL, e.g. {example!r}"
         )
     return value
 
@@ -242,7 +242,7 @@ class MonitorData(_Data):
     @field_validator("url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        return None if value is None else http_url(value)
+        return None if value is None else http_url(value, example=PAGE_EXAMPLE)
 
     @field_validator("selector")
     @classmethod
@@ -314,7 +314,7 @@ def monitor_of(
     a page (a url, with a selector or not).
 
     Raises:
-        TaskDataError: naming what is missing or does not fit, with an example.
+        TaskDataError: naming what is missing or does not fit, in a sentence with examples.
     """
     named = [name for name, value in (("url", url), ("query", query), ("tool", tool)) if value]
     if len(named) != 1:
@@ -327,11 +327,14 @@ def monitor_of(
         "source": source, "url": url, "selector": selector, "field": field, "query": query,
         "tool": tool, "arguments": dict(arguments or {}), "condition": condition,
     }  # fmt: skip
-    data = parse_execution_data(
-        TaskType.MONITOR, {key: value for key, value in fields.items() if value is not None}
-    )
-    assert isinstance(data, MonitorData)
-    return data
+    try:
+        return MonitorData.model_validate(
+            {key: value for key, value in fields.items() if value is not None}
+        )
+    except ValidationError as exc:
+        # Each part's own sentence, never the data the task would keep.
+        problems = [str(err.get("msg", "")).removeprefix("Value error, ") for err in exc.errors()]
+        raise TaskDataError(problems_sentence(problems)) from None
 
 
 class BriefingData(_Data):

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from pydantic import JsonValue
 
-from common import HttpRequest, HttpResponse, clean_text
+from common import HttpRequest, HttpRequestError, HttpResponse, clean_text
 
 
 class DeliveryKind(StrEnum):
@@ -127,6 +127,12 @@ class HttpSender(Protocol):
             HttpRequestError: when no answer came; it says whether the request may have
                 reached the server and whether trying again can help.
         """
+        ...
+
+    def refusal(self, url: str) -> HttpRequestError | None:
+        """Why every request to ``url`` would be refused, known without sending one (not
+        http(s), a private or metadata address written out), or ``None``: a monitor of it
+        is refused when it is made, not at its first look."""
         ...
 
 

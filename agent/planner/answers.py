@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tasks import TimePhrase
+from tasks import MONITOR_EXAMPLES, TimePhrase, how_often_problem
 
 EXAMPLES = (
     '- "remind me in 10 minutes to check the oven"\n'
@@ -154,6 +154,19 @@ def once_only(schedule: str, what: str) -> str:
         f"'{schedule}' happens once. Say e.g. 'every day at 8am {what}', or 'remind me "
         f"{schedule} to {what}'."
     )
+
+
+def watch_scheme(address: str) -> str:
+    """Refuse to watch an address that is not http(s) ("htp://...", "file:///...")."""
+    return (
+        f"I can watch only http:// and https:// addresses, and {address!r} is not one. Say "
+        f"e.g. {MONITOR_EXAMPLES}."
+    )
+
+
+def watch_every(problem: str) -> str:
+    """Refuse a monitor whose "how often" cannot be used ("every 0 minutes", "tomorrow")."""
+    return f"I couldn't set up that monitor: {how_often_problem(problem)}."
 
 
 def watch_search_off(query: str) -> str:

@@ -104,7 +104,8 @@ def task_entries(result: ToolResult) -> list[TaskEntry] | None:
 
 
 def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[TaskEntry]:
-    """The entry whose id is one of ``words``; else the entries all ``words`` point at;
+    """The entry whose id is one of ``words``; else the entries that name an address among
+    ``words`` whole (not the others on its host); else the entries all ``words`` point at;
     failing that, the best majority match.
 
     Case does not matter ("alarm" is the task "Alarm"), and neither does the form of a word
@@ -113,6 +114,13 @@ def match_tasks(entries: Sequence[TaskEntry], words: Sequence[str]) -> list[Task
     by_id = [e for e in entries if e.id.lower() in {w.lower() for w in words}]
     if by_id:
         return by_id
+    addresses = [w for w in words if "://" in w]
+    if addresses:
+        # An address means the tasks of that very address, not every one on its host.
+        exact = [e for e in entries if all(_names_address(e, a) for a in addresses)]
+        others = [w for w in words if "://" not in w]
+        if exact:
+            return (match_tasks(exact, others) if others else []) or exact
     # Whole words first: "plan" is "plan the week", not "water the plants".
     exact = [e for e in entries if all(w.lower() in e.haystack for w in words)]
     if exact:
@@ -252,6 +260,12 @@ def _make_entry(task_id: str, label: str, schedule: str, more: str, shown: str |
     when = f" ({schedule})" if schedule else ""
     shown = shown or f"{task_id}: {label}{when}"
     return TaskEntry(task_id, label, shown, frozenset(words), frozenset(map(stem, words)))
+
+
+def _names_address(entry: TaskEntry, address: str) -> bool:
+    """Whether ``entry`` names ``address`` whole (not a longer address that begins so)."""
+    pattern = re.escape(address.rstrip("/")) + r"/?(?=$|[\s)\]'\",;])"
+    return any(re.search(pattern, text, re.IGNORECASE) for text in (entry.label, entry.shown))
 
 
 def _word_in(word: str, entry: TaskEntry) -> bool:

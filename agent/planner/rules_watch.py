@@ -21,7 +21,7 @@ from agent.planner.intents import Intent, Say, Watch
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim, unquote
 from common import LazyPattern
-from tasks import find_time
+from tasks import find_time, read_condition
 
 DEFAULT_EVERY = "every hour"
 _F = re.IGNORECASE
@@ -70,6 +70,20 @@ _ANY_CHANGE = LazyPattern(
     _F,
 )
 _CHANGES = LazyPattern(r"(?:any\s+)?changes?|updates?|anything\s+new", _F)
+# Any address with a scheme: one that is not http(s) is refused, not read as something else.
+_ADDRESS = LazyPattern(r"\b[a-z][a-z0-9+.-]*://[^\s<>\"'`]*", _F)
+# A monitor's lead ("check" alone is a request: "check https://... tomorrow at 9").
+_WATCH_LEAD = LazyPattern(
+    r"(?:watch|monitor|track|keep\s+(?:an?\s+)?eye\s+on|keep\s+watching|keep\s+checking)\b",
+    _F,
+)
+_FIELD_AFTER = LazyPattern(
+    r"\s*(?:'s\s+|,\s*)?(?:the\s+)?(?:json\s+)?(?:field|key)\s+"
+    r"(?P<field>[A-Za-z_$][\w$-]*(?:(?:\.[A-Za-z_][\w-]*)|\[-?\d+\])*)",
+    _F,
+)
+# A part of the page in a few words ("the price at", "the top story on"): the page itself.
+_NOUN_PHRASE = LazyPattern(r"(?:(?:the|its|my|a|an)\s+)?[\w-]+(?:\s+[\w-]+){0,2}", _F)
 
 
 def watch(message: Message, context: Context) -> Intent | None:
@@ -83,6 +97,12 @@ def watch(message: Message, context: Context) -> Intent | None:
     phrase = find_time(body)
     if phrase is not None:
         if phrase.kind != "recurring" or phrase.problem is not None:
+            rest = trim(phrase.without(body))
+            monitor = _WATCH_LEAD.match(rest) or _TELL.search(rest)
+            if monitor and _ADDRESS.search(message.text):
+                # "tell me when https://... changes every 0 minutes": a monitor, badly timed
+                problem = phrase.problem or f"{phrase.text!r} happens once"
+                return Say(answers.watch_every(problem))
             return None
         every, body = phrase.text, trim(phrase.without(body))
     told = _TELL.match(body)
@@ -91,19 +111,42 @@ def watch(message: Message, context: Context) -> Intent | None:
         return None
     rest = body[lead.end() :]
     if url is None:
+        if (other := _ADDRESS.search(rest)) is not None:
+            return Say(answers.watch_scheme(other[0].rstrip(".,;)!?")))
         return _search(rest, told is not None, every, context)
     target, condition = _split_said(rest) if told else _split_tail(rest)
     if told is None and lead[0].lower().startswith("check") and condition is None:
         return None  # "every hour check https://...": a request, whose answer is sent
     if _HERE not in target:
         return None
-    selector, field = _what(target.replace(_HERE, "").strip(), url)
+    head, _, after = target.partition(_HERE)
+    named = _AFTER_TARGET.sub("", head.strip())
+    if condition is None and _said_condition(named):
+        # "'sold out' disappears from ⟨address⟩": the condition came first.
+        condition, named = named, ""
+    selector, field = _what(named, url)
+    if (more := _FIELD_AFTER.match(after)) is not None:
+        field = more["field"]  # "⟨address⟩ field data.price"
     return Watch(every, url=url, selector=selector, field=field, condition=condition)
 
 
+def _said_condition(words: str) -> bool:
+    """Whether the words before the address state a condition rather than name a part of
+    the page ("the price at"): they read as one, or they are more than a few words."""
+    if not words or words.lower() in _PAGE_WORDS or _SELECTOR.fullmatch(words):
+        return False
+    if read_condition(words) is not None:
+        return True
+    return _NOUN_PHRASE.fullmatch(words) is None
+
+
 def _split_said(rest: str) -> tuple[str, str | None]:
-    """ "⟨address⟩ says in stock": the target up to the address, the rest a condition."""
+    """ "⟨address⟩ says in stock": the target up to the address, the rest a condition
+    (after a field the address names: "⟨address⟩ field price is below 300")."""
     head, _, tail = rest.partition(_HERE)
+    field = _FIELD_AFTER.match(tail)
+    if field is not None:
+        return f"{head}{_HERE}{field[0]}", _condition(tail[field.end() :])
     return f"{head}{_HERE}", _condition(tail)
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from assistant.builtin.task_tools import TaskReply, TaskSummary, TaskTools
-from interfaces import QuietHoursBook, acknowledged_text, front_end_of, watch_promise
+from interfaces import QuietHoursBook, acknowledged_text, front_end_of, watch_reply
 from tasks import (
     MonitorData,
     ScheduleError,
@@ -25,6 +25,7 @@ from tasks import (
     TaskManager,
     TaskType,
     daily_at,
+    how_often_problem,
     monitor_of,
     parse_quiet_hours,
 )
@@ -115,23 +116,26 @@ class ProactiveTools:
             description: A short title; by default what it watches.
         """
         data = self._data(ctx, url, selector, field, query, tool, arguments, condition)
-        reading = self._tasks.read(every, ctx, recurring=True)  # "tomorrow" is refused
-        task = await self._tasks.checked(
-            ctx,
-            self._manager.add_task(
-                owner_id=ctx.user_id,
-                chat_id=ctx.chat_id,
-                task_type=TaskType.MONITOR,
-                schedule=reading.schedule,
-                execution_data=data,
-                description=description,
-            ),
-        )
+        try:
+            reading = self._tasks.read(every, ctx, recurring=True)  # "tomorrow" is refused
+        except ToolError as exc:
+            raise ToolError(how_often_problem(str(exc))) from None
+        task = await self._manager.find_monitor(ctx.user_id, data)
+        existing = task is not None
+        if task is None:
+            task = await self._tasks.checked(
+                ctx,
+                self._manager.add_task(
+                    owner_id=ctx.user_id,
+                    chat_id=ctx.chat_id,
+                    task_type=TaskType.MONITOR,
+                    schedule=reading.schedule,
+                    execution_data=data,
+                    description=description,
+                ),
+            )
         summary = self._tasks.summary(task, ctx)
-        text = (
-            f"{watch_promise(data, summary.schedule)} (task {task.id}); I take a first look "
-            "now, which only notes what is there."
-        )
+        text = watch_reply(data, summary.schedule, task.id, existing=existing)
         return TaskReply(text, summary)
 
     def _data(

@@ -3,6 +3,7 @@ shown again later.
 
     GET|PUT|DELETE /me/quiet-hours     your quiet hours (messages wait until they end)
     GET|PUT|DELETE /me/briefing        your morning briefing (a daily task)
+    GET  /monitors                     your monitors
     POST /monitors                     watch a page or a JSON field
     GET  /tasks/{id}/observation       what a monitor saw at its last look
     POST /tasks/{id}/done              acknowledge a reminder (one that nags stops)
@@ -18,9 +19,9 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException
 
-from interfaces.deliveries import acknowledged_text, snooze_until, until_words, watch_promise
+from interfaces.deliveries import acknowledged_text, snooze_until, until_words, watch_reply
 from interfaces.notifiers import front_end_of
-from interfaces.task_json import task_out
+from interfaces.task_json import TaskOut, task_out
 from interfaces.web.models import (
     BriefingOut,
     BriefingRequest,
@@ -40,6 +41,7 @@ from tasks import (
     ScheduleError,
     TaskType,
     daily_at,
+    how_often_problem,
     monitor_of,
     parse_quiet_hours,
     read_schedule,
@@ -126,6 +128,14 @@ async def stop_briefing(services: Services, user: User) -> BriefingOut:
     return BriefingOut(task=None, notice=f"Stopped your morning briefing (task {task.id}).")
 
 
+@router.get("/monitors", tags=["tasks"], summary="Your monitors")
+async def list_monitors(services: Services, user: User) -> list[TaskOut]:
+    """Your live monitors, soonest next look first (``/tasks`` lists every task)."""
+    zone, now = await services.agent.user_zone(user), services.clock.now()
+    tasks = await services.tasks.list_tasks(user)
+    return [task_out(t, zone, now) for t in tasks if t.task_type is TaskType.MONITOR]
+
+
 @router.post("/monitors", tags=["tasks"], summary="Watch a page", responses=_BAD)
 async def add_monitor(body: MonitorRequest, services: Services, user: User) -> TaskActionResponse:
     """It looks on its schedule, through the same guarded path as every request (private
@@ -135,19 +145,22 @@ async def add_monitor(body: MonitorRequest, services: Services, user: User) -> T
     data = monitor_of(
         url=body.url, selector=body.selector, field=body.field, condition=body.condition
     )  # a TaskDataError is a 400 that names the problem
-    schedule = read_schedule(body.every, now=now, tz=zone, recurring=True).schedule
-    task = await services.tasks.add_task(
+    try:
+        schedule = read_schedule(body.every, now=now, tz=zone, recurring=True).schedule
+    except ScheduleError as error:
+        raise HTTPException(400, how_often_problem(str(error))) from None
+    existing = await services.tasks.find_monitor(user, data)
+    task = existing or await services.tasks.add_task(
         owner_id=user,
         chat_id=services.web_chat,
         task_type=TaskType.MONITOR,
         schedule=schedule,
         execution_data=data,
         description=body.description,
-    )
+    )  # an address every look would refuse is a 400 saying why
     shown = task_out(task, zone, now)
-    return TaskActionResponse(
-        notice=f"{watch_promise(data, shown.schedule)}; I take a first look now.", task=shown
-    )
+    notice = watch_reply(data, shown.schedule, task.id, existing=existing is not None)
+    return TaskActionResponse(notice=notice, task=shown)
 
 
 @router.get(

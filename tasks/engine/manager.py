@@ -15,7 +15,8 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from common import AsyncLifecycle, Clock, SystemClock
+from common import AsyncLifecycle, Clock, SystemClock, redact_url
+from tasks.describe import task_label
 from tasks.engine import changes
 from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.drafts import new_draft, normalize_id
@@ -26,8 +27,8 @@ from tasks.engine.ledger import LedgerWriter
 from tasks.engine.notices import FollowUps
 from tasks.engine.retention import LedgerPolicy, LedgerRetention
 from tasks.engine.timer import ClaimsFirst, Timer
-from tasks.errors import TaskError, TaskNotFoundError, TaskStateError
-from tasks.execution import ExecutionData, TaskType
+from tasks.errors import TaskDataError, TaskError, TaskNotFoundError, TaskStateError
+from tasks.execution import ExecutionData, MonitorData, TaskType
 from tasks.limits import TaskLimits, check_interval
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
@@ -85,8 +86,9 @@ class TaskManager(AsyncLifecycle):
         agent: Runs agent tasks; without it they fail with a clear error.
         searcher: Runs web searches; without it web_search tasks fail with a clear error.
         summarizer: When given, summarises web search hits instead of listing them.
-        http: The guarded HTTP client api_call tasks are sent through (the tools' own);
-            without it api_call runs fail saying that none is configured.
+        http: The guarded HTTP client api_call tasks and monitors are sent through (the
+            tools' own); without it their runs fail saying that none is configured. A
+            monitor of an address it would always refuse is refused when it is added.
         secrets: The values of ``${NAME}`` references in api_call requests.
         runners: Runners per task type, replacing the built-in ones.
         misfire_rules: Per-type misfire defaults, merged over ``DEFAULT_MISFIRE_RULES``.
@@ -167,6 +169,7 @@ class TaskManager(AsyncLifecycle):
             )
         self._clock = clock = clock or SystemClock()
         self._store = store
+        self._http = http
         self._limits = limits
         self._retention = LedgerRetention(store, clock, ledger or LedgerPolicy())
         self._compacting = ledger is not None
@@ -349,11 +352,28 @@ class TaskManager(AsyncLifecycle):
             rules=self._rules,
             now=self._clock.now(),
         )
+        self._check_reachable(draft.execution)
         if self._limits is not None:
             check_interval(schedule, draft.task_type, draft.created_at, self._limits)
         task = await self._store.add_task(draft, limits=self._limits)
         self._wake.set()
         return task
+
+    def _check_reachable(self, data: ExecutionData) -> None:
+        """Refuse a monitor whose every look the guarded HTTP path would refuse (a private
+        address written out, not allowed): it could only fail, and say so hours later."""
+        if not isinstance(data, MonitorData) or data.url is None or self._http is None:
+            return
+        refused = self._http.refusal(data.url)
+        if refused is not None:
+            raise TaskDataError(f"a monitor of {redact_url(data.url)} could only fail: {refused}")
+
+    async def find_monitor(self, owner_id: str, data: MonitorData) -> Task | None:
+        """The owner's live monitor that watches what ``data`` names, with its condition."""
+        for task in await self._store.list_tasks(owner_id):
+            if task.task_type is TaskType.MONITOR and task.execution == data:
+                return task
+        return None
 
     async def get_task(self, task_id: str, owner_id: str) -> Task:
         """Return the owner's task.
@@ -515,11 +535,20 @@ class TaskManager(AsyncLifecycle):
 
         Raises:
             TaskNotFoundError: when the owner has no such task.
-            TaskStateError: when the task has not gone off yet (a reminder marked done
-                before it came would still come: cancelling it is what was meant).
+            TaskStateError: when the task is no reminder (only a reminder is done; a
+                monitor or a search is cancelled or paused), or has not gone off yet (a
+                reminder marked done before it came would still come: cancelling it is what
+                was meant).
         """
         now = self._clock.now()
         task = await self.get_task(task_id, owner_id)
+        if task.task_type is not TaskType.REMINDER:
+            kind = task.task_type.value.replace("_", " ")
+            raise TaskStateError(
+                f"{task_label(task)} is a {kind} task, not a reminder, so nothing was marked "
+                f"done (only a reminder is done); cancel or pause it instead, e.g. "
+                f"'cancel {task.id}'"
+            )
         if task.last_run is None:
             raise TaskStateError(
                 f"task {task.id} ('{task.description}') has not gone off yet, so nothing was "

@@ -2,7 +2,8 @@
 
 Failure alerts (issue 28) are the one failure path: a repeating task that fails tells its
 owner once, when it has failed ``alert_after`` times in a row, with the reason; its other
-failures are only in its run ledger; the first success after such an alert tells them it
+failures are only in its run ledger (a monitor's first look that fails is told at once:
+its address may be wrong); the first success after such an alert tells them it
 recovered. A task that goes on failing is still disabled after ``max_failures`` in a row,
 with a notice (the same count in the store decides both). A one-time task's failure is told
 at once: it is its only run.
@@ -30,8 +31,15 @@ def _opening(text: str) -> str:
 
 
 def failed_notice(task: Task, error: str) -> str:
-    """Say that a one-time task's run failed: it was its only run."""
-    return f"{_opening(task_label(task))} failed: {error}\nIt will not run again."
+    """Say that a run failed and what follows: a one-time task's was its only run; a
+    repeating task's (started by hand) leaves its schedule as it was."""
+    text = f"{_opening(task_label(task))} failed: {error}"
+    if task.schedule.kind == "once":
+        return text + "\nIt will not run again."
+    if task.status is TaskStatus.ACTIVE and task.next_run is not None:
+        when = f"{format_local(task.next_run, task.schedule.tz)} ({task.schedule.tz.key})"
+        return text + f"\nIt keeps its schedule: next run {when}."
+    return text
 
 
 def alert_notice(task: Task, error: str, failures: int, max_failures: int) -> str:
@@ -44,6 +52,22 @@ def alert_notice(task: Task, error: str, failures: int, max_failures: int) -> st
             text += f" and disable it after {max_failures} failures in a row"
         text += "; I'll tell you when it works again."
     return text
+
+
+def first_look_notice(task: Task, error: str, alert_after: int) -> str:
+    """Say that a monitor's first look failed, why, and what the owner can do."""
+    text = (
+        f"{_opening(task_label(task))} could not take its first look: {error}\n"
+        f"If the address or what it watches is wrong, cancel it ('cancel {task.id}') and "
+        "set it up again"
+    )
+    if task.status is TaskStatus.ACTIVE and task.next_run is not None:
+        when = f"{format_local(task.next_run, task.schedule.tz)} ({task.schedule.tz.key})"
+        text += (
+            f"; otherwise I keep looking on its schedule (next: {when}) and tell you if it "
+            f"fails {alert_after} times in a row"
+        )
+    return text + "."
 
 
 def recovered_notice(task: Task, failures: int) -> str:
@@ -136,6 +160,8 @@ class FollowUps:
             if task.schedule.kind == "once" or claim.run.misfire is MisfireAction.MANUAL:
                 # A one-time task has no next run to tell; a run the owner started waits for it.
                 await self._notice(claim, failed_notice(task, error))
+            elif report.first_look:
+                await self._notice(claim, first_look_notice(task, error, self.alert_after))
             elif failures == self.alert_after:
                 await self._notice(claim, alert_notice(task, error, failures, self._max_failures))
 

@@ -104,6 +104,16 @@ class Condition:
             )
         return _compare(self.kind, value, self.number)
 
+    def source(self, seen: str) -> str:
+        """Which number a comparison read in ``seen``, and where: ``read 3 from 'Version 3
+        of the page'`` (empty for a text condition, when ``seen`` has no number, and when
+        it is all one short line, which says it all)."""
+        found = number_in(seen) if self.kind.compares else None
+        if found is None or found[1] == " ".join(seen.split()):
+            return ""
+        value, where = found
+        return f"read {format_number(value)} from {where!r}"
+
 
 def _compare(kind: ConditionKind, value: float, number: float) -> bool:
     if kind is ConditionKind.BELOW:
@@ -190,6 +200,7 @@ _VERBS = frozenset(
         "rise", "rises", "climb", "climbs", "sink", "sinks", "jump", "jumps", "come", "comes",
     }
 )  # fmt: skip
+_IT_IS = LazyPattern(r"\b(it|that|this|the\s+\w+)['’]s\b", _F)  # "it's at least 300"
 _PLAIN_SUBJECTS = frozenset({"it", "that", "this", "the value", "value", "the number", "number"})
 _QUOTES = ("''", '""', "“”", "‘’", "«»")
 
@@ -224,7 +235,7 @@ def parse_condition(text: str | None) -> Condition | None:
 
 def read_condition(text: str) -> Condition | None:
     """The condition ``text`` states (without lead words like "when"), or ``None``."""
-    bare = " ".join(text.split()).rstrip(" .!?")
+    bare = _IT_IS.sub(r"\1 is", " ".join(text.split()).rstrip(" .!?"))
     if (match := _COMPARISON.fullmatch(bare)) is not None:
         return _comparison(match)
     for pattern, kind in (
@@ -260,6 +271,23 @@ def first_number(text: str) -> float | None:
     if found is None:
         return None
     return float(found[0].replace(",", ""))
+
+
+def number_in(text: str, *, width: int = 60) -> tuple[float, str] | None:
+    """The first number in ``text`` (as ``first_number`` reads it) and the words around it
+    (its line, cut to about ``width`` characters around the number)."""
+    for line in text.splitlines():
+        value = first_number(line)
+        if value is None:
+            continue
+        flat = " ".join(line.split())
+        if len(flat) <= width:
+            return value, flat
+        digit = next(i for i, char in enumerate(flat) if char.isdigit())
+        start = max(0, digit - width // 3)
+        shown = flat[start : start + width].strip()
+        return value, ("…" if start else "") + shown + ("…" if start + width < len(flat) else "")
+    return None
 
 
 def format_number(number: float) -> str:

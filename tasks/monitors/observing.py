@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from tasks.monitors.conditions import Condition
-from tasks.monitors.diff import short_diff
+from tasks.monitors.diff import change_line, short_diff
 
 MAX_OBSERVED = 20_000
 """The most characters of what a monitor saw that it keeps and compares."""
@@ -105,7 +105,7 @@ def _on_change(before: Observation | None, value: str, title: str) -> tuple[str 
     if before.value == value:
         return None, "unchanged"
     diff = short_diff(before.value, value)
-    return f"{title} changed:\n{diff}", f"changed: {diff.splitlines()[0]}"
+    return f"{title} changed:\n{diff}", f"changed: {change_line(before.value, value)}"
 
 
 def _on_condition(
@@ -117,12 +117,16 @@ def _on_condition(
     changed: bool,
 ) -> tuple[str | None, str]:
     said = condition.words()
+    # A comparison says which number it read, and where: the first number may not be
+    # the one meant ("Version 3" before the price).
+    source = condition.source(value)
+    read = f" ({source})" if source else ""
     if not condition.holds(value):
         if before is None:
-            return None, f"{said}: no (first look)"
-        return None, f"{said}: no{' (changed)' if changed else ''}"
+            return None, f"{said}: no (first look){read}"
+        return None, f"{said}: no{' (changed)' if changed else ''}{read}"
     if before is not None and before.holds:
-        return None, f"{said}: still (told before)"
+        return None, f"{said}: still (told before){read}"
     detail = short_diff(before.value, value) if before is not None and changed else value
     excerpt = detail if len(detail) <= 300 else detail[:299].rstrip() + "…"
-    return f"{title}: {said} now.\n{excerpt}", f"{said}: yes, told"
+    return f"{title}: {said} now{read}.\n{excerpt}", f"{said}: yes, told{read}"

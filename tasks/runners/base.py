@@ -39,6 +39,8 @@ class RunReport:
             put back with a backoff instead of ending.
         again_at: Run the task again then, before its next scheduled run (a reminder that
             repeats until it is acknowledged).
+        first_look: Whether the failure was a monitor's first look: its owner is told at
+            once (the address or what it watches may be wrong), not at the failure alert.
     """
 
     status: RunStatus
@@ -47,6 +49,7 @@ class RunReport:
     notify_failure: bool = True
     retry_later: bool = False
     again_at: datetime | None = None
+    first_look: bool = False
 
 
 class TaskRunner(Protocol):

@@ -10,9 +10,11 @@ it as chat would, except that a tool waiting for approval is refused (nobody is 
 What it saw is compared with the last observation, kept in the task store (one per task, so
 a restart changes nothing): ``tasks.monitors.judge`` decides. A silent check is a succeeded
 run whose ledger row says what it found ("unchanged"); a failed look is a failed run, which
-counts towards the failure alert. The observation is kept before the message is sent, with
-the message: should it not go out, the next check sends it, and a check repeated after a
-crash finds it sent or sends it then, never twice in a row for one change.
+counts towards the failure alert, except its very first look, which its owner hears of at
+once (the address may be wrong, and nothing else would say so for hours). The observation
+is kept before the message is sent, with the message: should it not go out, the next check
+sends it, and a check repeated after a crash finds it sent or sends it then, never twice in
+a row for one change.
 """
 
 from __future__ import annotations
@@ -92,11 +94,16 @@ class MonitorRunner:
         data = task.execution
         if not isinstance(data, MonitorData):
             return wrong_data(task)
-        seen = await self.look(task, data)
         before = await self._observations.observation(task.id)
-        verdict = judge(
-            data.parsed_condition(), before, seen, self._clock.now(), title=task.description
-        )
+        try:
+            seen = await self.look(task, data)
+            verdict = judge(
+                data.parsed_condition(), before, seen, self._clock.now(), title=task.description
+            )
+        except TaskError as exc:
+            # Its first look failing is told at once; a later failure waits for the alert.
+            first = before is None and task.run_count == 0
+            return RunReport(RunStatus.FAILED, error=str(exc), first_look=first)
         await self._observations.save_observation(task.id, verdict.observation)
         if verdict.message is None:
             return RunReport(RunStatus.SUCCEEDED, result=verdict.result)

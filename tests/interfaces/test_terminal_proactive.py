@@ -18,7 +18,7 @@ from assistant.config import load_settings
 from common import ManualClock
 from interfaces import Console, SlashCommands, TerminalChat, TerminalNotifier
 from memory import CalendarSource
-from tasks import RunStatus, TaskStatus
+from tasks import MonitorData, RunStatus, TaskStatus
 from testing.page_server import PageServer
 
 T0 = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)  # Tuesday 13:00 in Berlin
@@ -263,3 +263,149 @@ async def test_the_briefing_lists_the_days_events_of_a_subscribed_calendar(
     assert "Notes for today\n- bring the slides\n- bins out\n" in briefing
     assert "not this one" not in briefing
     assert "Calendar\n- all day Team offsite, Lisbon\n- 09:30 Stand-up\n" in briefing
+
+
+PAGE = "<html><body><p>Version 3 of the page</p><p>Price 350 EUR</p><p>sold out</p></body></html>"
+
+
+@pytest.mark.parametrize(
+    ("said", "condition"),
+    [
+        ("tell me when 'sold out' disappears from {url}", "it no longer contains 'sold out'"),
+        ("tell me when sold out is gone from {url}", "it no longer contains 'sold out'"),
+        ("tell me when 'in stock' appears on {url}", "it contains 'in stock'"),
+        ("tell me when {url} no longer says sold out", "it no longer contains 'sold out'"),
+        ("let me know if {url} mentions 'in stock'", "it contains 'in stock'"),
+        ("tell me when the price drops below 300 on {url}", "price is below 300"),
+        ("tell me when {url} is under 300", "the value is below 300"),
+        ("tell me when {url} is not 42", "the value is not 42"),
+        (
+            "check {url} every 5 minutes and tell me when it's at least 300",
+            "the value is at least 300",
+        ),
+        ("watch {url} and tell me when it is over 300", "the value is above 300"),
+    ],
+)
+async def test_a_condition_is_read_before_or_after_the_address(
+    terminal: Terminal, said: str, condition: str
+) -> None:
+    async with PageServer(PAGE) as site:
+        url = site.url("/page.html")
+        made = await terminal.type(said.format(url=url))
+    assert f"and tell you only when {condition} (task " in made, made
+
+
+async def test_words_that_look_like_a_condition_but_cannot_be_read_are_refused(
+    terminal: Terminal,
+) -> None:
+    url = "http://127.0.0.1:9/price.json"
+    made = await terminal.type(f"tell me when {url} field price is banana")
+    assert made == (
+        "Setting up a monitor of http://127.0.0.1:9/price.json.\nI couldn't set up that "
+        "monitor. I could not read 'is banana' as a condition; say e.g. 'contains in stock', "
+        "'no longer says sold out', 'price < 300' or 'above 1000', or nothing to hear of "
+        "every change. Monitors that work: 'tell me when https://shop.example/kettle says in "
+        "stock' or 'every 30 minutes check https://api.example/kettle.json field price and "
+        "tell me when it is below 300'.\n"
+    )
+    gone = await terminal.type(f"tell me when 'sold out' goes missing from {url}")
+    assert "I could not read \"'sold out' goes missing\" as a condition" in gone
+    assert await terminal.app.tasks.list_tasks(LOCAL_USER) == []
+
+
+@pytest.mark.parametrize(
+    ("said", "answer"),
+    [
+        (
+            "tell me when htp://nonsense changes",
+            "I can watch only http:// and https:// addresses, and 'htp://nonsense' is not one.",
+        ),
+        (
+            "tell me when file:///etc/passwd changes",
+            "I can watch only http:// and https:// addresses, and 'file:///etc/passwd' is not",
+        ),
+        (
+            "tell me when http://127.0.0.1:9/page.html changes every 0 minutes",
+            "I couldn't set up that monitor: could not read 'every 0 minutes' as a repeating "
+            "time: the interval is zero; a monitor looks again and again: say how often, e.g. "
+            "'every 30 minutes' or 'every day at 9am'.",
+        ),
+        (
+            "/watch http://127.0.0.1:9/page.html every 0 minutes",
+            "the interval is zero; a monitor looks again and again: say how often",
+        ),
+        ("/watch htp://x", "'htp://x' is not one"),
+        (
+            "/watch banana",
+            "I can't watch 'banana': /watch takes an address. Usage: /watch URL [for 'text'] "
+            "[every 30 minutes], e.g. /watch https://shop.example/kettle for 'in stock' every "
+            "30 minutes; or /watch the search results for 'python 3.14'.",
+        ),
+        (
+            "tell me when http://10.1.2.3/x changes",
+            "A monitor of http://10.1.2.3/x could only fail: refusing to connect: 10.1.2.3 is "
+            "a private address",
+        ),
+    ],
+)
+async def test_a_monitor_that_cannot_work_says_what_is_wrong(
+    terminal: Terminal, said: str, answer: str
+) -> None:
+    reply = await terminal.type(said)
+    assert answer in reply, reply
+    assert "notes" not in reply and "didn't understand" not in reply
+    assert await terminal.app.tasks.list_tasks(LOCAL_USER) == []
+
+
+async def test_a_page_comparison_says_which_number_it_read_and_the_history_says_was_and_now(
+    terminal: Terminal,
+) -> None:
+    async with PageServer(PAGE) as site:
+        url = site.url("/page.html")
+        made = await terminal.type(f"every minute tell me when {url} is below 300")
+        assert "It reads the first number on the page" in made
+        told = await terminal.wait(timedelta(0))
+        assert "the value is below 300 now (read 3 from 'Version 3 of the page')." in told
+        changes = await terminal.type(f"tell me when {url} changes")
+        task_id = changes.split("(task ")[1].split(")")[0]
+        await terminal.wait(timedelta(0))
+        site.show(PAGE.replace("Version 3", "Version 4"))
+        await terminal.wait(timedelta(hours=1))
+        runs = await terminal.app.tasks.history(task_id, LOCAL_USER)
+    assert runs[0].result == ("changed: was Version 3 of the page, now Version 4 of the page")
+
+
+async def test_stop_watching_an_address_matches_that_address_only(terminal: Terminal) -> None:
+    async with PageServer(PAGE) as site:
+        page, price = site.url("/page.html"), site.url("/price.json")
+        await terminal.type(f"tell me when {page} changes")
+        await terminal.type(f"tell me when {price} changes")
+        stopped = await terminal.type(f"stop watching {page}")
+        [left] = await terminal.app.tasks.list_tasks(LOCAL_USER)
+    assert "Cancelled task" in stopped
+    assert isinstance(left.execution, MonitorData) and left.execution.url == price
+
+
+async def test_a_first_look_that_fails_is_printed_at_once(terminal: Terminal) -> None:
+    async with PageServer(PAGE) as site:
+        site.show(PAGE, status=404)
+        url = site.url("/missing")
+        made = await terminal.type(f"tell me when {url} changes")
+        task_id = made.split("(task ")[1].split(")")[0]
+        told = await terminal.wait(timedelta(0))
+    assert told.startswith(
+        f'\n[notice about task {task_id}] Task {task_id} ("watch {url}") could not take its '
+        f"first look: {url} answered HTTP 404 Not Found\nIf the address or what it watches is "
+        f"wrong, cancel it ('cancel {task_id}') and set it up again; otherwise I keep looking"
+    )
+
+
+async def test_done_on_a_monitor_marks_nothing(terminal: Terminal) -> None:
+    async with PageServer(PAGE) as site:
+        made = await terminal.type(f"tell me when {site.url('/p')} changes")
+        task_id = made.split("(task ")[1].split(")")[0]
+        await terminal.wait(timedelta(0))
+        refused = await terminal.type(f"/done {task_id}")
+        runs = await terminal.app.tasks.history(task_id, LOCAL_USER)
+    assert "is a monitor task, not a reminder, so nothing was marked done" in refused
+    assert [r.status for r in runs] == [RunStatus.SUCCEEDED]

@@ -297,6 +297,7 @@ async def test_a_failed_run_the_owner_started_is_told_at_once(
     assert run.status is RunStatus.FAILED
     [notice] = [d for d in notifier.deliveries if d.kind is DeliveryKind.NOTICE]
     assert "RuntimeError: model server unreachable" in notice.text
+    assert notice.text.endswith("It keeps its schedule: next run 2026-03-02 09:02 (Europe/Berlin).")
 
 
 async def test_blocked_delivery_pauses_the_owners_tasks(

@@ -3,6 +3,7 @@ TaskManager against a real page on 127.0.0.1, fetched through the guarded HTTP p
 
 from __future__ import annotations
 
+import ipaddress
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -10,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from common import GuardedHttp, ManualClock, NetGuard
+from common import GuardedHttp, IPAddress, ManualClock, NetGuard
 from tasks import (
     DeliveryKind,
     MonitorData,
@@ -28,6 +29,7 @@ from tasks.monitors import (
     Condition,
     ConditionKind,
     Observation,
+    change_line,
     first_number,
     judge,
     parse_condition,
@@ -109,6 +111,9 @@ async def add_monitor(manager: TaskManager, **data: object) -> str:
         ("when the temperature falls below -3.5 °C", "temperature < -3.5"),
         ("is not 42", "!= 42"),
         ("price is 42", "price = 42"),
+        ("when it's at least 300", ">= 300"),
+        ("that’s above 1.2", "> 1.2"),
+        ("'sold out' is gone", "lacks 'sold out'"),
     ],
 )
 def test_a_condition_in_words_or_as_an_expression_has_one_canonical_form(
@@ -158,6 +163,39 @@ def test_a_short_diff_says_a_value_or_the_lines_that_changed() -> None:
     assert short_diff(before, after) == ("- line 3\n+ line three\n- line 9\n+ line nine")
     many = "\n".join(f"new {n}" for n in range(20))
     assert short_diff(before, many).endswith("… and 34 more changed lines")
+
+
+def test_a_change_is_one_history_line_saying_what_was_and_what_is() -> None:
+    assert change_line("320", "289") == "was 320, now 289"
+    page_before = "Version 1 of the page.\nPrice 320 EUR\nsold out"
+    page_after = "Version 2 of the page.\nPrice 320 EUR\nsold out"
+    assert change_line(page_before, page_after) == (
+        "was Version 1 of the page., now Version 2 of the page."
+    )
+    assert change_line("a\nb", "a\nb\nc") == "added c"
+    assert change_line("a\nb\nc", "a\nc") == "removed b"
+    assert change_line("a\nb\nc", "x\ny\nz") == "was a, now x (and 4 more changed lines)"
+    assert change_line("x" * 300 + "\n1", "y" * 300 + "\n1") == (
+        f"was {'x' * 69}…, now {'y' * 69}…"
+    )
+    first = judge(None, None, page_before, T0, title="page")
+    moved = judge(None, first.observation, page_after, T0 + MINUTE, title="page")
+    assert moved.result == "changed: was Version 1 of the page., now Version 2 of the page."
+
+
+def test_a_comparison_says_which_number_it_read_and_where() -> None:
+    below = Condition(ConditionKind.BELOW, number=300)
+    seen = "Version 3 of the page\nPrice 350 EUR"
+    told = judge(below, None, seen, T0, title="page")
+    assert told.message is not None
+    assert told.message.startswith(
+        "page: the value is below 300 now (read 3 from 'Version 3 of the page')."
+    )
+    assert told.result == "the value is below 300: yes, told (read 3 from 'Version 3 of the page')"
+    # A value of one short line says it all: no "read ... from" then.
+    assert below.source("€289") == "" and below.source("289\n") == ""
+    long_line = "Intro " + "x" * 100 + " price 42 and more " + "y" * 100
+    assert below.source(long_line) == f"read 42 from '…{'x' * 13} price 42 and more {'y' * 28}…'"
 
 
 def test_judge_speaks_on_change_or_when_a_condition_comes_to_hold() -> None:
@@ -320,21 +358,107 @@ async def test_a_monitor_that_cannot_look_alerts_once_and_says_when_it_works_aga
     assert task.status is TaskStatus.ACTIVE and task.consecutive_failures == 0
 
 
-async def test_the_guarded_path_refuses_a_private_address_a_monitor_names(
+async def resolves_to_loopback(host: str) -> list[IPAddress]:
+    """A resolver for which every name is 127.0.0.1 (a name that hides a private address)."""
+    return [ipaddress.ip_address("127.0.0.1")]
+
+
+async def test_the_guarded_path_refuses_a_name_that_resolves_to_a_private_address(
     store_factory: StoreFactory, clock: ManualClock, site: PageServer
 ) -> None:
-    guarded = GuardedHttp(guard=NetGuard())  # 127.0.0.1 is not on its allow list
+    guarded = GuardedHttp(guard=NetGuard(resolver=resolves_to_loopback))
     notifier = RecordingNotifier()
+    url = f"http://shop.test:{site.port}/k"
     try:
         async with started(watching(store_factory, clock, notifier, guarded)) as manager:
-            task_id = await add_monitor(manager, source="page", url=site.url("/k"))
+            task_id = await add_monitor(manager, source="page", url=url)  # DNS decides later
             clock.advance(MINUTE)
             await manager.run_due()
             [run] = await manager.history(task_id, "alice")
     finally:
         await guarded.aclose()
     assert run.status is RunStatus.FAILED and site.requests == 0
-    assert "refusing to connect: 127.0.0.1 is a loopback address" in (run.error or "")
+    assert "refusing to connect: 'shop.test' resolves to 127.0.0.1" in (run.error or "")
+    # Its first look failed: its owner hears of it at once, not after 3 failures.
+    [notice] = notifier.deliveries
+    assert notice.kind is DeliveryKind.NOTICE
+    assert "could not take its first look: " in notice.text
+    assert "'shop.test' resolves to 127.0.0.1 is a loopback address" in notice.text
+    assert f"cancel it ('cancel {task_id}')" in notice.text
+
+
+@pytest.mark.parametrize(
+    ("url", "reason"),
+    [
+        ("http://10.1.2.3/x", "10.1.2.3 is a private address"),
+        ("http://169.254.169.254/latest", "169.254.169.254 is a cloud metadata address"),
+        ("http://[::1]:8080/x", "::1 is a loopback address"),
+        ("http://metadata.google.internal/x", "is a cloud metadata host"),
+        ("http://0x7f.1/x", "'0x7f.1' resolves to 127.0.0.1 is a loopback address"),
+    ],
+)
+async def test_a_monitor_of_an_address_the_guard_always_refuses_is_refused_when_made(
+    store_factory: StoreFactory, clock: ManualClock, url: str, reason: str
+) -> None:
+    guarded = GuardedHttp(guard=NetGuard(resolver=resolves_to_loopback))
+    manager = watching(store_factory, clock, RecordingNotifier(), guarded)
+    async with started(manager):
+        with pytest.raises(TaskDataError, match="could only fail: refusing") as refused:
+            await add_monitor(manager, source="page", url=url)
+        assert await manager.list_tasks("alice") == []
+    assert reason in str(refused.value)
+    assert "ASSISTANT_HTTP_ALLOW_HOSTS" in str(refused.value) or "never fetched" in str(
+        refused.value
+    )
+
+
+async def test_an_address_on_the_allow_list_may_be_watched(
+    store_factory: StoreFactory, clock: ManualClock
+) -> None:
+    guarded = GuardedHttp(guard=NetGuard(allow_hosts=["10.1.2.3"]))
+    manager = watching(store_factory, clock, RecordingNotifier(), guarded)
+    async with started(manager):
+        await add_monitor(manager, source="page", url="http://10.1.2.3/x")
+        [task] = await manager.list_tasks("alice")
+    assert task.task_type is TaskType.MONITOR
+
+
+async def test_a_first_look_that_fails_is_told_at_once_and_later_ones_wait_for_the_alert(
+    store_factory: StoreFactory, clock: ManualClock, http: GuardedHttp, site: PageServer
+) -> None:
+    site.show(page("x"), status=404)
+    notifier = RecordingNotifier()
+    async with started(watching(store_factory, clock, notifier, http)) as manager:
+        task_id = await add_monitor(manager, source="page", url=site.url("/gone"))
+        clock.advance(MINUTE)
+        await manager.run_due()  # the first look: told at once
+        told_first = [d.text for d in notifier.deliveries]
+        clock.advance(MINUTE)
+        await manager.run_due()  # the second: only in its history
+        told_second = len(notifier.deliveries)
+        clock.advance(MINUTE)
+        await manager.run_due()  # the third: the failure alert
+    [first] = told_first
+    assert first.startswith(f'Task {task_id} ("watch {site.url("/gone")}") could not take its ')
+    assert f"first look: {site.url('/gone')} answered HTTP 404 Not Found" in first
+    assert "tell you if it fails 3 times in a row." in first
+    assert told_second == 1
+    assert len(notifier.deliveries) == 2
+    assert "has failed 3 times in a row" in notifier.deliveries[1].text
+
+
+async def test_a_monitor_seen_once_does_not_tell_a_failure_at_once(
+    store_factory: StoreFactory, clock: ManualClock, http: GuardedHttp, site: PageServer
+) -> None:
+    notifier = RecordingNotifier()
+    async with started(watching(store_factory, clock, notifier, http)) as manager:
+        await add_monitor(manager, source="page", url=site.url("/k"))
+        clock.advance(MINUTE)
+        await manager.run_due()  # a first look that works
+        site.show(page("x"), status=503)
+        clock.advance(MINUTE)
+        await manager.run_due()
+    assert notifier.deliveries == []
 
 
 async def test_a_search_monitor_tells_which_results_came_and_went(

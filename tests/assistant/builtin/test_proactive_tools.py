@@ -128,7 +128,7 @@ async def test_a_page_monitor_is_made_with_its_condition_and_speaks_on_it(
         assert text == (
             f"I'll check {site.url('/k')} (#s) every 30 minutes (Europe/Berlin) and tell you "
             f"only when it contains 'in stock' (task {task.id}); I take a first look now, "
-            "which only notes what is there."
+            "and tell you at once if it contains 'in stock' already."
         )
         assert task.task_type is TaskType.MONITOR
         assert task.next_run == app.clock.now()
@@ -157,6 +157,12 @@ async def test_a_page_monitor_is_made_with_its_condition_and_speaks_on_it(
         ({"tool": "save_note", "arguments": {"content": "x"}}, "changes things"),
         ({"tool": "guarded_level", "arguments": {"item": "x"}}, "waits for your approval"),
         ({"url": "https://a.example/", "every": "every second"}, "ASSISTANT_MIN_INTERVAL"),
+        ({"url": "http://10.1.2.3/x"}, "refusing to connect: 10.1.2.3 is a private address"),
+        ({"url": "https://a.example/", "every": "banana"}, "'every 30 minutes' or 'every day"),
+        (
+            {"url": "https://a.example/p.json", "field": "price", "condition": "is banana"},
+            "I could not read 'is banana' as a condition; say e.g.",
+        ),
     ],
 )
 async def test_a_monitor_that_cannot_work_is_refused_saying_why(
@@ -164,6 +170,37 @@ async def test_a_monitor_that_cannot_work_is_refused_saying_why(
 ) -> None:
     assert reason in await refused(app, "add_monitor", **arguments)
     assert await app.tasks.list_tasks(USER) == []
+
+
+async def test_the_same_monitor_twice_is_the_one_that_exists(app: App) -> None:
+    first = await said(app, "add_monitor", url="https://a.example/k", condition="< 300")
+    again = await said(app, "add_monitor", url="https://a.example/k", condition="below 300")
+    other = await said(app, "add_monitor", url="https://a.example/k", condition="above 300")
+    tasks = await app.tasks.list_tasks(USER)
+    assert len(tasks) == 2
+    task_id = first.split("(task ")[1].split(")")[0]
+    assert again == (
+        f"You already have that monitor (task {task_id}): I check https://a.example/k every "
+        "hour (Europe/Berlin) and tell you only when the value is below 300. I made no second "
+        "one."
+    )
+    assert first.endswith(
+        "It reads the first number on the page: to compare another, name what holds it, a "
+        "CSS selector on a page ('watch #price on https://...') or a JSON field "
+        "('https://.../item.json field data.price')."
+    )
+    assert other.startswith("I'll check https://a.example/k every hour")  # another condition
+    changes = await said(app, "add_monitor", url="https://a.example/n")
+    assert changes.endswith("I take a first look now, which only notes what is there.")
+
+
+async def test_done_on_a_monitor_is_refused_and_changes_nothing(app: App) -> None:
+    await said(app, "add_monitor", url="https://a.example/k")
+    [task] = await app.tasks.list_tasks(USER)
+    refusal = await refused(app, "acknowledge_task", task_id=task.id)
+    assert "is a monitor task, not a reminder, so nothing was marked done" in refusal
+    assert await app.tasks.history(task.id, USER) == []
+    assert (await app.tasks.get_task(task.id, USER)).status is TaskStatus.ACTIVE
 
 
 async def test_a_tool_monitor_runs_the_tool_unattended_and_tells_a_change(

@@ -127,8 +127,15 @@ async def test_a_monitor_made_on_the_page_speaks_on_change_and_later_again(web: 
         task = made.json()["task"]
         assert made.json()["notice"] == (
             f"I'll check {site.url('/kettle')} (#p) every 30 minutes (Europe/Berlin) and "
-            "tell you only when the value is below 300; I take a first look now."
+            f"tell you only when the value is below 300 (task {task['id']}); I take a first "
+            "look now, and tell you at once if the value is below 300 already."
         )
+        assert [t["id"] for t in (await alice.get("/monitors")).json()] == [task["id"]]
+        assert (await bob.get("/monitors")).json() == []
+        same = (await alice.post("/monitors", json=watched)).json()
+        assert same["task"]["id"] == task["id"]
+        assert same["notice"].startswith(f"You already have that monitor (task {task['id']}): ")
+        assert same["notice"].endswith("I made no second one.")
         await tick(web, timedelta(0))  # the first look: €320, silent
         seen = await alice.get(f"/tasks/{task['id']}/observation")
         assert seen.json()["value"] == "€320" and seen.json()["holds"] is False
@@ -152,6 +159,14 @@ async def test_a_monitor_made_on_the_page_speaks_on_change_and_later_again(web: 
         ({"url": "https://a.example/", "condition": "when pigs fly"}, "could not read"),
         ({"url": "https://a.example/", "every": "tomorrow"}, "happens once"),
         ({"url": "ftp://a.example/"}, "must be an absolute http:// or https:// URL"),
+        ({"url": "banana"}, "e.g. 'https://shop.example/kettle'"),
+        (
+            {"url": "https://a.example/", "every": "banana"},
+            "say how often, e.g. 'every 30 minutes' or 'every day at 9am'",
+        ),
+        ({"url": "http://10.0.0.5/x"}, "refusing to connect: 10.0.0.5 is a private address"),
+        ({"url": "http://169.254.169.254/latest"}, "a cloud metadata address"),
+        ({"url": "https://a.example/k.json", "field": "price", "condition": "is banana"}, ""),
     ],
 )
 async def test_a_monitor_that_cannot_work_is_a_400_saying_why(
@@ -159,7 +174,30 @@ async def test_a_monitor_that_cannot_work_is_a_400_saying_why(
 ) -> None:
     async with web.client() as client:
         refused = await client.post("/monitors", json=body)
-    assert refused.status_code == 400 and reason in refused.json()["detail"]
+        listed = (await client.get("/tasks")).json()
+    detail = refused.json()["detail"]
+    assert refused.status_code == 400 and reason in detail
+    # A sentence for a person: never the data the task would keep, nor another task's example.
+    assert "{" not in detail and "lights/off" not in detail and "tomorrow at 9am" not in detail
+    assert listed == []
+
+
+async def test_done_is_refused_on_a_monitor_with_a_409(web: Web) -> None:
+    async with PageServer() as site, web.client() as client:
+        url = site.url("/page")
+        made = (await client.post("/monitors", json={"url": url})).json()
+        await tick(web, timedelta(0))
+        task_id = made["task"]["id"]
+        refused = await client.post(f"/tasks/{task_id}/done")
+        runs = (await client.get(f"/tasks/{task_id}/runs")).json()
+        task = (await client.get(f"/tasks/{task_id}")).json()
+    assert refused.status_code == 409
+    assert refused.json()["detail"] == (
+        f'task {task_id} ("watch {url}") is a monitor task, not a reminder, so '
+        "nothing was marked done (only a reminder is done); cancel or pause it instead, e.g. "
+        f"'cancel {task_id}'"
+    )
+    assert [r["status"] for r in runs] == ["succeeded"] and task["status"] == "active"
 
 
 async def test_done_stops_a_nagging_reminder_and_is_in_its_history(web: Web) -> None:
