@@ -491,6 +491,8 @@ async def open_app(
             tools=watched,
             briefing=day_notes,
             alert_after=settings.alert_after,
+            # "snooze that" after a monitor's message shows the message again, from here.
+            delivered=recorder,
         )
         calendars = Calendars(
             memory=memory,

@@ -19,7 +19,13 @@ from agent import Decided
 from calendars import Calendars
 from common import Clock, LazyPattern
 from interfaces.calendar_commands import CalendarCommands
-from interfaces.deliveries import acknowledged_text, snooze_until, until_words
+from interfaces.deliveries import (
+    acknowledged_text,
+    again_words,
+    snooze_until,
+    snoozed_text,
+    until_words,
+)
 from interfaces.messages import Action, ActionKind, ActionOutcome, CommandReply
 from interfaces.notifiers import front_end_of
 from interfaces.protocols import ChatAgent
@@ -28,7 +34,6 @@ from interfaces.views import (
     agent_replies,
     approval_card,
     as_sentence,
-    format_moment,
     note_list,
     run_history,
     task_list,
@@ -528,10 +533,10 @@ class SlashCommands:
             until = snooze_until(action.arg or DEFAULT_SNOOZE, now, zone)
             if until is None:
                 raise ScheduleError(f"{action.arg!r} is no delay; use 10m, 1h or morning")
-            await self._tasks.snooze_delivery(user_id, shown, until)
+            held = await self._tasks.snooze_delivery(user_id, shown, until)
         except TaskError as error:
             return ActionOutcome(notice=_sentence(error), alert=True)
-        text = f"I'll show it again {until_words(until, now)}."
+        text = f"I'll show it again {again_words(until, now, held.moved_from)}."
         return ActionOutcome(notice=text, mark=f"💤 Again {until_words(until, now)}")
 
     async def _snooze(
@@ -549,11 +554,10 @@ class SlashCommands:
                 False,
             )
         try:
-            task = await self._tasks.snooze(task_id, user_id, until - now)
+            snoozed = await self._tasks.snooze_task(task_id, user_id, until)
         except TaskError as error:
             return _sentence(error), False
-        when = format_moment(task.next_run, zone) if task.next_run else "later"
-        return f"Snoozed {task_label(task)} until {when}.", True
+        return snoozed_text(snoozed, until, now, zone), True
 
     async def _decide(self, action: Action, user_id: str, zone: ZoneInfo) -> ActionOutcome:
         approved = action.kind is ActionKind.APPROVE

@@ -18,16 +18,20 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from interfaces.messages import Action, ActionKind, Button, ButtonRows
+from interfaces.views import format_moment
 from tasks import (
     Acknowledgement,
     Delivery,
     DeliveryKind,
     MonitorData,
     MonitorSource,
+    Snoozed,
     TaskStatus,
+    TaskType,
     format_local,
     morning_after,
     read_delay,
+    task_label,
 )
 
 SNOOZES = (("Snooze 10 min", "10m"), ("Snooze 1 h", "1h"), ("Tomorrow morning", "morning"))
@@ -83,6 +87,34 @@ def until_words(until: datetime, now: datetime) -> str:
     if local.date() == today + timedelta(days=1):
         return f"tomorrow at {local:%H:%M}"
     return f"on {local:%a %Y-%m-%d at %H:%M}"
+
+
+def again_words(until: datetime, now: datetime, moved_from: datetime | None) -> str:
+    """When a snoozed message comes again (``until_words``), and, when this snooze moved
+    an earlier one of the same message, when it would have come: ``at 15:00 instead of
+    tomorrow at 08:00``."""
+    said = until_words(until, now)
+    if moved_from is None:
+        return said
+    before = until_words(moved_from.astimezone(until.tzinfo), now).removeprefix("at ")
+    return f"{said} instead of {before}"
+
+
+def snoozed_text(snoozed: Snoozed, until: datetime, now: datetime, zone: ZoneInfo) -> str:
+    """What a snooze of a task (``TaskManager.snooze_task``) says it did."""
+    task, held = snoozed.task, snoozed.held
+    if held is not None:
+        again = again_words(until, now, held.moved_from)
+        return (
+            f"I'll show the message from task {task.id} again {again}; the task keeps its schedule."
+        )
+    when = format_moment(task.next_run, zone) if task.next_run else "later"
+    if task.task_type is TaskType.REMINDER:
+        return f"Snoozed {task_label(task)} until {when}."
+    return (
+        f"Snoozed {task_label(task)}: it showed nothing in the last hour, so this puts off "
+        f"its next run, to {when}."
+    )
 
 
 def acknowledged_text(done: Acknowledgement) -> str:

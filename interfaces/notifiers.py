@@ -15,6 +15,7 @@ import json
 import logging
 import os
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -227,6 +228,8 @@ class Conversations(Protocol):
         self, user_id: str, chat_id: str, messages: Sequence[StoredMessage]
     ) -> int: ...
 
+    async def load_conversation(self, user_id: str, chat_id: str) -> list[StoredMessage]: ...
+
 
 class ChatRecorder:
     """Delivers through ``inner``, then writes what was delivered into the chat's
@@ -236,7 +239,8 @@ class ChatRecorder:
     reminder, whether the offline planner or a model reads the conversation. The record
     names the task ("Reminder (task k3m9xa): stretch"). A delivery that failed is not
     recorded (it is retried); a record that cannot be written is logged and the delivery
-    still counts, so nothing is sent twice.
+    still counts, so nothing is sent twice. What it recorded is what the task manager
+    shows again when a task that is not a reminder is snoozed (``last_delivered``).
 
     Args:
         inner: Delivers the messages.
@@ -266,11 +270,43 @@ class ChatRecorder:
                 )
         return status
 
+    async def last_delivered(
+        self, *, task_id: str, owner_id: str, chat_id: str, since: datetime
+    ) -> Delivery | None:
+        """The task's newest message recorded in the chat at ``since`` or later, as it was
+        delivered (``tasks.DeliveredMessages``)."""
+        said = await self._conversations.load_conversation(owner_id, chat_id)
+        for message in reversed(said):
+            recorded = message.created_at is None or message.created_at >= since
+            if not recorded:
+                return None  # older still, turn by turn
+            if not (message.name or "").startswith(DELIVERY):
+                continue
+            found = delivered_of(message.content, task_id=task_id)
+            if found is not None:
+                kind, text = found
+                return Delivery(task_id, None, owner_id, chat_id, kind, text)
+        return None
+
 
 def recorded_text(delivery: Delivery) -> str:
     """A delivered message as its chat's conversation keeps it, naming its task."""
-    if delivery.kind is DeliveryKind.REMINDER:
-        return f"Reminder (task {delivery.task_id}): {delivery.text}"
-    if delivery.kind is DeliveryKind.RESULT:
-        return f"Result of task {delivery.task_id}:\n{delivery.text}"
-    return f"Notice about task {delivery.task_id}: {delivery.text}"
+    return dict(_recorded_heads(delivery.task_id))[delivery.kind] + delivery.text
+
+
+def _recorded_heads(task_id: str) -> tuple[tuple[DeliveryKind, str], ...]:
+    """How ``recorded_text`` begins a message of the task, by kind."""
+    return (
+        (DeliveryKind.REMINDER, f"Reminder (task {task_id}): "),
+        (DeliveryKind.RESULT, f"Result of task {task_id}:\n"),
+        (DeliveryKind.NOTICE, f"Notice about task {task_id}: "),
+    )
+
+
+def delivered_of(recorded: str, *, task_id: str) -> tuple[DeliveryKind, str] | None:
+    """The kind and text of a message ``recorded_text`` wrote for the task, or ``None``
+    when ``recorded`` is not one of its messages."""
+    for kind, head in _recorded_heads(task_id):
+        if recorded.startswith(head):
+            return kind, recorded.removeprefix(head)
+    return None

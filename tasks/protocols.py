@@ -171,6 +171,17 @@ class ToolRunner(Protocol):
         ...
 
 
+class DeliveredMessages(Protocol):
+    """What the owners were shown lately (the chats' conversations keep it)."""
+
+    async def last_delivered(
+        self, *, task_id: str, owner_id: str, chat_id: str, since: datetime
+    ) -> Delivery | None:
+        """The newest message of the task delivered to the chat at ``since`` or later, as
+        it was delivered (``run_id`` unknown: ``None``), or ``None``."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class BriefingLine:
     """One line of a briefing and the row it comes from.

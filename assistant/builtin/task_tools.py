@@ -28,6 +28,7 @@ from tasks import (
     TaskManager,
     TaskNotFoundError,
     TaskStatus,
+    TaskType,
     format_lateness,
     keep_time_of_day,
     next_run_words,
@@ -42,6 +43,7 @@ from tasks import (
     task_data,
     task_line,
     time_of_day,
+    when_text,
 )
 from tools import Effect, ToolContext, ToolError, tool
 
@@ -494,17 +496,34 @@ class TaskTools:
         effects=[Effect.CHANGES, Effect.READS_PRIVATE],
     )
     async def snooze_task(self, ctx: ToolContext, task_id: str, delay: str) -> TaskReply:
-        """Put a task's next run off by a delay (a reminder that already went off comes back).
+        """Snooze a task by a delay: a reminder is put off (one that already went off comes
+        back); the message another task (a monitor, a search, a result, the briefing)
+        delivered within the last hour comes again then, and that task keeps its schedule;
+        one that delivered nothing lately has its next run put off.
 
         Args:
             delay: How long, e.g. '10m', '1h', 'in 30 minutes', 'half an hour'.
         """
-        delayed = self._manager.snooze(task_id, ctx.user_id, self._delay(delay, ctx))
-        reply = await self._done(
-            ctx, delayed, "Snoozed task {id} ('{description}'); next run {next_run}"
-        )
-        then = "" if reply.task.schedule.startswith("once") else f", then {reply.task.schedule}"
-        return TaskReply(f"{reply.text}{then}.", reply.task)
+        until = (ctx.now + self._delay(delay, ctx)).astimezone(ctx.timezone)
+        snoozed = await self._call(ctx, self._manager.snooze_task(task_id, ctx.user_id, until))
+        summary = self._summary(snoozed.task, ctx)
+        label = f"task {summary.id} ('{summary.description}')"
+        if snoozed.held is not None:
+            moved = snoozed.held.moved_from
+            instead = (
+                "" if moved is None else f" instead of {when_text(moved, ctx.timezone, ctx.now)}"
+            )
+            return TaskReply(
+                f"I'll show the message from task {summary.id} again "
+                f"{when_text(until, ctx.timezone, ctx.now)}{instead}; the task keeps its "
+                f"schedule (next run {summary.next_run_text}).",
+                summary,
+            )
+        said = ": it showed nothing in the last hour, so this puts off its next run"
+        if snoozed.task.task_type is TaskType.REMINDER:
+            said = ""
+        then = "" if summary.schedule.startswith("once") else f", then {summary.schedule}"
+        return TaskReply(f"Snoozed {label}{said}; next run {summary.next_run_text}{then}.", summary)
 
     async def _done(self, ctx: ToolContext, operation: Awaitable[Task], said: str) -> TaskReply:
         """Carry out ``operation`` on one task and say so: ``said`` may name the task's

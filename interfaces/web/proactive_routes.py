@@ -19,7 +19,12 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, HTTPException
 
-from interfaces.deliveries import acknowledged_text, snooze_until, until_words, watch_reply
+from interfaces.deliveries import (
+    acknowledged_text,
+    again_words,
+    snooze_until,
+    watch_reply,
+)
 from interfaces.notifiers import front_end_of
 from interfaces.task_json import TaskOut, task_out
 from interfaces.web.models import (
@@ -224,6 +229,7 @@ async def later(
     held = await services.tasks.snooze_delivery(user, item.delivery, until)
     task = await services.tasks.get_task(held.delivery.task_id, user)
     return LaterOut(
-        notice=f"I'll show the message of {task_label(task)} again {until_words(until, now)}.",
+        notice=f"I'll show the message of {task_label(task)} again "
+        f"{again_words(until, now, held.moved_from)}.",
         at=until,
     )

@@ -20,7 +20,13 @@ from tasks.engine.drafts import DEFAULT_SNOOZE, task_data
 from tasks.engine.holding import HeldReleaser, HoldingNotifier
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.ledger import LedgerWriter
-from tasks.engine.manager import DEFAULT_LEASE, TaskManager, delivery_backoff
+from tasks.engine.manager import (
+    DEFAULT_LEASE,
+    RECENTLY_DELIVERED,
+    Snoozed,
+    TaskManager,
+    delivery_backoff,
+)
 from tasks.engine.notices import (
     alert_notice,
     failed_notice,
@@ -33,12 +39,14 @@ from tasks.engine.watchdog import Watchdog
 __all__ = [
     "DEFAULT_LEASE",
     "DEFAULT_SNOOZE",
+    "RECENTLY_DELIVERED",
     "HeldReleaser",
     "HoldingNotifier",
     "LeaseKeeper",
     "LedgerPolicy",
     "LedgerRetention",
     "LedgerWriter",
+    "Snoozed",
     "TaskManager",
     "Watchdog",
     "alert_notice",

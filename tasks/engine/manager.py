@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -45,6 +45,7 @@ from tasks.monitors import Observation
 from tasks.protocols import (
     AgentRunner,
     BriefingSource,
+    DeliveredMessages,
     Delivery,
     HttpSender,
     Notifier,
@@ -70,6 +71,24 @@ __all__ = ["DEFAULT_LEASE", "DELIVERY_BACKOFF", "TaskManager", "delivery_backoff
 
 DEFAULT_LEASE = timedelta(seconds=10)
 """Short, because leases are renewed: a run held by a process that died waits this long."""
+RECENTLY_DELIVERED = timedelta(hours=1)
+"""A snooze of a task that is not a reminder means its message delivered this recently."""
+
+
+@dataclass(frozen=True, slots=True)
+class Snoozed:
+    """What a snooze of a task did (``TaskManager.snooze_task``).
+
+    Attributes:
+        task: The task as it is now.
+        held: Its message shown again later (the task keeps its schedule), or ``None``:
+            the task's next run was put off.
+    """
+
+    task: Task
+    held: HeldDelivery | None = None
+
+
 LEDGER_DEFER = timedelta(milliseconds=100)
 """The longest a ledger batch waits while the due runs of a burst are being started."""
 
@@ -130,6 +149,9 @@ class TaskManager(AsyncLifecycle):
             the calendar); ``None``: the tasks alone.
         alert_after: Failed runs in a row after which a repeating task's owner is told once
             (the failure alert), and after which its next success is told as a recovery.
+        delivered: What the owners were shown lately (the chats' conversations), so that a
+            snooze of a task that is not a reminder shows its message again
+            (``snooze_task``); ``None``: such a snooze puts the task's next run off.
     """
 
     def __init__(
@@ -160,6 +182,7 @@ class TaskManager(AsyncLifecycle):
         tools: ToolRunner | None = None,
         briefing: BriefingSource | None = None,
         alert_after: int = 3,
+        delivered: DeliveredMessages | None = None,
     ) -> None:
         if min(max_failures, max_concurrent_runs, claim_batch, alert_after) < 1:
             raise TaskError(
@@ -171,6 +194,7 @@ class TaskManager(AsyncLifecycle):
         self._store = store
         self._http = http
         self._limits = limits
+        self._delivered = delivered
         self._retention = LedgerRetention(store, clock, ledger or LedgerPolicy())
         self._compacting = ledger is not None
         self._rules = {**DEFAULT_MISFIRE_RULES, **(misfire_rules or {})}
@@ -474,6 +498,32 @@ class TaskManager(AsyncLifecycle):
         if claimed is not None:
             self._ahead.retract(task.id)
         return snoozed
+
+    async def snooze_task(self, task_id: str, owner_id: str, until: datetime) -> Snoozed:
+        """Snooze a task as its owner means it ("snooze that", ``/snooze``, a Snooze button).
+
+        A reminder is put off itself (``snooze``). A task of another type (a monitor, a
+        search, an agent task, the briefing) that delivered a message within
+        ``RECENTLY_DELIVERED`` shows that message again at ``until`` (``snooze_delivery``)
+        and keeps its schedule; one that delivered nothing lately has its next run put off.
+
+        Raises:
+            TaskNotFoundError: when the owner has no such task.
+            TaskDataError: when ``until`` is not between a second and a year from now.
+            TaskStateError: as ``snooze`` and ``snooze_delivery`` say.
+        """
+        now = self._clock.now()
+        task = await self.get_task(task_id, owner_id)
+        if task.task_type is not TaskType.REMINDER and self._delivered is not None:
+            shown = await self._delivered.last_delivered(
+                task_id=task.id,
+                owner_id=task.owner_id,
+                chat_id=task.chat_id,
+                since=now - RECENTLY_DELIVERED,
+            )
+            if shown is not None:
+                return Snoozed(task, await self.snooze_delivery(owner_id, shown, until))
+        return Snoozed(await self.snooze(task.id, owner_id, until - now))
 
     async def reschedule(self, task_id: str, owner_id: str, schedule: Schedule) -> Task:
         """Give the task a new schedule, keeping its id; its next run is the schedule's first.

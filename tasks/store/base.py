@@ -106,6 +106,8 @@ class HeldDelivery:
         repeats: How many more times it came while held (a reminder repeated until
             acknowledged is held once, counted).
         zone: The IANA zone its release time is said in (its owner's, when it was held).
+        moved_from: When it would have come before a second snooze of the same message moved
+            it (what ``hold`` returns then); ``None`` for a message held once.
     """
 
     id: int
@@ -115,6 +117,7 @@ class HeldDelivery:
     release_at: datetime
     repeats: int = 0
     zone: str = "UTC"
+    moved_from: datetime | None = None
 
 
 def zone_of(instant: datetime) -> str:
@@ -434,7 +437,9 @@ class TaskStore(AsyncLifecycle):
 
         A reminder that repeats until acknowledged, held again for the same reason while an
         earlier one of its task still waits, replaces that one (its ``repeats`` counts up),
-        so the owner gets it once when the wait ends.
+        so the owner gets it once when the wait ends. A message snoozed again while its
+        earlier snooze waits (the same task, run and text) moves that one to ``release_at``
+        (``moved_from`` says when it would have come), so it comes once.
         """
 
     @abstractmethod

@@ -387,11 +387,19 @@ class MemoryTaskStore(TaskStore):
     async def hold(
         self, delivery: Delivery, *, reason: HoldReason, now: datetime, release_at: datetime
     ) -> HeldDelivery:
-        """Keep ``delivery`` until ``release_at`` (a repeated reminder replaces its own)."""
+        """Keep ``delivery`` until ``release_at`` (a message snoozed again moves its waiting
+        snooze; a repeated reminder replaces its own)."""
         zone = zone_of(release_at)
         now, release_at = require_aware(now, "now"), require_aware(release_at, "release_at")
+        waiting = sorted(self._held.values(), key=lambda entry: entry[0].id)
+        if reason is HoldReason.SNOOZED:
+            for held, lease in waiting:
+                if lease is None and _same_snooze(held, delivery):
+                    moved = replace(held, held_at=now, release_at=release_at, zone=zone)
+                    self._held[held.id] = (moved, None)
+                    return replace(moved, moved_from=held.release_at)
         if delivery.nags and delivery.kind is DeliveryKind.REMINDER:
-            for held, lease in sorted(self._held.values(), key=lambda entry: entry[0].id):
+            for held, lease in waiting:
                 same = held.delivery.task_id == delivery.task_id and held.reason is reason
                 if same and held.delivery.kind is DeliveryKind.REMINDER:
                     again = replace(held, delivery=delivery, repeats=held.repeats + 1)
@@ -646,3 +654,10 @@ def _peek(
 def _listing_key(task: Task) -> tuple[tuple[int, float], datetime, str]:
     when = (0, task.next_run.timestamp()) if task.next_run is not None else _FAR_FUTURE_KEY
     return when, task.created_at, task.id
+
+
+def _same_snooze(held: HeldDelivery, delivery: Delivery) -> bool:
+    """Whether ``held`` is a snooze of the message ``delivery`` is (its task, run and text)."""
+    was, now = held.delivery, delivery
+    same = (was.task_id, was.run_id, was.text) == (now.task_id, now.run_id, now.text)
+    return held.reason is HoldReason.SNOOZED and same

@@ -124,7 +124,27 @@ def save_observation(d: Dialect, task_id: str, seen: Observation) -> Steps[None]
 def hold(
     d: Dialect, delivery: Delivery, reason: HoldReason, now: datetime, release_at: datetime
 ) -> Steps[HeldDelivery]:
-    """Keep ``delivery`` until ``release_at`` (a repeated reminder replaces its waiting one)."""
+    """Keep ``delivery`` until ``release_at`` (a message snoozed again moves its waiting
+    snooze; a repeated reminder replaces its waiting one)."""
+    zone = zone_of(release_at)
+    if reason is HoldReason.SNOOZED:
+        # Not one being released right now. Run ids start at 1: 0 stands for none.
+        found = yield d.statement(
+            f"SELECT {HELD_COLUMNS} FROM held_deliveries WHERE task_id = ? AND reason = ? "
+            "AND coalesce(run_id, 0) = ? AND text = ? AND lease_until IS NULL "
+            "ORDER BY id LIMIT 1" + d.lock_rows,
+            delivery.task_id, reason.value, delivery.run_id or 0, delivery.text, want="one",
+        )  # fmt: skip
+        if found is not None:
+            earlier = held_from_row(found, d)
+            yield d.statement(
+                "UPDATE held_deliveries SET held_at = ?, release_at = ?, zone = ? WHERE id = ?",
+                d.time(now), d.time(release_at), zone, earlier.id,
+            )  # fmt: skip
+            return replace(
+                earlier, held_at=now, release_at=release_at, zone=zone,
+                moved_from=earlier.release_at,
+            )  # fmt: skip
     if delivery.nags and delivery.kind is DeliveryKind.REMINDER:
         found = yield d.statement(
             f"SELECT {HELD_COLUMNS} FROM held_deliveries WHERE task_id = ? AND reason = ? "
@@ -139,7 +159,6 @@ def hold(
                 delivery.text, delivery.run_id, earlier.id,
             )  # fmt: skip
             return replace(earlier, delivery=delivery, repeats=earlier.repeats + 1)
-    zone = zone_of(release_at)
     held_id = yield d.statement(
         "INSERT INTO held_deliveries (task_id, run_id, owner_id, chat_id, kind, text, late_by, "
         "run_again, nags, reason, held_at, release_at, repeats, zone) "

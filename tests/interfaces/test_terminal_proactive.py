@@ -409,3 +409,63 @@ async def test_done_on_a_monitor_marks_nothing(terminal: Terminal) -> None:
         runs = await terminal.app.tasks.history(task_id, LOCAL_USER)
     assert "is a monitor task, not a reminder, so nothing was marked done" in refused
     assert [r.status for r in runs] == [RunStatus.SUCCEEDED]
+
+
+async def _a_monitor_that_told_a_change(terminal: Terminal, site: PageServer) -> str:
+    """Say a monitor of the page, let it see a change; return its task id (it told at 15:00)."""
+    made = await terminal.type(f"tell me when {site.url('/kettle')} changes")
+    await terminal.wait(timedelta(hours=1))
+    site.show("<html><body><p>Price: 289 EUR</p></body></html>")
+    told = await terminal.wait(timedelta(hours=1))
+    assert "now Price: 289 EUR" in told, made
+    return told.split()[1].rstrip("]")
+
+
+async def test_snoozing_a_monitor_after_its_change_shows_the_change_again(
+    terminal: Terminal,
+) -> None:
+    async with PageServer("<html><body><p>Price: 320 EUR</p></body></html>") as site:
+        task_id = await _a_monitor_that_told_a_change(terminal, site)
+        before = (await terminal.app.tasks.get_task(task_id, LOCAL_USER)).next_run
+        said = await terminal.type("snooze that for 10 minutes")
+        assert said.endswith(
+            f"I'll show the message from task {task_id} again today at 15:10 (Europe/Berlin); "
+            "the task keeps its schedule (next run today at 16:00 (Europe/Berlin)).\n"
+        )
+        assert await terminal.type(f"/snooze {task_id} 1h") == (
+            f"I'll show the message from task {task_id} again at 16:00 instead of 15:10; "
+            "the task keeps its schedule.\n"
+        )
+        task = await terminal.app.tasks.get_task(task_id, LOCAL_USER)
+        assert task.next_run == before
+        assert await terminal.wait(timedelta(minutes=30)) == ""
+        again = await terminal.wait(timedelta(minutes=30))
+    assert again.count("now Price: 289 EUR\n(snoozed at 15:00)") == 1
+    assert len(await terminal.app.tasks.held(LOCAL_USER)) == 0
+
+
+async def test_snoozing_a_monitor_that_said_nothing_lately_puts_its_next_run_off(
+    terminal: Terminal,
+) -> None:
+    async with PageServer("<html><body><p>Price: 320 EUR</p></body></html>") as site:
+        task_id = await _a_monitor_that_told_a_change(terminal, site)
+        await terminal.wait(timedelta(minutes=61))  # 16:01: it looked again, said nothing
+        assert await terminal.type(f"/snooze {task_id} 10m") == (
+            f'Snoozed task {task_id} ("watch {site.url("/kettle")}"): it showed nothing in '
+            "the last hour, so this puts off its next run, to 2026-03-10 17:10 "
+            "(Europe/Berlin).\n"
+        )
+    assert await terminal.app.tasks.held(LOCAL_USER) == []
+
+
+async def test_a_message_later_twice_comes_once_at_the_second_time(terminal: Terminal) -> None:
+    async with PageServer("<html><body><p>Price: 320 EUR</p></body></html>") as site:
+        await _a_monitor_that_told_a_change(terminal, site)
+        assert await terminal.type("/later 1 morning") == "I'll show it again tomorrow at 08:00.\n"
+        assert await terminal.type("/later 1 1h") == (
+            "I'll show it again at 16:00 instead of tomorrow at 08:00.\n"
+        )
+        again = await terminal.wait(timedelta(hours=1))
+    assert again.count("(snoozed at 15:00)") == 1
+    assert await terminal.app.tasks.held(LOCAL_USER) == []
+    assert await terminal.wait(timedelta(hours=17)) == ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -419,6 +420,66 @@ async def test_a_snoozed_message_comes_again_marked(store_factory: StoreFactory)
             await manager.snooze_delivery("bob", result, clock.now() + HOUR)
     assert notifier.texts() == ["the news\n(snoozed at 09:00)"]
     assert notifier.deliveries[0].kind is DeliveryKind.RESULT
+
+
+async def test_a_message_snoozed_again_moves_and_comes_once(store_factory: StoreFactory) -> None:
+    clock, notifier = ManualClock(at(9)), RecordingNotifier()
+    async with started(manager_of(store_factory(), clock, notifier)) as manager:
+        schedule = IntervalSchedule(every=HOUR, anchor=at(9), tz=BERLIN)
+        task_id = await remind(manager, schedule, "hourly")
+        result = Delivery(task_id, None, "alice", "chat-alice", DeliveryKind.RESULT, "the news")
+        other = replace(result, text="the weather")
+        first = await manager.snooze_delivery("alice", result, at(8, day=11))
+        assert first.moved_from is None
+        await manager.snooze_delivery("alice", other, at(11))
+        moved = await manager.snooze_delivery("alice", result, at(10))
+        assert (moved.id, moved.release_at, moved.moved_from) == (first.id, at(10), at(8, day=11))
+        assert len(await manager.held("alice")) == 2  # one per message
+        clock.advance(timedelta(days=1))
+        assert await manager.release_due() == 2
+    assert notifier.texts() == ["the news\n(snoozed at 09:00)", "the weather\n(snoozed at 09:00)"]
+
+
+class Shown:
+    """What the owners were shown lately (``tasks.DeliveredMessages``): one message."""
+
+    def __init__(self, delivery: Delivery, at: datetime) -> None:
+        self.delivery, self.at = delivery, at
+
+    async def last_delivered(
+        self, *, task_id: str, owner_id: str, chat_id: str, since: datetime
+    ) -> Delivery | None:
+        mine = (task_id, owner_id, chat_id) == (
+            self.delivery.task_id, self.delivery.owner_id, self.delivery.chat_id
+        )  # fmt: skip
+        return self.delivery if mine and self.at >= since else None
+
+
+async def test_snoozing_a_task_that_is_no_reminder_shows_its_message_again(
+    store_factory: StoreFactory,
+) -> None:
+    clock, notifier = ManualClock(at(9)), RecordingNotifier()
+    store = store_factory()
+    schedule = IntervalSchedule(every=HOUR, anchor=at(9), tz=BERLIN)
+    async with started(manager_of(store, clock, notifier)) as making:
+        task = await making.add_task(
+            owner_id="alice", chat_id="chat-alice", task_type=TaskType.AGENT_TASK,
+            schedule=schedule, execution_data={"prompt": "the news"},
+        )  # fmt: skip
+        reminder = await remind(making, schedule, "stretch")
+    told = Delivery(task.id, None, "alice", "chat-alice", DeliveryKind.RESULT, "the news")
+    shown = Shown(told, at(9))
+    manager = TaskManager(store=store, clock=clock, notifier=notifier, delivered=shown)
+    async with started(manager):
+        again = await manager.snooze_task(task.id, "alice", at(9, 10))
+        assert again.held is not None and again.held.release_at == at(9, 10)
+        assert again.task.next_run == task.next_run  # it keeps its schedule
+        put_off = await manager.snooze_task(reminder, "alice", at(9, 10))
+        assert put_off.held is None and put_off.task.next_run == at(10, 10)
+        clock.advance(HOUR + MINUTE)  # 10:01: nothing shown within the hour
+        later = await manager.snooze_task(task.id, "alice", at(10, 11))
+        assert later.held is None and later.task.next_run == at(10, 11)
+        assert [h.release_at for h in await manager.held("alice")] == [at(9, 10)]
 
 
 # -- the morning briefing -----------------------------------------------------------------------
