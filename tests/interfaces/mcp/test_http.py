@@ -102,7 +102,7 @@ async def test_a_reminder_made_over_mcp_fires_here_into_the_users_web_chat(web: 
     )
 
     web.clock.advance(timedelta(minutes=5))
-    assert await web.run_due() == 1
+    await web.run_due()  # it or the front end's own timer fires it
     [item] = web.front.interface.services.inbox.after("alice", None)
     assert (item.delivery.task_id, item.delivery.chat_id, item.delivery.text) == (
         task["id"],
@@ -298,7 +298,7 @@ async def test_without_api_tokens_the_owners_mcp_calls_deliver_to_the_page(
                 await client.call_tool("add_reminder", {"when": "in 2 minutes", "message": "go"})
             )
         web.clock.advance(timedelta(minutes=2))
-        assert await web.run_due() == 1
+        await web.run_due()  # it or the front end's own timer fires it
         [item] = web.front.interface.services.inbox.after("local", None)
     assert (item.delivery.task_id, item.delivery.chat_id) == (made["task"]["id"], "web:main")
 

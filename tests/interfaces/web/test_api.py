@@ -383,7 +383,7 @@ async def test_history_is_what_was_said_and_answered_without_the_calls(web: Web)
     await say(web, "/tasks")  # a slash command is not part of the conversation
     await say(web, "note: the spare key is under the blue pot", token=BOB_TOKEN)
     web.clock.advance(timedelta(minutes=11))
-    assert await web.run_due() == 1  # the chat keeps the reminder; the page has it from /events
+    await web.run_due()  # the chat keeps the reminder; the page has it from /events
     async with web.client() as client:
         history = (await client.get("/history")).json()
         other_chat = (await client.get("/history", params={"chat_id": "side"})).json()
