@@ -191,7 +191,8 @@ class NetGuard:
             return
         reason = blocked_reason(ip)
         if reason is not None:
-            shown = str(ip) if _normal_host(host) == str(ip) else f"{host!r} resolves to {ip}"
+            written = _normal_host(host) == str(ip)
+            shown = str(ip) if written else f"{host!r} resolves to {ip}, which"
             raise BlockedAddressError(
                 f"refusing to connect: {shown} is {reason}; only public addresses are allowed "
                 "unless the host is listed in ASSISTANT_HTTP_ALLOW_HOSTS"

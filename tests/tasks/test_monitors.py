@@ -383,7 +383,7 @@ async def test_the_guarded_path_refuses_a_name_that_resolves_to_a_private_addres
     [notice] = notifier.deliveries
     assert notice.kind is DeliveryKind.NOTICE
     assert "could not take its first look: " in notice.text
-    assert "'shop.test' resolves to 127.0.0.1 is a loopback address" in notice.text
+    assert "'shop.test' resolves to 127.0.0.1, which is a loopback address" in notice.text
     assert f"cancel it ('cancel {task_id}')" in notice.text
 
 
@@ -394,7 +394,7 @@ async def test_the_guarded_path_refuses_a_name_that_resolves_to_a_private_addres
         ("http://169.254.169.254/latest", "169.254.169.254 is a cloud metadata address"),
         ("http://[::1]:8080/x", "::1 is a loopback address"),
         ("http://metadata.google.internal/x", "is a cloud metadata host"),
-        ("http://0x7f.1/x", "'0x7f.1' resolves to 127.0.0.1 is a loopback address"),
+        ("http://0x7f.1/x", "'0x7f.1' resolves to 127.0.0.1, which is a loopback address"),
     ],
 )
 async def test_a_monitor_of_an_address_the_guard_always_refuses_is_refused_when_made(
