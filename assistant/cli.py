@@ -576,7 +576,7 @@ async def _terminal_line() -> str | None:
                     break
                 data += chunk
         except OSError:
-            pass
+            pass  # the terminal went away: what was read so far (or nothing) is the answer
         line = data.decode("utf-8", errors="replace") if data else None
         with contextlib.suppress(RuntimeError):  # the loop is gone: nobody waits
             loop.call_soon_threadsafe(settle, line)

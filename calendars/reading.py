@@ -34,6 +34,7 @@ MAX_FILE_BYTES = 5_000_000
 """The largest calendar file read."""
 MAX_EVENTS = 5000
 """The most events one file may hold."""
+_TIMED = ("VEVENT", "VTODO")  # the components an import reads (a to-do has its time too)
 _CHECKED_DAYS = 731
 
 
@@ -174,7 +175,7 @@ def read_events(
         )
     broken = [
         f"{event_name(component)}: {'; '.join(problems)}"
-        for component, problems in take_out_broken(calendar, ("VEVENT", "VTODO"))
+        for component, problems in take_out_broken(calendar, _TIMED)
     ]
     calendar = _standard(calendar)
     zones = _Zones(user=zone, defined=_defined_zones(calendar, now), since=now)
@@ -188,7 +189,7 @@ def read_events(
 
 
 def _components(calendar: Component) -> list[Component]:
-    return [c for c in calendar.walk() if c.name in ("VEVENT", "VTODO")]
+    return [c for c in calendar.walk() if c.name in _TIMED]
 
 
 def _parse(data: bytes) -> Component:

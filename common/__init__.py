@@ -35,7 +35,7 @@ from common.http import (
     HttpRequestError,
     HttpResponse,
 )
-from common.lifecycle import AsyncLifecycle
+from common.lifecycle import AsyncLifecycle, cancel_and_wait
 from common.locks import KeyedLocks
 from common.netguard import (
     BlockedAddressError,
@@ -121,6 +121,7 @@ __all__ = [
     "TableCopy",
     "UnreadableText",
     "blocked_reason",
+    "cancel_and_wait",
     "check_selector",
     "clean_text",
     "clean_value",

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from abc import ABC, abstractmethod
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
+
+
+async def cancel_and_wait(task: asyncio.Task[Any] | None) -> None:
+    """Cancel a background task (``None``: there is none) and wait until it has ended."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 class AsyncLifecycle(ABC):

@@ -29,6 +29,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias, TypeVar
 
+from common.lifecycle import cancel_and_wait
 from common.redaction import redact_url
 
 if TYPE_CHECKING:
@@ -367,10 +368,7 @@ class Listener:
         """Stop listening and close the connection; closing twice is harmless."""
         self._closed = True
         task, self._reconnecting = self._reconnecting, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
         conn, self._conn = self._conn, None
         if conn is not None and not conn.is_closed():
             await conn.close()

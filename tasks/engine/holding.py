@@ -17,13 +17,12 @@ dropped when its time comes, not delivered: it would nag about what is done.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import replace
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
-from common import Clock
+from common import Clock, cancel_and_wait
 from tasks.engine.changes import acknowledged_since_it_went_off
 from tasks.protocols import Delivery, DeliveryStatus, Notifier, QuietHours
 from tasks.schedule.model import format_local
@@ -137,10 +136,7 @@ class HeldReleaser:
     async def stop(self) -> None:
         """Stop releasing (what it took and did not send is taken again later)."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     async def release_due(self) -> int:
         """Deliver every held delivery due now, together, in the order they were held;

@@ -21,12 +21,11 @@ one long-lived task is left on it).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass, replace
 from datetime import timedelta
 
-from common import Clock
+from common import Clock, cancel_and_wait
 from tasks.models import Compaction
 from tasks.store.base import TaskStore
 
@@ -131,9 +130,7 @@ class LedgerRetention:
         task, self._task = self._task, None
         if task is not None:
             self._stop.set()
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     async def _loop(self) -> None:
         while not self._stop.is_set():

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from common import Clock
+from common import Clock, cancel_and_wait
 from tasks.engine.executor import RunExecutor
 from tasks.engine.leases import LeaseKeeper
 from tasks.engine.notices import FollowUps
@@ -155,10 +155,7 @@ class Timer:
     async def stop(self) -> None:
         """Stop the timer (the runs it started go on)."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     async def run_due(self, *, wait: bool, ahead: timedelta = timedelta(0)) -> int:
         """Claim and start every run due by now + ``ahead``; return how many.

@@ -230,10 +230,10 @@ async def test_cancel_during_a_run_lets_it_finish_and_never_fire_again(
     assert task.id not in await manager.active_task_ids("alice")
 
 
-async def test_failures_alert_the_owner_once_then_disable_the_task(
-    store: TaskStore, clock: ManualClock
-) -> None:
-    notifier = RecordingNotifier()
+async def _failing_digest(
+    store: TaskStore, clock: ManualClock, notifier: RecordingNotifier
+) -> tuple[TaskManager, Task]:
+    """A manager whose agent always fails, and an every-minute agent task for it."""
 
     def broken(prompt: str) -> str:
         raise RuntimeError("model server unreachable")
@@ -247,6 +247,14 @@ async def test_failures_alert_the_owner_once_then_disable_the_task(
         description="daily digest",
         execution_data={"prompt": "digest"},
     )
+    return manager, task
+
+
+async def test_failures_alert_the_owner_once_then_disable_the_task(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager, task = await _failing_digest(store, clock, notifier)
 
     for _ in range(5):
         clock.advance(MINUTE)
@@ -275,19 +283,7 @@ async def test_a_failed_run_the_owner_started_is_told_at_once(
     store: TaskStore, clock: ManualClock
 ) -> None:
     notifier = RecordingNotifier()
-
-    def broken(prompt: str) -> str:
-        raise RuntimeError("model server unreachable")
-
-    manager = manager_for(store, clock, notifier, ScriptedAgent(broken))
-    task = await manager.add_task(
-        owner_id="alice",
-        chat_id="chat-alice",
-        task_type="agent_task",
-        schedule=every(MINUTE),
-        description="daily digest",
-        execution_data={"prompt": "digest"},
-    )
+    manager, task = await _failing_digest(store, clock, notifier)
     clock.advance(MINUTE)
     await manager.run_due()  # a scheduled failure: silent until the third in a row
     assert notifier.deliveries == []
