@@ -840,6 +840,7 @@ def _run_migrate(args: argparse.Namespace, settings: Settings) -> int:
     print(f"Copied {source} into {redact_url(target)}; every count verified:")
     for entry in copied:
         print(f"  {entry.table:<22} {entry.source:>9} rows")
+    print("The copied tables were vacuumed and analysed, as after any bulk load.")
     print("Set ASSISTANT_DATABASE_URL to it and restart the assistant.")
     return 0
 

@@ -8,6 +8,8 @@ import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import asyncpg
+
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
 from assistant.config import load_settings
 from assistant.migrate import migrate, source_path
@@ -29,6 +31,18 @@ def assistant(*args: str, data_dir: Path) -> subprocess.CompletedProcess[str]:
         [sys.executable, "-m", "assistant.cli", *args],
         capture_output=True, text=True, env=env, cwd=data_dir, timeout=120, check=False,
     )  # fmt: skip
+
+
+async def analysed(url: str, table: str) -> bool:
+    """Whether ``table`` was vacuumed and analysed by hand (not by the server's autovacuum)."""
+    conn = await asyncpg.connect(url)
+    try:
+        row = await conn.fetchrow(
+            "SELECT last_vacuum, last_analyze FROM pg_stat_user_tables WHERE relname = $1", table
+        )
+    finally:
+        await conn.close()
+    return row is not None and row["last_vacuum"] is not None and row["last_analyze"] is not None
 
 
 async def fill(app: App, clock: ManualClock) -> None:
@@ -81,6 +95,8 @@ async def test_an_installation_moves_whole_and_verified(tmp_path: Path, postgres
     assert "sekrit" not in done.stdout + done.stderr
     assert "every count verified" in done.stdout
     assert "scheduled_tasks" in done.stdout and "task_runs" in done.stdout
+    assert "were vacuumed and analysed" in done.stdout
+    assert await analysed(target, "scheduled_tasks") and await analysed(target, "notes")
     on_postgres = load_settings(data_dir=data_dir, timezone="Europe/Berlin", database_url=target)
     async with open_app(on_postgres, clock=clock) as app:
         assert await snapshot(app) == before
