@@ -1,0 +1,289 @@
+"""A running assistant answers ``assistant ask``: the real ``assistant serve`` in a process
+of its own, ``assistant ask`` as another, the socket in a temporary data directory.
+
+The server runs in Asia/Tokyo and the asking command in UTC, so an answer that names Tokyo
+was made by the server (``--local`` makes the command answer itself, in UTC).
+"""
+
+import json
+import os
+import select
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from assistant.askclient import SOCKET_NAME
+
+SERVER_ZONE = "Asia/Tokyo"
+
+
+@dataclass
+class Served:
+    """A running ``assistant serve`` and where it keeps its data and log."""
+
+    process: subprocess.Popen[str]
+    data_dir: Path
+    log: Path
+
+    @property
+    def socket(self) -> Path:
+        return self.data_dir / SOCKET_NAME
+
+    def log_text(self) -> str:
+        return self.log.read_text()
+
+    def answered(self) -> int:
+        """How many asks the server's log says it answered."""
+        return self.log_text().count("answered `assistant ask`")
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout=60)
+        finally:
+            if self.process.stdout is not None:
+                self.process.stdout.close()
+
+
+def start_serve(data_dir: Path, log: Path) -> Served:
+    """Start ``assistant serve`` on ``data_dir``; return once it printed ``ready``."""
+    env = {
+        **base_env(data_dir),
+        "ASSISTANT_TIMEZONE": SERVER_ZONE,
+        "ASSISTANT_LOG_LEVEL": "INFO",
+        "PYTHONUNBUFFERED": "1",
+    }
+    with log.open("w") as errors:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "assistant.cli", "serve"],
+            env=env,
+            cwd=data_dir.parent,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=errors,
+            text=True,
+        )
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], 60)
+    line = process.stdout.readline() if ready else ""
+    if not line.startswith("ready"):
+        process.kill()
+        process.wait()
+        process.stdout.close()
+        raise AssertionError(f"serve did not start: {line!r}\n{log.read_text()}")
+    return Served(process, data_dir, log)
+
+
+def base_env(data_dir: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(data_dir.parent),
+        "ASSISTANT_DATA_DIR": str(data_dir),
+    }
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    folder = tmp_path_factory.mktemp("ask")
+    running = start_serve(folder / "data", folder / "serve.log")
+    yield running
+    running.stop()
+
+
+def ask(
+    served: Served, *args: str, zone: str = "UTC", cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "ask", *args],
+        capture_output=True,
+        text=True,
+        env={**base_env(served.data_dir), "ASSISTANT_TIMEZONE": zone},
+        cwd=cwd or served.data_dir.parent,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_the_running_assistant_answers(served: Served) -> None:
+    before = served.answered()
+    done = ask(served, "what time is it?")
+    assert done.returncode == 0, done.stderr
+    assert f"({SERVER_ZONE})" in done.stdout
+    assert done.stderr == ""
+    assert served.answered() == before + 1
+    local = ask(served, "--local", "what time is it?")
+    assert "(UTC)" in local.stdout
+    assert served.answered() == before + 1
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        ["/tasks"],
+        ["--json", "/tasks"],
+        ["/help"],
+        ["/later 1 10m"],
+        ["--json", "at 1am daily POST http://home.lan/lights/off"],
+        ["write a haiku about the sea"],
+    ],
+    ids=["slash", "slash as JSON", "help", "chat only", "an approval", "nothing to do"],
+)
+def test_the_answer_is_the_in_process_one(served: Served, said: list[str]) -> None:
+    through = ask(served, *said, zone=SERVER_ZONE)
+    local = ask(served, "--local", *said, zone=SERVER_ZONE)
+    if "--json" in said:
+        assert without_request_ids(through.stdout) == without_request_ids(local.stdout)
+    else:
+        assert through.stdout == local.stdout
+    assert (through.stderr, through.returncode) == (local.stderr, local.returncode)
+
+
+def without_request_ids(answer: str) -> str:
+    """``ask --json``'s answer with the ids of its approval requests as ``ID`` (each turn
+    asks for its own)."""
+    for request in json.loads(answer)["approvals"]:
+        answer = answer.replace(request["id"], "ID")
+    return answer
+
+
+def test_a_slash_command_changes_what_the_in_process_ask_sees(served: Served) -> None:
+    set_ = ask(served, "/quiet 22:00-07:00", zone=SERVER_ZONE)
+    assert set_.stdout.startswith(f"Quiet hours: from 22:00 to 07:00 ({SERVER_ZONE}).")
+    shown = ask(served, "--local", "--json", "/quiet", zone=SERVER_ZONE)
+    assert json.loads(shown.stdout)["reply"].startswith("Your quiet hours: from 22:00 to 07:00")
+    assert ask(served, "/quiet off").returncode == 0
+
+
+def test_the_socket_is_this_users_alone(served: Served) -> None:
+    made = served.socket.lstat()
+    assert stat.S_ISSOCK(made.st_mode)
+    assert stat.S_IMODE(made.st_mode) == 0o600
+    assert made.st_uid == os.getuid()
+
+
+def talk(served: Served, *lines: bytes) -> list[dict[str, object]]:
+    """Connect, send ``lines`` after the hello, and read every line until the server closes."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(30)
+        conn.connect(str(served.socket))
+        reader = conn.makefile("rb")
+        heard = [json.loads(reader.readline())]
+        for line in lines:
+            conn.sendall(line)
+        heard.extend(json.loads(line) for line in reader)
+    return heard
+
+
+@pytest.mark.parametrize(
+    ("line", "said"),
+    [
+        (b"not json\n", "not a line of JSON"),
+        (b"[1, 2]\n", "not a JSON object"),
+        (b'{"version": 99, "text": "hi"}\n', "protocol version 99"),
+        (b'{"version": 1, "text": 5}\n', '"text" must be a string'),
+        (b'{"version": 1, "text": "hi", "json": "yes"}\n', '"json" must be true or false'),
+        (b'{"version": 1, "text": "hi", "cwd": 1}\n', '"cwd" must be a folder'),
+    ],
+)
+def test_a_malformed_request_gets_an_error_reply(served: Served, line: bytes, said: str) -> None:
+    hello, reply = talk(served, line)
+    assert hello == {"version": 1, "pid": served.process.pid}
+    assert reply["version"] == 1
+    assert said in str(reply["error"])
+    assert ask(served, "/tasks").returncode == 0  # and the server goes on
+
+
+def test_a_calendar_command_from_another_folder_is_left_to_the_client(
+    served: Served, tmp_path: Path
+) -> None:
+    request = {"version": 1, "text": "/calendar import plans.ics", "cwd": str(tmp_path)}
+    _, reply = talk(served, json.dumps(request).encode() + b"\n")
+    assert reply == {"version": 1, "local": True}
+    (tmp_path / "plans.ics").write_text("not a calendar")
+    before = served.answered()
+    done = ask(served, "/calendar import plans.ics", cwd=tmp_path)
+    assert done.stdout.startswith("This is not an iCalendar file")  # read from tmp_path
+    assert served.answered() == before
+
+
+def test_clients_that_leave_do_not_stop_the_server(served: Served) -> None:
+    request = json.dumps({"version": 1, "text": "remind me in 2 hours to leave early"})
+    for _ in range(3):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+            conn.connect(str(served.socket))
+            conn.recv(100)  # the hello
+            conn.sendall(request.encode() + b"\n")  # and gone before the answer
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(str(served.socket))  # and gone before the hello
+    done = ask(served, "what time is it?")
+    assert done.returncode == 0
+    assert f"({SERVER_ZONE})" in done.stdout
+    assert "Traceback" not in served.log_text()
+
+
+def test_concurrent_asks_are_all_answered(served: Served) -> None:
+    env = {**base_env(served.data_dir), "ASSISTANT_TIMEZONE": SERVER_ZONE}
+    asking = [
+        subprocess.Popen(
+            [sys.executable, "-m", "assistant.cli", "ask", "--json", f"/snooze {n}"],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(4)
+    ]
+    replies = [json.loads(p.communicate(timeout=60)[0])["reply"] for p in asking]
+    assert all(reply for reply in replies)
+
+
+def test_a_stale_socket_is_replaced_and_the_socket_goes_with_the_server(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir(mode=0o700)
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(data_dir / SOCKET_NAME))
+    stale.close()  # left behind, as by a process that was killed
+    running = start_serve(data_dir, tmp_path / "serve.log")
+    try:
+        done = ask(running, "what time is it?")
+        assert f"({SERVER_ZONE})" in done.stdout
+    finally:
+        assert running.stop() == 0
+    assert not running.socket.exists()
+    began = time.monotonic()
+    again = ask(running, "what time is it?")  # answered in process now
+    assert "(UTC)" in again.stdout
+    assert time.monotonic() - began < 60
+
+
+def test_a_second_assistant_leaves_the_socket_to_the_first(served: Served, tmp_path: Path) -> None:
+    env = {**base_env(served.data_dir), "ASSISTANT_LOG_LEVEL": "INFO"}
+    second = subprocess.Popen(
+        [sys.executable, "-m", "assistant.cli", "mcp"],  # it runs no scheduler: it may start
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert second.stdin is not None and second.stderr is not None
+    said = ""
+    while "already answers `assistant ask`" not in said:
+        ready, _, _ = select.select([second.stderr], [], [], 60)
+        line = second.stderr.readline() if ready else ""
+        assert line, f"the second assistant said: {said}"
+        said += line
+    second.stdin.close()
+    assert second.wait(timeout=60) == 0
+    second.stderr.close()
+    assert f"(pid {served.process.pid})" in said
+    done = ask(served, "what time is it?")
+    assert f"({SERVER_ZONE})" in done.stdout  # the first one answers still
