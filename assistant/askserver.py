@@ -6,8 +6,8 @@ whole application (the client and the protocol: ``assistant.askclient``). The tu
 in-process command's own (``assistant.asking.answer_ask``): the local user in the local chat,
 its history, slash commands and approvals.
 
-Only this user reaches it: the socket is made 0600 (the umask is narrowed while it is bound,
-and the mode is checked after) in the 0700 data directory, and on Linux each caller's user id
+Only this user reaches it: the socket is made 0600 (the socket's own mode, set before it is
+bound, and checked after) in the 0700 data directory, and on Linux each caller's user id
 is read from the connection (``SO_PEERCRED``) and another user's refused with a line that
 says so.
 
@@ -254,7 +254,7 @@ def _bind(path: Path) -> socket.socket:
         OSError: when it cannot be bound (a path too long for a socket, a read-only folder).
     """
     try:
-        found = os.lstat(path)
+        found = path.lstat()
     except FileNotFoundError:
         pass
     else:
@@ -263,12 +263,16 @@ def _bind(path: Path) -> socket.socket:
         path.unlink()  # nobody holds the lock: no process listens on it
     listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        umask = os.umask(0o177)
-        try:
-            listening.bind(os.fspath(path))
-        finally:
-            os.umask(umask)
-        made = os.lstat(path)
+        # The file is made with the socket's own mode less the umask (Linux), so it is 0600
+        # from the start. Narrowing the umask instead would narrow it for the whole process
+        # while it binds, and a folder another thread makes then (the daily backup's) would
+        # be made unusable, 0600.
+        with contextlib.suppress(OSError):  # systems where it does not apply: chmod below
+            os.fchmod(listening.fileno(), PRIVATE_FILE_MODE)
+        listening.bind(os.fspath(path))
+        if stat.S_IMODE(path.lstat().st_mode) != PRIVATE_FILE_MODE:
+            path.chmod(PRIVATE_FILE_MODE)  # others cannot reach it meanwhile: the folder is 0700
+        made = path.lstat()
         if stat.S_IMODE(made.st_mode) != PRIVATE_FILE_MODE or made.st_uid != os.getuid():
             path.unlink()
             raise AskServerError(
@@ -328,8 +332,12 @@ def _request(line: bytes) -> _Request:
 def _needs_client_folder(request: _Request) -> bool:
     """Whether only the client's own process answers the request as it would: ``/calendar``
     may name a file relative to the client's folder, which is not this process's."""
-    elsewhere = request.cwd is not None and request.cwd != Path.cwd()
-    return elsewhere and request.text.lstrip().lower().startswith("/calendar")
+    if not request.text.lstrip().lower().startswith("/calendar") or request.cwd is None:
+        return False
+    try:
+        return request.cwd != Path.cwd()
+    except OSError:  # this process's folder was removed: it is not the client's
+        return True
 
 
 async def _send(writer: asyncio.StreamWriter, message: dict[str, object]) -> None:

@@ -70,6 +70,7 @@ def start_serve(data_dir: Path, log: Path) -> Served:
             stdout=subprocess.PIPE,
             stderr=errors,
             text=True,
+            umask=0,  # the socket is 0600 all the same
         )
     assert process.stdout is not None
     ready, _, _ = select.select([process.stdout], [], [], 60)
