@@ -7,16 +7,20 @@ was made by the server (``--local`` makes the command answer itself, in UTC).
 
 import json
 import os
+import pwd
 import select
+import shutil
 import signal
 import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -288,3 +292,60 @@ def test_a_second_assistant_leaves_the_socket_to_the_first(served: Served, tmp_p
     assert f"(pid {served.process.pid})" in said
     done = ask(served, "what time is it?")
     assert f"({SERVER_ZONE})" in done.stdout  # the first one answers still
+
+
+ATTACK = """
+import json, socket, sys
+found = {}
+try:
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(30)
+    conn.connect(sys.argv[1])
+    found["hello"] = json.loads(conn.makefile("rb").readline())
+except OSError as error:
+    found["refused"] = type(error).__name__
+print(json.dumps(found))
+"""
+
+
+def attack(path: Path) -> dict[str, Any]:
+    """What another account of the machine (``nobody``) gets when it connects to ``path``."""
+    python = next(p for p in ("/usr/bin/python3", "/usr/local/bin/python3") if Path(p).exists())
+    nobody = pwd.getpwnam("nobody")
+    done = subprocess.run(
+        [python, "-c", ATTACK, str(path)],
+        capture_output=True,
+        text=True,
+        cwd="/",
+        env={"PATH": "/usr/bin:/bin"},
+        user=nobody.pw_uid,
+        group=nobody.pw_gid,
+        extra_groups=[],
+        timeout=60,
+        check=True,
+    )
+    found: dict[str, Any] = json.loads(done.stdout)
+    return found
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making another account's process needs root")
+def test_another_account_is_kept_out_and_refused_by_name() -> None:
+    folder = Path(tempfile.mkdtemp(prefix="ask-others-"))  # not under pytest's 0700 folder
+    try:
+        folder.chmod(0o711)
+        running = start_serve(folder / "data", folder / "serve.log")
+        try:
+            assert attack(running.socket) == {"refused": "PermissionError"}  # the folder: 0700
+            # Loosened by hand, the folder and the socket let it connect: it is told no.
+            running.data_dir.chmod(0o711)
+            running.socket.chmod(0o666)
+            [said] = attack(running.socket).values()
+            assert said["version"] == 1
+            assert said["error"].startswith("refused: this assistant answers only its own user")
+            assert f"not uid {pwd.getpwnam('nobody').pw_uid}" in said["error"]
+            assert "refused an `assistant ask` connection" in running.log_text()
+            assert f"({SERVER_ZONE})" in ask(running, "what time is it?").stdout
+        finally:
+            running.stop()
+    finally:
+        shutil.rmtree(folder)
