@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from testing.models import SMOLLM2, ModelMissingError, model_path
-from testing.serve_process import REPO_ROOT
+from testing.serve_process import REPO_ROOT, start_until_ready
 
 PROMPT = b"you>"
 SERVER_ZONE = "Asia/Tokyo"
@@ -81,23 +81,14 @@ def serving(env: dict[str, str], *, within: float = 60.0) -> Iterator[None]:
     """Run ``assistant serve`` while the block runs (it answers ``ask`` on its socket).
 
     Raises:
-        RuntimeError: when it did not print ``ready`` within ``within`` seconds.
+        ServeError: when it did not print ``ready`` within ``within`` seconds.
     """
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "assistant.cli", "serve"],
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
+    command = [sys.executable, "-m", "assistant.cli", "serve"]
+    proc = start_until_ready(
+        command, env=env, cwd=REPO_ROOT, stderr=subprocess.DEVNULL, within=within
     )
     assert proc.stdout is not None
     try:
-        ready, _, _ = select.select([proc.stdout], [], [], within)
-        line = proc.stdout.readline() if ready else ""
-        if not line.startswith("ready"):
-            raise RuntimeError(f"assistant serve did not start within {within:g} s: {line!r}")
         yield
     finally:
         proc.send_signal(signal.SIGTERM)

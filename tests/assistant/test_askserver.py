@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from assistant.askclient import SOCKET_NAME
+from testing.serve_process import start_until_ready
 
 SERVER_ZONE = "Asia/Tokyo"
 
@@ -66,24 +67,9 @@ def start_serve(data_dir: Path, log: Path) -> Served:
         "PYTHONUNBUFFERED": "1",
     }
     with log.open("w") as errors:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "assistant.cli", "serve"],
-            env=env,
-            cwd=data_dir.parent,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-            text=True,
-            umask=0,  # the socket is 0600 all the same
-        )
-    assert process.stdout is not None
-    ready, _, _ = select.select([process.stdout], [], [], 60)
-    line = process.stdout.readline() if ready else ""
-    if not line.startswith("ready"):
-        process.kill()
-        process.wait()
-        process.stdout.close()
-        raise AssertionError(f"serve did not start: {line!r}\n{log.read_text()}")
+        command = [sys.executable, "-m", "assistant.cli", "serve"]
+        # The server's umask at 0: the socket is 0600 all the same.
+        process = start_until_ready(command, env=env, cwd=data_dir.parent, stderr=errors, umask=0)
     return Served(process, data_dir, log)
 
 
