@@ -113,22 +113,17 @@ class AskServer:
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
 
-    @property
-    def listening(self) -> bool:
-        """Whether this process answers ``ask`` for the data directory."""
-        return self._server is not None
-
     async def start(self) -> None:
         """Take the data directory's socket, unless another assistant holds it."""
-        holder = self._take_lock()
-        if holder is not None:
-            logger.warning(
-                "%s already answers `assistant ask` on %s; this one leaves it to that one",
-                holder,
-                self.path,
-            )
-            return
         try:
+            holder = self._take_lock()
+            if holder is not None:
+                logger.warning(
+                    "%s already answers `assistant ask` on %s; this one leaves it to that one",
+                    holder,
+                    self.path,
+                )
+                return
             listening = _bind(self.path)
         except (OSError, AskServerError) as exc:
             self._release_lock()

@@ -335,3 +335,29 @@ def test_another_account_is_kept_out_and_refused_by_name() -> None:
             running.stop()
     finally:
         shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize("why", ["a path too long for a socket", "a file in the socket's place"])
+def test_a_front_end_that_cannot_listen_runs_on_and_ask_answers_itself(
+    tmp_path: Path, why: str
+) -> None:
+    data_dir = tmp_path / "data"
+    if why == "a path too long for a socket":
+        data_dir = tmp_path / ("d" * 100) / "data"
+        data_dir.parent.mkdir()
+        said = "AF_UNIX path too long"
+    else:
+        data_dir.mkdir(mode=0o700)
+        (data_dir / SOCKET_NAME).write_text("mine")
+        said = "is not a socket; move it away"
+    running = start_serve(data_dir, tmp_path / "serve.log")
+    try:
+        assert "`assistant ask` will not be answered by this assistant" in running.log_text()
+        assert said in running.log_text()
+        done = ask(running, "what time is it?")
+        assert done.returncode == 0
+        assert "(UTC)" in done.stdout  # answered by the command itself
+    finally:
+        assert running.stop() == 0
+    if why == "a file in the socket's place":
+        assert (data_dir / SOCKET_NAME).read_text() == "mine"
