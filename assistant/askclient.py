@@ -114,31 +114,38 @@ def ask_running(
         conn.settimeout(timeout)
         try:
             conn.connect(os.fspath(path))
-            reader = conn.makefile("rb")
-            hello = read_line(reader)
-        except (OSError, ProtocolError) as exc:
-            return Declined(f"{path}: {exc}")
-        if hello.get("version") != PROTOCOL_VERSION or "error" in hello:
-            return Declined(f"{path} said {hello!r}")
-        request = {
-            "version": PROTOCOL_VERSION,
-            "text": text,
-            "json": as_json,
-            "cwd": str(Path.cwd()),
-        }
-        conn.settimeout(None)  # the turn takes what it takes (the model has its own timeouts)
-        try:
-            conn.sendall(encode_line(request))
         except OSError as exc:
-            return Declined(f"{path}: {exc}")  # nothing was read: the turn did not start
-        try:
-            reply = read_line(reader)
-        except (OSError, ProtocolError) as exc:
-            raise Unanswered(
-                f"the assistant running on {folder} (pid {hello.get('pid')}) stopped before it "
-                f"answered ({exc}); the turn may have been done: check with `assistant tasks`"
-            ) from None
+            return Declined(f"{path}: {exc}")
+        with conn.makefile("rb") as reader:
+            try:
+                hello = read_line(reader)
+            except (OSError, ProtocolError) as exc:
+                return Declined(f"{path}: {exc}")
+            if hello.get("version") != PROTOCOL_VERSION or "error" in hello:
+                return Declined(f"{path} said {hello!r}")
+            request = {"version": PROTOCOL_VERSION, "text": text, "json": as_json, "cwd": _cwd()}
+            conn.settimeout(None)  # the turn takes what it takes (the model has its own timeouts)
+            try:
+                conn.sendall(encode_line(request))
+            except OSError as exc:  # the server runs only a request it read to its end
+                return Declined(f"{path}: {exc}")
+            try:
+                reply = read_line(reader)
+            except (OSError, ProtocolError) as exc:
+                raise Unanswered(
+                    f"the assistant running on {folder} (pid {hello.get('pid')}) stopped before "
+                    f"it answered ({exc}); the turn may have been done: check with "
+                    "`assistant tasks`"
+                ) from None
     return _answer_of(reply, path)
+
+
+def _cwd() -> str | None:
+    """The folder the command runs in (``None`` when it was removed)."""
+    try:
+        return os.getcwd()  # noqa: PTH109 (a string is what the request carries)
+    except OSError:
+        return None
 
 
 def _answer_of(reply: Mapping[str, object], path: Path) -> Answer | Declined:

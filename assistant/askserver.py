@@ -209,8 +209,8 @@ class AskServer:
         except ValueError:  # longer than the reader's limit
             await _send(writer, {"error": f"the request is longer than {MAX_LINE} bytes"})
             return
-        if not line:
-            return  # the client left before asking
+        if not line.endswith(b"\n"):
+            return  # the client left before it finished asking: nothing is run
         try:
             request = _request(line)
         except ProtocolError as exc:
