@@ -27,8 +27,10 @@ EXIT_NO_ANSWER = 3
 """Exit status of ``assistant ask`` when the model could not answer (unreachable, too small a
 context): the message says why."""
 
-_SCHEDULING_TOOLS = frozenset({"add_reminder", "add_recurring_task", "add_monitor"})
-_SCHEDULING_TOOLS |= {"morning_briefing"}
+_SCHEDULING_TOOLS = frozenset(
+    {"add_reminder", "add_recurring_task", "add_monitor", "morning_briefing"}
+)
+"""The tools whose success the note follows with where scheduled tasks fire."""
 
 
 async def answer_ask(app: App, text: str, *, as_json: bool, secrets: Sequence[str]) -> Answer:

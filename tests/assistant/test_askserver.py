@@ -5,6 +5,7 @@ The server runs in Asia/Tokyo and the asking command in UTC, so an answer that n
 was made by the server (``--local`` makes the command answer itself, in UTC).
 """
 
+import asyncio
 import json
 import os
 import pwd
@@ -24,7 +25,11 @@ from typing import Any
 
 import pytest
 
-from assistant.askclient import SOCKET_NAME
+from assistant.app import open_app
+from assistant.askclient import SOCKET_NAME, Answer, ask_running
+from assistant.asking import answer_ask
+from assistant.askserver import answering_ask
+from assistant.config import load_settings
 from testing.serve_process import start_until_ready
 
 SERVER_ZONE = "Asia/Tokyo"
@@ -361,3 +366,23 @@ def test_a_front_end_that_cannot_listen_runs_on_and_ask_answers_itself(
         assert running.stop() == 0
     if why == "a file in the socket's place":
         assert (data_dir / SOCKET_NAME).read_text() == "mine"
+
+
+async def test_a_turn_that_fails_in_the_server_is_one_error_line_and_status_1(
+    tmp_path: Path,
+) -> None:
+    settings = load_settings(data_dir=tmp_path / "data", timezone="UTC")
+    async with (
+        open_app(settings) as app,
+        answering_ask(app, data_dir=settings.data_dir, secrets=settings.secret_values()),
+    ):
+        await app.memory.close()  # the database is gone from under the running assistant
+        answered = await asyncio.to_thread(
+            ask_running, "what time is it?", as_json=False, data_dir=settings.data_dir
+        )
+        assert answered == await answer_ask(app, "what time is it?", as_json=False, secrets=())
+    assert isinstance(answered, Answer)
+    assert answered.stdout == ""
+    assert answered.status == 1
+    [line] = answered.stderr.splitlines()
+    assert line.startswith("error: ")
