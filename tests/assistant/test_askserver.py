@@ -95,13 +95,17 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
 
 
 def ask(
-    served: Served, *args: str, zone: str = "UTC", cwd: Path | None = None
+    served: Served,
+    *args: str,
+    zone: str = "UTC",
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "assistant.cli", "ask", *args],
         capture_output=True,
         text=True,
-        env={**base_env(served.data_dir), "ASSISTANT_TIMEZONE": zone},
+        env={**base_env(served.data_dir), "ASSISTANT_TIMEZONE": zone, **(env or {})},
         cwd=cwd or served.data_dir.parent,
         timeout=60,
         check=False,
@@ -117,6 +121,8 @@ def test_the_running_assistant_answers(served: Served) -> None:
     assert served.answered() == before + 1
     local = ask(served, "--local", "what time is it?")
     assert "(UTC)" in local.stdout
+    by_variable = ask(served, "what time is it?", env={"ASSISTANT_ASK_LOCAL": "1"})
+    assert "(UTC)" in by_variable.stdout
     assert served.answered() == before + 1
 
 
@@ -226,18 +232,22 @@ def test_clients_that_leave_do_not_stop_the_server(served: Served) -> None:
 
 
 def test_concurrent_asks_are_all_answered(served: Served) -> None:
-    env = {**base_env(served.data_dir), "ASSISTANT_TIMEZONE": SERVER_ZONE}
+    env = {**base_env(served.data_dir), "ASSISTANT_TIMEZONE": "UTC"}
+    said = ["what time is it?", "/tasks", "what time is it?", "/help", "what time is it?"]
     asking = [
         subprocess.Popen(
-            [sys.executable, "-m", "assistant.cli", "ask", "--json", f"/snooze {n}"],
+            [sys.executable, "-m", "assistant.cli", "ask", "--json", text],
             env=env,
             stdout=subprocess.PIPE,
             text=True,
         )
-        for n in range(4)
+        for text in said
     ]
     replies = [json.loads(p.communicate(timeout=60)[0])["reply"] for p in asking]
-    assert all(reply for reply in replies)
+    assert all(p.returncode == 0 for p in asking)
+    assert [f"({SERVER_ZONE})" in reply for reply in replies] == [True, False, True, False, True]
+    log = served.log_text()
+    assert all(f"answered `assistant ask` for pid {p.pid} " in log for p in asking)
 
 
 def test_a_stale_socket_is_replaced_and_the_socket_goes_with_the_server(tmp_path: Path) -> None:
