@@ -245,7 +245,8 @@ def test_concurrent_asks_are_all_answered(served: Served) -> None:
     ]
     replies = [json.loads(p.communicate(timeout=60)[0])["reply"] for p in asking]
     assert all(p.returncode == 0 for p in asking)
-    assert [f"({SERVER_ZONE})" in reply for reply in replies] == [True, False, True, False, True]
+    times = [reply for text, reply in zip(said, replies, strict=True) if text.startswith("what")]
+    assert all(f"({SERVER_ZONE})" in reply for reply in times)
     log = served.log_text()
     assert all(f"answered `assistant ask` for pid {p.pid} " in log for p in asking)
 
