@@ -14,11 +14,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from assistant.askclient import Answer, Declined, Unanswered, ask_running, wants_local
+
 if TYPE_CHECKING:
     from zoneinfo import ZoneInfo
 
-    from agent import AgentReply
-    from assistant.app import App
     from assistant.config import Settings
     from tasks import TaskRun
     from tools import ApprovalRequest
@@ -30,9 +30,6 @@ EXIT_USAGE = 2
 EXIT_BROKEN_PIPE = 141
 """Exit status when the reader of the output went away (``assistant doctor | head -2``): as a
 process that SIGPIPE ends, and quietly."""
-EXIT_NO_ANSWER = 3
-"""Exit status of ``assistant ask`` when the model could not answer (unreachable, too small a
-context): the message says why."""
 EXIT_WAITING = 4
 """Exit status of ``assistant call`` when the call waits for an approval nobody gave (no
 terminal to ask at): the message says how to decide it."""
@@ -59,14 +56,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _command(argv: Sequence[str] | None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    declined = None
+    if args.command == "ask" and not (args.local or wants_local()):
+        # Before anything heavy is imported: a running assistant answers in milliseconds.
+        answered = _ask_running(args)
+        if isinstance(answered, int):
+            return answered
+        declined = answered
     # pydantic looks for plugins in every installed package's entry points when it builds
     # its first model (a tenth of `assistant ask`'s start); the assistant uses none.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from assistant.config import ConfigError, load_settings
     from common import install_log_redaction, redact_text
 
-    parser = _build_parser()
-    args = parser.parse_args(argv)
     # python-telegram-bot 22 warns on every 429 unless told to use timedeltas (its future API).
     os.environ.setdefault("PTB_TIMEDELTA", "true")
     try:
@@ -84,6 +88,8 @@ def _command(argv: Sequence[str] | None) -> int:
         logging.getLogger(noisy).setLevel(
             max(logging.WARNING, logging.getLevelName(settings.log_level))
         )
+    if declined is not None:
+        logger.debug("assistant ask answers in this process: %s", declined)
     handler: Callable[[argparse.Namespace, Settings], int] = args.handler
     try:
         status = handler(args, settings)
@@ -97,12 +103,42 @@ def _command(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         return _reader_left()
     except Exception as exc:
-        if not _expected(exc):
+        from assistant.asking import expected_failure, one_line
+
+        if not expected_failure(exc):
             raise
         # One line for the person; the traceback stays in the log, at DEBUG.
         logger.debug("assistant %s failed", args.command or "chat", exc_info=exc)
-        print(f"error: {redact_text(_one_line(exc), settings.secret_values())}", file=sys.stderr)
+        print(f"error: {redact_text(one_line(exc), settings.secret_values())}", file=sys.stderr)
         return 1
+
+
+def _ask_running(args: argparse.Namespace) -> int | str:
+    """Have the assistant running on the data directory answer ``ask``; return the exit
+    status once it did, or why it did not (the command then answers in process)."""
+    try:
+        answered = ask_running(" ".join(args.text), as_json=args.json)
+    except Unanswered as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    if isinstance(answered, Declined):
+        return answered.reason
+    try:
+        return _print_answer(answered)
+    except BrokenPipeError:
+        return _reader_left()
+
+
+def _print_answer(answer: Answer) -> int:
+    """Print what ``ask`` answered; return its exit status."""
+    sys.stdout.write(answer.stdout)
+    # Flushed now: a warning written after it to the terminal starts on a line of its own.
+    sys.stdout.flush()
+    sys.stderr.write(answer.stderr)
+    sys.stderr.flush()
+    return answer.status
 
 
 def _reader_left() -> int:
@@ -112,23 +148,6 @@ def _reader_left() -> int:
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
     return EXIT_BROKEN_PIPE
-
-
-def _expected(exc: BaseException) -> bool:
-    """Whether ``exc`` is a failure a person fixes (its message says how), not a bug: the
-    data directory or the database cannot be used, Telegram cannot be reached, a file
-    cannot be written."""
-    from assistant.datadir import DataError
-    from interfaces.telegram import TelegramSetupError
-    from memory import MemoryStoreError
-    from tasks import TaskError
-
-    failures = (DataError, MemoryStoreError, TaskError, TelegramSetupError, OSError)
-    return isinstance(exc, failures)
-
-
-def _one_line(exc: BaseException) -> str:
-    return " ".join(str(exc).split()) or type(exc).__name__
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -142,9 +161,17 @@ def _build_parser() -> argparse.ArgumentParser:
     chat = commands.add_parser("chat", help="chat in the terminal (the scheduler runs too)")
     chat.set_defaults(handler=_run_chat)
 
-    ask = commands.add_parser("ask", help="one turn, non-interactively, for scripts")
+    ask = commands.add_parser(
+        "ask",
+        help="one turn, non-interactively, for scripts (a running assistant answers it)",
+    )
     ask.add_argument("text", nargs="+", help="what to say")
     ask.add_argument("--json", action="store_true", help="print the reply as JSON")
+    ask.add_argument(
+        "--local",
+        action="store_true",
+        help="answer in this process even when an assistant runs (as ASSISTANT_ASK_LOCAL=1)",
+    )
     ask.set_defaults(handler=_run_ask)
 
     call = commands.add_parser(
@@ -358,14 +385,11 @@ def _show(text: str) -> None:
     print(_safe(text))
 
 
-# JSON escapes C0 controls by itself; these would reach the terminal as they are.
-_UNSAFE_IN_JSON = {c: f"\\u{c:04x}" for c in [*range(0x7F, 0xA0), *range(0x202A, 0x202F)]}
-_UNSAFE_IN_JSON.update({c: f"\\u{c:04x}" for c in range(0x2066, 0x206A)})
-
-
 def _json(value: object) -> str:
     """``value`` as indented JSON whose strings cannot drive the terminal."""
-    return json.dumps(value, ensure_ascii=False, indent=2).translate(_UNSAFE_IN_JSON)
+    from assistant.asking import json_text
+
+    return json_text(value)
 
 
 # -- schedule -------------------------------------------------------------------------------
@@ -629,9 +653,8 @@ def _stdout_to_stderr() -> Iterator[None]:
 
 
 def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
-    from agent import AgentReply
-    from assistant.app import LOCAL_CHAT, LOCAL_USER, open_app
-    from assistant.config import SCHEDULER_COMMANDS
+    from assistant.app import open_app
+    from assistant.asking import answer_ask
     from tools.mcp import Startup
 
     # The MCP servers start only if a model's turn offers tools (the offline planner calls
@@ -644,80 +667,13 @@ def _run_ask(args: argparse.Namespace, settings: Settings) -> int:
             async with open_app(
                 settings, mcp_startup=Startup.FIRST_USE, mcp_wait=ONE_SHOT_MCP_WAIT
             ) as app:
-                if said.lstrip().startswith("/"):
-                    reply = AgentReply(await _slash_command(app, said))
-                else:
-                    with _told_in_the_reply(settings):
-                        reply = await app.agent.handle_message(
-                            said, user_id=LOCAL_USER, chat_id=LOCAL_CHAT
-                        )
-                zone = await app.agent.user_zone(LOCAL_USER)
-            scheduled = any(
-                r.ok
-                and r.call.tool_name
-                in {"add_reminder", "add_recurring_task", "add_monitor", "morning_briefing"}
-                and getattr(r.output, "task", None) is not None  # not the briefing stopped
-                for r in reply.results
-            )
-        notes = []
-        if scheduled:
-            notes.append(f"Scheduled tasks fire while {SCHEDULER_COMMANDS} runs.")
-        notes.extend(
-            f"To decide request {a.id}, run `assistant chat` and type /approve {a.id} "
-            f"or /deny {a.id}."
-            for a in reply.approvals
-        )
-        return _print_ask(args, reply, " ".join(notes) or None, zone)
+                with _told_in_the_reply(settings):
+                    answer = await answer_ask(
+                        app, said, as_json=args.json, secrets=settings.secret_values()
+                    )
+        return _print_answer(answer)
 
     return _run(go())
-
-
-def _print_ask(
-    args: argparse.Namespace, reply: AgentReply, note: str | None, zone: ZoneInfo
-) -> int:
-    """Print ``assistant ask``'s answer (as JSON with ``--json``); return its exit status."""
-    from common import redact_secrets
-    from interfaces import request_line
-
-    if args.json:
-        payload = {
-            "reply": reply.text,
-            "failed": reply.failed,
-            "tools": [
-                {"tool": r.call.tool_name, "status": r.status.value, "text": r.text}
-                for r in reply.results
-            ],
-            "approvals": [
-                {"id": a.id, "tool": a.tool_name, "arguments": redact_secrets(a.arguments)}
-                for a in reply.approvals
-            ],
-            "note": note,
-        }
-        print(_json(payload))
-    elif reply.failed:
-        print(f"error: {_safe(reply.text)}", file=sys.stderr)
-    else:
-        if reply.text:
-            _show(reply.text)
-        for request in reply.approvals:
-            _show(f"Waiting for your approval: {request_line(request, zone)}")
-        if note:
-            _show(f"({note})")
-    # Flushed now: a warning written after it to the terminal starts on a line of its own.
-    sys.stdout.flush()
-    return EXIT_NO_ANSWER if reply.failed else 0
-
-
-async def _slash_command(app: App, text: str) -> str:
-    """A slash command, answered as the terminal chat answers it (never by the planner)."""
-    from assistant.app import LOCAL_CHAT, LOCAL_USER
-    from interfaces import SlashCommands, one_command
-
-    commands = SlashCommands(
-        tasks=app.tasks, memory=app.memory, agent=app.agent, clock=app.clock, buttons=False,
-        quiet=app.quiet, calendars=app.calendars, local_files=True,
-    )  # fmt: skip
-    return await one_command(commands, text, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
 
 
 @contextlib.contextmanager

@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from agent.llm import LLMBackend
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
+from assistant.askserver import AskServer, answering_ask
 from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from common import PRIVATE_FILE_MODE, Clock, SystemClock
 from interfaces import (
@@ -86,6 +87,7 @@ async def chat(
         notifier = await _routing(settings, stack, clock, local=printed)
         serves = _serves(settings, local=True)
         app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
+        await stack.enter_async_context(_answering_ask(settings, app))
         commands = SlashCommands(
             tasks=app.tasks,
             memory=app.memory,
@@ -121,7 +123,8 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
         local = sink_notifier(settings, sink, clock)
         notifier = await _routing(settings, stack, clock, local=local, sink=sink)
         serves = _serves(settings, local=True)
-        await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
+        app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
+        await stack.enter_async_context(_answering_ask(settings, app))
         print(f"ready: delivering to {sink}", flush=True)
         await stop.wait()
     print("stopped", file=sys.stderr, flush=True)
@@ -148,7 +151,7 @@ async def mcp(settings: Settings, *, user: str, chat: str | None = None) -> int:
     stop = _stop_on_signals()
     # Claimed before the app is built: what a custom tool prints as it loads is not protocol.
     with claim_stdio() as wire:
-        async with open_app(settings) as app:
+        async with open_app(settings) as app, _answering_ask(settings, app):
             assistant = _mcp_assistant(settings, app, scheduler_note=MCP_SCHEDULER_NOTE)
             server = build_server(assistant, caller=lambda context: caller)
             serving = asyncio.create_task(serve_stdio(server, wire))
@@ -217,7 +220,10 @@ async def telegram(
         )
     # The terminal's and the web's chats are left to the front ends that show them.
     telegram_chats = _serves(settings, telegram=True)
-    async with _front_app(settings, notifier, clock, telegram_chats) as app:
+    async with (
+        _front_app(settings, notifier, clock, telegram_chats) as app,
+        _answering_ask(settings, app),
+    ):
         interface = TelegramInterface(
             token=token,
             base_url=settings.telegram_base_url,
@@ -331,6 +337,7 @@ async def open_web(
         app = await stack.enter_async_context(
             _front_app(settings, notifier, clock, serves, backend=backend)
         )
+        await stack.enter_async_context(_answering_ask(settings, app))
         # A turn over /mcp takes one of its user's turns, as one on the page does.
         turns = turn_slots(settings.max_turns_per_user)
         mcp_http = _mcp_http(settings, app, notifier, scope_user, turns)
@@ -538,6 +545,12 @@ def _front_app(
         preload_model=True,
         serves=serves,
     )
+
+
+def _answering_ask(settings: Settings, app: App) -> AbstractAsyncContextManager[AskServer]:
+    """``assistant ask`` answered by this front end on the data directory's socket, as long
+    as it runs (``assistant.askserver``)."""
+    return answering_ask(app, data_dir=settings.data_dir, secrets=settings.secret_values())
 
 
 def _serves(

@@ -1,19 +1,24 @@
 """Start-up of the command line: ``assistant ask "what time is it?"`` and ``assistant chat``.
 
-Run with ``.venv/bin/python -m bench.startup`` (``--rounds N``, default 7). Each round starts
-fresh processes, one after the other: a bare ``python -c pass`` (the floor), ``assistant ask
-"what time is it?"`` on the offline planner until it exits, and ``assistant chat`` in a
-pseudo-terminal until its ``you>`` prompt shows (then it is killed); then the same ``ask``
-and ``chat`` with a local model configured (SmolLM2-135M, when ``./scripts/setup dev``
-installed it): the planner answers the question, so ``ask`` never loads the model, and
-``chat`` loads it in the background. Prints the wall times as median [min-max]. The data
-directory is a fresh temporary one, created by the first run.
-``python -X importtime -m assistant.cli ask "what time is it?"`` shows where the time goes.
+Run with ``.venv/bin/python -m bench.startup`` (``--rounds N``, default 7; ``--asks N``,
+default 30). Each round starts fresh processes, one after the other: a bare ``python -c
+pass`` (the floor), ``assistant ask "what time is it?"`` on the offline planner until it
+exits, with no assistant running (so it builds the application in its own process), and
+``assistant chat`` in a pseudo-terminal until its ``you>`` prompt shows (then it is killed);
+then the same ``ask`` and ``chat`` with a local model configured (SmolLM2-135M, when
+``./scripts/setup dev`` installed it): the planner answers the question, so ``ask`` never
+loads the model, and ``chat`` loads it in the background. Then ``assistant serve`` is started
+on the same data directory and the same ``ask`` is timed ``--asks`` times, answered by it
+through its socket, each beside a floor of its own. Prints the wall times as median
+[min-max]. The data directory is a fresh temporary one, created by the first run.
+``python -X importtime -m assistant.cli ask "what time is it?"`` shows where the in-process
+time goes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import pty
 import select
@@ -23,13 +28,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from testing.models import SMOLLM2, ModelMissingError, model_path
-from testing.serve_process import REPO_ROOT
+from testing.serve_process import REPO_ROOT, start_until_ready
 
 PROMPT = b"you>"
+SERVER_ZONE = "Asia/Tokyo"
 
 
 def timed(command: Sequence[str], env: dict[str, str]) -> float:
@@ -70,6 +76,26 @@ def to_prompt(command: Sequence[str], env: dict[str, str], *, within: float = 30
         os.close(controller)
 
 
+@contextlib.contextmanager
+def serving(env: dict[str, str], *, within: float = 60.0) -> Iterator[None]:
+    """Run ``assistant serve`` while the block runs (it answers ``ask`` on its socket).
+
+    Raises:
+        ServeError: when it did not print ``ready`` within ``within`` seconds.
+    """
+    command = [sys.executable, "-m", "assistant.cli", "serve"]
+    proc = start_until_ready(
+        command, env=env, cwd=REPO_ROOT, stderr=subprocess.DEVNULL, within=within
+    )
+    assert proc.stdout is not None
+    try:
+        yield
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+        proc.stdout.close()
+
+
 def shown(seconds: list[float]) -> str:
     """Median [min-max] in milliseconds."""
     ms = [s * 1000 for s in seconds]
@@ -80,6 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Measure and print the start-up times."""
     parser = argparse.ArgumentParser(prog="bench.startup", description=__doc__)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--asks", type=int, default=30)
     args = parser.parse_args(argv)
     python = sys.executable
     with tempfile.TemporaryDirectory(prefix="assistant-startup-") as tmp:
@@ -113,6 +140,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                 rows["... ask, a local model configured"].append(timed(ask_command, with_model))
                 chat = to_prompt(chat_command, with_model)
                 rows["... chat, a local model configured"].append(chat)
+        floor, through = "python -c pass (the floor, beside serve)", "... ask, answered by serve"
+        rows[floor], rows[through] = [], []
+        # The server's own zone shows in its answers: proof that it, not the command, answered.
+        with serving({**env, "ASSISTANT_TIMEZONE": SERVER_ZONE}):
+            answered = subprocess.run(
+                ask_command, cwd=REPO_ROOT, env=env, check=True, capture_output=True, text=True
+            )
+            if f"({SERVER_ZONE})" not in answered.stdout:
+                raise RuntimeError(f"serve did not answer ask: {answered.stdout!r}")
+            for _ in range(args.asks):
+                rows[floor].append(timed([python, "-c", "pass"], env))
+                rows[through].append(timed(ask_command, env))
     for label, seconds in rows.items():
         print(f"{label:<44}{shown(seconds)}")
     return 0

@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import select
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import IO
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,6 +39,43 @@ def serve_env(data_dir: Path, extra: Mapping[str, str] | None = None) -> dict[st
     )
     env.update(extra or {})
     return env
+
+
+def start_until_ready(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    stderr: int | IO[str],
+    within: float = 60.0,
+    umask: int = -1,
+) -> subprocess.Popen[str]:
+    """Start ``command``, a front end that prints a line starting with ``ready`` once it runs,
+    and return it once it has (its stdout open for what it prints after; close it).
+
+    Raises:
+        ServeError: when it printed something else first, or nothing within ``within``
+            seconds (it is then killed).
+    """
+    process = subprocess.Popen(
+        command,
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        umask=umask,
+    )
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], within)
+    line = process.stdout.readline() if ready else ""
+    if not line.startswith("ready"):
+        process.kill()
+        process.wait()
+        process.stdout.close()
+        raise ServeError(f"{' '.join(command[-3:])!r} did not start within {within:g} s: {line!r}")
+    return process
 
 
 class ServeProcess:

@@ -1,0 +1,159 @@
+"""One ``assistant ask`` turn and what it prints, written once: the command runs it in its
+own process when no assistant is running, and a running assistant runs it for the command
+(``assistant.askserver``); either way the person reads the same lines."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, TextIO
+
+from agent import AgentReply
+from assistant.app import LOCAL_CHAT, LOCAL_USER, App
+from assistant.askclient import Answer
+from assistant.config import SCHEDULER_COMMANDS
+from common import redact_secrets, redact_text
+from interfaces import SlashCommands, one_command, request_line, terminal_safe
+from tasks import TaskError
+
+if TYPE_CHECKING:
+    from zoneinfo import ZoneInfo
+
+logger = logging.getLogger("assistant")
+
+EXIT_NO_ANSWER = 3
+"""Exit status of ``assistant ask`` when the model could not answer (unreachable, too small a
+context): the message says why."""
+
+_SCHEDULING_TOOLS = frozenset(
+    {"add_reminder", "add_recurring_task", "add_monitor", "morning_briefing"}
+)
+"""The tools whose success the note follows with where scheduled tasks fire."""
+
+
+async def answer_ask(app: App, text: str, *, as_json: bool, secrets: Sequence[str]) -> Answer:
+    """Answer ``text`` as the local user in the local chat, as ``assistant ask`` does: a slash
+    command as the terminal chat answers it, anything else by the agent.
+
+    Args:
+        app: The running application.
+        text: What the person said.
+        as_json: ``--json``: the answer is one JSON object on stdout.
+        secrets: Values an error line must not show (``Settings.secret_values``).
+
+    Returns:
+        What to print on stdout and stderr, and the exit status: 0, 1 for a failure the
+        person fixes (the data, the database: its message says how), 3 when the model could
+        not answer.
+    """
+    try:
+        if text.lstrip().startswith("/"):
+            reply = AgentReply(await _slash_command(app, text))
+        else:
+            reply = await app.agent.handle_message(text, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
+        zone = await app.agent.user_zone(LOCAL_USER)
+    except TaskError as exc:  # a task the command cannot act on: unknown, not the user's
+        return Answer("", f"error: {exc}\n", 1)
+    except Exception as exc:
+        if not expected_failure(exc):
+            raise
+        # One line for the person; the traceback stays in the log, at DEBUG.
+        logger.debug("assistant ask failed", exc_info=exc)
+        return Answer("", f"error: {redact_text(one_line(exc), secrets)}\n", 1)
+    out, err = io.StringIO(), io.StringIO()
+    status = _print_reply(reply, _note(reply), zone, as_json=as_json, out=out, err=err)
+    return Answer(out.getvalue(), err.getvalue(), status)
+
+
+def expected_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` is a failure a person fixes (its message says how), not a bug: the
+    data directory or the database cannot be used, Telegram cannot be reached, a file
+    cannot be written."""
+    from assistant.datadir import DataError
+    from interfaces.telegram import TelegramSetupError
+    from memory import MemoryStoreError
+
+    failures = (DataError, MemoryStoreError, TaskError, TelegramSetupError, OSError)
+    return isinstance(exc, failures)
+
+
+def one_line(exc: BaseException) -> str:
+    """The message of ``exc`` on one line (its type's name when it has none)."""
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+# JSON escapes C0 controls by itself; these would reach the terminal as they are.
+_UNSAFE_IN_JSON = {c: f"\\u{c:04x}" for c in [*range(0x7F, 0xA0), *range(0x202A, 0x202F)]}
+_UNSAFE_IN_JSON.update({c: f"\\u{c:04x}" for c in range(0x2066, 0x206A)})
+
+
+def json_text(value: object) -> str:
+    """``value`` as indented JSON whose strings cannot drive the terminal."""
+    return json.dumps(value, ensure_ascii=False, indent=2).translate(_UNSAFE_IN_JSON)
+
+
+def _note(reply: AgentReply) -> str | None:
+    """What ``ask`` adds to a reply: where scheduled tasks fire, how to decide an approval."""
+    scheduled = any(
+        r.ok
+        and r.call.tool_name in _SCHEDULING_TOOLS
+        and getattr(r.output, "task", None) is not None  # not the briefing stopped
+        for r in reply.results
+    )
+    notes = []
+    if scheduled:
+        notes.append(f"Scheduled tasks fire while {SCHEDULER_COMMANDS} runs.")
+    notes.extend(
+        f"To decide request {a.id}, run `assistant chat` and type /approve {a.id} or /deny {a.id}."
+        for a in reply.approvals
+    )
+    return " ".join(notes) or None
+
+
+def _print_reply(
+    reply: AgentReply,
+    note: str | None,
+    zone: ZoneInfo,
+    *,
+    as_json: bool,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """Write ``ask``'s answer (as JSON with ``as_json``); return its exit status."""
+    if as_json:
+        payload = {
+            "reply": reply.text,
+            "failed": reply.failed,
+            "tools": [
+                {"tool": r.call.tool_name, "status": r.status.value, "text": r.text}
+                for r in reply.results
+            ],
+            "approvals": [
+                {"id": a.id, "tool": a.tool_name, "arguments": redact_secrets(a.arguments)}
+                for a in reply.approvals
+            ],
+            "note": note,
+        }
+        print(json_text(payload), file=out)
+    elif reply.failed:
+        print(f"error: {terminal_safe(reply.text)}", file=err)
+    else:
+        if reply.text:
+            print(terminal_safe(reply.text), file=out)
+        for request in reply.approvals:
+            waiting = f"Waiting for your approval: {request_line(request, zone)}"
+            print(terminal_safe(waiting), file=out)
+        if note:
+            print(terminal_safe(f"({note})"), file=out)
+    return EXIT_NO_ANSWER if reply.failed else 0
+
+
+async def _slash_command(app: App, text: str) -> str:
+    """A slash command, answered as the terminal chat answers it (never by the planner)."""
+    commands = SlashCommands(
+        tasks=app.tasks, memory=app.memory, agent=app.agent, clock=app.clock, buttons=False,
+        quiet=app.quiet, calendars=app.calendars, local_files=True,
+    )  # fmt: skip
+    return await one_command(commands, text, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)
