@@ -1098,3 +1098,24 @@ async def test_two_stores_removing_at_once_never_remove_a_task_twice(
 
     assert sum(removed) == 12
     assert summary is not None and (summary.tasks, summary.runs) == (12, 12)
+
+
+async def test_run_ids_are_never_reused_after_the_newest_runs_were_removed(
+    store: TaskStore,
+) -> None:
+    # A held "Later" message names its run by id: an id of a removed task's run given to a
+    # new run would let that message act on another task's run.
+    first = await store.add_task(reminder_draft(once_at(T0), message="first"))
+    await _ran_once(store, first, RunStatus.SUCCEEDED, None)
+    removed = await store.add_task(reminder_draft(once_at(T0 + MINUTE), message="removed"))
+    await _ran_once(store, removed, RunStatus.SUCCEEDED, None)
+    (newest,) = await store.history(removed.id, "alice")
+
+    removal = await store.remove_finished(before=T0 + HOUR, max_tasks=10, max_rows=100)
+    assert removal.tasks == 2 and (await store.sizes()).ledger_rows == 0
+    later = await store.add_task(reminder_draft(once_at(T0 + 2 * MINUTE), message="later"))
+    (claim,) = await store.claim_due(T0 + 2 * MINUTE, limit=1, lease=LEASE)
+    other = await store.add_task(reminder_draft(once_at(T0 + HOUR), message="other"))
+    extra = await store.claim_now(other.id, "alice", T0 + 2 * MINUTE, lease=LEASE)
+
+    assert claim.task.id == later.id and newest.id < claim.run.id < extra.run.id

@@ -43,6 +43,9 @@ _INSERT_RUN = (
     "INSERT INTO task_runs (id, task_id, scheduled_for, claimed_at, lease_until, status, "
     "misfire, missed, late_by, attempt, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+# The highest run id ever used (``task_runs`` is AUTOINCREMENT, which keeps it even when the
+# newest rows are deleted): new ids are never those of removed runs.
+_LAST_RUN_ID = "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'task_runs'"
 _CLAIM_TASK = (
     "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ? "
     "WHERE id = ? AND next_run = ? AND enabled = 1"
@@ -55,7 +58,7 @@ def claim_due(
     """Claim up to ``limit`` tasks due by ``now + ahead``, earliest first (see the store)."""
     # The last ledger id rides along (one statement fewer on the hot path).
     rows = conn.execute(
-        f"SELECT {TASK_COLUMNS}, (SELECT coalesce(max(id), 0) FROM task_runs) "
+        f"SELECT {TASK_COLUMNS}, ({_LAST_RUN_ID}) "
         "FROM scheduled_tasks WHERE enabled = 1 AND next_run <= ? ORDER BY next_run LIMIT ?",
         (to_db_time(now + ahead), limit),
     ).fetchall()
@@ -238,7 +241,7 @@ def _give_up(
 
 
 def _max_run_id(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT coalesce(max(id), 0) FROM task_runs").fetchone()
+    row = conn.execute(_LAST_RUN_ID).fetchone()
     return int(row[0])
 
 
