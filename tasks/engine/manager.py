@@ -731,6 +731,7 @@ class TaskManager(AsyncLifecycle):
             change.change,
             allowed_from=change.allowed_from,
             action=change.action,
+            now=self._clock.now(),
         )
         self._wake.set()
         return task

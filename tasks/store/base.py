@@ -234,8 +234,11 @@ class TaskStore(AsyncLifecycle):
         *,
         allowed_from: Collection[TaskStatus],
         action: str,
+        now: datetime,
     ) -> Task:
-        """Apply ``change`` if the task's status is in ``allowed_from``; return the new task.
+        """Apply ``change`` at ``now`` if the task's status is in ``allowed_from``; return the
+        new task. A change that finishes the task (done, cancelled) records ``now`` as its
+        ``finished_at``.
 
         Raises:
             TaskNotFoundError: when the owner has no such task.
@@ -366,13 +369,12 @@ class TaskStore(AsyncLifecycle):
     async def remove_finished(self, *, before: datetime, max_tasks: int, max_rows: int) -> Removal:
         """Remove finished tasks whose time is past, a bounded amount per call.
 
-        Takes up to ``max_tasks`` tasks that are done or cancelled, whose last run (or, for
-        a task that never ran, its creation) is before ``before``, and that have no run
-        claimed, oldest first, stopping once ``max_rows`` ledger rows were read (at least one
-        task is taken). Each task's remaining ledger rows are folded into its summary, that
-        summary into its owner's ``OwnerSummary``, and the task, its rows and its summary are
-        deleted, all in one transaction. Two schedulers removing at once never take a task
-        twice.
+        Takes up to ``max_tasks`` tasks that are done or cancelled, that finished
+        (``Task.finished_at``) before ``before``, and that have no run claimed, oldest first,
+        stopping once ``max_rows`` ledger rows were read (at least one task is taken). Each
+        task's remaining ledger rows are folded into its summary, that summary into its
+        owner's ``OwnerSummary``, and the task, its rows and its summary are deleted, all in
+        one transaction. Two schedulers removing at once never take a task twice.
         """
 
     async def repack(self, *, window: int, after: int = 0) -> Repack:

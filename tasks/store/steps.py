@@ -54,8 +54,8 @@ Steps = Generator[Statement, Any, T]
 _COMPACTION_LOCK = 0x1ED6E2  # "ledger compaction", for databases with several writers
 _LIVE = "status NOT IN ('done', 'cancelled')"
 _FINISHED = "status IN ('done', 'cancelled')"
-_FINISHED_SINCE = "coalesce(last_run, created_at)"
-"""When a finished task last did anything (the index of finished tasks is on it)."""
+_FINISHED_SINCE = "finished_at"
+"""When a finished task finished (the index of finished tasks is on it)."""
 
 
 def single(statement: Statement) -> Steps[Any]:
@@ -74,12 +74,13 @@ def owned_row(d: Dialect, task_id: str, owner_id: str | None, *, lock: bool = Fa
 
 
 def store_state(d: Dialect, task: Task) -> Statement:
-    """Write the task's status (and ``enabled``), next run, reason and failure count."""
+    """Write the task's status (and ``enabled``), next run, reason, failure count and finished
+    time."""
     return d.statement(
         "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, status_reason = ?, "
-        "consecutive_failures = ? WHERE id = ?",
+        "consecutive_failures = ?, finished_at = ? WHERE id = ?",
         task.status.value, task.enabled, d.time_opt(task.next_run), task.status_reason,
-        task.consecutive_failures, task.id,
+        task.consecutive_failures, d.time_opt(task.finished_at), task.id,
     )  # fmt: skip
 
 
@@ -113,12 +114,14 @@ def update_task(
     change: TaskChange,
     allowed_from: frozenset[TaskStatus],
     action: str,
+    now: datetime,
 ) -> Steps[Task]:
-    """Apply ``change`` if the task's status allows it."""
+    """Apply ``change`` at ``now`` if the task's status allows it."""
     row = yield owned_row(d, task_id, owner_id, lock=True)
     if row is None:
         raise not_found(task_id)
-    updated = changed(task_from_row(row, d), change, allowed_from=allowed_from, action=action)
+    task = task_from_row(row, d)
+    updated = changed(task, change, allowed_from=allowed_from, action=action, now=now)
     yield store_state(d, updated)
     if change.schedule is not UNSET:
         yield d.statement(
@@ -248,7 +251,7 @@ def remove_finished(
 ) -> Steps[Removal]:
     """Remove finished tasks past ``before`` into their owners' summaries (bounded).
 
-    The tasks are found through the index of finished tasks by their last activity, oldest
+    The tasks are found through the index of finished tasks by when they finished, oldest
     first; each task's rows through its ``(task_id, id)`` index.
     """
     lock = d.try_lock(_COMPACTION_LOCK)
@@ -405,11 +408,13 @@ class SqlTaskStore(TaskStore):
         *,
         allowed_from: Collection[TaskStatus],
         action: str,
+        now: datetime,
     ) -> Task:
         """Apply ``change`` in one transaction if the task's status allows it."""
         allowed = frozenset(allowed_from)
+        now = require_aware(now, "now")
         return await self._write(
-            update_task(self.dialect, task_id, owner_id, change, allowed, action)
+            update_task(self.dialect, task_id, owner_id, change, allowed, action, now)
         )
 
     async def pause_owner(self, owner_id: str, reason: str) -> list[str]:

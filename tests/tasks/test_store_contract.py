@@ -79,7 +79,7 @@ async def test_update_applies_only_from_allowed_states(store: TaskStore) -> None
     pause = TaskChange(status=TaskStatus.PAUSED, status_reason="on holiday")
 
     paused = await store.update_task(
-        task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+        task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause", now=T0
     )
 
     assert paused.status is TaskStatus.PAUSED and paused.status_reason == "on holiday"
@@ -87,11 +87,11 @@ async def test_update_applies_only_from_allowed_states(store: TaskStore) -> None
     assert await store.get_task(task.id) == paused
     with pytest.raises(TaskStateError, match=rf"cannot pause task '{task.id}': it is already"):
         await store.update_task(
-            task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+            task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause", now=T0
         )
     with pytest.raises(TaskNotFoundError, match=repr(task.id)):
         await store.update_task(
-            task.id, "mallory", pause, allowed_from=set(TaskStatus), action="pause"
+            task.id, "mallory", pause, allowed_from=set(TaskStatus), action="pause", now=T0
         )
 
 
@@ -101,7 +101,7 @@ async def test_update_can_replace_the_schedule_keeping_the_id(store: TaskStore) 
     change = TaskChange(schedule=later, next_run=T0 + 3 * HOUR)
 
     moved = await store.update_task(
-        task.id, "alice", change, allowed_from={TaskStatus.ACTIVE}, action="reschedule"
+        task.id, "alice", change, allowed_from={TaskStatus.ACTIVE}, action="reschedule", now=T0
     )
 
     assert (moved.id, moved.schedule, moved.next_run) == (task.id, later, T0 + 3 * HOUR)
@@ -113,7 +113,9 @@ async def test_cancelled_and_done_tasks_leave_the_active_list(store: TaskStore) 
     kept = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
     gone = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(gone.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        gone.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     assert await store.active_task_ids("alice") == [kept.id]
     assert [t.id for t in await store.list_tasks("alice")] == [kept.id]
@@ -344,7 +346,9 @@ async def test_a_retry_time_puts_back_only_a_running_one_time_task(store: TaskSt
     (again,) = await store.claim_due(retry_at, limit=10, lease=LEASE)
     assert again.task.id == once.id and again.run.scheduled_for == retry_at
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(once.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        once.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
     late = RunOutcome(again.run.id, once.id, RunStatus.FAILED, T0, T0, retry_at=T0 + HOUR)
     (finished,) = await store.finish_runs([late], max_failures=5)
     assert finished.task_status is TaskStatus.CANCELLED
@@ -356,7 +360,9 @@ async def test_overdue_counts_enabled_tasks_due_before_an_instant(store: TaskSto
     await store.add_task(reminder_draft(once_at(T0 + HOUR), owner="bob"))
     paused = await store.add_task(reminder_draft(every(MINUTE)))
     pause = TaskChange(status=TaskStatus.PAUSED)
-    await store.update_task(paused.id, "alice", pause, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        paused.id, "alice", pause, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     assert await store.count_overdue(T0) == 0  # due at T0 is not before T0
     assert await store.count_overdue(T0 + MINUTE) == 1
@@ -370,7 +376,9 @@ async def test_finish_does_not_revive_a_task_cancelled_during_its_run(store: Tas
     task = await store.add_task(reminder_draft(every(HOUR)))
     (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     fail = RunOutcome(claim.run.id, task.id, RunStatus.FAILED, T0, T0, error="boom")
     (finished,) = await store.finish_runs([fail], max_failures=1)
@@ -493,7 +501,7 @@ async def test_count_due_counts_enabled_tasks_due_by_a_time_up_to_a_limit(
     paused = await store.add_task(reminder_draft(once_at(T0 + MINUTE)))
     pause = TaskChange(status=TaskStatus.PAUSED)
     await store.update_task(
-        paused.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+        paused.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause", now=T0
     )
 
     assert await store.count_due(T0, limit=10) == 0
@@ -619,7 +627,9 @@ async def test_expired_lease_of_a_cancelled_task_is_not_retried(store: TaskStore
     task = await store.add_task(reminder_draft(every(HOUR)))
     await store.claim_due(T0, limit=10, lease=LEASE)
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     retries, given_up = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
 
@@ -676,7 +686,9 @@ async def test_next_wakeup_is_the_earliest_enabled_run(store: TaskStore) -> None
     assert await store.next_wakeup() == T0 + HOUR
 
     pause = TaskChange(status=TaskStatus.PAUSED)
-    await store.update_task(early.id, "alice", pause, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        early.id, "alice", pause, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     assert await store.next_wakeup() == late.next_run
 
@@ -716,6 +728,7 @@ async def test_change_can_clear_and_keep_fields(store: TaskStore) -> None:
         TaskChange(next_run=T0 + 2 * HOUR, status_reason=None, reset_failures=True),
         allowed_from={TaskStatus.ACTIVE},
         action="snooze",
+        now=T0,
     )
     assert snoozed.next_run == T0 + 2 * HOUR and snoozed.status is TaskStatus.ACTIVE
     assert TaskChange().status is UNSET
@@ -800,7 +813,7 @@ async def test_limits_are_counted_with_the_insert_and_two_racers_cannot_both_pas
         done = await first.add_task(reminder_draft(once_at(T0 + HOUR)), limits=limits)
         await first.update_task(
             done.id, "alice", TaskChange(status=TaskStatus.CANCELLED, next_run=None),
-            allowed_from={TaskStatus.ACTIVE}, action="cancel",
+            allowed_from={TaskStatus.ACTIVE}, action="cancel", now=T0,
         )  # fmt: skip
         racers = [
             store.add_task(reminder_draft(once_at(T0 + HOUR)), limits=limits)
@@ -1009,7 +1022,9 @@ async def test_finished_tasks_past_the_age_go_into_their_owners_summary(store: T
     await _ran_once(store, failed, RunStatus.FAILED, "the chat is gone")
     cancelled = await store.add_task(reminder_draft(once_at(T0 + 5 * HOUR), message="never"))
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(cancelled.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        cancelled.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
     recurring = await store.add_task(reminder_draft(every(HOUR, anchor=T0 + 3 * HOUR)))
     young = await store.add_task(reminder_draft(once_at(T0 + 2 * HOUR), message="young"))
     await _ran_once(store, young, RunStatus.SUCCEEDED, None)
@@ -1048,7 +1063,9 @@ async def test_a_finished_monitor_goes_with_its_observation(store: TaskStore) ->
     task = await store.add_task(reminder_draft(once_at(T0), message="watch the shop"))
     await store.save_observation(task.id, Observation("in stock", T0, T0, checks=1))
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     removal = await store.remove_finished(before=T0 + HOUR, max_tasks=10, max_rows=100)
 
@@ -1062,7 +1079,9 @@ async def test_a_finished_task_with_a_run_in_flight_stays_until_the_run_ends(
     task = await store.add_task(reminder_draft(once_at(T0)))
     (claim,) = await store.claim_due(T0, limit=1, lease=LEASE)
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     while_running = await store.remove_finished(before=T0 + HOUR, max_tasks=10, max_rows=100)
     ended = RunOutcome(claim.run.id, task.id, RunStatus.SUCCEEDED, T0, T0)

@@ -7,16 +7,19 @@ filled with rows as that version wrote them; opening the store migrates it.
 from __future__ import annotations
 
 import sqlite3
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from common import to_db_time
-from tasks import RunStatus, SqliteTaskStore
+from common import PgConnection, PostgresDatabase, PostgresFailures, to_db_time
+from tasks import PostgresTaskStore, RunStatus, SqliteTaskStore, TaskStatus, TaskStoreError
+from tasks.store import TaskStore
+from tasks.store.postgres import MIGRATIONS as POSTGRES_MIGRATIONS
 from tasks.store.sqlite import MIGRATIONS, TaskDatabase
 from tests.tasks.conftest import T0, once_at
 
 LEASE = timedelta(minutes=2)
 MINUTE = timedelta(minutes=1)
+HOUR = timedelta(hours=1)
 V3 = MIGRATIONS[:3]
 _TASK_V3 = (
     "INSERT INTO scheduled_tasks (id, owner_id, chat_id, task_type, description, schedule, "
@@ -83,3 +86,92 @@ async def test_sqlite_run_ids_continue_above_every_id_an_older_file_used(tmp_pat
 
     assert kept.id == 1 and kept.status is RunStatus.SUCCEEDED
     assert claim.task.id == "due001" and claim.run.id == 8
+
+
+# Version 3 rows of the finished-at migration: a task cancelled (when was not kept), one done
+# by its run an hour in, one done without a run (a skipped one-time run), one still due.
+FINISHED_V3 = (
+    ("cancel", "cancelled", None, None),
+    ("ran001", "done", None, T0 + HOUR),
+    ("skip01", "done", None, None),
+    ("due001", "active", T0, None),
+)
+
+
+async def finished_times(store: TaskStore) -> dict[str, datetime | None]:
+    """Each migrated task's finished time, checked to be the task's own."""
+    times: dict[str, datetime | None] = {}
+    for task_id, status, _, _ in FINISHED_V3:
+        task = await store.get_task(task_id)
+        assert task is not None and task.status is TaskStatus(status)
+        times[task_id] = task.finished_at
+    return times
+
+
+def upgraded_finished_times(
+    times: dict[str, datetime | None], upgraded_from: datetime, upgraded_by: datetime
+) -> None:
+    """Assert the best known times: a done task's last run, else the time of the upgrade."""
+    assert times["ran001"] == T0 + HOUR and times["due001"] is None
+    for unknown in ("cancel", "skip01"):
+        when = times[unknown]
+        assert when is not None and upgraded_from <= when <= upgraded_by
+
+
+async def test_sqlite_finished_tasks_get_their_best_known_finish_time(tmp_path: Path) -> None:
+    path = tmp_path / "assistant.db"
+    rows = [
+        (
+            _TASK_V3,
+            task_row(
+                task_id, status, next_run=None if due is None else to_db_time(due),
+                last_run=None if ran is None else to_db_time(ran),
+            ),
+        )
+        for task_id, status, due, ran in FINISHED_V3
+    ]  # fmt: skip
+    await build_v3(path, list(rows))
+
+    before = datetime.now(UTC)
+    async with SqliteTaskStore(path) as store:
+        after = datetime.now(UTC)
+        times = await finished_times(store)
+        removal = await store.remove_finished(before=T0 + 2 * HOUR, max_tasks=10, max_rows=10)
+
+    upgraded_finished_times(times, before - timedelta(milliseconds=1), after)
+    assert removal.tasks == 1  # the one done an hour in; the others finished at the upgrade
+
+
+async def test_postgres_finished_tasks_get_their_best_known_finish_time(postgres_url: str) -> None:
+    failures = PostgresFailures("the task database", TaskStoreError, TaskStoreError)
+    db = PostgresDatabase(postgres_url, failures=failures)
+    await db.open()
+    try:
+        await db.migrate(
+            component="tasks", migrations=POSTGRES_MIGRATIONS[:3], error=TaskStoreError
+        )
+
+        async def insert(conn: PgConnection) -> None:
+            for task_id, status, due, ran in FINISHED_V3:
+                await conn.execute(
+                    "INSERT INTO scheduled_tasks (id, owner_id, chat_id, task_type, description,"
+                    " schedule, execution_data, status, enabled, misfire_policy, misfire_grace,"
+                    " created_at, next_run, last_run) VALUES ($1, 'alice', 'chat-alice',"
+                    " 'reminder', $2, $3, '{\"message\": \"call mom\"}', $4, $5, 'run_late', 60,"
+                    " $6, $7, $8)",
+                    task_id, f"reminder {task_id}", once_at(T0).to_json(), status,
+                    status == "active", T0, due, ran,
+                )  # fmt: skip
+
+        await db.write(insert)
+    finally:
+        await db.close()
+
+    before = datetime.now(UTC)
+    async with PostgresTaskStore(postgres_url) as store:
+        after = datetime.now(UTC)
+        times = await finished_times(store)
+        removal = await store.remove_finished(before=T0 + 2 * HOUR, max_tasks=10, max_rows=10)
+
+    upgraded_finished_times(times, before - timedelta(seconds=1), after + timedelta(seconds=1))
+    assert removal.tasks == 1

@@ -47,7 +47,7 @@ _INSERT_RUN = (
 # newest rows are deleted): new ids are never those of removed runs.
 _LAST_RUN_ID = "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'task_runs'"
 _CLAIM_TASK = (
-    "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ? "
+    "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, finished_at = ? "
     "WHERE id = ? AND next_run = ? AND enabled = 1"
 )
 
@@ -73,15 +73,22 @@ def claim_due(
         due = cached_instant(due_text)
         plan = plan_claim(schedule, due, cached_rule(row[8], row[9]), now)
         status = claimed_status(schedule, plan)
+        # A claimed task was ACTIVE; it finishes here when nothing of it is left to run.
+        done = status is TaskStatus.DONE
         task_updates.append(
             (status.value, int(status is TaskStatus.ACTIVE), SQLITE.time_opt(plan.next_run),
-             row[0], due_text)
+             batch.now_text if done else None, row[0], due_text)
         )  # fmt: skip
         run = batch.add(row[0], plan, due, due_text)
         if run is not None:
-            claims.append(
-                Claim(task_from_row(row, SQLITE, status=status, next_run=plan.next_run), run)
+            task = task_from_row(
+                row,
+                SQLITE,
+                status=status,
+                next_run=plan.next_run,
+                finished_at=now if done else None,
             )
+            claims.append(Claim(task, run))
     conn.executemany(_CLAIM_TASK, task_updates)
     conn.executemany(_INSERT_RUN, batch.rows)
     return claims
@@ -210,7 +217,7 @@ def _skip_retry(
         misfire=MisfireAction.SKIPPED, late_by=late_by, attempt=2,
     )  # fmt: skip
     conn.execute(_INSERT_RUN, _run_row(run))
-    done = after_skipped_retry(task)
+    done = after_skipped_retry(task, now)
     if done is not task:
         execute(conn, store_state(SQLITE, done))
 
