@@ -271,10 +271,12 @@ class TaskStore(AsyncLifecycle):
         directory's lock, as it starts). Either way each run is decided as follows.
 
         A run that is not safe to repeat (an api_call whose method is POST or PATCH:
-        ``tasks.execution.repeat_is_safe``) is never claimed again: whatever its attempt,
-        it is recorded as OUTCOME_UNKNOWN with ``OUTCOME_UNKNOWN_ERROR`` (it counts as a
-        failure, without disabling the task; a one-time task becomes DONE, a recurring one
-        keeps its schedule) and returned as given up, so that its owner decides.
+        ``tasks.execution.repeat_is_safe``) and that started (``mark_started``) is never
+        claimed again: whatever its attempt, it is recorded as OUTCOME_UNKNOWN with
+        ``OUTCOME_UNKNOWN_ERROR`` (it counts as a failure, without disabling the task; a
+        one-time task becomes DONE, a recurring one keeps its schedule) and returned as
+        given up, so that its owner decides. One that never started is decided like any
+        other run, as follows.
 
         Any other first attempt is marked ABANDONED and claimed again as attempt 2 (returned
         as a claim) unless its task was cancelled meanwhile, or its misfire policy is SKIP and
@@ -299,6 +301,34 @@ class TaskStore(AsyncLifecycle):
         Returns:
             The ids whose lease now runs until at least ``now + lease``; an id missing from
             it is a run that is no longer claimed (finished, or given up and retried).
+        """
+
+    @abstractmethod
+    async def mark_started(self, run_id: int, now: datetime) -> bool:
+        """Record in the ledger that the claimed run starts at ``now``, and return whether it
+        is still claimed (one given back, or taken over by another scheduler after its lease
+        ran out, must not start).
+
+        A manager records it before the first attempt of a run that is not safe to repeat
+        (``tasks.execution.repeat_is_safe``), before its request can go out, so that a lost
+        run that started is of unknown outcome and one that never started runs
+        (``reclaim_expired``). One write per such run; other runs do not record it.
+        """
+
+    @abstractmethod
+    async def give_back(self, run_ids: Collection[int]) -> list[int]:
+        """Give back the claimed runs among ``run_ids`` that never started, in one
+        transaction: a manager that stops gives back the runs it claimed ahead of their time.
+
+        Each such run is deleted from the ledger, as if it had never been claimed, and its
+        task is due at the run's time again, or stays as it is, as
+        ``tasks.store.transitions.given_back`` decides (a task's runs are taken latest
+        first). A run it cannot give back (the task's next run moved on since its claim) is
+        left claimed, to be retried once its lease runs out (it never started, so it runs).
+        Runs that finished, started, or are no longer claimed are left alone.
+
+        Returns:
+            The ids of the runs given back.
         """
 
     @abstractmethod

@@ -61,6 +61,7 @@ from tasks.store.transitions import (
     claimed_now,
     claimed_status,
     finish_time,
+    given_back,
     lost_outcome,
 )
 
@@ -224,6 +225,35 @@ class MemoryTaskStore(TaskStore):
                 heapq.heappush(self._leases, (until, run_id))
             renewed.add(run_id)
         return renewed
+
+    async def mark_started(self, run_id: int, now: datetime) -> bool:
+        """Record that the claimed run starts; whether it is still claimed."""
+        now = require_aware(now, "now")
+        run = self._runs.get(run_id)
+        if run is None or run.status is not RunStatus.CLAIMED:
+            return False
+        self._runs[run_id] = replace(run, started_at=now)
+        return True
+
+    async def give_back(self, run_ids: Collection[int]) -> list[int]:
+        """Give back the claimed runs that never started (a task's latest first)."""
+        runs = [
+            run
+            for run in (self._runs.get(i) for i in set(run_ids))
+            if run is not None and run.status is RunStatus.CLAIMED and run.started_at is None
+        ]
+        given: list[int] = []
+        for run in sorted(runs, key=lambda r: (r.scheduled_for, r.id), reverse=True):
+            task = self._tasks[run.task_id]
+            back = given_back(task, run)
+            if back is None:
+                continue
+            del self._runs[run.id]
+            self._runs_of[run.task_id].remove(run.id)
+            if back != task:
+                self._put(back)
+            given.append(run.id)
+        return sorted(given)
 
     async def claim_now(
         self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta

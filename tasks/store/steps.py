@@ -45,7 +45,7 @@ from tasks.store.rows import (
     summary_values,
     task_from_row,
 )
-from tasks.store.transitions import changed
+from tasks.store.transitions import changed, given_back
 
 T = TypeVar("T")
 Steps = Generator[Statement, Any, T]
@@ -131,6 +131,53 @@ def update_task(
         )
     yield from _announce(d)
     return updated
+
+
+def mark_started(d: Dialect, run_id: int, now: datetime) -> Steps[bool]:
+    """Record that the claimed run starts at ``now``; whether it is still claimed."""
+    started = yield d.statement(
+        "UPDATE task_runs SET started_at = ? WHERE id = ? AND status = 'claimed' RETURNING id",
+        d.time(now), run_id, want="all",
+    )  # fmt: skip
+    return bool(started)
+
+
+def give_back(d: Dialect, run_ids: Sequence[int]) -> Steps[list[int]]:
+    """Give back the claimed runs among ``run_ids`` that never started (see the store).
+
+    Locks are taken ledger rows first, then their tasks in id order (as claims take them).
+    """
+    runs: list[TaskRun] = []
+    for chunk in d.chunks(sorted(set(run_ids))):
+        ids, params = d.any_of("id", chunk, "bigint[]")
+        rows = yield d.statement(
+            f"SELECT {RUN_COLUMNS} FROM task_runs WHERE {ids} AND status = 'claimed'"
+            f" AND started_at IS NULL{d.lock_rows}",
+            *params, want="all",
+        )  # fmt: skip
+        runs += [run_from_row(row, d) for row in rows]
+    if not runs:
+        return []
+    tasks: dict[str, Task] = {}
+    for task_id in sorted({run.task_id for run in runs}):
+        row = yield owned_row(d, task_id, None, lock=True)
+        assert row is not None, "task_runs.task_id references scheduled_tasks"
+        tasks[task_id] = task_from_row(row, d)
+    given: list[int] = []
+    # A task's latest run first: its next run then steps back through each of them.
+    for run in sorted(runs, key=lambda r: (r.scheduled_for, r.id), reverse=True):
+        task = tasks[run.task_id]
+        back = given_back(task, run)
+        if back is None:
+            continue
+        yield d.statement("DELETE FROM task_runs WHERE id = ?", run.id)
+        if back != task:
+            yield store_state(d, back)
+            tasks[run.task_id] = back
+        given.append(run.id)
+    if given:
+        yield from _announce(d)
+    return sorted(given)
 
 
 def pause_owner(d: Dialect, owner_id: str, reason: str) -> Steps[list[str]]:
@@ -416,6 +463,17 @@ class SqlTaskStore(TaskStore):
         return await self._write(
             update_task(self.dialect, task_id, owner_id, change, allowed, action, now)
         )
+
+    async def mark_started(self, run_id: int, now: datetime) -> bool:
+        """Record the run's start in one transaction; whether it is still claimed."""
+        now = require_aware(now, "now")
+        return await self._write(mark_started(self.dialect, run_id, now))
+
+    async def give_back(self, run_ids: Collection[int]) -> list[int]:
+        """Give back the claimed runs that never started, in one transaction."""
+        if not run_ids:
+            return []
+        return await self._write(give_back(self.dialect, list(run_ids)))
 
     async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
         """Pause the owner's active tasks."""

@@ -13,6 +13,8 @@ decisions), so the in-memory and the SQLite store move tasks through the same st
     skip retry  RUNNING -> DONE (a recurring task keeps its schedule)
     lost run    a run not run again after its lease ran out (given up, or of unknown outcome)
                 finishes like a failed run that never disables its task
+    give back   a claimed run that never started, of a manager that stops: the task is due
+                at the run's time again, as if it had not been claimed (``given_back``)
     change      an owner's change (cancel, pause, ...) applies only from the statuses it allows
 
 ``enabled`` in the SQLite table is ``Task.enabled``: true exactly when the status is ACTIVE.
@@ -116,6 +118,34 @@ def after_skipped_retry(task: Task, now: datetime) -> Task:
     if task.status is TaskStatus.RUNNING:
         return replace(task, status=TaskStatus.DONE, next_run=None, finished_at=now)
     return task
+
+
+def given_back(task: Task, run: TaskRun) -> Task | None:
+    """The task once ``run``, claimed and never started, is given back (its manager stops),
+    or ``None`` when the run cannot be given back and is left claimed.
+
+    A one-time task that is RUNNING is ACTIVE again, due at the run's time. A recurring task
+    is due at the run's time again only while its next run is still the one the claim
+    computed (nothing after the run was claimed since: given back the latest first, a
+    task's several claims all return); its next fire is then computed again by the next
+    claim, to the same instant. Otherwise (another scheduler claimed the next occurrence,
+    another process moved it) the run is left claimed, and once its lease runs out it is
+    retried by the rules for a lost run that never started, so no occurrence is skipped or
+    run twice. An extra run ("run now"), and a run of a task stopped since (cancelled,
+    paused, disabled), is dropped: the task stays as it is.
+    """
+    if run.misfire is MisfireAction.MANUAL or task.status in _STOPPED:
+        return task
+    if task.schedule.kind == "once":
+        due_again = task.status is TaskStatus.RUNNING
+    else:
+        due_again = task.next_run == task.schedule.next_after(run.scheduled_for)
+    if not due_again:
+        return None
+    return replace(task, status=TaskStatus.ACTIVE, next_run=run.scheduled_for, finished_at=None)
+
+
+_STOPPED = frozenset({TaskStatus.CANCELLED, TaskStatus.PAUSED, TaskStatus.DISABLED})
 
 
 def lost_outcome(action: Reclaim, run: TaskRun, now: datetime) -> RunOutcome:

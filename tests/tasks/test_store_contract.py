@@ -434,7 +434,8 @@ async def test_orphaned_runs_keep_the_rule_for_requests_not_safe_to_repeat(
 ) -> None:
     post = await store.add_task(api_call_draft(once_at(T0), method="POST"))
     get = await store.add_task(api_call_draft(once_at(T0), method="GET"))
-    await store.claim_due(T0, limit=10, lease=LEASE)
+    for claim in await store.claim_due(T0, limit=10, lease=LEASE):
+        assert await store.mark_started(claim.run.id, T0)  # what a manager does first
 
     retries, given_up = await store.reclaim_expired(
         T0 + MINUTE, limit=10, lease=LEASE, orphaned=True
@@ -537,6 +538,8 @@ async def test_a_lost_run_that_may_have_sent_a_post_is_never_repeated(
     daily = await store.add_task(api_call_draft(every(24 * HOUR), method=method))
     claimed = await store.claim_due(T0, limit=10, lease=LEASE)
     assert {c.task.id for c in claimed} == {once.id, daily.id}
+    for claim in claimed:
+        assert await store.mark_started(claim.run.id, T0)  # its request may go out now
 
     retries, given_up = await store.reclaim_expired(T0 + down_for, limit=10, lease=LEASE)
 
@@ -547,6 +550,7 @@ async def test_a_lost_run_that_may_have_sent_a_post_is_never_repeated(
         assert lost.run.error == OUTCOME_UNKNOWN_ERROR and lost.run.lease_until is None
         (row,) = await store.history(lost.task.id, "alice")  # no ABANDONED row, no attempt 2
         assert row == lost.run and row.finished_at == T0 + down_for
+        assert row.started_at == T0 + down_for  # the outcome's, as it ends
     done = await store.get_task(once.id)
     assert done is not None and done.status is TaskStatus.DONE and done.next_run is None
     kept = await store.get_task(daily.id)
@@ -560,6 +564,7 @@ async def test_a_run_again_of_a_post_is_not_repeated_either(store: TaskStore) ->
     task = await store.add_task(api_call_draft(once_at(T0 + HOUR)))
     again = await store.claim_now(task.id, "alice", T0, lease=LEASE)
     assert again.run.misfire is MisfireAction.MANUAL
+    assert await store.mark_started(again.run.id, T0)
 
     retries, (lost,) = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
 
@@ -920,7 +925,8 @@ async def test_rows_that_may_not_be_folded_never_hold_the_compaction_up(
     posted = await store.add_task(api_call_draft(every(MINUTE)))
     short = timedelta(seconds=10)
     for minute in (0, 1):  # two runs in a row whose leases ran out mid-request
-        await store.claim_due(T0 + minute * MINUTE, limit=10, lease=short)
+        (claim,) = await store.claim_due(T0 + minute * MINUTE, limit=10, lease=short)
+        await store.mark_started(claim.run.id, T0 + minute * MINUTE)
         await store.reclaim_expired(T0 + minute * MINUTE + 3 * short, limit=10, lease=short)
     unknown = [r.id for r in await store.history(posted.id, "alice", limit=10)]
     assert [r.status for r in await store.history(posted.id, "alice")] == 2 * [
@@ -957,6 +963,7 @@ async def test_rows_younger_than_the_age_unfinished_or_of_unknown_outcome_are_ke
     assert [r.id for r in kept] == [claimed.run.id]
     posted = await store.add_task(api_call_draft(every(MINUTE)))
     (lost,) = await store.claim_due(T0, limit=10, lease=LEASE)
+    await store.mark_started(lost.run.id, T0)
     await store.reclaim_expired(T0 + HOUR, limit=10, lease=LEASE)  # outcome_unknown
     await store.compact_ledger(before=T0 + 2 * HOUR, keep=0, max_rows=100, max_tasks=9)
     (unknown,) = await store.history(posted.id, "alice")
@@ -1138,3 +1145,105 @@ async def test_run_ids_are_never_reused_after_the_newest_runs_were_removed(
     extra = await store.claim_now(other.id, "alice", T0 + 2 * MINUTE, lease=LEASE)
 
     assert claim.task.id == later.id and newest.id < claim.run.id < extra.run.id
+
+
+async def test_a_claim_given_back_is_due_again_as_if_never_claimed(store: TaskStore) -> None:
+    once = await store.add_task(reminder_draft(once_at(T0 + MINUTE), message="once"))
+    daily = await store.add_task(reminder_draft(every(24 * HOUR, anchor=T0 + MINUTE)))
+    claims = await store.claim_due(T0, limit=10, lease=LEASE, ahead=MINUTE)
+    assert len(claims) == 2
+
+    given = await store.give_back([c.run.id for c in claims])
+    again = await store.give_back([c.run.id for c in claims])  # gone: nothing left to give
+
+    assert sorted(given) == sorted(c.run.id for c in claims) and again == []
+    for task in (once, daily):
+        back = await store.get_task(task.id)
+        assert back is not None and await store.history(task.id, "alice") == []
+        assert (back.status, back.next_run, back.finished_at) == (
+            TaskStatus.ACTIVE,
+            T0 + MINUTE,
+            None,
+        )
+    assert await store.next_wakeup() == T0 + MINUTE
+    reclaimed = await store.claim_due(T0 + MINUTE, limit=10, lease=LEASE)
+    assert {c.run.scheduled_for for c in reclaimed} == {T0 + MINUTE}
+    assert all(c.run.misfire is MisfireAction.ON_TIME for c in reclaimed)
+    kept = await store.get_task(daily.id)
+    assert kept is not None and kept.next_run == T0 + MINUTE + 24 * HOUR  # computed again
+
+
+async def test_a_recurring_tasks_claims_are_given_back_latest_first(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(every(MINUTE, anchor=T0 + MINUTE)))
+    first = await store.claim_due(T0, limit=10, lease=LEASE, ahead=MINUTE)
+    second = await store.claim_due(T0, limit=10, lease=LEASE, ahead=2 * MINUTE)
+
+    given = await store.give_back([first[0].run.id, second[0].run.id])
+
+    back = await store.get_task(task.id)
+    assert len(given) == 2 and back is not None and back.next_run == T0 + MINUTE
+
+
+async def test_a_claim_whose_next_occurrence_was_claimed_since_is_not_given_back(
+    store: TaskStore,
+) -> None:
+    # Another scheduler claimed (and started) the next occurrence: stepping the task back
+    # would run that one twice, so the run is left claimed; having never started, it is
+    # retried once its lease runs out (a POST too), and no occurrence is lost.
+    task = await store.add_task(api_call_draft(every(MINUTE, anchor=T0 + MINUTE)))
+    (mine,) = await store.claim_due(T0, limit=10, lease=LEASE, ahead=MINUTE)
+    (theirs,) = await store.claim_due(T0, limit=10, lease=LEASE, ahead=2 * MINUTE)
+    assert await store.mark_started(theirs.run.id, T0 + 2 * MINUTE)
+
+    assert await store.give_back([mine.run.id, theirs.run.id]) == []
+    (retry,), (lost,) = await store.reclaim_expired(T0 + LEASE + 3 * MINUTE, limit=10, lease=LEASE)
+
+    assert retry.run.scheduled_for == T0 + MINUTE and retry.run.attempt == 2
+    assert lost.run.id == theirs.run.id and lost.run.status is RunStatus.OUTCOME_UNKNOWN
+    kept = await store.get_task(task.id)
+    assert kept is not None and kept.next_run == T0 + 3 * MINUTE
+
+
+async def test_started_extra_and_stopped_tasks_runs_are_given_back_as_they_stand(
+    store: TaskStore,
+) -> None:
+    started = await store.add_task(reminder_draft(once_at(T0), message="started"))
+    cancelled = await store.add_task(reminder_draft(once_at(T0), message="cancelled"))
+    (one, two) = await store.claim_due(T0, limit=10, lease=LEASE)
+    run_of = {c.task.id: c.run.id for c in (one, two)}
+    assert await store.mark_started(run_of[started.id], T0)
+    cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
+    await store.update_task(
+        cancelled.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
+    later = await store.add_task(reminder_draft(once_at(T0 + HOUR), message="extra"))
+    extra = await store.claim_now(later.id, "alice", T0, lease=LEASE)
+
+    given = await store.give_back([run_of[started.id], run_of[cancelled.id], extra.run.id])
+
+    assert sorted(given) == sorted([run_of[cancelled.id], extra.run.id])
+    (still,) = await store.history(started.id, "alice")
+    assert still.status is RunStatus.CLAIMED and still.started_at == T0
+    for kept, status, next_run in (
+        (cancelled, TaskStatus.CANCELLED, None),
+        (later, TaskStatus.ACTIVE, T0 + HOUR),
+    ):
+        task = await store.get_task(kept.id)
+        assert task is not None and (task.status, task.next_run) == (status, next_run)
+        assert await store.history(kept.id, "alice") == []
+
+
+async def test_a_post_lost_before_it_started_is_retried_and_a_late_start_is_refused(
+    store: TaskStore,
+) -> None:
+    task = await store.add_task(api_call_draft(once_at(T0), method="POST"))
+    (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
+
+    (retry,), given_up = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
+
+    assert given_up == [] and retry.task.id == task.id and retry.run.attempt == 2
+    # The first claim's manager wakes up: its run is no longer its own to start.
+    assert not await store.mark_started(claim.run.id, T0 + LEASE)
+    assert await store.mark_started(retry.run.id, T0 + LEASE)
+    (started, abandoned) = await store.history(task.id, "alice")
+    assert started.started_at == T0 + LEASE and abandoned.started_at is None

@@ -27,6 +27,10 @@ _TASK_V3 = (
     "last_run) VALUES (?, 'alice', 'chat-alice', 'reminder', ?, ?, '{\"message\": \"call mom\"}', ?, "
     "?, 'run_late', 60, ?, ?, ?)"
 )
+_CLAIMED_V3 = (
+    "INSERT INTO task_runs (id, task_id, scheduled_for, claimed_at, started_at, finished_at, "
+    "status, misfire, lease_until) VALUES (?, ?, ?, ?, ?, ?, ?, 'on_time', ?)"
+)
 _RUN_V3 = (
     "INSERT INTO task_runs (id, task_id, scheduled_for, claimed_at, started_at, finished_at, "
     "status, misfire) VALUES (?, ?, ?, ?, ?, ?, ?, 'on_time')"
@@ -130,16 +134,19 @@ async def test_sqlite_finished_tasks_get_their_best_known_finish_time(tmp_path: 
         )
         for task_id, status, due, ran in FINISHED_V3
     ]  # fmt: skip
-    await build_v3(path, list(rows))
+    t0 = to_db_time(T0)
+    await build_v3(path, [*rows, (_CLAIMED_V3, (5, "cancel", t0, t0, None, None, "claimed", t0))])
 
     before = datetime.now(UTC)
     async with SqliteTaskStore(path) as store:
         after = datetime.now(UTC)
         times = await finished_times(store)
         removal = await store.remove_finished(before=T0 + 2 * HOUR, max_tasks=10, max_rows=10)
+        (in_flight,) = await store.history("cancel", "alice")
 
     upgraded_finished_times(times, before - timedelta(milliseconds=1), after)
     assert removal.tasks == 1  # the one done an hour in; the others finished at the upgrade
+    assert in_flight.started_at == T0  # claimed by the old version: it may have started
 
 
 async def test_postgres_finished_tasks_get_their_best_known_finish_time(postgres_url: str) -> None:
@@ -162,6 +169,11 @@ async def test_postgres_finished_tasks_get_their_best_known_finish_time(postgres
                     task_id, f"reminder {task_id}", once_at(T0).to_json(), status,
                     status == "active", T0, due, ran,
                 )  # fmt: skip
+            await conn.execute(
+                "INSERT INTO task_runs (task_id, scheduled_for, claimed_at, lease_until, status,"
+                " misfire) VALUES ('cancel', $1, $1, $1, 'claimed', 'on_time')",
+                T0,
+            )
 
         await db.write(insert)
     finally:
@@ -172,6 +184,8 @@ async def test_postgres_finished_tasks_get_their_best_known_finish_time(postgres
         after = datetime.now(UTC)
         times = await finished_times(store)
         removal = await store.remove_finished(before=T0 + 2 * HOUR, max_tasks=10, max_rows=10)
+        (in_flight,) = await store.history("cancel", "alice")
 
     upgraded_finished_times(times, before - timedelta(seconds=1), after + timedelta(seconds=1))
     assert removal.tasks == 1
+    assert in_flight.started_at == T0  # claimed by the old version: it may have started

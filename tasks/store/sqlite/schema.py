@@ -99,6 +99,8 @@ _V3 = (
 # removal; a task finished before this version gets its best known time: a done task its
 # last run, any other (a cancellation, a skipped one-time run, whose time was not kept) the
 # time of the upgrade, so none is removed sooner than the retention age after it finished.
+# A run records its start before a request that must not be sent twice goes out; a run
+# still claimed by an older version, which did not, counts as started (it may have acted).
 _RUN_COLUMNS_V1 = (
     "id, task_id, scheduled_for, claimed_at, started_at, finished_at, lease_until, status, "
     "misfire, missed, late_by, attempt, result, error"
@@ -136,6 +138,7 @@ _V4 = (
     "DROP INDEX scheduled_tasks_finished",
     "CREATE INDEX scheduled_tasks_finished ON scheduled_tasks (finished_at)"
     " WHERE status IN ('done', 'cancelled')",
+    "UPDATE task_runs SET started_at = claimed_at WHERE status = 'claimed' AND started_at IS NULL",
 )
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4)
