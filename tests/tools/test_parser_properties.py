@@ -42,6 +42,7 @@ def growth(large_time: float, small_time: float) -> float:
     """How many times longer the large text took than the small one (see ``TIME_FLOOR``)."""
     return large_time / max(small_time, TIME_FLOOR)
 
+
 # --- never raises ----------------------------------------------------------------------------
 
 _SYNTAX = [
