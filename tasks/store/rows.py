@@ -131,8 +131,8 @@ def task_from_row(
     """Build a ``Task`` from a row selected with ``TASK_COLUMNS``.
 
     ``status``, ``next_run`` and ``finished_at`` replace the stored values (a claim builds
-    the claimed task directly instead of copying it). Owner and chat ids are interned: a burst holds
-    thousands of claimed tasks of a few users.
+    the claimed task directly instead of copying it). Owner and chat ids are interned: a
+    burst holds thousands of claimed tasks of a few users.
     """
     return Task(
         id=row[0],

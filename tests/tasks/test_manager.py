@@ -1263,13 +1263,19 @@ LIGHTS_AT = T0 + MINUTE
 
 
 def lights_manager(
-    store: TaskStore, clock: ManualClock, http: GuardedHttp, notifier: RecordingNotifier
+    store: TaskStore,
+    clock: ManualClock,
+    http: GuardedHttp,
+    notifier: RecordingNotifier,
+    *,
+    heir: bool = False,
 ) -> TaskManager:
     """A manager that claims up to a minute ahead and stops without waiting for runs (its
-    leases outlast the test's jumps of the clock, which its heartbeat does not follow)."""
+    leases outlast the test's jumps of the clock, which its heartbeat does not follow); an
+    ``heir`` holds the data directory's lock, as the program does (its predecessor is gone)."""
     return TaskManager(
         store=store, clock=clock, notifier=notifier, http=http, lease=5 * MINUTE,
-        prefetch=timedelta(minutes=1), drain_timeout=timedelta(0),
+        prefetch=timedelta(minutes=1), drain_timeout=timedelta(0), exclusive=heir,
     )  # fmt: skip
 
 
@@ -1357,11 +1363,7 @@ async def test_after_a_crash_a_post_claimed_but_never_started_runs_at_its_time(
         # What the dead process's timer did before it died: the run claimed ahead, no more.
         (claim,) = await dying.claim_due(clock.now(), limit=9, lease=MINUTE, ahead=MINUTE)
 
-    heir = TaskManager(
-        store=store_factory(), clock=clock, notifier=notifier, http=http, exclusive=True,
-        lease=5 * MINUTE,
-    )  # fmt: skip
-    async with heir:
+    async with lights_manager(store_factory(), clock, http, notifier, heir=True) as heir:
         await claimed_runs(heir, task.id)
         assert server.received == []
         clock.advance(timedelta(seconds=20))
@@ -1393,11 +1395,7 @@ async def test_after_a_crash_a_post_that_started_is_never_sent_again(
         (claim,) = await dying.claim_due(clock.now(), limit=9, lease=MINUTE)
         assert await dying.mark_started(claim.run.id, clock.now())
 
-    heir = TaskManager(
-        store=store_factory(), clock=clock, notifier=notifier, http=http, exclusive=True,
-        lease=5 * MINUTE,
-    )  # fmt: skip
-    async with heir:
+    async with lights_manager(store_factory(), clock, http, notifier, heir=True) as heir:
         await notifier.wait_for(1)
         await heir.wait_idle()
         clock.advance(timedelta(seconds=30))

@@ -102,24 +102,28 @@ FINISHED_V3 = (
 )
 
 
-async def finished_times(store: TaskStore) -> dict[str, datetime | None]:
-    """Each migrated task's finished time, checked to be the task's own."""
-    times: dict[str, datetime | None] = {}
-    for task_id, status, _, _ in FINISHED_V3:
-        task = await store.get_task(task_id)
-        assert task is not None and task.status is TaskStatus(status)
-        times[task_id] = task.finished_at
-    return times
+async def check_upgrade(store: TaskStore, *, clock_skew: timedelta) -> None:
+    """Open ``store`` on the version 3 rows of ``FINISHED_V3`` and check what the upgrade
+    made of them. A finished task gets its best known finish time: a done one its last run,
+    any other the time of the upgrade (the database's clock, read within ``clock_skew``). A
+    run still claimed by the old version counts as started (it may have acted)."""
+    before = datetime.now(UTC) - clock_skew
+    async with store:
+        after = datetime.now(UTC) + clock_skew
+        finished: dict[str, datetime | None] = {}
+        for task_id, status, _, _ in FINISHED_V3:
+            task = await store.get_task(task_id)
+            assert task is not None and task.status is TaskStatus(status)
+            finished[task_id] = task.finished_at
+        removal = await store.remove_finished(before=T0 + 2 * HOUR, max_tasks=10, max_rows=10)
+        (in_flight,) = await store.history("cancel", "alice")
 
-
-def upgraded_finished_times(
-    times: dict[str, datetime | None], upgraded_from: datetime, upgraded_by: datetime
-) -> None:
-    """Assert the best known times: a done task's last run, else the time of the upgrade."""
-    assert times["ran001"] == T0 + HOUR and times["due001"] is None
+    assert finished["ran001"] == T0 + HOUR and finished["due001"] is None
     for unknown in ("cancel", "skip01"):
-        when = times[unknown]
-        assert when is not None and upgraded_from <= when <= upgraded_by
+        when = finished[unknown]
+        assert when is not None and before <= when <= after
+    assert removal.tasks == 1  # the one done an hour in; the others finished at the upgrade
+    assert in_flight.started_at == T0
 
 
 async def test_sqlite_finished_tasks_get_their_best_known_finish_time(tmp_path: Path) -> None:
@@ -137,16 +141,7 @@ async def test_sqlite_finished_tasks_get_their_best_known_finish_time(tmp_path: 
     t0 = to_db_time(T0)
     await build_v3(path, [*rows, (_CLAIMED_V3, (5, "cancel", t0, t0, None, None, "claimed", t0))])
 
-    before = datetime.now(UTC)
-    async with SqliteTaskStore(path) as store:
-        after = datetime.now(UTC)
-        times = await finished_times(store)
-        removal = await store.remove_finished(before=T0 + 2 * HOUR, max_tasks=10, max_rows=10)
-        (in_flight,) = await store.history("cancel", "alice")
-
-    upgraded_finished_times(times, before - timedelta(milliseconds=1), after)
-    assert removal.tasks == 1  # the one done an hour in; the others finished at the upgrade
-    assert in_flight.started_at == T0  # claimed by the old version: it may have started
+    await check_upgrade(SqliteTaskStore(path), clock_skew=timedelta(milliseconds=1))
 
 
 async def test_postgres_finished_tasks_get_their_best_known_finish_time(postgres_url: str) -> None:
@@ -179,13 +174,4 @@ async def test_postgres_finished_tasks_get_their_best_known_finish_time(postgres
     finally:
         await db.close()
 
-    before = datetime.now(UTC)
-    async with PostgresTaskStore(postgres_url) as store:
-        after = datetime.now(UTC)
-        times = await finished_times(store)
-        removal = await store.remove_finished(before=T0 + 2 * HOUR, max_tasks=10, max_rows=10)
-        (in_flight,) = await store.history("cancel", "alice")
-
-    upgraded_finished_times(times, before - timedelta(seconds=1), after + timedelta(seconds=1))
-    assert removal.tasks == 1
-    assert in_flight.started_at == T0  # claimed by the old version: it may have started
+    await check_upgrade(PostgresTaskStore(postgres_url), clock_skew=timedelta(seconds=1))
