@@ -58,8 +58,9 @@ class TableCopy:
 async def copy_table(source: sqlite3.Connection, target: PgConnection, table: TableCopy) -> int:
     """Copy every row of ``table``; return how many were copied.
 
-    The identity sequence (if any) is moved past the largest copied id, so rows added
-    afterwards get new ids.
+    The identity sequence (if any) is moved past the largest copied id, and past the largest
+    id SQLite ever gave the table (an AUTOINCREMENT table keeps it after its newest rows were
+    deleted), so rows added afterwards get ids no row ever had.
     """
     columns = ", ".join(table.columns)
     # Table and column names come from the packages' own descriptions, never from input.
@@ -72,9 +73,21 @@ async def copy_table(source: sqlite3.Connection, target: PgConnection, table: Ta
     if table.identity is not None:
         await target.execute(
             f"SELECT setval(pg_get_serial_sequence('{table.name}', '{table.identity}'),"
-            f" coalesce((SELECT max({table.identity}) FROM {table.name}), 0) + 1, false)"
+            f" greatest(coalesce((SELECT max({table.identity}) FROM {table.name}), 0), $1) + 1,"
+            " false)",
+            _highest_id_used(source, table.name),
         )
     return copied
+
+
+def _highest_id_used(source: sqlite3.Connection, name: str) -> int:
+    """The largest id SQLite ever gave ``name``'s rows, as its AUTOINCREMENT keeps it (0 for a
+    table without one)."""
+    try:
+        row = source.execute("SELECT seq FROM sqlite_sequence WHERE name = ?", (name,)).fetchone()
+    except sqlite3.OperationalError:  # no table of the file has AUTOINCREMENT
+        return 0
+    return 0 if row is None else int(row[0])
 
 
 def sqlite_count(source: sqlite3.Connection, table: TableCopy) -> int:

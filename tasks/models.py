@@ -186,6 +186,8 @@ class Task(TaskSpec):
         run_count: How many runs finished.
         consecutive_failures: Failed runs in a row since the last success.
         status_reason: Why it is paused or disabled, in plain words.
+        finished_at: When it finished (became done or cancelled; UTC), ``None`` while it is
+            live: retention counts a finished task's age from it.
     """
 
     id: str
@@ -196,6 +198,7 @@ class Task(TaskSpec):
     run_count: int = 0
     consecutive_failures: int = 0
     status_reason: str | None = None
+    finished_at: datetime | None = None
 
     @property
     def enabled(self) -> bool:

@@ -234,6 +234,7 @@ async def test_metacharacters_round_trip_in_every_stored_text_field(
             TaskChange(status_reason=text),
             allowed_from=[created[0].status],
             action="note",
+            now=T0,
         )
         await store.pause_owner(text, text)
         claim = await store.claim_now(created[1].id, text, T0, lease=HOUR)

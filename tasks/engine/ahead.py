@@ -64,9 +64,10 @@ class ClaimedAhead:
             claim.run.id for _, _, claim in self._heap if claim.task.id == task_id
         )
 
-    def clear(self) -> list[Claim]:
-        """Take every queued run off the queue (the manager stops) and return them."""
-        claims = [claim for _, _, claim in self._heap]
+    def clear(self) -> list[tuple[Claim, bool]]:
+        """Take every queued run off the queue (the manager stops) and return them, each with
+        whether it was retracted."""
+        claims = [(claim, claim.run.id in self._retracted) for _, _, claim in self._heap]
         self._heap.clear()
         self._retracted.clear()
         return claims

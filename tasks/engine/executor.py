@@ -5,7 +5,9 @@ Claimed runs wait in ``ClaimedAhead`` (a heap, not event-loop tasks) until they 
 shared ``Watchdog``. A successful run queues its
 outcome for the ledger and ends; a failed or undelivered one waits for its commit, which
 says what follows (``FollowUps``). From its claim until its outcome is in the ledger a run's
-lease is renewed (``LeaseKeeper``).
+lease is renewed (``LeaseKeeper``). A run that must not act twice (a POST, a PATCH) records
+its start in the ledger before its first attempt; when the manager stops, the claimed runs
+that never started are given back to the store, due again at their time.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tasks.errors import TaskError
 from tasks.execution import TaskType, repeat_is_safe
 from tasks.models import Claim, MisfireAction, RunOutcome, RunStatus, TaskRun, TaskStatus
 from tasks.runners.base import RunReport, TaskRunner
+from tasks.store import TaskStore
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +97,7 @@ class RunExecutor:
     """Starts claimed runs as event-loop tasks and sees each one through to the ledger.
 
     Args:
+        store: Where runs record their start and claims are given back.
         clock: The source of time.
         runners: The runner per task type.
         ledger: Where outcomes are written.
@@ -108,6 +112,7 @@ class RunExecutor:
     def __init__(
         self,
         *,
+        store: TaskStore,
         clock: Clock,
         runners: Mapping[TaskType, TaskRunner],
         ledger: LedgerWriter,
@@ -118,6 +123,7 @@ class RunExecutor:
         max_concurrent_runs: int,
         run_timeout: timedelta,
     ) -> None:
+        self._store = store
         self._clock = clock
         self._runners = dict(runners)
         self._ledger = ledger
@@ -178,17 +184,39 @@ class RunExecutor:
     async def drain(self, within: timedelta) -> None:
         """Let the queued and running runs finish for up to ``within``, then stop the rest.
 
-        Runs still queued are dropped and running ones cancelled: they stay claimed, and
-        are retried when the next manager starts (or once their lease runs out).
+        Runs still queued never started: they are given back to the store (due again at
+        their time, for the next manager), and those retracted meanwhile are recorded as
+        skipped, as at their time. Running ones are cancelled: they stay claimed, and are
+        retried (or, having maybe acted, given up) when the next manager starts, or once
+        their lease runs out.
         """
         if not self._idle.is_set():
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(within.total_seconds()):
                     await self._idle.wait()
-        for claim in self._ahead.clear():
-            self._finished(claim.run.id, None)
+        queued = self._ahead.clear()
         await self._pool.stop()
+        now = self._clock.now()
+        for claim, retracted in queued:
+            if retracted:
+                await self._run(claim, True, now)
+        await self._give_back([claim for claim, retracted in queued if not retracted])
         await self._ledger.flush()
+
+    async def _give_back(self, claims: Sequence[Claim]) -> None:
+        """Give the claimed runs that never started back to the store."""
+        if not claims:
+            return
+        try:
+            given = await self._store.give_back([claim.run.id for claim in claims])
+        except Exception:
+            # They stay claimed: the next manager retries them (they never started).
+            log.exception("%d claimed runs could not be given back", len(claims))
+        else:
+            kept = len(claims) - len(given)
+            log.info("gave back %d claimed runs (%d left claimed)", len(given), kept)
+        for claim in claims:
+            self._finished(claim.run.id, None)
 
     async def _run(self, claim: Claim, retracted: bool, started: datetime) -> None:
         """Run one claimed run, starting ``started``, and see it to the ledger.
@@ -205,6 +233,14 @@ class RunExecutor:
                 report = RETRACTED_REPORT
             elif runner is None:
                 report = _no_runner(claim)
+            elif not repeat_is_safe(claim.task.execution) and not await self._store.mark_started(
+                run.id, started
+            ):
+                # Its lease ran out and another scheduler took it over, or it was given back:
+                # it is not this manager's to send.
+                log.warning("task %s run %s is no longer claimed; not sent", claim.task.id, run.id)
+                self._finished(run.id, None)
+                return
             else:
                 try:
                     with self._watchdog.guard():

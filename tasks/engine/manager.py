@@ -120,9 +120,11 @@ class TaskManager(AsyncLifecycle):
             take); the runs of a manager that died are retried once this long after its
             last renewal. At least one second.
         recheck_every: The longest the timer sleeps without re-reading the store.
-        drain_timeout: How long ``stop`` waits for queued and running runs before
-            cancelling them (they stay claimed and are retried when a manager starts again,
-            or once their lease runs out).
+        drain_timeout: How long ``stop`` waits for queued and running runs. Then the runs
+            still queued (claimed ahead, never started) are given back to the store, due
+            again at their time, and the running ones are cancelled (they stay claimed and
+            are retried, or given up when they may have acted, when a manager starts again or
+            once their lease runs out).
         prefetch: How far ahead the timer claims runs; each then starts at its exact time,
             so one database round trip serves every run due in that window (the timer
             wakes when the next run is half of it away). Before a burst
@@ -240,6 +242,7 @@ class TaskManager(AsyncLifecycle):
             store, deliverer, max_failures=max_failures, wake=self._wake, alert_after=alert_after
         )
         self._executor = RunExecutor(
+            store=store,
             clock=clock,
             runners={**builtin, **(runners or {})},
             ledger=self._ledger,
@@ -731,6 +734,7 @@ class TaskManager(AsyncLifecycle):
             change.change,
             allowed_from=change.allowed_from,
             action=change.action,
+            now=self._clock.now(),
         )
         self._wake.set()
         return task

@@ -10,7 +10,7 @@ the last one stopped: a second later while a pass through the tasks is under way
 later once it is done. Nothing about which tasks are "frequent" is
 built in: the age and the number kept decide, so the same mechanism can keep every task's
 ledger bounded. With ``LedgerPolicy.finished_for``, each round also removes up to
-``tasks_per_round`` finished tasks (done or cancelled) whose last run is older than that: their
+``tasks_per_round`` finished tasks (done or cancelled) that finished longer ago than that: their
 rows and summary go into their owner's summary (how many tasks and runs, how they ended, the
 last outcome and the last failure), so one-time reminders do not pile up for ever; and a
 stretch of the task table left sparse by the removals is rewritten at its end
@@ -46,9 +46,9 @@ class LedgerPolicy:
         every: The pause after a round that went through every task.
         between: The pause after a round that stopped part way (its budget was used, or
             more tasks wait): short, but a pause, so claims and deliveries go first.
-        finished_for: Finished tasks (done or cancelled) whose last run (or creation, when
-            they never ran) is older than this are removed into their owner's summary;
-            ``None`` keeps them.
+        finished_for: Finished tasks (done or cancelled) that finished longer ago than this
+            (``Task.finished_at``) are removed into their owner's summary; ``None`` keeps
+            them.
     """
 
     keep_for: timedelta = timedelta(days=1)

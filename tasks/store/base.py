@@ -234,8 +234,11 @@ class TaskStore(AsyncLifecycle):
         *,
         allowed_from: Collection[TaskStatus],
         action: str,
+        now: datetime,
     ) -> Task:
-        """Apply ``change`` if the task's status is in ``allowed_from``; return the new task.
+        """Apply ``change`` at ``now`` if the task's status is in ``allowed_from``; return the
+        new task. A change that finishes the task (done, cancelled) records ``now`` as its
+        ``finished_at``.
 
         Raises:
             TaskNotFoundError: when the owner has no such task.
@@ -268,10 +271,12 @@ class TaskStore(AsyncLifecycle):
         directory's lock, as it starts). Either way each run is decided as follows.
 
         A run that is not safe to repeat (an api_call whose method is POST or PATCH:
-        ``tasks.execution.repeat_is_safe``) is never claimed again: whatever its attempt,
-        it is recorded as OUTCOME_UNKNOWN with ``OUTCOME_UNKNOWN_ERROR`` (it counts as a
-        failure, without disabling the task; a one-time task becomes DONE, a recurring one
-        keeps its schedule) and returned as given up, so that its owner decides.
+        ``tasks.execution.repeat_is_safe``) and that started (``mark_started``) is never
+        claimed again: whatever its attempt, it is recorded as OUTCOME_UNKNOWN with
+        ``OUTCOME_UNKNOWN_ERROR`` (it counts as a failure, without disabling the task; a
+        one-time task becomes DONE, a recurring one keeps its schedule) and returned as
+        given up, so that its owner decides. One that never started is decided like any
+        other run, as follows.
 
         Any other first attempt is marked ABANDONED and claimed again as attempt 2 (returned
         as a claim) unless its task was cancelled meanwhile, or its misfire policy is SKIP and
@@ -296,6 +301,34 @@ class TaskStore(AsyncLifecycle):
         Returns:
             The ids whose lease now runs until at least ``now + lease``; an id missing from
             it is a run that is no longer claimed (finished, or given up and retried).
+        """
+
+    @abstractmethod
+    async def mark_started(self, run_id: int, now: datetime) -> bool:
+        """Record in the ledger that the claimed run starts at ``now``, and return whether it
+        is still claimed (one given back, or taken over by another scheduler after its lease
+        ran out, must not start).
+
+        A manager records it before the first attempt of a run that is not safe to repeat
+        (``tasks.execution.repeat_is_safe``), before its request can go out, so that a lost
+        run that started is of unknown outcome and one that never started runs
+        (``reclaim_expired``). One write per such run; other runs do not record it.
+        """
+
+    @abstractmethod
+    async def give_back(self, run_ids: Collection[int]) -> list[int]:
+        """Give back the claimed runs among ``run_ids`` that never started, in one
+        transaction: a manager that stops gives back the runs it claimed ahead of their time.
+
+        Each such run is deleted from the ledger, as if it had never been claimed, and its
+        task is due at the run's time again, or stays as it is, as
+        ``tasks.store.transitions.given_back`` decides (a task's runs are taken latest
+        first). A run it cannot give back (the task's next run moved on since its claim) is
+        left claimed, to be retried once its lease runs out (it never started, so it runs).
+        Runs that finished, started, or are no longer claimed are left alone.
+
+        Returns:
+            The ids of the runs given back.
         """
 
     @abstractmethod
@@ -366,13 +399,12 @@ class TaskStore(AsyncLifecycle):
     async def remove_finished(self, *, before: datetime, max_tasks: int, max_rows: int) -> Removal:
         """Remove finished tasks whose time is past, a bounded amount per call.
 
-        Takes up to ``max_tasks`` tasks that are done or cancelled, whose last run (or, for
-        a task that never ran, its creation) is before ``before``, and that have no run
-        claimed, oldest first, stopping once ``max_rows`` ledger rows were read (at least one
-        task is taken). Each task's remaining ledger rows are folded into its summary, that
-        summary into its owner's ``OwnerSummary``, and the task, its rows and its summary are
-        deleted, all in one transaction. Two schedulers removing at once never take a task
-        twice.
+        Takes up to ``max_tasks`` tasks that are done or cancelled, that finished
+        (``Task.finished_at``) before ``before``, and that have no run claimed, oldest first,
+        stopping once ``max_rows`` ledger rows were read (at least one task is taken). Each
+        task's remaining ledger rows are folded into its summary, that summary into its
+        owner's ``OwnerSummary``, and the task, its rows and its summary are deleted, all in
+        one transaction. Two schedulers removing at once never take a task twice.
         """
 
     async def repack(self, *, window: int, after: int = 0) -> Repack:

@@ -60,6 +60,8 @@ from tasks.store.transitions import (
     changed,
     claimed_now,
     claimed_status,
+    finish_time,
+    given_back,
     lost_outcome,
 )
 
@@ -158,10 +160,12 @@ class MemoryTaskStore(TaskStore):
         *,
         allowed_from: Collection[TaskStatus],
         action: str,
+        now: datetime,
     ) -> Task:
         """Apply ``change`` when the task's status allows it."""
         task = self._owned(task_id, owner_id)
-        return self._put(changed(task, change, allowed_from=allowed_from, action=action))
+        now = require_aware(now, "now")
+        return self._put(changed(task, change, allowed_from=allowed_from, action=action, now=now))
 
     async def claim_due(
         self, now: datetime, *, limit: int, lease: timedelta, ahead: timedelta = timedelta(0)
@@ -221,6 +225,35 @@ class MemoryTaskStore(TaskStore):
                 heapq.heappush(self._leases, (until, run_id))
             renewed.add(run_id)
         return renewed
+
+    async def mark_started(self, run_id: int, now: datetime) -> bool:
+        """Record that the claimed run starts; whether it is still claimed."""
+        now = require_aware(now, "now")
+        run = self._runs.get(run_id)
+        if run is None or run.status is not RunStatus.CLAIMED:
+            return False
+        self._runs[run_id] = replace(run, started_at=now)
+        return True
+
+    async def give_back(self, run_ids: Collection[int]) -> list[int]:
+        """Give back the claimed runs that never started (a task's latest first)."""
+        runs = [
+            run
+            for run in (self._runs.get(i) for i in set(run_ids))
+            if run is not None and run.status is RunStatus.CLAIMED and run.started_at is None
+        ]
+        given: list[int] = []
+        for run in sorted(runs, key=lambda r: (r.scheduled_for, r.id), reverse=True):
+            task = self._tasks[run.task_id]
+            back = given_back(task, run)
+            if back is None:
+                continue
+            del self._runs[run.id]
+            self._runs_of[run.task_id].remove(run.id)
+            if back != task:
+                self._put(back)
+            given.append(run.id)
+        return sorted(given)
 
     async def claim_now(
         self, task_id: str, owner_id: str, now: datetime, *, lease: timedelta
@@ -314,11 +347,12 @@ class MemoryTaskStore(TaskStore):
     async def remove_finished(self, *, before: datetime, max_tasks: int, max_rows: int) -> Removal:
         """Remove old finished tasks into their owners' summaries (see the store)."""
         before = require_aware(before, "before")
+        # A finished task has its finished_at; a live one has none.
         found = sorted(
-            (task.last_run or task.created_at, task.id)
+            (finished_at, task.id)
             for task in self._tasks.values()
-            if not task.status.is_live
-            and (task.last_run or task.created_at) < before
+            if (finished_at := task.finished_at) is not None
+            and finished_at < before
             and not any(
                 self._runs[i].status is RunStatus.CLAIMED for i in self._runs_of.get(task.id, [])
             )
@@ -471,7 +505,9 @@ class MemoryTaskStore(TaskStore):
         now = require_aware(now, "now")
         task = self._owned(task_id, owner_id)
         if change is not None:
-            task = self._put(changed(task, change, allowed_from=allowed_from, action="acknowledge"))
+            task = self._put(
+                changed(task, change, allowed_from=allowed_from, action="acknowledge", now=now)
+            )
         row = TaskRun(
             id=next(self._run_ids), task_id=task.id, scheduled_for=now, claimed_at=now,
             status=RunStatus.ACKNOWLEDGED, misfire=MisfireAction.MANUAL, started_at=now,
@@ -560,7 +596,10 @@ class MemoryTaskStore(TaskStore):
         assert task.next_run is not None
         plan = plan_claim(task.schedule, task.next_run, task.misfire, now)
         status = claimed_status(task.schedule, plan)
-        claimed = self._put(replace(task, status=status, next_run=plan.next_run))
+        finished_at = now if status is TaskStatus.DONE else None
+        claimed = self._put(
+            replace(task, status=status, next_run=plan.next_run, finished_at=finished_at)
+        )
         if plan.skipped_from is not None:
             skip = TaskRun.new(
                 next(self._run_ids), task.id, plan.skipped_from, now,
@@ -585,7 +624,7 @@ class MemoryTaskStore(TaskStore):
             misfire=MisfireAction.SKIPPED, late_by=late_by, attempt=2,
         )  # fmt: skip
         self._record(skip)
-        self._put(after_skipped_retry(task))
+        self._put(after_skipped_retry(task, now))
 
     def _record(self, run: TaskRun) -> TaskRun:
         """Add a new ledger row."""
@@ -615,6 +654,9 @@ class MemoryTaskStore(TaskStore):
             last_run=outcome.finished_at,
             run_count=task.run_count + 1,
             consecutive_failures=after.consecutive_failures,
+            finished_at=finish_time(
+                task.status, task.finished_at, after.status, outcome.finished_at
+            ),
         )
         self._put(task)
         return after.finished(outcome)

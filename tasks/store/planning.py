@@ -4,7 +4,9 @@ Both stores call ``plan_claim`` (and ``plan_reclaim`` for runs whose lease ran o
 their claim transaction, so every store decides identically and the decision is recorded in
 the same step as the claim. One rule here guards against acting twice: a run that may have
 sent a non-idempotent request (POST, PATCH) before its process died is never repeated by a
-reclaim; it is recorded as of unknown outcome and its owner is asked.
+reclaim; it is recorded as of unknown outcome and its owner is asked. Such a run records its
+start in the ledger before its request goes out (``TaskStore.mark_started``), so one that was
+claimed but never started is told apart: it never acted, and it runs like any other.
 """
 
 from __future__ import annotations
@@ -123,13 +125,15 @@ class ReclaimPlan:
 def plan_reclaim(task: Task, run: TaskRun, now: datetime) -> ReclaimPlan:
     """Decide what becomes of ``run`` of ``task``, whose lease ran out before ``now``.
 
-    A run that is not safe to repeat (a POST or PATCH request: ``repeat_is_safe``) is never
-    run again automatically, whatever its attempt, status or policy: its process may have sent
-    the request before it died, so its outcome is unknown. Otherwise a retry is a run that
-    missed its time like any other: it is delivered marked late, and beyond the grace period
-    a task with the SKIP policy ("lights off at 1 am") is not run late at all.
+    A run that is not safe to repeat (a POST or PATCH request: ``repeat_is_safe``) and that
+    started (its ``started_at`` is recorded before its request goes out) is never run again
+    automatically, whatever its attempt, status or policy: its process may have sent the
+    request before it died, so its outcome is unknown. One that never started sent nothing,
+    and is decided like any other run. Otherwise a retry is a run that missed its time like
+    any other: it is delivered marked late, and beyond the grace period a task with the SKIP
+    policy ("lights off at 1 am") is not run late at all.
     """
-    if not repeat_is_safe(task.execution):
+    if run.started_at is not None and not repeat_is_safe(task.execution):
         return ReclaimPlan(Reclaim.UNKNOWN)
     if run.attempt != 1 or task.status is TaskStatus.CANCELLED:
         return ReclaimPlan(Reclaim.GIVE_UP)

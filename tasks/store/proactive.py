@@ -248,7 +248,7 @@ def acknowledge(
         raise not_found(task_id)
     task = task_from_row(row, d)
     if change is not None:
-        task = changed(task, change, allowed_from=allowed_from, action="acknowledge")
+        task = changed(task, change, allowed_from=allowed_from, action="acknowledge", now=now)
         yield store_state(d, task)
     yield d.statement(
         "INSERT INTO task_runs (task_id, scheduled_for, claimed_at, started_at, finished_at, "

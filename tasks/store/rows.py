@@ -48,7 +48,7 @@ Row: TypeAlias = Any
 TASK_COLUMNS = (
     "id, owner_id, chat_id, task_type, description, schedule, execution_data, status, "
     "misfire_policy, misfire_grace, created_at, next_run, last_run, run_count, "
-    "consecutive_failures, status_reason"
+    "consecutive_failures, status_reason, finished_at"
 )
 RUN_COLUMNS = (
     "id, task_id, scheduled_for, claimed_at, status, misfire, attempt, missed, late_by, "
@@ -126,12 +126,13 @@ def task_from_row(
     *,
     status: TaskStatus | None = None,
     next_run: datetime | Literal["stored"] | None = "stored",
+    finished_at: datetime | Literal["stored"] | None = "stored",
 ) -> Task:
     """Build a ``Task`` from a row selected with ``TASK_COLUMNS``.
 
-    ``status`` and ``next_run`` replace the stored values (a claim builds the claimed task
-    directly instead of copying it). Owner and chat ids are interned: a burst holds
-    thousands of claimed tasks of a few users.
+    ``status``, ``next_run`` and ``finished_at`` replace the stored values (a claim builds
+    the claimed task directly instead of copying it). Owner and chat ids are interned: a
+    burst holds thousands of claimed tasks of a few users.
     """
     return Task(
         id=row[0],
@@ -149,6 +150,7 @@ def task_from_row(
         run_count=row[13],
         consecutive_failures=row[14],
         status_reason=row[15],
+        finished_at=dialect.read_time_opt(row[16]) if finished_at == "stored" else finished_at,
     )
 
 

@@ -45,7 +45,7 @@ from tasks.store.rows import (
     summary_values,
     task_from_row,
 )
-from tasks.store.transitions import changed
+from tasks.store.transitions import changed, given_back
 
 T = TypeVar("T")
 Steps = Generator[Statement, Any, T]
@@ -54,8 +54,8 @@ Steps = Generator[Statement, Any, T]
 _COMPACTION_LOCK = 0x1ED6E2  # "ledger compaction", for databases with several writers
 _LIVE = "status NOT IN ('done', 'cancelled')"
 _FINISHED = "status IN ('done', 'cancelled')"
-_FINISHED_SINCE = "coalesce(last_run, created_at)"
-"""When a finished task last did anything (the index of finished tasks is on it)."""
+_FINISHED_SINCE = "finished_at"
+"""When a finished task finished (the index of finished tasks is on it)."""
 
 
 def single(statement: Statement) -> Steps[Any]:
@@ -74,12 +74,13 @@ def owned_row(d: Dialect, task_id: str, owner_id: str | None, *, lock: bool = Fa
 
 
 def store_state(d: Dialect, task: Task) -> Statement:
-    """Write the task's status (and ``enabled``), next run, reason and failure count."""
+    """Write the task's status (and ``enabled``), next run, reason, failure count and finished
+    time."""
     return d.statement(
         "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, status_reason = ?, "
-        "consecutive_failures = ? WHERE id = ?",
+        "consecutive_failures = ?, finished_at = ? WHERE id = ?",
         task.status.value, task.enabled, d.time_opt(task.next_run), task.status_reason,
-        task.consecutive_failures, task.id,
+        task.consecutive_failures, d.time_opt(task.finished_at), task.id,
     )  # fmt: skip
 
 
@@ -113,12 +114,14 @@ def update_task(
     change: TaskChange,
     allowed_from: frozenset[TaskStatus],
     action: str,
+    now: datetime,
 ) -> Steps[Task]:
-    """Apply ``change`` if the task's status allows it."""
+    """Apply ``change`` at ``now`` if the task's status allows it."""
     row = yield owned_row(d, task_id, owner_id, lock=True)
     if row is None:
         raise not_found(task_id)
-    updated = changed(task_from_row(row, d), change, allowed_from=allowed_from, action=action)
+    task = task_from_row(row, d)
+    updated = changed(task, change, allowed_from=allowed_from, action=action, now=now)
     yield store_state(d, updated)
     if change.schedule is not UNSET:
         yield d.statement(
@@ -128,6 +131,53 @@ def update_task(
         )
     yield from _announce(d)
     return updated
+
+
+def mark_started(d: Dialect, run_id: int, now: datetime) -> Steps[bool]:
+    """Record that the claimed run starts at ``now``; whether it is still claimed."""
+    started = yield d.statement(
+        "UPDATE task_runs SET started_at = ? WHERE id = ? AND status = 'claimed' RETURNING id",
+        d.time(now), run_id, want="all",
+    )  # fmt: skip
+    return bool(started)
+
+
+def give_back(d: Dialect, run_ids: Sequence[int]) -> Steps[list[int]]:
+    """Give back the claimed runs among ``run_ids`` that never started (see the store).
+
+    Locks are taken ledger rows first, then their tasks in id order (as claims take them).
+    """
+    runs: list[TaskRun] = []
+    for chunk in d.chunks(sorted(set(run_ids))):
+        ids, params = d.any_of("id", chunk, "bigint[]")
+        rows = yield d.statement(
+            f"SELECT {RUN_COLUMNS} FROM task_runs WHERE {ids} AND status = 'claimed'"
+            f" AND started_at IS NULL{d.lock_rows}",
+            *params, want="all",
+        )  # fmt: skip
+        runs += [run_from_row(row, d) for row in rows]
+    if not runs:
+        return []
+    tasks: dict[str, Task] = {}
+    for task_id in sorted({run.task_id for run in runs}):
+        row = yield owned_row(d, task_id, None, lock=True)
+        assert row is not None, "task_runs.task_id references scheduled_tasks"
+        tasks[task_id] = task_from_row(row, d)
+    given: list[int] = []
+    # A task's latest run first: its next run then steps back through each of them.
+    for run in sorted(runs, key=lambda r: (r.scheduled_for, r.id), reverse=True):
+        task = tasks[run.task_id]
+        back = given_back(task, run)
+        if back is None:
+            continue
+        yield d.statement("DELETE FROM task_runs WHERE id = ?", run.id)
+        if back != task:
+            yield store_state(d, back)
+            tasks[run.task_id] = back
+        given.append(run.id)
+    if given:
+        yield from _announce(d)
+    return sorted(given)
 
 
 def pause_owner(d: Dialect, owner_id: str, reason: str) -> Steps[list[str]]:
@@ -248,7 +298,7 @@ def remove_finished(
 ) -> Steps[Removal]:
     """Remove finished tasks past ``before`` into their owners' summaries (bounded).
 
-    The tasks are found through the index of finished tasks by their last activity, oldest
+    The tasks are found through the index of finished tasks by when they finished, oldest
     first; each task's rows through its ``(task_id, id)`` index.
     """
     lock = d.try_lock(_COMPACTION_LOCK)
@@ -405,12 +455,25 @@ class SqlTaskStore(TaskStore):
         *,
         allowed_from: Collection[TaskStatus],
         action: str,
+        now: datetime,
     ) -> Task:
         """Apply ``change`` in one transaction if the task's status allows it."""
         allowed = frozenset(allowed_from)
+        now = require_aware(now, "now")
         return await self._write(
-            update_task(self.dialect, task_id, owner_id, change, allowed, action)
+            update_task(self.dialect, task_id, owner_id, change, allowed, action, now)
         )
+
+    async def mark_started(self, run_id: int, now: datetime) -> bool:
+        """Record the run's start in one transaction; whether it is still claimed."""
+        now = require_aware(now, "now")
+        return await self._write(mark_started(self.dialect, run_id, now))
+
+    async def give_back(self, run_ids: Collection[int]) -> list[int]:
+        """Give back the claimed runs that never started, in one transaction."""
+        if not run_ids:
+            return []
+        return await self._write(give_back(self.dialect, list(run_ids)))
 
     async def pause_owner(self, owner_id: str, reason: str) -> list[str]:
         """Pause the owner's active tasks."""

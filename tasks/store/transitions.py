@@ -13,9 +13,14 @@ decisions), so the in-memory and the SQLite store move tasks through the same st
     skip retry  RUNNING -> DONE (a recurring task keeps its schedule)
     lost run    a run not run again after its lease ran out (given up, or of unknown outcome)
                 finishes like a failed run that never disables its task
+    give back   a claimed run that never started, of a manager that stops: the task is due
+                at the run's time again, as if it had not been claimed (``given_back``)
     change      an owner's change (cancel, pause, ...) applies only from the statuses it allows
 
 ``enabled`` in the SQLite table is ``Task.enabled``: true exactly when the status is ACTIVE.
+``finished_at`` is set whenever a task becomes finished (DONE or CANCELLED), by whichever of
+these moves it there, kept while it stays finished and cleared when it is live again
+(``finish_time``): retention counts a finished task's age from it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TypeVar
 
 from tasks.models import (
     FinishedRun,
@@ -43,6 +49,8 @@ from tasks.store.base import (
     wrong_state,
 )
 from tasks.store.planning import ClaimPlan, Reclaim
+
+When = TypeVar("When", datetime, str)
 
 
 def claimed_status(schedule: Schedule, plan: ClaimPlan) -> TaskStatus:
@@ -66,34 +74,78 @@ def claimed_now(task: Task) -> Task:
     return task
 
 
+def finish_time(was: TaskStatus, kept: When | None, status: TaskStatus, now: When) -> When | None:
+    """When a task that was in ``was`` (finished at ``kept``, if it was) and is now in
+    ``status`` finished: ``None`` while it is live, ``kept`` while it stays finished, ``now``
+    when it has just become finished (done, cancelled). (An instant, or its stored text.)"""
+    if status.is_live:
+        return None
+    return kept if kept is not None and not was.is_live else now
+
+
 def changed(
-    task: Task, change: TaskChange, *, allowed_from: Collection[TaskStatus], action: str
+    task: Task,
+    change: TaskChange,
+    *,
+    allowed_from: Collection[TaskStatus],
+    action: str,
+    now: datetime,
 ) -> Task:
-    """The task with ``change`` applied (``TaskStore.update_task``).
+    """The task with ``change`` applied at ``now`` (``TaskStore.update_task``).
 
     Raises:
         TaskStateError: when its status is not in ``allowed_from``.
     """
     if task.status not in allowed_from:
         raise wrong_state(task, action)
+    status = task.status if change.status is UNSET else change.status
     return replace(
         task,
-        status=task.status if change.status is UNSET else change.status,
+        status=status,
         next_run=task.next_run if change.next_run is UNSET else change.next_run,
         status_reason=task.status_reason if change.status_reason is UNSET else change.status_reason,
         consecutive_failures=0 if change.reset_failures else task.consecutive_failures,
         schedule=task.schedule if change.schedule is UNSET else change.schedule,
+        finished_at=finish_time(task.status, task.finished_at, status, now),
     )
 
 
-def after_skipped_retry(task: Task) -> Task:
-    """The task once the retry of its run was skipped (misfire policy).
+def after_skipped_retry(task: Task, now: datetime) -> Task:
+    """The task once the retry of its run was skipped (misfire policy) at ``now``.
 
     A one-time task (RUNNING) is DONE; a recurring one keeps its status and its schedule.
     """
     if task.status is TaskStatus.RUNNING:
-        return replace(task, status=TaskStatus.DONE, next_run=None)
+        return replace(task, status=TaskStatus.DONE, next_run=None, finished_at=now)
     return task
+
+
+def given_back(task: Task, run: TaskRun) -> Task | None:
+    """The task once ``run``, claimed and never started, is given back (its manager stops),
+    or ``None`` when the run cannot be given back and is left claimed.
+
+    A one-time task that is RUNNING is ACTIVE again, due at the run's time. A recurring task
+    is due at the run's time again only while its next run is still the one the claim
+    computed (nothing after the run was claimed since: given back the latest first, a
+    task's several claims all return); its next fire is then computed again by the next
+    claim, to the same instant. Otherwise (another scheduler claimed the next occurrence,
+    another process moved it) the run is left claimed, and once its lease runs out it is
+    retried by the rules for a lost run that never started, so no occurrence is skipped or
+    run twice. An extra run ("run now"), and a run of a task stopped since (cancelled,
+    paused, disabled), is dropped: the task stays as it is.
+    """
+    if run.misfire is MisfireAction.MANUAL or task.status in _STOPPED:
+        return task
+    if task.schedule.kind == "once":
+        due_again = task.status is TaskStatus.RUNNING
+    else:
+        due_again = task.next_run == task.schedule.next_after(run.scheduled_for)
+    if not due_again:
+        return None
+    return replace(task, status=TaskStatus.ACTIVE, next_run=run.scheduled_for, finished_at=None)
+
+
+_STOPPED = frozenset({TaskStatus.CANCELLED, TaskStatus.PAUSED, TaskStatus.DISABLED})
 
 
 def lost_outcome(action: Reclaim, run: TaskRun, now: datetime) -> RunOutcome:

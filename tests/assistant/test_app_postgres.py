@@ -111,7 +111,7 @@ async def test_doctor_and_backups_on_postgresql(tmp_path: Path, postgres_url: st
         pass
 
     assert "PostgreSQL 18" in doctor.stdout and "answers" in doctor.stdout
-    assert f"memory version {MEMORY_SCHEMA}, proactive version 1, tasks version 3" in doctor.stdout
+    assert f"memory version {MEMORY_SCHEMA}, proactive version 1, tasks version 4" in doctor.stdout
     assert "tasks: 0 live, 0 finished; run ledger: 0 rows in full" in doctor.stdout
     assert "MB" in doctor.stdout and "retention: ledger rows older than 1 day" in doctor.stdout
     assert f"{tmp_path / 'assistant.db'} is not used" in doctor.stdout

@@ -39,6 +39,7 @@ from tests.tasks.conftest import (
     T0,
     RecordingNotifier,
     ScriptedAgent,
+    StoreFactory,
     every,
     once_at,
     reminder_draft,
@@ -1251,3 +1252,157 @@ async def test_a_locked_store_is_one_warning_per_retry_and_the_timer_carries_on(
     ] * 2
     assert all(r.exc_info is None for r in caplog.records if r.levelno > logging.DEBUG)
     assert sum(r.exc_info is not None for r in caplog.records) == 2  # at DEBUG
+
+
+# A POST or PATCH claimed ahead of its time when its process stops (issue 29's review): it
+# never started, so it runs at its time after a restart, once; one that started (its request
+# may have gone out) is never sent again.
+
+DAY = timedelta(days=1)
+LIGHTS_AT = T0 + MINUTE
+
+
+def lights_manager(
+    store: TaskStore,
+    clock: ManualClock,
+    http: GuardedHttp,
+    notifier: RecordingNotifier,
+    *,
+    heir: bool = False,
+) -> TaskManager:
+    """A manager that claims up to a minute ahead and stops without waiting for runs (its
+    leases outlast the test's jumps of the clock, which its heartbeat does not follow); an
+    ``heir`` holds the data directory's lock, as the program does (its predecessor is gone)."""
+    return TaskManager(
+        store=store, clock=clock, notifier=notifier, http=http, lease=5 * MINUTE,
+        prefetch=timedelta(minutes=1), drain_timeout=timedelta(0), exclusive=heir,
+    )  # fmt: skip
+
+
+async def lights_off(manager: TaskManager, url: str, *, daily: bool) -> Task:
+    schedule = every(DAY, anchor=LIGHTS_AT) if daily else once_at(LIGHTS_AT)
+    return await manager.add_task(
+        owner_id="alice", chat_id="chat-alice", task_type=TaskType.API_CALL, schedule=schedule,
+        execution_data={"method": "POST", "url": url}, description="lights off",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("daily", [False, True], ids=["once", "daily"])
+async def test_a_post_claimed_ahead_is_given_back_at_stop_and_runs_once_at_its_time(
+    store_factory: StoreFactory,
+    clock: ManualClock,
+    server: ScriptedServer,
+    http: GuardedHttp,
+    daily: bool,
+) -> None:
+    notifier = RecordingNotifier()
+    clock.advance(MINUTE - timedelta(seconds=20))  # 20 s before its time
+    async with lights_manager(store_factory(), clock, http, notifier) as stopping:
+        task = await lights_off(stopping, f"{server.url}/lights", daily=daily)
+        assert await claimed_runs(stopping, task.id) == [RunStatus.CLAIMED]
+        ahead = await stopping.get_task(task.id, "alice")
+    # Stopped orderly: the claim was given back, as if it had never been made.
+    async with store_factory() as store:
+        given_back = await store.get_task(task.id)
+        rows = await store.history(task.id, "alice")
+
+    async with lights_manager(store_factory(), clock, http, notifier) as restarted:
+        await claimed_runs(restarted, task.id)
+        clock.advance(timedelta(seconds=19))
+        await asyncio.sleep(0)
+        sent_early = len(server.received)
+        clock.advance(timedelta(seconds=1))
+        await server.wait_for(1)
+        await restarted.wait_idle()
+        (run,) = await restarted.history(task.id, "alice")
+        after = await restarted.get_task(task.id, "alice")
+
+    assert ahead.next_run == (LIGHTS_AT + DAY if daily else None)  # claimed ahead
+    assert given_back is not None and rows == []
+    assert (given_back.status, given_back.next_run) == (TaskStatus.ACTIVE, LIGHTS_AT)
+    assert sent_early == 0 and len(server.received) == 1
+    assert run.status is RunStatus.SUCCEEDED and run.scheduled_for == LIGHTS_AT
+    assert run.misfire is MisfireAction.ON_TIME and run.attempt == 1
+    # The next fire the first claim computed is computed again, to the same instant.
+    assert after.next_run == (LIGHTS_AT + DAY if daily else None)
+    assert after.status is (TaskStatus.ACTIVE if daily else TaskStatus.DONE)
+
+
+async def test_a_run_cancelled_after_its_claim_is_skipped_at_stop_not_given_back(
+    store_factory: StoreFactory, clock: ManualClock, server: ScriptedServer, http: GuardedHttp
+) -> None:
+    notifier = RecordingNotifier()
+    clock.advance(MINUTE - timedelta(seconds=20))
+    async with lights_manager(store_factory(), clock, http, notifier) as stopping:
+        task = await lights_off(stopping, f"{server.url}/lights", daily=True)
+        await claimed_runs(stopping, task.id)
+        await stopping.pause(task.id, "alice")
+    async with lights_manager(store_factory(), clock, http, notifier) as restarted:
+        clock.advance(MINUTE)
+        await restarted.run_due()
+        (skipped,) = await restarted.history(task.id, "alice")
+        paused = await restarted.get_task(task.id, "alice")
+
+    assert server.received == [] and paused.status is TaskStatus.PAUSED
+    assert skipped.status is RunStatus.SKIPPED and skipped.scheduled_for == LIGHTS_AT
+
+
+@pytest.mark.parametrize("daily", [False, True], ids=["once", "daily"])
+async def test_after_a_crash_a_post_claimed_but_never_started_runs_at_its_time(
+    store_factory: StoreFactory,
+    clock: ManualClock,
+    server: ScriptedServer,
+    http: GuardedHttp,
+    daily: bool,
+) -> None:
+    notifier = RecordingNotifier()
+    clock.advance(MINUTE - timedelta(seconds=20))
+    async with store_factory() as dying:
+        making = lights_manager(dying, clock, http, notifier)
+        task = await lights_off(making, f"{server.url}/lights", daily=daily)
+        # What the dead process's timer did before it died: the run claimed ahead, no more.
+        (claim,) = await dying.claim_due(clock.now(), limit=9, lease=MINUTE, ahead=MINUTE)
+
+    async with lights_manager(store_factory(), clock, http, notifier, heir=True) as heir:
+        await claimed_runs(heir, task.id)
+        assert server.received == []
+        clock.advance(timedelta(seconds=20))
+        await server.wait_for(1)
+        await heir.wait_idle()
+        retry, abandoned = await heir.history(task.id, "alice")
+
+    assert [d.kind for d in notifier.deliveries] == [DeliveryKind.RESULT]  # no "may have"
+    assert len(server.received) == 1
+    assert abandoned.id == claim.run.id and abandoned.status is RunStatus.ABANDONED
+    assert retry.status is RunStatus.SUCCEEDED and retry.scheduled_for == LIGHTS_AT
+    assert retry.misfire is MisfireAction.RETRY and retry.late_by is None
+
+
+@pytest.mark.parametrize("daily", [False, True], ids=["once", "daily"])
+async def test_after_a_crash_a_post_that_started_is_never_sent_again(
+    store_factory: StoreFactory,
+    clock: ManualClock,
+    server: ScriptedServer,
+    http: GuardedHttp,
+    daily: bool,
+) -> None:
+    notifier = RecordingNotifier()
+    async with store_factory() as dying:
+        making = lights_manager(dying, clock, http, notifier)
+        task = await lights_off(making, f"{server.url}/lights", daily=daily)
+        clock.advance(MINUTE)
+        # What the dead process did: claimed the run, recorded its start, then (maybe) sent.
+        (claim,) = await dying.claim_due(clock.now(), limit=9, lease=MINUTE)
+        assert await dying.mark_started(claim.run.id, clock.now())
+
+    async with lights_manager(store_factory(), clock, http, notifier, heir=True) as heir:
+        await notifier.wait_for(1)
+        await heir.wait_idle()
+        clock.advance(timedelta(seconds=30))
+        assert await heir.run_due() == 0
+        (lost,) = await heir.history(task.id, "alice")
+
+    assert server.received == []
+    assert lost.id == claim.run.id and lost.status is RunStatus.OUTCOME_UNKNOWN
+    (notice,) = notifier.deliveries
+    assert notice.kind is DeliveryKind.NOTICE and notice.run_again

@@ -136,7 +136,9 @@ async def test_watching_stores_hear_every_change_another_process_commits(
     task = await writer.add_task(reminder_draft(once_at(T0 + timedelta(hours=1))))
     await hears()
     snooze = TaskChange(next_run=T0)
-    await writer.update_task(task.id, "alice", snooze, allowed_from={TaskStatus.ACTIVE}, action="x")
+    await writer.update_task(
+        task.id, "alice", snooze, allowed_from={TaskStatus.ACTIVE}, action="x", now=T0
+    )
     await hears()
     (claim,) = await writer.claim_due(T0, limit=9, lease=LEASE)
     retry = RunOutcome(claim.run.id, task.id, RunStatus.FAILED, T0, T0, retry_at=T0 + SECOND)

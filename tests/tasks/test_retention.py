@@ -16,16 +16,20 @@ from pathlib import Path
 
 from common import ManualClock
 from tasks import (
+    BoundedSchedule,
     LedgerPolicy,
     RunStatus,
     SqliteTaskStore,
     TaskManager,
+    TaskStatus,
+    TaskStore,
 )
 from tasks.engine import LedgerRetention
-from tests.tasks.conftest import T0, RecordingNotifier, every, once_at
+from tests.tasks.conftest import BERLIN, T0, RecordingNotifier, every, once_at
 
 MINUTE = timedelta(minutes=1)
 HOUR = timedelta(hours=1)
+DAY = timedelta(days=1)
 
 
 async def test_a_running_scheduler_folds_old_runs_of_a_frequent_task_into_its_summary(
@@ -134,3 +138,60 @@ async def test_retention_rounds_remove_finished_reminders_past_the_age_a_few_at_
     assert sorted(d.text[:2] for d in notifier.deliveries if d.task_id != kept.id) == [
         f"r{n}" for n in range(5)
     ]
+
+
+async def test_a_task_cancelled_long_after_it_was_made_is_kept_for_the_age_from_then(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    # Its age for removal counts from when it finished: cancelled a month after it was made,
+    # it stays listable for the whole retention age, on every store.
+    manager = TaskManager(store=store, clock=clock, notifier=RecordingNotifier())
+    made = await manager.add_task(
+        owner_id="alice", chat_id="chat-alice", task_type="reminder",
+        schedule=once_at(T0 + 60 * DAY), execution_data={"message": "dentist"},
+    )  # fmt: skip
+    clock.advance(30 * DAY)
+    cancelled = await manager.cancel(made.id, "alice")
+    retention = LedgerRetention(store, clock, LedgerPolicy(finished_for=3 * DAY))
+
+    await retention.round()
+    clock.advance(3 * DAY - timedelta(seconds=1))
+    await retention.round()
+    kept = await manager.list_tasks("alice", include_finished=True)
+    clock.advance(timedelta(seconds=2))
+    await retention.round()
+
+    assert cancelled.finished_at == T0 + 30 * DAY
+    assert [t.id for t in kept] == [made.id] and kept[0].finished_at == T0 + 30 * DAY
+    assert await store.get_task(made.id) is None
+    summary = await store.owner_summary("alice")
+    assert summary is not None and summary.tasks == 1
+
+
+async def test_a_task_is_finished_from_its_last_run_and_live_again_when_it_comes_back(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    manager = TaskManager(store=store, clock=clock, notifier=RecordingNotifier())
+    once = await manager.add_task(
+        owner_id="alice", chat_id="chat-alice", task_type="reminder",
+        schedule=once_at(T0 + MINUTE), execution_data={"message": "tea"},
+    )  # fmt: skip
+    ending = await manager.add_task(
+        owner_id="alice", chat_id="chat-alice", task_type="reminder",
+        schedule=BoundedSchedule(
+            inner=every(MINUTE), start=None, end=T0 + 2 * MINUTE, count=2, tz=BERLIN
+        ),
+        execution_data={"message": "stretch"},
+    )  # fmt: skip
+    clock.advance(MINUTE)
+    await manager.run_due()
+    ran = await manager.get_task(once.id, "alice")
+    clock.advance(MINUTE)
+    await manager.run_due()
+    ended = await manager.get_task(ending.id, "alice")
+    clock.advance(MINUTE)
+    snoozed = await manager.snooze(once.id, "alice", 10 * MINUTE)
+
+    assert (ran.status, ran.finished_at) == (TaskStatus.DONE, T0 + MINUTE)
+    assert (ended.status, ended.finished_at) == (TaskStatus.DONE, T0 + 2 * MINUTE)
+    assert (snoozed.status, snoozed.finished_at) == (TaskStatus.ACTIVE, None)

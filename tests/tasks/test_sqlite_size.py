@@ -59,7 +59,7 @@ async def test_repacking_gives_back_the_pages_removed_tasks_left_sparse_and_keep
         for task_id in gone:
             owner = f"u{ids.index(task_id) % 9}"
             await store.update_task(
-                task_id, owner, cancel, allowed_from=set(TaskStatus), action="x"
+                task_id, owner, cancel, allowed_from=set(TaskStatus), action="x", now=T0
             )
         removal = None
         while removal is None or removal.tasks:  # bounded rounds, until one removes nothing

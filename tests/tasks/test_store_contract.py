@@ -79,7 +79,7 @@ async def test_update_applies_only_from_allowed_states(store: TaskStore) -> None
     pause = TaskChange(status=TaskStatus.PAUSED, status_reason="on holiday")
 
     paused = await store.update_task(
-        task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+        task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause", now=T0
     )
 
     assert paused.status is TaskStatus.PAUSED and paused.status_reason == "on holiday"
@@ -87,11 +87,11 @@ async def test_update_applies_only_from_allowed_states(store: TaskStore) -> None
     assert await store.get_task(task.id) == paused
     with pytest.raises(TaskStateError, match=rf"cannot pause task '{task.id}': it is already"):
         await store.update_task(
-            task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+            task.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause", now=T0
         )
     with pytest.raises(TaskNotFoundError, match=repr(task.id)):
         await store.update_task(
-            task.id, "mallory", pause, allowed_from=set(TaskStatus), action="pause"
+            task.id, "mallory", pause, allowed_from=set(TaskStatus), action="pause", now=T0
         )
 
 
@@ -101,7 +101,7 @@ async def test_update_can_replace_the_schedule_keeping_the_id(store: TaskStore) 
     change = TaskChange(schedule=later, next_run=T0 + 3 * HOUR)
 
     moved = await store.update_task(
-        task.id, "alice", change, allowed_from={TaskStatus.ACTIVE}, action="reschedule"
+        task.id, "alice", change, allowed_from={TaskStatus.ACTIVE}, action="reschedule", now=T0
     )
 
     assert (moved.id, moved.schedule, moved.next_run) == (task.id, later, T0 + 3 * HOUR)
@@ -113,7 +113,9 @@ async def test_cancelled_and_done_tasks_leave_the_active_list(store: TaskStore) 
     kept = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
     gone = await store.add_task(reminder_draft(once_at(T0 + HOUR)))
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(gone.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        gone.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     assert await store.active_task_ids("alice") == [kept.id]
     assert [t.id for t in await store.list_tasks("alice")] == [kept.id]
@@ -344,7 +346,9 @@ async def test_a_retry_time_puts_back_only_a_running_one_time_task(store: TaskSt
     (again,) = await store.claim_due(retry_at, limit=10, lease=LEASE)
     assert again.task.id == once.id and again.run.scheduled_for == retry_at
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(once.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        once.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
     late = RunOutcome(again.run.id, once.id, RunStatus.FAILED, T0, T0, retry_at=T0 + HOUR)
     (finished,) = await store.finish_runs([late], max_failures=5)
     assert finished.task_status is TaskStatus.CANCELLED
@@ -356,7 +360,9 @@ async def test_overdue_counts_enabled_tasks_due_before_an_instant(store: TaskSto
     await store.add_task(reminder_draft(once_at(T0 + HOUR), owner="bob"))
     paused = await store.add_task(reminder_draft(every(MINUTE)))
     pause = TaskChange(status=TaskStatus.PAUSED)
-    await store.update_task(paused.id, "alice", pause, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        paused.id, "alice", pause, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     assert await store.count_overdue(T0) == 0  # due at T0 is not before T0
     assert await store.count_overdue(T0 + MINUTE) == 1
@@ -370,7 +376,9 @@ async def test_finish_does_not_revive_a_task_cancelled_during_its_run(store: Tas
     task = await store.add_task(reminder_draft(every(HOUR)))
     (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     fail = RunOutcome(claim.run.id, task.id, RunStatus.FAILED, T0, T0, error="boom")
     (finished,) = await store.finish_runs([fail], max_failures=1)
@@ -426,7 +434,8 @@ async def test_orphaned_runs_keep_the_rule_for_requests_not_safe_to_repeat(
 ) -> None:
     post = await store.add_task(api_call_draft(once_at(T0), method="POST"))
     get = await store.add_task(api_call_draft(once_at(T0), method="GET"))
-    await store.claim_due(T0, limit=10, lease=LEASE)
+    for claim in await store.claim_due(T0, limit=10, lease=LEASE):
+        assert await store.mark_started(claim.run.id, T0)  # what a manager does first
 
     retries, given_up = await store.reclaim_expired(
         T0 + MINUTE, limit=10, lease=LEASE, orphaned=True
@@ -493,7 +502,7 @@ async def test_count_due_counts_enabled_tasks_due_by_a_time_up_to_a_limit(
     paused = await store.add_task(reminder_draft(once_at(T0 + MINUTE)))
     pause = TaskChange(status=TaskStatus.PAUSED)
     await store.update_task(
-        paused.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause"
+        paused.id, "alice", pause, allowed_from={TaskStatus.ACTIVE}, action="pause", now=T0
     )
 
     assert await store.count_due(T0, limit=10) == 0
@@ -529,6 +538,8 @@ async def test_a_lost_run_that_may_have_sent_a_post_is_never_repeated(
     daily = await store.add_task(api_call_draft(every(24 * HOUR), method=method))
     claimed = await store.claim_due(T0, limit=10, lease=LEASE)
     assert {c.task.id for c in claimed} == {once.id, daily.id}
+    for claim in claimed:
+        assert await store.mark_started(claim.run.id, T0)  # its request may go out now
 
     retries, given_up = await store.reclaim_expired(T0 + down_for, limit=10, lease=LEASE)
 
@@ -539,6 +550,7 @@ async def test_a_lost_run_that_may_have_sent_a_post_is_never_repeated(
         assert lost.run.error == OUTCOME_UNKNOWN_ERROR and lost.run.lease_until is None
         (row,) = await store.history(lost.task.id, "alice")  # no ABANDONED row, no attempt 2
         assert row == lost.run and row.finished_at == T0 + down_for
+        assert row.started_at == T0 + down_for  # the outcome's, as it ends
     done = await store.get_task(once.id)
     assert done is not None and done.status is TaskStatus.DONE and done.next_run is None
     kept = await store.get_task(daily.id)
@@ -552,6 +564,7 @@ async def test_a_run_again_of_a_post_is_not_repeated_either(store: TaskStore) ->
     task = await store.add_task(api_call_draft(once_at(T0 + HOUR)))
     again = await store.claim_now(task.id, "alice", T0, lease=LEASE)
     assert again.run.misfire is MisfireAction.MANUAL
+    assert await store.mark_started(again.run.id, T0)
 
     retries, (lost,) = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
 
@@ -619,7 +632,9 @@ async def test_expired_lease_of_a_cancelled_task_is_not_retried(store: TaskStore
     task = await store.add_task(reminder_draft(every(HOUR)))
     await store.claim_due(T0, limit=10, lease=LEASE)
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     retries, given_up = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
 
@@ -676,7 +691,9 @@ async def test_next_wakeup_is_the_earliest_enabled_run(store: TaskStore) -> None
     assert await store.next_wakeup() == T0 + HOUR
 
     pause = TaskChange(status=TaskStatus.PAUSED)
-    await store.update_task(early.id, "alice", pause, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        early.id, "alice", pause, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     assert await store.next_wakeup() == late.next_run
 
@@ -716,6 +733,7 @@ async def test_change_can_clear_and_keep_fields(store: TaskStore) -> None:
         TaskChange(next_run=T0 + 2 * HOUR, status_reason=None, reset_failures=True),
         allowed_from={TaskStatus.ACTIVE},
         action="snooze",
+        now=T0,
     )
     assert snoozed.next_run == T0 + 2 * HOUR and snoozed.status is TaskStatus.ACTIVE
     assert TaskChange().status is UNSET
@@ -800,7 +818,7 @@ async def test_limits_are_counted_with_the_insert_and_two_racers_cannot_both_pas
         done = await first.add_task(reminder_draft(once_at(T0 + HOUR)), limits=limits)
         await first.update_task(
             done.id, "alice", TaskChange(status=TaskStatus.CANCELLED, next_run=None),
-            allowed_from={TaskStatus.ACTIVE}, action="cancel",
+            allowed_from={TaskStatus.ACTIVE}, action="cancel", now=T0,
         )  # fmt: skip
         racers = [
             store.add_task(reminder_draft(once_at(T0 + HOUR)), limits=limits)
@@ -907,7 +925,8 @@ async def test_rows_that_may_not_be_folded_never_hold_the_compaction_up(
     posted = await store.add_task(api_call_draft(every(MINUTE)))
     short = timedelta(seconds=10)
     for minute in (0, 1):  # two runs in a row whose leases ran out mid-request
-        await store.claim_due(T0 + minute * MINUTE, limit=10, lease=short)
+        (claim,) = await store.claim_due(T0 + minute * MINUTE, limit=10, lease=short)
+        await store.mark_started(claim.run.id, T0 + minute * MINUTE)
         await store.reclaim_expired(T0 + minute * MINUTE + 3 * short, limit=10, lease=short)
     unknown = [r.id for r in await store.history(posted.id, "alice", limit=10)]
     assert [r.status for r in await store.history(posted.id, "alice")] == 2 * [
@@ -944,6 +963,7 @@ async def test_rows_younger_than_the_age_unfinished_or_of_unknown_outcome_are_ke
     assert [r.id for r in kept] == [claimed.run.id]
     posted = await store.add_task(api_call_draft(every(MINUTE)))
     (lost,) = await store.claim_due(T0, limit=10, lease=LEASE)
+    await store.mark_started(lost.run.id, T0)
     await store.reclaim_expired(T0 + HOUR, limit=10, lease=LEASE)  # outcome_unknown
     await store.compact_ledger(before=T0 + 2 * HOUR, keep=0, max_rows=100, max_tasks=9)
     (unknown,) = await store.history(posted.id, "alice")
@@ -1009,7 +1029,9 @@ async def test_finished_tasks_past_the_age_go_into_their_owners_summary(store: T
     await _ran_once(store, failed, RunStatus.FAILED, "the chat is gone")
     cancelled = await store.add_task(reminder_draft(once_at(T0 + 5 * HOUR), message="never"))
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(cancelled.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        cancelled.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
     recurring = await store.add_task(reminder_draft(every(HOUR, anchor=T0 + 3 * HOUR)))
     young = await store.add_task(reminder_draft(once_at(T0 + 2 * HOUR), message="young"))
     await _ran_once(store, young, RunStatus.SUCCEEDED, None)
@@ -1048,7 +1070,9 @@ async def test_a_finished_monitor_goes_with_its_observation(store: TaskStore) ->
     task = await store.add_task(reminder_draft(once_at(T0), message="watch the shop"))
     await store.save_observation(task.id, Observation("in stock", T0, T0, checks=1))
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     removal = await store.remove_finished(before=T0 + HOUR, max_tasks=10, max_rows=100)
 
@@ -1062,7 +1086,9 @@ async def test_a_finished_task_with_a_run_in_flight_stays_until_the_run_ends(
     task = await store.add_task(reminder_draft(once_at(T0)))
     (claim,) = await store.claim_due(T0, limit=1, lease=LEASE)
     cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
-    await store.update_task(task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x")
+    await store.update_task(
+        task.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
 
     while_running = await store.remove_finished(before=T0 + HOUR, max_tasks=10, max_rows=100)
     ended = RunOutcome(claim.run.id, task.id, RunStatus.SUCCEEDED, T0, T0)
@@ -1098,3 +1124,126 @@ async def test_two_stores_removing_at_once_never_remove_a_task_twice(
 
     assert sum(removed) == 12
     assert summary is not None and (summary.tasks, summary.runs) == (12, 12)
+
+
+async def test_run_ids_are_never_reused_after_the_newest_runs_were_removed(
+    store: TaskStore,
+) -> None:
+    # A held "Later" message names its run by id: an id of a removed task's run given to a
+    # new run would let that message act on another task's run.
+    first = await store.add_task(reminder_draft(once_at(T0), message="first"))
+    await _ran_once(store, first, RunStatus.SUCCEEDED, None)
+    removed = await store.add_task(reminder_draft(once_at(T0 + MINUTE), message="removed"))
+    await _ran_once(store, removed, RunStatus.SUCCEEDED, None)
+    (newest,) = await store.history(removed.id, "alice")
+
+    removal = await store.remove_finished(before=T0 + HOUR, max_tasks=10, max_rows=100)
+    assert removal.tasks == 2 and (await store.sizes()).ledger_rows == 0
+    later = await store.add_task(reminder_draft(once_at(T0 + 2 * MINUTE), message="later"))
+    (claim,) = await store.claim_due(T0 + 2 * MINUTE, limit=1, lease=LEASE)
+    other = await store.add_task(reminder_draft(once_at(T0 + HOUR), message="other"))
+    extra = await store.claim_now(other.id, "alice", T0 + 2 * MINUTE, lease=LEASE)
+
+    assert claim.task.id == later.id and newest.id < claim.run.id < extra.run.id
+
+
+async def test_a_claim_given_back_is_due_again_as_if_never_claimed(store: TaskStore) -> None:
+    once = await store.add_task(reminder_draft(once_at(T0 + MINUTE), message="once"))
+    daily = await store.add_task(reminder_draft(every(24 * HOUR, anchor=T0 + MINUTE)))
+    claims = await store.claim_due(T0, limit=10, lease=LEASE, ahead=MINUTE)
+    assert len(claims) == 2
+
+    given = await store.give_back([c.run.id for c in claims])
+    again = await store.give_back([c.run.id for c in claims])  # gone: nothing left to give
+
+    assert sorted(given) == sorted(c.run.id for c in claims) and again == []
+    for task in (once, daily):
+        back = await store.get_task(task.id)
+        assert back is not None and await store.history(task.id, "alice") == []
+        assert (back.status, back.next_run, back.finished_at) == (
+            TaskStatus.ACTIVE,
+            T0 + MINUTE,
+            None,
+        )
+    assert await store.next_wakeup() == T0 + MINUTE
+    reclaimed = await store.claim_due(T0 + MINUTE, limit=10, lease=LEASE)
+    assert {c.run.scheduled_for for c in reclaimed} == {T0 + MINUTE}
+    assert all(c.run.misfire is MisfireAction.ON_TIME for c in reclaimed)
+    kept = await store.get_task(daily.id)
+    assert kept is not None and kept.next_run == T0 + MINUTE + 24 * HOUR  # computed again
+
+
+async def test_a_recurring_tasks_claims_are_given_back_latest_first(store: TaskStore) -> None:
+    task = await store.add_task(reminder_draft(every(MINUTE, anchor=T0 + MINUTE)))
+    first = await store.claim_due(T0, limit=10, lease=LEASE, ahead=MINUTE)
+    second = await store.claim_due(T0, limit=10, lease=LEASE, ahead=2 * MINUTE)
+
+    given = await store.give_back([first[0].run.id, second[0].run.id])
+
+    back = await store.get_task(task.id)
+    assert len(given) == 2 and back is not None and back.next_run == T0 + MINUTE
+
+
+async def test_a_claim_whose_next_occurrence_was_claimed_since_is_not_given_back(
+    store: TaskStore,
+) -> None:
+    # Another scheduler claimed (and started) the next occurrence: stepping the task back
+    # would run that one twice, so the run is left claimed; having never started, it is
+    # retried once its lease runs out (a POST too), and no occurrence is lost.
+    task = await store.add_task(api_call_draft(every(MINUTE, anchor=T0 + MINUTE)))
+    (mine,) = await store.claim_due(T0, limit=10, lease=LEASE, ahead=MINUTE)
+    (theirs,) = await store.claim_due(T0, limit=10, lease=LEASE, ahead=2 * MINUTE)
+    assert await store.mark_started(theirs.run.id, T0 + 2 * MINUTE)
+
+    assert await store.give_back([mine.run.id, theirs.run.id]) == []
+    (retry,), (lost,) = await store.reclaim_expired(T0 + LEASE + 3 * MINUTE, limit=10, lease=LEASE)
+
+    assert retry.run.scheduled_for == T0 + MINUTE and retry.run.attempt == 2
+    assert lost.run.id == theirs.run.id and lost.run.status is RunStatus.OUTCOME_UNKNOWN
+    kept = await store.get_task(task.id)
+    assert kept is not None and kept.next_run == T0 + 3 * MINUTE
+
+
+async def test_started_extra_and_stopped_tasks_runs_are_given_back_as_they_stand(
+    store: TaskStore,
+) -> None:
+    started = await store.add_task(reminder_draft(once_at(T0), message="started"))
+    cancelled = await store.add_task(reminder_draft(once_at(T0), message="cancelled"))
+    (one, two) = await store.claim_due(T0, limit=10, lease=LEASE)
+    run_of = {c.task.id: c.run.id for c in (one, two)}
+    assert await store.mark_started(run_of[started.id], T0)
+    cancel = TaskChange(status=TaskStatus.CANCELLED, next_run=None)
+    await store.update_task(
+        cancelled.id, "alice", cancel, allowed_from=set(TaskStatus), action="x", now=T0
+    )
+    later = await store.add_task(reminder_draft(once_at(T0 + HOUR), message="extra"))
+    extra = await store.claim_now(later.id, "alice", T0, lease=LEASE)
+
+    given = await store.give_back([run_of[started.id], run_of[cancelled.id], extra.run.id])
+
+    assert sorted(given) == sorted([run_of[cancelled.id], extra.run.id])
+    (still,) = await store.history(started.id, "alice")
+    assert still.status is RunStatus.CLAIMED and still.started_at == T0
+    for kept, status, next_run in (
+        (cancelled, TaskStatus.CANCELLED, None),
+        (later, TaskStatus.ACTIVE, T0 + HOUR),
+    ):
+        task = await store.get_task(kept.id)
+        assert task is not None and (task.status, task.next_run) == (status, next_run)
+        assert await store.history(kept.id, "alice") == []
+
+
+async def test_a_post_lost_before_it_started_is_retried_and_a_late_start_is_refused(
+    store: TaskStore,
+) -> None:
+    task = await store.add_task(api_call_draft(once_at(T0), method="POST"))
+    (claim,) = await store.claim_due(T0, limit=10, lease=LEASE)
+
+    (retry,), given_up = await store.reclaim_expired(T0 + LEASE, limit=10, lease=LEASE)
+
+    assert given_up == [] and retry.task.id == task.id and retry.run.attempt == 2
+    # The first claim's manager wakes up: its run is no longer its own to start.
+    assert not await store.mark_started(claim.run.id, T0 + LEASE)
+    assert await store.mark_started(retry.run.id, T0 + LEASE)
+    (started, abandoned) = await store.history(task.id, "alice")
+    assert started.started_at == T0 + LEASE and abandoned.started_at is None

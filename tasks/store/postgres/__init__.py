@@ -14,6 +14,7 @@ It imports the neutral core of ``tasks.store`` and never the SQLite store.
 
 from tasks.store.postgres.copy import TASK_TABLES
 from tasks.store.postgres.dialect import CHANGES_CHANNEL
+from tasks.store.postgres.schema import MIGRATIONS
 from tasks.store.postgres.store import PostgresTaskStore, read_sizes
 
-__all__ = ["CHANGES_CHANNEL", "TASK_TABLES", "PostgresTaskStore", "read_sizes"]
+__all__ = ["CHANGES_CHANNEL", "MIGRATIONS", "TASK_TABLES", "PostgresTaskStore", "read_sizes"]

@@ -66,7 +66,8 @@ WITH ids AS MATERIALIZED (
     JOIN ids USING (n)
 ), tasks AS (
     UPDATE scheduled_tasks AS t
-    SET status = u.status, enabled = u.status = 'active', next_run = u.next_run
+    SET status = u.status, enabled = u.status = 'active', next_run = u.next_run,
+        finished_at = CASE WHEN u.status = 'done' THEN $9::timestamptz END  -- nothing left
     FROM unnest($10::text[], $11::text[], $12::timestamptz[]) AS u(id, status, next_run)
     WHERE t.id = ANY($10::text[]) AND t.id = u.id  -- by primary key, never a scan
 )
@@ -291,7 +292,7 @@ async def _skip_retry(
         conn, task.id, expired.scheduled_for, now,
         misfire=MisfireAction.SKIPPED, late_by=late_by, attempt=2,
     )  # fmt: skip
-    done = after_skipped_retry(task)
+    done = after_skipped_retry(task, now)
     if done is not task:
         await execute(conn, store_state(POSTGRES, done))
 
@@ -376,9 +377,11 @@ class _ClaimBatch:
         index = len(self.task_ids)
         self._row(task_id, plan.run_for, self.lease_until, RunStatus.CLAIMED, plan.action,
                   plan.missed, seconds_opt(plan.late_by), None)  # fmt: skip
-        self.pending.append(
-            (index, task_from_row(row, POSTGRES, status=status, next_run=plan.next_run), plan)
+        finished_at = self.now if status is TaskStatus.DONE else None
+        task = task_from_row(
+            row, POSTGRES, status=status, next_run=plan.next_run, finished_at=finished_at
         )
+        self.pending.append((index, task, plan))
 
     def parameters(self) -> tuple[Any, ...]:
         """The parameters of ``_WRITE_CLAIMS``."""

@@ -17,9 +17,12 @@ TASK_TABLES = (
             "id", "owner_id", "chat_id", "task_type", "description", "schedule",
             "execution_data", "status", "enabled", "misfire_policy", "misfire_grace",
             "created_at", "next_run", "last_run", "run_count", "consecutive_failures",
-            "status_reason",
+            "status_reason", "finished_at",
         ),
-        {"enabled": flag, "created_at": instant, "next_run": instant, "last_run": instant},
+        {
+            "enabled": flag, "created_at": instant, "next_run": instant, "last_run": instant,
+            "finished_at": instant,
+        },
     ),
     TableCopy(
         "task_runs",

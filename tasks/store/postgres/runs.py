@@ -18,7 +18,7 @@ from tasks.models import FinishedRun, RunOutcome, TaskStatus
 from tasks.store.base import UNSET
 from tasks.store.postgres.dialect import CHANGES_CHANNEL
 from tasks.store.rows import Row
-from tasks.store.transitions import AfterRun, after_run
+from tasks.store.transitions import AfterRun, after_run, finish_time
 
 _FINISH_RUNS = (
     "UPDATE task_runs AS r SET status = u.status, started_at = u.started_at, "
@@ -30,9 +30,11 @@ _FINISH_RUNS = (
 _TASKS_AFTER_RUNS = (
     "UPDATE scheduled_tasks AS t SET status = u.status, enabled = u.status = 'active', "
     "next_run = u.next_run, status_reason = u.status_reason, "
-    "consecutive_failures = u.failures, run_count = u.run_count, last_run = u.last_run "
+    "consecutive_failures = u.failures, run_count = u.run_count, last_run = u.last_run, "
+    "finished_at = u.finished_at "
     "FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::int[], $6::int[], "
-    "$7::timestamptz[]) AS u(id, status, next_run, status_reason, failures, run_count, last_run) "
+    "$7::timestamptz[], $8::timestamptz[]) AS u(id, status, next_run, status_reason, failures, "
+    "run_count, last_run, finished_at) "
     "WHERE t.id = ANY($1::text[]) AND t.id = u.id"
 )
 
@@ -78,6 +80,7 @@ async def finish_runs(
             [t.failures for t in states],
             [t.run_count for t in states],
             [t.last_run for t in states],
+            [t.finished_at for t in states],
         )
     if put_back:  # a task due again sooner (a retry, a repeat): every scheduler should know
         await notify(conn, CHANGES_CHANNEL)
@@ -87,7 +90,10 @@ async def finish_runs(
 class _Finishing:
     """A task's row while a batch of its runs is finished (one write per task at the end)."""
 
-    __slots__ = ("failures", "last_run", "next_run", "run_count", "status", "status_reason")
+    __slots__ = (
+        "failures", "finished_at", "last_run", "next_run", "run_count", "status",
+        "status_reason",
+    )  # fmt: skip
 
     def __init__(self, row: Row) -> None:
         self.status = TaskStatus(row["status"])
@@ -96,9 +102,11 @@ class _Finishing:
         self.failures: int = row["consecutive_failures"]
         self.run_count: int = row["run_count"]
         self.last_run: datetime | None = row["last_run"]
+        self.finished_at: datetime | None = row["finished_at"]
 
     def apply(self, after: AfterRun, finished_at: datetime) -> None:
         """Take in what one finished run did."""
+        self.finished_at = finish_time(self.status, self.finished_at, after.status, finished_at)
         self.status = after.status
         self.failures = after.consecutive_failures
         self.next_run = after.next_after(self.next_run)
@@ -110,8 +118,8 @@ class _Finishing:
 
 async def _finishing(conn: PgConnection, task_ids: Sequence[str]) -> dict[str, _Finishing]:
     rows = await conn.fetch(
-        "SELECT id, status, next_run, status_reason, consecutive_failures, run_count, last_run "
-        "FROM scheduled_tasks WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
+        "SELECT id, status, next_run, status_reason, consecutive_failures, run_count, last_run, "
+        "finished_at FROM scheduled_tasks WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE",
         list(task_ids),
     )
     return {r["id"]: _Finishing(r) for r in rows}

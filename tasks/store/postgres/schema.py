@@ -91,7 +91,25 @@ _V3 = (
     " WHERE status IN ('done', 'cancelled')",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
+# Version 4 (the issue-29 review): a task keeps when it finished (``finished_at``), and
+# finished tasks are found by it for removal; a task finished before this version gets its
+# best known time: a done task its last run, any other (a cancellation, a skipped one-time
+# run, whose time was not kept) the time of the upgrade, so none is removed sooner than the
+# retention age after it finished. (Run ids come from an identity sequence, which never
+# hands out an id twice, whatever is deleted.) A run records its start before a request
+# that must not be sent twice goes out; a run still claimed by an older version, which did
+# not, counts as started (it may have acted).
+_V4 = (
+    "ALTER TABLE scheduled_tasks ADD COLUMN finished_at timestamptz",
+    "UPDATE scheduled_tasks SET finished_at = CASE WHEN status = 'done' AND last_run IS NOT NULL"
+    " THEN last_run ELSE now() END WHERE status IN ('done', 'cancelled')",
+    "DROP INDEX scheduled_tasks_finished",
+    "CREATE INDEX scheduled_tasks_finished ON scheduled_tasks (finished_at)"
+    " WHERE status IN ('done', 'cancelled')",
+    "UPDATE task_runs SET started_at = claimed_at WHERE status = 'claimed' AND started_at IS NULL",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)

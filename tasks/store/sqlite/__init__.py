@@ -16,9 +16,11 @@ It imports the neutral core of ``tasks.store`` and never the PostgreSQL store.
 
 from tasks.store.sqlite.db import TaskDatabase, TaskStoreError
 from tasks.store.sqlite.lock import SchedulerBusyError, scheduler_lock
+from tasks.store.sqlite.schema import MIGRATIONS
 from tasks.store.sqlite.store import SqliteTaskStore, read_sizes
 
 __all__ = [
+    "MIGRATIONS",
     "SchedulerBusyError",
     "SqliteTaskStore",
     "TaskDatabase",

@@ -43,8 +43,11 @@ _INSERT_RUN = (
     "INSERT INTO task_runs (id, task_id, scheduled_for, claimed_at, lease_until, status, "
     "misfire, missed, late_by, attempt, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
+# The highest run id ever used (``task_runs`` is AUTOINCREMENT, which keeps it even when the
+# newest rows are deleted): new ids are never those of removed runs.
+_LAST_RUN_ID = "SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'task_runs'"
 _CLAIM_TASK = (
-    "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ? "
+    "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, finished_at = ? "
     "WHERE id = ? AND next_run = ? AND enabled = 1"
 )
 
@@ -55,7 +58,7 @@ def claim_due(
     """Claim up to ``limit`` tasks due by ``now + ahead``, earliest first (see the store)."""
     # The last ledger id rides along (one statement fewer on the hot path).
     rows = conn.execute(
-        f"SELECT {TASK_COLUMNS}, (SELECT coalesce(max(id), 0) FROM task_runs) "
+        f"SELECT {TASK_COLUMNS}, ({_LAST_RUN_ID}) "
         "FROM scheduled_tasks WHERE enabled = 1 AND next_run <= ? ORDER BY next_run LIMIT ?",
         (to_db_time(now + ahead), limit),
     ).fetchall()
@@ -70,15 +73,22 @@ def claim_due(
         due = cached_instant(due_text)
         plan = plan_claim(schedule, due, cached_rule(row[8], row[9]), now)
         status = claimed_status(schedule, plan)
+        # A claimed task was ACTIVE; it finishes here when nothing of it is left to run.
+        done = status is TaskStatus.DONE
         task_updates.append(
             (status.value, int(status is TaskStatus.ACTIVE), SQLITE.time_opt(plan.next_run),
-             row[0], due_text)
+             batch.now_text if done else None, row[0], due_text)
         )  # fmt: skip
         run = batch.add(row[0], plan, due, due_text)
         if run is not None:
-            claims.append(
-                Claim(task_from_row(row, SQLITE, status=status, next_run=plan.next_run), run)
+            task = task_from_row(
+                row,
+                SQLITE,
+                status=status,
+                next_run=plan.next_run,
+                finished_at=now if done else None,
             )
+            claims.append(Claim(task, run))
     conn.executemany(_CLAIM_TASK, task_updates)
     conn.executemany(_INSERT_RUN, batch.rows)
     return claims
@@ -207,7 +217,7 @@ def _skip_retry(
         misfire=MisfireAction.SKIPPED, late_by=late_by, attempt=2,
     )  # fmt: skip
     conn.execute(_INSERT_RUN, _run_row(run))
-    done = after_skipped_retry(task)
+    done = after_skipped_retry(task, now)
     if done is not task:
         execute(conn, store_state(SQLITE, done))
 
@@ -238,7 +248,7 @@ def _give_up(
 
 
 def _max_run_id(conn: sqlite3.Connection) -> int:
-    row = conn.execute("SELECT coalesce(max(id), 0) FROM task_runs").fetchone()
+    row = conn.execute(_LAST_RUN_ID).fetchone()
     return int(row[0])
 
 

@@ -17,7 +17,7 @@ from common import to_db_time
 from tasks.models import FinishedRun, RunOutcome, TaskStatus
 from tasks.store.base import UNSET
 from tasks.store.sqlite.dialect import SQLITE
-from tasks.store.transitions import AfterRun, after_run
+from tasks.store.transitions import AfterRun, after_run, finish_time
 
 Row = tuple[Any, ...]
 T = TypeVar("T")
@@ -29,7 +29,7 @@ _FINISH_RUN = (
 )
 _TASK_AFTER_RUNS = (
     "UPDATE scheduled_tasks SET status = ?, enabled = ?, next_run = ?, status_reason = ?, "
-    "consecutive_failures = ?, run_count = ?, last_run = ? WHERE id = ?"
+    "consecutive_failures = ?, run_count = ?, last_run = ?, finished_at = ? WHERE id = ?"
 )
 
 
@@ -72,7 +72,10 @@ def chunked(values: Sequence[T]) -> Iterator[tuple[Sequence[T], str]]:
 class _Finishing:
     """A task's row while a batch of its runs is finished (one write per task at the end)."""
 
-    __slots__ = ("failures", "last_run", "next_run", "run_count", "status", "status_reason")
+    __slots__ = (
+        "failures", "finished_at", "last_run", "next_run", "run_count", "status",
+        "status_reason",
+    )  # fmt: skip
 
     def __init__(self, row: Row) -> None:
         self.status = TaskStatus(row[1])
@@ -81,9 +84,11 @@ class _Finishing:
         self.failures: int = row[4]
         self.run_count: int = row[5]
         self.last_run: str | None = row[6]
+        self.finished_at: str | None = row[7]
 
     def apply(self, after: AfterRun, finished_at: str) -> None:
         """Take in what one finished run did."""
+        self.finished_at = finish_time(self.status, self.finished_at, after.status, finished_at)
         self.status = after.status
         self.failures = after.consecutive_failures
         if after.next_run is not UNSET:
@@ -101,7 +106,8 @@ class _Finishing:
         """The parameters of ``_TASK_AFTER_RUNS``."""
         return (
             self.status.value, int(self.status is TaskStatus.ACTIVE), self.next_run,
-            self.status_reason, self.failures, self.run_count, self.last_run, task_id,
+            self.status_reason, self.failures, self.run_count, self.last_run, self.finished_at,
+            task_id,
         )  # fmt: skip
 
 
@@ -110,7 +116,7 @@ def _finishing(conn: sqlite3.Connection, task_ids: Sequence[str]) -> dict[str, _
     for chunk, marks in chunked(task_ids):
         rows = conn.execute(
             "SELECT id, status, next_run, status_reason, consecutive_failures, run_count, "
-            f"last_run FROM scheduled_tasks WHERE id IN ({marks})",
+            f"last_run, finished_at FROM scheduled_tasks WHERE id IN ({marks})",
             chunk,
         ).fetchall()
         tasks.update((r[0], _Finishing(r)) for r in rows)

@@ -90,7 +90,58 @@ _V3 = (
     " WHERE status IN ('done', 'cancelled')",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
+# Version 4 (the issue-29 review). Run ids are never reused: retention deletes ledger rows,
+# and without AUTOINCREMENT a new row took the id of a deleted newest one, so a held "Later"
+# message of a removed task could act on another task's run. The table is rebuilt with
+# AUTOINCREMENT (SQLite keeps the highest id ever used in ``sqlite_sequence``), starting
+# above every id still named anywhere: the rows kept and the summaries of folded rows.
+# A task keeps when it finished (``finished_at``), and finished tasks are found by it for
+# removal; a task finished before this version gets its best known time: a done task its
+# last run, any other (a cancellation, a skipped one-time run, whose time was not kept) the
+# time of the upgrade, so none is removed sooner than the retention age after it finished.
+# A run records its start before a request that must not be sent twice goes out; a run
+# still claimed by an older version, which did not, counts as started (it may have acted).
+_RUN_COLUMNS_V1 = (
+    "id, task_id, scheduled_for, claimed_at, started_at, finished_at, lease_until, status, "
+    "misfire, missed, late_by, attempt, result, error"
+)
+_V4 = (
+    """CREATE TABLE task_runs_v4 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        task_id TEXT NOT NULL REFERENCES scheduled_tasks (id),
+        scheduled_for TEXT NOT NULL,
+        claimed_at TEXT NOT NULL,
+        started_at TEXT,
+        finished_at TEXT,
+        lease_until TEXT,
+        status TEXT NOT NULL,
+        misfire TEXT NOT NULL,
+        missed INTEGER NOT NULL DEFAULT 0,
+        late_by REAL,
+        attempt INTEGER NOT NULL DEFAULT 1,
+        result TEXT,
+        error TEXT
+    )""",
+    f"INSERT INTO task_runs_v4 ({_RUN_COLUMNS_V1}) SELECT {_RUN_COLUMNS_V1} FROM task_runs",
+    "DROP TABLE task_runs",
+    "ALTER TABLE task_runs_v4 RENAME TO task_runs",
+    "CREATE INDEX task_runs_by_task ON task_runs (task_id, id)",
+    "CREATE INDEX task_runs_leases ON task_runs (lease_until) WHERE status = 'claimed'",
+    "INSERT INTO sqlite_sequence (name, seq) SELECT 'task_runs', 0"
+    " WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'task_runs')",
+    "UPDATE sqlite_sequence SET seq = max(seq, (SELECT coalesce(max(last_run_id), 0)"
+    " FROM task_run_summaries)) WHERE name = 'task_runs'",
+    "ALTER TABLE scheduled_tasks ADD COLUMN finished_at TEXT",
+    "UPDATE scheduled_tasks SET finished_at = CASE WHEN status = 'done' AND last_run IS NOT NULL"
+    " THEN last_run ELSE strftime('%Y-%m-%dT%H:%M:%f', 'now') || '000+00:00' END"
+    " WHERE status IN ('done', 'cancelled')",
+    "DROP INDEX scheduled_tasks_finished",
+    "CREATE INDEX scheduled_tasks_finished ON scheduled_tasks (finished_at)"
+    " WHERE status IN ('done', 'cancelled')",
+    "UPDATE task_runs SET started_at = claimed_at WHERE status = 'claimed' AND started_at IS NULL",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4)
 """Statement lists; entry ``i`` moves the schema from version ``i`` to ``i + 1``."""
 
 SCHEMA_VERSION = len(MIGRATIONS)
