@@ -110,6 +110,13 @@ def ask_running(
     path = socket_path(folder)
     if not path.exists():
         return Declined(f"no socket at {path}")
+    request = {"version": PROTOCOL_VERSION, "text": text, "json": as_json, "cwd": _cwd()}
+    try:
+        line = encode_line(request)
+    except UnicodeEncodeError:
+        # Bytes that are no UTF-8 (an argument or a folder name in another encoding) reach
+        # Python as lone surrogates; the in-process answer reads them as it always has.
+        return Declined("the question or the current folder is not UTF-8 text")
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.settimeout(timeout)
         try:
@@ -123,10 +130,9 @@ def ask_running(
                 return Declined(f"{path}: {exc}")
             if hello.get("version") != PROTOCOL_VERSION or "error" in hello:
                 return Declined(f"{path} said {hello!r}")
-            request = {"version": PROTOCOL_VERSION, "text": text, "json": as_json, "cwd": _cwd()}
             conn.settimeout(None)  # the turn takes what it takes (the model has its own timeouts)
             try:
-                conn.sendall(encode_line(request))
+                conn.sendall(line)
             except OSError as exc:  # the server runs only a request it read to its end
                 return Declined(f"{path}: {exc}")
             try:

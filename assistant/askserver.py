@@ -188,6 +188,11 @@ class AskServer:
             await self._serve(reader, writer)
         except (ConnectionError, OSError) as exc:  # the client went away
             logger.debug("an `assistant ask` client left: %s", exc)
+        except asyncio.CancelledError:
+            # The assistant stops mid-turn (``stop``): the client reads the closed connection
+            # as that. The handler ends here rather than passing the cancellation on, which
+            # Python 3.11's stream server would log as an unhandled error with its traceback.
+            logger.info("stopped while answering `assistant ask` on %s", self.path)
         finally:
             self._connections.discard(task)
             writer.close()

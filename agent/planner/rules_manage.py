@@ -65,6 +65,8 @@ _VERBS: tuple[tuple[re.Pattern[str], Action], ...] = (
 )
 _ID = LazyPattern(r"#?`?(?P<id>(?=[a-z_-]*\d)[a-z0-9][a-z0-9_-]{2,31})`?", _F)
 _SPLIT = LazyPattern(r"[\s,;]+|\band\b", _F)
+_WORD = LazyPattern(r"\S+")
+_LEADS_TO_TIME = LazyPattern(r"\s(?:to|by|for|until|till)\s+\S", _F)
 _STOPWORDS = frozenset(
     {
         "the", "a", "an", "my", "these", "those", "task", "tasks", "reminder", "reminders",
@@ -116,7 +118,7 @@ def _on_task(action: Action, rest: str) -> Intent:
     delay = when = None
     if action is Action.MOVE:
         rest = _TO_HOUR.sub(r"\1 at ", rest)  # "move it to 7": the number is a clock time
-    phrase = find_time(rest) if action in (Action.SNOOZE, Action.MOVE) else None
+    phrase = _time_beside_ids(rest) if action in (Action.SNOOZE, Action.MOVE) else None
     if phrase is not None and phrase.problem is not None:
         return Say(answers.cannot_use_time(phrase, lambda when: f"{action.value} it to {when}"))
     if phrase is not None:
@@ -144,6 +146,36 @@ def _on_task(action: Action, rest: str) -> Intent:
     return OnTask(
         action, words=tuple(w for w in words if w not in _ALL), every=every, delay=delay, when=when
     )
+
+
+def _time_beside_ids(text: str) -> TimePhrase | None:
+    """The time in ``text``, read with the words that name a task by its id hidden.
+
+    A task id mixes letters and digits, and its end can spell the start of a time: "hac2nd"
+    ends in "2nd", "kx5d" in "5 days", "m3p" in "3pm"; "2s6d4d" is a duration whole. Named
+    as the task ("move hac2nd to 8pm", the very words the question "which one?" suggests), it
+    is the task, not a time. So a word shaped like an id is hidden when it stands before the
+    "to", "by", "for" or "until" that leads to the time, or when the schedule language does
+    not read it whole ("snooze hac2nd 10 minutes"); "move it to 10am" keeps its time. The
+    hidden words keep their length, so the phrase's offsets hold in ``text``.
+    """
+    lead = _LEADS_TO_TIME.search(text)
+    named_before = lead.start() if lead is not None else 0
+    hidden = text
+    for word in _WORD.finditer(text):
+        bare = word.group().strip("`'\"#.!?,")
+        if _ID.fullmatch(bare) is None or not any(c.isalpha() for c in bare):
+            continue
+        if word.end() <= named_before or not _read_whole(bare):
+            start, end = word.span()
+            hidden = hidden[:start] + " " * (end - start) + hidden[end:]
+    return find_time(hidden)
+
+
+def _read_whole(word: str) -> bool:
+    """Whether the schedule language reads all of ``word`` as a time ("8pm", "1h30m")."""
+    phrase = find_time(word)
+    return phrase is not None and phrase.spans == ((0, len(word)),)
 
 
 def _delay_or_time(phrase: TimePhrase) -> tuple[str | None, str | None]:

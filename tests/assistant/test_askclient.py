@@ -165,6 +165,30 @@ def test_a_socket_nobody_listens_on_is_answered_in_process(tmp_path: Path) -> No
     in_process(run_ask(data_dir, "/tasks"), "Connection refused")
 
 
+def test_text_or_a_folder_that_is_no_utf8_is_answered_in_process(tmp_path: Path) -> None:
+    """Bytes in another encoding reach Python as lone surrogates, which JSON in UTF-8 cannot
+    carry: the command answers as it always has, in process, instead of failing."""
+    data_dir = tmp_path / "data"
+    data_dir.mkdir(mode=0o700)
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(data_dir / SOCKET_NAME))
+    stale.close()
+    said = run_ask(data_dir, os.fsdecode(b"remind me in 5 minutes to call caf\xe9"))
+    assert said.returncode == 0, said.stderr
+    assert said.stdout.startswith("I'll remind you")
+    assert "is not UTF-8 text" in said.stderr
+    folder = tmp_path / os.fsdecode(b"caf\xe9")
+    folder.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "assistant.cli", "ask", "/tasks"],
+        capture_output=True, text=True, env=ask_env(data_dir), cwd=folder, timeout=60,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "reminder: call caf\ufffd" in done.stdout  # the reminder the first ask made
+    assert "is not UTF-8 text" in done.stderr
+
+
 Script = Callable[[socket.socket], object]
 
 

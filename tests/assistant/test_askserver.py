@@ -7,6 +7,7 @@ was made by the server (``--local`` makes the command answer itself, in UTC).
 
 import asyncio
 import json
+import logging
 import os
 import pwd
 import select
@@ -18,19 +19,21 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from agent.llm import ChatMessage, LLMResponse, ScriptedBackend
 from assistant.app import open_app
-from assistant.askclient import SOCKET_NAME, Answer, ask_running
+from assistant.askclient import SOCKET_NAME, Answer, Unanswered, ask_running
 from assistant.asking import answer_ask
-from assistant.askserver import answering_ask
+from assistant.askserver import AskServer, answering_ask
 from assistant.config import load_settings
 from testing.serve_process import start_until_ready
+from tools import ToolDefinition
 
 SERVER_ZONE = "Asia/Tokyo"
 
@@ -397,3 +400,46 @@ async def test_a_turn_that_fails_in_the_server_is_one_error_line_and_status_1(
     assert answered.status == 1
     [line] = answered.stderr.splitlines()
     assert line.startswith("error: ")
+
+
+class HeldModel(ScriptedBackend):
+    """A model that answers only once ``release`` is set (a slow turn)."""
+
+    def __init__(self) -> None:
+        super().__init__(lambda messages: "Once upon a time.")
+        self.arrived = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def complete(
+        self, messages: Sequence[ChatMessage], *, tools: Sequence[ToolDefinition] | None = None
+    ) -> LLMResponse:
+        self.arrived.set()
+        await self.release.wait()
+        return await super().complete(messages, tools=tools)
+
+
+async def test_stopping_mid_turn_closes_the_connection_without_a_traceback(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+    model = HeldModel()
+    settings = load_settings(data_dir=tmp_path / "data", timezone="UTC")
+    async with open_app(settings, backend=model) as app:
+        server = AskServer(app=app, data_dir=settings.data_dir)
+        await server.start()
+        asking = asyncio.create_task(
+            asyncio.to_thread(
+                ask_running,
+                "tell me a story about a cat",
+                as_json=False,
+                data_dir=settings.data_dir,
+            )
+        )
+        async with asyncio.timeout(30):
+            await model.arrived.wait()
+        await server.stop()  # as SIGTERM does, the turn still waiting for the model
+        with pytest.raises(Unanswered, match="stopped before it answered"):
+            await asking
+    assert "stopped while answering `assistant ask`" in caplog.text
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert not server.path.exists()

@@ -7,6 +7,7 @@ are replayed with results written by hand, to see every way an answer is compose
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from assistant.config import load_settings
 from common import ManualClock
 from interfaces import JsonlNotifier
 from memory import HitKind, MemoryHit, MessageRole
+from tasks.models import ID_ALPHABET, ID_LENGTH
 from testing.golden import NOW, ZONE, golden_app, planner_of
 from tools import ToolCall, ToolDefinition, ToolParser, ToolRegistry, ToolResult, ToolStatus
 
@@ -300,6 +302,33 @@ def test_an_id_without_digits_is_matched_exactly(planner: OfflinePlanner) -> Non
     tasks = [Listed("dyynbg", "water the plants"), Listed("k3m9xa", "dyynbg fan club")]
     answer = continue_turn(planner, "cancel dyynbg", [listing(planner, tasks)])
     assert calls_in(answer) == [(named(planner, lambda t: t.cancel_task), {"task_id": "dyynbg"})]
+
+
+def test_a_task_id_is_never_read_as_a_time(planner: OfflinePlanner) -> None:
+    """An id's end can spell a time ("hac2nd" ends in "2nd", "kx5d" in "5 days", "hk3p" in
+    "3pm"); named as the task, as the question "which one?" suggests, it is the task."""
+    rng = random.Random(29)
+    made = ("".join(rng.choice(ID_ALPHABET) for _ in range(ID_LENGTH)) for _ in range(400))
+    # An id of letters alone is matched against the task list instead (a test above).
+    made = (task_id for task_id in made if any(c.isdigit() for c in task_id))
+    move, snooze = (named(planner, pick) for pick in (_move, _snooze))
+    for task_id in ("hac2nd", "kx5d", "hk3p", "ab1st2", "zz7h", "qq9am", *made):
+        moved = continue_turn(planner, f"move {task_id} to 8pm")
+        assert calls_in(moved) == [(move, {"task_id": task_id, "when": "8pm"})], task_id
+        snoozed = continue_turn(planner, f"snooze `{task_id}` by 10 minutes")
+        assert calls_in(snoozed) == [(snooze, {"task_id": task_id, "delay": "10 minutes"})]
+    # Words the schedule language reads whole stay times, beside an id or not.
+    for when in ("10am", "the 2nd", "jan5", "tomorrow 8pm"):
+        moved = continue_turn(planner, f"move hac2nd to {when}")
+        assert calls_in(moved) == [(move, {"task_id": "hac2nd", "when": when})], when
+
+
+def _move(tools: PlannerTools) -> Callable[..., object]:
+    return tools.reschedule_task
+
+
+def _snooze(tools: PlannerTools) -> Callable[..., object]:
+    return tools.snooze_task
 
 
 def test_when_several_tasks_match_the_planner_asks_which(planner: OfflinePlanner) -> None:
