@@ -8,6 +8,7 @@ import io
 import json
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from agent import AgentReply
@@ -33,7 +34,42 @@ _SCHEDULING_TOOLS = frozenset(
 """The tools whose success the note follows with where scheduled tasks fire."""
 
 
-async def answer_ask(app: App, text: str, *, as_json: bool, secrets: Sequence[str]) -> Answer:
+@dataclass(frozen=True, slots=True)
+class Answerer:
+    """What the process answering ``ask`` lets its notes say.
+
+    Attributes:
+        fires_here: Whether it fires the local chat's tasks itself (``assistant chat`` and
+            ``assistant serve`` do), so a reminder needs no note on where it fires.
+        decide: How the person decides an approval request, ``{id}`` standing for its id.
+    """
+
+    fires_here: bool
+    decide: str
+
+    @classmethod
+    def holding_the_scheduler(cls, command: str, *, fires_here: bool) -> Answerer:
+        """A front end that runs the data directory's one scheduler: ``assistant chat``
+        cannot start beside it, so deciding a request means stopping it first."""
+        return cls(
+            fires_here,
+            f"stop `{command}` (one scheduler runs on a data directory), then run "
+            "`assistant chat` and type /approve {id} or /deny {id}",
+        )
+
+
+IN_PROCESS = Answerer(False, "run `assistant chat` and type /approve {id} or /deny {id}")
+"""The command answering in its own process (or ``assistant mcp``, which fires nothing)."""
+
+
+async def answer_ask(
+    app: App,
+    text: str,
+    *,
+    as_json: bool,
+    secrets: Sequence[str],
+    answerer: Answerer = IN_PROCESS,
+) -> Answer:
     """Answer ``text`` as the local user in the local chat, as ``assistant ask`` does: a slash
     command as the terminal chat answers it, anything else by the agent.
 
@@ -42,6 +78,7 @@ async def answer_ask(app: App, text: str, *, as_json: bool, secrets: Sequence[st
         text: What the person said.
         as_json: ``--json``: the answer is one JSON object on stdout.
         secrets: Values an error line must not show (``Settings.secret_values``).
+        answerer: The process answering, for what its notes say.
 
     Returns:
         What to print on stdout and stderr, and the exit status: 0, 1 for a failure the
@@ -63,7 +100,8 @@ async def answer_ask(app: App, text: str, *, as_json: bool, secrets: Sequence[st
         logger.debug("assistant ask failed", exc_info=exc)
         return Answer("", f"error: {redact_text(one_line(exc), secrets)}\n", 1)
     out, err = io.StringIO(), io.StringIO()
-    status = _print_reply(reply, _note(reply), zone, as_json=as_json, out=out, err=err)
+    note = _note(reply, answerer)
+    status = _print_reply(reply, note, zone, as_json=as_json, out=out, err=err)
     return Answer(out.getvalue(), err.getvalue(), status)
 
 
@@ -94,7 +132,7 @@ def json_text(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2).translate(_UNSAFE_IN_JSON)
 
 
-def _note(reply: AgentReply) -> str | None:
+def _note(reply: AgentReply, answerer: Answerer) -> str | None:
     """What ``ask`` adds to a reply: where scheduled tasks fire, how to decide an approval."""
     scheduled = any(
         r.ok
@@ -103,11 +141,10 @@ def _note(reply: AgentReply) -> str | None:
         for r in reply.results
     )
     notes = []
-    if scheduled:
+    if scheduled and not answerer.fires_here:
         notes.append(f"Scheduled tasks fire while {SCHEDULER_COMMANDS} runs.")
     notes.extend(
-        f"To decide request {a.id}, run `assistant chat` and type /approve {a.id} or /deny {a.id}."
-        for a in reply.approvals
+        f"To decide request {a.id}, {answerer.decide.format(id=a.id)}." for a in reply.approvals
     )
     return " ".join(notes) or None
 

@@ -43,7 +43,7 @@ from assistant.askclient import (
     encode_line,
     socket_path,
 )
-from assistant.asking import answer_ask, one_line
+from assistant.asking import IN_PROCESS, Answerer, answer_ask, one_line
 from common import PRIVATE_FILE_MODE, redact_text
 
 logger = logging.getLogger(__name__)
@@ -70,14 +70,14 @@ class _Request:
 
 @asynccontextmanager
 async def answering_ask(
-    app: App, *, data_dir: Path, secrets: Sequence[str] = ()
+    app: App, *, data_dir: Path, secrets: Sequence[str] = (), answerer: Answerer = IN_PROCESS
 ) -> AsyncIterator[AskServer]:
     """Answer ``assistant ask`` on ``data_dir``'s socket while the block runs.
 
     The front end keeps running without it when another assistant already answers for the
     data directory or the socket cannot be made (one log line says which).
     """
-    server = AskServer(app=app, data_dir=data_dir, secrets=secrets)
+    server = AskServer(app=app, data_dir=data_dir, secrets=secrets, answerer=answerer)
     await server.start()
     try:
         yield server
@@ -93,6 +93,7 @@ class AskServer:
         data_dir: The data directory the socket and its lock are made in.
         secrets: Values an error line must not show.
         request_timeout: Seconds a connection may take to send its request.
+        answerer: This front end, for what the answers' notes say.
     """
 
     def __init__(
@@ -102,8 +103,10 @@ class AskServer:
         data_dir: Path,
         secrets: Sequence[str] = (),
         request_timeout: float = REQUEST_TIMEOUT,
+        answerer: Answerer = IN_PROCESS,
     ) -> None:
         self._app = app
+        self._answerer = answerer
         self.path = socket_path(data_dir)
         self._lock_path = data_dir / LOCK_NAME
         self._secrets = tuple(secrets)
@@ -202,7 +205,7 @@ class AskServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         pid, refusal = _peer(writer)
         if refusal is not None:
-            logger.warning("refused an `assistant ask` connection on %s: %s", self.path, refusal)
+            logger.warning("`assistant ask` on %s: %s", self.path, refusal)
             await _send(writer, {"error": refusal})
             return
         await _send(writer, {"pid": os.getpid()})
@@ -238,7 +241,11 @@ class AskServer:
         the client and a traceback in this log."""
         try:
             return await answer_ask(
-                self._app, request.text, as_json=request.as_json, secrets=self._secrets
+                self._app,
+                request.text,
+                as_json=request.as_json,
+                secrets=self._secrets,
+                answerer=self._answerer,
             )
         except Exception as exc:
             logger.exception("assistant ask failed (through %s)", self.path)

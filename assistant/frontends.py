@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 from agent.llm import LLMBackend
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App, open_app
+from assistant.asking import IN_PROCESS, Answerer
 from assistant.askserver import AskServer, answering_ask
 from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from common import PRIVATE_FILE_MODE, Clock, SystemClock
@@ -87,7 +88,8 @@ async def chat(
         notifier = await _routing(settings, stack, clock, local=printed)
         serves = _serves(settings, local=True)
         app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
-        await stack.enter_async_context(_answering_ask(settings, app))
+        in_chat = Answerer(True, "type /approve {id} or /deny {id} in the running `assistant chat`")
+        await stack.enter_async_context(_answering_ask(settings, app, in_chat))
         commands = SlashCommands(
             tasks=app.tasks,
             memory=app.memory,
@@ -124,7 +126,8 @@ async def serve(settings: Settings, *, sink: Path, clock: Clock | None = None) -
         notifier = await _routing(settings, stack, clock, local=local, sink=sink)
         serves = _serves(settings, local=True)
         app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
-        await stack.enter_async_context(_answering_ask(settings, app))
+        serving = Answerer.holding_the_scheduler("assistant serve", fires_here=True)
+        await stack.enter_async_context(_answering_ask(settings, app, serving))
         print(f"ready: delivering to {sink}", flush=True)
         await stop.wait()
     print("stopped", file=sys.stderr, flush=True)
@@ -222,7 +225,9 @@ async def telegram(
     telegram_chats = _serves(settings, telegram=True)
     async with (
         _front_app(settings, notifier, clock, telegram_chats) as app,
-        _answering_ask(settings, app),
+        _answering_ask(
+            settings, app, Answerer.holding_the_scheduler("assistant telegram", fires_here=False)
+        ),
     ):
         interface = TelegramInterface(
             token=token,
@@ -337,7 +342,8 @@ async def open_web(
         app = await stack.enter_async_context(
             _front_app(settings, notifier, clock, serves, backend=backend)
         )
-        await stack.enter_async_context(_answering_ask(settings, app))
+        web = Answerer.holding_the_scheduler("assistant web", fires_here=False)
+        await stack.enter_async_context(_answering_ask(settings, app, web))
         # A turn over /mcp takes one of its user's turns, as one on the page does.
         turns = turn_slots(settings.max_turns_per_user)
         mcp_http = _mcp_http(settings, app, notifier, scope_user, turns)
@@ -547,10 +553,14 @@ def _front_app(
     )
 
 
-def _answering_ask(settings: Settings, app: App) -> AbstractAsyncContextManager[AskServer]:
+def _answering_ask(
+    settings: Settings, app: App, answerer: Answerer = IN_PROCESS
+) -> AbstractAsyncContextManager[AskServer]:
     """``assistant ask`` answered by this front end on the data directory's socket, as long
     as it runs (``assistant.askserver``)."""
-    return answering_ask(app, data_dir=settings.data_dir, secrets=settings.secret_values())
+    return answering_ask(
+        app, data_dir=settings.data_dir, secrets=settings.secret_values(), answerer=answerer
+    )
 
 
 def _serves(

@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import pwd
+import re
 import select
 import shutil
 import signal
@@ -145,18 +146,36 @@ def test_the_answer_is_the_in_process_one(served: Served, said: list[str]) -> No
     through = ask(served, *said, zone=SERVER_ZONE)
     local = ask(served, "--local", *said, zone=SERVER_ZONE)
     if "--json" in said:
-        assert without_request_ids(through.stdout) == without_request_ids(local.stdout)
+        # The note says how to decide a request where the answer was made (next test).
+        assert without_note(through.stdout) == without_note(local.stdout)
     else:
         assert through.stdout == local.stdout
     assert (through.stderr, through.returncode) == (local.stderr, local.returncode)
 
 
-def without_request_ids(answer: str) -> str:
-    """``ask --json``'s answer with the ids of its approval requests as ``ID`` (each turn
-    asks for its own)."""
+def without_note(answer: str) -> dict[str, Any]:
+    """``ask --json``'s answer without its note, the ids of its approval requests as ``ID``
+    (each turn asks for its own)."""
     for request in json.loads(answer)["approvals"]:
         answer = answer.replace(request["id"], "ID")
-    return answer
+    read: dict[str, Any] = json.loads(answer)
+    del read["note"]
+    return read
+
+
+def test_the_notes_say_what_holds_where_the_answer_was_made(served: Served) -> None:
+    """``serve`` fires the reminder itself and holds the scheduler, so ``assistant chat``,
+    where a request is decided, starts only once it stops."""
+    made = ask(served, "remind me in 2 hours to stretch")
+    assert made.stdout.startswith("I'll remind you") and "Scheduled tasks fire" not in made.stdout
+    local = ask(served, "--local", "remind me in 2 hours to water the plants")
+    assert "(Scheduled tasks fire while `assistant chat`" in local.stdout
+    asked = ask(served, "at 1am daily POST http://home.lan/lights/off")
+    [request] = re.findall(r"\(To decide request (\w+),", asked.stdout)
+    assert (
+        f"(To decide request {request}, stop `assistant serve` (one scheduler runs on a data "
+        f"directory), then run `assistant chat` and type /approve {request} or /deny {request}.)"
+    ) in asked.stdout
 
 
 def test_a_slash_command_changes_what_the_in_process_ask_sees(served: Served) -> None:
@@ -348,7 +367,10 @@ def test_another_account_is_kept_out_and_refused_by_name() -> None:
             assert said["version"] == 1
             assert said["error"].startswith("refused: this assistant answers only its own user")
             assert f"not uid {pwd.getpwnam('nobody').pw_uid}" in said["error"]
-            assert "refused an `assistant ask` connection" in running.log_text()
+            assert (
+                "`assistant ask` on " in running.log_text()
+                and "refused: this assistant" in running.log_text()
+            )
             assert f"({SERVER_ZONE})" in ask(running, "what time is it?").stdout
         finally:
             running.stop()
