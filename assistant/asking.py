@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, TextIO
 from agent import AgentReply
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App
 from assistant.askclient import Answer
-from assistant.config import SCHEDULER_COMMANDS
 from common import redact_secrets, redact_text
 from interfaces import SlashCommands, one_command, request_line, terminal_safe
 from tasks import TaskError
@@ -28,6 +27,9 @@ EXIT_NO_ANSWER = 3
 """Exit status of ``assistant ask`` when the model could not answer (unreachable, too small a
 context): the message says why."""
 
+LOCAL_SCHEDULERS = "`assistant chat` or `assistant serve`"
+"""The front ends that fire the local chat's tasks (``assistant telegram`` and ``assistant
+web`` fire their own chats')."""
 _SCHEDULING_TOOLS = frozenset(
     {"add_reminder", "add_recurring_task", "add_monitor", "morning_briefing"}
 )
@@ -142,7 +144,7 @@ def _note(reply: AgentReply, answerer: Answerer) -> str | None:
     )
     notes = []
     if scheduled and not answerer.fires_here:
-        notes.append(f"Scheduled tasks fire while {SCHEDULER_COMMANDS} runs.")
+        notes.append(f"Scheduled tasks fire while {LOCAL_SCHEDULERS} runs.")
     notes.extend(
         f"To decide request {a.id}, {answerer.decide.format(id=a.id)}." for a in reply.approvals
     )
