@@ -62,6 +62,8 @@ from tasks.execution import (
 from tasks.limits import DEFAULT_MIN_INTERVAL, TaskLimits, parse_intervals
 from tasks.models import (
     DEFAULT_MISFIRE_RULES,
+    ID_ALPHABET,
+    ID_LENGTH,
     Acknowledgement,
     Claim,
     Compaction,
@@ -172,6 +174,8 @@ __all__ = [
     "DEFAULT_MISFIRE_RULES",
     "DEFAULT_SNOOZE",
     "EVERY_EXAMPLES",
+    "ID_ALPHABET",
+    "ID_LENGTH",
     "MONITOR_EXAMPLES",
     "MORNING",
     "RECENTLY_DELIVERED",

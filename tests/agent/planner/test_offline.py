@@ -26,7 +26,7 @@ from assistant.config import load_settings
 from common import ManualClock
 from interfaces import JsonlNotifier
 from memory import HitKind, MemoryHit, MessageRole
-from tasks.models import ID_ALPHABET, ID_LENGTH
+from tasks import ID_ALPHABET, ID_LENGTH
 from testing.golden import NOW, ZONE, golden_app, planner_of
 from tools import ToolCall, ToolDefinition, ToolParser, ToolRegistry, ToolResult, ToolStatus
 
