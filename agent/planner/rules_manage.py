@@ -151,13 +151,13 @@ def _on_task(action: Action, rest: str) -> Intent:
 def _time_beside_ids(text: str) -> TimePhrase | None:
     """The time in ``text``, read with the words that name a task by its id hidden.
 
-    A task id mixes letters and digits, and its end can spell the start of a time: "hac2nd"
-    ends in "2nd", "kx5d" in "5 days", "m3p" in "3pm"; "2s6d4d" is a duration whole. Named
-    as the task ("move hac2nd to 8pm", the very words the question "which one?" suggests), it
-    is the task, not a time. So a word shaped like an id is hidden when it stands before the
-    "to", "by", "for" or "until" that leads to the time, or when the schedule language does
-    not read it whole ("snooze hac2nd 10 minutes"); "move it to 10am" keeps its time. The
-    hidden words keep their length, so the phrase's offsets hold in ``text``.
+    The schedule language keeps a code that starts with letters whole ("hac2nd" is no "2nd"),
+    but a task id may start with digits and be a time read whole: "2s6d4d" is 2 seconds and
+    6 and 4 days. Named as the task ("move 2s6d4d to 8pm", the very words the question "which
+    one?" suggests), it is the task. So a word shaped like an id is hidden when it stands
+    before the "to", "by", "for" or "until" that leads to the time, or when the language does
+    not read it whole; "move it to 10am" keeps its time. The hidden words keep their length,
+    so the phrase's offsets hold in ``text``.
     """
     lead = _LEADS_TO_TIME.search(text)
     named_before = lead.start() if lead is not None else 0

@@ -19,9 +19,11 @@ from typing import Literal
 from common import LazyPattern
 from tasks.schedule.lexicon import (
     CARDINALS,
+    KNOWN_WORDS,
     MONTHS,
     ORDINAL_UNITS,
     ORDINAL_WORDS,
+    SLANG,
     TENS,
     UNITS,
     WEEKDAYS,
@@ -86,6 +88,10 @@ _SCAN = LazyPattern(
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+_CODE = LazyPattern(r"(?<![\w'’])(?P<letters>[a-z]+)\d[a-z\d]*(?![\w'’])", re.IGNORECASE)
+"""Letters then digits, as one word: an order number, a ticket, a task id ("hac2nd", "kx5d")."""
+_GLUED_TO_A_TIME = KNOWN_WORDS | SLANG.keys() | {"at", "in", "on", "by", "for", "x"}
+"""Words a time may be written against ("at8pm", "jan5", "fri3pm"): these still split."""
 _MERIDIEM = LazyPattern(r"(?<=[\d\s])([ap])")
 _DROPPED = frozenset(",()[]{}\"'“”‘’«»")
 """Characters left out: commas, brackets and quotes say nothing about a time."""
@@ -113,11 +119,19 @@ def canonical(tokens: list[Token]) -> str:
 
 def _scan(text: str) -> list[Token]:
     tokens: list[Token] = []
+    codes = _codes(text)
     for match in _SCAN.finditer(text):
         if len(tokens) >= MAX_TOKENS:
             break
         kind = match.lastgroup
         start, end = match.span()
+        while codes and codes[-1][1] <= start:
+            codes.pop()
+        if codes and codes[-1][0] <= start:
+            code_start, code_end = codes[-1]
+            if start == code_start:
+                tokens.append(Token(text[code_start:code_end].lower(), "word", start, code_end))
+            continue
         said = match.group().lower().replace("’", "'")
         if kind == "stop":
             if tokens and not (said == "." and tokens[-1].text in _ABBREVIATIONS):
@@ -129,6 +143,18 @@ def _scan(text: str) -> list[Token]:
             continue
         tokens.extend(_tokens_of(kind, said, start, end))
     return tokens
+
+
+def _codes(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` holds a code of letters and digits ("ticket ab2nd", "invoice kx5d"),
+    last first: its end would otherwise read as a time ("2nd", "5 days"). A code that
+    starts with a word a time is written against ("at8pm", "jan5") is no code."""
+    found = [
+        match.span()
+        for match in _CODE.finditer(text)
+        if match["letters"].lower() not in _GLUED_TO_A_TIME
+    ]
+    return found[::-1]
 
 
 def _tokens_of(kind: str | None, said: str, start: int, end: int) -> list[Token]:

@@ -97,6 +97,14 @@ def test_every_accepted_phrase_is_found_wherever_it_stands(phrase: str, template
         ("buy milk on the way home tonight", "tonight", "buy milk on the way home"),
         ("pay rent on the 3rd of next month", "on the 3rd of next month", "pay rent"),
         ("Dentist (tomorrow, at 9am)", "tomorrow at 9am", "Dentist ( )"),
+        # a code of letters then digits is a word, though its end spells a time
+        ("tomorrow call about ticket ab2nd", "tomorrow", "call about ticket ab2nd"),
+        ("in 10 minutes check order kx5d", "in 10 minutes", "check order kx5d"),
+        ("renew ab3pm tomorrow at 9am", "tomorrow at 9am", "renew ab3pm"),
+        # ... unless it starts with a word a time is written against
+        ("call mom at8pm", "at8pm", "call mom"),
+        ("dentist jan5 at 3pm", "jan5 at 3pm", "dentist"),
+        ("standup fri3pm", "fri3pm", "standup"),
     ],
 )
 def test_the_time_of_a_sentence_and_what_is_left(sentence: str, text: str, rest: str) -> None:
@@ -135,6 +143,8 @@ def test_the_word_that_makes_a_time_part_of_what_is_said_is_reported(
         "meet me at the station",
         "I may be late",
         "this is it",
+        "check flight ua3pm",
+        "the covid19 booster",
         "",
         "   ",
     ],
