@@ -260,12 +260,8 @@ def _bind(path: Path) -> socket.socket:
             is not 0600 after binding.
         OSError: when it cannot be bound (a path too long for a socket, a read-only folder).
     """
-    try:
-        found = path.lstat()
-    except FileNotFoundError:
-        pass
-    else:
-        if not stat.S_ISSOCK(found.st_mode):
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISSOCK(path.lstat().st_mode):
             raise AskServerError(f"{path} is not a socket; move it away")
         path.unlink()  # nobody holds the lock: no process listens on it
     listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
