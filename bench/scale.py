@@ -52,7 +52,7 @@ import asyncpg
 
 from bench.scheduler import NoOpNotifier, restart_figures
 from bench.workloads import REPO_ROOT, check_ready, percentile, run_fresh
-from common import SystemClock
+from common import SystemClock, settle_process
 from tasks import (
     DEFAULT_MISFIRE_RULES,
     CycleSchedule,
@@ -399,6 +399,7 @@ async def part_burst(target: Target, window_file: Path) -> dict[str, float]:
     await manager.start(timer=False)
     check_ready(min(due.values()))
     await manager.start()
+    settle_process()  # as the front ends that run the scheduler do once it started
     with contextlib.suppress(TimeoutError):  # what did not arrive is counted as lost
         await asyncio.wait_for(notifier.all_arrived.wait(), timeout=60)
     await manager.wait_idle()

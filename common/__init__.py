@@ -71,6 +71,7 @@ from common.redaction import (
     scrub,
     url_secrets,
 )
+from common.runtime import settle_process
 from common.sqlite import (
     WAL_KEEP_BYTES,
     Failures,
@@ -150,6 +151,7 @@ __all__ = [
     "require_aware",
     "scrub",
     "select_text",
+    "settle_process",
     "sqlite_count",
     "system_resolver",
     "tighten",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -35,17 +36,25 @@ class Clock(Protocol):
         """Return the current instant, timezone-aware, in UTC."""
         ...
 
-    async def sleep_until(self, deadline: datetime | None, wake: asyncio.Event) -> None:
+    async def sleep_until(
+        self, deadline: datetime | None, wake: asyncio.Event, *, exact: bool = False
+    ) -> None:
         """Return at ``deadline`` (never, when ``None``) or as soon as ``wake`` is set.
 
         Yields to the event loop at least once, even when the deadline has passed or
         ``wake`` is already set: a caller that is behind still lets the ready tasks run.
+        With ``exact``, return as close after ``deadline`` as the clock can (a run's start);
+        without it, within about a millisecond after it.
         """
         ...
 
     async def sleep(self, seconds: float) -> None:
         """Wait ``seconds`` (a retry backoff)."""
         ...
+
+
+_EPOLL_STEP = 0.001
+"""The event loop's waits end on whole milliseconds (epoll), rounded up: up to this late."""
 
 
 class SystemClock:
@@ -55,8 +64,16 @@ class SystemClock:
         """Return the current instant in UTC."""
         return datetime.now(UTC)
 
-    async def sleep_until(self, deadline: datetime | None, wake: asyncio.Event) -> None:
-        """Wait on ``wake`` with a timeout that ends at ``deadline`` (always yielding once)."""
+    async def sleep_until(
+        self, deadline: datetime | None, wake: asyncio.Event, *, exact: bool = False
+    ) -> None:
+        """Wait on ``wake`` with a timeout that ends at ``deadline`` (always yielding once).
+
+        The event loop's timeouts end up to a millisecond late. With ``exact`` the loop's
+        wait ends a millisecond early and the thread sleeps the rest (at most that
+        millisecond, with the operating system's finer timer): the loop is held for it,
+        which only a run due at that instant asks for.
+        """
         delay = None if deadline is None else (deadline - self.now()).total_seconds()
         if wake.is_set() or (delay is not None and delay <= 0):
             await asyncio.sleep(0)
@@ -64,9 +81,17 @@ class SystemClock:
         if delay is None:
             await wake.wait()
             return
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(delay):
-                await wake.wait()
+        coarse = delay - _EPOLL_STEP if exact else delay
+        if coarse <= 0:
+            await asyncio.sleep(0)
+        else:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(coarse):
+                    await wake.wait()
+        if exact and deadline is not None and not wake.is_set():
+            rest = (deadline - self.now()).total_seconds()
+            if rest > 0:
+                time.sleep(min(rest, _EPOLL_STEP))  # noqa: ASYNC251 (at most 1 ms, on purpose)
 
     async def sleep(self, seconds: float) -> None:
         """Sleep for real."""
@@ -111,8 +136,11 @@ class ManualClock:
         self.set(self._now + step)
         return self._now
 
-    async def sleep_until(self, deadline: datetime | None, wake: asyncio.Event) -> None:
-        """Return once the clock reaches ``deadline`` or ``wake`` is set (yields at least once)."""
+    async def sleep_until(
+        self, deadline: datetime | None, wake: asyncio.Event, *, exact: bool = False
+    ) -> None:
+        """Return once the clock reaches ``deadline`` or ``wake`` is set (yields at least once;
+        always exact)."""
         await asyncio.sleep(0)
         while not wake.is_set() and (deadline is None or self._now < deadline):
             moved = self._moved

@@ -38,9 +38,13 @@ class DeliveryStatus(StrEnum):
     HELD = "held"  # kept for the end of the owner's quiet hours (it will be delivered then)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Delivery:
     """A message the scheduler wants a user to receive.
+
+    Not frozen: every run of a burst makes one, and a frozen dataclass's ``__init__`` sets
+    each field through ``object.__setattr__`` (a tenth of a reminder's cost to deliver). Treat
+    it as a value all the same: ``dataclasses.replace`` makes a changed copy.
 
     Attributes:
         task_id: The task that produced it.
@@ -71,7 +75,7 @@ class Delivery:
     def __post_init__(self) -> None:
         # What a chat, a page or the JSON Lines file can take: no NUL, no lone surrogate.
         if (cleaned := clean_text(self.text)) is not self.text:
-            object.__setattr__(self, "text", cleaned)
+            self.text = cleaned
 
 
 class Notifier(Protocol):

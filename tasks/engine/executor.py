@@ -2,9 +2,10 @@
 
 Claimed runs wait in ``ClaimedAhead`` (a heap, not event-loop tasks) until they are due; the
 ``WorkerPool`` runs each due run while fewer than ``max_concurrent_runs`` run, under the
-shared ``Watchdog``. A successful run queues its
-outcome for the ledger and ends; a failed or undelivered one waits for its commit, which
-says what follows (``FollowUps``). From its claim until its outcome is in the ledger a run's
+shared ``Watchdog``. A run that succeeded the usual way leaves its bookkeeping (its lateness,
+its outcome queued for the ledger) until no run is due: the runs of a burst start one after
+the other with nothing else between them. A failed or undelivered one waits for its commit,
+which says what follows (``FollowUps``). From its claim until its outcome is in the ledger a run's
 lease is renewed (``LeaseKeeper``). A run that must not act twice (a POST, a PATCH) records
 its start in the ledger before its first attempt; when the manager stops, the claimed runs
 that never started are given back to the store, due again at their time.
@@ -39,6 +40,7 @@ RETRACTED_REPORT = RunReport(
 # Outcomes whose commit decides a follow-up (pause the owner, tell them, disable the task);
 # any other outcome is queued for the ledger without waiting.
 _FOLLOWED_UP = frozenset({RunStatus.FAILED, RunStatus.UNDELIVERED, RunStatus.OUTCOME_UNKNOWN})
+_SETTLE_EVERY = 1000  # runs left for bookkeeping that are recorded without waiting longer
 DELIVERY_BACKOFF = timedelta(minutes=1)
 MAX_DELIVERY_BACKOFF = timedelta(minutes=30)
 
@@ -132,8 +134,17 @@ class RunExecutor:
         self._follow_ups = follow_ups
         self._wake = wake
         self._watchdog = Watchdog(run_timeout.total_seconds())
-        self._pool = WorkerPool(clock=clock, ahead=ahead, size=max_concurrent_runs, run=self._run)
+        self._pool = WorkerPool(
+            clock=clock,
+            ahead=ahead,
+            size=max_concurrent_runs,
+            run=self._run,
+            settle=self._settle_ended,
+        )
         self.lateness = Lateness()
+        # Runs that succeeded the usual way, their bookkeeping left for ``_settle_ended``:
+        # (claim, report, started, finished).
+        self._ended: list[tuple[Claim, RunReport, datetime, datetime]] = []
         self._unfinished: set[int] = set()  # queued or running
         self._waiters: dict[int, asyncio.Future[RunOutcome]] = {}
         self._idle = asyncio.Event()
@@ -196,6 +207,7 @@ class RunExecutor:
                     await self._idle.wait()
         queued = self._ahead.clear()
         await self._pool.stop()
+        self._settle_ended()  # delivered before a worker was stopped
         now = self._clock.now()
         for claim, retracted in queued:
             if retracted:
@@ -226,8 +238,6 @@ class RunExecutor:
         """
         run = claim.run
         try:
-            if run.misfire is MisfireAction.ON_TIME and not retracted:
-                self.lateness.record(started, started - run.scheduled_for)
             runner = self._runners.get(claim.task.task_type)
             if retracted:
                 report = RETRACTED_REPORT
@@ -248,14 +258,25 @@ class RunExecutor:
                 except Exception as exc:
                     report = self._report_of(claim, exc)
             finished_at = self._clock.now()
+            if (
+                report.status is RunStatus.SUCCEEDED
+                and report.again_at is None
+                and claim.task.consecutive_failures < self._follow_ups.alert_after
+            ):
+                # The usual end: what follows needs nothing from the ledger, and waits until
+                # no other run is due (the pool calls ``_settle_ended``).
+                self._ended.append((claim, report, started, finished_at))
+                if len(self._ended) >= _SETTLE_EVERY:
+                    self._settle_ended()
+                return
+            if run.misfire is MisfireAction.ON_TIME and not retracted:
+                self.lateness.record(started, started - run.scheduled_for)
             self._leases.finishing(run.id)  # renewed until the ledger has it
             outcome: RunOutcome | Ended
             if report.status in _FOLLOWED_UP:
                 outcome = self._outcome_of(claim, report, started, finished_at)
                 await self._follow_up(claim, report, outcome)
-            elif report.status is RunStatus.SUCCEEDED and (
-                claim.task.consecutive_failures >= self._follow_ups.alert_after
-            ):
+            elif report.status is RunStatus.SUCCEEDED and report.again_at is None:
                 # It failed often enough to alert its owner: its success may be a recovery.
                 outcome = self._outcome_of(claim, report, started, finished_at)
                 await self._follow_ups.after_success(claim, await self._ledger.submit(outcome))
@@ -264,10 +285,7 @@ class RunExecutor:
                 outcome = self._outcome_of(claim, report, started, finished_at)
                 self._ledger.submit_nowait(outcome)
             else:
-                outcome = Ended(
-                    run.id, claim.task.id, report.status, started, finished_at,
-                    report.result, report.error, run.misfire is MisfireAction.MANUAL,
-                )  # fmt: skip
+                outcome = _ended(claim, report, started, finished_at)
                 self._ledger.submit_nowait(outcome)
         except asyncio.CancelledError:
             self._finished(run.id, None)  # the manager stops: the run stays claimed
@@ -276,6 +294,19 @@ class RunExecutor:
             log.exception("task %s run %s could not be recorded", claim.task.id, run.id)
             self._finished(run.id, exc)
         else:
+            self._finished(run.id, outcome)
+
+    def _settle_ended(self) -> None:
+        """Record the runs that succeeded the usual way since the last call: each one's
+        lateness, its outcome queued for the ledger, and its end (``_finished``)."""
+        ended, self._ended = self._ended, []
+        for claim, report, started, finished_at in ended:
+            run = claim.run
+            if run.misfire is MisfireAction.ON_TIME:
+                self.lateness.record(started, started - run.scheduled_for)
+            self._leases.finishing(run.id)
+            outcome = _ended(claim, report, started, finished_at)
+            self._ledger.submit_nowait(outcome)
             self._finished(run.id, outcome)
 
     def _outcome(self, run_id: int) -> asyncio.Future[RunOutcome]:
@@ -355,6 +386,15 @@ class RunExecutor:
             return RunReport(RunStatus.FAILED, error=str(exc))
         log.exception("task %s run %s raised", claim.task.id, claim.run.id, exc_info=exc)
         return RunReport(RunStatus.FAILED, error=f"{type(exc).__name__}: {exc}")
+
+
+def _ended(claim: Claim, report: RunReport, started: datetime, finished_at: datetime) -> Ended:
+    """The outcome of a run that needs nothing back from the ledger."""
+    run = claim.run
+    return Ended(
+        run.id, claim.task.id, report.status, started, finished_at,
+        report.result, report.error, run.misfire is MisfireAction.MANUAL,
+    )  # fmt: skip
 
 
 def _no_runner(claim: Claim) -> RunReport:

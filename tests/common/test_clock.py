@@ -26,3 +26,24 @@ async def test_sleep_until_yields_even_when_it_need_not_wait(clock: Clock) -> No
     loop.call_soon(ran.append, "before a wake already set")
     await clock.sleep_until(None, woken)
     assert ran == ["before a passed deadline", "before a wake already set"]
+
+
+@pytest.mark.parametrize("exact", [False, True], ids=["coarse", "exact"])
+async def test_the_system_clock_never_wakes_before_the_deadline(exact: bool) -> None:
+    # The exact wait ends the loop's wait a millisecond early and sleeps the rest: never
+    # before the deadline, however the loop's timeout was rounded.
+    clock = SystemClock()
+    for delay_ms in (0.2, 1.0, 1.7, 5.0):
+        deadline = clock.now() + timedelta(milliseconds=delay_ms)
+        await clock.sleep_until(deadline, asyncio.Event(), exact=exact)
+        assert clock.now() >= deadline
+
+
+async def test_an_exact_wait_returns_at_once_when_woken() -> None:
+    clock = SystemClock()
+    wake = asyncio.Event()
+    asyncio.get_running_loop().call_soon(wake.set)
+    deadline = clock.now() + timedelta(hours=1)
+    async with asyncio.timeout(5):
+        await clock.sleep_until(deadline, wake, exact=True)
+    assert clock.now() < deadline

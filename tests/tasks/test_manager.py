@@ -480,6 +480,54 @@ async def run_left_claimed(
     return task
 
 
+async def test_a_run_delivered_before_its_worker_was_stopped_is_recorded(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    # A run that succeeded the usual way leaves its bookkeeping until no run is due; one
+    # worker delivered the reminder, then got stuck in the agent task due with it. Stopping
+    # records the reminder (it was delivered: never again), and leaves the agent's run
+    # claimed, to be retried.
+    path = tmp_path / "assistant.db"
+    notifier = RecordingNotifier()
+    stuck = ScriptedAgent()
+    stuck.release = asyncio.Event()
+    dying = TaskManager(
+        store=SqliteTaskStore(path), clock=clock, notifier=notifier, agent=stuck,
+        max_concurrent_runs=1, drain_timeout=timedelta(0),
+    )  # fmt: skip
+    await dying.start(timer=False)
+    reminder = await remind(dying, MINUTE - timedelta(seconds=1))
+    report = await agent_task(dying)
+    clock.advance(MINUTE)
+    running = asyncio.create_task(dying.run_due())
+    async with asyncio.timeout(5):
+        await stuck.started.wait()
+    assert notifier.texts() == ["call mom"]
+    await dying.stop()
+    async with asyncio.timeout(5):  # the reminder's outcome is known: nothing waits for it
+        assert await running == 2
+
+    store = SqliteTaskStore(path)
+    async with store:
+        (delivered,) = await store.history(reminder.id, "alice")
+        (cut_off,) = await store.history(report.id, "alice")
+        done = await store.get_task(reminder.id)
+    assert delivered.status is RunStatus.SUCCEEDED and delivered.lease_until is None
+    assert done is not None and done.status is TaskStatus.DONE
+    assert cut_off.status is RunStatus.CLAIMED and cut_off.lease_until is not None
+
+
+async def test_health_shows_how_late_on_time_runs_started(clock: ManualClock) -> None:
+    notifier = RecordingNotifier()
+    manager = manager_for(MemoryTaskStore(), clock, notifier)
+    async with manager:
+        await remind(manager, MINUTE)
+        clock.advance(MINUTE + timedelta(seconds=2))  # within the grace: on time, 2 s late
+        await notifier.wait_for(1)
+        await manager.wait_idle()
+        assert (await manager.health()).late == timedelta(seconds=2)
+
+
 async def test_a_dead_managers_run_is_retried_after_the_short_lease(
     tmp_path: Path, clock: ManualClock
 ) -> None:
