@@ -5,8 +5,8 @@ Claimed runs wait in ``ClaimedAhead`` (a heap, not event-loop tasks) until they 
 shared ``Watchdog``. A run that succeeded the usual way leaves its bookkeeping (its lateness,
 its outcome queued for the ledger) until no run is due: the runs of a burst start one after
 the other with nothing else between them. A failed or undelivered one waits for its commit,
-which says what follows (``FollowUps``). From its claim until its outcome is in the ledger a run's
-lease is renewed (``LeaseKeeper``). A run that must not act twice (a POST, a PATCH) records
+which says what follows (``FollowUps``). From its claim until its outcome is in the ledger a
+run's lease is renewed (``LeaseKeeper``). A run that must not act twice (a POST, a PATCH) records
 its start in the ledger before its first attempt; when the manager stops, the claimed runs
 that never started are given back to the store, due again at their time.
 """
@@ -302,12 +302,17 @@ class RunExecutor:
         ended, self._ended = self._ended, []
         for claim, report, started, finished_at in ended:
             run = claim.run
-            if run.misfire is MisfireAction.ON_TIME:
-                self.lateness.record(started, started - run.scheduled_for)
-            self._leases.finishing(run.id)
-            outcome = _ended(claim, report, started, finished_at)
-            self._ledger.submit_nowait(outcome)
-            self._finished(run.id, outcome)
+            try:
+                if run.misfire is MisfireAction.ON_TIME:
+                    self.lateness.record(started, started - run.scheduled_for)
+                self._leases.finishing(run.id)
+                outcome = _ended(claim, report, started, finished_at)
+                self._ledger.submit_nowait(outcome)
+            except Exception as exc:
+                log.exception("task %s run %s could not be recorded", claim.task.id, run.id)
+                self._finished(run.id, exc)
+            else:
+                self._finished(run.id, outcome)
 
     def _outcome(self, run_id: int) -> asyncio.Future[RunOutcome]:
         waiter = self._waiters.get(run_id)
