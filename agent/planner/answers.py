@@ -104,6 +104,15 @@ def ask_task(verb: str) -> str:
     )
 
 
+def cannot_snooze_by(words: str) -> str:
+    """Say the words after "snooze it" are neither a delay nor a time."""
+    return (
+        f"I couldn't read {words!r} as a delay or a time, so nothing was snoozed. Say e.g. "
+        "'snooze it 30 minutes', 'snooze it by 1h30m', 'snooze it for an hour' or "
+        "'snooze it until 5pm'."
+    )
+
+
 def ask_action(schedule: str, *, repeats: bool) -> str:
     """Say the time was understood, but not what to do then."""
     if not repeats:

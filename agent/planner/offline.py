@@ -69,8 +69,15 @@ logger = logging.getLogger(__name__)
 _VERBS = {
     "cancel": "cancel", "pause": "pause", "resume": "resume", "snooze": "snooze", "done": "done",
 }  # fmt: skip
-# How the task tools name a task in what they answer: "... (task k3m9xa)", "Moved task k3m9xa".
-_TASK_MENTION = LazyPattern(r"\btask ([a-z0-9]{4,32})\b")
+# How the task tools and deliveries name a task: "... (task k3m9xa).", "Moved task k3m9xa (",
+# "Reminder (task k3m9xa): ", "the message from task k3m9xa again". The id ends the mention:
+# "No task matches 'x'" or "the task stays" name none.
+_TASK_MENTION = LazyPattern(r"\btask ([a-z0-9]{4,32})(?=[).,:;\]]|\s\(|\sagain\b|$)", re.MULTILINE)
+# A listing's entries: "- [k3m9xa] reminder: stretch · today at 14:35".
+_LISTED = LazyPattern(r"^- \[([a-z0-9]{4,32})\] ", re.MULTILINE)
+# The planner's own calls ("Snoozing task 1h30m by 10m." and a fenced block) propose an id,
+# which the tool may refuse: what the conversation is about is in the answers.
+_CALLS_MADE = "\n```json\n"
 # The planner's own questions, answered in the next message ("tomorrow at 9am").
 _ASKED_WHEN = LazyPattern(r"When should I remind you to (?P<what>.+?)\? For example")
 _ASKED_WHICH = LazyPattern(
@@ -135,11 +142,16 @@ class _Progress:
         return next(said, "")
 
     def last_task(self) -> str | None:
-        """The id of the task the conversation was last about, if any."""
+        """The id of the task the conversation was last about, if any: the last one an
+        answer or a delivery named (set, snoozed, just gone off), or the only one a listing
+        showed; ``None`` when the last listing showed several (which one is a question)."""
         for message in reversed(self.earlier):
-            found = _TASK_MENTION.findall(message.content) if message.role is Role.ASSISTANT else []
-            if found:
-                return str(found[-1])
+            if message.role is not Role.ASSISTANT or _CALLS_MADE in message.content:
+                continue
+            if named := _TASK_MENTION.findall(message.content):
+                return str(named[-1])
+            if listed := _LISTED.findall(message.content):
+                return str(listed[0]) if len(listed) == 1 else None
         return None
 
     def made(self, call: PlannedCall) -> bool:

@@ -77,6 +77,11 @@ _STOPWORDS = frozenset(
     }
 )  # fmt: skip
 _IT = frozenset({"it", "that", "this"})
+# Words that refer back like "it": "the last one", "the same one".
+_LAST = frozenset({"last", "latest", "same"})
+_AFTER_IT = LazyPattern(r"^\s*it\b(?P<left>.+)$", _F)
+_DELAY_LEADS = frozenset({"by", "for", "in"})
+_MOST_DELAY_WORDS = 8  # "an hour and a half", "1 hour and 30 minutes": a delay is short
 _NAMING_NOUNS = frozenset({"alarm", "alarms", "timer", "timers", "reminder", "reminders"})
 _TO_HOUR = LazyPattern(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _ALL = frozenset({"all", "every", "everything", "each"})
@@ -118,10 +123,13 @@ def _on_task(action: Action, rest: str) -> Intent:
     delay = when = None
     if action is Action.MOVE:
         rest = _TO_HOUR.sub(r"\1 at ", rest)  # "move it to 7": the number is a clock time
+    bare = _bare_delay(rest) if action is Action.SNOOZE else None
     phrase = _time_beside_ids(rest) if action in (Action.SNOOZE, Action.MOVE) else None
-    if phrase is not None and phrase.problem is not None:
+    if bare is not None:
+        rest, delay = bare
+    elif phrase is not None and phrase.problem is not None:
         return Say(answers.cannot_use_time(phrase, lambda when: f"{action.value} it to {when}"))
-    if phrase is not None:
+    elif phrase is not None:
         rest = phrase.without(rest)
         delay, when = _delay_or_time(phrase)
         action = Action.SNOOZE if delay is not None else Action.MOVE
@@ -130,11 +138,13 @@ def _on_task(action: Action, rest: str) -> Intent:
             "Where should I move it to? Say e.g. 'move the dentist reminder to 6pm' or "
             "'move the dentist reminder to friday at 10am'."
         )
-    tokens = [t.strip("`'\"#.!?,").lower() for t in _SPLIT.split(rest) if t]
+    tokens = _tokens(rest)
     words = [t for t in tokens if t and t not in _STOPWORDS and t not in _IT]
+    if _IT.intersection(tokens) if not words else set(words) <= _LAST:
+        return OnTask(action, delay=delay, when=when, last=True)
+    if action is Action.SNOOZE and delay is None and (left := _after_it(rest)):
+        return Say(answers.cannot_snooze_by(left))  # "it" names no task: the words are no delay
     if not words:
-        if _IT.intersection(tokens):
-            return OnTask(action, delay=delay, when=when, last=True)
         # "cancel the alarm": the noun alone may be what the task is called ("Alarm").
         words = [t for t in tokens if t in _NAMING_NOUNS]
     if not words:
@@ -146,6 +156,57 @@ def _on_task(action: Action, rest: str) -> Intent:
     return OnTask(
         action, words=tuple(w for w in words if w not in _ALL), every=every, delay=delay, when=when
     )
+
+
+def _tokens(text: str) -> list[str]:
+    """The words of ``text``, lower case, quotes and punctuation stripped."""
+    return [t.strip("`'\"#.!?,").lower() for t in _SPLIT.split(text) if t]
+
+
+def _names_a_task(text: str) -> bool:
+    """Whether ``text`` has a word that names a task: "it", an id or a word of its text."""
+    return any(t and (t in _IT or t not in _STOPWORDS) for t in _tokens(text))
+
+
+def _bare_delay(text: str) -> tuple[str, str] | None:
+    """A delay that ends or opens a snooze, with no word before it: "it 1h30m", "the stretch
+    reminder 90 minutes", "it by 1.5 hours", "2h the stretch reminder".
+
+    The schedule language reads a bare duration only where it opens a sentence or follows
+    "for" or "by" (elsewhere it says how long: "twice a day"); after the task a snooze names,
+    it is the delay. The longest run of words at the end (else at the start) that the snooze
+    tool's own reader (``read_delay``) reads whole, and that leaves words naming the task, is
+    the delay; a "by", "for" or "in" before it goes with it.
+
+    Returns:
+        The text without the delay, and the delay; ``None`` when no such run is there.
+    """
+    spans = [m.span() for m in _WORD.finditer(text)]
+    count = len(spans)
+    for first in range(max(1, count - _MOST_DELAY_WORDS), count):  # at the end, longest first
+        said = text[spans[first][0] :]
+        lead = first - 1 if text[slice(*spans[first - 1])].lower() in _DELAY_LEADS else first
+        left = text[: spans[lead][0]]
+        if said.split()[0].lower() not in _DELAY_LEADS and _reads(said) and _names_a_task(left):
+            return left, said
+    for last in range(min(count, _MOST_DELAY_WORDS) - 1, 0, -1):  # at the start
+        said = text[: spans[last - 1][1]]
+        left = text[spans[last - 1][1] :]
+        if _reads(said) and _names_a_task(left):
+            lead, _, rest = said.partition(" ")
+            return left, rest if lead.lower() in _DELAY_LEADS else said
+    return None
+
+
+def _reads(words: str) -> bool:
+    """Whether the snooze tool reads ``words`` as its delay."""
+    return read_delay(words) is not None
+
+
+def _after_it(text: str) -> str:
+    """What follows "it" in ``text`` ("it a bit": "a bit"); empty when nothing does."""
+    match = _AFTER_IT.search(text)
+    return trim(match["left"]) if match is not None else ""
 
 
 def _time_beside_ids(text: str) -> TimePhrase | None:

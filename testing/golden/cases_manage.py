@@ -200,6 +200,41 @@ CASES: dict[str, tuple[Golden, ...]] = {
             "I don't need the trash reminder anymore", "take out the trash", TaskStatus.CANCELLED
         ),
         _sets("turn off the news search", "news", TaskStatus.PAUSED),
+        # A snooze's delay in any form, before or after the task it names
+        _moves("snooze the trash reminder 2h", "take out the trash", "2026-03-10 22:00"),
+        _moves("snooze the dentist reminder 90 minutes", "dentist", "2026-03-11 10:30"),
+        _moves("snooze 1h30m the trash reminder", "take out the trash", "2026-03-10 21:30"),
+        *(
+            Golden(
+                sentence,
+                Changes("buy milk", next_run="2026-03-10 17:00"),
+                setup=("remind me in an hour to buy milk",),
+            )
+            for sentence in (
+                "snooze it 1h30m",
+                "snooze it 90 minutes",
+                "snooze it by 1h30m",
+                "snooze it 1.5 hours",
+                "snooze that for an hour and a half",
+                "snooze the last one 90 min",
+            )
+        ),
+        Golden(
+            "snooze it half an hour",
+            Changes("buy milk", next_run="2026-03-10 16:00"),
+            setup=("remind me in an hour to buy milk",),
+        ),
+        # "it" after an answer that names no task by its id: the one task it listed
+        Golden(
+            "snooze it by 1h30m",
+            Changes("buy milk", next_run="2026-03-10 17:00"),
+            setup=("remind me in an hour to buy milk", "snooze the yoga reminder"),
+        ),
+        Golden(
+            "snooze it a bit",
+            says("I couldn't read 'a bit' as a delay or a time", "'snooze it 30 minutes'"),
+            setup=("remind me in an hour to buy milk",),
+        ),
         Golden("cancel", says("Which task should I cancel?")),
         Golden("snooze it", says("Which task should I snooze?")),
         Golden("move the dentist reminder", says("Where should I move it to?"), seeded=True),

@@ -413,6 +413,128 @@ def test_it_is_the_task_the_conversation_was_last_about(planner: OfflinePlanner)
     assert "Which task should I snooze?" in continue_turn(planner, "snooze it")
 
 
+_SET = [
+    ChatMessage(Role.USER, "remind me in 10 minutes to stretch"),
+    ChatMessage(Role.ASSISTANT, "I'll remind you today at 14:40 to stretch (task k3m9xa)."),
+]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "delay"),
+    [
+        ("snooze it 1h30m", "1h30m"),
+        ("snooze it 90 minutes", "90 minutes"),
+        ("snooze it by 1h30m", "1h30m"),
+        ("snooze it 1.5 hours", "1.5 hours"),
+        ("snooze it 2h", "2h"),
+        ("snooze it by 2 hours", "2 hours"),
+        ("snooze it for 20 min", "20 min"),
+        ("snooze it an hour", "an hour"),
+        ("snooze it half an hour", "half an hour"),
+        ("snooze it 1 hour and 30 minutes", "1 hour and 30 minutes"),
+        ("snooze that 1h30m", "1h30m"),
+        ("snooze this one 10m", "10m"),
+        ("snooze the last one 10m", "10m"),
+        ("postpone it 45 minutes", "45 minutes"),
+        ("snooze 2h it", "2h"),
+        ("snooze by an hour that one", "an hour"),
+        ("snooze it", "10m"),
+    ],
+)
+def test_a_snooze_of_it_carries_its_delay_in_any_form(
+    planner: OfflinePlanner, sentence: str, delay: str
+) -> None:
+    answer = continue_turn(planner, sentence, before=_SET)
+    assert calls_in(answer) == [(_snoozing(planner), {"task_id": "k3m9xa", "delay": delay})]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "delay"),
+    [
+        ("snooze the oven reminder 2h", "2h"),
+        ("snooze the oven reminder 90 minutes", "90 minutes"),
+        ("snooze the oven reminder 1.5 hours", "1.5 hours"),
+        ("snooze 2h the oven reminder", "2h"),
+        ("snooze by half an hour the oven reminder", "half an hour"),
+    ],
+)
+def test_a_snooze_by_words_carries_its_delay_before_or_after_them(
+    planner: OfflinePlanner, sentence: str, delay: str
+) -> None:
+    answer = continue_turn(planner, sentence, [listing(planner)])
+    assert calls_in(answer) == [(_snoozing(planner), {"task_id": "a1b2c3", "delay": delay})]
+
+
+def test_a_snooze_by_id_carries_a_delay_after_it(planner: OfflinePlanner) -> None:
+    for sentence in ("snooze k3m9xa 1h30m", "snooze k3m9xa 90 minutes", "snooze 2s6d4d 10m"):
+        task_id = sentence.split()[1]
+        assert calls_in(planner.respond_to(sentence)) == [
+            (_snoozing(planner), {"task_id": task_id, "delay": sentence.split(" ", 2)[2]})
+        ], sentence
+
+
+@pytest.mark.parametrize(
+    ("sentence", "when"),
+    [
+        ("snooze it till 5pm", "5pm"),
+        ("snooze it until tomorrow 9am", "tomorrow 9am"),
+        ("snooze it to 8pm", "8pm"),
+    ],
+)
+def test_a_snooze_of_it_until_a_time_moves_it_there(
+    planner: OfflinePlanner, sentence: str, when: str
+) -> None:
+    answer = continue_turn(planner, sentence, before=_SET)
+    assert calls_in(answer) == [
+        (named(planner, lambda t: t.reschedule_task), {"task_id": "k3m9xa", "when": when})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"), [("snooze it a bit", "a bit"), ("snooze it 5", "5")]
+)
+def test_words_after_it_that_are_no_delay_are_said_back(
+    planner: OfflinePlanner, sentence: str, words: str
+) -> None:
+    answer = continue_turn(planner, sentence, before=_SET)
+    assert calls_in(answer) == []
+    assert answer.startswith(f"I couldn't read {words!r} as a delay or a time")
+    assert "'snooze it by 1h30m'" in answer
+
+
+def test_it_is_never_a_word_of_the_assistants_own_reply(planner: OfflinePlanner) -> None:
+    """ "No task matches '90 minutes'", the planner's own call ("Snoozing task 1h30m by 10m.")
+    and its refusal name no task: "it" is still the reminder the conversation was about."""
+    proposed = planner.respond_to("snooze 1h30m by 10m")
+    assert "task 1h30m" in proposed
+    before = [
+        *_SET,
+        ChatMessage(Role.USER, "snooze 1h30m by 10m"),
+        ChatMessage(Role.ASSISTANT, proposed),
+        ChatMessage(Role.TOOL, 'Tool results:\n- snooze_task [invalid]: ... received "1h30m"'),
+        ChatMessage(Role.ASSISTANT, "I couldn't snooze the task. '1h30m' is not a task id."),
+        ChatMessage(Role.USER, "snooze the yoga one"),
+        ChatMessage(Role.ASSISTANT, "No task matches 'yoga'. The task stays as it was."),
+    ]
+    answer = continue_turn(planner, "snooze it by 1h30m", before=before)
+    assert calls_in(answer) == [(_snoozing(planner), {"task_id": "k3m9xa", "delay": "1h30m"})]
+
+
+def test_it_after_a_listing_is_the_one_task_listed_or_a_question(planner: OfflinePlanner) -> None:
+    one = "No task matches 'yoga'. Your tasks:\n- [k3m9xa] reminder: stretch · today at 14:40"
+    before = [ChatMessage(Role.USER, "snooze the yoga one"), ChatMessage(Role.ASSISTANT, one)]
+    answer = continue_turn(planner, "snooze it 2h", before=before)
+    assert calls_in(answer) == [(_snoozing(planner), {"task_id": "k3m9xa", "delay": "2h"})]
+    several = "Your tasks:\n- [k3m9xa] reminder: stretch · today\n- [d4e5f6] reminder: call mom"
+    before = [*_SET, ChatMessage(Role.USER, "my tasks"), ChatMessage(Role.ASSISTANT, several)]
+    asked = continue_turn(planner, "snooze it 2h", before=before)
+    assert calls_in(asked) == [] and asked.startswith("Which task should I snooze?")
+
+
+def _snoozing(planner: OfflinePlanner) -> str:
+    return named(planner, lambda t: t.snooze_task)
+
+
 def test_an_answer_to_a_question_asked_back_completes_the_reminder(
     planner: OfflinePlanner,
 ) -> None:
@@ -491,6 +613,25 @@ async def test_that_right_after_a_reminder_went_off_is_that_reminder(chat: Chat)
     )
     assert again == (
         f"Snoozed task {stretch.id} ('stretch'); next run today at 14:48 (Europe/Berlin)."
+    )
+
+
+async def test_a_snooze_with_its_delay_after_it_puts_off_exactly_that(chat: Chat) -> None:
+    await chat.say("remind me in 10 minutes to stretch")
+    first = await chat.say("snooze it 90 minutes")  # not gone off yet: its run moves from 14:40
+    await chat.later(101)  # 16:11: it went off at 16:10
+    again = await chat.say("snooze that 1h30m")  # gone off: back 1h30m from now
+    followed = await chat.say("snooze it by 1.5 hours")  # the answer names it: still it
+    [stretch] = await chat.app.tasks.list_tasks("u")
+
+    assert first == (
+        f"Snoozed task {stretch.id} ('stretch'); next run today at 16:10 (Europe/Berlin)."
+    )
+    assert again == (
+        f"Snoozed task {stretch.id} ('stretch'); next run today at 17:41 (Europe/Berlin)."
+    )
+    assert followed == (
+        f"Snoozed task {stretch.id} ('stretch'); next run today at 19:11 (Europe/Berlin)."
     )
 
 
