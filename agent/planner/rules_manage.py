@@ -193,8 +193,8 @@ def _bare_delay(text: str) -> tuple[str, str] | None:
         said = text[: spans[last - 1][1]]
         left = text[spans[last - 1][1] :]
         if _reads(said) and _names_a_task(left):
-            lead, _, rest = said.partition(" ")
-            return left, rest if lead.lower() in _DELAY_LEADS else said
+            head, _, tail = said.partition(" ")
+            return left, tail if head.lower() in _DELAY_LEADS else said
     return None
 
 
