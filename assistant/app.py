@@ -35,7 +35,7 @@ from assistant.config import SCHEDULER_COMMANDS, ConfigError, Settings
 from assistant.datadir import check_database, prepare_data_dir
 from assistant.secrets import EnvironmentSecrets
 from calendars import CaldavSettings, Calendars, SyncSettings
-from common import Clock, SystemClock, install_log_redaction, settle_process
+from common import Clock, SystemClock, install_log_redaction
 from interfaces import ChatRecorder, LoggingNotifier, QuietHoursBook, home_chat
 from memory import MemoryStore
 from tasks import (
@@ -589,9 +589,6 @@ async def open_app(
         stack.push_async_callback(manager.stop)
         if run_scheduler:
             await manager.start()
-            # What start-up made lives as long as the process: out of the collector's walks,
-            # and the store's thread cannot hold a due run back long (common.runtime).
-            settle_process()
             # The CalDAV sync's passes (when configured) run with the scheduler.
             await stack.enter_async_context(calendars)
             # PostgreSQL is backed up by its server; a SQLite file left behind by

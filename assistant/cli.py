@@ -338,14 +338,15 @@ def _port(text: str) -> int:
 
 def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     """Run the command's work, start-up over: what start-up made is kept out of later
-    collections (it lives as long as the process), and collection resumes. A task the
-    command cannot act on (unknown, not the user's, in the wrong state) is one line and
-    status 1."""
+    collections (it lives as long as the process) with the switch interval a scheduler wants
+    (``common.runtime``), and collection resumes. A task the command cannot act on (unknown,
+    not the user's, in the wrong state) is one line and status 1."""
     import asyncio
 
+    from common.runtime import settle_process
     from tasks import TaskError
 
-    gc.freeze()
+    settle_process()
     gc.enable()
     try:
         return asyncio.run(_until_terminated(coroutine))

@@ -391,6 +391,7 @@ async def part_burst_setup(target: Target, at: datetime, out: Path) -> dict[str,
 
 async def part_burst(target: Target, window_file: Path) -> dict[str, float]:
     """Start a scheduler, wait for the 2,000 deliveries, check them against the ledger."""
+    settle_process()  # as the command line does before it builds the app
     window = Window.from_json(await asyncio.to_thread(window_file.read_text))
     due = window.once | window.recurring
     store = target.open_store()
@@ -399,7 +400,6 @@ async def part_burst(target: Target, window_file: Path) -> dict[str, float]:
     await manager.start(timer=False)
     check_ready(min(due.values()))
     await manager.start()
-    settle_process()  # as the front ends that run the scheduler do once it started
     with contextlib.suppress(TimeoutError):  # what did not arrive is counted as lost
         await asyncio.wait_for(notifier.all_arrived.wait(), timeout=60)
     await manager.wait_idle()

@@ -42,9 +42,10 @@ class DeliveryStatus(StrEnum):
 class Delivery:
     """A message the scheduler wants a user to receive.
 
-    Not frozen: every run of a burst makes one, and a frozen dataclass's ``__init__`` sets
-    each field through ``object.__setattr__`` (a tenth of a reminder's cost to deliver). Treat
-    it as a value all the same: ``dataclasses.replace`` makes a changed copy.
+    Not frozen (so not hashable): every run of a burst makes one, and a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__`` (a tenth of a reminder's cost
+    to deliver). Treat it as a value all the same: ``dataclasses.replace`` makes a changed
+    copy.
 
     Attributes:
         task_id: The task that produced it.

@@ -15,6 +15,7 @@ holding    quiet hours: deliveries held in the store (HoldingNotifier), released
 watchdog   Watchdog: one timer for every run's time limit
 """
 
+from tasks.engine.ahead import ClaimedAhead
 from tasks.engine.changes import awaits_acknowledgement
 from tasks.engine.drafts import DEFAULT_SNOOZE, task_data
 from tasks.engine.holding import HeldReleaser, HoldingNotifier
@@ -40,6 +41,7 @@ __all__ = [
     "DEFAULT_LEASE",
     "DEFAULT_SNOOZE",
     "RECENTLY_DELIVERED",
+    "ClaimedAhead",
     "HeldReleaser",
     "HoldingNotifier",
     "LeaseKeeper",

@@ -34,6 +34,15 @@ class ClaimedAhead:
         """The scheduled time of the earliest queued run, or ``None`` when none waits."""
         return self._heap[0][0] if self._heap else None
 
+    def bunched(self) -> bool:
+        """Whether another queued run shares the earliest one's time (a burst). The second
+        earliest is always a child of the heap's root."""
+        heap = self._heap
+        if len(heap) < 2:
+            return False
+        first = heap[0][0]
+        return heap[1][0] == first or (len(heap) > 2 and heap[2][0] == first)
+
     def pop_due(self, now: datetime) -> tuple[Claim, bool] | None:
         """Take the earliest run due by ``now``, and whether it was retracted meanwhile."""
         if not self._heap or self._heap[0][0] > now:

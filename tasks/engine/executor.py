@@ -3,8 +3,9 @@
 Claimed runs wait in ``ClaimedAhead`` (a heap, not event-loop tasks) until they are due; the
 ``WorkerPool`` runs each due run while fewer than ``max_concurrent_runs`` run, under the
 shared ``Watchdog``. A run that succeeded the usual way leaves its bookkeeping (its lateness,
-its outcome queued for the ledger) until no run is due: the runs of a burst start one after
-the other with nothing else between them. A failed or undelivered one waits for its commit,
+its outcome queued for the ledger) until no run is due, or ``SETTLE_WITHIN`` at the latest
+(every worker may be busy with a slow run): the runs of a burst start one after the other with
+nothing else between them. A failed or undelivered one waits for its commit,
 which says what follows (``FollowUps``). From its claim until its outcome is in the ledger a
 run's lease is renewed (``LeaseKeeper``). A run that must not act twice (a POST, a PATCH) records
 its start in the ledger before its first attempt; when the manager stops, the claimed runs
@@ -41,6 +42,9 @@ RETRACTED_REPORT = RunReport(
 # any other outcome is queued for the ledger without waiting.
 _FOLLOWED_UP = frozenset({RunStatus.FAILED, RunStatus.UNDELIVERED, RunStatus.OUTCOME_UNKNOWN})
 _SETTLE_EVERY = 1000  # runs left for bookkeeping that are recorded without waiting longer
+SETTLE_WITHIN = 0.05
+"""The most seconds a run that succeeded waits for its bookkeeping (the ledger's own wait for a
+burst comes after it)."""
 DELIVERY_BACKOFF = timedelta(minutes=1)
 MAX_DELIVERY_BACKOFF = timedelta(minutes=30)
 
@@ -145,6 +149,7 @@ class RunExecutor:
         # Runs that succeeded the usual way, their bookkeeping left for ``_settle_ended``:
         # (claim, report, started, finished).
         self._ended: list[tuple[Claim, RunReport, datetime, datetime]] = []
+        self._settle_timer: asyncio.TimerHandle | None = None
         self._unfinished: set[int] = set()  # queued or running
         self._waiters: dict[int, asyncio.Future[RunOutcome]] = {}
         self._idle = asyncio.Event()
@@ -264,7 +269,10 @@ class RunExecutor:
                 and claim.task.consecutive_failures < self._follow_ups.alert_after
             ):
                 # The usual end: what follows needs nothing from the ledger, and waits until
-                # no other run is due (the pool calls ``_settle_ended``).
+                # no other run is due (the pool calls ``_settle_ended``), or the timer.
+                if not self._ended:
+                    loop = asyncio.get_running_loop()
+                    self._settle_timer = loop.call_later(SETTLE_WITHIN, self._settle_ended)
                 self._ended.append((claim, report, started, finished_at))
                 if len(self._ended) >= _SETTLE_EVERY:
                     self._settle_ended()
@@ -300,14 +308,17 @@ class RunExecutor:
         """Record the runs that succeeded the usual way since the last call: each one's
         lateness, its outcome queued for the ledger, and its end (``_finished``)."""
         ended, self._ended = self._ended, []
+        if self._settle_timer is not None:
+            self._settle_timer.cancel()
+            self._settle_timer = None
         for claim, report, started, finished_at in ended:
             run = claim.run
             try:
-                if run.misfire is MisfireAction.ON_TIME:
-                    self.lateness.record(started, started - run.scheduled_for)
                 self._leases.finishing(run.id)
                 outcome = _ended(claim, report, started, finished_at)
                 self._ledger.submit_nowait(outcome)
+                if run.misfire is MisfireAction.ON_TIME:
+                    self.lateness.record(started, started - run.scheduled_for)
             except Exception as exc:
                 log.exception("task %s run %s could not be recorded", claim.task.id, run.id)
                 self._finished(run.id, exc)

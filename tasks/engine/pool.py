@@ -125,7 +125,10 @@ class WorkerPool:
         self._watching = True
         self._queued.clear()
         try:
-            await self._clock.sleep_until(self._ahead.next_due(), self._queued, exact=True)
+            # The first run of a burst starts exactly at its time (its lateness is every
+            # other's); a run alone may start up to a millisecond late (``Clock``).
+            ahead = self._ahead
+            await self._clock.sleep_until(ahead.next_due(), self._queued, exact=ahead.bunched())
         finally:
             self._watching = False
 

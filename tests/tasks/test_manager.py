@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -16,9 +17,11 @@ from tasks import (
     Delivery,
     DeliveryKind,
     DeliveryStatus,
+    FinishedRun,
     MemoryTaskStore,
     MisfireAction,
     MisfirePolicy,
+    RunOutcome,
     RunStatus,
     Schedule,
     ScheduleError,
@@ -515,6 +518,49 @@ async def test_a_run_delivered_before_its_worker_was_stopped_is_recorded(
     assert delivered.status is RunStatus.SUCCEEDED and delivered.lease_until is None
     assert done is not None and done.status is TaskStatus.DONE
     assert cut_off.status is RunStatus.CLAIMED and cut_off.lease_until is not None
+
+
+class WatchedLedger(MemoryTaskStore):
+    """A memory store that says when a batch of outcomes reached its ledger."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.recorded = asyncio.Event()
+
+    async def finish_runs(
+        self, outcomes: Sequence[RunOutcome], *, max_failures: int
+    ) -> list[FinishedRun]:
+        finished = await super().finish_runs(outcomes, max_failures=max_failures)
+        self.recorded.set()
+        return finished
+
+
+async def test_a_run_delivered_while_every_worker_is_busy_is_recorded_soon(
+    clock: ManualClock,
+) -> None:
+    # The one worker delivered the reminder, then got stuck in the agent task due with it:
+    # no worker finds "nothing due", and the reminder is recorded all the same (a crash now
+    # must not deliver it again), while the agent task still runs.
+    store = WatchedLedger()
+    notifier = RecordingNotifier()
+    stuck = ScriptedAgent()
+    stuck.release = asyncio.Event()
+    manager = TaskManager(
+        store=store, clock=clock, notifier=notifier, agent=stuck, max_concurrent_runs=1
+    )
+    async with manager:
+        reminder = await remind(manager, MINUTE - timedelta(seconds=1))
+        report = await agent_task(manager)
+        clock.advance(MINUTE)
+        async with asyncio.timeout(5):
+            await stuck.started.wait()
+            await store.recorded.wait()
+        (delivered,) = await manager.history(reminder.id, "alice")
+        (running,) = await manager.history(report.id, "alice")
+        assert delivered.status is RunStatus.SUCCEEDED
+        assert running.status is RunStatus.CLAIMED
+        stuck.release.set()
+        await manager.wait_idle()
 
 
 async def test_health_shows_how_late_on_time_runs_started(clock: ManualClock) -> None:
