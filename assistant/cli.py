@@ -343,7 +343,7 @@ def _run(coroutine: Coroutine[Any, Any, int]) -> int:
     not the user's, in the wrong state) is one line and status 1."""
     import asyncio
 
-    from common.runtime import settle_process
+    from common import settle_process
     from tasks import TaskError
 
     settle_process()
