@@ -504,8 +504,9 @@ class TaskTools:
         Args:
             delay: How long, e.g. '10m', '1h', 'in 30 minutes', 'half an hour'.
         """
-        until = (ctx.now + self._delay(delay, ctx)).astimezone(ctx.timezone)
-        snoozed = await self._call(ctx, self._manager.snooze_task(task_id, ctx.user_id, until))
+        span = self._delay(delay, ctx)
+        until = (ctx.now + span).astimezone(ctx.timezone)
+        snoozed = await self._call(ctx, self._manager.snooze_task(task_id, ctx.user_id, span))
         summary = self._summary(snoozed.task, ctx)
         label = f"task {summary.id} ('{summary.description}')"
         if snoozed.held is not None:

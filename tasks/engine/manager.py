@@ -502,13 +502,18 @@ class TaskManager(AsyncLifecycle):
             self._ahead.retract(task.id)
         return snoozed
 
-    async def snooze_task(self, task_id: str, owner_id: str, until: datetime) -> Snoozed:
+    async def snooze_task(
+        self, task_id: str, owner_id: str, until: datetime | timedelta
+    ) -> Snoozed:
         """Snooze a task as its owner means it ("snooze that", ``/snooze``, a Snooze button).
 
         A reminder is put off itself (``snooze``). A task of another type (a monitor, a
         search, an agent task, the briefing) that delivered a message within
         ``RECENTLY_DELIVERED`` shows that message again at ``until`` (``snooze_delivery``)
         and keeps its schedule; one that delivered nothing lately has its next run put off.
+        ``until`` is an instant or a delay from now: a delay keeps its length exactly (made
+        into an instant by the caller's clock and back by this one's, "5 minutes" lost the
+        milliseconds, or a model turn's seconds, between them).
 
         Raises:
             TaskNotFoundError: when the owner has no such task.
@@ -516,6 +521,8 @@ class TaskManager(AsyncLifecycle):
             TaskStateError: as ``snooze`` and ``snooze_delivery`` say.
         """
         now = self._clock.now()
+        delay = until if isinstance(until, timedelta) else until - now
+        until = now + delay
         task = await self.get_task(task_id, owner_id)
         if task.task_type is not TaskType.REMINDER and self._delivered is not None:
             shown = await self._delivered.last_delivered(
@@ -526,7 +533,7 @@ class TaskManager(AsyncLifecycle):
             )
             if shown is not None:
                 return Snoozed(task, await self.snooze_delivery(owner_id, shown, until))
-        return Snoozed(await self.snooze(task.id, owner_id, until - now))
+        return Snoozed(await self.snooze(task.id, owner_id, delay))
 
     async def reschedule(self, task_id: str, owner_id: str, schedule: Schedule) -> Task:
         """Give the task a new schedule, keeping its id; its next run is the schedule's first.

@@ -526,6 +526,25 @@ async def test_cancel_pause_resume_snooze(
     assert (await manager.get_task(task_id, "alice")).status is TaskStatus.CANCELLED
 
 
+async def test_a_snooze_keeps_its_delay_whatever_the_turn_took(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager
+) -> None:
+    task_id = reply_of(
+        await call(executor, clock, "add_reminder", when="in 10 minutes", message="tea")
+    ).task.id
+    due = (await manager.get_task(task_id, "alice")).next_run
+    assert due is not None
+    turn = ctx_for("alice", clock)  # the turn began; the model took 3 s to call the tool
+    clock.advance(3)
+
+    snoozed = await executor.execute(
+        ToolCall("snooze_task", {"task_id": task_id, "delay": "5m"}), turn
+    )
+
+    assert snoozed.status is ToolStatus.OK, snoozed.text
+    assert (await manager.get_task(task_id, "alice")).next_run == due + timedelta(minutes=5)
+
+
 async def test_other_users_ids_and_state_errors_are_tool_errors(
     executor: ToolExecutor, clock: ManualClock
 ) -> None:
