@@ -4,12 +4,12 @@ Claimed runs wait in ``ClaimedAhead`` (a heap, not event-loop tasks) until they 
 ``WorkerPool`` runs each due run while fewer than ``max_concurrent_runs`` run, under the
 shared ``Watchdog``. A run that succeeded the usual way leaves its bookkeeping (its lateness,
 its outcome queued for the ledger) until no run is due, or ``SETTLE_WITHIN`` at the latest
-(every worker may be busy with a slow run): the runs of a burst start one after the other with
-nothing else between them. A failed or undelivered one waits for its commit,
-which says what follows (``FollowUps``). From its claim until its outcome is in the ledger a
-run's lease is renewed (``LeaseKeeper``). A run that must not act twice (a POST, a PATCH) records
-its start in the ledger before its first attempt; when the manager stops, the claimed runs
-that never started are given back to the store, due again at their time.
+(every worker may be busy with a slow run): the runs of a burst start one after the other
+with nothing else between them. A failed or undelivered one waits for its commit, which says
+what follows (``FollowUps``). From its claim until its outcome is in the ledger a run's lease
+is renewed (``LeaseKeeper``). A run that must not act twice (a POST, a PATCH) records its
+start in the ledger before its first attempt; when the manager stops, the claimed runs that
+never started are given back to the store, due again at their time.
 """
 
 from __future__ import annotations
