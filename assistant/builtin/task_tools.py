@@ -505,7 +505,6 @@ class TaskTools:
             delay: How long, e.g. '10m', '1h', 'in 30 minutes', 'half an hour'.
         """
         span = self._delay(delay, ctx)
-        until = (ctx.now + span).astimezone(ctx.timezone)
         snoozed = await self._call(ctx, self._manager.snooze_task(task_id, ctx.user_id, span))
         summary = self._summary(snoozed.task, ctx)
         label = f"task {summary.id} ('{summary.description}')"
@@ -516,8 +515,8 @@ class TaskTools:
             )
             return TaskReply(
                 f"I'll show the message from task {summary.id} again "
-                f"{when_text(until, ctx.timezone, ctx.now)}{instead}; the task keeps its "
-                f"schedule (next run {summary.next_run_text}).",
+                f"{when_text(snoozed.held.release_at, ctx.timezone, ctx.now)}{instead}; the "
+                f"task keeps its schedule (next run {summary.next_run_text}).",
                 summary,
             )
         said = ": it showed nothing in the last hour, so this puts off its next run"

@@ -511,9 +511,10 @@ class TaskManager(AsyncLifecycle):
         search, an agent task, the briefing) that delivered a message within
         ``RECENTLY_DELIVERED`` shows that message again at ``until`` (``snooze_delivery``)
         and keeps its schedule; one that delivered nothing lately has its next run put off.
-        ``until`` is an instant or a delay from now: a delay keeps its length exactly (made
-        into an instant by the caller's clock and back by this one's, "5 minutes" lost the
-        milliseconds, or a model turn's seconds, between them).
+        ``until`` is an instant (in the owner's zone) or a delay from now, said in the task's
+        zone: a delay keeps its length exactly (made into an instant by the caller's clock and
+        back by this one's, "5 minutes" lost the milliseconds, or a model turn's seconds,
+        between them).
 
         Raises:
             TaskNotFoundError: when the owner has no such task.
@@ -521,9 +522,11 @@ class TaskManager(AsyncLifecycle):
             TaskStateError: as ``snooze`` and ``snooze_delivery`` say.
         """
         now = self._clock.now()
-        delay = until if isinstance(until, timedelta) else until - now
-        until = now + delay
         task = await self.get_task(task_id, owner_id)
+        if isinstance(until, timedelta):
+            delay, until = until, (now + until).astimezone(task.schedule.tz)
+        else:
+            delay = until - now
         if task.task_type is not TaskType.REMINDER and self._delivered is not None:
             shown = await self._delivered.last_delivered(
                 task_id=task.id,
