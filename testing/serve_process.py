@@ -21,6 +21,15 @@ from typing import IO
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+AT_A_TERMINAL = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+"""``python -c AT_A_TERMINAL -m assistant.cli ...`` runs the command as at a terminal, where
+Ctrl-C (SIGINT) reaches it: SIGINT at its default whatever this process inherited (a shell's
+background job, as a check started with ``&`` is, starts with SIGINT ignored, and an ignored
+signal stays ignored across exec: Python then never sees it)."""
+
 
 class ServeError(RuntimeError):
     """The serve process did not start, or did not stop, as expected."""

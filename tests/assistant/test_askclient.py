@@ -17,6 +17,7 @@ import pytest
 
 from assistant.askclient import SOCKET_NAME, resolve_data_dir
 from assistant.config import load_settings
+from testing.serve_process import AT_A_TERMINAL
 
 HEAVY = {"pydantic", "pydantic_settings", "agent", "tasks", "memory", "tools", "interfaces"}
 HEAVY |= {"calendars", "common", "sqlite3", "asyncio", "httpx", "dataclasses"}
@@ -295,7 +296,7 @@ def test_ctrl_c_while_waiting_for_the_answer_exits_130(fake: Callable[[Script], 
 
     data_dir = fake(script)
     client = subprocess.Popen(
-        [sys.executable, "-m", "assistant.cli", "ask", "/tasks"],
+        [sys.executable, "-c", AT_A_TERMINAL, "-m", "assistant.cli", "ask", "/tasks"],
         env=ask_env(data_dir),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

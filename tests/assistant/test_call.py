@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from testing.serve_process import AT_A_TERMINAL
 from tests.assistant.test_cli import run, tasks_json
 
 
@@ -217,22 +218,13 @@ def test_a_request_left_by_call_is_decided_in_chat_with_its_result(tmp_path: Pat
     assert "I understand only a few kinds of requests" not in chat.stdout  # not the help text
 
 
-# Ctrl-C reaches a command at a terminal: SIGINT at its default, whatever this process
-# inherited (a shell's background job, as a check started with `&` is, starts with SIGINT
-# ignored, and an ignored signal stays ignored across exec: Python then never sees it).
-_AT_A_TERMINAL = (
-    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
-    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
-)
-
-
 def test_ctrl_c_at_the_question_stops_the_call_at_once(tmp_path: Path) -> None:
     leader, follower = pty.openpty()
     code = '{"code": "open(\\"ran\\", \\"w\\").write(\\"yes\\")"}'
     command = ["-m", "assistant.cli", "call", "execute_code", code]
     try:
         with subprocess.Popen(
-            [sys.executable, "-c", _AT_A_TERMINAL, *command],
+            [sys.executable, "-c", AT_A_TERMINAL, *command],
             stdin=follower,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
