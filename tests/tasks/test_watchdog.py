@@ -90,7 +90,7 @@ async def test_a_tasks_guard_serves_each_of_its_blocks_in_turn() -> None:
 async def test_guards_do_not_nest() -> None:
     watchdog = Watchdog(60.0)
     with watchdog.guard(), pytest.raises(RuntimeError, match="do not nest"), watchdog.guard():
-        pass
+        pytest.fail("a second guard opened inside the first")
     with watchdog.guard() as guard:  # the outer one closed as usual
         assert guard.task is asyncio.current_task()
 
