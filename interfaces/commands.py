@@ -12,6 +12,7 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import assert_never
 from zoneinfo import ZoneInfo
 
@@ -53,6 +54,8 @@ from tasks import (
     TaskType,
     daily_at,
     parse_quiet_hours,
+    read_snooze,
+    run_time_of_day,
     still_scheduled,
     task_label,
     task_line,
@@ -155,7 +158,11 @@ class SlashCommands:
             ),
             (CommandSpec("cancel", "ID", "Cancel a task"), self._cancel),
             (
-                CommandSpec("snooze", f"ID {DEFAULT_SNOOZE}", "Put a task's next run off"),
+                CommandSpec(
+                    "snooze",
+                    f"ID {DEFAULT_SNOOZE}",
+                    "Put a task's next run off (10m, 1h, until 5pm)",
+                ),
                 self._snooze_command,
             ),
             (CommandSpec("runs", "ID", "A task's recent runs"), self._runs),
@@ -291,7 +298,10 @@ class SlashCommands:
     async def _snooze_command(self, call: _Call) -> CommandReply:
         task_id, _, words = call.args.strip().partition(" ")
         if not task_id:
-            return CommandReply.of("Say which task and for how long: /snooze ID 10m.")
+            return CommandReply.of(
+                "Say which task and for how long or until when: /snooze ID 10m, "
+                "/snooze ID until 5pm."
+            )
         text, _ = await self._snooze(
             task_id, words.strip() or DEFAULT_SNOOZE, call.user_id, call.zone
         )
@@ -531,8 +541,6 @@ class SlashCommands:
         now = self._clock.now()
         try:
             until = snooze_until(action.arg or DEFAULT_SNOOZE, now, zone)
-            if until is None:
-                raise ScheduleError(f"{action.arg!r} is no delay; use 10m, 1h or morning")
             held = await self._tasks.snooze_delivery(user_id, shown, until)
         except TaskError as error:
             return ActionOutcome(notice=_sentence(error), alert=True)
@@ -544,19 +552,13 @@ class SlashCommands:
     ) -> tuple[str, bool]:
         now = self._clock.now()
         try:
-            until = snooze_until(words, now, zone)
-        except ScheduleError as error:
-            return _sentence(error), False
-        if until is None:
-            return (
-                f"I could not read {words!r} as a delay; try 10m, 1h, morning or "
-                "'1 hour 30 minutes'.",
-                False,
-            )
-        try:
-            snoozed = await self._tasks.snooze_task(task_id, user_id, until)
+            task = await self._tasks.get_task(task_id, user_id)
+            until = read_snooze(words, now, zone, time_of_day=run_time_of_day(task, zone))
+            snoozed = await self._tasks.snooze_task(task.id, user_id, until)
         except TaskError as error:
             return _sentence(error), False
+        if isinstance(until, timedelta):
+            until = (now + until).astimezone(zone)
         return snoozed_text(snoozed, until, now, zone), True
 
     async def _decide(self, action: Action, user_id: str, zone: ZoneInfo) -> ActionOutcome:

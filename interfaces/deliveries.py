@@ -29,14 +29,12 @@ from tasks import (
     TaskStatus,
     TaskType,
     format_local,
-    morning_after,
-    read_delay,
+    read_snooze,
     task_label,
 )
 
 SNOOZES = (("Snooze 10 min", "10m"), ("Snooze 1 h", "1h"), ("Tomorrow morning", "morning"))
 """The snooze options on every delivery: their labels and delays."""
-MORNING = frozenset({"morning", "tomorrow morning", "tomorrow-morning"})
 
 
 def delivery_buttons(delivery: Delivery) -> ButtonRows:
@@ -65,17 +63,15 @@ def run_again_row(task_id: str, run_id: int | None) -> tuple[Button, ...]:
     return (Button("Run again", Action(ActionKind.RUN_AGAIN, task_id, bound)),)
 
 
-def snooze_until(words: str, now: datetime, zone: ZoneInfo) -> datetime | None:
-    """When a snooze of ``words`` ("10m", "1h", "morning") ends, in ``zone``; ``None``
-    when they are no delay.
+def snooze_until(words: str, now: datetime, zone: ZoneInfo) -> datetime:
+    """When a snooze of ``words`` ("10m", "1h", "morning", "until 5pm") that starts ``now``
+    ends, in ``zone`` (``read_snooze``).
 
     Raises:
-        ScheduleError: when the words cannot be read as a delay at all.
+        ScheduleError: when the words are neither a delay nor a time, with forms that work.
     """
-    if words.strip().lower() in MORNING:
-        return morning_after(now, zone)
-    span = read_delay(words)
-    return None if span is None else (now + span.total).astimezone(zone)
+    until = read_snooze(words, now, zone)
+    return (now + until).astimezone(zone) if isinstance(until, timedelta) else until
 
 
 def until_words(until: datetime, now: datetime) -> str:

@@ -153,6 +153,7 @@ from tasks.schedule import (
     time_of_day,
     zone_from_name,
 )
+from tasks.snoozes import read_snooze, run_time_of_day
 from tasks.store import (
     TASK_TABLES,
     ChatScope,
@@ -288,12 +289,14 @@ __all__ = [
     "read_period",
     "read_postgres_sizes",
     "read_schedule",
+    "read_snooze",
     "read_sqlite_sizes",
     "read_time_of_day",
     "recurrence_of",
     "resolve_local",
     "retime",
     "run_line",
+    "run_time_of_day",
     "schedule_from_json",
     "schedule_of",
     "schedule_words",

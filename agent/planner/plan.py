@@ -34,8 +34,10 @@ from tasks import (
     AgentTaskData,
     ApiCallData,
     ExecutionData,
+    TaskError,
     TaskType,
     WebSearchData,
+    read_delay,
 )
 
 
@@ -195,6 +197,13 @@ def _to(when: str) -> str:
 
 
 def _by(delay: str) -> str:
-    """How long a snooze is, said after "Snoozing task X": "by 10m", "for 10 min"."""
+    """How long a snooze is, said after "Snoozing task X": "by 10m", "for 10 min", "until
+    5pm"."""
     head = delay.split(" ", 1)[0].lower()
-    return delay if head in ("by", "for", "until", "till", "to") else f"by {delay}"
+    if head in ("by", "for", "until", "till", "to"):
+        return delay
+    try:
+        a_delay = read_delay(delay) is not None
+    except TaskError:  # a delay out of range ("by 0 minutes"): the tool says so
+        a_delay = True
+    return f"by {delay}" if a_delay else f"until {delay}"

@@ -63,6 +63,7 @@ _VERBS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (re.compile(rf"(?:turn|switch)\s+off\b(?=.*\b{_TASK_NOUN})", _F), Action.PAUSE),
     (re.compile(rf"(?:turn|switch)\s+(?:back\s+)?on\b(?=.*\b{_TASK_NOUN})", _F), Action.RESUME),
 )
+_PUT_IT_OFF = LazyPattern(r"(?:put|push)\s+(?P<it>it|that|this(?:\s+one)?)\s+(?:off|back)\b", _F)
 _ID = LazyPattern(r"#?`?(?P<id>(?=[a-z_-]*\d)[a-z0-9][a-z0-9_-]{2,31})`?", _F)
 _SPLIT = LazyPattern(r"[\s,;]+|\band\b", _F)
 _WORD = LazyPattern(r"\S+")
@@ -84,6 +85,7 @@ _DELAY_LEADS = frozenset({"by", "for", "in"})
 _MOST_DELAY_WORDS = 8  # "an hour and a half", "1 hour and 30 minutes": a delay is short
 _NAMING_NOUNS = frozenset({"alarm", "alarms", "timer", "timers", "reminder", "reminders"})
 _TO_HOUR = LazyPattern(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
+_UNTIL_HOUR = LazyPattern(r"\b(to|until|till|til)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _ALL = frozenset({"all", "every", "everything", "each"})
 
 
@@ -112,6 +114,9 @@ def list_tasks(message: Message, context: Context) -> Intent | None:
 
 def on_task(message: Message, context: Context) -> Intent | None:
     """cancel / pause / resume / snooze / move one task, by id or by words."""
+    split = _PUT_IT_OFF.match(message.text)
+    if split is not None:  # "put it off until 5pm": the verb's two words around "it"
+        return _on_task(Action.SNOOZE, trim(f"{split['it']} {message.text[split.end() :]}"))
     for verb, action in _VERBS:
         match = verb.match(message.text)
         if match is not None:
@@ -123,12 +128,18 @@ def _on_task(action: Action, rest: str) -> Intent:
     delay = when = None
     if action is Action.MOVE:
         rest = _TO_HOUR.sub(r"\1 at ", rest)  # "move it to 7": the number is a clock time
+    elif action is Action.SNOOZE:
+        rest = _UNTIL_HOUR.sub(r"\1 at ", rest)  # "snooze it until 9": a clock time too
     bare = _bare_delay(rest) if action is Action.SNOOZE else None
     phrase = _time_beside_ids(rest) if action in (Action.SNOOZE, Action.MOVE) else None
     if bare is not None:
         rest, delay = bare
     elif phrase is not None and phrase.problem is not None:
         return Say(answers.cannot_use_time(phrase, lambda when: f"{action.value} it to {when}"))
+    elif phrase is not None and action is Action.SNOOZE:
+        # A delay, or until when: "snooze the stretch reminder until 11pm" puts off its
+        # next run only (a move would change a repeating task's time for good).
+        rest, delay = phrase.without(rest), phrase.text
     elif phrase is not None:
         rest = phrase.without(rest)
         delay, when = _delay_or_time(phrase)

@@ -32,13 +32,14 @@ from tasks import (
     format_lateness,
     keep_time_of_day,
     next_run_words,
-    read_delay,
     read_nag,
     read_period,
     read_schedule,
+    read_snooze,
     read_time_of_day,
     retime,
     run_line,
+    run_time_of_day,
     schedule_words,
     task_data,
     task_line,
@@ -496,16 +497,20 @@ class TaskTools:
         effects=[Effect.CHANGES, Effect.READS_PRIVATE],
     )
     async def snooze_task(self, ctx: ToolContext, task_id: str, delay: str) -> TaskReply:
-        """Snooze a task by a delay: a reminder is put off (one that already went off comes
-        back); the message another task (a monitor, a search, a result, the briefing)
-        delivered within the last hour comes again then, and that task keeps its schedule;
-        one that delivered nothing lately has its next run put off.
+        """Snooze a task by a delay or until a time: a reminder is put off (one that already
+        went off comes back), and a repeating one then keeps its schedule; the message
+        another task (a monitor, a search, a result, the briefing) delivered within the last
+        hour comes again then, and that task keeps its schedule; one that delivered nothing
+        lately has its next run put off. To change when a task runs from now on, use
+        reschedule_task instead.
 
         Args:
-            delay: How long, e.g. '10m', '1h', 'in 30 minutes', 'half an hour'.
+            delay: How long, or until when: '10m', '1h', 'in 30 minutes', 'half an hour',
+                'until 5pm', 'tomorrow at 9am', 'friday' (the task's time of day, that day).
         """
-        span = self._delay(delay, ctx)
-        snoozed = await self._call(ctx, self._manager.snooze_task(task_id, ctx.user_id, span))
+        task = await self._call(ctx, self._manager.get_task(task_id, ctx.user_id))
+        until = self._snooze_end(delay, task, ctx)
+        snoozed = await self._call(ctx, self._manager.snooze_task(task.id, ctx.user_id, until))
         summary = self._summary(snoozed.task, ctx)
         label = f"task {summary.id} ('{summary.description}')"
         if snoozed.held is not None:
@@ -678,14 +683,20 @@ class TaskTools:
             f"too, e.g. '{when} at 6pm', or another day"
         )
 
-    def _delay(self, words: str, ctx: ToolContext) -> timedelta:
+    def _snooze_end(self, words: str, task: Task, ctx: ToolContext) -> timedelta | datetime:
+        """When a snooze of ``task`` by the user's ``words`` ends (``read_snooze``), or a
+        ``ToolError`` saying why the words are neither a delay nor a time."""
+        order = ctx.profile.get("date_order", self._date_order)
         try:
-            span = read_delay(words)
+            return read_snooze(
+                words,
+                ctx.now,
+                ctx.timezone,
+                date_order="dmy" if order == "dmy" else "mdy",
+                time_of_day=run_time_of_day(task, ctx.timezone),
+            )
         except TaskError as exc:
             raise ToolError(str(exc)) from None
-        if span is None:
-            raise ToolError(f"cannot snooze by {words!r}; give a delay such as '10m' or '2h'")
-        return span.total
 
     async def _call(self, ctx: ToolContext, operation: Awaitable[_T]) -> _T:
         try:

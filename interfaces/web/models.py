@@ -235,12 +235,15 @@ class TaskActionResponse(BaseModel):
 
 
 class SnoozeRequest(BaseModel):
-    """How long to put a task's next run off."""
+    """How long to put a task's next run off, or until when."""
 
     model_config = ConfigDict(extra="forbid")
 
     delay: str = Field(
-        "10m", max_length=100, description="e.g. '10m', '1h', 'morning', '1 hour 30 minutes'"
+        "10m",
+        max_length=100,
+        description="a delay or until when, e.g. '10m', '1 hour 30 minutes', 'morning', "
+        "'until 5pm', 'tomorrow at 9am', 'friday' (its next run's time of day that day)",
     )
 
 
@@ -378,7 +381,11 @@ class LaterRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    delay: str = Field("10m", max_length=100, description="'10m', '1h' or 'morning'")
+    delay: str = Field(
+        "10m",
+        max_length=100,
+        description="a delay or until when: '10m', '1h', 'morning', 'until 5pm'",
+    )
 
 
 class LaterOut(BaseModel):

@@ -224,8 +224,6 @@ async def later(
         until = snooze_until(words, now, zone)
     except ScheduleError as error:
         raise HTTPException(400, str(error)) from None
-    if until is None:
-        raise HTTPException(400, f"could not read {words!r} as a delay; try 10m, 1h or morning")
     held = await services.tasks.snooze_delivery(user, item.delivery, until)
     task = await services.tasks.get_task(held.delivery.task_id, user)
     return LaterOut(

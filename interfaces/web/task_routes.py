@@ -16,7 +16,6 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, HTTPException, Query
 
-from interfaces.deliveries import snooze_until
 from interfaces.task_json import TaskOut, task_out
 from interfaces.web.convert import run_out, summary_out
 from interfaces.web.models import (
@@ -28,7 +27,14 @@ from interfaces.web.models import (
 )
 from interfaces.web.routing import ERRORS, MAX_PAGE, PAGE, Limit, Offset, Page
 from interfaces.web.services import Services, User, WebServices
-from tasks import ScheduleError, Task, still_scheduled, task_label
+from tasks import (
+    ScheduleError,
+    Task,
+    read_snooze,
+    run_time_of_day,
+    still_scheduled,
+    task_label,
+)
 
 router = APIRouter(tags=["tasks"], responses=ERRORS)
 
@@ -113,16 +119,12 @@ async def snooze(
 ) -> TaskActionResponse:
     words = (body or SnoozeRequest()).delay
     zone, now = await services.agent.user_zone(user), services.clock.now()
+    current = await services.tasks.get_task(task_id, user)
     try:
-        until = snooze_until(words, now, zone)
+        until = read_snooze(words, now, zone, time_of_day=run_time_of_day(current, zone))
     except ScheduleError as error:
         raise HTTPException(400, str(error)) from None
-    if until is None:
-        raise HTTPException(
-            400, f"could not read {words!r} as a delay; try 10m, 1h, morning or "
-            "'1 hour 30 minutes'",
-        )  # fmt: skip
-    task = await services.tasks.snooze(task_id, user, until - now)
+    task = await services.tasks.snooze(current.id, user, until)
     shown = task_out(task, zone, services.clock.now())
     return TaskActionResponse(
         notice=f"Snoozed {task_label(task)} until {shown.next_run_text}.", task=shown

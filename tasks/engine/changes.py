@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from tasks.describe import when_text
 from tasks.engine.drafts import first_run
 from tasks.errors import TaskDataError, TaskStateError
 from tasks.execution import ReminderData, TaskType
@@ -119,6 +120,27 @@ def acknowledge(task: Task, now: datetime) -> OwnerChange | None:
     return OwnerChange(change, allowed, "acknowledge")
 
 
+def checked_snooze(
+    until: timedelta | datetime, now: datetime, zone: ZoneInfo
+) -> timedelta | datetime:
+    """Return ``until`` when a snooze may end then: a ``checked_delay``, or an instant between
+    a second and ``MAX_SNOOZE`` from ``now`` (said in ``zone`` when it is not).
+
+    Raises:
+        TaskDataError: when it may not.
+    """
+    if isinstance(until, timedelta):
+        return checked_delay(until)
+    if not timedelta(seconds=1) <= until - now <= MAX_SNOOZE:
+        passed = "has passed" if until <= now else "is more than 366 days away"
+        raise TaskDataError(
+            f"cannot snooze until {when_text(until, zone, now)}: that {passed}; say a later "
+            "time within a year, e.g. "
+            "'until 5pm' or 'tomorrow at 9am', or a delay such as '10m'"
+        )
+    return until
+
+
 def checked_delay(delay: timedelta) -> timedelta:
     """Return ``delay`` when it is a snooze's: between one second and a year.
 
@@ -134,12 +156,14 @@ def checked_delay(delay: timedelta) -> timedelta:
 
 
 def snooze(
-    task: Task, now: datetime, delay: timedelta, *, done_at: datetime | None = None
+    task: Task, now: datetime, until: timedelta | datetime, *, done_at: datetime | None = None
 ) -> OwnerChange:
-    """Put the task's next run off by a ``checked_delay`` (see ``TaskManager.snooze``);
-    ``done_at`` is when the task was last acknowledged.
+    """Put the task's next run off by a delay or until an instant (``checked_snooze``; see
+    ``TaskManager.snooze``); ``done_at`` is when the task was last acknowledged.
 
     Raises:
+        TaskDataError: when the instant is before the run it would put off (a snooze never
+            brings a run forward: moving the task does).
         TaskStateError: when the snooze would bring back a reminder acknowledged since it
             last went off (Done means it should not come again).
     """
@@ -147,18 +171,41 @@ def snooze(
     if brings_back and done_at is not None and acknowledged_since_it_went_off(task, done_at):
         raise marked_done(task, done_at)
     if task.schedule.kind == "once" and task.status is TaskStatus.DONE:
-        change = TaskChange(status=TaskStatus.ACTIVE, next_run=now + delay, status_reason=None)
+        change = TaskChange(
+            status=TaskStatus.ACTIVE, next_run=_after(now, until), status_reason=None
+        )
         allowed = {TaskStatus.DONE}
     elif task.schedule.kind == "once" and task.next_run is not None:
-        change = TaskChange(next_run=max(task.next_run, now) + delay)
+        change = TaskChange(next_run=_put_off(task, max(task.next_run, now), until, now))
         allowed = {TaskStatus.ACTIVE, TaskStatus.PAUSED}
     elif _just_went_off(task, now) or task.next_run is None:
-        change = TaskChange(next_run=now + delay)
+        change = TaskChange(next_run=_after(now, until))
         allowed = {TaskStatus.ACTIVE}
     else:
-        change = TaskChange(next_run=max(task.next_run, now) + delay)
+        change = TaskChange(next_run=_put_off(task, max(task.next_run, now), until, now))
         allowed = {TaskStatus.ACTIVE}
     return OwnerChange(change, frozenset(allowed), "snooze")
+
+
+def _after(start: datetime, until: timedelta | datetime) -> datetime:
+    """When a snooze from ``start`` ends."""
+    return start + until if isinstance(until, timedelta) else until
+
+
+def _put_off(task: Task, pending: datetime, until: timedelta | datetime, now: datetime) -> datetime:
+    """When the ``pending`` run comes once snoozed: a delay after it, or at the instant,
+    which may not be before it."""
+    if isinstance(until, timedelta) or until >= pending:
+        return _after(pending, until)
+    zone = task.schedule.tz
+    earlier = ""
+    if task.schedule.kind == "once":  # moving a repeating task would change all its runs
+        clock = format_local(until, zone).split(" ")[-1]
+        earlier = f"; to have it run earlier, move it, e.g. 'move {task.id} to {clock}'"
+    raise TaskDataError(
+        f"task {task.id} ('{task.description}') next runs {when_text(pending, zone, now)}, "
+        f"after {when_text(until, zone, now)}: a snooze only puts a run off{earlier}"
+    )
 
 
 def marked_done(task: Task, done_at: datetime) -> TaskStateError:

@@ -475,28 +475,31 @@ class TaskManager(AsyncLifecycle):
         task = await self.get_task(task_id, owner_id)
         return await self._apply(task.id, owner_id, changes.resume(task, self._clock.now()))
 
-    async def snooze(self, task_id: str, owner_id: str, delay: timedelta) -> Task:
-        """Put the next run off by ``delay``.
+    async def snooze(self, task_id: str, owner_id: str, until: timedelta | datetime) -> Task:
+        """Put the next run off by a delay, or until an instant.
 
-        Whatever its type, a task's pending next run moves by ``delay``: a recurring task
-        that has not fired yet never fires early. Snoozing what was just delivered brings it
-        back ``delay`` from now: a one-time reminder that already ran comes back once, a
-        recurring reminder that went off within ``changes.JUST_WENT_OFF`` comes back once
-        and then continues on its schedule.
+        Whatever its type, a task's pending next run moves by the delay, or to the instant,
+        which may not be before it: a recurring task that has not fired yet never fires
+        early, and only that one run moves (the schedule goes on after it). Snoozing what was
+        just delivered brings it back after the delay from now, or at the instant: a one-time
+        reminder that already ran comes back once, a recurring reminder that went off within
+        ``changes.JUST_WENT_OFF`` comes back once and then continues on its schedule.
 
         Raises:
-            TaskDataError: when ``delay`` is not between one second and a year.
+            TaskDataError: when the snooze does not end between one second and a year from
+                now, or the instant is before the run it would put off.
             TaskStateError: when it would bring back a reminder marked done since it went
                 off.
         """
-        delay = changes.checked_delay(delay)
+        now = self._clock.now()
         task = await self.get_task(task_id, owner_id)
+        until = changes.checked_snooze(until, now, task.schedule.tz)
         done_at = await self._store.last_acknowledged(task.id)
         # Its next run may have been claimed a moment ahead (the stored next run is already
         # the one after): that claimed run is the one put off, and it does not run at its time.
         claimed = self._ahead.queued(task.id)
         pending = task if claimed is None else replace(task, next_run=claimed.run.scheduled_for)
-        change = changes.snooze(pending, self._clock.now(), delay, done_at=done_at)
+        change = changes.snooze(pending, now, until, done_at=done_at)
         snoozed = await self._apply(task.id, owner_id, change)
         if claimed is not None:
             self._ahead.retract(task.id)
@@ -518,15 +521,11 @@ class TaskManager(AsyncLifecycle):
 
         Raises:
             TaskNotFoundError: when the owner has no such task.
-            TaskDataError: when ``until`` is not between a second and a year from now.
+            TaskDataError: as ``snooze`` says.
             TaskStateError: as ``snooze`` and ``snooze_delivery`` say.
         """
         now = self._clock.now()
         task = await self.get_task(task_id, owner_id)
-        if isinstance(until, timedelta):
-            delay, until = until, (now + until).astimezone(task.schedule.tz)
-        else:
-            delay = until - now
         if task.task_type is not TaskType.REMINDER and self._delivered is not None:
             shown = await self._delivered.last_delivered(
                 task_id=task.id,
@@ -535,8 +534,10 @@ class TaskManager(AsyncLifecycle):
                 since=now - RECENTLY_DELIVERED,
             )
             if shown is not None:
+                if isinstance(until, timedelta):
+                    until = (now + until).astimezone(task.schedule.tz)
                 return Snoozed(task, await self.snooze_delivery(owner_id, shown, until))
-        return Snoozed(await self.snooze(task.id, owner_id, delay))
+        return Snoozed(await self.snooze(task.id, owner_id, until))
 
     async def reschedule(self, task_id: str, owner_id: str, schedule: Schedule) -> Task:
         """Give the task a new schedule, keeping its id; its next run is the schedule's first.
@@ -704,8 +705,8 @@ class TaskManager(AsyncLifecycle):
             TaskStateError: when it is a nagging reminder's, marked done since it went off.
         """
         now = self._clock.now()
-        changes.checked_delay(until - now)
         task = await self.get_task(delivery.task_id, owner_id)
+        changes.checked_snooze(until, now, task.schedule.tz)
         if delivery.nags:
             # A nag's message shown again after Done would nag about what is done.
             done_at = await self._store.last_acknowledged(task.id)

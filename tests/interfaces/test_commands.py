@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -156,16 +156,25 @@ async def test_cancel_is_scoped_to_the_owner(world: World) -> None:
     assert (await ask(world, "/cancel")).text.startswith("Say which task")
 
 
-async def test_snooze_moves_the_next_run_and_reads_delays(world: World) -> None:
+async def test_snooze_moves_the_next_run_and_reads_delays_and_times(world: World) -> None:
     await ask(world, "/tz Europe/Berlin")
     task = await world.remind(ALICE, timedelta(minutes=5))
     answer = (await ask(world, f"/snooze {task.id} 1h")).text
     assert answer == f'Snoozed task {task.id} ("stretch") until 2025-03-10 14:05 (Europe/Berlin).'
     assert (await ask(world, f"/snooze {task.id} soonish")).text.startswith(
-        "I could not read 'soonish' as a delay"
+        "Could not read 'soonish' as a delay or a time; say e.g. '10m'"
     )
     default = (await ask(world, f"/snooze {task.id}")).text
     assert default.endswith("until 2025-03-10 14:15 (Europe/Berlin).")
+    until = (await ask(world, f"/snooze {task.id} until 5pm")).text
+    assert until == f'Snoozed task {task.id} ("stretch") until 2025-03-10 17:00 (Europe/Berlin).'
+    earlier = (await ask(world, f"/snooze {task.id} 4pm")).text
+    assert "after today at 16:00 (Europe/Berlin): a snooze only puts a run off" in earlier
+    assert f"'move {task.id} to 16:00'" in earlier
+    assert "a snooze puts off one run" in (await ask(world, f"/snooze {task.id} daily")).text
+    assert (await world.manager.get_task(task.id, ALICE)).next_run == datetime(
+        2025, 3, 10, 16, tzinfo=UTC
+    )  # 17:00 in Berlin: the refusals changed nothing
 
 
 async def test_runs_lists_the_ledger(world: World) -> None:

@@ -927,6 +927,42 @@ async def test_a_recurring_reminder_snoozed_just_after_it_went_off_comes_back(
     assert later.next_run == T0 + 6 * HOUR + 10 * MINUTE
 
 
+async def test_a_snooze_until_an_instant_puts_one_run_off_to_then(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    """ "snooze the stretch reminder until 11pm": that one run comes then, not a delay after
+    it, and the task keeps its schedule; a snooze never brings a run on."""
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier)
+    stretch = await remind(manager, 3 * HOUR, "stretch", recurring=True)
+    call = await remind(manager, 8 * HOUR)
+
+    until = await manager.snooze(stretch.id, "alice", T0 + 4 * HOUR)
+    assert until.next_run == T0 + 4 * HOUR and until.schedule == stretch.schedule
+    with pytest.raises(TaskDataError, match=r"after .*: a snooze only puts a run off$"):
+        await manager.snooze(stretch.id, "alice", T0 + 3 * HOUR)  # no move hint: it repeats
+    with pytest.raises(TaskDataError, match=rf"only puts a run off; .* 'move {call.id} to"):
+        await manager.snooze(call.id, "alice", T0 + 7 * HOUR)
+    assert (await manager.snooze(call.id, "alice", T0 + 9 * HOUR)).next_run == T0 + 9 * HOUR
+
+    clock.advance(3 * HOUR)
+    assert await manager.run_due() == 0  # not at its usual time
+    clock.advance(HOUR)
+    assert await manager.run_due() == 1
+    assert (await manager.get_task(stretch.id, "alice")).next_run == T0 + 6 * HOUR
+    clock.advance(2 * HOUR)
+    assert await manager.run_due() == 1  # the stretch on its schedule again, at 6 h
+    clock.advance(3 * HOUR)
+    assert await manager.run_due() == 2  # the stretch and the call, at 9 h
+    assert sorted(notifier.texts()) == ["call mom", "stretch", "stretch", "stretch"]
+    back = await manager.snooze(call.id, "alice", clock.now() + 30 * MINUTE)
+    assert back.status is TaskStatus.ACTIVE and back.next_run == clock.now() + 30 * MINUTE
+    with pytest.raises(TaskDataError, match=r"^cannot snooze until .*: that has passed"):
+        await manager.snooze(call.id, "alice", clock.now() - MINUTE)
+    with pytest.raises(TaskDataError, match=r"that is more than 366 days away"):
+        await manager.snooze(call.id, "alice", clock.now() + timedelta(days=400))
+
+
 async def test_a_task_that_is_not_a_reminder_snoozed_just_after_it_ran_is_not_run_again(
     store: TaskStore, clock: ManualClock
 ) -> None:

@@ -479,14 +479,28 @@ def test_a_snooze_by_id_carries_a_delay_after_it(planner: OfflinePlanner) -> Non
         ("snooze it till 5pm", "5pm"),
         ("snooze it until tomorrow 9am", "tomorrow 9am"),
         ("snooze it to 8pm", "8pm"),
+        ("snooze it until 9", "at 9"),
+        ("postpone it until friday", "friday"),
+        ("push it back till tonight", "tonight"),
+        ("put it off until tomorrow morning", "tomorrow morning"),
     ],
 )
-def test_a_snooze_of_it_until_a_time_moves_it_there(
+def test_a_snooze_of_it_until_a_time_snoozes_it_until_then(
     planner: OfflinePlanner, sentence: str, when: str
 ) -> None:
+    """A snooze puts off one run, also until a time: moving a repeating task would change
+    every run's time."""
     answer = continue_turn(planner, sentence, before=_SET)
-    assert calls_in(answer) == [
-        (named(planner, lambda t: t.reschedule_task), {"task_id": "k3m9xa", "when": when})
+    assert calls_in(answer) == [(_snoozing(planner), {"task_id": "k3m9xa", "delay": when})]
+    assert f"until {when}" in answer
+
+
+def test_a_snooze_of_a_task_by_words_until_a_time_snoozes_it(planner: OfflinePlanner) -> None:
+    answer = continue_turn(planner, "snooze the oven reminder until 11pm", [listing(planner)])
+    assert calls_in(answer) == [(_snoozing(planner), {"task_id": "a1b2c3", "delay": "11pm"})]
+    moved = continue_turn(planner, "move the oven reminder to 11pm", [listing(planner)])
+    assert calls_in(moved) == [
+        (named(planner, lambda t: t.reschedule_task), {"task_id": "a1b2c3", "when": "11pm"})
     ]
 
 

@@ -545,6 +545,30 @@ async def test_a_snooze_keeps_its_delay_whatever_the_turn_took(
     assert (await manager.get_task(task_id, "alice")).next_run == due + timedelta(minutes=5)
 
 
+async def test_a_snooze_until_a_time_puts_off_one_run_and_keeps_the_schedule(
+    executor: ToolExecutor, clock: ManualClock, manager: TaskManager
+) -> None:
+    task_id = reply_of(
+        await call(executor, clock, "add_reminder", when="every day at 8pm", message="pills")
+    ).task.id
+
+    tonight = await call(executor, clock, "snooze_task", task_id=task_id, delay="until 11pm")
+    friday = await call(executor, clock, "snooze_task", task_id=task_id, delay="till friday")
+    earlier = await call(executor, clock, "snooze_task", task_id=task_id, delay="thursday 9pm")
+    daily = await call(executor, clock, "snooze_task", task_id=task_id, delay="every day at 9")
+
+    assert tonight.text == (
+        f"Snoozed task {task_id} ('pills'); next run today at 23:00 (Europe/Berlin), then "
+        "every day at 20:00 (Europe/Berlin)."
+    )
+    assert "next run on Fri 2026-03-06 at 20:00 (Europe/Berlin)" in friday.text  # its time
+    assert earlier.status is ToolStatus.ERROR
+    assert "a snooze only puts a run off" in (earlier.error or "")
+    assert daily.status is ToolStatus.ERROR and "puts off one run" in (daily.error or "")
+    task = await manager.get_task(task_id, "alice")
+    assert task.schedule.describe() == "every day at 20:00 (Europe/Berlin)"
+
+
 async def test_other_users_ids_and_state_errors_are_tool_errors(
     executor: ToolExecutor, clock: ManualClock
 ) -> None:

@@ -165,6 +165,16 @@ async def test_snoozing_a_recurring_task_puts_its_next_run_off(web: Web) -> None
     assert snoozed.json()["notice"] == (
         f'Snoozed task {daily_id} ("lock the door") until today at 22:00 (Europe/Berlin).'
     )
+    async with web.client() as client:
+        until = await client.post(f"/tasks/{daily_id}/snooze", json={"delay": "until 11pm"})
+        day = await client.post(f"/tasks/{daily_id}/snooze", json={"delay": "until wednesday"})
+        earlier = await client.post(f"/tasks/{daily_id}/snooze", json={"delay": "until 10pm"})
+        task = (await client.get(f"/tasks/{daily_id}")).json()
+    assert until.json()["task"]["next_run"] == "2025-03-10T23:00:00+01:00"  # until, not by
+    assert day.json()["task"]["next_run"] == "2025-03-12T21:00:00+01:00"  # at its own time
+    assert earlier.status_code == 400
+    assert "a snooze only puts a run off" in earlier.json()["detail"]
+    assert task["schedule"] == "every day at 21:00 (Europe/Berlin)"  # one run put off, no more
 
 
 async def test_task_routes_say_what_was_wrong(web: Web) -> None:
