@@ -36,7 +36,7 @@ from assistant.datadir import check_database, prepare_data_dir
 from assistant.secrets import EnvironmentSecrets
 from calendars import CaldavSettings, Calendars, SyncSettings
 from common import Clock, SystemClock, install_log_redaction
-from interfaces import ChatRecorder, LoggingNotifier, QuietHoursBook, home_chat
+from interfaces import ChatRecorder, LoggingNotifier, QuietHoursBook, SlashCommands, home_chat
 from memory import MemoryStore
 from tasks import (
     ChatScope,
@@ -92,6 +92,26 @@ class App:
     calendars: Calendars
     """The feeds, calendar files, the calendars read for the days and the CalDAV sync (its
     passes run while the scheduler does)."""
+
+    def slash_commands(self, *, buttons: bool, local_files: bool = False) -> SlashCommands:
+        """The slash commands over this app, with the settings' defaults (the date order).
+
+        Args:
+            buttons: Whether the front end shows buttons (Telegram does).
+            local_files: Whether ``/calendar import`` may read this machine's files (the
+                terminal's user is this machine's).
+        """
+        return SlashCommands(
+            tasks=self.tasks,
+            memory=self.memory,
+            agent=self.agent,
+            clock=self.clock,
+            buttons=buttons,
+            quiet=self.quiet,
+            calendars=self.calendars,
+            local_files=local_files,
+            date_order=self.settings.date_order,
+        )
 
 
 class _LateAgent:

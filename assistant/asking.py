@@ -15,7 +15,7 @@ from agent import AgentReply
 from assistant.app import LOCAL_CHAT, LOCAL_USER, App
 from assistant.askclient import Answer
 from common import redact_secrets, redact_text
-from interfaces import SlashCommands, one_command, request_line, terminal_safe
+from interfaces import one_command, request_line, terminal_safe
 from tasks import TaskError
 
 if TYPE_CHECKING:
@@ -191,8 +191,5 @@ def _print_reply(
 
 async def _slash_command(app: App, text: str) -> str:
     """A slash command, answered as the terminal chat answers it (never by the planner)."""
-    commands = SlashCommands(
-        tasks=app.tasks, memory=app.memory, agent=app.agent, clock=app.clock, buttons=False,
-        quiet=app.quiet, calendars=app.calendars, local_files=True,
-    )  # fmt: skip
+    commands = app.slash_commands(buttons=False, local_files=True)
     return await one_command(commands, text, user_id=LOCAL_USER, chat_id=LOCAL_CHAT)

@@ -43,7 +43,6 @@ from interfaces import (
     Console,
     JsonlNotifier,
     RoutingNotifier,
-    SlashCommands,
     TerminalChat,
     TerminalNotifier,
     UserSlots,
@@ -90,16 +89,8 @@ async def chat(
         app = await stack.enter_async_context(_front_app(settings, notifier, clock, serves))
         in_chat = Answerer(True, "type /approve {id} or /deny {id} in the running `assistant chat`")
         await stack.enter_async_context(_answering_ask(settings, app, in_chat))
-        commands = SlashCommands(
-            tasks=app.tasks,
-            memory=app.memory,
-            agent=app.agent,
-            clock=clock,
-            buttons=False,
-            quiet=app.quiet,
-            calendars=app.calendars,
-            local_files=True,  # the terminal's user is this machine's: /calendar import PATH
-        )
+        # The terminal's user is this machine's: /calendar import PATH.
+        commands = app.slash_commands(buttons=False, local_files=True)
         terminal = TerminalChat(
             agent=app.agent,
             commands=commands,
@@ -241,6 +232,7 @@ async def telegram(
             webhook=webhook,
             clock=clock,
             quiet=app.quiet,
+            commands=app.slash_commands(buttons=True),
         )
         await interface.start()
         try:
@@ -366,6 +358,7 @@ async def open_web(
             max_event_streams=settings.max_event_streams,
             health_max_late=timedelta(seconds=settings.health_max_late_seconds),
             quiet=app.quiet,
+            commands=app.slash_commands(buttons=False),
         )
         server = WebServer(
             interface.app,
@@ -501,6 +494,7 @@ async def _start_bot(
         webhook=_webhook(settings, settings.telegram_webhook_url),
         clock=app.clock,
         quiet=app.quiet,
+        commands=app.slash_commands(buttons=True),
     )
     await interface.start()
     return interface

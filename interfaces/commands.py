@@ -44,6 +44,7 @@ from interfaces.zones import ask as ask_zone
 from memory import MemoryInputError, MemoryStore
 from tasks import (
     DEFAULT_SNOOZE,
+    DateOrder,
     Delivery,
     RunStatus,
     ScheduleError,
@@ -117,6 +118,8 @@ class SlashCommands:
         calendars: The calendars (``/calendar``); without them the command is not offered.
         local_files: Whether ``/calendar import`` may read a file of this machine (the
             terminal only).
+        date_order: How a date like 4/5 is read for a user who chose no order
+            (``ASSISTANT_DATE_ORDER``; ``/dateorder`` chooses one).
     """
 
     def __init__(
@@ -130,8 +133,10 @@ class SlashCommands:
         quiet: QuietHoursBook | None = None,
         calendars: Calendars | None = None,
         local_files: bool = False,
+        date_order: DateOrder = "mdy",
     ) -> None:
         self._tasks = tasks
+        self._default_order: DateOrder = date_order
         self._memory = memory
         self._agent = agent
         self._clock = clock or tasks.clock
@@ -408,6 +413,14 @@ class SlashCommands:
             return CommandReply.of(_sentence(error))
         return CommandReply.of(choice.said(self._clock.now()))
 
+    async def date_order(self, user_id: str) -> DateOrder:
+        """How dates like 4/5 are read for ``user_id``: their choice, else the default."""
+        profile = await self._memory.get_user(user_id)
+        chosen = (profile.settings if profile is not None else {}).get("date_order")
+        if chosen == "dmy":
+            return "dmy"
+        return "mdy" if chosen == "mdy" else self._default_order
+
     async def _date_order(self, call: _Call) -> CommandReply:
         said = call.args.strip().lower()
         profile = await self._memory.get_user(call.user_id)
@@ -553,7 +566,13 @@ class SlashCommands:
         now = self._clock.now()
         try:
             task = await self._tasks.get_task(task_id, user_id)
-            until = read_snooze(words, now, zone, time_of_day=run_time_of_day(task, zone))
+            until = read_snooze(
+                words,
+                now,
+                zone,
+                date_order=await self.date_order(user_id),
+                keep=run_time_of_day(task),
+            )
             snoozed = await self._tasks.snooze_task(task.id, user_id, until)
         except TaskError as error:
             return _sentence(error), False

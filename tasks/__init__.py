@@ -153,7 +153,7 @@ from tasks.schedule import (
     time_of_day,
     zone_from_name,
 )
-from tasks.snoozes import read_snooze, run_time_of_day
+from tasks.snoozes import KeptTime, read_snooze, run_time_of_day
 from tasks.store import (
     TASK_TABLES,
     ChatScope,
@@ -207,6 +207,7 @@ __all__ = [
     "HoldReason",
     "HttpSender",
     "IntervalSchedule",
+    "KeptTime",
     "LedgerPolicy",
     "LedgerSummary",
     "MemoryTaskStore",

@@ -4,14 +4,16 @@ until when ("until 5pm", "till tomorrow", "friday at 9", "morning").
 Every front end reads a snooze with ``read_snooze`` (the snooze tool, ``/snooze ID ...``, a
 message's Later button, the HTTP API), so the same words mean the same thing everywhere. A
 delay stays a ``timedelta`` (it keeps its exact length whatever clock reads it later); a time
-becomes an instant in the owner's zone. "morning" is ``quiet.MORNING`` (the Later button's
-"tomorrow morning"); words that name a day and no time of day ("until friday") keep the time
-of day of the run they put off, when the caller knows it.
+becomes an instant in the owner's zone. "morning" and "tomorrow morning" alone are
+``quiet.MORNING`` (the Later button's); words that name a day and no time of day ("until
+friday") keep the time of day of the task (``run_time_of_day``), when the caller knows it.
+A number alone ("10") is neither: it is refused with both readings to choose from.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
@@ -31,9 +33,18 @@ from tasks.schedule import (
 
 MORNING_WORDS = frozenset({"morning", "tomorrow morning", "tomorrow-morning"})
 """Words a snooze reads as the coming morning (``quiet.MORNING``)."""
-_UNTIL = LazyPattern(r"^(?:until|till|til|'til|to|for)\s+", re.IGNORECASE)
-_BARE_HOUR = LazyPattern(r"^\d{1,2}(?:[:.]\d{2})?$")
+_UNTIL = LazyPattern(r"^(?P<lead>until|till|til|'til|to|for|at)\s+", re.IGNORECASE)
+_NUMBER = LazyPattern(r"^\d{1,2}(?:[:.]\d{2})?$")
+_WHY = LazyPattern(r"^could not read .*? as a (?:repeating )?time: (?P<why>.*?); say e\.g\. ")
 _EXAMPLES = "'10m', '1h30m', 'until 5pm' or 'tomorrow at 9am'"
+
+
+@dataclass(frozen=True, slots=True)
+class KeptTime:
+    """The time of day words naming only a day keep: ``at`` on the clocks of ``zone``."""
+
+    at: time
+    zone: ZoneInfo
 
 
 def read_snooze(
@@ -42,7 +53,7 @@ def read_snooze(
     zone: ZoneInfo,
     *,
     date_order: DateOrder = "mdy",
-    time_of_day: time | None = None,
+    keep: KeptTime | None = None,
 ) -> timedelta | datetime:
     """When a snooze of ``words`` ends: a delay, or an instant in ``zone``.
 
@@ -52,31 +63,40 @@ def read_snooze(
         now: The current instant.
         zone: The owner's zone, in which times are read.
         date_order: How the owner writes dates ("3/4": March 4th or April 3rd).
-        time_of_day: The local time of day of the run the snooze puts off: words that name
-            only a day ("until friday") keep it; without it they mean that day's default
-            time (09:00).
+        keep: The task's time of day (``run_time_of_day``): words that name only a day
+            ("until friday") mean that day at it; without it, that day's default time
+            (09:00).
 
     Raises:
         ScheduleError: when the words are neither a delay nor one time, with forms that work.
     """
-    said = " ".join(words.split())
+    said = " ".join(str(words).split())
     if not said:
         raise ScheduleError(f"a snooze needs a delay or a time; say e.g. {_EXAMPLES}")
     span = read_delay(said)
     if span is not None:
         return span.total
-    when = _UNTIL.sub("", said, count=1)
+    lead = _UNTIL.match(said)
+    when = said[lead.end() :] if lead is not None else said
     if when.lower() in MORNING_WORDS:
         return morning_after(now, zone)
-    if _BARE_HOUR.fullmatch(when):
+    if _NUMBER.fullmatch(when):
+        if lead is None or lead["lead"].lower() == "for":
+            # "snooze it 10": ten minutes, or until ten? Asked, never guessed.
+            raise ScheduleError(
+                f"{said!r} is a number alone; say '{when} minutes', '{when}h' or "
+                f"'until {when}' (a clock time)"
+            )
         when = f"at {when}"  # "until 9": a clock time, as "move it to 9" reads it
     try:
         reading = read_schedule(when, now=now, tz=zone, date_order=date_order)
     except PastTimeError as exc:
         raise ScheduleError(f"{exc}; a snooze also takes a delay, e.g. '10m' or '1h30m'") from None
-    except ScheduleError:
+    except ScheduleError as exc:
+        why = _WHY.match(str(exc))
+        reason = f": {why['why']}" if why is not None else ""
         raise ScheduleError(
-            f"could not read {said!r} as a delay or a time; say e.g. {_EXAMPLES}"
+            f"could not read {said!r} as a delay or a time{reason}; say e.g. {_EXAMPLES}"
         ) from None
     if not isinstance(reading.schedule, OnceSchedule):
         raise ScheduleError(
@@ -84,21 +104,25 @@ def read_snooze(
             f"run; say a delay or one time, e.g. {_EXAMPLES}"
         )
     at = reading.schedule.at.astimezone(zone)
-    if time_of_day is not None and not says_time_of_day(when):
-        at = resolve_local(datetime.combine(at.date(), time_of_day), zone).astimezone(zone)
+    if keep is not None and not says_time_of_day(when):
+        kept = resolve_local(datetime.combine(at.date(), keep.at), keep.zone)
+        at = kept.astimezone(zone)
     return at
 
 
-def run_time_of_day(task: Task, zone: ZoneInfo) -> time | None:
-    """The local time of day (in ``zone``, to the minute) that words naming only a day keep
-    when they snooze ``task``: a repeating task's usual time ("until tomorrow" on a daily
-    21:00 task is tomorrow at 21:00, even when today's run was already put off), else the
-    time of the run the snooze puts off (also when the task keeps another zone than
-    ``zone``)."""
-    usual = time_of_day(task.schedule) if task.schedule.tz.key == zone.key else None
+def run_time_of_day(task: Task) -> KeptTime | None:
+    """The time of day, on the task's own clocks, that words naming only a day keep when they
+    snooze ``task``: a repeating task's usual time ("until tomorrow" on a daily 21:00 task is
+    tomorrow at 21:00, even when today's run was already put off), else the time of the run
+    the snooze puts off (to the minute), else the one-time task's own time."""
+    zone = task.schedule.tz
+    usual = time_of_day(task.schedule)
     if task.schedule.kind == "recurring" and usual is not None:
-        return usual
+        return KeptTime(usual, zone)
     if task.next_run is not None:
-        return task.next_run.astimezone(zone).time().replace(second=0, microsecond=0)
-    at = time_of_day(task.schedule)
-    return None if at is None else at.replace(second=0, microsecond=0)
+        return KeptTime(_minute(task.next_run.astimezone(zone).time()), zone)
+    return None if usual is None else KeptTime(_minute(usual), zone)
+
+
+def _minute(at: time) -> time:
+    return at.replace(second=0, microsecond=0)

@@ -268,6 +268,11 @@ def _names_address(entry: TaskEntry, address: str) -> bool:
     return any(re.search(pattern, text, re.IGNORECASE) for text in (entry.label, entry.shown))
 
 
+def names_entry(entry: TaskEntry, words: Sequence[str]) -> bool:
+    """Whether every one of ``words`` names ``entry``: its id, or a word of its text."""
+    return all(w.lower() == entry.id.lower() or _word_in(w, entry) for w in words)
+
+
 def _word_in(word: str, entry: TaskEntry) -> bool:
     word = word.lower()
     if word in entry.haystack or stem(word) in entry.stems:

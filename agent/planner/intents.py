@@ -118,6 +118,9 @@ class OnTask:
         delay: For a snooze, how long ("an hour").
         when: For a move, the new time ("6pm").
         last: The message says "it": the task the conversation was last about.
+        unread: For a snooze, the words after "until", "till", "for" or "by" that were read
+            neither as a delay nor as a time ("until blorp"): unless they name the task
+            ("the reminder for the dentist"), nothing is snoozed and they are said back.
     """
 
     action: Action
@@ -127,6 +130,7 @@ class OnTask:
     delay: str | None = None
     when: str | None = None
     last: bool = False
+    unread: str = ""
     kind: Literal["on_task"] = "on_task"
 
 

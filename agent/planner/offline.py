@@ -57,6 +57,7 @@ from agent.planner.reading import (
 )
 from agent.planner.rule import Context
 from agent.planner.rules import recognize
+from agent.planner.rules_manage import named_words
 from agent.planner.rules_remind import reminder_text
 from agent.planner.text import stem
 from agent.planner.toolbox import PlannedCall, PlannerTools, Toolbox
@@ -403,6 +404,8 @@ class OfflinePlanner:
                 f"{len(matched)} tasks match {wanted!r}:\n{_lines(matched)}\n"
                 f"Which one? Say e.g. '{verb} {matched[0].id}{slot}'."
             )
+        if intent.unread and not compose.names_entry(matched[0], named_words(intent.unread)):
+            return answers.cannot_snooze_by(intent.unread)  # "the gym reminder until blorp"
         call = self._planner.act_on(intent, matched[0].id)
         return self._wording.report(turn.latest) if turn.made(call) else render_calls([call])
 

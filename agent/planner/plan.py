@@ -199,9 +199,11 @@ def _to(when: str) -> str:
 def _by(delay: str) -> str:
     """How long a snooze is, said after "Snoozing task X": "by 10m", "for 10 min", "until
     5pm"."""
-    head = delay.split(" ", 1)[0].lower()
-    if head in ("by", "for", "until", "till", "to"):
+    head, _, rest = delay.partition(" ")
+    if head.lower() in ("by", "for", "until", "till", "to"):
         return delay
+    if head.lower() == "at" and rest:  # "until at 9" reads "until 9"
+        return f"until {rest}"
     try:
         a_delay = read_delay(delay) is not None
     except TaskError:  # a delay out of range ("by 0 minutes"): the tool says so

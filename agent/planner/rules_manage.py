@@ -63,10 +63,15 @@ _VERBS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (re.compile(rf"(?:turn|switch)\s+off\b(?=.*\b{_TASK_NOUN})", _F), Action.PAUSE),
     (re.compile(rf"(?:turn|switch)\s+(?:back\s+)?on\b(?=.*\b{_TASK_NOUN})", _F), Action.RESUME),
 )
-_PUT_IT_OFF = LazyPattern(r"(?:put|push)\s+(?P<it>it|that|this(?:\s+one)?)\s+(?:off|back)\b", _F)
+_PUT_IT_OFF = LazyPattern(
+    r"(?:put\s+(?P<put>it|that|this(?:\s+one)?)\s+off|push\s+(?P<push>it|that|this(?:\s+one)?)"
+    r"\s+back)\b",
+    _F,
+)  # not "put it back", which may mean "as it was"
 _ID = LazyPattern(r"#?`?(?P<id>(?=[a-z_-]*\d)[a-z0-9][a-z0-9_-]{2,31})`?", _F)
 _SPLIT = LazyPattern(r"[\s,;]+|\band\b", _F)
 _WORD = LazyPattern(r"\S+")
+_UNREAD_LEAD = LazyPattern(r"\b(?:until|till|til|for|by)\s+(?P<said>.+)$", _F)
 _LEADS_TO_TIME = LazyPattern(r"\s(?:to|by|for|until|till)\s+\S", _F)
 _STOPWORDS = frozenset(
     {
@@ -116,7 +121,8 @@ def on_task(message: Message, context: Context) -> Intent | None:
     """cancel / pause / resume / snooze / move one task, by id or by words."""
     split = _PUT_IT_OFF.match(message.text)
     if split is not None:  # "put it off until 5pm": the verb's two words around "it"
-        return _on_task(Action.SNOOZE, trim(f"{split['it']} {message.text[split.end() :]}"))
+        named = split["put"] or split["push"]
+        return _on_task(Action.SNOOZE, trim(f"{named} {message.text[split.end() :]}"))
     for verb, action in _VERBS:
         match = verb.match(message.text)
         if match is not None:
@@ -164,9 +170,28 @@ def _on_task(action: Action, rest: str) -> Intent:
     every = action is Action.CANCEL and bool(_ALL.intersection(words))
     if len(ids) == len(words):
         return OnTask(action, ids=tuple(ids), delay=delay, when=when)
+    unread = ""
+    if action is Action.SNOOZE and delay is None:
+        if ids:  # "snooze xa6pzv a bit": the id names the task; the rest was meant as a delay
+            extra = [w for w in words if _ID.fullmatch(w) is None]
+            return Say(answers.cannot_snooze_by(" ".join(extra)))
+        lead = _UNREAD_LEAD.search(rest)
+        unread = trim(lead["said"]) if lead is not None else ""
+        said = set(named_words(unread))
+        words = [w for w in words if w not in said] or words  # the task is named before
     return OnTask(
-        action, words=tuple(w for w in words if w not in _ALL), every=every, delay=delay, when=when
+        action,
+        words=tuple(w for w in words if w not in _ALL),
+        every=every,
+        delay=delay,
+        when=when,
+        unread=unread,
     )
+
+
+def named_words(text: str) -> list[str]:
+    """The words of ``text`` that may name a task (no "the", "reminder", "it")."""
+    return [t for t in _tokens(text) if t and t not in _STOPWORDS and t not in _IT]
 
 
 def _tokens(text: str) -> list[str]:

@@ -693,7 +693,7 @@ class TaskTools:
                 ctx.now,
                 ctx.timezone,
                 date_order="dmy" if order == "dmy" else "mdy",
-                time_of_day=run_time_of_day(task, ctx.timezone),
+                keep=run_time_of_day(task),
             )
         except TaskError as exc:
             raise ToolError(str(exc)) from None

@@ -121,13 +121,20 @@ async def snooze(
     zone, now = await services.agent.user_zone(user), services.clock.now()
     current = await services.tasks.get_task(task_id, user)
     try:
-        until = read_snooze(words, now, zone, time_of_day=run_time_of_day(current, zone))
+        until = read_snooze(
+            words,
+            now,
+            zone,
+            date_order=await services.commands.date_order(user),
+            keep=run_time_of_day(current),
+        )
     except ScheduleError as error:
         raise HTTPException(400, str(error)) from None
     task = await services.tasks.snooze(current.id, user, until)
     shown = task_out(task, zone, services.clock.now())
     return TaskActionResponse(
-        notice=f"Snoozed {task_label(task)} until {shown.next_run_text}.", task=shown
+        notice=f"Snoozed {task_label(task)} until {shown.next_run_text.removeprefix('on ')}.",
+        task=shown,
     )
 
 

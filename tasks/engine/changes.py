@@ -124,21 +124,28 @@ def checked_snooze(
     until: timedelta | datetime, now: datetime, zone: ZoneInfo
 ) -> timedelta | datetime:
     """Return ``until`` when a snooze may end then: a ``checked_delay``, or an instant between
-    a second and ``MAX_SNOOZE`` from ``now`` (said in ``zone`` when it is not).
+    a second and ``MAX_SNOOZE`` from ``now`` (said in its own zone, else in ``zone``, when it
+    is not).
 
     Raises:
         TaskDataError: when it may not.
     """
     if isinstance(until, timedelta):
         return checked_delay(until)
-    if not timedelta(seconds=1) <= until - now <= MAX_SNOOZE:
-        passed = "has passed" if until <= now else "is more than 366 days away"
+    ahead = until - now
+    if timedelta(seconds=1) <= ahead <= MAX_SNOOZE:
+        return until
+    when = f"cannot snooze until {when_text(until, _zone_of(until, zone), now)}"
+    if ahead > MAX_SNOOZE:
         raise TaskDataError(
-            f"cannot snooze until {when_text(until, zone, now)}: that {passed}; say a later "
-            "time within a year, e.g. "
-            "'until 5pm' or 'tomorrow at 9am', or a delay such as '10m'"
+            f"{when}: that is more than 366 days away; say a time within a year, or a delay "
+            "such as '1h'"
         )
-    return until
+    passed = "has passed" if ahead <= timedelta(0) else "is less than a second away"
+    raise TaskDataError(
+        f"{when}: that {passed}; say a later time, e.g. 'until 5pm' or 'tomorrow at 9am', or "
+        "a delay such as '10m'"
+    )
 
 
 def checked_delay(delay: timedelta) -> timedelta:
@@ -176,13 +183,13 @@ def snooze(
         )
         allowed = {TaskStatus.DONE}
     elif task.schedule.kind == "once" and task.next_run is not None:
-        change = TaskChange(next_run=_put_off(task, max(task.next_run, now), until, now))
+        change = TaskChange(next_run=_put_off(task, max(task.next_run, now), until))
         allowed = {TaskStatus.ACTIVE, TaskStatus.PAUSED}
     elif _just_went_off(task, now) or task.next_run is None:
         change = TaskChange(next_run=_after(now, until))
         allowed = {TaskStatus.ACTIVE}
     else:
-        change = TaskChange(next_run=_put_off(task, max(task.next_run, now), until, now))
+        change = TaskChange(next_run=_put_off(task, max(task.next_run, now), until))
         allowed = {TaskStatus.ACTIVE}
     return OwnerChange(change, frozenset(allowed), "snooze")
 
@@ -192,20 +199,32 @@ def _after(start: datetime, until: timedelta | datetime) -> datetime:
     return start + until if isinstance(until, timedelta) else until
 
 
-def _put_off(task: Task, pending: datetime, until: timedelta | datetime, now: datetime) -> datetime:
+def _put_off(task: Task, pending: datetime, until: timedelta | datetime) -> datetime:
     """When the ``pending`` run comes once snoozed: a delay after it, or at the instant,
-    which may not be before it."""
-    if isinstance(until, timedelta) or until >= pending:
+    which must be after it (a snooze never brings a run on)."""
+    if isinstance(until, timedelta) or until > pending:
         return _after(pending, until)
-    zone = task.schedule.tz
-    earlier = ""
+    zone = _zone_of(until, task.schedule.tz)
+    runs, asked = format_local(pending, zone), format_local(until, zone)
+    label = f"task {task.id} ('{task.description}')"
+    if until == pending:
+        raise TaskDataError(
+            f"{label} already runs at {runs} ({zone.key}), so nothing changed; say a later "
+            "time, or a delay such as '1h'"
+        )
+    hint = f"say a time after {runs}, or a delay such as '1h'"
     if task.schedule.kind == "once":  # moving a repeating task would change all its runs
-        clock = format_local(until, zone).split(" ")[-1]
-        earlier = f"; to have it run earlier, move it, e.g. 'move {task.id} to {clock}'"
+        hint += f"; to have it run earlier, move it: 'move {task.id} to {asked}'"
     raise TaskDataError(
-        f"task {task.id} ('{task.description}') next runs {when_text(pending, zone, now)}, "
-        f"after {when_text(until, zone, now)}: a snooze only puts a run off{earlier}"
+        f"cannot snooze {label} until {asked} ({zone.key}): its next run, {runs}, is later, "
+        f"and a snooze only puts a run off; {hint}"
     )
+
+
+def _zone_of(instant: datetime, otherwise: ZoneInfo) -> ZoneInfo:
+    """The zone ``instant`` was said in (the owner's, as ``read_snooze`` gives it), else
+    ``otherwise``."""
+    return instant.tzinfo if isinstance(instant.tzinfo, ZoneInfo) else otherwise
 
 
 def marked_done(task: Task, done_at: datetime) -> TaskStateError:

@@ -28,7 +28,7 @@ from tasks.schedule.model import (
     Schedule,
     resolve_local,
 )
-from tasks.schedule.pieces import Bad, Clock, Part, Piece
+from tasks.schedule.pieces import Bad, Clock, Later, Part, Piece, SameTime
 from tasks.schedule.reader import covers
 from tasks.schedule.tokens import tokenize
 
@@ -123,8 +123,9 @@ def time_of_day(schedule: Schedule) -> time | None:
 
 def says_time_of_day(text: str) -> bool:
     """Whether the words say when in the day: a clock time ("6pm", "noon"), a part of the day
-    ("tomorrow morning"), a delay in hours or minutes ("in 2 hours"), a cron expression or an
-    ISO time with its time. "friday", "every weekday" and "in 3 days" say only a day."""
+    ("tomorrow morning"), a delay in hours or minutes ("in 2 hours"), "later", "this time
+    tomorrow", a cron expression or an ISO time with its time. "friday", "every weekday" and
+    "in 3 days" say only a day."""
     if _CRON.fullmatch(text.strip()):
         return True
     span = read_delay(text)
@@ -136,7 +137,7 @@ def says_time_of_day(text: str) -> bool:
     for cover in covers(tokens):
         if cover.unread:
             return True  # words the parser refuses anyway: leave them as they are
-        return any(isinstance(p, Clock | Part) for p in cover.pieces)
+        return any(isinstance(p, Clock | Part | Later | SameTime) for p in cover.pieces)
     return False
 
 

@@ -162,19 +162,39 @@ async def test_snooze_moves_the_next_run_and_reads_delays_and_times(world: World
     answer = (await ask(world, f"/snooze {task.id} 1h")).text
     assert answer == f'Snoozed task {task.id} ("stretch") until 2025-03-10 14:05 (Europe/Berlin).'
     assert (await ask(world, f"/snooze {task.id} soonish")).text.startswith(
-        "Could not read 'soonish' as a delay or a time; say e.g. '10m'"
+        "Could not read 'soonish' as a delay or a time: did not understand 'soonish'; say e.g."
     )
     default = (await ask(world, f"/snooze {task.id}")).text
     assert default.endswith("until 2025-03-10 14:15 (Europe/Berlin).")
     until = (await ask(world, f"/snooze {task.id} until 5pm")).text
     assert until == f'Snoozed task {task.id} ("stretch") until 2025-03-10 17:00 (Europe/Berlin).'
     earlier = (await ask(world, f"/snooze {task.id} 4pm")).text
-    assert "after today at 16:00 (Europe/Berlin): a snooze only puts a run off" in earlier
-    assert f"'move {task.id} to 16:00'" in earlier
+    assert "until 2025-03-10 16:00 (Europe/Berlin): its next run, 2025-03-10 17:00" in earlier
+    assert f"'move {task.id} to 2025-03-10 16:00'" in earlier
+    number = (await ask(world, f"/snooze {task.id} 10")).text
+    assert number.startswith("'10' is a number alone; say '10 minutes', '10h' or 'until 10'")
     assert "a snooze puts off one run" in (await ask(world, f"/snooze {task.id} daily")).text
     assert (await world.manager.get_task(task.id, ALICE)).next_run == datetime(
         2025, 3, 10, 16, tzinfo=UTC
     )  # 17:00 in Berlin: the refusals changed nothing
+
+
+async def test_snooze_reads_dates_in_the_users_order(world: World) -> None:
+    await ask(world, "/tz Europe/Berlin")
+    task = await world.remind(ALICE, timedelta(minutes=5))
+    in_order = SlashCommands(
+        tasks=world.manager, memory=world.memory, agent=world.agent, date_order="dmy"
+    )
+    assert await in_order.date_order(ALICE) == "dmy"  # the default, until Alice chooses
+
+    by_default = await in_order.handle(f"/snooze {task.id} until 1/4", user_id=ALICE, chat_id=ALICE)
+    await ask(world, "/dateorder mdy")
+    chosen = await in_order.handle(f"/snooze {task.id} until 2/4", user_id=ALICE, chat_id=ALICE)
+
+    assert by_default is not None and by_default.text.endswith(
+        "until 2025-04-01 13:05 (Europe/Berlin)."  # 1 April, at the reminder's time
+    )
+    assert chosen is not None and chosen.text.endswith("until 2026-02-04 13:05 (Europe/Berlin).")
 
 
 async def test_runs_lists_the_ledger(world: World) -> None:

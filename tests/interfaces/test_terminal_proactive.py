@@ -95,6 +95,9 @@ async def test_a_monitor_said_in_the_terminal_prints_a_change_and_later_again(
     assert "was Price: 320 EUR, now Price: 289 EUR\n(snoozed at 15:00)" in again
     assert "[Later: /later 2 10m | 1h | morning]" in again
     assert await terminal.type("/later 2 morning") == "I'll show it again tomorrow at 08:00.\n"
+    assert await terminal.type("/later 2 until 9pm") == (
+        "I'll show it again at 21:00 instead of tomorrow at 08:00.\n"
+    )
     assert await terminal.type("/later 9 1h") == (
         "There is no message 9 here any more; /tasks lists tasks.\n"
     )

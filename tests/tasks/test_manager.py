@@ -939,10 +939,15 @@ async def test_a_snooze_until_an_instant_puts_one_run_off_to_then(
 
     until = await manager.snooze(stretch.id, "alice", T0 + 4 * HOUR)
     assert until.next_run == T0 + 4 * HOUR and until.schedule == stretch.schedule
-    with pytest.raises(TaskDataError, match=r"after .*: a snooze only puts a run off$"):
+    earlier = r"its next run, 2026-03-02 13:00, is later, and a snooze only puts a run off; "
+    with pytest.raises(TaskDataError, match=earlier + r"say a time after .* '1h'$"):
         await manager.snooze(stretch.id, "alice", T0 + 3 * HOUR)  # no move hint: it repeats
-    with pytest.raises(TaskDataError, match=rf"only puts a run off; .* 'move {call.id} to"):
+    with pytest.raises(TaskDataError, match=r"already runs at 2026-03-02 13:00 .*nothing changed"):
+        await manager.snooze(stretch.id, "alice", T0 + 4 * HOUR)  # "snoozed" to where it is
+    with pytest.raises(TaskDataError, match=rf"'1h'; .* 'move {call.id} to 2026-03-02 16:00'$"):
         await manager.snooze(call.id, "alice", T0 + 7 * HOUR)
+    with pytest.raises(TaskDataError, match=r"that is less than a second away"):
+        await manager.snooze(call.id, "alice", clock.now() + timedelta(milliseconds=500))
     assert (await manager.snooze(call.id, "alice", T0 + 9 * HOUR)).next_run == T0 + 9 * HOUR
 
     clock.advance(3 * HOUR)
@@ -1245,6 +1250,53 @@ async def test_a_snooze_puts_off_the_run_claimed_ahead_not_the_one_after(
     # Today's run came 10 minutes late; tomorrow's keeps its time.
     assert snoozed.next_run == T0 + timedelta(seconds=30) + timedelta(minutes=10)
     assert notifier.texts() == ["stand up"]
+
+
+async def test_a_snooze_until_an_instant_puts_off_the_run_claimed_ahead(
+    clock: ManualClock,
+) -> None:
+    notifier = RecordingNotifier()
+    manager = TaskManager(
+        store=MemoryTaskStore(), clock=clock, notifier=notifier, prefetch=timedelta(minutes=1)
+    )
+    async with manager:
+        daily = await manager.add_task(
+            owner_id="alice",
+            chat_id="chat-alice",
+            task_type="reminder",
+            schedule=every(timedelta(days=1), anchor=clock.now() + timedelta(seconds=30)),
+            description="stand up",
+        )
+        assert await claimed_runs(manager, daily.id) == [RunStatus.CLAIMED]
+
+        snoozed = await manager.snooze(daily.id, "alice", T0 + HOUR)
+        clock.advance(timedelta(seconds=31))  # its time: the claimed run must not go off
+        await asyncio.sleep(0)
+        await manager.wait_idle()
+        assert notifier.deliveries == []
+        clock.advance(HOUR - timedelta(seconds=31))
+        await notifier.wait_for(1)
+
+    assert snoozed.next_run == T0 + HOUR
+    assert notifier.texts() == ["stand up"]  # once, at the hour
+
+
+async def test_a_reminder_that_just_went_off_snoozed_until_an_instant_comes_back_then(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    notifier = RecordingNotifier()
+    manager = manager_for(store, clock, notifier)
+    water = await remind(manager, 3 * HOUR, "water plants", recurring=True)
+    clock.advance(3 * HOUR)
+    assert await manager.run_due() == 1
+    clock.advance(2 * MINUTE)
+
+    snoozed = await manager.snooze(water.id, "alice", T0 + 4 * HOUR)
+
+    assert snoozed.next_run == T0 + 4 * HOUR  # from now, not from its next run at 6 h
+    clock.advance(58 * MINUTE)
+    assert await manager.run_due() == 1
+    assert (await manager.get_task(water.id, "alice")).next_run == T0 + 6 * HOUR
 
 
 async def post_task(manager: TaskManager, url: str) -> Task:

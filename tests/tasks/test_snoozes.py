@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tasks import (
+    KeptTime,
     OnceSchedule,
     Schedule,
     ScheduleError,
@@ -23,8 +24,8 @@ BERLIN = ZoneInfo("Europe/Berlin")
 NOW = datetime(2026, 11, 26, 17, 15, tzinfo=BERLIN)  # a Thursday
 
 
-def local(day: int, hour: int, minute: int = 0) -> datetime:
-    return datetime(2026, 11, day, hour, minute, tzinfo=BERLIN)
+def local(day: int, hour: int, minute: int = 0, second: int = 0) -> datetime:
+    return datetime(2026, 11, day, hour, minute, second, tzinfo=BERLIN)
 
 
 @pytest.mark.parametrize(
@@ -61,10 +62,24 @@ def test_a_time_is_an_instant_in_the_zone(words: str, until: datetime) -> None:
 
 
 def test_a_day_alone_keeps_the_time_of_day_given() -> None:
-    assert read_snooze("until friday", NOW, BERLIN, time_of_day=time(20)) == local(27, 20)
-    assert read_snooze("tomorrow", NOW, BERLIN, time_of_day=time(7, 45)) == local(27, 7, 45)
-    said = read_snooze("friday at 6pm", NOW, BERLIN, time_of_day=time(20))
-    assert said == local(27, 18)  # a time said wins
+    nine_pm = KeptTime(time(21), BERLIN)
+    assert read_snooze("until friday", NOW, BERLIN, keep=nine_pm) == local(27, 21)
+    assert read_snooze("tomorrow", NOW, BERLIN, keep=KeptTime(time(7, 45), BERLIN)) == local(
+        27, 7, 45
+    )
+    assert read_snooze("friday at 6pm", NOW, BERLIN, keep=nine_pm) == local(27, 18)  # said wins
+    assert read_snooze("later", NOW, BERLIN, keep=nine_pm) == local(26, 20, 15)  # a time, too
+    # Kept on the task's own clocks: 21:00 in New York is 03:00 the next day in Berlin.
+    new_york = KeptTime(time(21), ZoneInfo("America/New_York"))
+    assert read_snooze("until friday", NOW, BERLIN, keep=new_york) == local(28, 3)
+
+
+@pytest.mark.parametrize("words", ["10", "for 10", "1.50", "  5 "])
+def test_a_number_alone_is_asked_about_never_guessed(words: str) -> None:
+    number = words.split()[-1]
+    with pytest.raises(ScheduleError, match=rf"is a number alone; say '{number} minutes'"):
+        read_snooze(words, NOW, BERLIN)
+    assert read_snooze(f"until {number}", NOW, BERLIN) > NOW  # a clock time, said so
 
 
 def test_dates_are_read_in_the_owners_order() -> None:
@@ -76,10 +91,12 @@ def test_dates_are_read_in_the_owners_order() -> None:
 @pytest.mark.parametrize(
     ("words", "said"),
     [
-        ("soonish", "could not read 'soonish' as a delay or a time; say e.g. '10m'"),
+        ("soonish", "as a delay or a time: did not understand 'soonish'; say e.g. '10m'"),
         ("", "a snooze needs a delay or a time; say e.g. '10m'"),
         ("every day at 9", "repeats (every day at 09:00 (Europe/Berlin)), but a snooze puts off"),
         ("until 3pm today", "which has already passed"),
+        ("until feb 30", "as a delay or a time: February has no day 30; say e.g. '10m'"),
+        ("soon", "could not read 'soon' as a delay or a time: did not understand 'soon'"),
     ],
 )
 def test_words_that_are_no_snooze_say_what_works(words: str, said: str) -> None:
@@ -107,14 +124,21 @@ def _task(schedule: Schedule, next_run: datetime | None) -> Task:
 
 def test_a_repeating_task_keeps_its_usual_time_even_when_its_next_run_was_put_off() -> None:
     daily = parse_schedule("every day at 21:00", now=NOW, tz=BERLIN)
-    assert run_time_of_day(_task(daily, local(26, 23, 30)), BERLIN) == time(21)
+    assert run_time_of_day(_task(daily, local(26, 23, 30))) == KeptTime(time(21), BERLIN)
 
 
 def test_a_one_time_task_keeps_the_time_of_the_run_put_off() -> None:
     once = OnceSchedule(local(27, 10, 0), BERLIN)
-    assert run_time_of_day(_task(once, local(27, 15, 42)), BERLIN) == time(15, 42)
-    assert run_time_of_day(_task(once, None), BERLIN) == time(10)  # done: its own time
-    tokyo = ZoneInfo("Asia/Tokyo")
-    daily = parse_schedule("every day at 21:00", now=NOW, tz=BERLIN)
-    in_tokyo = run_time_of_day(_task(daily, local(26, 21)), tokyo)
-    assert in_tokyo == time(5)  # a task kept in another zone: its run's time there
+    assert run_time_of_day(_task(once, local(27, 15, 42, 30))) == KeptTime(time(15, 42), BERLIN)
+    assert run_time_of_day(_task(once, None)) == KeptTime(time(10), BERLIN)  # done: its time
+    hourly = parse_schedule("every 2 hours", now=NOW, tz=BERLIN)
+    assert run_time_of_day(_task(hourly, local(26, 19))) == KeptTime(time(19), BERLIN)
+
+
+def test_a_kept_time_in_the_spring_forward_gap_moves_on_by_the_gap() -> None:
+    march = datetime(2026, 3, 26, 12, tzinfo=BERLIN)  # clocks go forward on Sunday the 29th
+    early = KeptTime(time(2, 30), BERLIN)
+    until = read_snooze("until sunday", march, BERLIN, keep=early)
+    assert isinstance(until, datetime)
+    assert until == datetime(2026, 3, 29, 3, 30, tzinfo=BERLIN)
+    assert until.utcoffset() == timedelta(hours=2)

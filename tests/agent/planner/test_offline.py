@@ -479,7 +479,7 @@ def test_a_snooze_by_id_carries_a_delay_after_it(planner: OfflinePlanner) -> Non
         ("snooze it till 5pm", "5pm"),
         ("snooze it until tomorrow 9am", "tomorrow 9am"),
         ("snooze it to 8pm", "8pm"),
-        ("snooze it until 9", "at 9"),
+        ("snooze it until 9", "at 9"),  # said "until 9"
         ("postpone it until friday", "friday"),
         ("push it back till tonight", "tonight"),
         ("put it off until tomorrow morning", "tomorrow morning"),
@@ -492,7 +492,7 @@ def test_a_snooze_of_it_until_a_time_snoozes_it_until_then(
     every run's time."""
     answer = continue_turn(planner, sentence, before=_SET)
     assert calls_in(answer) == [(_snoozing(planner), {"task_id": "k3m9xa", "delay": when})]
-    assert f"until {when}" in answer
+    assert f"Snoozing task k3m9xa until {when.removeprefix('at ')}." in answer
 
 
 def test_a_snooze_of_a_task_by_words_until_a_time_snoozes_it(planner: OfflinePlanner) -> None:
@@ -514,6 +514,33 @@ def test_words_after_it_that_are_no_delay_are_said_back(
     assert calls_in(answer) == []
     assert answer.startswith(f"I couldn't read {words!r} as a delay or a time")
     assert "'snooze it by 1h30m'" in answer
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("snooze the oven reminder until blorp", "blorp"),
+        ("postpone the oven reminder till whenever", "whenever"),
+        ("snooze the oven reminder for a bit", "a bit"),
+    ],
+)
+def test_words_after_until_that_name_no_time_are_said_back(
+    planner: OfflinePlanner, sentence: str, words: str
+) -> None:
+    answer = continue_turn(planner, sentence, [listing(planner)])
+    assert calls_in(answer) == []
+    assert answer.startswith(f"I couldn't read {words!r} as a delay or a time")
+
+
+def test_words_after_an_id_that_are_no_delay_are_said_back(planner: OfflinePlanner) -> None:
+    answer = planner.respond_to("snooze k3m9xa a bit")
+    assert calls_in(answer) == []
+    assert answer.startswith("I couldn't read 'bit' as a delay or a time")
+
+
+def test_words_after_for_that_name_the_task_still_pick_it(planner: OfflinePlanner) -> None:
+    answer = continue_turn(planner, "snooze the reminder for the oven", [listing(planner)])
+    assert calls_in(answer) == [(_snoozing(planner), {"task_id": "a1b2c3", "delay": "10m"})]
 
 
 def test_it_is_never_a_word_of_the_assistants_own_reply(planner: OfflinePlanner) -> None:

@@ -172,9 +172,20 @@ async def test_snoozing_a_recurring_task_puts_its_next_run_off(web: Web) -> None
         task = (await client.get(f"/tasks/{daily_id}")).json()
     assert until.json()["task"]["next_run"] == "2025-03-10T23:00:00+01:00"  # until, not by
     assert day.json()["task"]["next_run"] == "2025-03-12T21:00:00+01:00"  # at its own time
+    assert day.json()["notice"].endswith("until Wed 2025-03-12 at 21:00 (Europe/Berlin).")
     assert earlier.status_code == 400
     assert "a snooze only puts a run off" in earlier.json()["detail"]
     assert task["schedule"] == "every day at 21:00 (Europe/Berlin)"  # one run put off, no more
+
+
+async def test_a_snooze_over_the_api_reads_dates_in_the_users_order(web: Web) -> None:
+    daily = await say(web, "every day at 9pm remind me to lock the door")
+    daily_id = str(daily["reply"]).rpartition("task ")[2].rstrip(").")
+    await say(web, "/dateorder dmy")
+    async with web.client() as client:
+        snoozed = await client.post(f"/tasks/{daily_id}/snooze", json={"delay": "until 1/4"})
+    # 1 April at its own time, on summer time by then.
+    assert snoozed.json()["task"]["next_run"] == "2025-04-01T21:00:00+02:00"
 
 
 async def test_task_routes_say_what_was_wrong(web: Web) -> None:
