@@ -105,11 +105,12 @@ def snoozed_text(snoozed: Snoozed, until: datetime, now: datetime, zone: ZoneInf
             f"I'll show the message from task {task.id} again {again}; the task keeps its schedule."
         )
     when = format_moment(task.next_run, zone) if task.next_run else "later"
+    then = "" if task.schedule.kind == "once" else f", then {task.schedule.describe()}"
     if task.task_type is TaskType.REMINDER:
-        return f"Snoozed {task_label(task)} until {when}."
+        return f"Snoozed {task_label(task)} until {when}{then}."
     return (
         f"Snoozed {task_label(task)}: it showed nothing in the last hour, so this puts off "
-        f"its next run, to {when}."
+        f"its next run, to {when}{then}."
     )
 
 

@@ -34,7 +34,7 @@ from tasks.schedule import (
 MORNING_WORDS = frozenset({"morning", "tomorrow morning", "tomorrow-morning"})
 """Words a snooze reads as the coming morning (``quiet.MORNING``)."""
 _UNTIL = LazyPattern(r"^(?P<lead>until|till|til|'til|to|for|at)\s+", re.IGNORECASE)
-_NUMBER = LazyPattern(r"^\d{1,2}(?:[:.]\d{2})?$")
+_NUMBER = LazyPattern(r"^\d{1,3}(?:[:.]\d{2})?$")
 _WHY = LazyPattern(r"^could not read .*? as a (?:repeating )?time: (?P<why>.*?); say e\.g\. ")
 _EXAMPLES = "'10m', '1h30m', 'until 5pm' or 'tomorrow at 9am'"
 
@@ -83,10 +83,11 @@ def read_snooze(
     if _NUMBER.fullmatch(when):
         if lead is None or lead["lead"].lower() == "for":
             # "snooze it 10": ten minutes, or until ten? Asked, never guessed.
-            raise ScheduleError(
-                f"{said!r} is a number alone; say '{when} minutes', '{when}h' or "
-                f"'until {when}' (a clock time)"
-            )
+            hour = int(when.replace(".", ":").split(":")[0])
+            forms = f"'{when} minutes', '{when}h' or 'until {when}' (a clock time)"
+            if hour > 24:
+                forms = f"'{when} minutes' or '{when}h'"
+            raise ScheduleError(f"{said!r} is a number alone; say {forms}")
         when = f"at {when}"  # "until 9": a clock time, as "move it to 9" reads it
     try:
         reading = read_schedule(when, now=now, tz=zone, date_order=date_order)

@@ -42,6 +42,12 @@ _LIST_REST = LazyPattern(
     _F,
 )
 _TASK_NOUN = r"(?:reminders?|search(?:es)?|tasks?|alarms?|jobs?|timers?)\b"
+# What a split verb ("put the call mom reminder off", "push it back") names: "it", a task id,
+# or a few words that end in a task's noun.
+_SPLIT_TASK = (
+    r"it|that|this(?:\s+one)?|#?(?=[a-z_-]*\d)[a-z0-9][a-z0-9_-]{2,31}"
+    rf"|(?:\S+\s+){{0,5}}?{_TASK_NOUN}"
+)
 _VERBS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (re.compile(r"(?:snooze|postpone|delay|defer|put\s+off|push\s+back)\b", _F), Action.SNOOZE),
     (re.compile(r"(?:move|reschedule|shift|change|push|bump)\b", _F), Action.MOVE),
@@ -64,13 +70,12 @@ _VERBS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (re.compile(rf"(?:turn|switch)\s+(?:back\s+)?on\b(?=.*\b{_TASK_NOUN})", _F), Action.RESUME),
 )
 _PUT_IT_OFF = LazyPattern(
-    r"(?:put\s+(?P<put>it|that|this(?:\s+one)?)\s+off|push\s+(?P<push>it|that|this(?:\s+one)?)"
-    r"\s+back)\b",
-    _F,
+    rf"(?:put\s+(?P<put>{_SPLIT_TASK})\s+off|push\s+(?P<push>{_SPLIT_TASK})\s+back)\b", _F
 )  # not "put it back", which may mean "as it was"
 _ID = LazyPattern(r"#?`?(?P<id>(?=[a-z_-]*\d)[a-z0-9][a-z0-9_-]{2,31})`?", _F)
 _SPLIT = LazyPattern(r"[\s,;]+|\band\b", _F)
 _WORD = LazyPattern(r"\S+")
+_TRAILING_NUMBER = LazyPattern(r"\s(?P<said>(?:for\s+|by\s+)?\d{1,3}(?:[:.]\d{2})?)\s*$", _F)
 _UNREAD_LEAD = LazyPattern(r"\b(?:until|till|til|for|by)\s+(?P<said>.+)$", _F)
 _LEADS_TO_TIME = LazyPattern(r"\s(?:to|by|for|until|till)\s+\S", _F)
 _STOPWORDS = frozenset(
@@ -150,6 +155,8 @@ def _on_task(action: Action, rest: str) -> Intent:
         rest = phrase.without(rest)
         delay, when = _delay_or_time(phrase)
         action = Action.SNOOZE if delay is not None else Action.MOVE
+    elif action is Action.SNOOZE and (number := _number_after_task(rest)) is not None:
+        rest, delay = number  # "the gym reminder 30": the tool asks 30 minutes or until 30
     elif action is Action.MOVE:
         return Say(
             "Where should I move it to? Say e.g. 'move the dentist reminder to 6pm' or "
@@ -232,6 +239,15 @@ def _bare_delay(text: str) -> tuple[str, str] | None:
             head, _, tail = said.partition(" ")
             return left, tail if head.lower() in _DELAY_LEADS else said
     return None
+
+
+def _number_after_task(text: str) -> tuple[str, str] | None:
+    """A number alone after the words naming a task ("the gym reminder 30", "it for 10"):
+    the text without it, and the number as said; ``None`` when there is none."""
+    match = _TRAILING_NUMBER.search(text)
+    if match is None or not _names_a_task(text[: match.start()]):
+        return None
+    return text[: match.start()], match["said"]
 
 
 def _reads(words: str) -> bool:

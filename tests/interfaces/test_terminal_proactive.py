@@ -456,7 +456,7 @@ async def test_snoozing_a_monitor_that_said_nothing_lately_puts_its_next_run_off
         assert await terminal.type(f"/snooze {task_id} 10m") == (
             f'Snoozed task {task_id} ("watch {site.url("/kettle")}"): it showed nothing in '
             "the last hour, so this puts off its next run, to 2026-03-10 17:10 "
-            "(Europe/Berlin).\n"
+            "(Europe/Berlin), then every hour (Europe/Berlin).\n"
         )
     assert await terminal.app.tasks.held(LOCAL_USER) == []
 

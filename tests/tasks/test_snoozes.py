@@ -83,6 +83,11 @@ def test_a_number_alone_is_asked_about_never_guessed(words: str) -> None:
     assert isinstance(until, datetime) and until > NOW
 
 
+def test_a_number_that_is_no_hour_is_offered_as_a_delay_only() -> None:
+    with pytest.raises(ScheduleError, match=r"^'30' is a number alone; say '30 minutes' or '30h'$"):
+        read_snooze("30", NOW, BERLIN)
+
+
 def test_dates_are_read_in_the_owners_order() -> None:
     assert read_snooze("until 1/12", NOW, BERLIN, date_order="dmy") == datetime(
         2026, 12, 1, 9, tzinfo=BERLIN

@@ -505,7 +505,7 @@ def test_a_snooze_of_a_task_by_words_until_a_time_snoozes_it(planner: OfflinePla
 
 
 @pytest.mark.parametrize(
-    ("sentence", "words"), [("snooze it a bit", "a bit"), ("snooze it 5", "5")]
+    ("sentence", "words"), [("snooze it a bit", "a bit"), ("snooze it soonish", "soonish")]
 )
 def test_words_after_it_that_are_no_delay_are_said_back(
     planner: OfflinePlanner, sentence: str, words: str
@@ -541,6 +541,40 @@ def test_words_after_an_id_that_are_no_delay_are_said_back(planner: OfflinePlann
 def test_words_after_for_that_name_the_task_still_pick_it(planner: OfflinePlanner) -> None:
     answer = continue_turn(planner, "snooze the reminder for the oven", [listing(planner)])
     assert calls_in(answer) == [(_snoozing(planner), {"task_id": "a1b2c3", "delay": "10m"})]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        ("snooze it 5", "5"),
+        ("snooze the oven reminder 30", "30"),
+        ("snooze the oven reminder for 10", "for 10"),
+        ("push the oven reminder back 15", "15"),
+    ],
+)
+def test_a_number_alone_goes_to_the_tool_which_asks_what_it_means(
+    planner: OfflinePlanner, sentence: str, said: str
+) -> None:
+    """ "the oven reminder 30" is 30 minutes or until 30? The snooze tool asks (its words
+    for a number alone); the number is never dropped for the default 10 minutes."""
+    if " it " in f"{sentence} ":
+        answer = continue_turn(planner, sentence, before=_SET)
+    else:
+        answer = continue_turn(planner, sentence, [listing(planner)])
+    [(tool, arguments)] = calls_in(answer)
+    assert tool == _snoozing(planner) and arguments["delay"] == said
+
+
+def test_a_split_verb_around_the_task_snoozes_it(planner: OfflinePlanner) -> None:
+    for sentence, delay in [
+        ("push the oven reminder back to 11pm", "11pm"),
+        ("put the oven reminder off till saturday", "saturday"),
+        ("push the oven reminder back an hour", "an hour"),
+    ]:
+        answer = continue_turn(planner, sentence, [listing(planner)])
+        assert calls_in(answer) == [(_snoozing(planner), {"task_id": "a1b2c3", "delay": delay})], (
+            sentence
+        )
 
 
 def test_it_is_never_a_word_of_the_assistants_own_reply(planner: OfflinePlanner) -> None:
