@@ -553,7 +553,8 @@ class SlashCommands:
             return ActionOutcome(notice="This message cannot be shown again from here.", alert=True)
         now = self._clock.now()
         try:
-            until = snooze_until(action.arg or DEFAULT_SNOOZE, now, zone)
+            order = await self.date_order(user_id)
+            until = snooze_until(action.arg or DEFAULT_SNOOZE, now, zone, date_order=order)
             held = await self._tasks.snooze_delivery(user_id, shown, until)
         except TaskError as error:
             return ActionOutcome(notice=_sentence(error), alert=True)

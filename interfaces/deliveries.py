@@ -21,6 +21,7 @@ from interfaces.messages import Action, ActionKind, Button, ButtonRows
 from interfaces.views import format_moment
 from tasks import (
     Acknowledgement,
+    DateOrder,
     Delivery,
     DeliveryKind,
     MonitorData,
@@ -63,14 +64,16 @@ def run_again_row(task_id: str, run_id: int | None) -> tuple[Button, ...]:
     return (Button("Run again", Action(ActionKind.RUN_AGAIN, task_id, bound)),)
 
 
-def snooze_until(words: str, now: datetime, zone: ZoneInfo) -> datetime:
+def snooze_until(
+    words: str, now: datetime, zone: ZoneInfo, *, date_order: DateOrder = "mdy"
+) -> datetime:
     """When a snooze of ``words`` ("10m", "1h", "morning", "until 5pm") that starts ``now``
-    ends, in ``zone`` (``read_snooze``).
+    ends, in ``zone``, dates read in ``date_order`` (``read_snooze``).
 
     Raises:
         ScheduleError: when the words are neither a delay nor a time, with forms that work.
     """
-    until = read_snooze(words, now, zone)
+    until = read_snooze(words, now, zone, date_order=date_order)
     return (now + until).astimezone(zone) if isinstance(until, timedelta) else until
 
 

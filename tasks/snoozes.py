@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from common import LazyPattern
@@ -33,7 +33,7 @@ from tasks.schedule import (
 
 MORNING_WORDS = frozenset({"morning", "tomorrow morning", "tomorrow-morning"})
 """Words a snooze reads as the coming morning (``quiet.MORNING``)."""
-_UNTIL = LazyPattern(r"^(?P<lead>until|till|til|'til|to|for|at)\s+", re.IGNORECASE)
+_UNTIL = LazyPattern(r"^(?P<lead>until|till|til|'til|to|for|by|at)\s+", re.IGNORECASE)
 _NUMBER = LazyPattern(r"^\d{1,3}(?:[:.]\d{2})?$")
 _WHY = LazyPattern(r"^could not read .*? as a (?:repeating )?time: (?P<why>.*?); say e\.g\. ")
 _EXAMPLES = "'10m', '1h30m', 'until 5pm' or 'tomorrow at 9am'"
@@ -81,13 +81,9 @@ def read_snooze(
     if when.lower() in MORNING_WORDS:
         return morning_after(now, zone)
     if _NUMBER.fullmatch(when):
-        if lead is None or lead["lead"].lower() == "for":
+        if lead is None or lead["lead"].lower() in ("for", "by"):
             # "snooze it 10": ten minutes, or until ten? Asked, never guessed.
-            hour = int(when.replace(".", ":").split(":")[0])
-            forms = f"'{when} minutes', '{when}h' or 'until {when}' (a clock time)"
-            if hour > 24:
-                forms = f"'{when} minutes' or '{when}h'"
-            raise ScheduleError(f"{said!r} is a number alone; say {forms}")
+            raise ScheduleError(f"{said!r} is a number alone; say {_readings(when)}")
         when = f"at {when}"  # "until 9": a clock time, as "move it to 9" reads it
     try:
         reading = read_schedule(when, now=now, tz=zone, date_order=date_order)
@@ -106,9 +102,33 @@ def read_snooze(
         )
     at = reading.schedule.at.astimezone(zone)
     if keep is not None and not says_time_of_day(when):
-        kept = resolve_local(datetime.combine(at.date(), keep.at), keep.zone)
-        at = kept.astimezone(zone)
+        at = _kept_on(at.date(), keep, zone)
     return at
+
+
+def _readings(number: str) -> str:
+    """The forms a number alone may have meant: minutes, hours, a clock time."""
+    hour, _, minutes = number.replace(".", ":").partition(":")
+    forms = []
+    if not minutes and int(hour) > 0:
+        forms += [f"'{number} minutes'", f"'{number}h'"]
+    if int(hour) < 24 and (not minutes or int(minutes) < 60):
+        forms.append(f"'until {number}' (a clock time)")
+    if not forms:
+        return "a delay such as '10m' or a time such as 'until 5pm'"
+    return ", ".join(forms[:-1]) + (" or " if len(forms) > 1 else "") + forms[-1]
+
+
+def _kept_on(day: date, keep: KeptTime, zone: ZoneInfo) -> datetime:
+    """The task's time of day on its own clocks that falls on ``day`` in ``zone`` (a task
+    kept in Los Angeles at 21:00 is 05:00 the next day in Berlin: "until friday" in Berlin
+    is Thursday 21:00 there), else that time on the same date there."""
+    for shift in (0, -1, 1):
+        wall = datetime.combine(day + timedelta(days=shift), keep.at)
+        candidate = resolve_local(wall, keep.zone).astimezone(zone)
+        if candidate.date() == day:
+            return candidate
+    return resolve_local(datetime.combine(day, keep.at), keep.zone).astimezone(zone)
 
 
 def run_time_of_day(task: Task) -> KeptTime | None:

@@ -46,8 +46,8 @@ _TASK_NOUN = r"(?:reminders?|search(?:es)?|tasks?|alarms?|jobs?|timers?)\b"
 # or a few words that end in a task's noun.
 _SPLIT_TASK = (
     r"it|that|this(?:\s+one)?|#?(?=[a-z_-]*\d)[a-z0-9][a-z0-9_-]{2,31}"
-    rf"|(?:\S+\s+){{0,5}}?{_TASK_NOUN}"
-)
+    r"|(?:\S+\s+){0,5}?(?:reminders?|search(?:es)?|tasks?|jobs?)\b"
+)  # not an alarm or a timer: "put the alarm off" may mean switch it off
 _VERBS: tuple[tuple[re.Pattern[str], Action], ...] = (
     (re.compile(r"(?:snooze|postpone|delay|defer|put\s+off|push\s+back)\b", _F), Action.SNOOZE),
     (re.compile(r"(?:move|reschedule|shift|change|push|bump)\b", _F), Action.MOVE),
@@ -95,7 +95,7 @@ _DELAY_LEADS = frozenset({"by", "for", "in"})
 _MOST_DELAY_WORDS = 8  # "an hour and a half", "1 hour and 30 minutes": a delay is short
 _NAMING_NOUNS = frozenset({"alarm", "alarms", "timer", "timers", "reminder", "reminders"})
 _TO_HOUR = LazyPattern(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
-_UNTIL_HOUR = LazyPattern(r"\b(to|until|till|til)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
+_UNTIL_HOUR = LazyPattern(r"\b(to|until|till|til)\s+(?=\d{1,2}(?:[:.]\d{2})?\s*$)", _F)
 _ALL = frozenset({"all", "every", "everything", "each"})
 
 
@@ -179,13 +179,15 @@ def _on_task(action: Action, rest: str) -> Intent:
         return OnTask(action, ids=tuple(ids), delay=delay, when=when)
     unread = ""
     if action is Action.SNOOZE and delay is None:
-        if ids:  # "snooze xa6pzv a bit": the id names the task; the rest was meant as a delay
-            extra = [w for w in words if _ID.fullmatch(w) is None]
-            return Say(answers.cannot_snooze_by(" ".join(extra)))
         lead = _UNREAD_LEAD.search(rest)
-        unread = trim(lead["said"]) if lead is not None else ""
-        said = set(named_words(unread))
-        words = [w for w in words if w not in said] or words  # the task is named before
+        if lead is not None:
+            unread = trim(lead["said"])
+            said = set(named_words(unread))
+            words = [w for w in words if w not in said] or words  # the task is named before
+        elif ids:
+            # "snooze xa6pzv a bit": once the id picked the task, words that do not name it
+            # were meant as a delay ("the room 101 reminder" is named by all its words).
+            unread = " ".join(w for w in words if _ID.fullmatch(w) is None)
     return OnTask(
         action,
         words=tuple(w for w in words if w not in _ALL),

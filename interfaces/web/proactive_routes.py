@@ -221,7 +221,8 @@ async def later(
     zone, now = await services.agent.user_zone(user), services.clock.now()
     words = (body or LaterRequest()).delay
     try:
-        until = snooze_until(words, now, zone)
+        order = await services.commands.date_order(user)
+        until = snooze_until(words, now, zone, date_order=order)
     except ScheduleError as error:
         raise HTTPException(400, str(error)) from None
     held = await services.tasks.snooze_delivery(user, item.delivery, until)

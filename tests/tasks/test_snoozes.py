@@ -69,12 +69,14 @@ def test_a_day_alone_keeps_the_time_of_day_given() -> None:
     )
     assert read_snooze("friday at 6pm", NOW, BERLIN, keep=nine_pm) == local(27, 18)  # said wins
     assert read_snooze("later", NOW, BERLIN, keep=nine_pm) == local(26, 20, 15)  # a time, too
-    # Kept on the task's own clocks: 21:00 in New York is 03:00 the next day in Berlin.
+    # Kept on the task's own clocks: its run that falls on the day named, in the owner's
+    # zone: 21:00 in New York on Thursday is 03:00 on Friday in Berlin.
     new_york = KeptTime(time(21), ZoneInfo("America/New_York"))
-    assert read_snooze("until friday", NOW, BERLIN, keep=new_york) == local(28, 3)
+    assert read_snooze("until friday", NOW, BERLIN, keep=new_york) == local(27, 3)
+    assert read_snooze("until saturday", NOW, BERLIN, keep=new_york) == local(28, 3)
 
 
-@pytest.mark.parametrize("words", ["10", "for 10", "1.50", "  5 "])
+@pytest.mark.parametrize("words", ["10", "for 10", "by 10", "  5 "])
 def test_a_number_alone_is_asked_about_never_guessed(words: str) -> None:
     number = words.split()[-1]
     with pytest.raises(ScheduleError, match=rf"is a number alone; say '{number} minutes'"):
@@ -83,9 +85,21 @@ def test_a_number_alone_is_asked_about_never_guessed(words: str) -> None:
     assert isinstance(until, datetime) and until > NOW
 
 
-def test_a_number_that_is_no_hour_is_offered_as_a_delay_only() -> None:
-    with pytest.raises(ScheduleError, match=r"^'30' is a number alone; say '30 minutes' or '30h'$"):
-        read_snooze("30", NOW, BERLIN)
+@pytest.mark.parametrize(
+    ("words", "forms"),
+    [
+        ("30", "'30 minutes' or '30h'"),  # no hour
+        ("24", "'24 minutes' or '24h'"),
+        ("by 30", "'30 minutes' or '30h'"),
+        ("10:30", "'until 10:30' (a clock time)"),  # minutes: a clock time only
+        ("0", "'until 0' (a clock time)"),  # no delay of nothing
+        ("99:99", "a delay such as '10m' or a time such as 'until 5pm'"),
+    ],
+)
+def test_a_number_alone_is_offered_only_the_readings_it_can_have(words: str, forms: str) -> None:
+    with pytest.raises(ScheduleError) as refused:
+        read_snooze(words, NOW, BERLIN)
+    assert str(refused.value) == f"{words!r} is a number alone; say {forms}"
 
 
 def test_dates_are_read_in_the_owners_order() -> None:

@@ -145,8 +145,13 @@ async def test_a_monitor_made_on_the_page_speaks_on_change_and_later_again(web: 
         [told] = await held_events(alice, 1)
         assert told["text"].endswith("the value is below 300 now.\nwas €320, now €289")
         assert (await bob.post(f"/inbox/{told['id']}/later")).status_code == 404
+        assert (await alice.post("/agent/chat", json={"message": "/dateorder dmy"})).is_success
+        in_order = await alice.post(f"/inbox/{told['id']}/later", json={"delay": "until 1/4"})
+        assert in_order.json()["at"] == "2025-04-01T09:00:00+02:00"  # 1 April, in her order
         later = await alice.post(f"/inbox/{told['id']}/later", json={"delay": "1h"})
-        assert later.json()["notice"].endswith("again at 14:30.")
+        assert later.json()["notice"].endswith(
+            "again at 14:30 instead of on Tue 2025-04-01 at 09:00."
+        )
         await tick(web, timedelta(hours=1))
         [_, again] = await held_events(alice, 2)
     assert again["text"] == told["text"] + "\n(snoozed at 13:30)"
