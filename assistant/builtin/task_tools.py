@@ -784,10 +784,11 @@ def _about(message: str) -> str:
 
 
 def _fire_between(task: Task, start: datetime, end: datetime) -> datetime | None:
-    """When an active task runs in ``[start, end)``, if it does."""
+    """When an active task runs in ``[start, end)``, if it does: its next run (which a
+    snooze may have put off onto no fire of its schedule), else a fire after that."""
     if task.status is not TaskStatus.ACTIVE or task.next_run is None:
         return None
-    if task.schedule.kind == "once":
+    if start <= task.next_run < end or task.schedule.kind == "once":
         return task.next_run if start <= task.next_run < end else None
     fire = task.schedule.next_after(max(start, task.next_run) - timedelta(microseconds=1))
     return fire if fire is not None and fire < end else None

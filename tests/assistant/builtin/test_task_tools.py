@@ -270,6 +270,10 @@ async def test_list_tasks_of_one_day_shows_what_runs_that_day(
     assert "pills" in today.display and "gym" not in today.display
     empty = await call(executor, clock, "list_tasks", user="bob", day="today")
     assert empty.display == "Nothing is scheduled for today (Mon 2026-03-02)."
+    await call(executor, clock, "snooze_task", task_id=pills.task.id, delay="until 11pm")
+    late = await call(executor, clock, "list_tasks", day="today")
+    assert "pills" in late.display  # put off to 23:00, it still runs today
+    assert "next today at 23:00 (Europe/Berlin)" in late.display
 
 
 async def test_a_days_tasks_leave_out_monitors_which_the_whole_list_keeps(
