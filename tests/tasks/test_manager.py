@@ -904,8 +904,12 @@ async def test_snooze_of_a_recurring_task_that_has_not_fired_never_fires_it_earl
     assert notifier.deliveries == []
 
 
+@pytest.mark.parametrize(
+    ("until", "comes"),
+    [(10 * MINUTE, T0 + 3 * HOUR + 12 * MINUTE), (T0 + 4 * HOUR, T0 + 4 * HOUR)],
+)
 async def test_a_recurring_reminder_snoozed_just_after_it_went_off_comes_back(
-    store: TaskStore, clock: ManualClock
+    store: TaskStore, clock: ManualClock, until: timedelta | datetime, comes: datetime
 ) -> None:
     notifier = RecordingNotifier()
     manager = manager_for(store, clock, notifier)
@@ -914,15 +918,15 @@ async def test_a_recurring_reminder_snoozed_just_after_it_went_off_comes_back(
     assert await manager.run_due() == 1
     clock.advance(2 * MINUTE)
 
-    snoozed = await manager.snooze(water.id, "alice", 10 * MINUTE)
+    snoozed = await manager.snooze(water.id, "alice", until)
 
-    assert snoozed.next_run == T0 + 3 * HOUR + 12 * MINUTE
-    clock.advance(10 * MINUTE)
+    assert snoozed.next_run == comes  # from now, by the delay or at the instant: not from 6 h
+    clock.set(comes)
     assert await manager.run_due() == 1
     assert notifier.texts() == ["water plants", "water plants"]
     after = await manager.get_task(water.id, "alice")
     assert after.next_run == T0 + 6 * HOUR  # then on its schedule again
-    clock.advance(2 * HOUR)  # long after it went off: the next run moves instead
+    clock.set(T0 + 5 * HOUR + 12 * MINUTE)  # long after it went off: the next run moves instead
     later = await manager.snooze(water.id, "alice", 10 * MINUTE)
     assert later.next_run == T0 + 6 * HOUR + 10 * MINUTE
 
@@ -1257,24 +1261,6 @@ async def test_a_snooze_puts_off_the_run_claimed_ahead_not_the_one_after(
     # Today's run came when the snooze said, once; tomorrow's keeps its time.
     assert snoozed.next_run == comes
     assert notifier.texts() == ["stand up"]
-
-
-async def test_a_reminder_that_just_went_off_snoozed_until_an_instant_comes_back_then(
-    store: TaskStore, clock: ManualClock
-) -> None:
-    notifier = RecordingNotifier()
-    manager = manager_for(store, clock, notifier)
-    water = await remind(manager, 3 * HOUR, "water plants", recurring=True)
-    clock.advance(3 * HOUR)
-    assert await manager.run_due() == 1
-    clock.advance(2 * MINUTE)
-
-    snoozed = await manager.snooze(water.id, "alice", T0 + 4 * HOUR)
-
-    assert snoozed.next_run == T0 + 4 * HOUR  # from now, not from its next run at 6 h
-    clock.advance(58 * MINUTE)
-    assert await manager.run_due() == 1
-    assert (await manager.get_task(water.id, "alice")).next_run == T0 + 6 * HOUR
 
 
 async def post_task(manager: TaskManager, url: str) -> Task:
