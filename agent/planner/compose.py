@@ -46,6 +46,9 @@ class TaskEntry:
         return f"- {self.shown}"
 
 
+_SEE_IDS = "Say 'list my tasks' to see your tasks and their ids."
+
+
 class Wording:
     """What each tool does, as words after "I couldn't ...": "set the reminder".
 
@@ -86,6 +89,9 @@ def outcome(result: ToolResult, action: str) -> str:
         return (
             f"I couldn't {action}: {reason or 'it took too long and was stopped'}".rstrip(".") + "."
         )
+    if result.status is ToolStatus.INVALID and "is not a task id" in reason:
+        # "'6x99ty' is not a task id I can use here": say where the ids are.
+        return f"I couldn't {action}." + _suffix(reason) + " " + _SEE_IDS
     return f"I couldn't {action}." + _suffix(reason)
 
 

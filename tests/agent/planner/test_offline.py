@@ -206,7 +206,10 @@ def test_what_a_failed_call_says_to_the_model_never_reaches_the_person(
         display="'n5adgt' is not a task id I can use here",
     )
     answer = continue_turn(planner, "snooze n5adgt by 10 minutes", [refused])
-    assert answer == "I couldn't snooze the task. 'n5adgt' is not a task id I can use here."
+    assert answer == (
+        "I couldn't snooze the task. 'n5adgt' is not a task id I can use here. Say 'list my "
+        "tasks' to see your tasks and their ids."
+    )
     silent = result(
         named(planner, lambda t: t.snooze_task),
         status=ToolStatus.INVALID,
@@ -738,7 +741,9 @@ async def test_a_failed_call_is_told_in_plain_words(chat: Chat) -> None:
     answer = await chat.say("snooze it by 5 minutes")
 
     assert answer.startswith("I couldn't snooze the task. '")
-    assert answer.endswith("' is not a task id I can use here.")
+    assert answer.endswith(
+        "' is not a task id I can use here. Say 'list my tasks' to see your tasks and their ids."
+    )
     assert "Fix the call" not in answer and "snooze_task" not in answer
 
 
