@@ -22,6 +22,8 @@ DateOrder = Literal["mdy", "dmy"]
 """How a numeric date with both numbers up to 12 is read: "4/5" is April 5 (mdy) or 4 May."""
 _YEARS_AHEAD = 3
 _WEEK = timedelta(days=7)
+_DAY = timedelta(days=1)
+_WEEKENDS = frozenset({"weekend", "next_weekend"})
 
 
 class DayRef:
@@ -140,15 +142,16 @@ class CheckedWeekday(DayRef):
 
 
 LandmarkName = Literal[
-    "next_week", "next_month", "next_year", "weekend", "end_week", "end_month", "end_year",
-    "start_next_month", "mid_next_month", "mid_month", "start_next_week",
+    "next_week", "next_month", "next_year", "weekend", "next_weekend", "end_week", "end_month",
+    "end_year", "start_next_month", "mid_next_month", "mid_month", "start_next_week",
 ]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
 class Landmark(DayRef):
     """A day named by its place in the calendar: "next week" (its Monday), "next month" (its
-    1st), "this weekend" (Saturday), "end of the month" (its last day), ..."""
+    1st), "this weekend" (Saturday), "next weekend" (the Saturday after), "end of the month"
+    (its last day), ..."""
 
     name: LandmarkName
 
@@ -347,6 +350,14 @@ def _nth_weekday_dates(ref: OnNthWeekday, today: date) -> Iterator[date]:
 
 
 def _checked_weekday_dates(ref: CheckedWeekday, today: date, order: DateOrder) -> Iterator[date]:
+    if isinstance(ref.ref, Landmark) and ref.ref.name in _WEEKENDS and ref.weekday >= 5:
+        # "sunday next weekend", "saturday this weekend": that day of the weekend named
+        days = (
+            _this_saturday(day) + timedelta(days=ref.weekday - 5)
+            for day in day_dates(ref.ref, today, order)
+        )
+        yield from sorted({day for day in days if day >= today})
+        return
     for day in day_dates(ref.ref, today, order):
         if day.weekday() != ref.weekday:
             raise ScheduleError(
@@ -377,7 +388,12 @@ def _landmark_dates(name: LandmarkName, today: date) -> Iterator[date]:
     elif name == "next_year":
         yield date(today.year + 1, 1, 1)
     elif name == "weekend":
-        yield today + timedelta(days=max(0, 5 - today.weekday()))
+        # The weekend under way or coming; once its days are over, the next one ("at the
+        # weekend" said on a Sunday evening is next Saturday).
+        saturday = _this_saturday(today)
+        yield from (day for day in (saturday, saturday + _DAY, saturday + _WEEK) if day >= today)
+    elif name == "next_weekend":
+        yield _this_saturday(today) + _WEEK
     elif name == "end_week":
         friday = monday + timedelta(days=4)
         yield friday if friday >= today else friday + _WEEK
@@ -390,6 +406,11 @@ def _landmark_dates(name: LandmarkName, today: date) -> Iterator[date]:
     elif name == "mid_month":
         middle = month_start.replace(day=15)
         yield middle if middle >= today else add_months(middle, 1)
+
+
+def _this_saturday(today: date) -> date:
+    """The Saturday of the weekend under way (a Sunday's is the day before) or coming."""
+    return today - _DAY if today.weekday() == 6 else today + timedelta(days=5 - today.weekday())
 
 
 def describe_day(ref: DayRef) -> str:

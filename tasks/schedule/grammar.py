@@ -525,7 +525,8 @@ def _holiday(m: re.Match[str]) -> list[Piece]:
 
 _LANDMARKS: dict[str, LandmarkName] = {
     "next week": "next_week", "next month": "next_month", "next year": "next_year",
-    "weekend": "weekend", "end of week": "end_week", "end of month": "end_month",
+    "weekend": "weekend", "next weekend": "next_weekend", "end of week": "end_week",
+    "end of month": "end_month",
     "end of year": "end_year", "beginning of next month": "start_next_month",
     "start of next month": "start_next_month", "middle of next month": "mid_next_month",
     "mid next month": "mid_next_month", "mid-next month": "mid_next_month",
@@ -538,7 +539,7 @@ _LANDMARKS: dict[str, LandmarkName] = {
 @rule(
     "a landmark",
     r"(?:the |this |this coming |on the |over the )?(?:weekend)"
-    r"|next (?:week|month|year)"
+    r"|next (?:weekend|week|month|year)"
     r"|(?:the )?(?:end|beginning|start|middle) of (?:the |this )?(?:week|month|year)"
     r"|(?:the )?(?:beginning|start|middle) of next (?:month|week)"
     r"|mid[- ]?next month|mid[- ]?month|year[- ]end",

@@ -76,6 +76,20 @@ def test_a_day_alone_keeps_the_time_of_day_given() -> None:
     assert read_snooze("until saturday", NOW, BERLIN, keep=new_york) == local(28, 3)
 
 
+def test_the_weekend_said_once_its_days_are_over_is_the_next_one() -> None:
+    sunday_evening = datetime(2026, 11, 29, 19, 30, tzinfo=BERLIN)
+    nine_pm = KeptTime(time(21), BERLIN)
+    saturday = datetime(2026, 12, 5, 21, tzinfo=BERLIN)
+    assert read_snooze("until the weekend", sunday_evening, BERLIN, keep=nine_pm) == saturday
+    assert read_snooze("till next weekend", sunday_evening, BERLIN, keep=nine_pm) == saturday
+    assert read_snooze("until sunday next weekend", sunday_evening, BERLIN) == datetime(
+        2026, 12, 6, 9, tzinfo=BERLIN
+    )
+    # On a Thursday the weekend is the coming one, and "next weekend" the one after it.
+    assert read_snooze("until the weekend", NOW, BERLIN) == local(28, 9)
+    assert read_snooze("until next weekend", NOW, BERLIN) == datetime(2026, 12, 5, 9, tzinfo=BERLIN)
+
+
 @pytest.mark.parametrize("words", ["10", "for 10", "by 10", "  5 "])
 def test_a_number_alone_is_asked_about_never_guessed(words: str) -> None:
     number = words.split()[-1]
