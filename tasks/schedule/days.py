@@ -23,7 +23,8 @@ DateOrder = Literal["mdy", "dmy"]
 _YEARS_AHEAD = 3
 _WEEK = timedelta(days=7)
 _DAY = timedelta(days=1)
-_WEEKENDS = frozenset({"weekend", "next_weekend"})
+_WEEKENDS = frozenset({"weekend", "next_weekend", "weekend_after_next"})
+_WEEKS = frozenset({"next_week", "week_after_next"})
 
 
 class DayRef:
@@ -142,7 +143,8 @@ class CheckedWeekday(DayRef):
 
 
 LandmarkName = Literal[
-    "next_week", "next_month", "next_year", "weekend", "next_weekend", "end_week", "end_month",
+    "next_week", "week_after_next", "next_month", "next_year", "weekend", "next_weekend",
+    "weekend_after_next", "end_week", "end_next_week", "mid_week", "mid_next_week", "end_month",
     "end_year", "start_next_month", "mid_next_month", "mid_month", "start_next_week",
 ]  # fmt: skip
 
@@ -350,10 +352,12 @@ def _nth_weekday_dates(ref: OnNthWeekday, today: date) -> Iterator[date]:
 
 
 def _checked_weekday_dates(ref: CheckedWeekday, today: date, order: DateOrder) -> Iterator[date]:
-    if isinstance(ref.ref, Landmark) and ref.ref.name in _WEEKENDS and ref.weekday >= 5:
-        # "sunday next weekend", "saturday this weekend": that day of the weekend named
+    if isinstance(ref.ref, Landmark) and (
+        (ref.ref.name in _WEEKENDS and ref.weekday >= 5) or ref.ref.name in _WEEKS
+    ):
+        # "sunday next weekend", "tuesday the week after next": that day of the week named
         days = (
-            _this_saturday(day) + timedelta(days=ref.weekday - 5)
+            day + timedelta(days=ref.weekday - day.weekday())
             for day in day_dates(ref.ref, today, order)
         )
         yield from sorted({day for day in days if day >= today})
@@ -383,6 +387,8 @@ def _landmark_dates(name: LandmarkName, today: date) -> Iterator[date]:
     month_start = today.replace(day=1)
     if name in {"next_week", "start_next_week"}:
         yield monday + _WEEK
+    elif name == "week_after_next":
+        yield monday + 2 * _WEEK
     elif name == "next_month" or name == "start_next_month":
         yield add_months(month_start, 1)
     elif name == "next_year":
@@ -394,9 +400,16 @@ def _landmark_dates(name: LandmarkName, today: date) -> Iterator[date]:
         yield from (day for day in (saturday, saturday + _DAY, saturday + _WEEK) if day >= today)
     elif name == "next_weekend":
         yield _this_saturday(today) + _WEEK
-    elif name == "end_week":
-        friday = monday + timedelta(days=4)
-        yield friday if friday >= today else friday + _WEEK
+    elif name == "weekend_after_next":
+        yield _this_saturday(today) + 2 * _WEEK
+    elif name in {"end_week", "mid_week"}:
+        # this week's Friday (Wednesday), or next week's once it has gone by
+        day = monday + timedelta(days=4 if name == "end_week" else 2)
+        yield day if day >= today else day + _WEEK
+    elif name == "end_next_week":
+        yield monday + _WEEK + timedelta(days=4)
+    elif name == "mid_next_week":
+        yield monday + _WEEK + timedelta(days=2)
     elif name == "end_month":
         yield today.replace(day=month_length(today.year, today.month))
     elif name == "end_year":

@@ -531,6 +531,11 @@ _LANDMARKS: dict[str, LandmarkName] = {
     "start of next month": "start_next_month", "middle of next month": "mid_next_month",
     "mid next month": "mid_next_month", "mid-next month": "mid_next_month",
     "beginning of next week": "next_week", "start of next week": "next_week",
+    "early next week": "next_week", "end of next week": "end_next_week",
+    "middle of next week": "mid_next_week", "mid next week": "mid_next_week",
+    "mid-next week": "mid_next_week", "middle of week": "mid_week", "midweek": "mid_week",
+    "mid-week": "mid_week", "mid week": "mid_week", "weekend after next": "weekend_after_next",
+    "week after next": "week_after_next",
     "middle of month": "mid_month", "mid-month": "mid_month", "mid month": "mid_month",
     "year end": "end_year", "year-end": "end_year",
 }  # fmt: skip
@@ -538,11 +543,11 @@ _LANDMARKS: dict[str, LandmarkName] = {
 
 @rule(
     "a landmark",
-    r"(?:the |this |this coming |on the |over the )?(?:weekend)"
-    r"|next (?:weekend|week|month|year)"
+    r"(?:the |this |this coming |on the |over the )?(?:weekend after next|weekend)"
+    r"|next (?:weekend|week|month|year)|early next week|(?:the )?week after next"
     r"|(?:the )?(?:end|beginning|start|middle) of (?:the |this )?(?:week|month|year)"
-    r"|(?:the )?(?:beginning|start|middle) of next (?:month|week)"
-    r"|mid[- ]?next month|mid[- ]?month|year[- ]end",
+    r"|(?:the )?(?:beginning|start|middle) of next (?:month|week)|(?:the )?end of next week"
+    r"|mid[- ]?next (?:month|week)|mid[- ]?month|mid[- ]?week|(?:this )?midweek|year[- ]end",
 )
 def _landmark(m: re.Match[str]) -> list[Piece]:
     words = re.sub(r"^(?:the |this coming |this |on the |over the )", "", m[0])
@@ -587,7 +592,7 @@ def _offset(m: re.Match[str]) -> list[Piece]:
     return [Offset(span, before=m["way"] in {"before", "prior to", "ahead of"})]
 
 
-@rule("this time tomorrow", rf"(?:at )?(?:this|the same) time (?P<rel>tomorrow|next week"
+@rule("this time tomorrow", rf"(?:at )?(?:this|(?:the )?same) time (?P<rel>tomorrow|next week"
       rf"|next month|next year|on (?P<w>{_WD}))")  # fmt: skip
 def _same_time(m: re.Match[str]) -> list[Piece]:
     rel = m["rel"]

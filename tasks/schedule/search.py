@@ -41,7 +41,7 @@ from zoneinfo import ZoneInfo
 
 from common import LazyPattern
 from tasks.errors import PastTimeError, ScheduleError
-from tasks.schedule.days import DateOrder, OnHoliday, OnWeekday
+from tasks.schedule.days import DateOrder, Landmark, OnHoliday, OnWeekday
 from tasks.schedule.lexicon import edit_distance
 from tasks.schedule.model import Schedule, ScheduleKind
 from tasks.schedule.once import ONCE_EXAMPLE, Context
@@ -92,6 +92,8 @@ _MEAL_LEADS = frozenset({"at", "around", "by", "for", "@"})
 _DETERMINERS = frozenset(
     {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "its"}
 )
+_NOUN_DETERMINERS = _DETERMINERS - {"this", "that"}
+_WEEK_NOUNS = frozenset({"weekend", "mid_week"})
 _HOLIDAY_AFTER = frozenset(
     {"on", "at", "this", "next", "coming", "for", "until", "till", "by", "before", "since",
      "and", "every", "each", "from", "after", "over"}
@@ -317,7 +319,7 @@ class _Search:
                 continue
             problem = reading.problem
             if problem is None:
-                if not self._stands(first, list(reading.pieces), marker):
+                if not self._stands(first, last, list(reading.pieces), marker):
                     return None, None, last + 1
                 span = ((self._tokens[first].start, self._tokens[last].end),)
                 near = self._near_miss(first, last)
@@ -370,15 +372,15 @@ class _Search:
             return _Reading(None, _Problem(str(exc), _example_of(str(exc))), pieces, read_as)
         return _Reading(schedule.kind, None, pieces, read_as)
 
-    def _stands(self, first: int, pieces: list[Piece], marker: str | None) -> bool:
+    def _stands(self, first: int, last: int, pieces: list[Piece], marker: str | None) -> bool:
         """Whether a phrase that reads is a time here, not a part of what is said."""
         before = self._word(first - 1)
         lead = first + 1 if self._tokens[first].text in _LEADING else first
         head = pieces[0] if pieces else None
         if self._tokens[lead].text in _MEALS and before not in _MEAL_LEADS and lead == first:
             return False  # "buy lunch", "after lunch": a meal named, not a time
-        if self._adjective(first, pieces):
-            return False  # "the weekly report", "my daily standup"
+        if self._adjective(first, pieces) or self._week_noun(first, last, pieces):
+            return False  # "the weekly report", "my daily standup", "the weekend shift"
         if all(isinstance(p, Delay) and p.bare for p in pieces) and pieces:
             return first == 0 or marker in _DURATION_AFTER
         leads = self._tokens[first].text in _LEADING
@@ -400,22 +402,42 @@ class _Search:
 
     def _adjective(self, first: int, pieces: list[Piece]) -> bool:
         """Whether a lone "weekly", "daily", ... qualifies the noun after it."""
-        following = first + 1
         if (
             first == 0  # "hourly water the plants": an order, said with when first
             or len(pieces) != 1
             or not isinstance(pieces[0], Every)
             or self._tokens[first].text not in _ADVERBS
-            or following >= len(self._tokens)
             or self._tokens[first].stop
         ):
             return False
-        token = self._tokens[following]
+        return self._noun_at(first + 1)
+
+    def _week_noun(self, first: int, last: int, pieces: list[Piece]) -> bool:
+        """Whether "the weekend", "a midweek" qualifies the noun after it ("send the weekend
+        report at 5pm"), rather than naming a day ("this weekend", "at the weekend")."""
+        head = pieces[0] if len(pieces) == 1 else None
+        if (
+            not isinstance(head, Day)
+            or not isinstance(head.ref, Landmark)
+            or head.ref.name not in _WEEK_NOUNS
+            or (
+                self._tokens[first].text not in _NOUN_DETERMINERS
+                and self._word(first - 1) not in _NOUN_DETERMINERS
+            )
+        ):
+            return False
+        return self._noun_at(last + 1) and not self._tokens[last].stop
+
+    def _noun_at(self, index: int) -> bool:
+        """Whether the token at ``index`` is a word that can be a noun, not yet read as time."""
+        if index >= len(self._tokens):
+            return False
+        token = self._tokens[index]
         return (
             token.kind == "word"
             and token.text not in FILLERS
             and token.text not in _NOT_NOUNS
-            and not self._found[following]
+            and not self._found[index]
         )
 
     def _marker(self, first: int) -> str | None:
