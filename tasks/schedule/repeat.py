@@ -73,6 +73,7 @@ from tasks.schedule.skips import Skips
 
 DEFAULT_TIME = time(9)
 _WITHIN_DAY = {"second": 1, "minute": 60, "hour": 3600}
+_TICK = timedelta(microseconds=1)
 _MAX_COUNT = 100_000
 _ALL_DAYS = frozenset(range(7))
 
@@ -100,11 +101,30 @@ def repeating_schedule(pieces: list[Piece], context: Context) -> Schedule:
     refuse_bad(pieces, context)
     core, bounds = _take_bounds(pieces, context)
     start = _start(bounds, context)
-    base_context = (
-        context if start is None else replace(context, now=start - timedelta(microseconds=1))
-    )
+    # The base is read as of the instant before its start, so that a fire at the start counts
+    # and the days it defaults to (the weekday of "every week", the day of "every month") are
+    # the start's; a repetition by the clock ("every 2 hours starting at 3pm") fires at it.
+    base_context = context if start is None else replace(context, now=start - _TICK)
     base = _base(core, bounds, base_context)
+    if start is not None and isinstance(base, IntervalSchedule):
+        base = replace(base, anchor=start)
     return _bounded(base, bounds, start, context)
+
+
+def _first_day_said(context: Context) -> date:
+    """The day a repetition starts from: today, or the day "starting" names (whose context is
+    read as of the instant before it)."""
+    return (context.now + _TICK).astimezone(context.tz).date()
+
+
+def _takes_its_time(core: list[Piece]) -> bool:
+    """Whether a repetition of whole days says no time of day, so a time said with its start
+    is its own; a repetition within the day ("every 2 hours") starts at that time instead."""
+    return not any(
+        isinstance(p, Clock | Part | Window | Cron | Delay)
+        or (isinstance(p, Every) and p.unit in _WITHIN_DAY)
+        for p in core
+    )
 
 
 def _take_bounds(pieces: list[Piece], context: Context) -> tuple[list[Piece], _Bounds]:
@@ -141,7 +161,14 @@ def _take_bounds(pieces: list[Piece], context: Context) -> tuple[list[Piece], _B
             bounds.excluded |= piece.days
         else:
             core.append(piece)
-    if (bounds.start == [] and any(isinstance(p, Starting) for p in pieces)) or (
+    said_start = any(isinstance(p, Starting) for p in pieces)
+    if bounds.start and _takes_its_time(core):
+        # "every day starting tomorrow at 8", "daily starting at 7": the time said with the
+        # start is when it fires, from the day named (today when none is)
+        core += [p for p in bounds.start if isinstance(p, Clock | Part)]
+        bounds.start = [p for p in bounds.start if not isinstance(p, Clock | Part)]
+        said_start = bool(bounds.start)
+    if (bounds.start == [] and said_start) or (
         bounds.end == [] and any(isinstance(p, Until) for p in pieces)
     ):
         raise _refuse(
@@ -352,7 +379,7 @@ def _daily(
 def _weekly(
     count: int, core: list[Piece], bounds: _Bounds, times: list[time], context: Context
 ) -> Schedule:
-    weekdays = _weekday_set(core, context, times) or {context.now.astimezone(context.tz).weekday()}
+    weekdays = _weekday_set(core, context, times) or {_first_day_said(context).weekday()}
     days = weekdays - bounds.excluded
     if count > 1:
         return _cycle(count, days, times, context, weekly=True)
@@ -395,7 +422,7 @@ def _cycle(
             f"a cycle lasts at most {MAX_CYCLE_DAYS} days",
             f"every 2 {unit} at {say_clock(times[0])}",
         )
-    today = context.now.astimezone(context.tz).date()
+    today = _first_day_said(context)
     first = _first_day(today, weekdays, times, context)
     if not weekly:
         return CycleSchedule(days, first, (0,), tuple(times), context.tz)
@@ -458,7 +485,7 @@ def _month_rule(core: list[Piece], context: Context) -> tuple[DayRule | None, st
             cron = f"{cron_days} * *" if days[0] <= 28 else None
             return DayRule("day", day=days[0]), cron
         return None, f"{cron_days} * *"
-    today = context.now.astimezone(context.tz).date()
+    today = _first_day_said(context)
     rule = DayRule("day", day=today.day)
     return rule, (f"{today.day} * *" if today.day <= 28 else None)
 
@@ -488,7 +515,7 @@ def _yearly(count: int, core: list[Piece], times: list[time], context: Context) 
 
 def _year_rule(ref: DayRef | None, context: Context, said: str) -> DayRule:
     if ref is None:
-        today = context.now.astimezone(context.tz).date()
+        today = _first_day_said(context)
         return DayRule("date", day=today.day, month=today.month)
     if isinstance(ref, OnHoliday):
         return DayRule("holiday", holiday=ref.name)
@@ -512,7 +539,7 @@ def _calendar(rule: DayRule, count: int, times: list[time], context: Context) ->
     """A calendar rule counted from its first fire, the next one after now, as cycles of days
     and weeks are: "every 3 months" said on the 26th after its time fires on the 26th of next
     month, then every 3 months."""
-    today = context.now.astimezone(context.tz).date()
+    today = _first_day_said(context)
     anchor = date(today.year, 1, 1) if rule.yearly else today.replace(day=1)
     first = CalendarSchedule(rule, 1, anchor, tuple(times), context.tz).next_after(context.now)
     if first is not None:
