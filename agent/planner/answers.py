@@ -81,11 +81,28 @@ def ask_exact(said: str, example: str, what: str) -> str:
     )
 
 
-def several_a_day(said: str, what: str) -> str:
-    """Explain that "twice a day" is two reminders."""
+_SEVERAL_EXAMPLES = {
+    ("day", 2): "every day at 9am and 9pm",
+    ("day", 3): "every day at 8am, 2pm and 8pm",
+    ("day", 4): "every day at 8am, 12pm, 4pm and 8pm",
+    ("week", 2): "every monday and thursday at 9am",
+    ("week", 3): "every monday, wednesday and friday at 9am",
+    ("week", 4): "every monday, tuesday, thursday and friday at 9am",
+}
+
+
+def several_a_day(said: str, what: str, count: int, per: str) -> str:
+    """Explain that "twice a day" is two reminders, with times that say them."""
+    if per == "hour":
+        example = f"every {max(1, 60 // count)} minutes"
+    else:
+        example = _SEVERAL_EXAMPLES.get(
+            (per, count),
+            "every 2 hours between 8am and 8pm" if per == "day" else "every weekday at 9am",
+        )
     return (
         f"{said[0].upper()}{said[1:]} means more than one reminder, so say each time, e.g. "
-        f"'remind me every day at 9am and 9pm to {what}'."
+        f"'remind me {example} to {what}'."
     )
 
 

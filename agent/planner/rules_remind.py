@@ -76,10 +76,11 @@ _HEADS = (
 # Words that make a time part of what is said: "leave before 6pm", "finish it by friday".
 _NOT_WHEN = frozenset({"before", "by", "until", "till", "since", "for"})
 _SEVERAL = LazyPattern(
-    r"\b(?P<n>twice|three\s+times|(?:\d+|two|three|four)\s+times)\s+(?:a|per|each|every)\s+"
+    r"\b(?P<n>twice|(?:[2-9]|[1-9]\d+|two|three|four)\s+times)\s+(?:a|an|per|each|every)\s+"
     r"(?P<per>day|week|hour)\b",
     _F,
 )
+_TIMES = {"twice": 2, "two": 2, "three": 3, "four": 4}
 _UNCLEAR = LazyPattern(
     r"(?P<when>(?:at|on|in|after|before|by|around|this|next|during|later|sometime|early|end)\b"
     r".*?)\s+(?:to|that|about)\s+(?P<what>.+)",
@@ -215,7 +216,9 @@ def _reminder(text: str, found: re.Match[str], head: _Head) -> Intent:
     # What stood before the command words ("at 9am, remind me ...") stays a separate stretch.
     body = f"{before}; {after}" if before else after
     if (several := _SEVERAL.search(body)) is not None:
-        return Say(answers.several_a_day(several[0], reminder_text(body.replace(several[0], ""))))
+        what = reminder_text(body.replace(several[0], ""))
+        count = _TIMES.get(several["n"].split()[0].lower()) or int(several["n"].split()[0])
+        return Say(answers.several_a_day(several[0], what, count, several["per"].lower()))
     phrase = find_time(body)
     if phrase is None or phrase.marker in _NOT_WHEN:
         return _ask_when(body, phrase, head)

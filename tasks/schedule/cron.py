@@ -146,17 +146,18 @@ class CronFields:
         return f"{days} {times}"
 
     def _describe_nth(self) -> str | None:
-        """Say "every month on the second Tuesday" (cron's ``2#2``), the one nth form it knows."""
+        """Say "every month on the second Tuesday" (cron's ``2#2``) or "... on the second and
+        fourth Tuesday" (``2#2,2#4``): the nth forms of one weekday it knows."""
         dom_set = self.days is not None or self.last_day
         if dom_set or len(self.months) != 12 or len(self.nth) != 1 or self.weekdays is None:
             return None
         weekday, occurrences = self.nth[0]
-        if self.weekdays != {weekday} or len(occurrences) != 1:
+        if self.weekdays != {weekday} or not all(
+            1 <= which <= len(_NTH_WORDS) for which in occurrences
+        ):
             return None
-        (which,) = occurrences
-        if not 1 <= which <= len(_NTH_WORDS):
-            return None
-        return f"every month on the {_NTH_WORDS[which - 1]} {_WEEKDAY_NAMES[weekday]}"
+        which = _join([_NTH_WORDS[n - 1] for n in sorted(occurrences)])
+        return f"every month on the {which} {_WEEKDAY_NAMES[weekday]}"
 
     def _describe_days(self) -> str | None:
         all_months = len(self.months) == 12

@@ -99,7 +99,10 @@ _CLOCKISH = (
     rf"(?:\d{{1,2}}:\d{{2}}(?::\d{{2}})?{_AMPM}?|\d{{1,2}}(?: {_AMPM})?|noon|midday|midnight)"
 )
 _PARTS = r"morning|afternoon|evening|night"
+_NTH_ANY = {"first": 1, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "second": 2,
+            "3rd": 3, "4th": 4, "5th": 5}  # fmt: skip
 _NTH = {"1st": 1, "2nd": 2, "second": 2, "3rd": 3, "4th": 4, "5th": 5, "last": -1, "final": -1}
+_EVERY_WORDS = {"couple of": 2, "few": 3, "single": 1}
 _EVERY_N = {"other": 2, "second": 2, "2nd": 2, "3rd": 3, "third": 3, "4th": 4, "5th": 5}
 RULES: list[Rule] = []
 
@@ -517,6 +520,22 @@ def _nth_weekday(m: re.Match[str]) -> list[Piece]:
     ]
 
 
+_NTH_WORD = r"1st|2nd|second|3rd|4th|5th|first|third|fourth|fifth"
+
+
+@rule(
+    "several nth weekdays",
+    rf"(?:(?:every|each|on) )?(?:the )?(?P<ns>(?:{_NTH_WORD})(?: (?:and |& )?(?:the )?"
+    rf"(?:{_NTH_WORD}))+) (?P<w>{_WD})(?: (?:of|in) (?P<of>the month|every month|each month"
+    rf"|a month))?",
+)
+def _nth_weekdays(m: re.Match[str]) -> list[Piece]:
+    """ "the 2nd and 4th tuesday (of every month)": several days of each month."""
+    words = re.findall(_NTH_WORD, m["ns"])
+    weekday = _weekday(m["w"])
+    return [*(NthWeekday(_NTH_ANY[word], weekday) for word in words), Every(1, "month")]
+
+
 @rule("a holiday", rf"(?:(?P<which>this|next|coming|this coming) )?(?P<h>{_HOLIDAY})"
       rf"(?: (?P<y>{_YEAR}))?")  # fmt: skip
 def _holiday(m: re.Match[str]) -> list[Piece]:
@@ -630,11 +649,13 @@ def _negative(m: re.Match[str]) -> list[Piece]:
 
 
 @rule("every unit", r"(?:every|each|once (?:a|an|per|every)) (?:(?P<n>\d+|other|second|third|"
-      r"2nd|3rd|4th|5th|couple of|single) )?(?P<u>second|minute|hour|day|week|fortnight|"
+      r"2nd|3rd|4th|5th|couple of|few|single) )?(?P<u>second|minute|hour|day|week|fortnight|"
       r"month|quarter|year)s?")  # fmt: skip
 def _every_unit(m: re.Match[str]) -> list[Piece]:
+    """ "every 2 hours", "every other day"; "every few hours" is every 3, as "in a few hours"
+    is 3 hours from now."""
     said = m["n"] or "1"
-    count = 2 if said == "couple of" else 1 if said == "single" else _EVERY_N.get(said) or int(said)
+    count = _EVERY_WORDS.get(said) or _EVERY_N.get(said) or int(said)
     unit = m["u"]
     if unit == "fortnight":
         return [Every(count * 2, "week")]
@@ -721,6 +742,19 @@ def _workdays(m: re.Match[str]) -> list[Piece]:
 @rule("weekends", r"(?:(?:every|each|on) )?weekends|(?:every|each) weekend")
 def _weekends(m: re.Match[str]) -> list[Piece]:
     return [Weekdays(frozenset({5, 6}))]
+
+
+@rule("weeknights", r"(?:(?:every|each|on) )?(?P<w>week ?nights?|school ?nights?)")
+def _weeknights(m: re.Match[str]) -> list[Piece]:
+    """Weeknights are Monday to Friday's; school nights the nights before a school day."""
+    days = {6, 0, 1, 2, 3} if m["w"].startswith("school") else set(range(5))
+    return [Weekdays(frozenset(days)), Part(Period("night", False))]
+
+
+@rule("every other weekend", r"(?:every|each) (?P<n>other|second|third|2nd|3rd|4th|\d+) weekends?")
+def _every_nth_weekend(m: re.Match[str]) -> list[Piece]:
+    count = _EVERY_N.get(m["n"]) or int(m["n"])
+    return [Every(count, "week"), Weekdays(frozenset({5, 6}))]
 
 
 @rule("every nth weekday", rf"(?:every|each) (?P<n>other|second|third|2nd|3rd|4th|\d+) "

@@ -118,6 +118,7 @@ KNOWN_WORDS = frozenset(
         "lunch", "dinner", "breakfast", "supper", "end", "start", "beginning", "middle", "mid",
         "first", "thing", "now", "time", "same", "other", "hours", "days", "weeks", "months",
         "years", "minutes", "seconds", "morning", "evening", "afternoon", "night",
+        "weeknight", "weeknights",
     }
 )  # fmt: skip
 """Every word the grammar reads as it is: never taken for a misspelling of another."""

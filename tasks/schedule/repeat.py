@@ -465,7 +465,8 @@ def _month_rule(core: list[Piece], context: Context) -> tuple[DayRule | None, st
     others = [
         p for p in core if isinstance(p, Day) and not isinstance(p.ref, OnMonthDay | OnNthWeekday)
     ]
-    if others or sum(map(bool, (month_days, nths, last_workday))) > 1 or len(nths) > 1:
+    several = len(nths) > 1 and any(nth.nth < 0 for nth in nths)  # cron has no "last" of them
+    if others or sum(map(bool, (month_days, nths, last_workday))) > 1 or several:
         raise _refuse(
             context,
             "it names more than one kind of day in a monthly repetition",
@@ -473,6 +474,9 @@ def _month_rule(core: list[Piece], context: Context) -> tuple[DayRule | None, st
         )
     if last_workday:
         return DayRule("last_workday"), None
+    if len(nths) > 1:  # "the 2nd and 4th tuesday": only cron says several
+        said = dict.fromkeys(f"{(nth.weekday + 1) % 7}#{nth.nth}" for nth in nths)
+        return None, f"* * {','.join(said)}"
     if nths:
         nth = nths[0]
         cron = f"* * {(nth.weekday + 1) % 7}#{nth.nth}" if nth.nth > 0 else None

@@ -261,6 +261,24 @@ RECURRING = [
         "every month on the second Tuesday at 18:00",
         "2026-03-10 18:00:00+01:00",
     ),
+    (
+        "every 2nd and 4th tuesday at 6pm",
+        "0 18 * * 2#2,2#4",
+        "every month on the second and fourth Tuesday at 18:00",
+        "2026-03-10 18:00:00+01:00",
+    ),
+    (
+        "the 1st, 3rd and 5th friday of the month",
+        "0 9 * * 5#1,5#3,5#5",
+        "every month on the first, third and fifth Friday at 09:00",
+        "2026-03-20 09:00:00+01:00",
+    ),
+    (
+        "weeknights at 10pm",
+        "0 22 * * 1-5",
+        "every weekday at 22:00",
+        "2026-03-10 22:00:00+01:00",
+    ),
 ]
 
 

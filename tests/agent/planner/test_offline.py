@@ -102,6 +102,25 @@ def test_unknown_input_says_there_is_no_model_and_what_works(planner: OfflinePla
     assert "```" not in answer
 
 
+@pytest.mark.parametrize(
+    ("request_", "example"),
+    [
+        ("remind me to take my pills twice a day", "every day at 9am and 9pm to take my pills"),
+        ("remind me three times a day to drink water", "every day at 8am, 2pm and 8pm to drink"),
+        ("remind me twice a week to water the plants", "every monday and thursday at 9am to"),
+        ("remind me twice an hour to stand up", "every 30 minutes to stand up"),
+        ("remind me 5 times a day to drink", "every 2 hours between 8am and 8pm to drink"),
+    ],
+)
+def test_several_times_a_day_asks_for_the_times_with_an_example_that_fits(
+    planner: OfflinePlanner, request_: str, example: str
+) -> None:
+    answer = planner.respond_to(request_)
+    assert "means more than one reminder" in answer
+    assert f"'remind me {example}" in answer
+    assert "```" not in answer  # nothing was scheduled
+
+
 # -- answers composed from results ---------------------------------------------------------
 
 
