@@ -333,6 +333,24 @@ def _part(m: re.Match[str]) -> list[Piece]:
     return [Part(Period(_PART_NAMES[m["p"]], today))]
 
 
+_EARLY_LATE = {
+    ("early", "morning"): 8, ("late", "morning"): 11, ("early", "afternoon"): 13,
+    ("late", "afternoon"): 16, ("early", "evening"): 18, ("late", "evening"): 21,
+    ("late", "night"): 23,
+}  # fmt: skip
+
+
+@rule("early or late in a part of the day", rf"(?P<el>early|late) (?:in the |at )?(?P<p>{_PARTS})")
+def _early_late(m: re.Match[str]) -> list[Piece]:
+    """ "late afternoon" is 16:00, "early evening" 18:00, "late at night" 23:00. ("late
+    tonight" and "early tomorrow" are left alone: "I'll be late tonight", "leave early
+    tomorrow" say how, not when.)"""
+    hour = _EARLY_LATE.get((m["el"], m["p"]))
+    if hour is None:
+        return []  # "early night": no hour people agree on
+    return [Clock(ClockTime(clock(hour).at, meridiem=True))]
+
+
 @rule("tonight", r"tonight")
 def _tonight(m: re.Match[str]) -> list[Piece]:
     return [Part(Period("tonight", True))]
