@@ -59,6 +59,7 @@ from tasks.schedule.pieces import (
     Leave,
     LeaveHolidays,
     Offset,
+    Part,
     Piece,
     Repeat,
     Starting,
@@ -379,7 +380,7 @@ class _Search:
         head = pieces[0] if pieces else None
         if self._tokens[lead].text in _MEALS and before not in _MEAL_LEADS and lead == first:
             return False  # "buy lunch", "after lunch": a meal named, not a time
-        if self._adjective(first, pieces) or self._week_noun(first, last, pieces):
+        if self._adjective(first, pieces) or self._time_noun(first, last, pieces):
             return False  # "the weekly report", "my daily standup", "the weekend shift"
         if all(isinstance(p, Delay) and p.bare for p in pieces) and pieces:
             return first == 0 or marker in _DURATION_AFTER
@@ -412,18 +413,19 @@ class _Search:
             return False
         return self._noun_at(first + 1)
 
-    def _week_noun(self, first: int, last: int, pieces: list[Piece]) -> bool:
-        """Whether "the weekend", "a midweek" qualifies the noun after it ("send the weekend
-        report at 5pm"), rather than naming a day ("this weekend", "at the weekend")."""
+    def _time_noun(self, first: int, last: int, pieces: list[Piece]) -> bool:
+        """Whether "the weekend", "a midweek", "the morning" qualifies the noun after it ("send
+        the weekend report at 5pm", "the morning meeting"), rather than saying when ("this
+        weekend", "at the weekend", "in the morning")."""
         head = pieces[0] if len(pieces) == 1 else None
-        if (
-            not isinstance(head, Day)
-            or not isinstance(head.ref, Landmark)
-            or head.ref.name not in _WEEK_NOUNS
-            or (
-                self._tokens[first].text not in _NOUN_DETERMINERS
-                and self._word(first - 1) not in _NOUN_DETERMINERS
-            )
+        names = (
+            isinstance(head, Day)
+            and isinstance(head.ref, Landmark)
+            and head.ref.name in _WEEK_NOUNS
+        ) or (isinstance(head, Part) and not head.period.today)
+        if not names or (
+            self._tokens[first].text not in _NOUN_DETERMINERS
+            and self._word(first - 1) not in _NOUN_DETERMINERS
         ):
             return False
         return self._noun_at(last + 1) and not self._tokens[last].stop
