@@ -1,4 +1,5 @@
-"""Periods: "this week", "next month", "in december", "the next 3 days" as a span of time.
+"""Periods: "this week", "next month", "the week after next", "in december", "the next 3 days"
+as a span of time.
 
 ``find_period`` says whether words name a period (no date is computed: the offline planner
 uses it to hand the words on); ``read_period`` turns them into a ``Period`` in a zone, from
@@ -32,6 +33,7 @@ _MONTH = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
 _PERIOD = LazyPattern(
     r"(?:(?:in|for|during|over|on|within|of)\s+)?(?:the\s+)?(?:"
     r"(?P<which>this|next|current|coming)?\s*(?P<unit>week|weekend|month|year)"
+    r"(?P<after>\s+after\s+next)?"
     r"|(?P<month>" + _MONTH + r")\.?(?:\s+(?:of\s+)?(?P<year>\d{4}))?"
     r"|(?:next|coming|following)\s+(?P<count>\d{1,3}|" + "|".join(_COUNTS) + r")\s+"
     r"(?P<span>days?|weeks?)"
@@ -99,29 +101,31 @@ def _span(match: re.Match[str], today: date) -> tuple[date, date, str]:
             )
         last = today + timedelta(days=days - 1)
         return today, last, f"the next {_plural(count, match['span'])} ({_dates(today, last)})"
-    ahead = (match["which"] or "this").lower() in ("next", "coming")
+    # how many weeks (months, years) ahead: this 0, next 1, "the week after next" 2
+    ahead = 2 if match["after"] else int((match["which"] or "this").lower() in ("next", "coming"))
+    which = ("this", "next", "the")[ahead]
     unit = match["unit"].lower()
+    said = f"{which} {unit}" + (" after next" if match["after"] else "")
     if unit == "week":
-        first = today - timedelta(days=today.weekday()) + timedelta(weeks=int(ahead))
+        first = today - timedelta(days=today.weekday()) + timedelta(weeks=ahead)
         last = first + timedelta(days=6)
     elif unit == "weekend":
         saturday = today + timedelta(days=(5 - today.weekday()) % 7)
         if today.weekday() == 6:  # on a Sunday, "this weekend" is the one under way
             saturday = today - timedelta(days=1)
-        first = saturday + timedelta(weeks=int(ahead))
+        first = saturday + timedelta(weeks=ahead)
         last = first + timedelta(days=1)
     elif unit == "month":
         first = today.replace(day=1)
-        if ahead:
+        for _ in range(ahead):
             first = _month_end(first) + timedelta(days=1)
         last = _month_end(first)
-        return first, last, f"{'next' if ahead else 'this'} month ({first.strftime('%B %Y')})"
+        return first, last, f"{said} ({first.strftime('%B %Y')})"
     else:
-        first = date(today.year + int(ahead), 1, 1)
+        first = date(today.year + ahead, 1, 1)
         last = date(first.year, 12, 31)
-        return first, last, f"{'next' if ahead else 'this'} year ({first.year})"
-    which = "next" if ahead else "this"
-    return first, last, f"{which} {unit} ({_dates(first, last)})"
+        return first, last, f"{said} ({first.year})"
+    return first, last, f"{said} ({_dates(first, last)})"
 
 
 def _one_day(words: str, *, now: datetime, tz: ZoneInfo) -> Period:
