@@ -35,6 +35,11 @@ MORNING_WORDS = frozenset({"morning", "tomorrow morning", "tomorrow-morning"})
 """Words a snooze reads as the coming morning (``quiet.MORNING``)."""
 _UNTIL = LazyPattern(r"^(?P<lead>until|till|til|'til|to|for|by|at)\s+", re.IGNORECASE)
 _NUMBER = LazyPattern(r"^\d{1,3}(?:[:.]\d{2})?$")
+_HOUR_FIRST = LazyPattern(
+    r"(?P<hour>\d{1,2}(?:[:.]\d{2})?)\s+(?P<rest>(?:on\s+)?(?:today|tonight|tomorrow|tmr|tmw|"
+    r"mon|tue|wed|thu|fri|sat|sun)\S*)",
+    re.IGNORECASE,
+)
 _WHY = LazyPattern(r"^could not read .*? as a (?:repeating )?time: (?P<why>.*?); say e\.g\. ")
 _EXAMPLES = "'10m', '1h30m', 'until 5pm' or 'tomorrow at 9am'"
 
@@ -80,6 +85,9 @@ def read_snooze(
     when = said[lead.end() :] if lead is not None else said
     if when.lower() in MORNING_WORDS:
         return morning_after(now, zone)
+    hour_first = _HOUR_FIRST.fullmatch(when)
+    if hour_first is not None and lead is not None and lead["lead"].lower() not in ("for", "by"):
+        when = f"{hour_first['rest']} at {hour_first['hour']}"  # "till 10 tomorrow"
     if _NUMBER.fullmatch(when):
         if lead is None or lead["lead"].lower() in ("for", "by"):
             # "snooze it 10": ten minutes, or until ten? Asked, never guessed.

@@ -203,6 +203,15 @@ def _around_work(m: re.Match[str]) -> list[Piece]:
     return [Clock(ClockTime(clock(8 if m["w"] == "before" else 18).at, meridiem=True))]
 
 
+_AFTER_MEALS = {"breakfast": 9, "lunch": 13, "dinner": 20, "supper": 20}
+
+
+@rule("after a meal", rf"after (?P<m>{_MEAL})")
+def _after_meal(m: re.Match[str]) -> list[Piece]:
+    """An hour after the meal's time: after breakfast 09:00, lunch 13:00, dinner 20:00."""
+    return [Clock(ClockTime(clock(_AFTER_MEALS[m["m"]]).at, meridiem=True))]
+
+
 @rule("end of the day", r"(?:the )?(?:end|close) of (?:the )?(?:business |work |working )?day"
       r"|eod|cob|close of business|end of business")  # fmt: skip
 def _end_of_day(m: re.Match[str]) -> list[Piece]:

@@ -55,6 +55,12 @@ def test_a_delay_stays_a_delay(words: str, delay: timedelta) -> None:
         ("morning", local(27, 8)),  # the Later button's morning
         ("until tomorrow morning", local(27, 8)),
         ("until friday", local(27, 9)),  # a day alone: its default time
+        ("till 10 tomorrow", local(27, 10)),  # the hour said before the day
+        ("until 9.30 on friday", local(27, 9, 30)),
+        ("until 10 tmrw", local(27, 10)),
+        ("until after lunch", local(27, 13)),
+        ("until late afternoon", local(27, 16)),
+        ("until midweek", datetime(2026, 12, 2, 9, tzinfo=BERLIN)),
     ],
 )
 def test_a_time_is_an_instant_in_the_zone(words: str, until: datetime) -> None:
