@@ -143,7 +143,8 @@ class CheckedWeekday(DayRef):
 
 
 LandmarkName = Literal[
-    "next_week", "week_after_next", "next_month", "next_year", "weekend", "next_weekend",
+    "this_week", "this_month", "next_week", "week_after_next", "next_month", "next_year",
+    "weekend", "next_weekend",
     "weekend_after_next", "end_week", "end_next_week", "mid_week", "mid_next_week", "end_month",
     "end_year", "start_next_month", "mid_next_month", "mid_month", "start_next_week",
 ]  # fmt: skip
@@ -385,6 +386,13 @@ def _holiday_dates(ref: OnHoliday, today: date) -> Iterator[date]:
 def _landmark_dates(name: LandmarkName, today: date) -> Iterator[date]:
     monday = today - timedelta(days=today.weekday())
     month_start = today.replace(day=1)
+    if name in {"this_week", "this_month"}:
+        # several days: a repetition runs through them ("every day this week"), one time
+        # needs one of them
+        raise ScheduleError(
+            f"'{name.replace('_', ' ')}' is several days; say one of them, e.g. 'friday at "
+            f"9am', or repeat through them, e.g. 'every day {name.replace('_', ' ')} at 9am'"
+        )
     if name in {"next_week", "start_next_week"}:
         yield monday + _WEEK
     elif name == "week_after_next":

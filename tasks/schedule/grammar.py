@@ -581,7 +581,7 @@ _LANDMARKS: dict[str, LandmarkName] = {
     "middle of next week": "mid_next_week", "mid next week": "mid_next_week",
     "mid-next week": "mid_next_week", "middle of week": "mid_week", "midweek": "mid_week",
     "mid-week": "mid_week", "mid week": "mid_week", "weekend after next": "weekend_after_next",
-    "week after next": "week_after_next",
+    "week after next": "week_after_next", "this week": "this_week", "this month": "this_month",
     "middle of month": "mid_month", "mid-month": "mid_month", "mid month": "mid_month",
     "year end": "end_year", "year-end": "end_year",
 }  # fmt: skip
@@ -591,12 +591,16 @@ _LANDMARKS: dict[str, LandmarkName] = {
     "a landmark",
     r"(?:the |this |this coming |on the |over the )?(?:weekend after next|weekend)"
     r"|next (?:weekend|week|month|year)|early next week|(?:the )?week after next"
+    r"|(?:for |during |over |through |throughout )?this (?:week|month)"
     r"|(?:the )?(?:end|beginning|start|middle) of (?:the |this )?(?:week|month|year)"
     r"|(?:the )?(?:beginning|start|middle) of next (?:month|week)|(?:the )?end of next week"
     r"|mid[- ]?next (?:month|week)|mid[- ]?month|mid[- ]?week|(?:this )?midweek|year[- ]end",
 )
 def _landmark(m: re.Match[str]) -> list[Piece]:
-    words = re.sub(r"^(?:the |this coming |this |on the |over the )", "", m[0])
+    words = re.sub(r"^(?:for |during |over |through |throughout )(?=this )", "", m[0])
+    if words in {"this week", "this month"}:
+        return [Day(Landmark(_LANDMARKS[words]))]
+    words = re.sub(r"^(?:the |this coming |this |on the |over the )", "", words)
     words = words.replace("of the ", "of ").replace("of this ", "of ")
     if words.startswith(("beginning of", "start of")) and "next" not in words:
         return []  # "the beginning of the month": which one is not said
@@ -869,9 +873,11 @@ def _count(m: re.Match[str]) -> list[Piece]:
     return [Count(int(m["n"]))]
 
 
-@rule("for how long", rf"for (?:the next |another |a further )?(?P<span>{SPAN})")
+@rule("for how long", rf"for (?:the next |another |a further )?(?P<span>{SPAN})"
+      r"|for the (?:next|coming) (?P<one>day|week|fortnight|month)")  # fmt: skip
 def _lasting(m: re.Match[str]) -> list[Piece]:
-    return [Lasting(span_of(m["span"]))]
+    """ "for 2 weeks", "for the next 3 days"; "for the next week" is 7 days from the first."""
+    return [Lasting(span_of(m["span"] or f"1 {m['one']}"))]
 
 
 @rule("except", rf"(?:except|excluding|but not|but|apart from|other than|not on|except for|"

@@ -24,6 +24,7 @@ from tasks.schedule.clocks import (
 )
 from tasks.schedule.days import (
     DayRef,
+    Landmark,
     OnDate,
     OnHoliday,
     OnMonth,
@@ -31,9 +32,11 @@ from tasks.schedule.days import (
     OnNthWeekday,
     OnNumericDate,
     OnWeekday,
+    Relative,
     add_months,
     day_dates,
     describe_day,
+    month_length,
     numeric_month_day,
 )
 from tasks.schedule.durations import format_duration
@@ -176,7 +179,75 @@ def _take_bounds(pieces: list[Piece], context: Context) -> tuple[list[Piece], _B
         )
     if bounds.leaving and not bounds.leave:
         raise _refuse(context, "'except' needs the days to leave out after it", _EXCEPT_EXAMPLE)
+    _take_span(core, bounds, context)
     return core, bounds
+
+
+_SPANS = frozenset(
+    {"this_week", "next_week", "week_after_next", "this_month", "next_month", "weekend",
+     "next_weekend", "weekend_after_next"}
+)  # fmt: skip
+
+
+def _take_span(core: list[Piece], bounds: _Bounds, context: Context) -> None:
+    """Days that a repetition runs through ("every day next week", "every monday in
+    december", "every hour today") become its start and end."""
+    spans = [p for p in core if isinstance(p, Day) and _runs_through(p.ref, core)]
+    if not spans:
+        return
+    if len(spans) > 1 or bounds.start or bounds.end or bounds.count or bounds.lasting:
+        raise _refuse(context, "it says more than one span of days", "every day next week at 9am")
+    first, last = _span_dates(spans[0].ref, context)
+    core.remove(spans[0])
+    if first > context.today:  # from today on, the repetition is read as of now
+        bounds.start = [Day(OnDate(first.month, first.day, first.year))]
+    bounds.end = [Day(OnDate(last.month, last.day, last.year))]
+
+
+def _runs_through(ref: DayRef, core: list[Piece]) -> bool:
+    """Whether a day said with a repetition is the span it runs through, not a day it
+    repeats on: a week, a month or a weekend ("every day next week"), a month said with
+    days or hours ("every monday in december"; "every december" repeats yearly), or a day
+    with a repetition within it ("every hour today")."""
+    within_day = any(isinstance(p, Every) and p.unit in _WITHIN_DAY for p in core)
+    if isinstance(ref, Landmark):
+        return ref.name in _SPANS
+    if isinstance(ref, OnMonth):
+        return ref.day == 1 and any(
+            (isinstance(p, Every) and p.unit not in {"month", "year"})
+            or isinstance(p, Weekdays | Part | Window)
+            for p in core
+        )
+    return isinstance(ref, Relative) and within_day
+
+
+def _span_dates(ref: DayRef, context: Context) -> tuple[date, date]:
+    """The first and last day a span names, from today on."""
+    today = context.today
+    monday = today - timedelta(days=today.weekday())
+    if isinstance(ref, Relative):
+        day = today + timedelta(days=ref.days)
+        return day, day
+    if isinstance(ref, OnMonth):
+        first = (
+            today if today.month == ref.month else next(iter(day_dates(ref, today, context.order)))
+        )
+        return first, first.replace(day=month_length(first.year, first.month))
+    if not isinstance(ref, Landmark):
+        raise TypeError(f"not a span of days: {ref!r}")
+    name = ref.name
+    if name.endswith("week"):
+        weeks = {"this_week": 0, "next_week": 1, "week_after_next": 2}[name]
+        first = monday + timedelta(weeks=weeks)
+        return max(first, today), first + timedelta(days=6)
+    if name.endswith("month"):
+        first = today.replace(day=1)
+        if name == "next_month":
+            first = add_months(first, 1)
+        return max(first, today), first.replace(day=month_length(first.year, first.month))
+    saturday = next(iter(day_dates(ref, today, context.order)))  # the weekend's first day left
+    sunday = saturday + timedelta(days=6 - saturday.weekday())
+    return saturday, sunday
 
 
 _EXCEPT_EXAMPLE = "every weekday at 9am except holidays and december 24"

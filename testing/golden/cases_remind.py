@@ -510,10 +510,13 @@ CASES: dict[str, tuple[Golden, ...]] = {
         Golden(
             "remind me twice a day to take pills", says("every day at 9am and 9pm to take pills")
         ),
+        # "after lunch" is 13:00 as "after work" is 18:00; an event the assistant cannot know
+        # the time of is asked about
+        once("remind me after lunch to call the client", "2026-03-11 13:00", "call the client"),
         Golden(
-            "remind me after lunch to call the client",
+            "remind me after the meeting to call the client",
             says(
-                "I couldn't tell when 'after lunch' is",
+                "I couldn't tell when 'after the meeting' is",
                 "'remind me tomorrow at 9am to call the client'",
             ),
         ),
