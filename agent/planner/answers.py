@@ -88,21 +88,36 @@ _SEVERAL_EXAMPLES = {
     ("week", 2): "every monday and thursday at 9am",
     ("week", 3): "every monday, wednesday and friday at 9am",
     ("week", 4): "every monday, tuesday, thursday and friday at 9am",
+    ("week", 5): "every weekday at 9am",
+    ("week", 6): "every day except sunday at 9am",
+    ("week", 7): "every day at 9am",
 }
+
+
+def _several_example(count: int, per: str) -> str:
+    """A schedule that fires ``count`` times a ``per`` (day, week or hour), or close to it."""
+    if (per, count) in _SEVERAL_EXAMPLES:
+        return _SEVERAL_EXAMPLES[per, count]
+    if per == "hour":
+        minutes = 60 // count
+        return "every minute" if minutes <= 1 else f"every {minutes} minutes"
+    if per == "week":
+        return "every day at 9am and 9pm"
+    # n times between 8am and 8pm: 12 hours in n - 1 steps
+    minutes = 720 // (count - 1)
+    hours = minutes // 60
+    if minutes % 60 == 0:
+        step = "hour" if hours == 1 else f"{hours} hours"
+    else:
+        step = f"{max(minutes, 1)} minutes"
+    return f"every {step} between 8am and 8pm"
 
 
 def several_a_day(said: str, what: str, count: int, per: str) -> str:
     """Explain that "twice a day" is two reminders, with times that say them."""
-    if per == "hour":
-        example = f"every {max(1, 60 // count)} minutes"
-    else:
-        example = _SEVERAL_EXAMPLES.get(
-            (per, count),
-            "every 2 hours between 8am and 8pm" if per == "day" else "every weekday at 9am",
-        )
     return (
         f"{said[0].upper()}{said[1:]} means more than one reminder, so say each time, e.g. "
-        f"'remind me {example} to {what}'."
+        f"'remind me {_several_example(count, per)} to {what}'."
     )
 
 

@@ -58,15 +58,18 @@ class Period:
     Attributes:
         name: ``morning``, ``afternoon``, ``evening``, ``night`` or ``tonight``.
         today: Whether it means today's ("this evening", "tonight"), not the next one.
+        at: Its own time when no time is said, for a part said early or late ("late
+            afternoon" is 16:00); ``None`` for the part's usual one.
     """
 
     name: PartName
     today: bool
+    at: time | None = None
 
     @property
     def default(self) -> time:
         """The clock time it means when no time is said."""
-        return PERIOD_DEFAULTS[self.name]
+        return self.at if self.at is not None else PERIOD_DEFAULTS[self.name]
 
     @property
     def night(self) -> bool:

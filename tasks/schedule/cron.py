@@ -146,18 +146,20 @@ class CronFields:
         return f"{days} {times}"
 
     def _describe_nth(self) -> str | None:
-        """Say "every month on the second Tuesday" (cron's ``2#2``) or "... on the second and
-        fourth Tuesday" (``2#2,2#4``): the nth forms of one weekday it knows."""
+        """Say "every month on the second Tuesday" (cron's ``2#2``), "... on the second and
+        fourth Tuesday" (``2#2,2#4``) or "... on the first Monday and the third Friday"."""
         dom_set = self.days is not None or self.last_day
-        if dom_set or len(self.months) != 12 or len(self.nth) != 1 or self.weekdays is None:
+        if dom_set or len(self.months) != 12 or self.weekdays is None:
             return None
-        weekday, occurrences = self.nth[0]
-        if self.weekdays != {weekday} or not all(
-            1 <= which <= len(_NTH_WORDS) for which in occurrences
-        ):
-            return None
-        which = _join([_NTH_WORDS[n - 1] for n in sorted(occurrences)])
-        return f"every month on the {which} {_WEEKDAY_NAMES[weekday]}"
+        if self.weekdays != {weekday for weekday, _ in self.nth}:
+            return None  # a weekday every week beside nth ones: no short form
+        said = []
+        for weekday, occurrences in sorted(self.nth):
+            if not all(1 <= which <= len(_NTH_WORDS) for which in occurrences):
+                return None
+            which = _join([_NTH_WORDS[n - 1] for n in sorted(occurrences)])
+            said.append(f"the {which} {_WEEKDAY_NAMES[weekday]}")
+        return f"every month on {_join(said)}"
 
     def _describe_days(self) -> str | None:
         all_months = len(self.months) == 12

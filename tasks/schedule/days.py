@@ -356,12 +356,14 @@ def _checked_weekday_dates(ref: CheckedWeekday, today: date, order: DateOrder) -
     if isinstance(ref.ref, Landmark) and (
         (ref.ref.name in _WEEKENDS and ref.weekday >= 5) or ref.ref.name in _WEEKS
     ):
-        # "sunday next weekend", "tuesday the week after next": that day of the week named
-        days = (
-            day + timedelta(days=ref.weekday - day.weekday())
-            for day in day_dates(ref.ref, today, order)
+        # "sunday next weekend", "tuesday the week after next": that day of the week named;
+        # "saturday this weekend" is this weekend's, passed or not (it never rolls a week)
+        named = (
+            [_this_saturday(today)]
+            if ref.ref.name == "weekend"
+            else day_dates(ref.ref, today, order)
         )
-        yield from sorted({day for day in days if day >= today})
+        yield from sorted({day + timedelta(days=ref.weekday - day.weekday()) for day in named})
         return
     for day in day_dates(ref.ref, today, order):
         if day.weekday() != ref.weekday:
@@ -405,15 +407,20 @@ def _landmark_dates(name: LandmarkName, today: date) -> Iterator[date]:
         # The weekend under way or coming; once its days are over, the next one ("at the
         # weekend" said on a Sunday evening is next Saturday).
         saturday = _this_saturday(today)
-        yield from (day for day in (saturday, saturday + _DAY, saturday + _WEEK) if day >= today)
+        for ahead in (0, 1, 7):  # lazily: a week after the last Saturday of 9999 is no date
+            if (day := saturday + timedelta(days=ahead)) >= today:
+                yield day
     elif name == "next_weekend":
         yield _this_saturday(today) + _WEEK
     elif name == "weekend_after_next":
         yield _this_saturday(today) + 2 * _WEEK
-    elif name in {"end_week", "mid_week"}:
-        # this week's Friday (Wednesday), or next week's once it has gone by
-        day = monday + timedelta(days=4 if name == "end_week" else 2)
-        yield day if day >= today else day + _WEEK
+    elif name == "end_week":
+        friday = monday + timedelta(days=4)
+        yield friday if friday >= today else friday + _WEEK
+    elif name == "mid_week":
+        # this week's Wednesday, or next week's once it (or its time) has gone by
+        wednesday = monday + timedelta(days=2)
+        yield from ([wednesday] if wednesday >= today else []) + [wednesday + _WEEK]
     elif name == "end_next_week":
         yield monday + _WEEK + timedelta(days=4)
     elif name == "mid_next_week":

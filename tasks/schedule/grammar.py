@@ -99,8 +99,6 @@ _CLOCKISH = (
     rf"(?:\d{{1,2}}:\d{{2}}(?::\d{{2}})?{_AMPM}?|\d{{1,2}}(?: {_AMPM})?|noon|midday|midnight)"
 )
 _PARTS = r"morning|afternoon|evening|night"
-_NTH_ANY = {"first": 1, "third": 3, "fourth": 4, "fifth": 5, "1st": 1, "2nd": 2, "second": 2,
-            "3rd": 3, "4th": 4, "5th": 5}  # fmt: skip
 _NTH = {"1st": 1, "2nd": 2, "second": 2, "3rd": 3, "4th": 4, "5th": 5, "last": -1, "final": -1}
 _EVERY_WORDS = {"couple of": 2, "few": 3, "single": 1}
 _EVERY_N = {"other": 2, "second": 2, "2nd": 2, "3rd": 3, "third": 3, "4th": 4, "5th": 5}
@@ -349,15 +347,18 @@ _EARLY_LATE = {
 }  # fmt: skip
 
 
-@rule("early or late in a part of the day", rf"(?P<el>early|late) (?:in the |at )?(?P<p>{_PARTS})")
+@rule(
+    "early or late in a part of the day",
+    rf"(?:in the |during the )?(?P<el>early|late) (?:in the |at )?(?P<p>{_PARTS})",
+)
 def _early_late(m: re.Match[str]) -> list[Piece]:
-    """ "late afternoon" is 16:00, "early evening" 18:00, "late at night" 23:00. ("late
-    tonight" and "early tomorrow" are left alone: "I'll be late tonight", "leave early
-    tomorrow" say how, not when.)"""
+    """ "late afternoon" is the afternoon at 16:00 unless a time is said, "early evening" 18:00,
+    "late at night" 23:00. ("late tonight" and "early tomorrow" are left alone: "I'll be late
+    tonight", "leave early tomorrow" say how, not when.)"""
     hour = _EARLY_LATE.get((m["el"], m["p"]))
     if hour is None:
         return []  # "early night": no hour people agree on
-    return [Clock(ClockTime(clock(hour).at, meridiem=True))]
+    return [Part(Period(_PART_NAMES[m["p"]], False, at=time(hour)))]
 
 
 @rule("tonight", r"tonight")
@@ -547,20 +548,20 @@ def _nth_weekday(m: re.Match[str]) -> list[Piece]:
     ]
 
 
-_NTH_WORD = r"1st|2nd|second|3rd|4th|5th|first|third|fourth|fifth"
+_NTH_WORD = r"1st|2nd|second|3rd|4th|5th"  # the tokenizer has made "first" "1st", ...
 
 
 @rule(
     "several nth weekdays",
-    rf"(?:(?:every|each|on) )?(?:the )?(?P<ns>(?:{_NTH_WORD})(?: (?:and |& )?(?:the )?"
-    rf"(?:{_NTH_WORD}))+) (?P<w>{_WD})(?: (?:of|in) (?P<of>the month|every month|each month"
-    rf"|a month))?",
+    rf"(?:(?:every|each|on) )?(?:the )?(?P<ns>(?:{_NTH_WORD})(?: (?:the )?(?:{_NTH_WORD}))*"
+    rf" (?:and|&) (?:the )?(?:{_NTH_WORD})) (?P<w>{_WD})"
+    rf"(?: (?:of|in) (?:the month|every month|each month|a month))?",
 )
 def _nth_weekdays(m: re.Match[str]) -> list[Piece]:
     """ "the 2nd and 4th tuesday (of every month)": several days of each month."""
-    words = re.findall(_NTH_WORD, m["ns"])
+    words = dict.fromkeys(re.findall(_NTH_WORD, m["ns"]))
     weekday = _weekday(m["w"])
-    return [*(NthWeekday(_NTH_ANY[word], weekday) for word in words), Every(1, "month")]
+    return [*(NthWeekday(_NTH[word], weekday) for word in words), Every(1, "month")]
 
 
 @rule("a holiday", rf"(?:(?P<which>this|next|coming|this coming) )?(?P<h>{_HOLIDAY})"
@@ -775,10 +776,11 @@ def _weekends(m: re.Match[str]) -> list[Piece]:
     return [Weekdays(frozenset({5, 6}))]
 
 
-@rule("weeknights", r"(?:(?:every|each|on) )?(?P<w>week ?nights?|school ?nights?)")
+@rule("weeknights", r"(?:every|each|on) (?P<w>week ?nights?|school ?nights?)"
+      r"|(?P<w2>week ?nights|school ?nights)")  # fmt: skip
 def _weeknights(m: re.Match[str]) -> list[Piece]:
     """Weeknights are Monday to Friday's; school nights the nights before a school day."""
-    days = {6, 0, 1, 2, 3} if m["w"].startswith("school") else set(range(5))
+    days = {6, 0, 1, 2, 3} if (m["w"] or m["w2"]).startswith("school") else set(range(5))
     return [Weekdays(frozenset(days)), Part(Period("night", False))]
 
 

@@ -115,16 +115,18 @@ def repeating_schedule(pieces: list[Piece], context: Context) -> Schedule:
 
 
 def _first_day_said(context: Context) -> date:
-    """The day a repetition starts from: today, or the day "starting" names (whose context is
-    read as of the instant before it)."""
+    """The day a repetition starts from: today, or the day "starting" names
+    (``repeating_schedule`` reads a repetition with a start as of the instant before it, so
+    the instant after that is the start)."""
     return (context.now + _TICK).astimezone(context.tz).date()
 
 
 def _takes_its_time(core: list[Piece]) -> bool:
-    """Whether a repetition of whole days says no time of day, so a time said with its start
-    is its own; a repetition within the day ("every 2 hours") starts at that time instead."""
+    """Whether a repetition of whole days says no clock time, so a time said with its start
+    is its own ("every morning starting tomorrow at 7"); a repetition within the day ("every
+    2 hours") starts at that time instead."""
     return not any(
-        isinstance(p, Clock | Part | Window | Cron | Delay)
+        isinstance(p, Clock | Window | Cron | Delay)
         or (isinstance(p, Every) and p.unit in _WITHIN_DAY)
         for p in core
     )
@@ -167,10 +169,17 @@ def _take_bounds(pieces: list[Piece], context: Context) -> tuple[list[Piece], _B
     said_start = any(isinstance(p, Starting) for p in pieces)
     if bounds.start and _takes_its_time(core):
         # "every day starting tomorrow at 8", "daily starting at 7": the time said with the
-        # start is when it fires, from the day named (today when none is)
-        core += [p for p in bounds.start if isinstance(p, Clock | Part)]
-        bounds.start = [p for p in bounds.start if not isinstance(p, Clock | Part)]
-        said_start = bool(bounds.start)
+        # start is when it fires, from the day named (today when none is); a start that was
+        # only a time is then no start at all
+        has_part = any(isinstance(p, Part) for p in core)
+        taken = [
+            p
+            for p in bounds.start
+            if isinstance(p, Clock) or (isinstance(p, Part) and not has_part)
+        ]
+        core += taken
+        bounds.start = [p for p in bounds.start if p not in taken]
+        said_start = any(isinstance(p, Day) for p in bounds.start)
     if (bounds.start == [] and said_start) or (
         bounds.end == [] and any(isinstance(p, Until) for p in pieces)
     ):
@@ -314,6 +323,8 @@ def _base(core: list[Piece], bounds: _Bounds, context: Context) -> Schedule:
     delays = [p for p in core if isinstance(p, Delay)]
     if delays and every is None:
         return _delay_as_interval(delays[0], core, context)
+    if delays:  # "every 2 months on the 1st and 3rd monday": a length beside a repetition
+        raise _refuse(context, "it says more than one repetition", "every month on the 1st at 9am")
     for piece in core:
         if isinstance(piece, Day) and not isinstance(piece.ref, _REPEATABLE):
             said = describe_day(piece.ref)
@@ -536,8 +547,8 @@ def _month_rule(core: list[Piece], context: Context) -> tuple[DayRule | None, st
     others = [
         p for p in core if isinstance(p, Day) and not isinstance(p.ref, OnMonthDay | OnNthWeekday)
     ]
-    several = len(nths) > 1 and any(nth.nth < 0 for nth in nths)  # cron has no "last" of them
-    if others or sum(map(bool, (month_days, nths, last_workday))) > 1 or several:
+    with_last = len(nths) > 1 and any(nth.nth < 0 for nth in nths)  # cron says no "last" of them
+    if others or sum(map(bool, (month_days, nths, last_workday))) > 1 or with_last:
         raise _refuse(
             context,
             "it names more than one kind of day in a monthly repetition",
@@ -703,7 +714,8 @@ def _bound_instant(pieces: list[Piece], context: Context, *, end: bool) -> datet
     today = context.now.astimezone(context.tz).date()
     day = next(iter(day_dates(days[0], today, context.order))) if days else today
     if clocks:
-        at = clocks[0].at
+        # a bare hour as a repetition reads it: "starting at 3" is 15:00, "until 9" 09:00
+        at = repeating_time(clocks[0], None)
         return resolve_local(datetime.combine(day, at), context.tz)
     if end:
         return resolve_local(

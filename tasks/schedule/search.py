@@ -365,10 +365,14 @@ class _Search:
         read_as = tuple(
             dict.fromkeys((t.read_as, t.text) for t in tokens if t.read_as and not t.text.isdigit())
         )
+        context = _reference(self._text(first, end - 1))
         try:
-            schedule = build_schedule(list(pieces), _reference(self._text(first, end - 1)), None)
+            schedule = build_schedule(list(pieces), context, None)
         except PastTimeError:
             return _Reading("once", None, pieces, read_as)
+        except OverflowError:  # "1000000 weeks": past the calendar's end, as parse_schedule says
+            problem = str(context.refuse("it is too far from now; say e.g. 'in 5 minutes'"))
+            return _Reading(None, _Problem(problem, _example_of(problem)), pieces, read_as)
         except ScheduleError as exc:
             return _Reading(None, _Problem(str(exc), _example_of(str(exc))), pieces, read_as)
         return _Reading(schedule.kind, None, pieces, read_as)

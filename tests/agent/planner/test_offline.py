@@ -109,7 +109,10 @@ def test_unknown_input_says_there_is_no_model_and_what_works(planner: OfflinePla
         ("remind me three times a day to drink water", "every day at 8am, 2pm and 8pm to drink"),
         ("remind me twice a week to water the plants", "every monday and thursday at 9am to"),
         ("remind me twice an hour to stand up", "every 30 minutes to stand up"),
-        ("remind me 5 times a day to drink", "every 2 hours between 8am and 8pm to drink"),
+        ("remind me 5 times a day to drink", "every 3 hours between 8am and 8pm to drink"),
+        ("remind me 13 times a day to drink", "every hour between 8am and 8pm to drink"),
+        ("remind me 7 times a week to run", "every day at 9am to run"),
+        ("remind me 120 times an hour to blink", "every minute to blink"),
     ],
 )
 def test_several_times_a_day_asks_for_the_times_with_an_example_that_fits(
