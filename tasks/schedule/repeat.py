@@ -104,6 +104,8 @@ def repeating_schedule(pieces: list[Piece], context: Context) -> Schedule:
     refuse_bad(pieces, context)
     core, bounds = _take_bounds(pieces, context)
     start = _start(bounds, context)
+    if start is not None and start <= context.now and _takes_its_time(core):
+        start = None  # "every 2 weeks starting today", said at noon: from now, as without it
     # The base is read as of the instant before its start, so that a fire at the start counts
     # and the days it defaults to (the weekday of "every week", the day of "every month") are
     # the start's; a repetition by the clock ("every 2 hours starting at 3pm") fires at it.
@@ -525,6 +527,12 @@ def _first_day(today: date, weekdays: set[int], times: list[time], context: Cont
 
 
 def _monthly(count: int, core: list[Piece], times: list[time], context: Context) -> Schedule:
+    if any(isinstance(p, Weekdays) for p in core):  # "every month on mondays": which ones?
+        raise _refuse(
+            context,
+            "it names days of the week in a monthly repetition",
+            "the first monday of every month at 9am",
+        )
     rule, cron_days = _month_rule(core, context)
     fields = time_fields(times)
     if count == 1 and cron_days is not None and fields is not None:
@@ -646,6 +654,12 @@ def _within_day(every: Every, core: list[Piece], bounds: _Bounds, context: Conte
                 context,
                 "a repetition within the day needs the hours it runs between",
                 f"every {_say_step(every)} between 9am and 5pm",
+            )
+        if bounds.excluded:  # an interval in elapsed time runs through every day
+            raise _refuse(
+                context,
+                "days can be left out of a repetition within the day only between set hours",
+                f"every {_say_step(every)} between 9am and 5pm except weekends",
             )
         anchor = context.now.astimezone(UTC).replace(microsecond=0) + step
         return IntervalSchedule(every=step, anchor=anchor, tz=context.tz)
