@@ -96,6 +96,12 @@ _MOST_DELAY_WORDS = 8  # "an hour and a half", "1 hour and 30 minutes": a delay 
 _NAMING_NOUNS = frozenset({"alarm", "alarms", "timer", "timers", "reminder", "reminders"})
 _TO_HOUR = LazyPattern(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _UNTIL_HOUR = LazyPattern(r"\b(to|until|till|til)\s+(?=\d{1,2}(?:[:.]\d{2})?\s*$)", _F)
+# "until 10 tomorrow", "to 3 on friday", "till 10 next weekend": the hour before its day
+_HOUR_BEFORE_DAY = LazyPattern(
+    r"\b(to|until|till|til)\s+(\d{1,2}(?:[:.]\d{2})?)\s+(?:on\s+)?((?:today|tonight|tomorrow|"
+    r"tmrw?|tmw|mon|tue|wed|thu|fri|sat|sun)\w*|next\s+\w+|the\s+weekend(?:\s+after\s+next)?)",
+    _F,
+)
 _ALL = frozenset({"all", "every", "everything", "each"})
 
 
@@ -141,6 +147,8 @@ def _on_task(action: Action, rest: str) -> Intent:
         rest = _TO_HOUR.sub(r"\1 at ", rest)  # "move it to 7": the number is a clock time
     elif action is Action.SNOOZE:
         rest = _UNTIL_HOUR.sub(r"\1 at ", rest)  # "snooze it until 9": a clock time too
+    if action in (Action.SNOOZE, Action.MOVE):
+        rest = _HOUR_BEFORE_DAY.sub(r"\1 \3 at \2", rest)
     bare = _bare_delay(rest) if action is Action.SNOOZE else None
     phrase = _time_beside_ids(rest) if action in (Action.SNOOZE, Action.MOVE) else None
     if bare is not None:

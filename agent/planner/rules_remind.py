@@ -76,8 +76,8 @@ _HEADS = (
 # Words that make a time part of what is said: "leave before 6pm", "finish it by friday".
 _NOT_WHEN = frozenset({"before", "by", "until", "till", "since", "for"})
 _SEVERAL = LazyPattern(
-    r"\b(?P<n>twice|(?:[2-9]|[1-9]\d+|two|three|four)\s+times)\s+(?:a|an|per|each|every)\s+"
-    r"(?P<per>day|week|hour)\b",
+    r"\b(?P<n>twice|(?:[2-9]|[1-9]\d+|two|three|four)\s+times)\s+(?:(?:a|an|per|each|every)\s+"
+    r"(?P<per>day|week|hour)|(?P<daily>daily))\b",
     _F,
 )
 _TIMES = {"twice": 2, "two": 2, "three": 3, "four": 4}
@@ -216,9 +216,17 @@ def _reminder(text: str, found: re.Match[str], head: _Head) -> Intent:
     # What stood before the command words ("at 9am, remind me ...") stays a separate stretch.
     body = f"{before}; {after}" if before else after
     if (several := _SEVERAL.search(body)) is not None:
-        what = reminder_text(body.replace(several[0], ""))
-        count = _TIMES.get(several["n"].split()[0].lower()) or int(several["n"].split()[0])
-        return Say(answers.several_a_day(several[0], what, count, several["per"].lower()))
+        per = "day" if several["daily"] else several["per"].lower()
+        daily = body.replace(several[0], "every day", 1)
+        said = find_time(daily) if per == "day" else None
+        if said is not None and said.kind == "recurring" and re.search(r"\d", said.text):
+            body = daily  # "twice a day at 9am and 9pm": the times are said
+        else:
+            rest = body.replace(several[0], "")
+            if (times := find_time(rest)) is not None:
+                rest = times.without(rest)  # the example says its own times
+            count = _TIMES.get(several["n"].split()[0].lower()) or int(several["n"].split()[0])
+            return Say(answers.several_a_day(several[0], reminder_text(rest), count, per))
     phrase = find_time(body)
     if phrase is None or phrase.marker in _NOT_WHEN:
         return _ask_when(body, phrase, head)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from tasks.describe import when_text
@@ -19,6 +19,7 @@ from tasks.errors import TaskDataError, TaskStateError
 from tasks.execution import ReminderData, TaskType
 from tasks.models import Task, TaskStatus
 from tasks.schedule import (
+    BoundedSchedule,
     OnceSchedule,
     Schedule,
     format_local,
@@ -203,7 +204,7 @@ def _put_off(task: Task, pending: datetime, until: timedelta | datetime) -> date
     """When the ``pending`` run comes once snoozed: a delay after it, or at the instant,
     which must be after it (a snooze never brings a run on)."""
     if isinstance(until, timedelta) or until > pending:
-        return _after(pending, until)
+        return _past_its_end(task, _after(pending, until))
     zone = _zone_of(until, task.schedule.tz)
     runs, asked = format_local(pending, zone), format_local(until, zone)
     label = f"task {task.id} ('{task.description}')"
@@ -218,6 +219,23 @@ def _put_off(task: Task, pending: datetime, until: timedelta | datetime) -> date
     raise TaskDataError(
         f"cannot snooze {label} until {asked} ({zone.key}): its next run, {runs}, is later, "
         f"and a snooze only puts a run off; {hint}"
+    )
+
+
+def _past_its_end(task: Task, run: datetime) -> datetime:
+    """``run``, unless it falls after the end of the task's repetition ("every day next week",
+    "10 times"): the run would come when the repetition has ended."""
+    schedule = task.schedule
+    if not isinstance(schedule, BoundedSchedule) or schedule.end is None or run <= schedule.end:
+        return run
+    zone = schedule.tz
+    end = schedule.end.astimezone(zone)
+    ends = f"after {end:%Y-%m-%d}" if end.time() >= time(23, 59, 59) else format_local(end, zone)
+    raise TaskDataError(
+        f"cannot snooze task {task.id} ('{task.description}') until "
+        f"{format_local(run, zone)} ({zone.key}): its repetition ends {ends}, so that run "
+        f"would never come; say an earlier time, or move it to change its days: "
+        f"'move {task.id} to ...'"
     )
 
 

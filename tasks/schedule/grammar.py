@@ -100,7 +100,7 @@ _CLOCKISH = (
 )
 _PARTS = r"morning|afternoon|evening|night"
 _NTH = {"1st": 1, "2nd": 2, "second": 2, "3rd": 3, "4th": 4, "5th": 5, "last": -1, "final": -1}
-_EVERY_WORDS = {"couple of": 2, "few": 3, "single": 1}
+_EVERY_WORDS = {"couple of": 2, "couple": 2, "few": 3, "single": 1}
 _EVERY_N = {"other": 2, "second": 2, "2nd": 2, "3rd": 3, "third": 3, "4th": 4, "5th": 5}
 RULES: list[Rule] = []
 
@@ -591,7 +591,8 @@ _LANDMARKS: dict[str, LandmarkName] = {
 @rule(
     "a landmark",
     r"(?:the |this |this coming |on the |over the )?(?:weekend after next|weekend)"
-    r"|next (?:weekend|week|month|year)|early next week|(?:the )?week after next"
+    r"|next (?:weekend|week|month|year)|early next week|(?:in |during )?(?:the )?week after next"
+    r"|(?:in |during )(?:the )?(?:end|beginning|start|middle) of next (?:week|month)"
     r"|(?:for |during |over |through |throughout )?this (?:week|month)"
     r"|(?:the )?(?:end|beginning|start|middle) of (?:the |this )?(?:week|month|year)"
     r"|(?:the )?(?:beginning|start|middle) of next (?:month|week)|(?:the )?end of next week"
@@ -599,6 +600,7 @@ _LANDMARKS: dict[str, LandmarkName] = {
 )
 def _landmark(m: re.Match[str]) -> list[Piece]:
     words = re.sub(r"^(?:for |during |over |through |throughout )(?=this )", "", m[0])
+    words = re.sub(r"^(?:in |during )(?=the |week )", "", words)
     if words in {"this week", "this month"}:
         return [Day(Landmark(_LANDMARKS[words]))]
     words = re.sub(r"^(?:the |this coming |this |on the |over the )", "", words)
@@ -644,9 +646,10 @@ def _offset(m: re.Match[str]) -> list[Piece]:
 
 
 @rule("this time tomorrow", rf"(?:at )?(?:this|(?:the )?same) time (?P<rel>tomorrow|next week"
-      rf"|next month|next year|on (?P<w>{_WD}))")  # fmt: skip
+      rf"|next month|next year|on (?P<w>{_WD}))"
+      r"|(?P<rel2>tomorrow) (?:at )?(?:the )?same time")  # fmt: skip
 def _same_time(m: re.Match[str]) -> list[Piece]:
-    rel = m["rel"]
+    rel = m["rel"] or m["rel2"]
     if rel == "tomorrow":
         return [SameTime(days=1)]
     if rel == "next week":
@@ -681,7 +684,7 @@ def _negative(m: re.Match[str]) -> list[Piece]:
 
 
 @rule("every unit", r"(?:every|each|once (?:a|an|per|every)) (?:(?P<n>\d+|other|second|third|"
-      r"2nd|3rd|4th|5th|couple of|few|single) )?(?P<u>second|minute|hour|day|week|fortnight|"
+      r"2nd|3rd|4th|5th|couple(?: of)?|few|single) )?(?P<u>second|minute|hour|day|week|fortnight|"
       r"month|quarter|year)s?")  # fmt: skip
 def _every_unit(m: re.Match[str]) -> list[Piece]:
     """ "every 2 hours", "every other day"; "every few hours" is every 3, as "in a few hours"

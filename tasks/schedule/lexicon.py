@@ -71,7 +71,8 @@ SLANG = {
     "tonite": "tonight", "2nite": "tonight", "2night": "tonight", "tnite": "tonight",
     "nite": "night", "arvo": "afternoon", "wknd": "weekend", "wkend": "weekend",
     "wkday": "weekday", "wkdays": "weekdays", "mornin": "morning", "fourty": "forty",
-    "nxt": "next", "evry": "every", "2mro": "tomorrow",
+    "nxt": "next", "evry": "every", "2mro": "tomorrow", "weeknite": "weeknight",
+    "weeknites": "weeknights",
 }  # fmt: skip
 """Short and slang spellings read as the word they stand for; a reply names the reading."""
 
@@ -87,7 +88,7 @@ _TARGETS = frozenset(
         "halloween", "valentine's", "hourly", "weekly", "monthly", "annually", "fortnightly",
         "quarterly", "twenty", "thirty", "fifteen", "eleven", "twelve", "lunchtime",
         "hour", "days", "year", "years", "week", "noon", "march", "april", "july", "june",
-        "august", "monday", "friday", "sunday", "daily", "yearly",
+        "august", "monday", "friday", "sunday", "daily", "yearly", "weeknights",
     }
 )  # fmt: skip
 """The words a misspelling may be repaired to: long enough that a near miss is telling."""

@@ -42,7 +42,7 @@ from zoneinfo import ZoneInfo
 from common import LazyPattern
 from tasks.errors import PastTimeError, ScheduleError
 from tasks.schedule.days import DateOrder, Landmark, OnHoliday, OnWeekday
-from tasks.schedule.lexicon import edit_distance
+from tasks.schedule.lexicon import MONTHS, edit_distance
 from tasks.schedule.model import Schedule, ScheduleKind
 from tasks.schedule.once import ONCE_EXAMPLE, Context
 from tasks.schedule.parsing import build_schedule, read_schedule
@@ -64,6 +64,7 @@ from tasks.schedule.pieces import (
     Repeat,
     Starting,
     Until,
+    Weekdays,
     Window,
 )
 from tasks.schedule.reader import FILLERS, Match, covers, matches
@@ -334,8 +335,10 @@ class _Search:
                     read_as=reading.read_as,
                 )
                 return _Found(phrase, first, last), None, last + 1
-            if not tried_longest and marker is None:
-                # Plainly a time that cannot be used: a shorter piece would change it.
+            if not tried_longest and marker is None and not _DAYS_DISAGREE.search(problem.text):
+                # Plainly a time that cannot be used: a shorter piece would change it. Two
+                # days that disagree ("on wednesday about the weekend") are two things said,
+                # and a shorter piece is tried.
                 return None, self._refusal(first, last, problem), last + 1
             tried_longest = True
         return None, None, first + 1
@@ -418,20 +421,26 @@ class _Search:
         return self._noun_at(first + 1)
 
     def _time_noun(self, first: int, last: int, pieces: list[Piece]) -> bool:
-        """Whether "the weekend", "a midweek", "the morning" qualifies the noun after it ("send
-        the weekend report at 5pm", "the morning meeting"), rather than saying when ("this
-        weekend", "at the weekend", "in the morning")."""
+        """Whether "the weekend", "a midweek", "the morning" or a repetition qualifies the noun
+        after it ("send the weekend report at 5pm", "the morning meeting", "the weeknights
+        rota", "the every 2 hours alert"), rather than saying when ("this weekend", "at the
+        weekend", "in the morning")."""
         head = pieces[0] if len(pieces) == 1 else None
         names = (
-            isinstance(head, Day)
-            and isinstance(head.ref, Landmark)
-            and head.ref.name in _WEEK_NOUNS
-        ) or (isinstance(head, Part) and not head.period.today)
+            (
+                isinstance(head, Day)
+                and isinstance(head.ref, Landmark)
+                and head.ref.name in _WEEK_NOUNS
+            )
+            or (isinstance(head, Part) and not head.period.today)
+            or any(isinstance(p, Every | Weekdays | Repeat) for p in pieces)
+        )
+        repeats = any(isinstance(p, Every | Weekdays | Repeat) for p in pieces)
         if not names or (
-            self._tokens[first].text not in _NOUN_DETERMINERS
+            (repeats or self._tokens[first].text not in _NOUN_DETERMINERS)
             and self._word(first - 1) not in _NOUN_DETERMINERS
         ):
-            return False
+            return False  # a repetition qualifies a noun after "the", never its own "the"
         return self._noun_at(last + 1) and not self._tokens[last].stop
 
     def _noun_at(self, index: int) -> bool:
@@ -545,8 +554,33 @@ def _example_of(message: str) -> str | None:
     return found.group(1) if found else None
 
 
+_DAYS_DISAGREE = LazyPattern(r"is an? \w+day, not an? \w+day")
+_NAMES_DAYS = LazyPattern(
+    r"\b(?:weekends?|weeknights?|school nights?|weekdays?|workdays?|business days?"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b|\bevery (?:mon|tue|wed|thu|fri|sat|sun)"
+)
+_A_DAY = LazyPattern(r"\b(?:mon|tue|wed|thu|fri|sat|sun)|\b(?:today|tomorrow|tonight)\b")
+_SPAN_PART = LazyPattern(
+    r"(?:(?:in|for|during|over|through|throughout|on|at) )?(?:the )?(?:this |next |coming )?"
+    r"(?:week|weekend|month)(?: after next)?|today|tomorrow|tonight|(?:in )?(?:"
+    + "|".join(MONTHS)
+    + ")"
+)
+
+
 def _joined(sentence: str, parts: list[_Found]) -> TimePhrase | None:
-    """The parts read as one phrase ("tomorrow" + "at 6pm"), when they make one."""
+    """The parts read as one phrase ("tomorrow" + "at 6pm"), when they make one. A week, a
+    weekend, a month or a day apart from a repetition is not the span it runs through ("every
+    sunday to plan next week"), and a day apart from a repetition that names its own days is
+    not one of them ("tuesday to tell the kids no tv on school nights"): they belong to what
+    is said."""
+    kinds = {p.phrase.kind for p in parts}
+    if "recurring" in kinds and any(_SPAN_PART.fullmatch(p.phrase.text.lower()) for p in parts):
+        return None
+    if any(p.phrase.kind == "once" and _A_DAY.search(p.phrase.text.lower()) for p in parts) and any(
+        p.phrase.kind == "recurring" and _NAMES_DAYS.search(p.phrase.text.lower()) for p in parts
+    ):
+        return None  # "tuesday ... no tv on school nights": the days are what is said
     text = " ".join(p.phrase.text for p in parts)
     try:
         schedule = read_schedule(text, now=_REFERENCE.now, tz="UTC").schedule

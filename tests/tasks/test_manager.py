@@ -972,6 +972,28 @@ async def test_a_snooze_until_an_instant_puts_one_run_off_to_then(
         await manager.snooze(call.id, "alice", clock.now() + timedelta(days=400))
 
 
+async def test_a_snooze_past_the_end_of_a_repetition_is_refused(
+    store: TaskStore, clock: ManualClock
+) -> None:
+    """ "every day next week", snoozed until the week after: that run would come when the
+    repetition has ended, and the days between would be lost; refused, saying where it ends."""
+    manager = manager_for(store, clock, RecordingNotifier())
+    daily = parse_schedule("every day at 9 for 3 times", now=clock.now(), tz="Europe/Berlin")
+    drink = await add(manager, "reminder", {"message": "drink"}, schedule=daily)
+    first = drink.next_run
+    assert first is not None
+    with pytest.raises(TaskDataError, match=r"its repetition ends 2026-03-05 09:00, so that run"):
+        await manager.snooze(drink.id, "alice", 5 * 24 * HOUR)
+    with pytest.raises(TaskDataError, match=r"'move .* to \.\.\.'$"):
+        await manager.snooze(drink.id, "alice", first + 3 * 24 * HOUR)
+    inside = await manager.snooze(drink.id, "alice", first + 24 * HOUR)  # within it: as ever
+    assert inside.next_run == first + 24 * HOUR
+    week = parse_schedule("every day next week at 7", now=clock.now(), tz="Europe/Berlin")
+    stretch = await add(manager, "reminder", {"message": "stretch"}, schedule=week)
+    with pytest.raises(TaskDataError, match=r"its repetition ends after 2026-03-15, so"):
+        await manager.snooze(stretch.id, "alice", 14 * 24 * HOUR)
+
+
 async def test_a_task_that_is_not_a_reminder_snoozed_just_after_it_ran_is_not_run_again(
     store: TaskStore, clock: ManualClock
 ) -> None:

@@ -509,6 +509,9 @@ def test_a_snooze_by_id_carries_a_delay_after_it(planner: OfflinePlanner) -> Non
         ("postpone it until friday", "friday"),
         ("push it back till tonight", "tonight"),
         ("put it off until tomorrow morning", "tomorrow morning"),
+        ("snooze it till 10 tomorrow", "tomorrow at 10"),  # the hour before its day
+        ("snooze it until 3 on friday", "friday at 3"),
+        ("snooze it till 10 next weekend", "next weekend at 10"),
     ],
 )
 def test_a_snooze_of_it_until_a_time_snoozes_it_until_then(
