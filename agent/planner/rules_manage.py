@@ -98,8 +98,9 @@ _TO_HOUR = LazyPattern(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _UNTIL_HOUR = LazyPattern(r"\b(to|until|till|til)\s+(?=\d{1,2}(?:[:.]\d{2})?\s*$)", _F)
 # "until 10 tomorrow", "to 3 on friday", "till 10 next weekend": the hour before its day
 _HOUR_BEFORE_DAY = LazyPattern(
-    r"\b(to|until|till|til)\s+(\d{1,2}(?:[:.]\d{2})?)\s+(?:on\s+)?((?:today|tonight|tomorrow|"
-    r"tmrw?|tmw|mon|tue|wed|thu|fri|sat|sun)\w*|next\s+\w+|the\s+weekend(?:\s+after\s+next)?)",
+    r"\b(to|until|till|til)\s+(\d{1,2}(?:[:.]\d{2})?)\s+(?:on\s+)?(today|tonight|tomorrow|tmrw?|tmw"
+    r"|(?:(?:next|this)\s+)?(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?"
+    r"|next\s+week(?:end)?|(?:this|the)\s+weekend(?:\s+after\s+next)?)\b",
     _F,
 )
 _ALL = frozenset({"all", "every", "everything", "each"})

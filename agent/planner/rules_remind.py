@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 
 from agent.planner import answers
 from agent.planner.intents import Intent, Remind, Say
@@ -21,11 +22,13 @@ from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim, unquote
 from common import LazyPattern
 from tasks import (
+    ScheduleError,
     TaskDataError,
     TimePhrase,
     edit_distance,
     find_time,
     in_the_morning,
+    parse_schedule,
     read_nag,
 )
 
@@ -81,6 +84,24 @@ _SEVERAL = LazyPattern(
     _F,
 )
 _TIMES = {"twice": 2, "two": 2, "three": 3, "four": 4}
+_SOME_DAY = datetime(2001, 1, 1, tzinfo=UTC)  # a Monday: how many times a day, not when
+
+
+def _fires_a_day(words: str) -> int:
+    """How many times a day a daily repetition fires ("every day at 9am and 9pm": 2); 0 when
+    the words are no repetition of every day at set times."""
+    try:
+        schedule = parse_schedule(words, now=_SOME_DAY, tz="UTC")
+    except ScheduleError:
+        return 0
+    fires, at = [], schedule.next_after(_SOME_DAY)
+    while at is not None and at < _SOME_DAY + timedelta(days=2):
+        fires.append(at)
+        at = schedule.next_after(at)
+    days = {fire.date() for fire in fires}
+    return len(fires) // 2 if len(days) == 2 and len(fires) % 2 == 0 else 0
+
+
 _UNCLEAR = LazyPattern(
     r"(?P<when>(?:at|on|in|after|before|by|around|this|next|during|later|sometime|early|end)\b"
     r".*?)\s+(?:to|that|about)\s+(?P<what>.+)",
@@ -219,13 +240,13 @@ def _reminder(text: str, found: re.Match[str], head: _Head) -> Intent:
         per = "day" if several["daily"] else several["per"].lower()
         daily = body.replace(several[0], "every day", 1)
         said = find_time(daily) if per == "day" else None
-        if said is not None and said.kind == "recurring" and re.search(r"\d", said.text):
-            body = daily  # "twice a day at 9am and 9pm": the times are said
+        count = _TIMES.get(several["n"].split()[0].lower()) or int(several["n"].split()[0])
+        if said is not None and said.kind == "recurring" and _fires_a_day(said.text) == count:
+            body = daily  # "twice a day at 9am and 9pm": the times are said, as many as asked
         else:
             rest = body.replace(several[0], "")
             if (times := find_time(rest)) is not None:
                 rest = times.without(rest)  # the example says its own times
-            count = _TIMES.get(several["n"].split()[0].lower()) or int(several["n"].split()[0])
             return Say(answers.several_a_day(several[0], reminder_text(rest), count, per))
     phrase = find_time(body)
     if phrase is None or phrase.marker in _NOT_WHEN:

@@ -187,7 +187,8 @@ def snooze(
         change = TaskChange(next_run=_put_off(task, max(task.next_run, now), until))
         allowed = {TaskStatus.ACTIVE, TaskStatus.PAUSED}
     elif _just_went_off(task, now) or task.next_run is None:
-        change = TaskChange(next_run=_after(now, until))
+        # the run that went off comes again; the next one on the schedule is then skipped
+        change = TaskChange(next_run=_past_its_end(task, _after(now, until), task.next_run))
         allowed = {TaskStatus.ACTIVE}
     else:
         change = TaskChange(next_run=_put_off(task, max(task.next_run, now), until))
@@ -204,7 +205,7 @@ def _put_off(task: Task, pending: datetime, until: timedelta | datetime) -> date
     """When the ``pending`` run comes once snoozed: a delay after it, or at the instant,
     which must be after it (a snooze never brings a run on)."""
     if isinstance(until, timedelta) or until > pending:
-        return _past_its_end(task, _after(pending, until))
+        return _past_its_end(task, _after(pending, until), task.schedule.next_after(pending))
     zone = _zone_of(until, task.schedule.tz)
     runs, asked = format_local(pending, zone), format_local(until, zone)
     label = f"task {task.id} ('{task.description}')"
@@ -222,20 +223,25 @@ def _put_off(task: Task, pending: datetime, until: timedelta | datetime) -> date
     )
 
 
-def _past_its_end(task: Task, run: datetime) -> datetime:
+def _past_its_end(task: Task, run: datetime, skipped: datetime | None) -> datetime:
     """``run``, unless it falls after the end of the task's repetition ("every day next week",
-    "10 times"): the run would come when the repetition has ended."""
+    "10 times") while a run of it (``skipped``, the next one the snooze passes over) is still
+    to come before the end: those runs would be lost. The last run may go anywhere."""
     schedule = task.schedule
-    if not isinstance(schedule, BoundedSchedule) or schedule.end is None or run <= schedule.end:
+    end = schedule.end if isinstance(schedule, BoundedSchedule) else None
+    if end is None or run <= end or skipped is None or skipped > end or skipped >= run:
         return run
     zone = schedule.tz
-    end = schedule.end.astimezone(zone)
-    ends = f"after {end:%Y-%m-%d}" if end.time() >= time(23, 59, 59) else format_local(end, zone)
+    local_end = end.astimezone(zone)
+    if local_end.time() >= time(23, 59, 59):
+        ends = f"after {local_end:%Y-%m-%d}"
+    else:
+        ends = format_local(end, zone)
     raise TaskDataError(
         f"cannot snooze task {task.id} ('{task.description}') until "
-        f"{format_local(run, zone)} ({zone.key}): its repetition ends {ends}, so that run "
-        f"would never come; say an earlier time, or move it to change its days: "
-        f"'move {task.id} to ...'"
+        f"{format_local(run, zone)} ({zone.key}): its repetition ends {ends}, and its runs "
+        f"until then, from {format_local(skipped, zone)}, would be skipped; say an earlier "
+        f"time, or move it to change its days: 'move {task.id} to ...'"
     )
 
 

@@ -365,6 +365,11 @@ def _checked_weekday_dates(ref: CheckedWeekday, today: date, order: DateOrder) -
         )
         yield from sorted({day + timedelta(days=ref.weekday - day.weekday()) for day in named})
         return
+    if isinstance(ref.ref, Landmark) and ref.ref.name in _WEEKENDS:  # "wednesday ... the weekend"
+        raise ScheduleError(
+            f"{WEEKDAY_NAMES[ref.weekday]} is not a day of the weekend; say one of them, e.g. "
+            f"'{WEEKDAY_NAMES[ref.weekday].lower()}'"
+        )
     for day in day_dates(ref.ref, today, order):
         if day.weekday() != ref.weekday:
             raise ScheduleError(

@@ -104,7 +104,7 @@ def repeating_schedule(pieces: list[Piece], context: Context) -> Schedule:
     refuse_bad(pieces, context)
     core, bounds = _take_bounds(pieces, context)
     start = _start(bounds, context)
-    if start is not None and start <= context.now and _takes_its_time(core):
+    if start is not None and start <= context.now and not _within_the_day(core):
         start = None  # "every 2 weeks starting today", said at noon: from now, as without it
     # The base is read as of the instant before its start, so that a fire at the start counts
     # and the days it defaults to (the weekday of "every week", the day of "every month") are
@@ -121,6 +121,15 @@ def _first_day_said(context: Context) -> date:
     (``repeating_schedule`` reads a repetition with a start as of the instant before it, so
     the instant after that is the start)."""
     return (context.now + _TICK).astimezone(context.tz).date()
+
+
+def _within_the_day(core: list[Piece]) -> bool:
+    """Whether the repetition runs within the day ("every 2 hours", "30m"), in elapsed time
+    from its start, rather than on days."""
+    return any(
+        isinstance(p, Delay | Window) or (isinstance(p, Every) and p.unit in _WITHIN_DAY)
+        for p in core
+    )
 
 
 def _takes_its_time(core: list[Piece]) -> bool:

@@ -42,7 +42,7 @@ from zoneinfo import ZoneInfo
 from common import LazyPattern
 from tasks.errors import PastTimeError, ScheduleError
 from tasks.schedule.days import DateOrder, Landmark, OnHoliday, OnWeekday
-from tasks.schedule.lexicon import MONTHS, edit_distance
+from tasks.schedule.lexicon import edit_distance
 from tasks.schedule.model import Schedule, ScheduleKind
 from tasks.schedule.once import ONCE_EXAMPLE, Context
 from tasks.schedule.parsing import build_schedule, read_schedule
@@ -95,6 +95,7 @@ _DETERMINERS = frozenset(
     {"the", "a", "an", "my", "your", "our", "his", "her", "their", "this", "that", "its"}
 )
 _NOUN_DETERMINERS = _DETERMINERS - {"this", "that"}
+_ARTICLES = frozenset({"the", "a", "an"})
 _WEEK_NOUNS = frozenset({"weekend", "mid_week"})
 _HOLIDAY_AFTER = frozenset(
     {"on", "at", "this", "next", "coming", "for", "until", "till", "by", "before", "since",
@@ -377,6 +378,10 @@ class _Search:
             problem = str(context.refuse("it is too far from now; say e.g. 'in 5 minutes'"))
             return _Reading(None, _Problem(problem, _example_of(problem)), pieces, read_as)
         except ScheduleError as exc:
+            if _WEEKDAY_OF_DATE.search(str(exc)):
+                # whether "friday december 4" agree depends on the year: the reading at the
+                # real now (``find_schedule``) says so, not this one at the reference instant
+                return _Reading("once", None, pieces, read_as)
             return _Reading(None, _Problem(str(exc), _example_of(str(exc))), pieces, read_as)
         return _Reading(schedule.kind, None, pieces, read_as)
 
@@ -435,12 +440,17 @@ class _Search:
             or (isinstance(head, Part) and not head.period.today)
             or any(isinstance(p, Every | Weekdays | Repeat) for p in pieces)
         )
+        if not names:
+            return False
         repeats = any(isinstance(p, Every | Weekdays | Repeat) for p in pieces)
-        if not names or (
-            (repeats or self._tokens[first].text not in _NOUN_DETERMINERS)
+        if repeats:  # after an article only ("call her every day" says when)
+            if self._word(first - 1) not in _ARTICLES:
+                return False
+        elif (
+            self._tokens[first].text not in _NOUN_DETERMINERS
             and self._word(first - 1) not in _NOUN_DETERMINERS
         ):
-            return False  # a repetition qualifies a noun after "the", never its own "the"
+            return False
         return self._noun_at(last + 1) and not self._tokens[last].stop
 
     def _noun_at(self, index: int) -> bool:
@@ -554,17 +564,18 @@ def _example_of(message: str) -> str | None:
     return found.group(1) if found else None
 
 
-_DAYS_DISAGREE = LazyPattern(r"is an? \w+day, not an? \w+day")
+_DAYS_DISAGREE = LazyPattern(r"is not a day of the weekend")
+_WEEKDAY_OF_DATE = LazyPattern(r"\d{4} is an? \w+day, not an? \w+day")
+_WEEKDAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b"
 _NAMES_DAYS = LazyPattern(
-    r"\b(?:weekends?|weeknights?|school nights?|weekdays?|workdays?|business days?"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b|\bevery (?:mon|tue|wed|thu|fri|sat|sun)"
+    r"\b(?:weekends?|weeknights?|school nights?|weekdays?|workdays?|business days?)\b"
+    rf"|\b{_WEEKDAY}"
 )
-_A_DAY = LazyPattern(r"\b(?:mon|tue|wed|thu|fri|sat|sun)|\b(?:today|tomorrow|tonight)\b")
+_A_DAY = LazyPattern(rf"\b(?P<day>{_WEEKDAY})")
+_WITHIN_DAY = LazyPattern(r"\b(?:hours?|hourly|minutes?|mins?|seconds?|secs?)\b")
 _SPAN_PART = LazyPattern(
     r"(?:(?:in|for|during|over|through|throughout|on|at) )?(?:the )?(?:this |next |coming )?"
-    r"(?:week|weekend|month)(?: after next)?|today|tomorrow|tonight|(?:in )?(?:"
-    + "|".join(MONTHS)
-    + ")"
+    r"(?:week|weekend|month)(?: after next)?"
 )
 
 
@@ -574,13 +585,17 @@ def _joined(sentence: str, parts: list[_Found]) -> TimePhrase | None:
     sunday to plan next week"), and a day apart from a repetition that names its own days is
     not one of them ("tuesday to tell the kids no tv on school nights"): they belong to what
     is said."""
-    kinds = {p.phrase.kind for p in parts}
-    if "recurring" in kinds and any(_SPAN_PART.fullmatch(p.phrase.text.lower()) for p in parts):
+    once = [p.phrase.text.lower() for p in parts if p.phrase.kind == "once"]
+    repeating = [p.phrase.text.lower() for p in parts if p.phrase.kind == "recurring"]
+    within_day = any(_WITHIN_DAY.search(text) for text in repeating)  # "every hour ... today"
+    if repeating and not within_day and any(_SPAN_PART.fullmatch(text) for text in once):
         return None
-    if any(p.phrase.kind == "once" and _A_DAY.search(p.phrase.text.lower()) for p in parts) and any(
-        p.phrase.kind == "recurring" and _NAMES_DAYS.search(p.phrase.text.lower()) for p in parts
-    ):
-        return None  # "tuesday ... no tv on school nights": the days are what is said
+    for text in once:
+        said = _A_DAY.search(text)
+        if said is None or said["day"] is None or not any(_NAMES_DAYS.search(r) for r in repeating):
+            continue
+        if not any(said["day"][:3] in r for r in repeating):
+            return None  # "tuesday ... no tv on school nights"; "sunday ... every sunday" joins
     text = " ".join(p.phrase.text for p in parts)
     try:
         schedule = read_schedule(text, now=_REFERENCE.now, tz="UTC").schedule

@@ -975,22 +975,31 @@ async def test_a_snooze_until_an_instant_puts_one_run_off_to_then(
 async def test_a_snooze_past_the_end_of_a_repetition_is_refused(
     store: TaskStore, clock: ManualClock
 ) -> None:
-    """ "every day next week", snoozed until the week after: that run would come when the
-    repetition has ended, and the days between would be lost; refused, saying where it ends."""
+    """ "every day next week", snoozed until the week after: the runs still to come before its
+    end would be lost; refused, saying where it ends. Its last run may still be snoozed, and
+    so may a run that just went off (the Snooze button)."""
     manager = manager_for(store, clock, RecordingNotifier())
     daily = parse_schedule("every day at 9 for 3 times", now=clock.now(), tz="Europe/Berlin")
     drink = await add(manager, "reminder", {"message": "drink"}, schedule=daily)
     first = drink.next_run
     assert first is not None
-    with pytest.raises(TaskDataError, match=r"its repetition ends 2026-03-05 09:00, so that run"):
+    with pytest.raises(TaskDataError, match=r"its repetition ends 2026-03-05 09:00, and its runs"):
         await manager.snooze(drink.id, "alice", 5 * 24 * HOUR)
     with pytest.raises(TaskDataError, match=r"'move .* to \.\.\.'$"):
         await manager.snooze(drink.id, "alice", first + 3 * 24 * HOUR)
     inside = await manager.snooze(drink.id, "alice", first + 24 * HOUR)  # within it: as ever
     assert inside.next_run == first + 24 * HOUR
+    clock.set(first + 24 * HOUR)
+    assert await manager.run_due() == 1  # the run put off; then the last one, on day three
+    clock.set(first + 24 * HOUR + 5 * MINUTE)  # it just went off: the Snooze button
+    with pytest.raises(TaskDataError, match=r"from 2026-03-05 09:00, would be skipped"):
+        await manager.snooze(drink.id, "alice", 3 * 24 * HOUR)
+    clock.set(first + 24 * HOUR + 2 * HOUR)  # the last run, on day three, is the one pending
+    last = await manager.snooze(drink.id, "alice", 10 * MINUTE)  # nothing left to lose
+    assert last.next_run == first + 2 * 24 * HOUR + 10 * MINUTE
     week = parse_schedule("every day next week at 7", now=clock.now(), tz="Europe/Berlin")
     stretch = await add(manager, "reminder", {"message": "stretch"}, schedule=week)
-    with pytest.raises(TaskDataError, match=r"its repetition ends after 2026-03-15, so"):
+    with pytest.raises(TaskDataError, match=r"its repetition ends after 2026-03-15, and"):
         await manager.snooze(stretch.id, "alice", 14 * 24 * HOUR)
 
 

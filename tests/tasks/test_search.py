@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time as clock
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -242,6 +243,10 @@ def test_any_sentence_gives_a_phrase_that_reads_or_a_reasoned_refusal(sentence: 
     try:
         schedule = parse_schedule(found.text, now=NOW, tz=BERLIN)
     except PastTimeError:
+        return
+    except ScheduleError as exc:
+        # whether a weekday agrees with a date depends on the year: read at the real now
+        assert re.search(r"\d{4} is an? \w+day, not an? \w+day", str(exc)), exc
         return
     assert schedule.kind == found.kind or schedule.next_after(NOW - timedelta(days=1)) is None
 

@@ -545,6 +545,10 @@ async function loadTasks() {
     list.replaceChildren(...tasks.map(taskCard));
     $("no-tasks").hidden = tasks.length > 0;
     count("tasks-count", tasks.length);
+    // A history that was open stays open when the list is drawn again (after a run, say).
+    const shown = new Set(tasks.map((task) => task.id));
+    for (const id of [...openRuns]) if (!shown.has(id)) openRuns.delete(id);
+    for (const task of tasks) if (openRuns.has(task.id)) showRuns(task);
   } catch (error) {
     if (error.status !== 401) toast(`Could not load tasks: ${error.message}`, true);
   }
@@ -597,10 +601,19 @@ async function taskAction(button, task, verb) {
   }
 }
 
+const openRuns = new Set();  // the tasks whose history is shown
+
 async function toggleRuns(button, task) {
-  const card = button.closest(".card");
-  const open = card.querySelector(".runs");
-  if (open) return open.remove();
+  const open = button.closest(".card").querySelector(".runs");
+  if (open) {
+    openRuns.delete(task.id);
+    return open.remove();
+  }
+  openRuns.add(task.id);
+  await showRuns(task);
+}
+
+async function showRuns(task) {
   try {
     const runs = await api("GET", `/tasks/${encodeURIComponent(task.id)}/runs`);
     const list = el("ul", { class: "runs" });
@@ -614,6 +627,10 @@ async function toggleRuns(button, task) {
         el("span", { class: `status ${run.status}`, text: run.status }),
         el("span", { class: "muted", text: detail.length > 80 ? `${detail.slice(0, 79)}…` : detail })));
     }
+    // The list may have been drawn again while the runs were on their way: the card shown now.
+    const card = $("task-list").querySelector(`.card.task[data-task="${CSS.escape(task.id)}"]`);
+    if (!card || !openRuns.has(task.id)) return;
+    card.querySelector(".runs")?.remove();
     card.append(list);
   } catch (error) {
     toast(error.message, true);

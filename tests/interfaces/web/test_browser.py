@@ -347,6 +347,10 @@ def test_a_tasks_history_is_in_the_users_zone_whatever_the_browsers(
         card.locator("button.ghost", has_text="History").click()
         # Run at 13:00 in Berlin (07:00 in the browser's New York), said with its zone.
         expect(card.locator(".runs")).to_contain_text("2025-03-10 13:00 (Europe/Berlin)")
+        page.evaluate("() => refresh()")  # the list drawn again (as after a run), waited for
+        expect(card.locator(".runs")).to_contain_text("2025-03-10 13:00 (Europe/Berlin)")
+        card.locator("button.ghost", has_text="History").click()  # and closes when asked
+        expect(card.locator(".runs")).to_have_count(0)
         assert errors_of(page) == []
         page.context.close()
 
