@@ -792,6 +792,10 @@ async def test_two_stores_racing_claim_each_run_exactly_once(
         )
         recurring = await second.add_task(reminder_draft(every(timedelta(seconds=2))))
 
+        # Both stores go through the seconds together, as two schedulers on one clock do: a
+        # store a tick ahead would find the recurring run late and skip it by its misfire rule.
+        tick_done = asyncio.Barrier(2)
+
         async def drain(store: TaskStore) -> list[tuple[str, int]]:
             got = []
             for tick in range(12):
@@ -799,6 +803,7 @@ async def test_two_stores_racing_claim_each_run_exactly_once(
                 while claims := await store.claim_due(now, limit=5, lease=LEASE):
                     got += [(c.task.id, (c.run.scheduled_for - T0).seconds) for c in claims]
                     await asyncio.sleep(0)
+                await tick_done.wait()
             return got
 
         a, b = await asyncio.gather(drain(first), drain(second))
