@@ -431,27 +431,21 @@ class _Search:
         rota", "the every 2 hours alert"), rather than saying when ("this weekend", "at the
         weekend", "in the morning")."""
         head = pieces[0] if len(pieces) == 1 else None
-        names = (
-            (
-                isinstance(head, Day)
-                and isinstance(head.ref, Landmark)
-                and head.ref.name in _WEEK_NOUNS
+        if any(isinstance(p, Every | Weekdays | Repeat) for p in pieces):
+            # after an article only: "call her every day while ..." says when
+            qualifies = self._word(first - 1) in _ARTICLES
+        elif (isinstance(head, Day) and isinstance(head.ref, Landmark)) or isinstance(head, Part):
+            if isinstance(head, Part):
+                named = not head.period.today
+            else:
+                named = isinstance(head.ref, Landmark) and head.ref.name in _WEEK_NOUNS
+            qualifies = named and (
+                self._tokens[first].text in _NOUN_DETERMINERS
+                or self._word(first - 1) in _NOUN_DETERMINERS
             )
-            or (isinstance(head, Part) and not head.period.today)
-            or any(isinstance(p, Every | Weekdays | Repeat) for p in pieces)
-        )
-        if not names:
-            return False
-        repeats = any(isinstance(p, Every | Weekdays | Repeat) for p in pieces)
-        if repeats:  # after an article only ("call her every day" says when)
-            if self._word(first - 1) not in _ARTICLES:
-                return False
-        elif (
-            self._tokens[first].text not in _NOUN_DETERMINERS
-            and self._word(first - 1) not in _NOUN_DETERMINERS
-        ):
-            return False
-        return self._noun_at(last + 1) and not self._tokens[last].stop
+        else:
+            qualifies = False
+        return qualifies and self._noun_at(last + 1) and not self._tokens[last].stop
 
     def _noun_at(self, index: int) -> bool:
         """Whether the token at ``index`` is a word that can be a noun, not yet read as time."""
@@ -592,7 +586,7 @@ def _joined(sentence: str, parts: list[_Found]) -> TimePhrase | None:
         return None
     for text in once:
         said = _A_DAY.search(text)
-        if said is None or said["day"] is None or not any(_NAMES_DAYS.search(r) for r in repeating):
+        if said is None or not any(_NAMES_DAYS.search(r) for r in repeating):
             continue
         if not any(said["day"][:3] in r for r in repeating):
             return None  # "tuesday ... no tv on school nights"; "sunday ... every sunday" joins
