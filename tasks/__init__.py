@@ -153,7 +153,7 @@ from tasks.schedule import (
     time_of_day,
     zone_from_name,
 )
-from tasks.snoozes import KeptTime, read_snooze, run_time_of_day
+from tasks.snoozes import KeptTime, hour_before_day, read_snooze, run_time_of_day
 from tasks.store import (
     TASK_TABLES,
     ChatScope,
@@ -272,6 +272,7 @@ __all__ = [
     "find_time",
     "format_lateness",
     "format_local",
+    "hour_before_day",
     "how_often_problem",
     "in_the_morning",
     "keep_time_of_day",

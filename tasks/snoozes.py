@@ -35,9 +35,10 @@ MORNING_WORDS = frozenset({"morning", "tomorrow morning", "tomorrow-morning"})
 """Words a snooze reads as the coming morning (``quiet.MORNING``)."""
 _UNTIL = LazyPattern(r"^(?P<lead>until|till|til|'til|to|for|by|at)\s+", re.IGNORECASE)
 _NUMBER = LazyPattern(r"^\d{1,3}(?:[:.]\d{2})?$")
-_HOUR_FIRST = LazyPattern(
-    r"(?P<hour>\d{1,2}(?:[:.]\d{2})?)\s+(?P<rest>(?:on\s+)?(?:today|tonight|tomorrow|tmr|tmw|"
-    r"mon|tue|wed|thu|fri|sat|sun)\S*)",
+_HOUR_BEFORE_DAY = LazyPattern(
+    r"\b(to|until|till|til)\s+(\d{1,2}(?:[:.]\d{2})?)\s+(?:on\s+)?(today|tonight|tomorrow|tmrw?|tmw"
+    r"|(?:(?:next|this)\s+)?(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?"
+    r"|next\s+week(?:end)?|(?:this|the)\s+weekend(?:\s+after\s+next)?)\b",
     re.IGNORECASE,
 )
 _WHY = LazyPattern(r"^could not read .*? as a (?:repeating )?time: (?P<why>.*?); say e\.g\. ")
@@ -81,13 +82,11 @@ def read_snooze(
     span = read_delay(said)
     if span is not None:
         return span.total
+    said = hour_before_day(said)
     lead = _UNTIL.match(said)
     when = said[lead.end() :] if lead is not None else said
     if when.lower() in MORNING_WORDS:
         return morning_after(now, zone)
-    hour_first = _HOUR_FIRST.fullmatch(when)
-    if hour_first is not None and lead is not None and lead["lead"].lower() not in ("for", "by"):
-        when = f"{hour_first['rest']} at {hour_first['hour']}"  # "till 10 tomorrow"
     if _NUMBER.fullmatch(when):
         if lead is None or lead["lead"].lower() in ("for", "by"):
             # "snooze it 10": ten minutes, or until ten? Asked, never guessed.
@@ -112,6 +111,13 @@ def read_snooze(
     if keep is not None and not says_time_of_day(when):
         at = _kept_on(at.date(), keep, zone)
     return at
+
+
+def hour_before_day(words: str) -> str:
+    """ "until 10 tomorrow", "to 3 on friday", "till 10 next weekend" said the way the time
+    language reads them: "until tomorrow at 10" (the hour before its day is read nowhere else,
+    as "buy 10 eggs tomorrow" must stay what it says)."""
+    return _HOUR_BEFORE_DAY.sub(r"\1 \3 at \2", words)
 
 
 def _readings(number: str) -> str:

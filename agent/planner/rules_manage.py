@@ -15,7 +15,7 @@ from agent.planner.intents import Action, Intent, ListTasks, OnTask, Say
 from agent.planner.rule import Context, Rule
 from agent.planner.text import Message, trim
 from common import LazyPattern
-from tasks import TimePhrase, find_period, find_time, read_delay
+from tasks import TimePhrase, find_period, find_time, hour_before_day, read_delay
 
 _F = re.IGNORECASE
 _NOUNS = (
@@ -96,13 +96,6 @@ _MOST_DELAY_WORDS = 8  # "an hour and a half", "1 hour and 30 minutes": a delay 
 _NAMING_NOUNS = frozenset({"alarm", "alarms", "timer", "timers", "reminder", "reminders"})
 _TO_HOUR = LazyPattern(r"\b(to|for)\s+(?=\d{1,2}(?::\d{2})?\s*$)", _F)
 _UNTIL_HOUR = LazyPattern(r"\b(to|until|till|til)\s+(?=\d{1,2}(?:[:.]\d{2})?\s*$)", _F)
-# "until 10 tomorrow", "to 3 on friday", "till 10 next weekend": the hour before its day
-_HOUR_BEFORE_DAY = LazyPattern(
-    r"\b(to|until|till|til)\s+(\d{1,2}(?:[:.]\d{2})?)\s+(?:on\s+)?(today|tonight|tomorrow|tmrw?|tmw"
-    r"|(?:(?:next|this)\s+)?(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?"
-    r"|next\s+week(?:end)?|(?:this|the)\s+weekend(?:\s+after\s+next)?)\b",
-    _F,
-)
 _ALL = frozenset({"all", "every", "everything", "each"})
 
 
@@ -149,7 +142,7 @@ def _on_task(action: Action, rest: str) -> Intent:
     elif action is Action.SNOOZE:
         rest = _UNTIL_HOUR.sub(r"\1 at ", rest)  # "snooze it until 9": a clock time too
     if action in (Action.SNOOZE, Action.MOVE):
-        rest = _HOUR_BEFORE_DAY.sub(r"\1 \3 at \2", rest)
+        rest = hour_before_day(rest)
     bare = _bare_delay(rest) if action is Action.SNOOZE else None
     phrase = _time_beside_ids(rest) if action in (Action.SNOOZE, Action.MOVE) else None
     if bare is not None:
